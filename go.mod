@@ -1,0 +1,20 @@
+module github.com/ralphloop/ralph_loop
+
+go 1.26.0
+
+require (
+	github.com/gofrs/flock v0.13.1
+	github.com/google/go-cmp v0.7.0
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/sony/gobreaker/v2 v2.4.0
+	github.com/spf13/pflag v1.0.10
+	golang.org/x/sync v0.24.0
+	golang.org/x/term v0.47.0
+	golang.org/x/time v0.16.0
+	mvdan.cc/sh/v3 v3.14.1
+)
+
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
+)

@@ -1,0 +1,243 @@
+package ralphdir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Dir is a project's .ralph/ folder.
+type Dir struct {
+	root string
+	warn func(msg string)
+	now  func() time.Time
+}
+
+// New returns the .ralph/ folder at root. warn receives one-line warnings
+// (a quarantined file, for example); nil discards them.
+func New(root string, warn func(msg string)) *Dir {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	return &Dir{root: root, warn: warn, now: time.Now}
+}
+
+// SetClock replaces the clock used for quarantine names (tests).
+func (d *Dir) SetClock(now func() time.Time) { d.now = now }
+
+// Root is the folder's path.
+func (d *Dir) Root() string { return d.root }
+
+// Path returns the path of name inside the folder; an absolute name is
+// returned unchanged.
+func (d *Dir) Path(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(d.root, filepath.FromSlash(name))
+}
+
+// Exists reports whether name exists.
+func (d *Dir) Exists(name string) bool {
+	_, err := os.Stat(d.Path(name))
+	return err == nil
+}
+
+// EnsureLayout creates .ralph/, logs/ and docs/generated/ as the reference
+// does at start-up.
+func (d *Dir) EnsureLayout() error {
+	for _, p := range []string{d.root, d.Path(LogsDir), d.Path(DocsGenerated)} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// WriteFile replaces name with data atomically: a temp file in the same
+// folder, fsync, rename, then an fsync of the folder. Readers see either the
+// old or the new content, never a mix.
+func (d *Dir) WriteFile(name string, data []byte) error {
+	return WriteFileAtomic(d.Path(name), data, 0o644)
+}
+
+// WriteFileAtomic is WriteFile for any path.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if df, err := os.Open(dir); err == nil {
+		_ = df.Sync() // best effort: the rename is already visible
+		df.Close()
+	}
+	return nil
+}
+
+// MarshalJSON renders v as the reference's jq does: two-space indent and a
+// final newline, HTML characters left alone.
+func MarshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes v to name as indented JSON, atomically.
+func (d *Dir) WriteJSON(name string, v any) error {
+	data, err := MarshalJSON(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", d.Path(name), err)
+	}
+	return d.WriteFile(name, data)
+}
+
+// ReadFile returns the content of name. found is false when it does not
+// exist; other errors (permission, a folder in its place) are returned.
+func (d *Dir) ReadFile(name string) (data []byte, found bool, err error) {
+	data, err = os.ReadFile(d.Path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", d.Path(name), err)
+	}
+	return data, true, nil
+}
+
+// ReadJSON decodes name into v. A missing file leaves v alone and returns
+// found=false. An empty or undecodable file is quarantined (see Quarantine)
+// with a warning and also returns found=false, so the caller starts from its
+// default state; it is never an error.
+func (d *Dir) ReadJSON(name string, v any) (found bool, err error) {
+	return d.ReadValid(name, func(data []byte) error {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return errors.New("file is empty")
+		}
+		return json.Unmarshal(data, v)
+	})
+}
+
+// ReadValid reads name and hands its content to decode. When decode fails
+// the file is quarantined with a warning and found is false. Use it for the
+// non-JSON state files (.call_count, .last_reset, .claude_session_id).
+func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err error) {
+	data, found, err := d.ReadFile(name)
+	if err != nil || !found {
+		return false, err
+	}
+	if derr := decode(data); derr != nil {
+		moved, qerr := d.Quarantine(name)
+		if qerr != nil {
+			return false, fmt.Errorf("%s is corrupt (%v) and could not be moved aside: %w", d.Path(name), derr, qerr)
+		}
+		d.warn(fmt.Sprintf("%s is corrupt (%s); moved it to %s and starting from the default state", d.Path(name), oneLine(derr), filepath.Base(moved)))
+		return false, nil
+	}
+	return true, nil
+}
+
+// Quarantine renames name to NAME.corrupt-YYYYMMDD-HHMMSS (with a numeric
+// suffix when that exists) and returns the new path.
+func (d *Dir) Quarantine(name string) (string, error) {
+	src := d.Path(name)
+	base := src + ".corrupt-" + d.now().UTC().Format("20060102-150405")
+	dst := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = fmt.Sprintf("%s.%d", base, i)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return "", err
+	}
+	return dst, nil
+}
+
+// Remove deletes name; a missing file is not an error.
+func (d *Dir) Remove(name string) error {
+	err := os.Remove(d.Path(name))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", d.Path(name), err)
+	}
+	return nil
+}
+
+// AppendLine appends line (a newline is added when missing) to name with a
+// single write on an O_APPEND descriptor, so concurrent readers only ever
+// see whole lines.
+func (d *Dir) AppendLine(name, line string) error {
+	p := d.Path(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("append %s: %w", p, err)
+	}
+	if !strings.HasSuffix(line, "\n") {
+		line += "\n"
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", p, err)
+	}
+	_, werr := f.WriteString(line)
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("append %s: %w", p, werr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("append %s: %w", p, cerr)
+	}
+	return nil
+}
+
+// AppendJSONLine appends v as one compact JSON line.
+func (d *Dir) AppendJSONLine(name string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %s: %w", d.Path(name), err)
+	}
+	return d.AppendLine(name, b.String())
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
