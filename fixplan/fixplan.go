@@ -1,0 +1,176 @@
+package fixplan
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// ws is POSIX [[:space:]]: Go's \s lacks the vertical tab.
+const ws = `[\t\n\v\f\r ]`
+
+var (
+	openRe     = regexp.MustCompile(`^` + ws + `*- \[ \]`)
+	doneRe     = regexp.MustCompile(`^` + ws + `*- \[[xX]\]`)
+	doneStory  = regexp.MustCompile(`^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*Story` + ws + `+[0-9]`)
+	detailLine = regexp.MustCompile(`^` + ws + `+>`)
+	storyLine  = regexp.MustCompile(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
+)
+
+// NextTaskMax is the longest NextTask result, in characters.
+const NextTaskMax = 100
+
+// Counts are the plan's checkbox tasks.
+type Counts struct {
+	Checked   int
+	Unchecked int
+}
+
+// Total is Checked + Unchecked.
+func (c Counts) Total() int { return c.Checked + c.Unchecked }
+
+// lines splits data into lines without their terminators ("\n" or "\r\n").
+func lines(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(data), "\n")
+	out := strings.Split(s, "\n")
+	for i, l := range out {
+		out[i] = strings.TrimSuffix(l, "\r")
+	}
+	return out
+}
+
+// Count counts the open and done checkbox tasks, indented ones included.
+func Count(plan []byte) Counts {
+	var c Counts
+	for _, l := range lines(plan) {
+		switch {
+		case openRe.MatchString(l):
+			c.Unchecked++
+		case doneRe.MatchString(l):
+			c.Checked++
+		}
+	}
+	return c
+}
+
+// NextTask returns the first open task line with surrounding whitespace
+// removed and cut to NextTaskMax characters, checkbox included
+// ("- [ ] Story 1.2: Login"); "" when every task is done.
+func NextTask(plan []byte) string {
+	for _, l := range lines(plan) {
+		if openRe.MatchString(l) {
+			return truncateRunes(strings.Trim(l, " \t\n\v\f\r"), NextTaskMax)
+		}
+	}
+	return ""
+}
+
+// Collapse removes the indented "> ..." detail lines directly below every
+// done "Story N" task, so the agent does not re-read finished stories.
+// Open stories keep their details; all other bytes are kept as they are.
+// changed reports whether a line was removed. Collapse is idempotent.
+func Collapse(plan []byte) (out []byte, changed bool) {
+	var b bytes.Buffer
+	b.Grow(len(plan))
+	skipping := false
+	rest := plan
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		text := strings.TrimRight(string(line), "\r\n")
+		switch {
+		case doneStory.MatchString(text):
+			skipping = true
+		case skipping && detailLine.MatchString(text):
+			changed = true
+			continue
+		default:
+			skipping = false
+		}
+		b.Write(line)
+	}
+	if !changed {
+		return plan, false
+	}
+	return b.Bytes(), true
+}
+
+// Tracking is the check of the agent's TASKS_COMPLETED_THIS_LOOP claim
+// against the boxes it really ticked.
+type Tracking struct {
+	Claimed  int // tasks_completed_this_loop
+	Delta    int // fix_plan_completed_delta: done boxes after - before
+	Mismatch bool
+}
+
+// Track compares the claim with the change in done boxes. The plan is one
+// task per loop: a loop is consistent only when the claim equals the delta
+// and both are 0 or 1. Anything else (a claim without a ticked box, a box
+// ticked without a claim, several tasks at once, boxes unticked) is a
+// mismatch, and the caller suppresses the loop's completion signals
+// (has_completion_signal and exit_signal become false).
+func Track(claimed, before, after int) Tracking {
+	d := after - before
+	return Tracking{
+		Claimed:  claimed,
+		Delta:    d,
+		Mismatch: claimed != d || claimed > 1 || d > 1 || d < 0,
+	}
+}
+
+// Warning is the log line for a mismatch ("" when consistent).
+func (t Tracking) Warning() string {
+	if !t.Mismatch {
+		return ""
+	}
+	return fmt.Sprintf("Progress tracking mismatch: claimed %d completed task(s) but checkbox delta was %d. Completion signals suppressed for this loop.", t.Claimed, t.Delta)
+}
+
+// Stories is the progress bmalph shows: only "- [ ] Story <id>: <title>"
+// lines count (bmalph src/transition/story-id.ts), plain tasks do not.
+// status.json's tasks_completed / tasks_total come from here.
+type Stories struct {
+	Completed int
+	Total     int
+	Next      string // "Story 1.2: Login" for the first open story, or ""
+}
+
+// CountStories counts the plan's Story lines the way bmalph does.
+func CountStories(plan []byte) Stories {
+	var s Stories
+	for _, l := range lines(plan) {
+		m := storyLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		s.Total++
+		if m[1] != " " {
+			s.Completed++
+		} else if s.Next == "" {
+			s.Next = strings.TrimSpace("Story " + m[2] + ": " + m[3])
+		}
+	}
+	return s
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,308 @@
+package fixplan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCount(t *testing.T) {
+	tests := []struct {
+		name string
+		plan string
+		want Counts
+	}{
+		{"empty", "", Counts{}},
+		{"dash boxes", "- [ ] a\n- [x] b\n- [X] c\n- [ ] d\n", Counts{Checked: 2, Unchecked: 2}},
+		{"indented with spaces and tabs", "  - [ ] a\n\t- [x] b\n", Counts{Checked: 1, Unchecked: 1}},
+		{"star bullets are not tasks", "* [ ] a\n* [x] b\n", Counts{}},
+		{"no space after dash", "-[ ] a\n-[x] b\n", Counts{}},
+		{"dates are not tasks", "- [2026-01-29] shipped\n- [ ] real\n", Counts{Unchecked: 1}},
+		{"text before the dash", "note - [ ] a\n", Counts{}},
+		{"crlf", "- [ ] a\r\n- [x] b\r\n", Counts{Checked: 1, Unchecked: 1}},
+		{"no final newline", "- [x] a", Counts{Checked: 1}},
+		{"numbered items are not tasks", "1. [ ] a\n", Counts{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Count([]byte(tc.plan))
+			if got != tc.want {
+				t.Fatalf("Count = %+v, want %+v", got, tc.want)
+			}
+			if got.Total() != tc.want.Checked+tc.want.Unchecked {
+				t.Fatalf("Total = %d", got.Total())
+			}
+		})
+	}
+}
+
+func TestNextTask(t *testing.T) {
+	long := "- [ ] Story 9.1: " + strings.Repeat("x", 120)
+	tests := []struct {
+		name, plan, want string
+	}{
+		{"first unchecked", "- [x] Story 1.1: Setup project scaffolding\n- [ ] Story 1.2: Implement user authentication\n- [ ] Story 2.1: Build dashboard layout\n", "- [ ] Story 1.2: Implement user authentication"},
+		{"all done", "- [x] Story 1.1: a\n- [X] Story 1.2: b\n", ""},
+		{"empty file", "", ""},
+		{"indented item is trimmed", "- [x] Story 1.1: a\n  - [ ] Sub-task: Configure database  \n", "- [ ] Sub-task: Configure database"},
+		{"crlf is trimmed", "- [ ] Task A\r\n", "- [ ] Task A"},
+		{"cut to 100 chars", long, long[:100]},
+		{"cut counts characters not bytes", "- [ ] " + strings.Repeat("é", 120), "- [ ] " + strings.Repeat("é", 94)},
+		{"star bullet skipped", "* [ ] no\n- [ ] yes\n", "- [ ] yes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NextTask([]byte(tc.plan)); got != tc.want {
+				t.Fatalf("NextTask = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCollapse(t *testing.T) {
+	tests := []struct {
+		name, plan, want string
+		changed          bool
+	}{
+		{
+			name:    "done story loses its details, headings and epic goals stay",
+			plan:    "### Auth\n> Goal: Authentication features\n\n- [x] Story 1.1: Login form\n  > As a user, I want to log in.\n  > AC: Given valid creds, When submit, Then logged in\n  > Spec: specs/planning-artifacts/stories.md#story-1-1\n\n## Notes\n",
+			want:    "### Auth\n> Goal: Authentication features\n\n- [x] Story 1.1: Login form\n\n## Notes\n",
+			changed: true,
+		},
+		{
+			name: "open story keeps its details",
+			plan: "- [ ] Story 2.1: Dashboard\n  > As a user, I want a dashboard.\n  > AC: Given logged in\n",
+			want: "- [ ] Story 2.1: Dashboard\n  > As a user, I want a dashboard.\n  > AC: Given logged in\n",
+		},
+		{
+			name:    "mixed: only the done one collapses",
+			plan:    "- [X] Story 1.1: Login\n  > a\n  > b\n- [ ] Story 1.2: Logout\n  > c\n",
+			want:    "- [X] Story 1.1: Login\n- [ ] Story 1.2: Logout\n  > c\n",
+			changed: true,
+		},
+		{
+			name:    "detail run ends at the first other line",
+			plan:    "- [x] Story 1: a\n  > gone\nplain\n  > kept\n",
+			want:    "- [x] Story 1: a\nplain\n  > kept\n",
+			changed: true,
+		},
+		{
+			name: "unindented quote is not a detail line",
+			plan: "- [x] Story 1: a\n> kept\n",
+			want: "- [x] Story 1: a\n> kept\n",
+		},
+		{
+			name: "plain done task is not a story",
+			plan: "- [x] Task A\n  > kept\n",
+			want: "- [x] Task A\n  > kept\n",
+		},
+		{
+			name:    "crlf and no final newline",
+			plan:    "- [x] Story 3.2: x\r\n  > gone\r\n- [ ] Story 3.3: y\r\n  > kept",
+			want:    "- [x] Story 3.2: x\r\n- [ ] Story 3.3: y\r\n  > kept",
+			changed: true,
+		},
+		{
+			name:    "loose spacing around the box still counts as a story",
+			plan:    "  -[x]Story  7 done\n\t> gone\n",
+			want:    "  -[x]Story  7 done\n",
+			changed: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, changed := Collapse([]byte(tc.plan))
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Fatalf("Collapse (-want +got):\n%s", diff)
+			}
+			if changed != tc.changed {
+				t.Fatalf("changed = %v, want %v", changed, tc.changed)
+			}
+			again, changed2 := Collapse(got)
+			if string(again) != string(got) || changed2 {
+				t.Fatalf("Collapse is not idempotent: %q", again)
+			}
+		})
+	}
+}
+
+// The conformance scenario files-fix-plan-collapse: story 1.1 ticked, 1.2 open.
+func TestCollapseConformancePlan(t *testing.T) {
+	plan := "- [x] Story 1.1: Login\n  > As a user I can log in\n  > AC: wrong password is rejected\n- [ ] Story 1.2: Logout\n  > As a user I can log out\n"
+	got, _ := Collapse([]byte(plan))
+	s := string(got)
+	if strings.Contains(s, "As a user I can log in") || !strings.Contains(s, "As a user I can log out") || !strings.Contains(s, "- [x] Story 1.1: Login") {
+		t.Fatalf("unexpected collapse:\n%s", s)
+	}
+	all, _ := Collapse([]byte(strings.Replace(s, "- [ ]", "- [x]", 1)))
+	if strings.Contains(string(all), "  >") {
+		t.Fatalf("details remain after all stories are done:\n%s", all)
+	}
+}
+
+func TestTrack(t *testing.T) {
+	tests := []struct {
+		name                   string
+		claimed, before, after int
+		want                   Tracking
+		warning                string
+	}{
+		{"claimed one, ticked one", 1, 0, 1, Tracking{1, 1, false}, ""},
+		{"nothing claimed, nothing ticked", 0, 3, 3, Tracking{0, 0, false}, ""},
+		{"claimed without ticking", 1, 0, 0, Tracking{1, 0, true}, "Progress tracking mismatch: claimed 1 completed task(s) but checkbox delta was 0. Completion signals suppressed for this loop."},
+		{"ticked without claiming", 0, 0, 1, Tracking{0, 1, true}, "Progress tracking mismatch: claimed 0 completed task(s) but checkbox delta was 1. Completion signals suppressed for this loop."},
+		{"two at once, honestly claimed", 2, 0, 2, Tracking{2, 2, true}, "Progress tracking mismatch: claimed 2 completed task(s) but checkbox delta was 2. Completion signals suppressed for this loop."},
+		{"inflated claim", 3, 4, 5, Tracking{3, 1, true}, "Progress tracking mismatch: claimed 3 completed task(s) but checkbox delta was 1. Completion signals suppressed for this loop."},
+		{"box unticked", 0, 2, 1, Tracking{0, -1, true}, "Progress tracking mismatch: claimed 0 completed task(s) but checkbox delta was -1. Completion signals suppressed for this loop."},
+		{"negative claim", -1, 2, 1, Tracking{-1, -1, true}, "Progress tracking mismatch: claimed -1 completed task(s) but checkbox delta was -1. Completion signals suppressed for this loop."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Track(tc.claimed, tc.before, tc.after)
+			if got != tc.want {
+				t.Fatalf("Track = %+v, want %+v", got, tc.want)
+			}
+			if got.Warning() != tc.warning {
+				t.Fatalf("Warning = %q, want %q", got.Warning(), tc.warning)
+			}
+		})
+	}
+}
+
+func TestCountStories(t *testing.T) {
+	plan := "# Ralph Fix Plan\n\n### Epic 1\n> Goal: x\n\n- [x] Story 1.1: Login\n  > detail\n- [ ] Task without story id\n  - [ ] Story 1.2: Logout\n- [X] Story 2: Other\n-[ ]Story 3.1:Tight\n- [ ] Story x: not an id\n- [ ] Story 4:\n"
+	got := CountStories([]byte(plan))
+	want := Stories{Completed: 2, Total: 4, Next: "Story 1.2: Logout"}
+	if got != want {
+		t.Fatalf("CountStories = %+v, want %+v", got, want)
+	}
+	if got := CountStories(nil); got != (Stories{}) {
+		t.Fatalf("CountStories(nil) = %+v", got)
+	}
+	if got := CountStories([]byte("- [x] Story 1.1: a\r\n")); got != (Stories{Completed: 1, Total: 1}) {
+		t.Fatalf("crlf: %+v", got)
+	}
+}
+
+func TestBlockingUncheckedAndComplete(t *testing.T) {
+	plan := `# Plan
+## High Priority
+- [x] Core
+## Optional
+- [ ] Dark mode
+### Deeper detail
+- [ ] Still optional
+## Medium
+- [ ] Must do
+## nice to have
+- [ ] Confetti
+`
+	tests := []struct {
+		name     string
+		plan     string
+		optional []string
+		blocking int
+		complete bool
+	}{
+		{"no optional titles counts all", plan, nil, 4, false},
+		{"defaults skip optional and nice to have", plan, DefaultOptionalSections, 1, false},
+		{"done once the required task is done", strings.Replace(plan, "- [ ] Must do", "- [x] Must do", 1), DefaultOptionalSections, 0, true},
+		{"bmalph counting still waits for optional", strings.Replace(plan, "- [ ] Must do", "- [x] Must do", 1), nil, 3, false},
+		{"same-level heading closes the section", "## Future\n- [ ] a\n## Now\n- [ ] b\n", DefaultOptionalSections, 1, false},
+		{"heading needs a space after #", "##Future\n- [ ] a\n", DefaultOptionalSections, 1, false},
+		{"title is trimmed and case-insensitive", "##   FUTURE ENHANCEMENTS  \n- [ ] a\n- [x] b\n", DefaultOptionalSections, 0, true},
+		{"no tasks is never complete", "# nothing\n", nil, 0, false},
+		{"only optional open tasks and nothing done", "## Optional\n- [ ] a\n", DefaultOptionalSections, 0, false},
+		{"all done", "- [x] a\n- [X] b\n", nil, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BlockingUnchecked([]byte(tc.plan), tc.optional); got != tc.blocking {
+				t.Fatalf("BlockingUnchecked = %d, want %d", got, tc.blocking)
+			}
+			if got := Complete([]byte(tc.plan), tc.optional); got != tc.complete {
+				t.Fatalf("Complete = %v, want %v", got, tc.complete)
+			}
+		})
+	}
+	if BlockingUnchecked([]byte(plan), nil) != Count([]byte(plan)).Unchecked {
+		t.Fatal("without optional titles BlockingUnchecked must equal Count().Unchecked")
+	}
+}
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestImportPRDFixtures(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"prd_with_checkboxes.md", []string{
+			"- [ ] User authentication via API keys",
+			"- [ ] Password reset flow for admin portal",
+			"- [ ] Email verification for new accounts",
+			"- [ ] OAuth2 integration with Google",
+			"- [ ] Two-factor authentication setup",
+			"- [ ] Response time under 200ms for API endpoints",
+			"- [ ] 99.9% uptime SLA",
+			"- [ ] Automated backup every 6 hours",
+		}},
+		{"prd_with_numbered_list.md", []string{
+			"- [ ] Set up PostgreSQL database schema",
+			"- [ ] Create user registration endpoint",
+			"- [ ] Implement session management with JWT tokens",
+			"- [ ] Add rate limiting middleware",
+			"- [ ] Configure CORS policies for frontend access",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			got := ImportPRD(readFixture(t, tc.file))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("ImportPRD (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImportPRDSections(t *testing.T) {
+	prd := "# Doc\n\n## Tasks\n- Write the parser\n* Add a CLI\n- [x] Ship it\n3. Measure\n  plain text\n## Other\n- not a task\n# TODO\n- Write the parser\n- Document\n"
+	want := []string{
+		"- [ ] Ship it",          // checkbox lines come first, reset to open
+		"- [ ] Measure",          // then numbered items anywhere in the file
+		"- [ ] Write the parser", // then bullets under task headings
+		"- [ ] Add a CLI",
+		"- [ ] Document", // the repeated "Write the parser" is dropped
+	}
+	if diff := cmp.Diff(want, ImportPRD([]byte(prd))); diff != "" {
+		t.Fatalf("ImportPRD (-want +got):\n%s", diff)
+	}
+	var many strings.Builder
+	for i := 0; i < 50; i++ {
+		many.WriteString("- [ ] task " + strings.Repeat("x", i) + "\n")
+	}
+	if got := ImportPRD([]byte(many.String())); len(got) != ImportLimit {
+		t.Fatalf("ImportPRD returned %d tasks, want the limit %d", len(got), ImportLimit)
+	}
+	var numbered strings.Builder
+	for i := 1; i <= 25; i++ {
+		numbered.WriteString(strings.Repeat("1", i) + ". item " + strings.Repeat("y", i) + "\n")
+	}
+	if got := ImportPRD([]byte(numbered.String())); len(got) != 20 {
+		t.Fatalf("ImportPRD took %d numbered items, want the first 20", len(got))
+	}
+	if got := ImportPRD(nil); got != nil {
+		t.Fatalf("ImportPRD(nil) = %q", got)
+	}
+}
