@@ -1,0 +1,27 @@
+// Package supervise runs one agent command safely: in its own process group,
+// with output streamed to the caller's writers, and stopped — the whole group,
+// grandchildren included — when a deadline, an output-inactivity limit, a
+// write heartbeat or the caller's context says so. It never knows which agent
+// it runs.
+//
+// API:
+//
+//	func Run(ctx context.Context, c Command, o Options) Outcome
+//
+//	type Command struct{ Argv, Env []string; Dir, Stdin string }
+//	type Options struct{ Timeout, Inactivity, WriteTimeout, Grace time.Duration;
+//	                     WatchDir string; WatchSkip []string; Stdout, Stderr io.Writer }
+//	type Outcome struct{ ExitCode int; Duration time.Duration; Reason Reason; Err error }
+//	type Reason int // Exited, TimedOut, Inactive, WriteStalled, Canceled, StartFailed
+//
+//	var ErrTimeout, ErrInactive, ErrWriteStall error // wrapped by Outcome.Err
+//	const DefaultGrace = 10 * time.Second
+//	var DefaultWatchSkip []string // the reference's heartbeat exclusions
+//
+// The stop ladder is the same for every ending that Run causes: SIGTERM to the
+// group, up to Grace for the leader to exit, SIGKILL to the leader; after the
+// leader has been reaped a final SIGKILL to the group removes anything left
+// (also when the leader exited on its own and left helpers running). Output is
+// copied through pipes owned by Run, so a grandchild that keeps the pipes open
+// cannot hold Run up.
+package supervise

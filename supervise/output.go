@@ -1,0 +1,83 @@
+package supervise
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// output copies the child's two streams to the caller's writers as bytes
+// arrive, and remembers when the last byte came.
+type output struct {
+	start time.Time
+	last  atomic.Int64 // nanoseconds after start of the last byte read
+
+	mu   sync.Mutex // serialises writes: Stdout and Stderr may be one writer
+	sink [2]io.Writer
+	werr error // first write error
+}
+
+func newOutput(start time.Time, stdout, stderr io.Writer) *output {
+	o := &output{start: start, sink: [2]io.Writer{stdout, stderr}}
+	for i, w := range o.sink {
+		if w == nil {
+			o.sink[i] = io.Discard
+		}
+	}
+	return o
+}
+
+// copy reads r until EOF or until r is closed. A failing writer does not stop
+// the reading: the child must never block on a full pipe.
+func (o *output) copy(r *os.File, stream int) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.last.Store(int64(time.Since(o.start)))
+			o.mu.Lock()
+			if o.werr == nil {
+				if _, werr := o.sink[stream].Write(buf[:n]); werr != nil {
+					o.werr = werr
+				}
+			}
+			o.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (o *output) err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.werr
+}
+
+// idle is how long no byte has arrived.
+func (o *output) idle() time.Duration {
+	return time.Since(o.start) - time.Duration(o.last.Load())
+}
+
+// watchInactivity stops the call when no output arrived for limit.
+func watchInactivity(done <-chan struct{}, limit time.Duration, o *output, stop context.CancelCauseFunc) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		idle := o.idle()
+		if idle >= limit {
+			stop(ErrInactive)
+			return
+		}
+		t.Reset(limit - idle)
+	}
+}

@@ -1,0 +1,331 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is the time between SIGTERM and SIGKILL when Options.Grace is 0.
+const DefaultGrace = 10 * time.Second
+
+// Errors that Outcome.Err wraps when Run stopped the command itself.
+var (
+	ErrTimeout    = errors.New("timed out")
+	ErrInactive   = errors.New("no output")
+	ErrWriteStall = errors.New("no file written")
+)
+
+// Command is the program to run. Drivers build it; Run never interprets it.
+type Command struct {
+	Argv  []string // program and arguments; Argv[0] is looked up in the current $PATH
+	Env   []string // full environment; nil inherits ralph's own
+	Dir   string   // working directory; "" is the current one
+	Stdin string   // fed through a pipe; "" means stdin is /dev/null
+}
+
+// Options bound one call and say where its output goes.
+type Options struct {
+	// Timeout is the whole-call deadline; 0 means none.
+	Timeout time.Duration
+	// Inactivity stops the call when neither stdout nor stderr produced a
+	// byte for this long; 0 turns it off.
+	Inactivity time.Duration
+	// WriteTimeout is the write heartbeat: when no regular file under
+	// WatchDir was modified since the call started and WriteTimeout has
+	// passed, the call is stopped. Once a write is seen the heartbeat is
+	// satisfied for the rest of the call. 0 turns it off.
+	WriteTimeout time.Duration
+	// WatchDir is the project directory the heartbeat watches; "" means
+	// Command.Dir, or the current directory.
+	WatchDir string
+	// WatchSkip lists slash-separated paths relative to WatchDir whose
+	// trees the heartbeat ignores. nil means DefaultWatchSkip; an empty
+	// non-nil slice skips nothing.
+	WatchSkip []string
+	// Grace is how long the group has between SIGTERM and SIGKILL, and
+	// how long Run waits for escaped processes to release the output
+	// pipes; 0 means DefaultGrace.
+	Grace time.Duration
+	// Stdout and Stderr receive the raw output as it arrives; nil
+	// discards it. They may be the same writer: writes are serialised.
+	Stdout, Stderr io.Writer
+}
+
+// Reason says how a call ended.
+type Reason int
+
+const (
+	Exited       Reason = iota // the command exited on its own (any exit code, or a signal not sent by Run)
+	TimedOut                   // Options.Timeout passed
+	Inactive                   // no output for Options.Inactivity
+	WriteStalled               // the write heartbeat found no modified file within Options.WriteTimeout
+	Canceled                   // the caller's context ended (user stop)
+	StartFailed                // the command could not be started
+)
+
+func (r Reason) String() string {
+	switch r {
+	case Exited:
+		return "exited"
+	case TimedOut:
+		return "timed out"
+	case Inactive:
+		return "inactive"
+	case WriteStalled:
+		return "write stalled"
+	case Canceled:
+		return "canceled"
+	case StartFailed:
+		return "start failed"
+	}
+	return fmt.Sprintf("Reason(%d)", int(r))
+}
+
+// Outcome describes a finished call.
+//
+// ExitCode is what a shell would report for the leader: its exit status, or
+// 128+signal when a signal ended it. Two exceptions keep the codes the
+// reference loop sees from GNU timeout: TimedOut reports 124, and
+// StartFailed reports 127 (executable not found) or 126 (any other start
+// error). It is -1 when the context ended before the command started.
+//
+// Err is nil only for Exited with all output delivered. For the endings Run
+// causes it wraps ErrTimeout, ErrInactive, ErrWriteStall or the context's
+// cause; for Exited it reports a failed write to Stdout or Stderr.
+type Outcome struct {
+	ExitCode int
+	Duration time.Duration
+	Reason   Reason
+	Err      error
+}
+
+// Run starts c, streams its output to o.Stdout and o.Stderr, and returns when
+// the command has ended and no process of its group is left.
+func Run(ctx context.Context, c Command, o Options) Outcome {
+	start := time.Now()
+	if len(c.Argv) == 0 || c.Argv[0] == "" {
+		return Outcome{ExitCode: 127, Reason: StartFailed, Err: errors.New("start agent: empty command")}
+	}
+	name := c.Argv[0]
+	grace := o.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(runCtx, o.Timeout, ErrTimeout)
+		defer cancel()
+	}
+
+	if c.Dir != "" {
+		// exec skips this check when SysProcAttr is set, and then reports
+		// a missing directory as a missing executable.
+		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
+			if err == nil {
+				err = syscall.ENOTDIR
+			} else {
+				err = errors.Unwrap(err)
+			}
+			return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
+				Err: fmt.Errorf("start %s: working directory %s: %w", name, c.Dir, err)}
+		}
+	}
+
+	p, err := newPipes(c.Stdin != "")
+	if err != nil {
+		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
+			Err: fmt.Errorf("start %s: create pipes: %w", name, err)}
+	}
+	defer p.closeParent()
+
+	cmd := exec.CommandContext(runCtx, name, c.Argv[1:]...)
+	cmd.Env = c.Env
+	cmd.Dir = c.Dir
+	cmd.Stdout = p.outW
+	cmd.Stderr = p.errW
+	if p.inR != nil {
+		cmd.Stdin = p.inR
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var signalled atomic.Bool
+	cmd.Cancel = func() error {
+		signalled.Store(true)
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	cmd.WaitDelay = grace
+
+	if err := cmd.Start(); err != nil {
+		p.closeChild()
+		if runCtx.Err() != nil {
+			reason, rerr := stopReason(runCtx, name, o)
+			return Outcome{ExitCode: -1, Reason: reason, Err: rerr, Duration: time.Since(start)}
+		}
+		code, serr := startError(name, err)
+		return Outcome{ExitCode: code, Reason: StartFailed, Err: serr, Duration: time.Since(start)}
+	}
+	pgid := cmd.Process.Pid
+	p.closeChild()
+
+	out := newOutput(start, o.Stdout, o.Stderr)
+	var readers sync.WaitGroup
+	readers.Go(func() { out.copy(p.outR, 0) })
+	readers.Go(func() { out.copy(p.errR, 1) })
+	if p.inW != nil {
+		go func() {
+			_, _ = io.WriteString(p.inW, c.Stdin)
+			_ = p.inW.Close() // EOF for the reader; a second close in closeParent is harmless
+		}()
+	}
+
+	done := make(chan struct{})
+	var watchers sync.WaitGroup
+	if o.Inactivity > 0 {
+		watchers.Go(func() { watchInactivity(done, o.Inactivity, out, stop) })
+	}
+	if o.WriteTimeout > 0 {
+		dir := o.WatchDir
+		if dir == "" {
+			dir = c.Dir
+		}
+		if dir == "" {
+			dir = "."
+		}
+		skip := o.WatchSkip
+		if skip == nil {
+			skip = DefaultWatchSkip
+		}
+		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, start, stop) })
+	}
+
+	_ = cmd.Wait() // the ending is read from ProcessState and the context below
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	close(done)
+	watchers.Wait()
+
+	// Everything in the group is dead, so the pipes reach EOF as soon as the
+	// kernel has reaped it; only a process that left the group could still
+	// hold them. Give such a process the grace period, then stop reading.
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	t := time.NewTimer(grace)
+	select {
+	case <-drained:
+	case <-t.C:
+		p.closeRead()
+		<-drained
+	}
+	t.Stop()
+
+	res := Outcome{ExitCode: exitCode(cmd.ProcessState), Reason: Exited, Duration: time.Since(start)}
+	if signalled.Load() {
+		res.Reason, res.Err = stopReason(runCtx, name, o)
+		if res.Reason == TimedOut {
+			res.ExitCode = 124
+		}
+	}
+	if werr := out.err(); werr != nil && res.Err == nil {
+		res.Err = fmt.Errorf("write output of %s: %w", name, werr)
+	}
+	return res
+}
+
+// stopReason tells apart the endings Run causes, by the context's cause.
+func stopReason(ctx context.Context, name string, o Options) (Reason, error) {
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, ErrTimeout):
+		return TimedOut, fmt.Errorf("%s %w after %s", name, ErrTimeout, o.Timeout)
+	case errors.Is(cause, ErrInactive):
+		return Inactive, fmt.Errorf("%s stopped: %w for %s", name, ErrInactive, o.Inactivity)
+	case errors.Is(cause, ErrWriteStall):
+		return WriteStalled, fmt.Errorf("%s stopped: %w in %s", name, ErrWriteStall, o.WriteTimeout)
+	}
+	return Canceled, fmt.Errorf("%s stopped: %w", name, cause)
+}
+
+// startError turns an exec start error into an exit code and a one-line error.
+func startError(name string, err error) (int, error) {
+	if errors.Is(err, exec.ErrNotFound) {
+		return 127, fmt.Errorf("start %s: executable file not found in $PATH (install it or fix PATH)", name)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, fs.ErrNotExist) {
+			return 127, fmt.Errorf("start %s: %w", name, pe.Err)
+		}
+		return 126, fmt.Errorf("start %s: %w", name, pe.Err)
+	}
+	return 126, fmt.Errorf("start %s: %w", filepath.Base(name), err)
+}
+
+// exitCode is the shell-style status of a reaped process.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// pipes are the child's stdio. Run owns both ends so that it decides when to
+// stop reading, not exec.Cmd.
+type pipes struct {
+	outR, outW, errR, errW, inR, inW *os.File
+}
+
+func newPipes(withStdin bool) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.closeChild()
+		p.closeParent()
+		return nil, err
+	}
+	if withStdin {
+		if p.inR, p.inW, err = os.Pipe(); err != nil {
+			p.closeChild()
+			p.closeParent()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// closeChild closes the ends the child inherited.
+func (p *pipes) closeChild() { closeAll(p.outW, p.errW, p.inR) }
+
+// closeRead unblocks the output readers.
+func (p *pipes) closeRead() { closeAll(p.outR, p.errR) }
+
+// closeParent closes Run's own ends.
+func (p *pipes) closeParent() { closeAll(p.outR, p.errR, p.inW) }

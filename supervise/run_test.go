@@ -1,0 +1,332 @@
+package supervise
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"zero", []string{"exit", "0", "out", "err"}, 0, "out", "err"},
+		{"three", []string{"exit", "3", "", "boom"}, 3, "", "boom"},
+		{"255", []string{"exit", "255"}, 255, "", ""},
+		{"killed by a signal it sent itself", []string{"selfkill"}, 137, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			got := Run(context.Background(), helperCmd(t, tc.args...), Options{Stdout: &stdout, Stderr: &stderr})
+			if got.Reason != Exited || got.ExitCode != tc.wantCode || got.Err != nil {
+				t.Errorf("Run = %+v, want Exited with code %d and no error", got, tc.wantCode)
+			}
+			if stdout.String() != tc.wantStdout || stderr.String() != tc.wantStderr {
+				t.Errorf("stdout %q stderr %q, want %q and %q", stdout.String(), stderr.String(), tc.wantStdout, tc.wantStderr)
+			}
+		})
+	}
+}
+
+func TestTimeoutKillsGroupIgnoringTerm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ready, grandchild := filepath.Join(dir, "ready"), filepath.Join(dir, "grandchild")
+	const timeout, grace = 300 * time.Millisecond, 200 * time.Millisecond
+	got := Run(context.Background(), helperCmd(t, "ignore-term", ready, grandchild), Options{Timeout: timeout, Grace: grace})
+	if got.Reason != TimedOut || got.ExitCode != 124 || !errors.Is(got.Err, ErrTimeout) {
+		t.Errorf("Run = %+v, want TimedOut, code 124, ErrTimeout", got)
+	}
+	if got.Duration < timeout+grace {
+		t.Errorf("returned after %s, before timeout+grace %s: the TERM-ignoring leader got no grace", got.Duration, timeout+grace)
+	}
+	if got.Duration > timeout+grace+5*time.Second {
+		t.Errorf("returned after %s", got.Duration)
+	}
+	assertGone(t, waitFile(t, ready))
+	assertGone(t, waitFile(t, grandchild))
+}
+
+func TestOrphanHoldingPipeIsKilled(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "grandchild")
+	var stdout bytes.Buffer
+	const grace = 5 * time.Second
+	got := Run(context.Background(), helperCmd(t, "orphan", pidFile), Options{Grace: grace, Stdout: &stdout})
+	if got.Reason != Exited || got.ExitCode != 0 || got.Err != nil {
+		t.Errorf("Run = %+v, want Exited 0", got)
+	}
+	if got.Duration >= grace {
+		t.Errorf("Run took %s: it waited for the orphan instead of sweeping the group", got.Duration)
+	}
+	if !strings.Contains(stdout.String(), "leader done") {
+		t.Errorf("stdout %q lacks the leader's output", stdout.String())
+	}
+	assertGone(t, waitFile(t, pidFile))
+}
+
+func TestInactivity(t *testing.T) {
+	t.Parallel()
+	ready := filepath.Join(t.TempDir(), "ready")
+	var stdout bytes.Buffer
+	const limit = 200 * time.Millisecond
+	got := Run(context.Background(), helperCmd(t, "block", ready), Options{Inactivity: limit, Timeout: time.Minute, Grace: time.Second, Stdout: &stdout})
+	if got.Reason != Inactive || !errors.Is(got.Err, ErrInactive) || got.ExitCode != 143 {
+		t.Errorf("Run = %+v, want Inactive, ErrInactive, code 143 (SIGTERM)", got)
+	}
+	if got.Duration < limit {
+		t.Errorf("stopped after %s, before the %s limit", got.Duration, limit)
+	}
+	if stdout.String() != "hello\n" {
+		t.Errorf("stdout = %q, want the output before the stop", stdout.String())
+	}
+	assertGone(t, waitFile(t, ready))
+}
+
+func TestOutputKeepsInactivityAway(t *testing.T) {
+	t.Parallel()
+	// 12 lines 150ms apart: longer than the limit in all, never idle for
+	// it (the limit leaves room for a slow start of the race-built helper).
+	got := Run(context.Background(), helperCmd(t, "chatty", "12", "150ms"), Options{Inactivity: 1500 * time.Millisecond})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Errorf("Run = %+v, want Exited 0", got)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	ready := filepath.Join(t.TempDir(), "ready")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		waitFile(t, ready)
+		cancel()
+	}()
+	got := Run(ctx, helperCmd(t, "block", ready), Options{Timeout: time.Minute, Grace: time.Second})
+	if got.Reason != Canceled || !errors.Is(got.Err, context.Canceled) || got.ExitCode != 143 {
+		t.Errorf("Run = %+v, want Canceled, context.Canceled, code 143", got)
+	}
+	assertGone(t, waitFile(t, ready))
+}
+
+func TestCanceledBeforeStart(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got := Run(ctx, helperCmd(t, "exit", "0"), Options{})
+	if got.Reason != Canceled || got.ExitCode != -1 || !errors.Is(got.Err, context.Canceled) {
+		t.Errorf("Run = %+v, want Canceled with code -1", got)
+	}
+}
+
+func TestStartFailed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		cmd      Command
+		wantCode int
+		wantErr  string
+	}{
+		{"not in PATH", Command{Argv: []string{"no-such-agent-cli-xyz"}}, 127, "start no-such-agent-cli-xyz: executable file not found in $PATH"},
+		{"missing path", Command{Argv: []string{"/nonexistent/agent"}}, 127, "start /nonexistent/agent: no such file or directory"},
+		{"not executable", Command{Argv: []string{os.DevNull}}, 126, "start /dev/null: permission denied"},
+		{"missing dir", Command{Argv: []string{"/bin/sh", "-c", "true"}, Dir: "/nonexistent-dir"}, 126, "start /bin/sh: working directory /nonexistent-dir: no such file or directory"},
+		{"empty", Command{}, 127, "start agent: empty command"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := Run(context.Background(), tc.cmd, Options{})
+			if got.Reason != StartFailed || got.ExitCode != tc.wantCode || got.Err == nil {
+				t.Fatalf("Run = %+v, want StartFailed with code %d", got, tc.wantCode)
+			}
+			if msg := got.Err.Error(); !strings.HasPrefix(msg, tc.wantErr) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q, want one line starting %q", msg, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	t.Run("delivered", func(t *testing.T) {
+		t.Parallel()
+		in := strings.Repeat("prompt line\n", 20000) // larger than a pipe buffer
+		var stdout bytes.Buffer
+		got := Run(context.Background(), helperCmd(t, "cat").withStdin(in), Options{Stdout: &stdout})
+		if got.Reason != Exited || got.ExitCode != 0 || stdout.String() != in {
+			t.Errorf("Run = %+v, stdout %d bytes, want Exited 0 echoing %d bytes", got, stdout.Len(), len(in))
+		}
+	})
+	t.Run("devnull by default", func(t *testing.T) {
+		t.Parallel()
+		var stdout bytes.Buffer
+		Run(context.Background(), helperCmd(t, "stdin-is-devnull"), Options{Stdout: &stdout})
+		if stdout.String() != "true" {
+			t.Errorf("stdin is /dev/null: %q, want true", stdout.String())
+		}
+	})
+}
+
+func (c Command) withStdin(s string) Command { c.Stdin = s; return c }
+
+func TestHugeLine(t *testing.T) {
+	t.Parallel()
+	const n = 8 << 20
+	var stdout, stderr bytes.Buffer
+	got := Run(context.Background(), helperCmd(t, "bigline", strconv.Itoa(n)), Options{Stdout: &stdout, Stderr: &stderr})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Fatalf("Run = %+v", got)
+	}
+	if want := strings.Repeat("x", n) + "\n"; stdout.String() != want {
+		t.Errorf("stdout is %d bytes, want one line of %d", stdout.Len(), len(want))
+	}
+	if stderr.String() != "end" {
+		t.Errorf("stderr = %q, want end", stderr.String())
+	}
+}
+
+func TestSharedWriter(t *testing.T) {
+	t.Parallel()
+	const n = 1 << 20
+	var out bytes.Buffer // not safe for concurrent use: Run must serialise
+	got := Run(context.Background(), helperCmd(t, "bigline", strconv.Itoa(n)), Options{Stdout: &out, Stderr: &out})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Fatalf("Run = %+v", got)
+	}
+	s := out.String()
+	if strings.Count(s, "x") != n || strings.Count(s, "end") != 1 || len(s) != n+4 {
+		t.Errorf("shared output is %d bytes, want %d x's, a newline and end", len(s), n)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestSinkErrorDoesNotBlockChild(t *testing.T) {
+	t.Parallel()
+	got := Run(context.Background(), helperCmd(t, "bigline", "1000000"), Options{Stdout: failWriter{}})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Fatalf("Run = %+v, want Exited 0: the child must not block on a full pipe", got)
+	}
+	if got.Err == nil || !strings.Contains(got.Err.Error(), "disk full") {
+		t.Errorf("Err = %v, want the write error", got.Err)
+	}
+}
+
+func TestWriteHeartbeat(t *testing.T) {
+	t.Parallel()
+	const limit = 250 * time.Millisecond
+	tests := []struct {
+		name   string
+		writes []string // files the agent writes, relative to the project
+		want   Reason
+	}{
+		{"no write stalls", nil, WriteStalled},
+		{"only skipped trees stall", []string{".ralph/progress.json", ".git/index", "node_modules/x/y.js"}, WriteStalled},
+		{"a project file counts", []string{"src/main.go"}, TimedOut},
+		{"nested dir named like a skipped one counts", []string{"src/build/out.o"}, TimedOut},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			proj := t.TempDir()
+			// an old file must not count as a write
+			old := filepath.Join(proj, "README.md")
+			if err := os.WriteFile(old, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			past := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(old, past, past); err != nil {
+				t.Fatal(err)
+			}
+			ready := filepath.Join(t.TempDir(), "ready")
+			args := []string{"write"}
+			for _, w := range tc.writes {
+				args = append(args, filepath.Join(proj, w))
+			}
+			args = append(args, ready)
+			// When a write is seen the heartbeat is satisfied and the
+			// timeout ends the call instead.
+			got := Run(context.Background(), helperCmd(t, args...), Options{
+				WriteTimeout: limit, Timeout: 3 * limit, WatchDir: proj, Grace: time.Second,
+			})
+			if got.Reason != tc.want {
+				t.Errorf("Run = %+v, want %s", got, tc.want)
+			}
+			if tc.want == WriteStalled && (!errors.Is(got.Err, ErrWriteStall) || got.Duration < limit) {
+				t.Errorf("Run = %+v, want ErrWriteStall after at least %s", got, limit)
+			}
+			assertGone(t, waitFile(t, ready))
+		})
+	}
+}
+
+func TestHeartbeatStopsWithTheCall(t *testing.T) {
+	t.Parallel()
+	// A long heartbeat must not delay a quick call (the reference's monitor
+	// held every call up to its 30 s poll).
+	got := Run(context.Background(), helperCmd(t, "exit", "0"), Options{WriteTimeout: time.Hour, WatchDir: t.TempDir()})
+	if got.Reason != Exited || got.Duration > 5*time.Second {
+		t.Errorf("Run = %+v", got)
+	}
+}
+
+func TestModifiedSince(t *testing.T) {
+	t.Parallel()
+	proj := t.TempDir()
+	now := time.Now()
+	write := func(rel string, mtime time.Time) {
+		p := filepath.Join(proj, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old.txt", now.Add(-time.Hour))
+	write(".ralph/logs/new.log", now)
+	write(".ralph/progress.json", now)
+	if modifiedSince(proj, DefaultWatchSkip, now.Add(-time.Minute)) {
+		t.Error("writes under .ralph counted with the default skip list")
+	}
+	if !modifiedSince(proj, []string{".ralph/logs"}, now.Add(-time.Minute)) {
+		t.Error(".ralph/progress.json not counted when only .ralph/logs is skipped")
+	}
+	if modifiedSince(proj, []string{".ralph"}, now.Add(-time.Minute)) {
+		t.Error("skip entry .ralph ignored")
+	}
+	write("sub/new.go", now)
+	if !modifiedSince(proj, DefaultWatchSkip, now.Add(-time.Minute)) {
+		t.Error("sub/new.go not counted")
+	}
+	if modifiedSince(filepath.Join(proj, "missing"), nil, now.Add(-time.Minute)) {
+		t.Error("a missing dir reported a write")
+	}
+}
+
+func TestReasonString(t *testing.T) {
+	for r, want := range map[Reason]string{Exited: "exited", TimedOut: "timed out", Inactive: "inactive", WriteStalled: "write stalled", Canceled: "canceled", StartFailed: "start failed", 42: "Reason(42)"} {
+		if got := r.String(); got != want {
+			t.Errorf("Reason(%d).String() = %q, want %q", int(r), got, want)
+		}
+	}
+}
