@@ -1,0 +1,41 @@
+// Package ratelimit keeps the loop's count of agent calls per local clock
+// hour (.ralph/.call_count and .ralph/.last_reset, as ralph_loop.sh keeps
+// them) and works out when the hour ends.
+//
+// The window is the local clock hour, the key YYYYMMDDHH of `date
+// +%Y%m%d%H`; a new key starts a new count at 0. Only calls that completed
+// are counted. The top of the next hour is built with time.Date in the
+// time's own location, so half-hour zones and DST days are right, and nothing
+// here parses zero-padded clock fields as numbers (the reference's crash at
+// minute or second 08/09).
+//
+// The engine's use, one iteration:
+//
+//	w, rolled, err := ratelimit.Refresh(d, now)      // log NewHourMessage(w.Hour) when rolled
+//	if !w.Allow(now, max) {
+//		log(ReachedMessage(w.Count, max)); log(SleepingMessage(ratelimit.Until(now)))
+//		err = ratelimit.Wait(ctx, now, tick)          // tick gets the time left; CountdownLine formats it
+//		err = ratelimit.Save(d, ratelimit.Fresh(time.Now())); log(ResetMessage)
+//	}
+//	... agent call succeeded ...
+//	w = w.Record(time.Now()); err = ratelimit.Save(d, w)
+//
+// status.json's next_reset is NextResetClock(now).
+//
+// API:
+//
+//	type Window struct{ Hour string; Count int }
+//	func HourKey(t time.Time) string
+//	func Fresh(now time.Time) Window
+//	func (w Window) Roll(now time.Time) (Window, bool)
+//	func (w Window) Allow(now time.Time, max int) bool
+//	func (w Window) Record(now time.Time) Window  // one completed call
+//	func Load(d *ralphdir.Dir) (Window, error)
+//	func Save(d *ralphdir.Dir, w Window) error
+//	func Refresh(d *ralphdir.Dir, now time.Time) (Window, bool, error)
+//	func NextReset(now time.Time) time.Time
+//	func Until(now time.Time) time.Duration
+//	func NextResetClock(now time.Time) string     // "HH:MM:SS"
+//	func Wait(ctx context.Context, now time.Time, tick func(time.Duration)) error
+//	func NewHourMessage, ReachedMessage, SleepingMessage, CountdownLine; const ResetMessage
+package ratelimit

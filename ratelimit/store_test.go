@@ -1,0 +1,194 @@
+package ratelimit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+)
+
+func newDir(t *testing.T) (*ralphdir.Dir, *[]string) {
+	t.Helper()
+	var warnings []string
+	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), func(m string) { warnings = append(warnings, m) })
+	if err := d.EnsureLayout(); err != nil {
+		t.Fatal(err)
+	}
+	return d, &warnings
+}
+
+func write(t *testing.T, d *ralphdir.Dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(d.Path(name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, d *ralphdir.Dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(d.Path(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name       string
+		count      *string // nil: file absent
+		hour       *string
+		want       Window
+		warnings   int
+		quarantine []string // files moved aside
+	}{
+		{"no files", nil, nil, Window{}, 0, nil},
+		{"bash files", ptr("5\n"), ptr("2026112202\n"), Window{"2026112202", 5}, 0, nil},
+		{"no newline", ptr("7"), ptr("2026112202"), Window{"2026112202", 7}, 0, nil},
+		{"crlf", ptr("7\r\n"), ptr("2026112202\r\n"), Window{"2026112202", 7}, 0, nil},
+		{"leading zero is decimal", ptr("08\n"), ptr("2026112202\n"), Window{"2026112202", 8}, 0, nil},
+		{"empty files", ptr(""), ptr(""), Window{}, 0, nil},
+		{"garbage count", ptr("abc\n"), ptr("2026112202\n"), Window{"2026112202", 0}, 1, []string{ralphdir.CallCount}},
+		{"negative count", ptr("-1\n"), ptr("2026112202\n"), Window{"2026112202", 0}, 1, []string{ralphdir.CallCount}},
+		{"huge count", ptr(strings.Repeat("9", 40) + "\n"), nil, Window{}, 1, []string{ralphdir.CallCount}},
+		{"bad hour", ptr("3\n"), ptr("2026-11-22 02\n"), Window{"", 3}, 1, []string{ralphdir.LastReset}},
+		{"short hour", ptr("3\n"), ptr("20261122\n"), Window{"", 3}, 1, []string{ralphdir.LastReset}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, warnings := newDir(t)
+			if tc.count != nil {
+				write(t, d, ralphdir.CallCount, *tc.count)
+			}
+			if tc.hour != nil {
+				write(t, d, ralphdir.LastReset, *tc.hour)
+			}
+			got, err := Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if len(*warnings) != tc.warnings {
+				t.Errorf("warnings = %q, want %d", *warnings, tc.warnings)
+			}
+			for _, name := range tc.quarantine {
+				if d.Exists(name) {
+					t.Errorf("%s still in place", name)
+				}
+				if m, _ := filepath.Glob(d.Path(name) + ".corrupt-*"); len(m) != 1 {
+					t.Errorf("%s not quarantined: %v", name, m)
+				}
+			}
+		})
+	}
+}
+
+func TestSaveFormat(t *testing.T) {
+	d, _ := newDir(t)
+	if err := Save(d, Window{"2026112202", 6}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, d, ralphdir.CallCount); got != "6\n" {
+		t.Errorf(".call_count = %q", got)
+	}
+	if got := read(t, d, ralphdir.LastReset); got != "2026112202\n" {
+		t.Errorf(".last_reset = %q", got)
+	}
+	if err := Save(d, Window{"2026112202", -1}); err == nil {
+		t.Error("saving a negative count must fail")
+	}
+	if got := read(t, d, ralphdir.CallCount); got != "6\n" {
+		t.Errorf("a failed save changed .call_count to %q", got)
+	}
+}
+
+// A .ralph/ left by the bash loop within the current hour is continued: the
+// count is kept (5), a call is allowed, and the completed call makes it 6
+// (conformance rate-call-count-increments).
+func TestBashLeftCountContinued(t *testing.T) {
+	now := time.Now()
+	d, warnings := newDir(t)
+	write(t, d, ralphdir.CallCount, "5\n")
+	write(t, d, ralphdir.LastReset, now.Format("2006010215")+"\n")
+	w, rolled, err := Refresh(d, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rolled || w.Count != 5 || !w.Allow(now, 100) {
+		t.Fatalf("Refresh = %+v rolled=%v", w, rolled)
+	}
+	if err := Save(d, w.Record(now)); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, d, ralphdir.CallCount); got != "6\n" {
+		t.Errorf(".call_count = %q, want 6", got)
+	}
+	if len(*warnings) != 0 {
+		t.Errorf("warnings: %q", *warnings)
+	}
+}
+
+// .last_reset from an earlier hour: counter reset to 0, .last_reset set to
+// the current hour (conformance rate-hour-reset).
+func TestRefreshEarlierHour(t *testing.T) {
+	now := time.Date(2026, 11, 22, 2, 8, 9, 0, time.Local)
+	d, _ := newDir(t)
+	write(t, d, ralphdir.CallCount, "50\n")
+	write(t, d, ralphdir.LastReset, "2001010100\n")
+	w, rolled, err := Refresh(d, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rolled || w != (Window{"2026112202", 0}) {
+		t.Fatalf("Refresh = %+v rolled=%v", w, rolled)
+	}
+	if NewHourMessage(w.Hour) != "Call counter reset for new hour: 2026112202" {
+		t.Errorf("message %q", NewHourMessage(w.Hour))
+	}
+	if got := read(t, d, ralphdir.CallCount); got != "0\n" {
+		t.Errorf(".call_count = %q", got)
+	}
+	if got := read(t, d, ralphdir.LastReset); got != "2026112202\n" {
+		t.Errorf(".last_reset = %q", got)
+	}
+	// A second Refresh in the same hour changes nothing.
+	w2, rolled, err := Refresh(d, now.Add(time.Minute))
+	if err != nil || rolled || w2 != w {
+		t.Fatalf("second Refresh = %+v rolled=%v err=%v", w2, rolled, err)
+	}
+}
+
+// At the limit (3/3) the gate blocks; after the wait the window is fresh.
+func TestLimitReachedThenReset(t *testing.T) {
+	now := time.Date(2026, 11, 22, 2, 9, 8, 0, time.Local)
+	d, _ := newDir(t)
+	if err := Save(d, Window{HourKey(now), 3}); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := Refresh(d, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Allow(now, 3) {
+		t.Fatal("3/3 must block")
+	}
+	if msg := ReachedMessage(w.Count, 3); msg != "Rate limit reached (3/3). Waiting for reset..." {
+		t.Errorf("message %q", msg)
+	}
+	after := NextReset(now)
+	if err := Save(d, Fresh(after)); err != nil {
+		t.Fatal(err)
+	}
+	w, rolled, err := Refresh(d, after)
+	if err != nil || rolled || w != (Window{"2026112203", 0}) || !w.Allow(after, 3) {
+		t.Fatalf("after reset: %+v rolled=%v err=%v", w, rolled, err)
+	}
+}
+
+func ptr(s string) *string { return &s }
