@@ -1,0 +1,31 @@
+// Package gates runs the quality gates after a successful loop: the test
+// gate (TEST_COMMAND, or the agent's reported TESTS_STATUS when no command
+// is set) and the user's QUALITY_GATES commands, and turns the outcome into
+// a Decision the engine applies according to QUALITY_GATE_MODE:
+//
+//	warn             failures are recorded and logged; nothing else changes
+//	block            completion signals of this loop are suppressed (Blocked)
+//	circuit-breaker  the loop counts as "no progress" for the stagnation
+//	                 breaker (WithholdProgress)
+//
+// In block and circuit-breaker mode a failure also becomes feedback text for
+// the next loop's context (Feedback).
+//
+// TEST_COMMAND and each QUALITY_GATES entry are shell commands the user wrote
+// in their own configuration, so they run as `bash -c <command>` from the
+// project root, exactly as the reference runs them. This is the one place
+// where ralph_loop hands a string to a shell on purpose. Each command runs in
+// its own process group with QUALITY_GATE_TIMEOUT as its limit: on timeout
+// the whole group gets SIGTERM, then SIGKILL after a short grace, and the
+// gate is recorded as timed out with exit code 124 (GNU timeout's code,
+// which the reference reports). No external `timeout` program is needed.
+//
+// API:
+//
+//	cfg := gates.Config{TestCommand: ..., Gates: ..., Mode: gates.ModeBlock, Timeout: 120 * time.Second, Dir: root}
+//	dec, err := gates.Run(ctx, cfg, gates.Input{Loop: n, ExitSignal: es, HaveAnalysis: true, TestsStatus: "PASSING"}, time.Now())
+//	if dec.Results != nil { err = gates.Save(dir, dec.Results) }   // .ralph/.quality_gate_results
+//	r, err := gates.Load(dir)              // previous results (nil when none)
+//	st := r.Status()                       // status.json "quality_gates": {overall_status, mode}
+//	text := gates.Feedback(r)              // for templates.ContextInput.QualityGateFeedback
+package gates
