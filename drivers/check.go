@@ -1,0 +1,127 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Version is a dotted major.minor.patch CLI version.
+type Version struct{ Major, Minor, Patch int }
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// Compare returns -1, 0 or +1 as v is older than, equal to or newer than w.
+// Each part is compared as a number, so 2.10.0 is newer than 2.9.0 and
+// 2.1.330 is older than 2.2.0.
+func (v Version) Compare(w Version) int {
+	for _, d := range [3]int{v.Major - w.Major, v.Minor - w.Minor, v.Patch - w.Patch} {
+		switch {
+		case d < 0:
+			return -1
+		case d > 0:
+			return 1
+		}
+	}
+	return 0
+}
+
+var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+
+// ParseVersion finds the first major.minor.patch in s, which may be a whole
+// `--version` output such as "2.1.330 (Claude Code)", "codex-cli 0.169.0" or
+// "GitHub Copilot CLI 1.0.102.".
+func ParseVersion(s string) (Version, bool) {
+	m := versionRE.FindStringSubmatch(s)
+	if m == nil {
+		return Version{}, false
+	}
+	var n [3]int
+	for i := range n {
+		x, err := strconv.Atoi(m[i+1])
+		if err != nil { // more digits than an int holds
+			return Version{}, false
+		}
+		n[i] = x
+	}
+	return Version{n[0], n[1], n[2]}, true
+}
+
+// CheckOptions tells Check how to find the CLI and read its version.
+type CheckOptions struct {
+	// Binary overrides d.Binary(); for the command driver it is the first
+	// word of AGENT_COMMAND.
+	Binary string
+	// MinVersion overrides d.MinVersion() (e.g. CLAUDE_MIN_VERSION); "" keeps it.
+	MinVersion string
+	// LookPath resolves the executable; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+	// Version returns the output of `<path> --version`; nil skips the
+	// version check.
+	Version func(ctx context.Context, path string) (string, error)
+}
+
+// CheckResult is what Check found.
+type CheckResult struct {
+	Path    string // resolved executable
+	Version string // parsed version, "" when unknown; pass it on as Request.CLIVersion
+	Warning string // one line for the user, "" when all is well
+}
+
+// Check looks for the driver's CLI and checks its version. A missing CLI is
+// an error that names the package and how to install it. A version that is
+// too old, or that cannot be read, is only a warning; a version output
+// without a version number counts as compatible.
+func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
+	lp := o.LookPath
+	if lp == nil {
+		lp = lookPath(Request{})
+	}
+	names := []string{d.Binary()}
+	if c, ok := d.(interface{ candidates() []string }); ok {
+		names = c.candidates()
+	}
+	if o.Binary != "" {
+		names = []string{o.Binary}
+	}
+	if names[0] == "" {
+		return CheckResult{}, fmt.Errorf("%s: no command to run: %w", d.Name(), errNoCommand)
+	}
+	path, ok := resolve(lp, names)
+	if !ok {
+		return CheckResult{}, missingError(d, names[0])
+	}
+	res := CheckResult{Path: path}
+	if o.Version == nil {
+		return res, nil
+	}
+	out, err := o.Version(ctx, path)
+	if err != nil {
+		res.Warning = fmt.Sprintf("could not read the %s version (%s --version: %v); continuing", d.DisplayName(), path, err)
+		return res, nil
+	}
+	v, ok := ParseVersion(out)
+	if !ok {
+		return res, nil
+	}
+	res.Version = v.String()
+	minimum := o.MinVersion
+	if minimum == "" {
+		minimum = d.MinVersion()
+	}
+	if mv, ok := ParseVersion(minimum); ok && v.Compare(mv) < 0 {
+		res.Warning = fmt.Sprintf("%s %s is older than the minimum supported version %s", d.DisplayName(), v, mv)
+		if d.Install() != "" {
+			res.Warning += " (update with: " + d.Install() + ")"
+		}
+	}
+	return res, nil
+}
+
+func missingError(d Driver, bin string) error {
+	if d.Install() == "" {
+		return fmt.Errorf("%s: command %q not found on PATH (check AGENT_COMMAND)", d.Name(), bin)
+	}
+	return fmt.Errorf("%s CLI %q not found on PATH: it comes from %s, install it with: %s (or pick another PLATFORM_DRIVER)", d.DisplayName(), bin, d.Package(), d.Install())
+}

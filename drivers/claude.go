@@ -1,0 +1,143 @@
+package drivers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// snapshotFlagVersion is the first Claude Code release that accepts
+// --system-prompt-snapshot (2.1.252 rejects it as an unknown option).
+var snapshotFlagVersion = Version{2, 1, 257}
+
+// DefaultPermissionMode is the Claude permission mode used when none is set.
+const DefaultPermissionMode = "bypassPermissions"
+
+type claudeCode struct{}
+
+func (claudeCode) Name() string               { return "claude-code" }
+func (claudeCode) DisplayName() string        { return "Claude Code" }
+func (claudeCode) Binary() string             { return "claude" }
+func (claudeCode) Package() string            { return "@anthropic-ai/claude-code" }
+func (claudeCode) Install() string            { return "npm install -g @anthropic-ai/claude-code" }
+func (claudeCode) MinVersion() string         { return "2.0.76" }
+func (claudeCode) SupportsAllowedTools() bool { return true }
+func (claudeCode) SupportsSessions() bool     { return true }
+func (claudeCode) SupportsLive() bool         { return true }
+
+func (claudeCode) ValidTools() []string {
+	return []string{
+		"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite",
+		"WebFetch", "WebSearch", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
+		"Bash", "Bash(git *)", "Bash(npm *)", "Bash(bats *)", "Bash(python *)",
+		"Bash(node *)", "NotebookEdit",
+	}
+}
+
+func (claudeCode) PermissionHelp(ralphrc string) []string {
+	return []string{
+		"  1. Unattended Claude Code loops need CLAUDE_PERMISSION_MODE=bypassPermissions in " + ralphrc,
+		"  2. A denial at an interactive approval step is not fixed by ALLOWED_TOOLS",
+		"  3. For a denied tool, add it to ALLOWED_TOOLS in " + ralphrc + ", for example:",
+		"     Bash              any shell command",
+		"     Bash(npm *)       npm commands only",
+		"     Bash(node *)      node commands only",
+		"     AskUserQuestion   lets the agent stop and ask you",
+		"  4. Then clear the stale session and start again:",
+		"     ralph_loop --reset-session",
+		"     bmalph run",
+	}
+}
+
+// Build returns
+//
+//	claude [--output-format json|stream-json] --permission-mode <mode>
+//	       [--allowedTools <tool>...] [--resume <id> [--system-prompt-snapshot off]]
+//	       [--append-system-prompt <context>]
+//	       [--verbose --include-partial-messages]   (live only)
+//	       -p [--] <prompt>
+func (claudeCode) Build(req Request) (Spec, error) {
+	prompt, err := promptText(req)
+	if err != nil {
+		return Spec{}, fmt.Errorf("build claude command: %w", err)
+	}
+	argv := []string{"claude"}
+	format := FormatText
+	switch {
+	case req.Live:
+		argv = append(argv, "--output-format", "stream-json")
+		format = FormatClaudeStreamJSON
+	case req.OutputFormat == "json":
+		argv = append(argv, "--output-format", "json")
+		format = FormatClaudeJSON
+	}
+	mode := req.PermissionMode
+	if mode == "" {
+		mode = DefaultPermissionMode
+	}
+	argv = append(argv, "--permission-mode", mode)
+	if tools := cleanTools(req.AllowedTools); len(tools) > 0 {
+		argv = append(argv, "--allowedTools")
+		argv = append(argv, tools...)
+	}
+	if req.SessionID != "" {
+		argv = append(argv, "--resume", req.SessionID)
+		// With the snapshot on (the default since 2.1.265) a resumed
+		// conversation keeps the system prompt of its first call, so this
+		// loop's context would be dropped. Older CLIs reject the flag.
+		if v, ok := ParseVersion(req.CLIVersion); ok && v.Compare(snapshotFlagVersion) >= 0 {
+			argv = append(argv, "--system-prompt-snapshot", "off")
+		}
+	}
+	if sys := joinBlocks(req.Context, req.SystemExtra); sys != "" {
+		argv = append(argv, "--append-system-prompt", sys)
+	}
+	if req.Live {
+		// Before -p: after a "--" they would be read as prompt words.
+		argv = append(argv, "--verbose", "--include-partial-messages")
+	}
+	argv = append(argv, "-p")
+	argv = positional(argv, prompt)
+	return finish(req, argv, "", format)
+}
+
+// cleanTools trims each entry and drops empty ones.
+func cleanTools(tools []string) []string {
+	var out []string
+	for _, t := range tools {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// Warnings returns one-line start-up warnings about a request that the CLI
+// is known to refuse. Today: Claude Code exits 1 on every call when it runs
+// as root (euid 0) with bypassPermissions, unless IS_SANDBOX=1 or
+// CLAUDE_CODE_BUBBLEWRAP is set in req.Env.
+func Warnings(d Driver, req Request, euid int) []string {
+	if d.Name() != "claude-code" || euid != 0 {
+		return nil
+	}
+	mode := req.PermissionMode
+	if mode == "" {
+		mode = DefaultPermissionMode
+	}
+	if mode != "bypassPermissions" || envValue(req.Env, "IS_SANDBOX") == "1" || envValue(req.Env, "CLAUDE_CODE_BUBBLEWRAP") != "" {
+		return nil
+	}
+	return []string{"Claude Code refuses permission mode bypassPermissions when run as root, so every call will fail " +
+		"(run as a normal user, set IS_SANDBOX=1 if this is a disposable container, or choose another CLAUDE_PERMISSION_MODE)"}
+}
+
+// envValue returns the last value of key in env ("" when unset).
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}

@@ -1,0 +1,50 @@
+package drivers
+
+import (
+	"fmt"
+	"strings"
+)
+
+type copilot struct{}
+
+func (copilot) Name() string               { return "copilot" }
+func (copilot) DisplayName() string        { return "GitHub Copilot CLI" }
+func (copilot) Binary() string             { return "copilot" }
+func (copilot) Package() string            { return "@github/copilot" }
+func (copilot) Install() string            { return "npm install -g @github/copilot" }
+func (copilot) MinVersion() string         { return "0.0.418" }
+func (copilot) SupportsAllowedTools() bool { return false }
+func (copilot) SupportsSessions() bool     { return false }
+func (copilot) SupportsLive() bool         { return false }
+
+func (copilot) ValidTools() []string {
+	return []string{"shell", "shell(git:*)", "shell(npm:*)", "write"}
+}
+
+func (d copilot) PermissionHelp(ralphrc string) []string {
+	return []string{
+		"  - " + d.DisplayName() + " decides permissions itself; ALLOWED_TOOLS in " + ralphrc + " has no effect on it",
+		"  - ralph_loop runs it with --autopilot --yolo --no-ask-user",
+		"  - Check the Copilot CLI permission settings, then restart the loop",
+	}
+}
+
+// Build returns
+//
+//	copilot --autopilot --yolo --max-autopilot-continues 50 --no-ask-user -s -p <context+prompt>
+//
+// Sessions are not used: SessionID is ignored. A prompt starting with "-"
+// is passed as --prompt=<prompt>, which the CLI cannot mistake for a flag.
+func (copilot) Build(req Request) (Spec, error) {
+	prompt, err := combinedPrompt(req)
+	if err != nil {
+		return Spec{}, fmt.Errorf("build copilot command: %w", err)
+	}
+	argv := []string{"copilot", "--autopilot", "--yolo", "--max-autopilot-continues", "50", "--no-ask-user", "-s"}
+	if strings.HasPrefix(prompt, "-") {
+		argv = append(argv, "--prompt="+prompt)
+	} else {
+		argv = append(argv, "-p", prompt)
+	}
+	return finish(req, argv, "", FormatText)
+}
