@@ -1,0 +1,261 @@
+package breaker
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ResetCommand is what a user runs to close an OPEN circuit by hand.
+const ResetCommand = "ralph_loop --reset-circuit"
+
+// ErrOpen is the sentinel for "the circuit is OPEN"; the error the loop
+// stops with is an *OpenError, which matches it with errors.Is.
+var ErrOpen = errors.New("circuit breaker open")
+
+// OpenError is the loop's stop error while the circuit is OPEN. Its
+// message says why and what to do next.
+type OpenError struct{ State State }
+
+func (e *OpenError) Error() string {
+	why := e.State.Reason
+	if why == "" {
+		why = "stagnation detected"
+	}
+	return fmt.Sprintf("circuit breaker open: %s (run %s to continue)", why, ResetCommand)
+}
+
+// Is makes errors.Is(err, ErrOpen) true.
+func (e *OpenError) Is(target error) bool { return target == ErrOpen }
+
+// Err returns an *OpenError while s is OPEN, else nil.
+func (s State) Err() error {
+	if s.State == Open {
+		return &OpenError{State: s}
+	}
+	return nil
+}
+
+// Lines is the reference's two-line transition banner (without colour):
+// a headline for the new state and "Reason: <reason>".
+func (t Transition) Lines() []string {
+	var head string
+	switch t.To {
+	case Open:
+		head = "🚨 CIRCUIT BREAKER OPENED"
+	case HalfOpen:
+		head = "⚠️  CIRCUIT BREAKER: Monitoring Mode"
+	case Closed:
+		head = "✅ CIRCUIT BREAKER: Normal Operation"
+	default:
+		return nil
+	}
+	return []string{head, "Reason: " + t.Reason}
+}
+
+const (
+	boxTop    = "╔════════════════════════════════════════════════════════════╗"
+	boxBottom = "╚════════════════════════════════════════════════════════════╝"
+)
+
+// Describe is the --circuit-status text: the reference's status block
+// (same labels, so scripts grepping "Loops since progress:" keep
+// working), then what tripped the breaker, the evidence, the counters
+// against their thresholds and what to do next. It only reads s; it never
+// applies the cooldown (the next run does).
+func Describe(s State, now time.Time, c Config) []string {
+	icon := map[string]string{Closed: "✅", HalfOpen: "⚠️ ", Open: "🚨"}[s.State]
+	current := "N/A"
+	if s.CurrentLoop != 0 {
+		current = "#" + strconv.Itoa(s.CurrentLoop)
+	}
+	lines := []string{
+		boxTop,
+		"║           Circuit Breaker Status                          ║",
+		boxBottom,
+		"State:                 " + icon + " " + s.State,
+		"Reason:                " + s.Reason,
+		"Loops since progress: " + strconv.Itoa(s.ConsecutiveNoProgress),
+		"Last progress:        Loop #" + strconv.Itoa(s.LastProgressLoop),
+		"Current loop:         " + current,
+		"Total opens:          " + strconv.Itoa(s.TotalOpens),
+	}
+	add := func(label, value string) { lines = append(lines, fmt.Sprintf("%-22s%s", label+":", value)) }
+
+	add("Counters", counters(s, c))
+	sig := s.signal()
+	if s.State != Closed && sig != "" {
+		add("Tripped by", sig.describe(c))
+	}
+	for _, e := range s.evidence(sig) {
+		add(e[0], e[1])
+	}
+
+	switch s.State {
+	case Closed:
+		add("Next step", "none; the loop runs normally")
+	case HalfOpen:
+		left := 1
+		if c.NoProgressThreshold > 0 {
+			left = max(c.NoProgressThreshold-s.ConsecutiveNoProgress, 1)
+		}
+		add("Next step", fmt.Sprintf("none yet: a loop with progress closes the circuit; %d more without progress open it", left))
+	case Open:
+		if !s.openedSince().IsZero() {
+			add("Opened at", formatISO(s.openedSince()))
+		}
+		add("Cooldown", cooldownText(s, now, c))
+		add("Next step", sig.advice())
+		add("To continue now", ResetCommand)
+	}
+	return append(lines, "")
+}
+
+// Halted is the text the loop prints when it refuses to start an
+// iteration because the circuit is OPEN: the status block, then the
+// reference's "EXECUTION HALTED" box and checklist.
+func Halted(s State, now time.Time, c Config) []string {
+	return append(Describe(s, now, c),
+		boxTop,
+		"║  EXECUTION HALTED: Circuit Breaker Opened                 ║",
+		boxBottom,
+		"",
+		"To continue:",
+		"  1. Review recent logs: tail -20 .ralph/logs/ralph.log",
+		"  2. Check the last agent output in .ralph/logs/",
+		"  3. Update .ralph/@fix_plan.md or .ralph/PROMPT.md if needed",
+		"  4. Reset the circuit breaker: "+ResetCommand,
+		"",
+	)
+}
+
+func counters(s State, c Config) string {
+	of := func(n, t int) string {
+		if t <= 0 {
+			return strconv.Itoa(n) + " (rule off)"
+		}
+		return fmt.Sprintf("%d/%d", n, t)
+	}
+	denials := of(s.ConsecutivePermissionDenials, c.PermissionDenialThreshold)
+	if !c.CountPermissionDenials {
+		denials = "not counted (PERMISSION_DENIAL_MODE is not threshold)"
+	}
+	return fmt.Sprintf("no progress %s, errors %s, read-only timeouts %s, permission denials %s",
+		of(s.ConsecutiveNoProgress, c.NoProgressThreshold),
+		of(s.ConsecutiveSameError, c.SameErrorThreshold),
+		of(s.ConsecutiveReadOnlyTimeouts, c.ReadOnlyTimeoutThreshold),
+		denials)
+}
+
+// signal is TrippedBy, or for files written by the bash loop (which has
+// no tripped_by) the rule read back from the reason.
+func (s State) signal() Signal {
+	if s.TrippedBy != "" {
+		return s.TrippedBy
+	}
+	for _, r := range []struct {
+		prefix string
+		sig    Signal
+	}{
+		{"Permission denied in", SignalPermissionDenials},
+		{"Read-only timeout in", SignalReadOnlyTimeouts},
+		{"No progress detected", SignalNoProgress},
+		{"No recovery", SignalNoProgress},
+		{"Monitoring: output", SignalOutputDecline},
+		{"Monitoring:", SignalNoProgress},
+		{"Same error repeated", SignalSameError},
+	} {
+		if strings.HasPrefix(s.Reason, r.prefix) {
+			return r.sig
+		}
+	}
+	return ""
+}
+
+func (g Signal) describe(c Config) string {
+	switch g {
+	case SignalPermissionDenials:
+		return fmt.Sprintf("permission denials (CB_PERMISSION_DENIAL_THRESHOLD=%d)", c.PermissionDenialThreshold)
+	case SignalReadOnlyTimeouts:
+		return fmt.Sprintf("read-only timeouts (CB_READ_ONLY_TIMEOUT_THRESHOLD=%d)", c.ReadOnlyTimeoutThreshold)
+	case SignalNoProgress:
+		return fmt.Sprintf("no progress (CB_NO_PROGRESS_THRESHOLD=%d)", c.NoProgressThreshold)
+	case SignalSameError:
+		return fmt.Sprintf("errors in consecutive loops (CB_SAME_ERROR_THRESHOLD=%d)", c.SameErrorThreshold)
+	case SignalOutputDecline:
+		return fmt.Sprintf("output decline without progress (CB_OUTPUT_DECLINE_THRESHOLD=%d%%)", c.OutputDeclineThreshold)
+	}
+	return string(g)
+}
+
+func (g Signal) advice() string {
+	switch g {
+	case SignalPermissionDenials:
+		return "allow the denied tools (ALLOWED_TOOLS in .ralph/.ralphrc) or change the task so it does not need them"
+	case SignalReadOnlyTimeouts:
+		return "split the current task in .ralph/@fix_plan.md into smaller steps, or raise WRITE_TIMEOUT_MINUTES"
+	case SignalSameError:
+		return "fix the error shown above (full agent output in .ralph/logs/)"
+	case SignalNoProgress, SignalOutputDecline:
+		return "check whether .ralph/@fix_plan.md is finished or unclear, sharpen .ralph/PROMPT.md, and read the last agent output in .ralph/logs/"
+	}
+	return "review .ralph/logs/ralph.log and the last agent output in .ralph/logs/"
+}
+
+// evidence returns label/value pairs backing the current signal.
+func (s State) evidence(sig Signal) [][2]string {
+	var out [][2]string
+	if len(s.NoProgressLoops) > 0 && (sig == SignalNoProgress || s.ConsecutiveNoProgress > 0) {
+		out = append(out, [2]string{"No progress in", "loops " + joinInts(s.NoProgressLoops) + " (no file changes, no reported changes, no completion signal)"})
+	}
+	if len(s.QuestionLoops) > 0 {
+		out = append(out, [2]string{"Questions asked in", "loops " + joinInts(s.QuestionLoops) + "; nobody answers them in a loop: put the answers in .ralph/PROMPT.md or .ralph/@fix_plan.md"})
+	}
+	if len(s.Errors) > 0 {
+		last := s.Errors[len(s.Errors)-1]
+		same := true
+		for _, e := range s.Errors {
+			same = same && e.Line == last.Line
+		}
+		value := fmt.Sprintf("loop %d: %s", last.Loop, last.Line)
+		if len(s.Errors) > 1 {
+			if same {
+				value += fmt.Sprintf(" (the same line in the last %d loops)", len(s.Errors))
+			} else {
+				value += fmt.Sprintf(" (errors differ across the last %d loops)", len(s.Errors))
+			}
+		}
+		out = append(out, [2]string{"Last error", value})
+	}
+	if len(s.DeniedCommands) > 0 {
+		out = append(out, [2]string{"Denied", strings.Join(s.DeniedCommands, ", ")})
+	}
+	return out
+}
+
+func cooldownText(s State, now time.Time, c Config) string {
+	if c.AutoReset {
+		return "skipped: CB_AUTO_RESET=true, so the next run starts CLOSED"
+	}
+	cool := cooldownMinutes(c)
+	elapsed, ok := s.elapsedMinutes(stamp(now))
+	switch {
+	case !ok:
+		return "unknown start time; the next run starts the cooldown clock"
+	case elapsed < 0:
+		return "opened_at is in the future (clock changed?); reset by hand"
+	case elapsed >= cool:
+		return fmt.Sprintf("over (%dm >= %dm); the next run starts in HALF_OPEN", elapsed, cool)
+	}
+	return fmt.Sprintf("%dm left of %dm (CB_COOLDOWN_MINUTES); then the next run starts in HALF_OPEN", cool-elapsed, cool)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}

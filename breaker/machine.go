@@ -1,0 +1,298 @@
+package breaker
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Config holds the breaker's settings. The config package resolves them
+// (defaults < .ralphrc < environment < flags); the breaker only reads them.
+// A threshold of 0 or less switches its rule off.
+type Config struct {
+	NoProgressThreshold       int           // CB_NO_PROGRESS_THRESHOLD (3)
+	SameErrorThreshold        int           // CB_SAME_ERROR_THRESHOLD (5)
+	OutputDeclineThreshold    int           // CB_OUTPUT_DECLINE_THRESHOLD (70, percent; >= 100 also switches it off)
+	PermissionDenialThreshold int           // CB_PERMISSION_DENIAL_THRESHOLD (2)
+	ReadOnlyTimeoutThreshold  int           // CB_READ_ONLY_TIMEOUT_THRESHOLD (2)
+	Cooldown                  time.Duration // CB_COOLDOWN_MINUTES (30m); counted in whole minutes
+	AutoReset                 bool          // CB_AUTO_RESET=true or --auto-reset-circuit
+	// CountPermissionDenials is true when PERMISSION_DENIAL_MODE=threshold;
+	// in the other modes denials never count.
+	CountPermissionDenials bool
+}
+
+// DefaultConfig is the reference's defaults.
+func DefaultConfig() Config {
+	return Config{
+		NoProgressThreshold:       3,
+		SameErrorThreshold:        5,
+		OutputDeclineThreshold:    70,
+		PermissionDenialThreshold: 2,
+		ReadOnlyTimeoutThreshold:  2,
+		Cooldown:                  30 * time.Minute,
+	}
+}
+
+// hardHalfOpenAt is the reference's fixed "monitoring" point: two loops
+// without progress move CLOSED to HALF_OPEN whatever the thresholds are.
+const hardHalfOpenAt = 2
+
+// LoopResult is what one successful agent call tells the breaker. Failed
+// calls (crash, non-zero exit, timeout, usage limit) are never recorded;
+// see the package documentation.
+type LoopResult struct {
+	Loop int // loop number
+
+	// Progress: any of these makes the loop count as progress, in this order.
+	FilesChanged          int  // files changed since the loop started (git: commits ∪ unstaged ∪ staged)
+	CompletionSignal      bool // analysis has_completion_signal, or exit_signal true
+	ReportedFilesModified int  // analysis files_modified (the agent's own count)
+
+	HasErrors bool   // the output had error lines (same-error rule)
+	ErrorLine string // the first of them, kept as evidence
+
+	OutputLength int // bytes of agent output; negative = unknown (output-decline rule)
+
+	HasPermissionDenials bool     // the agent was denied a tool
+	DeniedCommands       []string // what was denied, e.g. "Bash(rm -rf build)"
+
+	AskingQuestions bool // the agent asked the user something (evidence only; still no progress)
+
+	// ReadOnlyTimeout marks a call the write heartbeat stopped because the
+	// agent wrote nothing in time. The engine records it with no analysis:
+	// it counts as no progress and towards the read-only rule.
+	ReadOnlyTimeout bool
+}
+
+// progress reports whether r counts as progress, as the reference decides.
+func (r LoopResult) progress() bool {
+	return r.FilesChanged > 0 || r.CompletionSignal || r.ReportedFilesModified > 0
+}
+
+// Transition is one change of state, as it goes into
+// .circuit_breaker_history and onto the console banner.
+type Transition struct {
+	From, To string
+	Reason   string
+	Loop     int
+	At       time.Time
+}
+
+// Record feeds one successful loop into the breaker and returns the new
+// state and, if the state changed, the transition. It follows the
+// reference's record_loop_result: counters first, then the first matching
+// rule of the current state, in this order — permission denials,
+// read-only timeouts, no progress, same error, then the monitoring rules.
+func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition) {
+	now = stamp(now)
+	prev := s.State
+	if !validState(prev) {
+		prev = Closed // Load never yields this; a hand-built State starts CLOSED
+	}
+	n := s.clone()
+	n.State = prev
+
+	// Counters, each one independent of the others.
+	if r.ReadOnlyTimeout {
+		n.ConsecutiveReadOnlyTimeouts++
+	} else {
+		n.ConsecutiveReadOnlyTimeouts = 0
+	}
+
+	if c.CountPermissionDenials && r.HasPermissionDenials {
+		n.ConsecutivePermissionDenials++
+		for _, d := range r.DeniedCommands {
+			if d != "" && !slices.Contains(n.DeniedCommands, d) {
+				n.DeniedCommands = append(n.DeniedCommands, d)
+			}
+		}
+		n.DeniedCommands = keepLast(n.DeniedCommands, maxDeniedKept)
+	} else {
+		n.ConsecutivePermissionDenials = 0
+		n.DeniedCommands = nil
+	}
+
+	progress := r.progress()
+	if progress {
+		n.ConsecutiveNoProgress = 0
+		n.LastProgressLoop = r.Loop
+		n.NoProgressLoops, n.QuestionLoops = nil, nil
+	} else {
+		n.ConsecutiveNoProgress++
+		n.NoProgressLoops = keepLast(append(n.NoProgressLoops, r.Loop), maxLoopsKept)
+		if r.AskingQuestions {
+			n.QuestionLoops = keepLast(append(n.QuestionLoops, r.Loop), maxLoopsKept)
+		}
+	}
+
+	if r.HasErrors {
+		n.ConsecutiveSameError++
+		n.Errors = keepLast(append(n.Errors, ErrorLine{Loop: r.Loop, Line: clip(r.ErrorLine, maxErrorLineLen)}), maxErrorsKept)
+	} else {
+		n.ConsecutiveSameError = 0
+		n.Errors = nil
+	}
+
+	decline, declined := outputDecline(s.LastOutputLength, r, progress, c)
+	if r.OutputLength >= 0 && !r.ReadOnlyTimeout {
+		n.LastOutputLength = r.OutputLength
+	}
+
+	// Rules.
+	reached := func(count, threshold int) bool { return threshold > 0 && count >= threshold }
+	to, reason, signal := prev, "", Signal("")
+	switch prev {
+	case Closed:
+		switch {
+		case reached(n.ConsecutivePermissionDenials, c.PermissionDenialThreshold):
+			to, signal = Open, SignalPermissionDenials
+			reason = fmt.Sprintf("Permission denied in %d consecutive loops", n.ConsecutivePermissionDenials)
+		case reached(n.ConsecutiveReadOnlyTimeouts, c.ReadOnlyTimeoutThreshold):
+			to, signal = Open, SignalReadOnlyTimeouts
+			reason = fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", n.ConsecutiveReadOnlyTimeouts)
+		case reached(n.ConsecutiveNoProgress, c.NoProgressThreshold):
+			to, signal = Open, SignalNoProgress
+			reason = fmt.Sprintf("No progress detected in %d consecutive loops", n.ConsecutiveNoProgress)
+		case reached(n.ConsecutiveSameError, c.SameErrorThreshold):
+			to, signal = Open, SignalSameError
+			reason = fmt.Sprintf("Same error repeated in %d consecutive loops", n.ConsecutiveSameError)
+		case n.ConsecutiveNoProgress >= hardHalfOpenAt:
+			to, signal = HalfOpen, SignalNoProgress
+			reason = fmt.Sprintf("Monitoring: %d loops without progress", n.ConsecutiveNoProgress)
+		case declined:
+			to, signal = HalfOpen, SignalOutputDecline
+			reason = fmt.Sprintf("Monitoring: output declined by %d%% without progress (%d -> %d bytes)", decline, s.LastOutputLength, r.OutputLength)
+		}
+	case HalfOpen:
+		switch {
+		case reached(n.ConsecutivePermissionDenials, c.PermissionDenialThreshold):
+			to, signal = Open, SignalPermissionDenials
+			reason = fmt.Sprintf("Permission denied in %d consecutive loops", n.ConsecutivePermissionDenials)
+		case reached(n.ConsecutiveReadOnlyTimeouts, c.ReadOnlyTimeoutThreshold):
+			to, signal = Open, SignalReadOnlyTimeouts
+			reason = fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", n.ConsecutiveReadOnlyTimeouts)
+		case progress:
+			to = Closed
+			reason = "Progress detected, circuit recovered"
+		case reached(n.ConsecutiveNoProgress, c.NoProgressThreshold):
+			to, signal = Open, SignalNoProgress
+			reason = fmt.Sprintf("No recovery, opening circuit after %d loops", n.ConsecutiveNoProgress)
+		}
+		// As in the reference, the same-error rule is not checked here.
+	case Open:
+		reason = "Circuit breaker is open, execution halted"
+	}
+
+	switch {
+	case to == Closed:
+		n.TrippedBy = ""
+	case signal != "":
+		n.TrippedBy = signal
+	}
+	switch {
+	case to == Open && prev != Open:
+		n.TotalOpens++
+		n.OpenedAt = now
+	case to == Open:
+		if n.OpenedAt.IsZero() {
+			n.OpenedAt = s.LastChange // files written before opened_at existed
+		}
+	default:
+		n.OpenedAt = time.Time{}
+	}
+	n.State = to
+	n.Reason = reason
+	n.LastChange = now
+	n.CurrentLoop = r.Loop
+
+	if to == prev {
+		return n, nil
+	}
+	return n, &Transition{From: prev, To: to, Reason: reason, Loop: r.Loop, At: now}
+}
+
+// outputDecline implements CB_OUTPUT_DECLINE_THRESHOLD, which the reference
+// defines but never reads: a loop without progress whose output is more
+// than threshold percent shorter than the previous loop's. It returns the
+// decline in percent and whether the rule fires.
+func outputDecline(prevLen int, r LoopResult, progress bool, c Config) (int, bool) {
+	t := c.OutputDeclineThreshold
+	if t <= 0 || t >= 100 || progress || r.ReadOnlyTimeout || prevLen <= 0 || r.OutputLength < 0 || r.OutputLength >= prevLen {
+		return 0, false
+	}
+	decline := int(int64(prevLen-r.OutputLength) * 100 / int64(prevLen))
+	return decline, decline > t
+}
+
+// Startup applies the checks the reference makes before every iteration
+// (init_circuit_breaker): an OPEN circuit becomes CLOSED when AutoReset is
+// set, or HALF_OPEN once Cooldown has passed since it opened. It also
+// stamps LastChange on a state that has none (a new or repaired file).
+func (s State) Startup(now time.Time, c Config) (State, *Transition) {
+	now = stamp(now)
+	n := s.clone()
+	if !validState(n.State) {
+		n.State = Closed
+	}
+	if n.LastChange.IsZero() {
+		n.LastChange = now
+	}
+	if n.State != Open {
+		return n, nil
+	}
+	if c.AutoReset {
+		n = State{State: Closed, LastChange: now, TotalOpens: s.TotalOpens, Reason: "Auto-reset on startup"}
+		return n, &Transition{From: Open, To: Closed, Reason: "Auto-reset on startup (CB_AUTO_RESET=true)", Loop: s.CurrentLoop, At: now}
+	}
+	elapsed, ok := n.elapsedMinutes(now)
+	cool := cooldownMinutes(c)
+	if !ok || elapsed < 0 || elapsed < cool {
+		return n, nil
+	}
+	n.State = HalfOpen
+	n.LastChange = now
+	n.Reason = fmt.Sprintf("Cooldown recovery: %dm elapsed", elapsed)
+	return n, &Transition{
+		From: Open, To: HalfOpen,
+		Reason: fmt.Sprintf("Cooldown elapsed (%dm >= %dm)", elapsed, cool),
+		Loop:   n.CurrentLoop, At: now,
+	}
+}
+
+// openedSince is when the cooldown started: opened_at, else last_change
+// (files written before opened_at existed).
+func (s State) openedSince() time.Time {
+	if !s.OpenedAt.IsZero() {
+		return s.OpenedAt
+	}
+	return s.LastChange
+}
+
+// elapsedMinutes is whole minutes since the circuit opened, truncated
+// toward zero as the reference's shell arithmetic does (so a clock 30 s
+// behind still counts as 0, and a minute or more behind is negative).
+func (s State) elapsedMinutes(now time.Time) (int64, bool) {
+	since := s.openedSince()
+	if since.IsZero() {
+		return 0, false
+	}
+	return (now.Unix() - since.Unix()) / 60, true
+}
+
+func cooldownMinutes(c Config) int64 {
+	if c.Cooldown <= 0 {
+		return 0
+	}
+	return int64(c.Cooldown / time.Minute)
+}
+
+// Reset is the state --reset-circuit writes: CLOSED with every counter and
+// total_opens at 0. An empty reason becomes "Manual reset". The history
+// is left alone, as in the reference.
+func Reset(reason string, now time.Time) State {
+	if reason == "" {
+		reason = "Manual reset"
+	}
+	return State{State: Closed, LastChange: stamp(now), Reason: reason}
+}

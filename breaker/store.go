@@ -1,0 +1,155 @@
+package breaker
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/ralphdir"
+)
+
+// Load reads .ralph/.circuit_breaker_state. A missing file is a CLOSED
+// state with no LastChange (Startup stamps it). An empty or corrupt file,
+// or one whose "state" is not CLOSED, HALF_OPEN or OPEN, is moved aside by
+// ralphdir with a warning and also yields CLOSED: a damaged file never
+// disables the breaker.
+func Load(d *ralphdir.Dir) (State, error) {
+	var s State
+	found, err := d.ReadJSON(ralphdir.CircuitBreakerState, &s)
+	if err != nil {
+		return State{State: Closed}, fmt.Errorf("load breaker state: %w", err)
+	}
+	if !found {
+		return State{State: Closed}, nil
+	}
+	return s, nil
+}
+
+// Save writes s to .ralph/.circuit_breaker_state atomically, as pretty
+// JSON in the reference's key order.
+func Save(d *ralphdir.Dir, s State) error {
+	if err := d.WriteJSON(ralphdir.CircuitBreakerState, s); err != nil {
+		return fmt.Errorf("save breaker state: %w", err)
+	}
+	return nil
+}
+
+// historyEntry is one element of .circuit_breaker_history, in the
+// reference's key order.
+type historyEntry struct {
+	Timestamp string `json:"timestamp"`
+	Loop      int    `json:"loop"`
+	FromState string `json:"from_state"`
+	ToState   string `json:"to_state"`
+	Reason    string `json:"reason"`
+}
+
+// readHistory returns the history's entries untouched (so entries written
+// by another tool survive byte for byte), an empty list when the file is
+// missing, or when it is corrupt or not an array (then it is moved aside).
+func readHistory(d *ralphdir.Dir) ([]json.RawMessage, bool, error) {
+	var entries []json.RawMessage
+	found, err := d.ReadJSON(ralphdir.CircuitBreakerHistory, &entries)
+	if err != nil {
+		return nil, false, fmt.Errorf("read breaker history: %w", err)
+	}
+	if entries == nil {
+		entries = []json.RawMessage{} // "[]", never "null"
+	}
+	return entries, found, nil
+}
+
+// EnsureHistory creates .circuit_breaker_history as "[]" when it is
+// missing (or was corrupt), as the reference does before any transition.
+func EnsureHistory(d *ralphdir.Dir) error {
+	entries, found, err := readHistory(d)
+	if err != nil || found {
+		return err
+	}
+	if err := d.WriteJSON(ralphdir.CircuitBreakerHistory, entries); err != nil {
+		return fmt.Errorf("create breaker history: %w", err)
+	}
+	return nil
+}
+
+// AppendHistory appends t to .circuit_breaker_history. The history is
+// never truncated, as in the reference.
+func AppendHistory(d *ralphdir.Dir, t Transition) error {
+	entries, _, err := readHistory(d)
+	if err != nil {
+		return err
+	}
+	e, err := json.Marshal(historyEntry{
+		Timestamp: formatISO(stamp(t.At)),
+		Loop:      t.Loop,
+		FromState: t.From,
+		ToState:   t.To,
+		Reason:    t.Reason,
+	})
+	if err != nil {
+		return fmt.Errorf("encode breaker history entry: %w", err)
+	}
+	entries = append(entries, e)
+	if err := d.WriteJSON(ralphdir.CircuitBreakerHistory, entries); err != nil {
+		return fmt.Errorf("append breaker history: %w", err)
+	}
+	return nil
+}
+
+// Init is what the loop runs before every iteration (and what the
+// reference's init_circuit_breaker does): load the state, apply the
+// cooldown or auto-reset, make sure both files exist, and log a
+// transition if one happened. The returned transition, if any, is for
+// the console banner; it is already in the history.
+func Init(d *ralphdir.Dir, now time.Time, c Config) (State, *Transition, error) {
+	s, err := Load(d)
+	if err != nil {
+		return s, nil, err
+	}
+	if err := EnsureHistory(d); err != nil {
+		return s, nil, err
+	}
+	created := s.LastChange.IsZero() // missing, repaired, or no usable last_change
+	s, t := s.Startup(now, c)
+	if t != nil {
+		if err := AppendHistory(d, *t); err != nil {
+			return s, t, err
+		}
+	}
+	if t != nil || created {
+		if err := Save(d, s); err != nil {
+			return s, t, err
+		}
+	}
+	return s, t, nil
+}
+
+// LoadOrCreate is Load for --circuit-status: it writes a fresh CLOSED
+// state when there is none but, unlike Init, never applies the cooldown
+// or auto-reset, so looking at the breaker does not change it.
+func LoadOrCreate(d *ralphdir.Dir, now time.Time) (State, error) {
+	s, err := Load(d)
+	if err != nil || !s.LastChange.IsZero() {
+		return s, err
+	}
+	if d.Exists(ralphdir.CircuitBreakerState) {
+		return s, nil // present but without a usable last_change: leave it
+	}
+	s = Fresh(now)
+	return s, Save(d, s)
+}
+
+// RecordAndSave runs Record, saves the state and, on a transition, appends
+// it to the history (after the state, as the reference does).
+func RecordAndSave(d *ralphdir.Dir, s State, r LoopResult, now time.Time, c Config) (State, *Transition, error) {
+	n, t := s.Record(r, now, c)
+	if err := Save(d, n); err != nil {
+		return n, t, err
+	}
+	if t != nil {
+		if err := AppendHistory(d, *t); err != nil {
+			return n, t, err
+		}
+	}
+	return n, t, nil
+}
