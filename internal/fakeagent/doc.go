@@ -1,0 +1,57 @@
+// Package fakeagent is a scriptable stand-in for an agent CLI (claude, codex,
+// cursor-agent, copilot, opencode, …), for testscript scenarios and engine
+// tests. Register Main in testscript.Main under the CLI names, or run the
+// test binary as a helper that calls Main.
+//
+// API:
+//
+//	func Main()                                      // the fake CLI; exits the process
+//	type Reply struct{ Out, Err string; RC int; Delay time.Duration;
+//	                   Hang, Child, Check bool; Touch []string }
+//	type Script struct{ Default Reply; Calls map[int]Reply; SessionList string }
+//	func (s Script) Write(dir string) error          // lay out a script directory
+//	func Count(dir string) (int, error)              // counted calls so far
+//	func Argv(dir string, n int) ([]string, error)   // call n's argv (argv0 basename first)
+//	func ClaudeJSON(text, session string) string     // a claude --output-format json result
+//	func StatusBlock(status string, exit bool, tasks int) string // a RALPH_STATUS block
+//	const EnvDir, EnvVersion, DefaultVersion         // FAKE_AGENT_DIR, FAKE_AGENT_VERSION, "1.0.0 (fake)"
+//	const ClaudeInputTokens, ClaudeOutputTokens, …   // the usage numbers ClaudeJSON writes
+//
+// Under the race detector a helper that exits 0 sleeps 1 s; scenarios should
+// set GORACE=atexit_sleep_ms=0 in testscript's Setup.
+//
+// Protocol. $FAKE_AGENT_DIR names the script directory. Every counted call
+// takes the next number N (calls/count, under a file lock, so concurrent
+// calls are safe) and records, under calls/:
+//
+//	N.argv       one argument per line, the basename of argv0 first
+//	N.argv.json  the same as a JSON array of strings
+//	N.stdin      what it read on stdin (<tty> for a terminal; 2 s cap)
+//	N.env        the environment, sorted KEY=VALUE lines
+//	N.cwd        the working directory
+//
+// It then answers from N.<ext> in the script directory, else default.<ext>,
+// one lookup per extension:
+//
+//	.out    stdout reply        .err    stderr reply       .rc  exit code (default 0)
+//	.delay  sleep before exiting (a Go duration such as 2s, or seconds)
+//	.hang   print .out, then block until killed
+//	.child  start a grandchild in the same process group that blocks forever,
+//	        holding stdout and stderr; its pid goes to calls/N.child.pid
+//	        (run such a call through supervise: testscript's own exec would
+//	        wait for the held pipe forever)
+//	.check  tick the first "- [ ]" box in ./.ralph/@fix_plan.md
+//	.touch  relative paths, one a line: append "call N" to each (a git-visible change)
+//
+// Flag files (.hang, .child, .check) are on when present, unless their content
+// is 0, false, no or off, so a per-call file can switch off a default. In
+// .out and .err, {{CALL}} becomes N and {{SESSION}} becomes sess-N.
+//
+// In order: record, .check, .touch, .child, .err, .out, then calls/N.started
+// (written atomically, so tests can wait for it), then .delay or .hang, and
+// finally "N rc" is appended to calls/done.log and the process exits with rc.
+//
+// Not counted: "<cli> --version" (or -v) prints $FAKE_AGENT_VERSION or
+// "1.0.0 (fake)"; "opencode session …" prints session-list.out or "[]". Both
+// are logged to calls/aux.log when $FAKE_AGENT_DIR is set.
+package fakeagent

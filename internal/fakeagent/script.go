@@ -1,0 +1,98 @@
+package fakeagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reply is the fake agent's whole answer to one call.
+type Reply struct {
+	Out   string        // stdout; {{CALL}} and {{SESSION}} are expanded
+	Err   string        // stderr; expanded like Out
+	RC    int           // exit code
+	Delay time.Duration // sleep before exiting
+	Hang  bool          // print Out, then block until killed
+	Child bool          // leave a blocking grandchild in the process group
+	Check bool          // tick the first "- [ ]" box in ./.ralph/@fix_plan.md
+	Touch []string      // relative paths to append "call N" to
+}
+
+// Script describes a script directory. Every reply is written in full, so a
+// per-call Reply replaces Default entirely.
+type Script struct {
+	Default     Reply
+	Calls       map[int]Reply // by call number, from 1
+	SessionList string        // answer to "opencode session list"; "" keeps "[]"
+}
+
+// Write lays the script out in dir, creating it if needed. Earlier call
+// records under dir/calls are left alone.
+func (s Script) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write fake agent script: %w", err)
+	}
+	if err := s.Default.write(dir, "default"); err != nil {
+		return err
+	}
+	for n, r := range s.Calls {
+		if n < 1 {
+			return fmt.Errorf("write fake agent script %s: call number %d, want 1 or more", dir, n)
+		}
+		if err := r.write(dir, strconv.Itoa(n)); err != nil {
+			return err
+		}
+	}
+	if s.SessionList != "" {
+		if err := os.WriteFile(filepath.Join(dir, "session-list.out"), []byte(s.SessionList), 0o644); err != nil {
+			return fmt.Errorf("write fake agent script: %w", err)
+		}
+	}
+	return nil
+}
+
+func (r Reply) write(dir, name string) error {
+	touch := ""
+	if len(r.Touch) > 0 {
+		touch = strings.Join(r.Touch, "\n") + "\n"
+	}
+	files := []struct{ ext, content string }{
+		{"out", r.Out},
+		{"err", r.Err},
+		{"rc", strconv.Itoa(r.RC) + "\n"},
+		{"delay", r.Delay.String() + "\n"},
+		{"hang", strconv.FormatBool(r.Hang) + "\n"},
+		{"child", strconv.FormatBool(r.Child) + "\n"},
+		{"check", strconv.FormatBool(r.Check) + "\n"},
+		{"touch", touch},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, name+"."+f.ext), []byte(f.content), 0o644); err != nil {
+			return fmt.Errorf("write fake agent script: %w", err)
+		}
+	}
+	return nil
+}
+
+// Count returns how many counted calls the fake agent has taken in dir.
+func Count(dir string) (int, error) {
+	return readCount(filepath.Join(dir, "calls"))
+}
+
+// Argv returns the recorded argv of call n: argv0's basename, then the arguments.
+func Argv(dir string, n int) ([]string, error) {
+	p := filepath.Join(dir, "calls", strconv.Itoa(n)+".argv.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read fake agent argv: %w", err)
+	}
+	var argv []string
+	if err := json.Unmarshal(b, &argv); err != nil {
+		return nil, fmt.Errorf("read fake agent argv %s: %w", p, err)
+	}
+	return argv, nil
+}
