@@ -1,0 +1,20 @@
+// Package review holds the pure parts of periodic code review: when a review
+// is due (REVIEW_MODE, REVIEW_INTERVAL), the review call's prompt and
+// read-only context, turning the review agent's output into
+// .ralph/.review_findings.json, and the findings text for the next
+// implementation loop's system prompt. The engine runs the agent (with the
+// ReadOnlyTools allowlist, no session resume, output to LogName(loop)) and
+// git; this package never starts a process.
+//
+//	if review.Due(review.DueInput{Loop: n, Mode: m, Interval: i, FixPlanDelta: d,
+//		BreakerState: s, GitOK: ok, HeadSHA: head, LastSHA: last, Dirty: dirty}) {
+//		p := review.BuildPrompt(promptFile, review.DiffContext(committedStat, uncommittedStat))
+//		// run the agent with p.Prompt and p.SystemContext, then:
+//		f, err := review.ParseFindings(output)   // ErrNoFindings, ErrMalformed
+//		level, msg := review.Outcome(f, err)
+//		if err == nil { review.Save(dir, f) }
+//		review.SaveLastSHA(dir, head)
+//	}
+//	f, found, err := review.Load(dir)
+//	text := review.ContextFor(f)                 // templates.ContextInput.ReviewContext
+package review

@@ -1,0 +1,131 @@
+package review
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// REVIEW_MODE values.
+const (
+	ModeOff      = "off"
+	ModeEnhanced = "enhanced" // every Interval loops
+	ModeUltimate = "ultimate" // after every loop that completed a task
+)
+
+// DefaultInterval is REVIEW_INTERVAL's default, also used for values < 1.
+const DefaultInterval = 5
+
+// ReadOnlyTools is the tool allowlist of a review call.
+var ReadOnlyTools = []string{"Read", "Glob", "Grep"}
+
+// LogName is the review call's output log under .ralph/.
+func LogName(loop int) string { return "logs/review_loop_" + strconv.Itoa(loop) + ".log" }
+
+// DueInput is what decides whether a review runs after a successful loop.
+type DueInput struct {
+	Loop         int
+	Mode         string
+	Interval     int    // REVIEW_INTERVAL; < 1 means DefaultInterval
+	FixPlanDelta int    // done boxes gained this loop (ultimate mode)
+	BreakerState string // the stagnation breaker's state; "" when there is none
+	GitOK        bool   // git works here; without it the change check is skipped
+	HeadSHA      string // current HEAD
+	LastSHA      string // .review_last_sha ("" when none)
+	Dirty        bool   // the working tree has uncommitted changes
+}
+
+// Due reports whether a review runs after this loop: never after the first
+// loop (nothing to review yet) nor while the breaker is not CLOSED; in
+// enhanced mode every Interval loops; in ultimate mode after each loop that
+// ticked a task; and only when something changed since the last review
+// (HEAD moved or the tree is dirty). Unknown modes never review.
+func Due(in DueInput) bool {
+	if in.Loop < 2 {
+		return false
+	}
+	if in.BreakerState != "" && in.BreakerState != "CLOSED" {
+		return false
+	}
+	switch in.Mode {
+	case ModeEnhanced:
+		iv := in.Interval
+		if iv < 1 {
+			iv = DefaultInterval
+		}
+		if in.Loop%iv != 0 {
+			return false
+		}
+	case ModeUltimate:
+		if in.FixPlanDelta < 1 {
+			return false
+		}
+	default:
+		return false
+	}
+	if in.GitOK && in.HeadSHA == in.LastSHA && !in.Dirty {
+		return false
+	}
+	return true
+}
+
+// DiffRange is the commit range whose `git diff --stat` the review sees:
+// everything since the last review, or the last five commits.
+func DiffRange(lastSHA string) string {
+	if lastSHA == "" {
+		return "HEAD~5..HEAD"
+	}
+	return lastSHA + "..HEAD"
+}
+
+// DiffContext combines `git diff <DiffRange> --stat` (first 20 lines) and
+// `git diff --stat` of the working tree (first 10 lines) into the review's
+// "Recent changes", or "No recent changes".
+func DiffContext(committedStat, uncommittedStat string) string {
+	s := headLines(committedStat, 20)
+	if u := headLines(uncommittedStat, 10); u != "" {
+		s += "\nUncommitted:\n" + u
+	}
+	if s == "" {
+		return "No recent changes"
+	}
+	return s
+}
+
+func headLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	ls := strings.SplitN(s, "\n", n+1)
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, "\n")
+}
+
+// Prompt is a review call's input.
+type Prompt struct {
+	Prompt        string // REVIEW_PROMPT.md's content: the -p prompt
+	SystemContext string // appended to the system prompt (the driver's loop-context slot)
+}
+
+// BuildPrompt makes the review call's input from REVIEW_PROMPT.md's content
+// and DiffContext's text.
+func BuildPrompt(reviewPrompt []byte, diffContext string) Prompt {
+	return Prompt{
+		Prompt:        strings.TrimRight(string(reviewPrompt), "\n"),
+		SystemContext: "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: " + diffContext,
+	}
+}
+
+// MissingPromptWarning is the WARN line when REVIEW_PROMPT.md is missing;
+// the review is then skipped.
+func MissingPromptWarning(path string) string {
+	return "Review prompt file not found: " + path + " — skipping review"
+}
+
+// StartMessage is the INFO line when a review starts.
+func StartMessage(loop int) string {
+	return fmt.Sprintf("Starting periodic code review (loop #%d)", loop)
+}
