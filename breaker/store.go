@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -79,17 +80,19 @@ func AppendHistory(d *ralphdir.Dir, t Transition) error {
 	if err != nil {
 		return err
 	}
-	e, err := json.Marshal(historyEntry{
+	var e bytes.Buffer
+	enc := json.NewEncoder(&e)
+	enc.SetEscapeHTML(false) // jq writes ">=" as is
+	if err := enc.Encode(historyEntry{
 		Timestamp: formatISO(stamp(t.At)),
 		Loop:      t.Loop,
 		FromState: t.From,
 		ToState:   t.To,
 		Reason:    t.Reason,
-	})
-	if err != nil {
+	}); err != nil {
 		return fmt.Errorf("encode breaker history entry: %w", err)
 	}
-	entries = append(entries, e)
+	entries = append(entries, bytes.TrimRight(e.Bytes(), "\n"))
 	if err := d.WriteJSON(ralphdir.CircuitBreakerHistory, entries); err != nil {
 		return fmt.Errorf("append breaker history: %w", err)
 	}

@@ -1,0 +1,217 @@
+package breaker
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+)
+
+// The state the cli-circuit-status conformance scenario writes (no
+// consecutive_read_only_timeouts, as an older bash loop wrote it).
+const scenarioOpen = `{"state":"OPEN","last_change":"2026-03-01T10:00:00+00:00","opened_at":"2026-03-01T10:00:00+00:00",
+"consecutive_no_progress":4,"consecutive_same_error":0,"consecutive_permission_denials":0,"last_progress_loop":2,
+"total_opens":3,"reason":"No progress detected in 4 consecutive loops","current_loop":6}`
+
+func TestDescribeReferenceBlock(t *testing.T) {
+	d, _ := newDir(t)
+	put(t, d, ralphdir.CircuitBreakerState, scenarioOpen)
+	s, err := LoadOrCreate(d, t0.Add(12*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Describe(s, t0.Add(12*time.Minute), DefaultConfig())
+	wantHead := []string{
+		"╔════════════════════════════════════════════════════════════╗",
+		"║           Circuit Breaker Status                          ║",
+		"╚════════════════════════════════════════════════════════════╝",
+		"State:                 🚨 OPEN",
+		"Reason:                No progress detected in 4 consecutive loops",
+		"Loops since progress: 4",
+		"Last progress:        Loop #2",
+		"Current loop:         #6",
+		"Total opens:          3",
+	}
+	if diff := cmp.Diff(wantHead, got[:len(wantHead)]); diff != "" {
+		t.Errorf("reference block (-want +got):\n%s", diff)
+	}
+	text := strings.Join(got, "\n")
+	for _, re := range []string{
+		`Loops since progress:[[:space:]]+4`, // what the conformance scenario greps
+		`Total opens:[[:space:]]+3`,
+		`(?m)^Tripped by: +no progress \(CB_NO_PROGRESS_THRESHOLD=3\)$`, // read back from the bash reason
+		`(?m)^Opened at: +2026-03-01T10:00:00\+00:00$`,
+		`(?m)^Cooldown: +18m left of 30m`,
+		`(?m)^Next step: +check whether \.ralph/@fix_plan\.md`,
+		`(?m)^To continue now: +ralph_loop --reset-circuit$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("no line matching %q in:\n%s", re, text)
+		}
+	}
+	if got[len(got)-1] != "" {
+		t.Errorf("last line = %q, want the reference's trailing empty line", got[len(got)-1])
+	}
+}
+
+func TestDescribeStates(t *testing.T) {
+	c := DefaultConfig()
+	c.CountPermissionDenials = true
+	now := t0.Add(time.Hour)
+	tests := []struct {
+		name  string
+		s     State
+		cfg   Config
+		want  []string // regexps, each must match a line
+		avoid []string
+	}{
+		{
+			name: "fresh closed", s: Fresh(t0), cfg: c,
+			want: []string{
+				`^State: +✅ CLOSED$`, `^Current loop: +N/A$`,
+				`^Counters: +no progress 0/3, errors 0/5, read-only timeouts 0/2, permission denials 0/2$`,
+				`^Next step: +none; the loop runs normally$`,
+			},
+			avoid: []string{`^Tripped by:`, `^To continue now:`},
+		},
+		{
+			name: "half-open with its evidence",
+			s: State{State: HalfOpen, LastChange: t0, ConsecutiveNoProgress: 2, CurrentLoop: 5, TrippedBy: SignalNoProgress,
+				Reason: "Monitoring: 2 loops without progress", NoProgressLoops: []int{4, 5}, QuestionLoops: []int{5}},
+			cfg: c,
+			want: []string{
+				`^State: +⚠️  HALF_OPEN$`,
+				`^Tripped by: +no progress`,
+				`^No progress in: +loops 4, 5 `,
+				`^Questions asked in: +loops 5; nobody answers them`,
+				`^Next step: +none yet: a loop with progress closes the circuit; 1 more without progress open it$`,
+			},
+		},
+		{
+			name: "open on repeated errors",
+			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutiveSameError: 3, TrippedBy: SignalSameError,
+				Reason: "Same error repeated in 3 consecutive loops",
+				Errors: []ErrorLine{{3, "Error: boom"}, {4, "Error: boom"}, {5, "Error: boom"}}},
+			cfg: c,
+			want: []string{
+				`^Last error: +loop 5: Error: boom \(the same line in the last 3 loops\)$`,
+				`^Cooldown: +over \(60m >= 30m\); the next run starts in HALF_OPEN$`,
+				`^Next step: +fix the error shown above`,
+			},
+		},
+		{
+			name: "open on denials with auto-reset on",
+			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutivePermissionDenials: 2, TrippedBy: SignalPermissionDenials,
+				Reason: "Permission denied in 2 consecutive loops", DeniedCommands: []string{"Bash(rm -rf /)", "WebFetch"}},
+			cfg: func() Config { x := c; x.AutoReset = true; return x }(),
+			want: []string{
+				`^Denied: +Bash\(rm -rf /\), WebFetch$`,
+				`^Cooldown: +skipped: CB_AUTO_RESET=true`,
+				`^Next step: +allow the denied tools \(ALLOWED_TOOLS in \.ralph/\.ralphrc\)`,
+			},
+		},
+		{
+			name: "open with opened_at in the future",
+			s:    State{State: Open, LastChange: now.Add(time.Hour), OpenedAt: now.Add(time.Hour), Reason: "Read-only timeout in 2 consecutive loops (agent stuck reading)"},
+			cfg:  c,
+			want: []string{
+				`^Tripped by: +read-only timeouts`,
+				`^Cooldown: +opened_at is in the future`,
+				`^Next step: +split the current task`,
+			},
+		},
+		{
+			name: "denials not counted outside threshold mode",
+			s:    Fresh(t0), cfg: DefaultConfig(),
+			want: []string{`permission denials not counted \(PERMISSION_DENIAL_MODE is not threshold\)$`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := Describe(tc.s, now, tc.cfg)
+			match := func(re string) bool {
+				for _, l := range lines {
+					if regexp.MustCompile(re).MatchString(l) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, re := range tc.want {
+				if !match(re) {
+					t.Errorf("no line matching %q in:\n%s", re, strings.Join(lines, "\n"))
+				}
+			}
+			for _, re := range tc.avoid {
+				if match(re) {
+					t.Errorf("unexpected line matching %q in:\n%s", re, strings.Join(lines, "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestSignalFromBashReason(t *testing.T) {
+	for reason, want := range map[string]Signal{
+		"Permission denied in 2 consecutive loops":                            SignalPermissionDenials,
+		"Read-only timeout in 2 consecutive loops (agent stuck reading)":      SignalReadOnlyTimeouts,
+		"No progress detected in 3 consecutive loops":                         SignalNoProgress,
+		"No recovery, opening circuit after 3 loops":                          SignalNoProgress,
+		"Monitoring: 2 loops without progress":                                SignalNoProgress,
+		"Monitoring: output declined by 90% without progress (10 -> 1 bytes)": SignalOutputDecline,
+		"Same error repeated in 5 consecutive loops":                          SignalSameError,
+		"Cooldown recovery: 35m elapsed":                                      "",
+		"":                                                                    "",
+	} {
+		if got := (State{Reason: reason}).signal(); got != want {
+			t.Errorf("signal for %q = %q, want %q", reason, got, want)
+		}
+	}
+}
+
+func TestTransitionLines(t *testing.T) {
+	for _, tc := range []struct {
+		to   string
+		want []string
+	}{
+		{Open, []string{"🚨 CIRCUIT BREAKER OPENED", "Reason: r"}},
+		{HalfOpen, []string{"⚠️  CIRCUIT BREAKER: Monitoring Mode", "Reason: r"}},
+		{Closed, []string{"✅ CIRCUIT BREAKER: Normal Operation", "Reason: r"}},
+		{"null", nil},
+	} {
+		if diff := cmp.Diff(tc.want, Transition{To: tc.to, Reason: "r"}.Lines()); diff != "" {
+			t.Errorf("Lines to %s (-want +got):\n%s", tc.to, diff)
+		}
+	}
+}
+
+func TestErr(t *testing.T) {
+	if err := Fresh(t0).Err(); err != nil {
+		t.Errorf("CLOSED Err() = %v", err)
+	}
+	err := State{State: Open, Reason: "No progress detected in 3 consecutive loops"}.Err()
+	if !errors.Is(err, ErrOpen) {
+		t.Errorf("errors.Is(%v, ErrOpen) = false", err)
+	}
+	want := "circuit breaker open: No progress detected in 3 consecutive loops (run ralph_loop --reset-circuit to continue)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Err() = %v, want %q", err, want)
+	}
+}
+
+func TestHalted(t *testing.T) {
+	s := State{State: Open, LastChange: t0, OpenedAt: t0, Reason: "x"}
+	text := strings.Join(Halted(s, t0, DefaultConfig()), "\n")
+	for _, want := range []string{"EXECUTION HALTED: Circuit Breaker Opened", ".ralph/@fix_plan.md", "ralph_loop --reset-circuit", "State:                 🚨 OPEN"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Halted text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, ".ralph/fix_plan.md") {
+		t.Errorf("Halted text names .ralph/fix_plan.md instead of .ralph/@fix_plan.md")
+	}
+}
