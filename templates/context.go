@@ -1,0 +1,130 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Caps of the loop context, in characters.
+const (
+	ContextMax     = 500 // the loop part (everything but review and write-timeout text)
+	PreviousMax    = 200 // the previous loop's summary
+	DiffSummaryMax = 150 // the diff summary as quoted in the context
+)
+
+// WriteTimeoutNotice tells the agent the previous loop was stopped for
+// changing no file.
+const WriteTimeoutNotice = "PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY. Do not re-read files you already explored. "
+
+// ContextInput is everything one loop's context is built from. The engine
+// fills it: fix-plan numbers from package fixplan, QualityGateFeedback from
+// gates.Feedback, ReviewContext from review.ContextFor.
+type ContextInput struct {
+	Loop           int
+	SessionResumed bool // an agent session is being resumed
+
+	HaveFixPlan bool   // @fix_plan.md exists
+	Remaining   int    // fixplan.Count(plan).Unchecked
+	NextTask    string // fixplan.NextTask(plan)
+
+	BreakerState        string // the breaker's state; "", "CLOSED" and "null" say nothing
+	PreviousSummary     string // the previous loop's work summary
+	QualityGateFeedback string // gates.Feedback of the last results
+	DiffSummary         string // DiffSummary of the previous loop's changes
+
+	ReviewContext string // review.ContextFor of pending findings
+	WriteTimedOut bool   // the previous call was stopped by the write heartbeat
+
+	// LoopStateOff leaves out the loop part and keeps only the review and
+	// write-timeout text: what the reference sends with --no-continue.
+	LoopStateOff bool
+}
+
+// LoopContext is the text appended to the agent's system prompt for one
+// loop. The loop part is a row of short sentences, each ending in ". ":
+//
+//	Loop #2. Session continued — do NOT re-read spec files. Resume implementation.
+//	Remaining tasks: 1. Next: - [ ] Task B. Circuit breaker: HALF_OPEN.
+//	Previous: <summary>. TESTS FAILING: <output>. QG fail: <gates>. Changed: <files>.
+//
+// (one line in reality), cut to ContextMax characters so the most useful
+// parts survive. Review findings and the write-timeout notice follow it with
+// their own caps, so the agent gets a single addition per call.
+func LoopContext(in ContextInput) string {
+	var b strings.Builder
+	if !in.LoopStateOff {
+		b.WriteString(truncate(loopPart(in), ContextMax))
+	}
+	if in.ReviewContext != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(in.ReviewContext + " ")
+	}
+	if in.WriteTimedOut {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(WriteTimeoutNotice)
+	}
+	return b.String()
+}
+
+func loopPart(in ContextInput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Loop #%d. ", in.Loop)
+	if in.SessionResumed {
+		b.WriteString("Session continued — do NOT re-read spec files. Resume implementation. ")
+	}
+	if in.HaveFixPlan {
+		fmt.Fprintf(&b, "Remaining tasks: %d. ", in.Remaining)
+		if in.NextTask != "" {
+			b.WriteString("Next: " + in.NextTask + ". ")
+		}
+	}
+	if s := in.BreakerState; s != "" && s != "CLOSED" && s != "null" {
+		b.WriteString("Circuit breaker: " + s + ". ")
+	}
+	if p := previous(in.PreviousSummary); p != "" {
+		b.WriteString("Previous: " + p + ". ")
+	}
+	b.WriteString(in.QualityGateFeedback)
+	if d := truncate(strings.TrimSpace(in.DiffSummary), DiffSummaryMax); d != "" {
+		b.WriteString(d + ". ")
+	}
+	return b.String()
+}
+
+// previous prepares the last loop's summary: the agent's status block is
+// dropped (the loop already acted on it), whitespace becomes single spaces,
+// and the text is cut to PreviousMax characters without a final period (the
+// context adds its own).
+func previous(s string) string {
+	if i := strings.Index(s, "---RALPH_STATUS---"); i >= 0 {
+		rest := s[i:]
+		s = s[:i]
+		if j := strings.Index(rest, "---END_RALPH_STATUS---"); j >= 0 {
+			s += " " + rest[j+len("---END_RALPH_STATUS---"):]
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "null" {
+		return ""
+	}
+	return strings.TrimRight(truncate(s, PreviousMax), ". ")
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
