@@ -1,0 +1,259 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// naiveFacts is a slow, obviously-correct restatement of what textScan
+// computes, working on whole lines in memory. The differential tests and
+// the fuzz targets compare the two.
+func naiveFacts(text string) *textFacts {
+	f := &textFacts{Bytes: int64(len(text))}
+	lines := strings.Split(text, "\n")
+	if strings.HasSuffix(text, "\n") {
+		lines = lines[:len(lines)-1]
+	}
+	if text == "" {
+		lines = nil
+	}
+	f.Lines = len(lines)
+	stage1 := regexp.MustCompile(`"[^"]*error[^"]*":`)
+	stage2 := regexp.MustCompile(`(^Error:|^ERROR:|^error:|\]: error|Link: error|Error occurred|failed with error|[Ee]xception|Fatal|FATAL)`)
+	for n, line := range lines {
+		low := foldString(line)
+		for i, k := range completionKeywords {
+			if naiveWord(line, k) {
+				f.Keywords |= 1 << uint(i)
+			}
+		}
+		for i, k := range noWorkPatterns {
+			if naiveWord(line, k) {
+				f.NoWork |= 1 << uint(i)
+			}
+		}
+		q := 0
+		for _, k := range questionPatterns {
+			if naiveWord(line, k) {
+				q++
+			}
+		}
+		if naiveSeq(line, "awaiting", "input") {
+			q++
+		}
+		if naiveSeq(line, "waiting", "response") {
+			q++
+		}
+		f.Questions += q
+		if containsAny(low, "running tests", "npm test", "bats", "pytest", "jest") {
+			f.TestLines++
+		}
+		if containsAny(low, "implementing", "creating", "writing", "adding", "function", "class") {
+			f.ImplLines++
+		}
+		head := line
+		if len(head) > headCap {
+			head = head[:headCap]
+		}
+		if !f.HasSummary && containsAny(low, "summary", "completed", "implemented") {
+			f.HasSummary = true
+			f.Summary = cutBytes([]byte(head), summaryCut)
+		}
+		if !stage1.MatchString(line) && stage2.MatchString(line) {
+			f.ErrorCount++
+			if len(f.ErrorLines) < maxErrLines {
+				f.ErrorLines = append(f.ErrorLines, ErrorLine{Line: n + 1, Text: strings.TrimSuffix(head, "\r")})
+			}
+		}
+	}
+	naiveBlocks(text, f)
+	naivePreamble(text, f)
+	naiveStates(lines, f)
+	return f
+}
+
+// naiveWord: grep -iw for a fixed phrase on one line.
+func naiveWord(line, w string) bool {
+	low := foldString(line)
+	for from := 0; ; {
+		i := strings.Index(low[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		before, after := true, true
+		if i > 0 {
+			r, _ := utf8.DecodeLastRuneInString(line[:i])
+			before = !isWordRune(r)
+		}
+		if j := i + len(w); j < len(line) {
+			r, _ := utf8.DecodeRuneInString(line[j:])
+			after = !isWordRune(r)
+		}
+		if before && after {
+			return true
+		}
+	}
+}
+
+// naiveSeq: grep -iw "a.*b" on one line.
+func naiveSeq(line, a, b string) bool {
+	low := foldString(line)
+	for from := 0; ; {
+		i := strings.Index(low[from:], a)
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		if i > 0 {
+			if r, _ := utf8.DecodeLastRuneInString(line[:i]); isWordRune(r) {
+				continue
+			}
+		}
+		rest := low[i+len(a):]
+		for k := 0; k <= len(rest)-len(b); k++ {
+			if rest[k:k+len(b)] != b {
+				continue
+			}
+			j := i + len(a) + k + len(b)
+			if j < len(line) {
+				if r, _ := utf8.DecodeRuneInString(line[j:]); isWordRune(r) {
+					continue
+				}
+			}
+			return true
+		}
+		return false
+	}
+}
+
+func naiveBlocks(text string, f *textFacts) {
+	type ev struct {
+		start, end int
+		isStart    bool
+	}
+	var evs []ev
+	for i := 0; i+len(startMarker) <= len(text); i++ {
+		if text[i:i+len(startMarker)] == startMarker {
+			evs = append(evs, ev{i, i + len(startMarker) - 1, true})
+		}
+	}
+	for i := 0; i+len(endMarker) <= len(text); i++ {
+		if text[i:i+len(endMarker)] == endMarker {
+			evs = append(evs, ev{i, i + len(endMarker) - 1, false})
+		}
+	}
+	// Process in order of end position, as the automaton reports them.
+	for a := 1; a < len(evs); a++ {
+		for b := a; b > 0 && evs[b].end < evs[b-1].end; b-- {
+			evs[b], evs[b-1] = evs[b-1], evs[b]
+		}
+	}
+	lineOf := func(i int) int { return strings.Count(text[:i], "\n") + 1 }
+	open := false
+	var cur StatusBlock
+	var last *StatusBlock
+	body := 0
+	parse := func(from, to int) {
+		for _, l := range strings.Split(text[from:to], "\n") {
+			l = strings.ReplaceAll(l, "\r", "")
+			l = strings.TrimLeft(l, spaceChars)
+			if len(l) > blockCap {
+				l = l[:blockCap]
+			}
+			parseBlockLine(&cur, []byte(l))
+		}
+	}
+	for _, e := range evs {
+		if e.isStart {
+			f.Blocks++
+			open = true
+			cur = StatusBlock{Line: lineOf(e.start), TestsStatus: "UNKNOWN"}
+			body = e.end + 1
+			continue
+		}
+		if open && e.start >= body {
+			parse(body, e.start)
+			cur.Complete = true
+			b := cur
+			last = &b
+			open = false
+			f.ClosedBlock++
+		}
+	}
+	if last != nil {
+		f.Block = last
+	} else if open {
+		parse(body, len(text))
+		b := cur
+		f.Block = &b
+	}
+}
+
+func naivePreamble(text string, f *textFacts) {
+	t := strings.ReplaceAll(text, "\r", "")
+	if i := strings.Index(t, startMarker); i >= 0 {
+		t = t[:i]
+	}
+	n := 0
+	for _, l := range strings.Split(t, "\n") {
+		l = strings.TrimLeft(l, spaceChars)
+		if len(l) > preCap {
+			l = l[:preCap]
+		}
+		l = strings.TrimRight(l, spaceChars)
+		if l == "" {
+			if n > 0 {
+				break
+			}
+			continue
+		}
+		n++
+		if denialLine(l) {
+			f.Denial = true
+			f.DenialLine = cutBytes([]byte(l), 200)
+			break
+		}
+		if n >= preMaxLines {
+			break
+		}
+	}
+}
+
+func naiveStates(lines []string, f *textFacts) {
+	opener := regexp.MustCompile(`<!--[ \t]{0,8}ralph:state`)
+	for _, line := range lines {
+		locs := opener.FindAllStringIndex(line, -1)
+		// FindAll does not report overlapping matches; openers cannot overlap.
+		for k, loc := range locs {
+			rest := line[loc[1]:]
+			if k+1 < len(locs) {
+				// the next opener's "ralph:state" starts a new capture
+				next := locs[k+1][1] - len("ralph:state")
+				rest = line[loc[1]:next]
+			}
+			rest = strings.ReplaceAll(rest, "\r", "")
+			if len(rest) > stateCap {
+				rest = rest[:stateCap]
+			}
+			i := strings.Index(rest, "-->")
+			if i < 0 {
+				continue
+			}
+			name, ok := parseStateName([]byte(rest[:i]))
+			if !ok || len(f.States) >= maxStates {
+				continue
+			}
+			dup := false
+			for _, h := range f.States {
+				dup = dup || h == name
+			}
+			if !dup {
+				f.States = append(f.States, name)
+			}
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package analysis
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var fragments = []string{
+	"\n", "\n", "\n", " ", " ", "\t", "\r", "\r\n", "a", "x", "_", "-", ":", `"`, `":`, "é", "—", "\xe2\x80", "\xff",
+	"done", "Done.", "DONE", "undone", "complete", "incomplete", "completed", "finished", "unfinished",
+	"all tasks complete", "project complete", "ready for review", "nothing to do", "no changes", "up to date",
+	"already implemented", "implemented", "implementing", "summary", "Summary:", "running tests", "npm test",
+	"bats", "combats", "pytest", "jest", "function", "class", "writing", "adding", "creating",
+	"Error:", "ERROR:", "error:", "Error occurred", "]: error", "Link: error", "failed with error",
+	"Exception", "exception", "EXCEPTION", "Fatal", "FATAL", "fatal", `"is_error": false`, `"error":`, `"x error y":`,
+	startMarker, endMarker, "---", "RALPH_STATUS", "STATUS: COMPLETE", "STATUS: IN_PROGRESS", "EXIT_SIGNAL: true",
+	"EXIT_SIGNAL: false", "EXIT_SIGNAL: True", "TASKS_COMPLETED_THIS_LOOP: 1", "TASKS_COMPLETED_THIS_LOOP: -02",
+	"TESTS_STATUS: PASSING", "WORK_TYPE: TESTING", "FILES_MODIFIED: 3", "RECOMMENDATION: go on",
+	"Permission denied: ", "permission denied: tool", "approval required: run", "requires approval before it can run",
+	"not allowed to use tool", "<!--", " ralph:state", "ralph:state idle -->", "<!-- ralph:state idle -->",
+	"<!--  ralph:state blocked-1 -->", "-->", "should I", "could you", "awaiting", "input", "waiting", "response",
+	"please confirm", "What do you think?", "shall Idaho",
+}
+
+func randomText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(fragments[r.Intn(len(fragments))])
+	}
+	if r.Intn(4) == 0 {
+		b.WriteString(strings.Repeat("y", r.Intn(400)))
+	}
+	return b.String()
+}
+
+// scanPieces runs a scanner over text cut into random pieces.
+func scanPieces(text string, r *rand.Rand) *textFacts {
+	s := newTextScan(1<<20, false)
+	for len(text) > 0 {
+		n := 1 + r.Intn(40)
+		if r.Intn(3) == 0 {
+			n = 1 + r.Intn(3)
+		}
+		n = min(n, len(text))
+		s.Write([]byte(text[:n]))
+		text = text[n:]
+	}
+	return s.finish()
+}
+
+func compareFacts(t *testing.T, text string, got, want *textFacts) {
+	t.Helper()
+	opts := cmp.Options{
+		cmpopts.IgnoreFields(textFacts{}, "Text", "Truncated", "LastLines"),
+		cmpopts.EquateEmpty(),
+	}
+	if diff := cmp.Diff(want, got, opts); diff != "" {
+		t.Fatalf("text %q:\n(-naive +stream)\n%s", text, diff)
+	}
+}
+
+func TestTextScanMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 3000; i++ {
+		text := randomText(r, 1+r.Intn(60))
+		want := naiveFacts(text)
+		compareFacts(t, text, scanString(text, 0), want)
+		compareFacts(t, text, scanPieces(text, r), want)
+	}
+}
