@@ -39,11 +39,13 @@ func SplitCommand(s string) ([]string, error) {
 		if err := checkWord(w); err != nil {
 			return nil, fmt.Errorf("parse AGENT_COMMAND: %w", err)
 		}
-		v, err := expand.Literal(nil, w)
-		if err != nil {
-			return nil, fmt.Errorf("parse AGENT_COMMAND: %s: %w", w.Pos(), err)
+		// Only quote removal is left to do: checkWord has refused every
+		// expansion, so one word gives exactly one field.
+		fields, err := expand.Fields(nil, w)
+		if err != nil || len(fields) != 1 {
+			return nil, fmt.Errorf("parse AGENT_COMMAND: %s: unsupported word", w.Pos())
 		}
-		words = append(words, v)
+		words = append(words, fields[0])
 	}
 	if len(words) == 0 || words[0] == "" {
 		return nil, errNoCommand
