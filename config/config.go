@@ -1,0 +1,271 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Action is what the command line asks for.
+type Action int
+
+// The actions. Run is the loop itself; Monitor runs it inside tmux.
+const (
+	Run Action = iota
+	Help
+	Version
+	Status
+	CircuitStatus
+	ResetCircuit
+	ResetSession
+	Monitor
+	Analyze
+	Report
+	Pause
+	Resume
+)
+
+var actionNames = [...]string{
+	Run: "run", Help: "help", Version: "version", Status: "status",
+	CircuitStatus: "circuit-status", ResetCircuit: "reset-circuit",
+	ResetSession: "reset-session", Monitor: "monitor", Analyze: "analyze",
+	Report: "report", Pause: "pause", Resume: "resume",
+}
+
+func (a Action) String() string {
+	if a >= 0 && int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// runsLoop reports whether the action starts the loop. Only then are
+// environment and .ralphrc values validated strictly (see Load).
+func (a Action) runsLoop() bool { return a == Run || a == Monitor }
+
+// Source kinds.
+const (
+	SourceDefault = "default"
+	SourceFile    = "ralphrc"
+	SourceEnv     = "env"
+	SourceFlag    = "flag"
+	SourceDerived = "derived"
+)
+
+// Source says where a key's value came from.
+//   - Kind SourceDefault: built-in default.
+//   - Kind SourceFile: File and Line of the .ralphrc assignment.
+//   - Kind SourceEnv: Name is the environment variable (e.g. CLAUDE_ALLOWED_TOOLS).
+//   - Kind SourceFlag: Name is the flag as "--calls".
+//   - Kind SourceDerived: Name is the key it was derived from (REVIEW_MODE from REVIEW_ENABLED).
+type Source struct {
+	Kind string
+	File string
+	Line int
+	Name string
+}
+
+func (s Source) String() string {
+	switch s.Kind {
+	case SourceFile:
+		return show(s.File) + ":" + strconv.Itoa(s.Line)
+	case SourceEnv:
+		return "env " + s.Name
+	case SourceFlag:
+		return "flag " + s.Name
+	case SourceDerived:
+		return "derived from " + s.Name
+	default:
+		return "default"
+	}
+}
+
+// Warning is a non-fatal configuration problem: a skipped .ralphrc line, an
+// ignored key, or (for maintenance commands) an invalid value replaced by its
+// default. File and Line are set for .ralphrc lines.
+type Warning struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// String formats the warning as "<file>:<line>: <msg>" (or just msg).
+func (w Warning) String() string {
+	if w.File == "" {
+		return w.Msg
+	}
+	return show(w.File) + ":" + strconv.Itoa(w.Line) + ": " + w.Msg
+}
+
+// UsageError is a bad command line or configuration value. The program
+// prints Error() (one line) and exits with ExitCode() (1, as the reference
+// does for usage errors); when ShowUsage is set it prints Usage too.
+type UsageError struct {
+	Key       string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
+	Value     string // the rejected value
+	Source    Source // where the value came from
+	Accepted  string // what would have been accepted
+	ShowUsage bool   // unknown option: print the help after the message
+	Msg       string // the full one-line message
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode is the process exit code for a usage error: 1.
+func (e *UsageError) ExitCode() int { return 1 }
+
+// Config is the resolved configuration. Relative paths are relative to
+// ProjectDir (the directory the loop runs in).
+type Config struct {
+	Action     Action
+	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
+	ProjectDir string // as passed to Load
+	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none
+
+	// Agent and driver.
+	Driver          string   // PLATFORM_DRIVER: claude-code, codex, cursor, copilot, opencode, command
+	AgentCommand    string   // AGENT_COMMAND as written (driver "command")
+	AgentArgv       []string // AGENT_COMMAND split into words (quotes and $VAR honoured)
+	AgentPromptMode string   // AGENT_PROMPT_MODE: stdin or arg
+	OutputFormat    string   // CLAUDE_OUTPUT_FORMAT: json or text
+	AllowedTools    []string // ALLOWED_TOOLS split on ',' and trimmed; empty = pass no allowlist
+	PermissionMode  string   // CLAUDE_PERMISSION_MODE
+	TimeoutMinutes  int      // CLAUDE_TIMEOUT_MINUTES, 1..120
+	Live            bool     // --live
+	Verbose         bool     // RALPH_VERBOSE / --verbose
+
+	// Project files (PROMPT_FILE, FIX_PLAN_FILE, AGENT_FILE).
+	PromptFile  string
+	FixPlanFile string
+	AgentFile   string
+
+	// Rate limit and sessions.
+	MaxCallsPerHour    int  // MAX_CALLS_PER_HOUR
+	SessionContinuity  bool // SESSION_CONTINUITY / --no-continue
+	SessionExpiryHours int  // SESSION_EXPIRY_HOURS
+
+	// Permission denials and write heartbeat.
+	PermissionDenialMode string // PERMISSION_DENIAL_MODE: continue, halt, threshold
+	WriteTimeoutMinutes  int    // WRITE_TIMEOUT_MINUTES, 0 disables the heartbeat
+
+	// Circuit breaker.
+	CBNoProgressThreshold       int
+	CBSameErrorThreshold        int
+	CBOutputDeclineThreshold    int // accepted, unused by the reference
+	CBPermissionDenialThreshold int
+	CBReadOnlyTimeoutThreshold  int
+	CBCooldownMinutes           int
+	CBAutoReset                 bool // CB_AUTO_RESET / --auto-reset-circuit
+
+	// Quality gates.
+	TestCommand                 string
+	QualityGates                []string // QUALITY_GATES split on ';', trimmed, empties dropped
+	QualityGateMode             string   // warn, block, circuit-breaker
+	QualityGateTimeoutSeconds   int
+	QualityGateOnCompletionOnly bool
+
+	// Review.
+	ReviewMode     string // off, enhanced, ultimate (after the REVIEW_ENABLED derivation)
+	ReviewEnabled  bool   // ReviewMode != "off"
+	ReviewInterval int
+
+	// Informational keys (accepted, not used by the loop itself).
+	ProjectName      string
+	ProjectType      string
+	TaskSources      string
+	GithubTaskLabel  string
+	BeadsFilter      string
+	ClaudeMinVersion string
+
+	// Loop control (new, all off by default except LoopDelay and
+	// MaxConsecutiveFailures).
+	MaxLoops               int            // MAX_LOOPS, 0 = unlimited
+	LoopDelay              time.Duration  // LOOP_DELAY, default 5s
+	IdleDelay              time.Duration  // IDLE_DELAY, 0 = off
+	IdleBackoff            float64        // IDLE_BACKOFF, 2.0 when IDLE_DELAY is set
+	IdleMaxDelay           time.Duration  // IDLE_MAX_DELAY, 0 = no cap
+	IdleMax                int            // IDLE_MAX, 0 = no limit
+	StallLimit             int            // STALL_LIMIT, 0 = off
+	DonePattern            *regexp.Regexp // DONE_PATTERN, nil = off
+	InactivityTimeout      time.Duration  // INACTIVITY_TIMEOUT, 0 = off
+	MaxCostUSD             float64        // MAX_COST_USD, 0 = off
+	MaxTokens              int64          // MAX_TOKENS, 0 = off
+	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
+	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
+
+	// Arguments of the non-loop actions.
+	AnalyzeFile string // --analyze FILE
+	JSON        bool   // --json (with --report)
+
+	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
+	// plus "RALPH_DIR") to where its value came from.
+	Sources map[string]Source
+}
+
+// AgentTimeout is TimeoutMinutes as a duration.
+func (c *Config) AgentTimeout() time.Duration {
+	return time.Duration(c.TimeoutMinutes) * time.Minute
+}
+
+// WriteTimeout is WriteTimeoutMinutes as a duration (0 = heartbeat off).
+func (c *Config) WriteTimeout() time.Duration {
+	return time.Duration(c.WriteTimeoutMinutes) * time.Minute
+}
+
+// SessionExpiry is SessionExpiryHours as a duration.
+func (c *Config) SessionExpiry() time.Duration {
+	return time.Duration(c.SessionExpiryHours) * time.Hour
+}
+
+// CBCooldown is CBCooldownMinutes as a duration.
+func (c *Config) CBCooldown() time.Duration {
+	return time.Duration(c.CBCooldownMinutes) * time.Minute
+}
+
+// QualityGateTimeout is QualityGateTimeoutSeconds as a duration.
+func (c *Config) QualityGateTimeout() time.Duration {
+	return time.Duration(c.QualityGateTimeoutSeconds) * time.Second
+}
+
+// DefaultAllowedTools returns the default ALLOWED_TOOLS list (a new slice).
+func DefaultAllowedTools() []string {
+	return splitList(defaultAllowedTools, ",")
+}
+
+// Drivers returns the accepted PLATFORM_DRIVER values.
+func Drivers() []string {
+	return append([]string(nil), validDrivers...)
+}
+
+func (s Source) describe() string {
+	if s.Kind == SourceFlag {
+		return s.Name
+	}
+	return s.String()
+}
+
+// invalidValue builds the usual "Invalid KEY: 'value' (source); accepted"
+// error.
+func invalidValue(key, value string, src Source, accepted string) *UsageError {
+	msg := fmt.Sprintf("Invalid %s: '%s'", key, show(value))
+	if src.Kind != SourceFlag {
+		msg += " (" + src.describe() + ")"
+	}
+	if accepted != "" {
+		msg += "; " + accepted
+	}
+	return &UsageError{Key: key, Value: value, Source: src, Accepted: accepted, Msg: msg}
+}
+
+// show makes a user-supplied string safe inside a one-line message: control
+// characters (newlines, escape sequences) are written as Go escapes.
+func show(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}

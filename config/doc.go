@@ -1,0 +1,51 @@
+// Package config turns the command line, the environment and .ralphrc into
+// one validated Config; it is a pure function with no processes and no
+// globals.
+//
+// API:
+//
+//	func Load(args []string, lookupEnv func(string) (string, bool), projectDir string,
+//		readFile func(string) ([]byte, error)) (*Config, []Warning, error)
+//	func Usage(w io.Writer)                        // the --help text
+//	func ParseDuration(s string) (time.Duration, error) // 30s, 5m, 6h, 1d, 1h30m, plain seconds
+//	func DefaultAllowedTools() []string
+//	func Drivers() []string                        // accepted PLATFORM_DRIVER values
+//	type Config, Action, Source, Warning, UsageError
+//
+// Precedence is the same for every key: flag > environment > .ralphrc >
+// default. Environment aliases are tried in order (ALLOWED_TOOLS before
+// CLAUDE_ALLOWED_TOOLS, SESSION_CONTINUITY before CLAUDE_USE_CONTINUE,
+// SESSION_EXPIRY_HOURS before CLAUDE_SESSION_EXPIRY_HOURS, RALPH_VERBOSE
+// before VERBOSE_PROGRESS). An empty environment or .ralphrc value counts
+// as unset, except CLAUDE_PERMISSION_MODE set to "" in the environment,
+// which means bypassPermissions (as in the reference). Config.Sources says
+// where each value came from.
+//
+// .ralphrc is read from <projectDir>/<RALPH_DIR>/.ralphrc, else
+// <projectDir>/.ralphrc, with the reference's line grammar (a hand parser:
+// it only recognises KEY=VALUE lines and can execute nothing): allowlisted
+// upper-case keys, one pair of outer quotes removed, a whole value of
+// ${NAME:-default}, ${NAME} or $NAME resolved against earlier lines and the
+// environment, lines with "$(" or a backtick rejected, anything else
+// skipped with a Warning naming file and line. File names in .ralphrc
+// (PROMPT_FILE, FIX_PLAN_FILE, AGENT_FILE, EVENTS_FILE) are relative to the
+// Ralph directory; from flags and the environment they are relative to the
+// project directory.
+//
+// Command-line parsing follows the reference: one left-to-right pass;
+// --help, --version, --status, --circuit-status, --reset-circuit and
+// --reset-session act where they stand (later words are not examined);
+// value flags take the next word whatever it is; a stray word or an unknown
+// flag gives "Unknown option: X" (UsageError.ShowUsage). pflag extras are
+// accepted too: --flag=value, -c5, grouped short flags.
+//
+// Every invalid value is a *UsageError: one line naming the key or flag,
+// the value, its source (file:line, env NAME) and what is accepted; the
+// exit code is 1. The driver-dependent checks (ALLOWED_TOOLS names for
+// claude-code, AGENT_COMMAND for the command driver) run after everything
+// else is resolved. Logging the warnings, "Loaded configuration from
+// <RCFile>" and the "ignored by <driver>" notice for ALLOWED_TOOLS is the
+// caller's job.
+//
+// The package imports no other package of this module.
+package config

@@ -1,0 +1,280 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// flagValue is a config value given on the command line.
+type flagValue struct {
+	value string
+	flag  string // "--calls"
+}
+
+// cli is the result of reading the command line.
+type cli struct {
+	action      Action
+	modes       []string // non-loop action flags in order ("--pause", ...)
+	values      map[string]flagValue
+	live        bool
+	json        bool
+	analyzeFile string
+}
+
+// errStop ends parsing at an action that acts at once, as the reference
+// does: later words are never looked at.
+var errStop = errors.New("stop parsing")
+
+// immediate are the actions that end parsing where they stand.
+var immediate = map[string]Action{
+	"help": Help, "version": Version, "status": Status, "circuit-status": CircuitStatus,
+	"reset-circuit": ResetCircuit, "reset-session": ResetSession,
+}
+
+// modeFlags are the other action flags; at most one of them may be given.
+var modeFlags = map[string]Action{
+	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
+}
+
+// flagKeys maps value flags to the key they set.
+var flagKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range keys {
+		if k.flag != "" {
+			m[k.flag] = k.name
+		}
+	}
+	return m
+}()
+
+func newFlagSet() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("ralph_loop", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.SetInterspersed(false) // a stray word ends parsing and is reported in order
+	for _, b := range []struct{ name, short string }{
+		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
+		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
+		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
+		{"resume", ""}, {"report", ""}, {"json", ""},
+	} {
+		fs.BoolP(b.name, b.short, false, "")
+	}
+	for _, s := range []struct{ name, short string }{
+		{"calls", "c"}, {"prompt", "p"}, {"timeout", "t"}, {"output-format", ""},
+		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
+		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
+		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
+	} {
+		fs.StringP(s.name, s.short, "", "")
+	}
+	return fs
+}
+
+// parseArgs reads the command line left to right. Value flags are checked
+// as they are met, so the first bad word is the one reported.
+func parseArgs(args []string) (*cli, error) {
+	fs := newFlagSet()
+	if err := rejectGotestArgs(fs, args); err != nil {
+		return nil, err
+	}
+	st := &cli{values: map[string]flagValue{}}
+	err := fs.ParseAll(args, func(f *pflag.Flag, value string) error {
+		return st.apply(f, value)
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, translateParseError(err, args)
+	}
+	if err == nil {
+		// With interspersed parsing off, pflag stops at the first stray word
+		// or at "--"; the reference knows neither.
+		if fs.ArgsLenAtDash() >= 0 {
+			return nil, unknownOption("--")
+		}
+		if rest := fs.Args(); len(rest) > 0 {
+			return nil, unknownOption(rest[0])
+		}
+	}
+	if st.action != Run {
+		return st, nil // an immediate action wins over everything else
+	}
+	if len(st.modes) > 1 {
+		return nil, &UsageError{Key: st.modes[1], Msg: fmt.Sprintf("%s and %s cannot be used together", st.modes[0], st.modes[1])}
+	}
+	if len(st.modes) == 1 {
+		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
+	}
+	if st.json && st.action != Report {
+		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report"}
+	}
+	return st, nil
+}
+
+func (st *cli) apply(f *pflag.Flag, value string) error {
+	name := "--" + f.Name
+	if f.Value.Type() == "bool" {
+		b, ok := parseBool(value)
+		if !ok {
+			return &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name},
+				Accepted: "no value", Msg: fmt.Sprintf("Invalid %s: '%s'; the flag takes no value", name, show(value))}
+		}
+		if a, ok := immediate[f.Name]; ok {
+			if !b {
+				return nil
+			}
+			st.action = a
+			return errStop
+		}
+		switch f.Name {
+		case "monitor", "pause", "resume", "report":
+			if b {
+				st.modes = append(st.modes, name)
+			}
+		case "live":
+			st.live = b
+		case "json":
+			st.json = b
+		case "verbose":
+			st.values["RALPH_VERBOSE"] = flagValue{value: fmt.Sprint(b), flag: name}
+		case "no-continue":
+			st.values["SESSION_CONTINUITY"] = flagValue{value: fmt.Sprint(!b), flag: name}
+		case "auto-reset-circuit":
+			st.values["CB_AUTO_RESET"] = flagValue{value: fmt.Sprint(b), flag: name}
+		}
+		return nil
+	}
+	if f.Name == "analyze" {
+		if value == "" {
+			return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a file name",
+				Msg: "--analyze requires a file name (a saved agent output)"}
+		}
+		st.analyzeFile = value
+		st.modes = append(st.modes, name)
+		return nil
+	}
+	key := flagKeys[f.Name]
+	spec := keyIndex[key]
+	var scratch Config
+	if err := spec.set(&scratch, value); err != nil {
+		return flagValueError(name, value, err)
+	}
+	st.values[key] = flagValue{value: value, flag: name}
+	return nil
+}
+
+// flagValueError words a bad flag value; three flags keep the reference's
+// wording.
+func flagValueError(name, value string, err error) *UsageError {
+	src := Source{Kind: SourceFlag, Name: name}
+	var msg string
+	switch name {
+	case "--timeout":
+		msg = fmt.Sprintf("Timeout must be a positive integer between 1 and 120 minutes, got --timeout '%s'", show(value))
+	case "--output-format":
+		msg = fmt.Sprintf("--output-format must be 'json' or 'text', got '%s'", show(value))
+	case "--session-expiry":
+		msg = fmt.Sprintf("--session-expiry requires a positive integer (hours), got '%s'", show(value))
+	default:
+		return valueUsageError(name, value, src, err)
+	}
+	return &UsageError{Key: name, Value: value, Source: src, Accepted: err.Error(), Msg: msg}
+}
+
+// valueUsageError turns a setter error into a UsageError. label is how the
+// key is named in the message: the key itself, or the flag.
+func valueUsageError(label, value string, src Source, err error) *UsageError {
+	var ve *valueError
+	if errors.As(err, &ve) && ve.head != "" {
+		msg := ve.head + " (" + src.describe() + ")"
+		if ve.accepted != "" {
+			msg += "; " + ve.accepted
+		}
+		return &UsageError{Key: label, Value: value, Source: src, Accepted: ve.accepted, Msg: msg}
+	}
+	return invalidValue(label, value, src, err.Error())
+}
+
+func unknownOption(word string) *UsageError {
+	return &UsageError{Key: word, ShowUsage: true, Msg: "Unknown option: " + show(word)}
+}
+
+// translateParseError words pflag's errors the reference's way.
+func translateParseError(err error, args []string) error {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ue
+	}
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) {
+		if group := ne.GetSpecifiedShortnames(); group != "" {
+			// Name the whole word as typed ("-monitor", "-vx"), as the
+			// reference does; pflag only knows the unparsed rest of it.
+			for _, a := range args {
+				if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, group) {
+					return unknownOption(a)
+				}
+			}
+			return unknownOption("-" + group)
+		}
+		return unknownOption("--" + ne.GetSpecifiedName())
+	}
+	var se *pflag.InvalidSyntaxError
+	if errors.As(err, &se) {
+		return unknownOption(se.GetSpecifiedFlag())
+	}
+	var ve *pflag.ValueRequiredError
+	if errors.As(err, &ve) {
+		f := ve.GetFlag()
+		name := "--" + f.Name
+		accepted := "a value"
+		switch {
+		case f.Name == "analyze":
+			accepted = "a file name (a saved agent output)"
+		case flagKeys[f.Name] != "":
+			accepted = keyIndex[flagKeys[f.Name]].accepts
+		}
+		return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: accepted,
+			Msg: fmt.Sprintf("%s requires a value: %s", name, accepted)}
+	}
+	return &UsageError{Msg: show(err.Error())}
+}
+
+// rejectGotestArgs reports "-test.*" words in flag position: pflag would skip
+// them silently (it reserves them for go test).
+func rejectGotestArgs(fs *pflag.FlagSet, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || len(a) < 2 || a[0] != '-':
+			return nil // parsing stops here
+		case strings.HasPrefix(a, "-test."):
+			return unknownOption(a)
+		case strings.HasPrefix(a, "--"):
+			if strings.Contains(a, "=") {
+				continue
+			}
+			if f := fs.Lookup(a[2:]); f != nil && f.NoOptDefVal == "" {
+				i++ // the next word is this flag's value
+			}
+		default:
+			for j := 1; j < len(a); j++ {
+				f := fs.ShorthandLookup(a[j : j+1])
+				if f == nil {
+					return nil // pflag reports it
+				}
+				if f.NoOptDefVal == "" {
+					if j == len(a)-1 {
+						i++
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
