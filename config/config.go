@@ -187,7 +187,7 @@ type Config struct {
 	IdleDelay              time.Duration  // IDLE_DELAY, 0 = off
 	IdleBackoff            float64        // IDLE_BACKOFF, 2.0 when IDLE_DELAY is set
 	IdleMaxDelay           time.Duration  // IDLE_MAX_DELAY, 0 = no cap
-	IdleMax                int            // IDLE_MAX, 0 = no limit
+	IdleMax                time.Duration  // IDLE_MAX, 0 = no limit
 	StallLimit             int            // STALL_LIMIT, 0 = off
 	DonePattern            *regexp.Regexp // DONE_PATTERN, nil = off
 	InactivityTimeout      time.Duration  // INACTIVITY_TIMEOUT, 0 = off
