@@ -36,22 +36,23 @@ func TestCapabilities(t *testing.T) {
 		name, display, binary      string
 		allowlist, sessions, live  bool
 		minVersion, installPattern string
+		tools                      int
 	}{
-		{"claude-code", "Claude Code", "claude", true, true, true, "2.0.76", "@anthropic-ai/claude-code"},
-		{"codex", "OpenAI Codex", "codex", false, true, true, "0.1.0", "@openai/codex"},
-		{"cursor", "Cursor CLI", "cursor-agent", false, true, true, "0.1.0", "cursor.com/install"},
-		{"copilot", "GitHub Copilot CLI", "copilot", false, false, false, "0.0.418", "@github/copilot"},
-		{"opencode", "OpenCode", "opencode", false, true, true, "0.1.0", "opencode-ai"},
-		{"command", "Agent command", "", false, false, true, "", ""},
+		{"claude-code", "Claude Code", "claude", true, true, true, "2.0.76", "@anthropic-ai/claude-code", 20},
+		{"codex", "OpenAI Codex", "codex", false, true, true, "0.1.0", "@openai/codex", 6},
+		{"cursor", "Cursor CLI", "cursor-agent", false, true, true, "0.1.0", "cursor.com/install", 5},
+		{"copilot", "GitHub Copilot CLI", "copilot", false, false, false, "0.0.418", "@github/copilot", 4},
+		{"opencode", "OpenCode", "opencode", false, true, true, "0.1.0", "opencode-ai", 6},
+		{"command", "Agent command", "", false, false, true, "", "", 0},
 	}
 	for _, tc := range tests {
 		d, _ := Get(tc.name)
-		got := []any{d.DisplayName(), d.Binary(), d.SupportsAllowedTools(), d.SupportsSessions(), d.SupportsLive(), d.MinVersion()}
-		want := []any{tc.display, tc.binary, tc.allowlist, tc.sessions, tc.live, tc.minVersion}
+		got := []any{d.DisplayName(), d.Binary(), d.SupportsAllowedTools(), d.SupportsSessions(), d.SupportsLive(), d.MinVersion(), len(d.ValidTools())}
+		want := []any{tc.display, tc.binary, tc.allowlist, tc.sessions, tc.live, tc.minVersion, tc.tools}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
-		if !strings.Contains(d.Install(), tc.installPattern) {
+		if !strings.Contains(d.Install(), tc.installPattern) || (d.Package() == "") != (tc.name == "command") {
 			t.Errorf("%s: Install() = %q, want it to mention %q", tc.name, d.Install(), tc.installPattern)
 		}
 		help := strings.Join(d.PermissionHelp(".ralphrc"), "\n")
