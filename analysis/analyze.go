@@ -1,0 +1,717 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Analyze reads one agent output as a stream and analyses it. It fails only
+// when reading fails; malformed output is analysed as well as it can be.
+func Analyze(r io.Reader, opts Options) (Result, error) {
+	var stats rawStats
+	raw := newTextScan(MaxResultText, opts.ExitCode != 0 && !opts.TimedOut)
+	src := &source{}
+	src.init(r, &stats, raw)
+
+	var d *decoder
+	if driverHint(opts.Driver) != "copilot" {
+		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
+			d = &decoder{src: src, keep: MaxResultText}
+			d.run()
+		}
+	}
+	src.drain()
+	if src.err != nil {
+		return Result{}, fmt.Errorf("read agent output: %w", src.err)
+	}
+	res := build(opts, &stats, raw.finish(), d)
+	return res, nil
+}
+
+// AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
+// FILE` prints): the Result, whose ResponseAnalysis is the JSON for stdout,
+// and the explanation for stderr. opts.OutputFile defaults to path.
+func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	defer f.Close()
+	if opts.OutputFile == "" {
+		opts.OutputFile = path
+	}
+	res, err := Analyze(f, opts)
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	return res, res.Explain(), nil
+}
+
+func driverHint(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "claude-code", "claude":
+		return "claude-code"
+	case "codex":
+		return "codex"
+	case "cursor":
+		return "cursor"
+	case "copilot":
+		return "copilot"
+	case "opencode":
+		return "opencode"
+	}
+	return ""
+}
+
+// firstByte skips a UTF-8 byte-order mark and blanks and returns the first
+// other byte.
+func firstByte(s *source) (byte, bool) {
+	s.ensure(3)
+	if bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xef\xbb\xbf")) {
+		s.pos += 3
+	}
+	return s.skipWS()
+}
+
+// rawStats counts what the reference's output_length needs: characters of
+// the output without NUL bytes and without trailing newlines.
+type rawStats struct {
+	bytes   int64
+	runes   int64
+	nul     int64
+	trailNL int64
+	carry   [utf8.UTFMax]byte
+	ncarry  int
+}
+
+func (s *rawStats) Write(p []byte) (int, error) {
+	n := len(p)
+	s.bytes += int64(n)
+	s.nul += int64(bytes.Count(p, []byte{0}))
+	// trailing newlines (NUL bytes do not interrupt them: bash drops NULs)
+	i := len(p) - 1
+	var nl int64
+	for ; i >= 0 && (p[i] == '\n' || p[i] == 0); i-- {
+		if p[i] == '\n' {
+			nl++
+		}
+	}
+	if i < 0 {
+		s.trailNL += nl
+	} else {
+		s.trailNL = nl
+	}
+	// characters, with runes cut between writes carried over
+	if s.ncarry > 0 {
+		var tmp [2 * utf8.UTFMax]byte
+		c := copy(tmp[:], s.carry[:s.ncarry])
+		m := copy(tmp[c:], p[:min(len(p), utf8.UTFMax)])
+		b := tmp[:c+m]
+		j := 0
+		for j < c {
+			if !utf8.FullRune(b[j:]) {
+				s.ncarry = copy(s.carry[:], b[j:])
+				return n, nil
+			}
+			_, size := utf8.DecodeRune(b[j:])
+			s.runes++
+			j += size
+		}
+		p = p[j-c:]
+		s.ncarry = 0
+	}
+	end := len(p)
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(p); k++ {
+		if utf8.RuneStart(p[len(p)-k]) {
+			if !utf8.FullRune(p[len(p)-k:]) {
+				end = len(p) - k
+			}
+			break
+		}
+	}
+	s.runes += int64(utf8.RuneCount(p[:end]))
+	s.ncarry = copy(s.carry[:], p[end:])
+	return n, nil
+}
+
+func (s *rawStats) length() int {
+	r := s.runes + int64(utf8.RuneCount(s.carry[:s.ncarry]))
+	return int(r - s.nul - s.trailNL)
+}
+
+// parsed is a JSON output reduced to what the analysis reads.
+type parsed struct {
+	format  Format
+	jsonl   bool       // JSONL semantics: no object fields, keyword heuristics
+	obj     *objFields // the result object (object, array and result-event shapes)
+	text    *textFacts // the agent's text; nil means ""
+	session string
+	where   string // where the text came from, for the explanation
+
+	usage      Usage
+	usageKnown uint8
+	durMS      jv
+	durAPIMS   jv
+	numTurns   jv
+
+	isError     bool
+	errMsgs     []string
+	denied      []string // structured denials, formatted
+	denialCount int
+
+	rlRejected bool
+	rlType     string
+	rlResetsAt string
+	api429     bool
+}
+
+// pick decides the output's shape, the way detect_output_format and
+// normalize_json_output do, and returns nil for text.
+func (d *decoder) pick(hint string) *parsed {
+	if d.docs == 0 {
+		return nil
+	}
+	if d.docs == 1 && d.invalid == 0 {
+		if d.firstArr {
+			return d.arrayShape()
+		}
+		return d.objectShape()
+	}
+	if d.invalid > d.docs {
+		return nil // mostly not JSON: a text that happens to contain some
+	}
+	order := []string{"codex", "opencode", "stream"}
+	switch hint {
+	case "opencode":
+		order = []string{"opencode", "codex", "stream"}
+	case "claude-code", "cursor":
+		order = []string{"stream", "codex", "opencode"}
+	}
+	for _, o := range order {
+		switch {
+		case o == "codex" && d.codex.detect:
+			return d.codexShape()
+		case o == "opencode" && (d.oc.current || d.oc.legacy):
+			return d.openCodeShape()
+		case o == "stream" && d.stream.detect:
+			return d.streamShape()
+		}
+	}
+	if d.docs == 1 {
+		// One good document among a few broken lines: use it when it looks
+		// like agent output.
+		if d.firstArr {
+			return d.arrayShape()
+		}
+		if d.first != nil && (d.first.typ.present() || d.first.hasResult) {
+			return d.objectShape()
+		}
+	}
+	return nil
+}
+
+func (p *parsed) useObjUsage(o *objFields) {
+	set := func(v jv, dst *int64, bit uint8) {
+		if f, ok := v.num(); ok {
+			*dst = int64(f)
+			p.usageKnown |= bit
+		}
+	}
+	set(o.inTok, &p.usage.InputTokens, uIn)
+	set(o.outTok, &p.usage.OutputTokens, uOut)
+	set(o.cacheRead, &p.usage.CacheReadTokens, uCacheRead)
+	set(o.cacheCreate, &p.usage.CacheCreationTokens, uCacheCreate)
+	if f, ok := o.cost.num(); ok {
+		p.usage.CostUSD = f
+		p.usageKnown |= uCost
+	}
+	p.durMS, p.durAPIMS, p.numTurns = o.durMS, o.durAPIMS, o.numTurns
+}
+
+func (p *parsed) useObjErrors(o *objFields) {
+	p.isError = o.isError.k == jvTrue || o.isError.isStr("true")
+	p.errMsgs = o.errMsgs
+	if f, ok := o.apiErrStatus.num(); ok && f == 429 {
+		p.api429 = true
+	}
+	if o.errorStr.isStr("rate_limit") {
+		p.api429 = true
+	}
+	if o.hasDenials {
+		p.denialCount = o.denialCount
+		for _, e := range o.denials {
+			p.denied = append(p.denied, deniedCommand(e.tool.s, e.tool.k == jvStr, e.cmd.s, e.cmd.k == jvStr))
+		}
+	}
+}
+
+func resultText(o *objFields) *textFacts {
+	if o.resultJV.k == jvStr {
+		return o.result
+	}
+	return nil
+}
+
+func (d *decoder) objectShape() *parsed {
+	o := d.first
+	if o == nil {
+		o = &objFields{}
+	}
+	p := &parsed{format: FormatJSONObject, obj: o, text: resultText(o), where: "result field"}
+	p.session = firstSession(o.sessionIDCamel, o.metaSessionID, o.sessionIDSnake)
+	p.useObjUsage(o)
+	p.useObjErrors(o)
+	return p
+}
+
+func (d *decoder) arrayShape() *parsed {
+	o := d.arr.last
+	if o == nil {
+		o = &objFields{}
+	}
+	p := &parsed{format: FormatJSONArray, obj: o, text: resultText(o), where: "last result element"}
+	p.session = firstSession(o.sessionIDCamel, o.sessionIDSnake, jv{k: jvStr, s: d.arr.initSession}, o.metaSessionID)
+	p.useObjUsage(o)
+	p.useObjErrors(o)
+	return p
+}
+
+func (d *decoder) streamShape() *parsed {
+	a := &d.stream
+	p := &parsed{format: FormatStreamJSON, rlRejected: a.rlRejected, rlType: a.rlType, rlResetsAt: a.rlResetsAt}
+	if o := a.last; o != nil {
+		p.obj, p.text, p.where = o, resultText(o), "last result event"
+		p.session = firstSession(o.sessionIDSnake, o.sessionIDCamel, o.metaSessionID, jv{k: jvStr, s: a.initSession})
+		p.useObjUsage(o)
+		p.useObjErrors(o)
+		return p
+	}
+	// No result event (a cut stream): the assistant messages, then the
+	// text deltas of an unfinished last message.
+	p.jsonl = true
+	p.session = firstSession(jv{k: jvStr, s: a.initSession})
+	if len(a.deltas) > 0 {
+		if a.asst == nil {
+			a.asst = newTextScan(d.keep, false)
+			a.asstFeed = feeder{w: a.asst, join: true}
+		}
+		a.asstFeed.prefix = a.asstFeed.wrote
+		a.asstFeed.Write(a.deltas)
+	}
+	if a.asst != nil {
+		p.text = a.asst.finish()
+	}
+	p.where = "assistant messages (no result event)"
+	return p
+}
+
+func (d *decoder) codexShape() *parsed {
+	a := &d.codex
+	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(jv{k: jvStr, s: a.threadID}), where: "last agent_message"}
+	if a.haveLast {
+		p.text = a.last
+	}
+	if a.usageSeen {
+		p.usage = Usage{InputTokens: a.in, OutputTokens: a.out, CacheReadTokens: a.cached}
+		p.usageKnown = uIn | uOut | uCacheRead
+	}
+	p.isError = a.failed
+	p.errMsgs = a.errMsgs
+	p.denied = a.declined
+	p.denialCount = len(a.declined)
+	return p
+}
+
+func (d *decoder) openCodeShape() *parsed {
+	a := &d.oc
+	p := &parsed{format: FormatOpenCode, jsonl: true}
+	if a.current {
+		p.session = firstSession(jv{k: jvStr, s: a.session})
+		p.where = "last step's text"
+		if a.step != nil && a.stepFeed.wrote {
+			p.text = a.step.finish()
+		} else if a.prevStep != nil {
+			p.text = a.prevStep
+		}
+		if a.usageSeen {
+			p.usage = Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
+			p.usageKnown = uIn | uOut | uCacheRead | uCacheCreate | uCost
+		}
+		p.errMsgs = a.errMsgs
+		p.isError = len(a.errMsgs) > 0
+		return p
+	}
+	p.session = firstSession(jv{k: jvStr, s: a.legacySession})
+	p.where = "last assistant message"
+	if a.haveLegacy {
+		p.text = a.legacyLast
+	}
+	return p
+}
+
+// firstSession returns the first usable session id: jq's `a // b // c`,
+// then the first line without CR and blanks; "", "0" and "null" are no id.
+func firstSession(vs ...jv) string {
+	for _, x := range vs {
+		if x.k != jvStr && x.k != jvNum {
+			continue
+		}
+		s := x.s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[:i]
+		}
+		s = strings.TrimSpace(strings.ReplaceAll(s, "\r", ""))
+		if s == "" || s == "0" || s == "null" {
+			continue
+		}
+		return s
+	}
+	return ""
+}
+
+func isoTimestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05+00:00")
+}
+
+// build turns what was read into the Result.
+func build(opts Options, stats *rawStats, raw *textFacts, d *decoder) Result {
+	res := Result{
+		Loop:         opts.Loop,
+		OutputFile:   opts.OutputFile,
+		OutputLength: stats.length(),
+		OutputBytes:  stats.bytes,
+		Status:       "UNKNOWN",
+		TestsStatus:  "UNKNOWN",
+		WorkType:     "UNKNOWN",
+	}
+	if !opts.Now.IsZero() {
+		res.Timestamp = isoTimestamp(opts.Now)
+	}
+	var p *parsed
+	if d != nil {
+		res.Documents, res.InvalidLines = d.docs, d.invalid
+		p = d.pick(driverHint(opts.Driver))
+		if d.truncated {
+			res.note("a message text longer than %d bytes was cut", maxPieces)
+		}
+	}
+	var agent *textFacts
+	if p == nil {
+		res.Format = FormatText
+		agent = raw
+		textPath(&res, raw, opts)
+	} else {
+		res.Format = p.format
+		agent = p.text
+		jsonPath(&res, p, opts)
+	}
+	res.OutputFormat = res.Format.OutputFormat()
+	if agent == nil {
+		agent = &textFacts{}
+	}
+	res.ResultText, res.ResultTruncated = agent.Text, agent.Truncated
+	res.States = agent.States
+	res.QuestionCount = agent.Questions
+	res.AskingQuestions = agent.Questions > 0
+	res.ErrorCount = agent.ErrorCount
+	for _, l := range agent.ErrorLines {
+		res.ErrorLines = append(res.ErrorLines, l.Text)
+	}
+	res.HasErrors = res.ErrorCount > 0 || res.IsError
+	if res.ErrorCount > 0 {
+		res.RepeatsErrors = repeats(res.ErrorLines, opts.PreviousErrors)
+		if res.RepeatsErrors {
+			res.IsStuck = true
+		}
+	}
+	detectLimit(&res, p, raw, opts)
+	if res.DeniedCommands == nil {
+		res.DeniedCommands = []string{}
+	}
+	res.SetFilesModified(opts.FilesModified)
+	if opts.FixPlanDelta != nil {
+		res.ApplyFixPlanDelta(*opts.FixPlanDelta)
+	}
+	return res
+}
+
+// jsonPath is parse_json_response plus analyze_response's JSON branch.
+func jsonPath(res *Result, p *parsed, opts Options) {
+	summary := p.text // the text the summary, denial and keyword rules read
+	resultText := p.text
+	hasResult := true
+	status := "UNKNOWN"
+	exit := false
+	explicit := false
+	tasks := 0
+	workType := "UNKNOWN"
+	files := 0
+	errorCount := 0
+	confidence := 0
+	if o := p.obj; o != nil {
+		hasResult = o.hasResult
+		if o.resultJV.k == jvNone || o.resultJV.k == jvNull || o.resultJV.k == jvFalse {
+			if o.summaryJV.k == jvStr {
+				summary = o.summary
+			}
+		}
+		status = o.status.alt("UNKNOWN")
+		if c := o.complStatus.alt(""); c == "complete" || c == "COMPLETE" {
+			status = "COMPLETE"
+		}
+		exit = o.exitSignal.alt("false") == "true"
+		explicit = o.hasExitSig
+		if explicit {
+			res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", exit))
+		}
+		if n, ok := atoiSigned(o.tasks.alt("0")); ok {
+			tasks = n
+		}
+		workType = o.workType.alt("UNKNOWN")
+		files = jqInt(o.filesChg.or(o.filesMod).alt("0"))
+		ec := o.errorCount.alt("0")
+		errorCount = jqInt(ec)
+		if o.metaErrors.alt("false") == "true" && ec == "0" {
+			errorCount = 1
+		}
+		confidence = jqInt(o.confidence.alt("0"))
+	}
+	res.Status = status
+	res.WorkType = workType
+	res.ReportedFilesModified = files
+	res.jsonFiles = files
+
+	// The status block inside the agent's text.
+	var block *StatusBlock
+	if resultText != nil && resultText.Bytes > 0 && resultText.Block != nil {
+		block = resultText.Block
+		res.Block, res.BlockCount = block, resultText.Blocks
+		tasks = block.TasksCompleted
+		res.TestsStatus = block.TestsStatus
+		switch {
+		case block.ExitSignalFound:
+			explicit, exit = true, block.ExitSignal
+			res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", exit))
+		case block.Status == "COMPLETE" && !explicit:
+			exit = true
+			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		}
+	} else if resultText != nil {
+		res.BlockCount = resultText.Blocks
+	}
+	res.TasksCompletedThisLoop = tasks
+
+	// Denials: structured first, else the refusal heuristic.
+	if p.denialCount > 0 {
+		res.HasPermissionDenials = true
+		res.PermissionDenialCount = p.denialCount
+		res.DeniedCommands = p.denied
+		res.denialWhy = "the output's permission_denials"
+	} else if summary != nil && summary.Denial {
+		res.HasPermissionDenials = true
+		res.PermissionDenialCount = 1
+		res.DeniedCommands = []string{"permission_denied"}
+		res.denialWhy = "refusal in the first paragraph: " + summary.DenialLine
+	}
+
+	// Keyword heuristics: JSONL shapes only, and only without a status block.
+	kw := false
+	if p.jsonl && !explicit && block == nil && summary != nil && summary.Bytes > 0 {
+		if k := summary.firstKeyword(); k != "" {
+			kw = true
+			res.CompletionKeyword = k
+			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		} else if w := summary.firstNoWork(); w != "" {
+			kw = true
+			res.NoWorkPattern = w
+			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		}
+	}
+
+	if explicit {
+		res.ExplicitExitSignal = true
+	} else {
+		switch {
+		case exit:
+			res.why = append(res.why, "the JSON exit_signal is true")
+		case status == "COMPLETE":
+			exit = true
+			res.why = append(res.why, "the JSON status is COMPLETE")
+		case kw:
+			exit = true
+		}
+	}
+	res.ExitSignal = exit
+	res.HasCompletionSignal = exit
+	res.IsTestOnly = workType == "TEST_ONLY"
+	res.IsStuck = errorCount > 5
+
+	res.FormatConfidence = 80
+	if hasResult {
+		res.FormatConfidence = 100
+	}
+	res.baseScore = confidence
+	if exit {
+		res.baseScore = 100
+	}
+	res.ConfidenceScore = res.baseScore
+	if summary != nil {
+		res.WorkSummary = summary.Text
+	}
+	res.SessionID = p.session
+	if p.usageKnown != 0 {
+		u := p.usage
+		res.Usage = &u
+		res.usageKnown = p.usageKnown
+	}
+	res.DurationMS, res.DurationAPIMS, res.NumTurns = jvIntPtr(p.durMS), jvIntPtr(p.durAPIMS), jvIntPtr(p.numTurns)
+	res.IsError = p.isError
+	res.ErrorMessages = p.errMsgs
+	if p.where != "" {
+		res.note("agent text: %s", p.where)
+	}
+}
+
+// textPath is analyze_response's plain-text branch.
+func textPath(res *Result, f *textFacts, opts Options) {
+	res.textPath = true
+	score := 0
+	completion := false
+	exit := false
+	if b := f.Block; b != nil {
+		res.blockFound = true
+		res.Block, res.BlockCount = b, f.Blocks
+		res.FormatConfidence = 70
+		res.TasksCompletedThisLoop = b.TasksCompleted
+		res.TestsStatus = b.TestsStatus
+		switch {
+		case b.ExitSignalFound && b.ExitSignal:
+			completion, exit, score = true, true, 100
+			res.ExplicitExitSignal = true
+			res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
+		case b.ExitSignalFound:
+			score = 80
+			res.ExplicitExitSignal = true
+			res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
+		case b.Status == "COMPLETE":
+			completion, exit, score = true, true, 100
+			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		default:
+			res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
+		}
+	} else {
+		res.FormatConfidence = 30
+		res.gitBonus = true
+		if k := f.firstKeyword(); k != "" {
+			completion = true
+			score += 10
+			res.CompletionKeyword = k
+			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		}
+		if f.TestLines > 0 && f.ImplLines == 0 {
+			res.IsTestOnly = true
+			res.WorkSummary = "Test execution only, no implementation"
+		}
+		if f.ErrorCount > 5 {
+			res.IsStuck = true
+		}
+		if w := f.firstNoWork(); w != "" {
+			completion = true
+			score += 15
+			res.NoWorkPattern = w
+			res.WorkSummary = "No work remaining"
+			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		}
+		if prev := opts.PreviousOutputLength; prev > 0 {
+			if res.OutputLength*100/prev < 50 {
+				score += 10
+				res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
+			}
+		}
+		exit = score >= 40 || completion
+		if !exit {
+			res.why = append(res.why, "no status block and no completion keyword")
+		}
+	}
+	res.HasCompletionSignal = completion
+	res.ExitSignal = exit
+	res.baseScore = score
+	res.ConfidenceScore = score
+	if res.WorkSummary == "" {
+		if f.HasSummary {
+			res.WorkSummary = f.Summary
+		} else {
+			res.WorkSummary = "Output analyzed, no explicit summary found"
+		}
+	}
+	switch {
+	case textHasDenial(res.WorkSummary):
+		res.denialWhy = "refusal in the summary line: " + res.WorkSummary
+	case f.Denial:
+		res.denialWhy = "refusal in the first paragraph: " + f.DenialLine
+	}
+	if res.denialWhy != "" {
+		res.HasPermissionDenials = true
+		res.PermissionDenialCount = 1
+		res.DeniedCommands = []string{"permission_denied"}
+	}
+}
+
+// jqInt is bash's $((value + 0)) on what jq printed: integers (or the
+// integer part of a number), 0 otherwise.
+func jqInt(s string) int {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > -1e15 && f < 1e15 {
+		return int(f)
+	}
+	return 0
+}
+
+func jvIntPtr(v jv) *int64 {
+	f, ok := v.num()
+	if !ok {
+		return nil
+	}
+	n := int64(f)
+	return &n
+}
+
+// repeats is detect_stuck_loop's rule on error lines kept from earlier
+// loops: every current error line appears in every one of (up to) the
+// three most recent previous loops.
+func repeats(current []string, previous [][]string) bool {
+	if len(previous) == 0 || len(current) == 0 {
+		return false
+	}
+	if len(previous) > 3 {
+		previous = previous[:3]
+	}
+	for _, prev := range previous {
+		for _, line := range current {
+			found := false
+			for _, p := range prev {
+				if strings.Contains(p, line) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (r *Result) note(format string, args ...any) {
+	r.why = append(r.why, "note: "+fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,320 @@
+package analysis
+
+import (
+	"errors"
+	"io"
+	"unicode/utf8"
+)
+
+// source is the byte stream every decoder reads: a fixed buffer refilled
+// from the input. Each byte read is also shown once, in order, to the raw
+// observers (output length, and the plain-text scanner when the output may
+// turn out to be text).
+type source struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	end  int
+	eof  bool
+	err  error // read error other than io.EOF
+	line int   // newlines consumed by the JSON reader (for invalid-line counts)
+	obs  []io.Writer
+}
+
+const bufSize = 64 << 10
+
+func (s *source) init(r io.Reader, obs ...io.Writer) {
+	s.r = r
+	if s.buf == nil {
+		s.buf = make([]byte, bufSize)
+	}
+	s.obs = obs
+}
+
+// fill reads more input, keeping buf[pos:end]. It reports false when no
+// byte was added (end of input or a read error).
+func (s *source) fill() bool {
+	if s.eof {
+		return false
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.pos, s.end = 0, n
+	}
+	if s.end == len(s.buf) {
+		// Only escapes and literals need look-ahead, never a whole buffer.
+		panic("analysis: source buffer full")
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := s.r.Read(s.buf[s.end:])
+		if n > 0 {
+			for _, o := range s.obs {
+				o.Write(s.buf[s.end : s.end+n])
+			}
+			s.end += n
+		}
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.err = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	s.eof = true
+	s.err = io.ErrNoProgress
+	return false
+}
+
+// ensure makes n bytes available from pos; false at the end of input.
+func (s *source) ensure(n int) bool {
+	for s.end-s.pos < n {
+		if !s.fill() {
+			return false
+		}
+	}
+	return true
+}
+
+// drain passes the rest of the input to the observers.
+func (s *source) drain() {
+	s.pos = s.end
+	for s.fill() {
+		s.pos = s.end
+	}
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+// strSafe marks bytes that may appear unescaped inside a JSON string.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return
+}()
+
+// skipWS skips JSON whitespace and returns the next byte.
+func (s *source) skipWS() (byte, bool) {
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			switch c {
+			case ' ', '\t', '\r':
+				s.pos++
+			case '\n':
+				s.line++
+				s.pos++
+			default:
+				return c, true
+			}
+		}
+		if !s.fill() {
+			return 0, false
+		}
+	}
+}
+
+// skipLine drops the rest of the current line, its newline included.
+func (s *source) skipLine() {
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			s.pos++
+			if c == '\n' {
+				s.line++
+				return
+			}
+		}
+		if !s.fill() {
+			return
+		}
+	}
+}
+
+// strSink receives the decoded bytes of a JSON string, in pieces.
+type strSink interface {
+	Write(p []byte) (int, error)
+}
+
+// readString reads a JSON string (pos at the opening quote), writing its
+// decoded content to sink (nil skips). Invalid escapes and raw control
+// characters are syntax errors; unpaired surrogates become U+FFFD.
+func (s *source) readString(sink strSink) error {
+	s.pos++
+	for {
+		buf, i, end := s.buf, s.pos, s.end
+		for i < end && strSafe[buf[i]] {
+			i++
+		}
+		if i > s.pos && sink != nil {
+			sink.Write(buf[s.pos:i])
+		}
+		s.pos = i
+		if i == end {
+			if !s.fill() {
+				return errSyntax
+			}
+			continue
+		}
+		switch buf[i] {
+		case '"':
+			s.pos++
+			return nil
+		case '\\':
+			if err := s.escape(sink); err != nil {
+				return err
+			}
+		default:
+			return errSyntax // raw control character (a newline ends the line)
+		}
+	}
+}
+
+func (s *source) escape(sink strSink) error {
+	if !s.ensure(2) {
+		return errSyntax
+	}
+	c := s.buf[s.pos+1]
+	var out [8]byte
+	var n int
+	switch c {
+	case '"', '\\', '/':
+		out[0], n = c, 1
+	case 'b':
+		out[0], n = '\b', 1
+	case 'f':
+		out[0], n = '\f', 1
+	case 'n':
+		out[0], n = '\n', 1
+	case 'r':
+		out[0], n = '\r', 1
+	case 't':
+		out[0], n = '\t', 1
+	case 'u':
+		if !s.ensure(6) {
+			return errSyntax
+		}
+		r, ok := hex4(s.buf[s.pos+2 : s.pos+6])
+		if !ok {
+			return errSyntax
+		}
+		s.pos += 6
+		if r >= 0xD800 && r < 0xDC00 {
+			if s.ensure(6) && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
+				if lo, ok := hex4(s.buf[s.pos+2 : s.pos+6]); ok && lo >= 0xDC00 && lo < 0xE000 {
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+					s.pos += 6
+				} else {
+					r = utf8.RuneError
+				}
+			} else {
+				r = utf8.RuneError
+			}
+		} else if r >= 0xDC00 && r < 0xE000 {
+			r = utf8.RuneError
+		}
+		n = utf8.EncodeRune(out[:], r)
+		if sink != nil {
+			sink.Write(out[:n])
+		}
+		return nil
+	default:
+		return errSyntax
+	}
+	s.pos += 2
+	if sink != nil {
+		sink.Write(out[:n])
+	}
+	return nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// readNumber reads a JSON number into dst (kept up to len(dst)); it returns
+// the kept bytes.
+func (s *source) readNumber(dst []byte) ([]byte, error) {
+	// states: 0 start, 1 '-', 2 '0', 3 int, 4 '.', 5 frac, 6 'e', 7 sign, 8 exp
+	st := 0
+	n := 0
+	for {
+		if s.pos == s.end && !s.fill() {
+			break
+		}
+		c := s.buf[s.pos]
+		next := -1
+		switch {
+		case c == '-' && st == 0:
+			next = 1
+		case c == '0' && (st == 0 || st == 1):
+			next = 2
+		case c >= '1' && c <= '9' && (st == 0 || st == 1):
+			next = 3
+		case c >= '0' && c <= '9' && (st == 3 || st == 4 || st == 5 || st == 6 || st == 7 || st == 8):
+			switch st {
+			case 3:
+				next = 3
+			case 4, 5:
+				next = 5
+			default:
+				next = 8
+			}
+		case c == '.' && (st == 2 || st == 3):
+			next = 4
+		case (c == 'e' || c == 'E') && (st == 2 || st == 3 || st == 5):
+			next = 6
+		case (c == '+' || c == '-') && st == 6:
+			next = 7
+		}
+		if next < 0 {
+			break
+		}
+		st = next
+		if n < len(dst) {
+			dst[n] = c
+		}
+		n++
+		s.pos++
+	}
+	if st != 2 && st != 3 && st != 5 && st != 8 {
+		return nil, errSyntax
+	}
+	return dst[:min(n, len(dst))], nil
+}
+
+// readLiteral reads true, false or null.
+func (s *source) readLiteral() (jvKind, error) {
+	var word string
+	var k jvKind
+	switch s.buf[s.pos] {
+	case 't':
+		word, k = "true", jvTrue
+	case 'f':
+		word, k = "false", jvFalse
+	default:
+		word, k = "null", jvNull
+	}
+	if !s.ensure(len(word)) || string(s.buf[s.pos:s.pos+len(word)]) != word {
+		return 0, errSyntax
+	}
+	s.pos += len(word)
+	return k, nil
+}
