@@ -157,7 +157,7 @@ type objFields struct {
 	sessionIDCamel, sessionIDSnake, metaSessionID, sessionIDUpper jv
 
 	inTok, outTok, cacheRead, cacheCreate, cachedIn jv
-	cost, durMS, durAPIMS, numTurns                jv
+	cost, durMS, durAPIMS, numTurns                 jv
 
 	isError, apiErrStatus, errorStr jv
 	errMsgs                         []string
@@ -188,16 +188,16 @@ const (
 type eventState struct {
 	objFields
 
-	itemType, itemStatus, itemCommand, itemTextJV jv
-	itemText                                      *textFacts
-	role                                          jv
-	sessionObjID                                  jv
-	threadID                                      jv
-	messageJV                                     jv
-	partType, partReason, partCost                jv
+	itemType, itemStatus, itemCommand, itemTextJV  jv
+	itemText                                       *textFacts
+	role                                           jv
+	sessionObjID                                   jv
+	threadID                                       jv
+	messageJV                                      jv
+	partType, partReason, partCost                 jv
 	tokIn, tokOut, tokReason, tokCacheR, tokCacheW jv
-	evType, deltaType, cbType                     jv
-	rlStatus, rlResetsAt, rlType                  jv
+	evType, deltaType, cbType                      jv
+	rlStatus, rlResetsAt, rlType                   jv
 
 	// the entry (content/parts element, part, delta) being read
 	entType    jv
@@ -229,31 +229,31 @@ type streamAgg struct {
 }
 
 type codexAgg struct {
-	detect    bool
-	threadID  string
-	last      *textFacts // last agent_message
-	haveLast  bool
-	usageSeen bool
+	detect          bool
+	threadID        string
+	last            *textFacts // last agent_message
+	haveLast        bool
+	usageSeen       bool
 	in, cached, out int64
-	errMsgs   []string
-	failed    bool
-	declined  []string
+	errMsgs         []string
+	failed          bool
+	declined        []string
 }
 
 type opencodeAgg struct {
-	legacy        bool
-	current       bool // OpenCode 1.x events
-	legacySession string
-	legacyLast    *textFacts
-	haveLegacy    bool
-	session       string
-	step          *textScan
-	stepFeed      feeder
-	prevStep      *textFacts
-	usageSeen     bool
+	legacy                          bool
+	current                         bool // OpenCode 1.x events
+	legacySession                   string
+	legacyLast                      *textFacts
+	haveLegacy                      bool
+	session                         string
+	step                            *textScan
+	stepFeed                        feeder
+	prevStep                        *textFacts
+	usageSeen                       bool
 	in, out, reason, cacheR, cacheW int64
-	cost          float64
-	errMsgs       []string
+	cost                            float64
+	errMsgs                         []string
 }
 
 // decoder reads the JSON documents of one output.

@@ -43,9 +43,9 @@ type fixtureWant struct {
 	ReportedFiles int
 }
 
-func i64(n int64) *int64       { return &n }
-func f64(f float64) *float64   { return &f }
-func skipSummary() string      { return "\x00skip" }
+func i64(n int64) *int64     { return &n }
+func f64(f float64) *float64 { return &f }
+func skipSummary() string    { return "\x00skip" }
 func project(r *Result) fixtureWant {
 	ra := r.ResponseAnalysis()
 	a := ra.Analysis
