@@ -1,0 +1,21 @@
+// Command ralph_loop runs an AI coding agent CLI again and again, each time
+// with a fresh context, until the project's plan is done: a drop-in for
+// bmalph's ralph_loop.sh. See README.md.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time (-ldflags "-X main.version=...").
+var version = "0.1.0-dev"
+
+func main() {
+	// A write to a closed stdout/stderr (bmalph's dashboard detaches by
+	// closing our pipes) must fail with EPIPE, not kill the loop. Notify,
+	// unlike Ignore, keeps SIGPIPE at its default for the agent we start.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+}

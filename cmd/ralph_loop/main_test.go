@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralphloop/ralph_loop/internal/fakeagent"
+)
+
+var update = os_getenvBool("UPDATE_SCRIPTS")
+
+func os_getenvBool(k string) bool { v, _ := strconv.ParseBool(os.Getenv(k)); return v }
+
+// TestMain makes the test binary double as ralph_loop and as every agent
+// CLI (a scriptable fake), so testscript scenarios run the real program.
+func TestMain(m *testing.M) {
+	fake := func() { fakeagent.Main() }
+	testscript.Main(m, map[string]func(){
+		"ralph_loop":   func() { main() },
+		"claude":       fake,
+		"codex":        fake,
+		"cursor-agent": fake,
+		"copilot":      fake,
+		"opencode":     fake,
+		"my-agent":     fake,
+	})
+}
+
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       update,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n"
+			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			env.Setenv("FAKE_AGENT_DIR", filepath.Join(env.WorkDir, "agent"))
+			env.Setenv("LOOP_DELAY", "0")
+			env.Setenv("WRITE_TIMEOUT_MINUTES", "0")
+			env.Setenv("TZ", "UTC")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile": cmdWaitfile,
+			"gitinit":  cmdGitinit,
+			"jsonget":  cmdJSONGet,
+			"killpid":  cmdKillpid,
+			"calls":    cmdCalls,
+		},
+	})
+}
+
+// waitfile FILE [SECONDS]: wait until FILE exists (default 20 s).
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+	}
+	limit := 20 * time.Second
+	if len(args) > 1 {
+		s, _ := strconv.Atoi(args[1])
+		limit = time.Duration(s) * time.Second
+	}
+	p := ts.MkAbs(args[0])
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within %s", args[0], limit)
+}
+
+// gitinit: make $WORK a git repository with one commit of everything.
+func cmdGitinit(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range [][]string{
+		{"init", "-q", "."},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "init"},
+	} {
+		ts.Check(ts.Exec("git", a...))
+	}
+}
+
+// jsonget FILE KEY WANT: a top-level JSON field (rendered with %v) equals WANT.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonget FILE KEY WANT")
+	}
+	got, err := jsonField(ts.MkAbs(args[0]), args[1])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if (got == args[2]) == neg {
+		ts.Fatalf("%s %s = %q, want %s%q", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
+	}
+}
+
+// killpid SIGNAL FILE: send SIGNAL (TERM, INT, KILL) to the pid in FILE.
+func cmdKillpid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: killpid SIGNAL FILE")
+	}
+	sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}[args[0]]
+	if sig == 0 {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, sig))
+}
+
+// calls N: the fake agent was called exactly N times.
+func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: calls N")
+	}
+	n, err := fakeagent.Count(ts.Getenv("FAKE_AGENT_DIR"))
+	if err != nil {
+		n = 0
+	}
+	if (fmt.Sprint(n) == args[0]) == neg {
+		ts.Fatalf("agent calls = %d, want %s", n, args[0])
+	}
+}
+
+var _ = bufio.NewReader

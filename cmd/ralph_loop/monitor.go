@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+)
+
+// monitor is --monitor: a tmux session with the reference's layout — the
+// loop (with --live) on the left, a tail of live.log top right, a status
+// view bottom right — all run by this binary's own path, never a
+// different ralph found on PATH.
+func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		fmt.Fprintln(stderr, "tmux is not installed. Please install tmux or run without --monitor flag.")
+		fmt.Fprintln(stderr, "Install tmux:")
+		fmt.Fprintln(stderr, "  Ubuntu/Debian: sudo apt-get install tmux")
+		fmt.Fprintln(stderr, "  macOS: brew install tmux")
+		fmt.Fprintln(stderr, "  CentOS/RHEL: sudo yum install tmux")
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: cannot find my own executable for the tmux panes: %v\n", err)
+		return 1
+	}
+	cwd, _ := os.Getwd()
+	ralph := cfg.RalphDir
+	if !filepath.IsAbs(ralph) {
+		ralph = filepath.Join(cwd, ralph)
+	}
+	live := filepath.Join(ralph, ralphdir.LiveLog)
+	os.MkdirAll(ralph, 0o755)
+	os.WriteFile(live, []byte("=== Ralph Live Output - Waiting for first loop... ===\n"), 0o644)
+
+	name := "ralph-" + strconv.FormatInt(time.Now().Unix(), 10)
+	loopCmd := shellQuote(self) + " --live"
+	for _, a := range args {
+		if a == "-m" || a == "--monitor" || a == "-l" || a == "--live" {
+			continue
+		}
+		loopCmd += " " + shellQuote(a)
+	}
+	statusCmd := "while :; do clear; " + shellQuote(self) + " --status; sleep 2; done"
+	if _, err := exec.LookPath("bmalph"); err == nil {
+		statusCmd = "bmalph watch"
+	}
+	steps := [][]string{
+		{"new-session", "-d", "-s", name, "-c", cwd},
+		{"split-window", "-h", "-t", name, "-c", cwd},
+		{"split-window", "-v", "-t", name + ":.1", "-c", cwd},
+		{"send-keys", "-t", name + ":.1", "tail -f " + shellQuote(live), "Enter"},
+		{"send-keys", "-t", name + ":.2", statusCmd, "Enter"},
+		{"send-keys", "-t", name + ":.0", loopCmd, "Enter"},
+		{"select-pane", "-t", name + ":.0", "-T", "Ralph Loop"},
+		{"rename-window", "-t", name, "Ralph: Loop | Output | Status"},
+	}
+	fmt.Fprintf(stderr, "Setting up tmux session: %s\n", name)
+	for _, s := range steps {
+		if out, err := exec.Command(tmux, s...).CombinedOutput(); err != nil {
+			fmt.Fprintf(stderr, "ralph_loop: tmux %s: %v %s\n", s[0], err, strings.TrimSpace(string(out)))
+			return 1
+		}
+	}
+	fmt.Fprintln(stderr, "Tmux session created with 3 panes:")
+	fmt.Fprintln(stderr, "  Left:         Ralph loop")
+	fmt.Fprintln(stderr, "  Right-top:    agent live output")
+	fmt.Fprintln(stderr, "  Right-bottom: Status monitor")
+	fmt.Fprintln(stderr, "Use Ctrl+B then D to detach from session")
+	fmt.Fprintf(stderr, "Use 'tmux attach -t %s' to reattach\n", name)
+	cmd := exec.Command(tmux, "attach-session", "-t", name)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: tmux attach: %v (the session %s keeps running; attach with 'tmux attach -t %s')\n", err, name, name)
+	}
+	return 0
+}
+
+// shellQuote quotes s for a POSIX shell (tmux types it into one).
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+)
+
+// rollWindow starts a new call window when the local clock hour changed.
+func (l *loop) rollWindow() {
+	w, rolled := l.window.Roll(l.now())
+	l.window = w
+	if rolled {
+		l.saveWindow()
+		l.bus.Infof("%s", ratelimit.NewHourMessage(w.Hour))
+	}
+}
+
+func (l *loop) saveWindow() error { return ratelimit.Save(l.dir, l.window) }
+
+// breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
+// before each iteration, as init_circuit_breaker does.
+func (l *loop) breakerStartup() {
+	next, tr, err := breaker.Init(l.dir, l.now(), l.brkCfg)
+	if err != nil {
+		l.bus.Warnf("%v", err)
+	}
+	l.brk = next
+	if tr != nil {
+		l.breakerTransition(tr)
+	}
+}
+
+// rateLimitWait waits for the top of the next local hour.
+func (l *loop) rateLimitWait() (Result, bool) {
+	l.bus.Warnf("%s", ratelimit.ReachedMessage(l.window.Count, l.s.MaxCallsPerHour))
+	until := ratelimit.NextReset(l.now())
+	d := until.Sub(l.now())
+	l.bus.Infof("%s", ratelimit.SleepingMessage(d))
+	l.emit(events.Event{Type: events.RateLimited, Wait: "rate_limit", Delay: d, Until: &until})
+	if _, err := l.wait("rate_limit", d, "Time until reset"); err != nil {
+		return l.signalExit(), true
+	}
+	l.window = ratelimit.Fresh(l.now())
+	l.saveWindow()
+	l.bus.Successf("Rate limit reset! Ready for new calls.")
+	return Result{}, false
+}
+
+// limitReached checks the opt-in stops: --max-loops, --max-cost,
+// --max-tokens. They are checked before a call is started, so a budget
+// stops the call that would start past it.
+func (l *loop) limitReached() (Result, bool) {
+	if l.s.MaxLoops > 0 && l.calls >= l.s.MaxLoops {
+		msg := fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", l.calls, l.s.MaxLoops)
+		l.bus.Warnf("Max loops reached: %s", msg)
+		return Result{Code: ExitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops", Message: msg}, true
+	}
+	if l.s.MaxCostUSD > 0 && l.totals.CostUSD >= l.s.MaxCostUSD {
+		msg := fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", l.totals.CostUSD, l.s.MaxCostUSD)
+		l.bus.Warnf("%s", msg)
+		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost", Message: msg}, true
+	}
+	if l.s.MaxTokens > 0 && l.totals.Tokens() >= l.s.MaxTokens {
+		msg := fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", l.totals.Tokens(), l.s.MaxTokens)
+		l.bus.Warnf("%s", msg)
+		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens", Message: msg}, true
+	}
+	return Result{}, false
+}
+
+// Paused reports whether the project is paused (ralph_loop --pause).
+func Paused(d *ralphdir.Dir) bool { return d.Exists(ralphdir.PauseFile) }
+
+// PausePoll is how often a paused loop looks for --resume.
+var PausePoll = time.Second
+
+// pauseGate waits while the project is paused.
+func (l *loop) pauseGate() (Result, bool) {
+	if !Paused(l.dir) {
+		return Result{}, false
+	}
+	l.bus.Warnf("Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")
+	l.emit(events.Event{Type: events.Paused, Action: "paused", Status: "paused"})
+	for Paused(l.dir) {
+		select {
+		case <-l.ctx.Done():
+			return l.signalExit(), true
+		case <-time.After(PausePoll):
+		}
+	}
+	l.bus.Successf("Resumed.")
+	l.emit(events.Event{Type: events.Resumed, Action: "resumed", Status: "running"})
+	return Result{}, false
+}
+
+// idleEnabled: the idle marker only changes anything with IDLE_* set.
+func (l *loop) idleEnabled() bool { return l.s.IdleDelay > 0 || l.s.IdleMax > 0 }
+
+// IdleWait is the wait after the n-th consecutive idle iteration:
+// delay × backoff^(n−1), capped at max (when max > 0).
+func IdleWait(delay time.Duration, backoff float64, max time.Duration, n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	if backoff < 1 {
+		backoff = 1
+	}
+	w := float64(delay) * math.Pow(backoff, float64(n-1))
+	if max > 0 && w > float64(max) {
+		return max
+	}
+	if w > float64(math.MaxInt64/2) {
+		return time.Duration(math.MaxInt64 / 2)
+	}
+	return time.Duration(w)
+}
+
+// afterIteration: stall and idle stops, then the pause before the next
+// loop (idle backoff instead of LOOP_DELAY after an idle iteration).
+func (l *loop) afterIteration() (Result, bool) {
+	if l.s.StallLimit > 0 && l.stallCount >= l.s.StallLimit {
+		msg := fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", l.stallCount, l.s.StallLimit)
+		l.bus.Errorf("🛑 %s", msg)
+		return Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled", Message: msg}, true
+	}
+	if l.idleCount > 0 && l.idleEnabled() {
+		if l.s.IdleMax > 0 && l.now().Sub(l.idleSince) >= l.s.IdleMax {
+			msg := fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", l.now().Sub(l.idleSince).Round(time.Second), l.s.IdleMax)
+			l.bus.Warnf("%s", msg)
+			return Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout", Message: msg}, true
+		}
+		if l.s.IdleDelay > 0 {
+			d := IdleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idleCount)
+			if l.s.IdleMax > 0 {
+				if left := l.s.IdleMax - l.now().Sub(l.idleSince); left < d {
+					d = left
+				}
+			}
+			l.bus.Infof("Agent is idle (%d in a row); next iteration in %s", l.idleCount, d.Round(time.Second))
+			if _, err := l.wait("idle_backoff", d, "Idle; next iteration in"); err != nil {
+				return l.signalExit(), true
+			}
+			return Result{}, false
+		}
+	}
+	if _, err := l.wait("loop_delay", l.s.LoopDelay, "Next loop in"); err != nil {
+		return l.signalExit(), true
+	}
+	return Result{}, false
+}
+
+// noteStall compares this iteration with the previous one: the same reply
+// and no change to git HEAD or the working tree is a stalled iteration.
+func (l *loop) noteStall(text string) {
+	if l.s.StallLimit <= 0 {
+		return
+	}
+	head, porcel := "", ""
+	if l.git.isRepo(l.ctx) {
+		head, porcel = l.git.head(l.ctx), l.git.porcelain(l.ctx)
+	}
+	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
+		l.stallCount++
+		l.bus.Warnf("Stalled iteration (%d of %d): same reply, no change in git", l.stallCount, l.s.StallLimit)
+	} else {
+		l.stallCount = 0
+	}
+	l.lastText, l.lastHead, l.lastPorcel, l.haveLast = text, head, porcel, true
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/guard"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+	"github.com/ralphloop/ralph_loop/session"
+)
+
+// loop is one run's mutable state.
+type loop struct {
+	s    Settings
+	deps Deps
+	ctx  context.Context
+	bus  *events.Bus
+	dir  *ralphdir.Dir
+	git  git
+	drv  drivers.Driver
+
+	n        int // loop number (agent iterations started)
+	calls    int // agent calls made in this run
+	window   ratelimit.Window
+	brk      breaker.State
+	brkCfg   breaker.Config
+	sessions *session.Store
+	guard    *guard.Guard
+	totals   events.Usage
+
+	tasksDone, tasksTotal int
+	gates                 *events.Gates
+
+	idleSince   time.Time // first idle iteration of the current idle streak
+	idleCount   int
+	stallCount  int
+	lastText    string
+	lastHead    string
+	lastPorcel  string
+	haveLast    bool
+	liveOK      bool // live streaming still possible (falls back for the process)
+	format      string
+	lastSummary string // .loop_diff_summary read before it is replaced
+	drawn       bool
+	cliVersion  string
+}
+
+func (l *loop) now() time.Time { return l.deps.Now() }
+
+// emit stamps e with the run's snapshot and sends it.
+func (l *loop) emit(e events.Event) {
+	e.Snapshot = l.snapshot()
+	l.bus.Emit(e)
+}
+
+func (l *loop) snapshot() events.Snapshot {
+	return events.Snapshot{
+		Loop:           l.n,
+		CallsThisHour:  l.window.Count,
+		MaxCalls:       l.s.MaxCallsPerHour,
+		NextReset:      ratelimit.NextReset(l.now()).Format("15:04:05"),
+		TasksCompleted: l.tasksDone,
+		TasksTotal:     l.tasksTotal,
+		BreakerState:   string(l.brk.State),
+		Totals:         l.totals,
+		QualityGates:   l.gates,
+	}
+}
+
+// status writes a status-only event (no other type applies).
+func (l *loop) status(typ events.Type, action, status string) {
+	l.emit(events.Event{Type: typ, Action: action, Status: status})
+}
+
+// Run runs the loop until the project is complete, a stop condition is
+// met, or ctx (the Stopper's) is canceled.
+func Run(s Settings, deps Deps) Result {
+	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, git: git{dir: s.ProjectDir}, format: s.OutputFormat, liveOK: s.Live}
+	l.ctx = deps.Stopper.Context()
+	res := l.run()
+	l.finish(res)
+	return res
+}
+
+func (l *loop) run() Result {
+	if err := l.startup(); err != nil {
+		var se *StartupError
+		if errors.As(err, &se) {
+			for _, line := range se.Lines {
+				l.bus.Errorf("%s", line)
+			}
+			return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+		}
+		return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+	}
+	l.bus.Infof("Starting main loop...")
+	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
+
+	for {
+		if r, stop := l.interrupted(); stop {
+			return r
+		}
+		l.n++
+		if err := l.sessions.Touch(l.now()); err != nil {
+			l.bus.Warnf("%v", err)
+		}
+		l.bus.Infof("Loop #%d - calling init_call_tracking...", l.n)
+		l.rollWindow()
+		l.breakerStartup()
+		l.bus.Loopf("=== Starting Loop #%d ===", l.n)
+
+		if !l.brk.CanExecute() {
+			return l.breakerHalt("circuit_breaker_open", "🛑 Circuit breaker has opened - execution halted")
+		}
+		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
+			if r, stop := l.rateLimitWait(); stop {
+				return r
+			}
+			l.n-- // the wait was not an iteration
+			continue
+		}
+		if reason := l.exitReason(); reason != "" {
+			return l.gracefulExit(reason)
+		}
+		if r, stop := l.limitReached(); stop {
+			return r
+		}
+		if r, stop := l.pauseGate(); stop {
+			return r
+		}
+
+		l.refreshTasks()
+		l.status(events.IterationStarted, "executing", "running")
+		r, stop := l.iteration()
+		if stop {
+			return r
+		}
+		l.bus.Loopf("=== Completed Loop #%d ===", l.n)
+		if r, stop := l.limitReached(); stop {
+			return r
+		}
+		if r, stop := l.pauseGate(); stop {
+			return r
+		}
+		if r, stop := l.afterIteration(); stop {
+			return r
+		}
+	}
+}
+
+// interrupted turns a canceled context into the signal exit.
+func (l *loop) interrupted() (Result, bool) {
+	if l.ctx.Err() == nil {
+		return Result{}, false
+	}
+	return l.signalExit(), true
+}
+
+func (l *loop) signalExit() Result {
+	se := Cause(l.ctx)
+	if se == nil {
+		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
+	}
+	l.bus.Infof("Ralph loop interrupted by %s. Cleaning up...", se.Name)
+	l.resetSession("manual_interrupt")
+	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name, Message: "stopped by " + se.Name}
+}
+
+// finish writes the final status.json and the run_finished event.
+func (l *loop) finish(r Result) {
+	if r.Status == "" {
+		return
+	}
+	e := events.Event{Type: events.RunFinished, Action: r.Action, Status: r.Status, Reason: r.Reason, ExitCode: events.IntPtr(r.Code), DriverExitCode: r.DriverExit, Message: r.Message}
+	l.emit(e)
+}
+
+func (l *loop) resetSession(reason string) {
+	if l.sessions == nil {
+		return
+	}
+	if err := l.sessions.Reset(reason, l.n, l.now()); err != nil {
+		l.bus.Warnf("session reset: %v", err)
+	}
+}
+
+func (l *loop) breakerHalt(action, msg string) Result {
+	l.resetSession("circuit_breaker_open")
+	for _, line := range breaker.Halted(l.brk, l.now(), l.brkCfg) {
+		fmt.Fprintln(l.deps.Stdout, line)
+	}
+	l.bus.Errorf("%s", msg)
+	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected", Message: l.brk.Err().Error()}
+}
+
+func (l *loop) gracefulExit(reason string) Result {
+	l.bus.Successf("🏁 Graceful exit triggered: %s", reason)
+	l.resetSession("project_complete")
+	l.refreshTasks()
+	l.bus.Successf("🎉 Ralph has completed the project! Final stats:")
+	l.bus.Infof("  - Total loops: %d", l.n)
+	l.bus.Infof("  - API calls used: %d", l.window.Count)
+	l.bus.Infof("  - Exit reason: %s", reason)
+	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
+}
+
+// refreshTasks recounts @fix_plan.md for status.json.
+func (l *loop) refreshTasks() {
+	c, ok := l.fixPlanCounts()
+	if ok {
+		l.tasksDone, l.tasksTotal = c.Checked, c.Total()
+	}
+}
+
+// promptPath resolves the prompt file against the project.
+func (l *loop) promptPath() string {
+	if filepath.IsAbs(l.s.PromptFile) {
+		return l.s.PromptFile
+	}
+	return filepath.Join(l.s.ProjectDir, l.s.PromptFile)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

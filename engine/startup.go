@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/guard"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+	"github.com/ralphloop/ralph_loop/session"
+)
+
+// errNoStatus marks start-up failures that must not touch status.json
+// (another loop owns it, or there is no .ralph/ to write into).
+var errNoStatus = errors.New("no status")
+
+// startup runs the reference's start-up checks in order, then takes the
+// project lock and loads the persistent state.
+func (l *loop) startup() error {
+	drv, err := drivers.Get(l.s.Driver)
+	if err != nil {
+		return &StartupError{Lines: []string{err.Error()}}
+	}
+	l.drv = drv
+	display := l.display()
+	if !drv.SupportsAllowedTools() && l.s.ToolsGiven {
+		l.bus.Warnf("ALLOWED_TOOLS/--allowed-tools is ignored by %s.", display)
+	}
+	l.bus.Successf("🚀 Ralph loop starting with %s", display)
+	l.bus.Infof("Max calls per hour: %d", l.s.MaxCallsPerHour)
+	l.bus.Infof("Logs: %s/ | Docs: %s/ | Status: %s", l.rel(ralphdir.LogsDir), l.rel(ralphdir.DocsGenerated), l.rel(ralphdir.Status))
+
+	if err := l.checkPrompt(); err != nil {
+		return err
+	}
+	if err := l.checkGit(); err != nil {
+		return err
+	}
+	if err := l.checkAgent(); err != nil {
+		return err
+	}
+
+	l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
+	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Log(events.Level(level), "%s", msg) })
+	l.sessions.Verbose = l.s.Verbose
+	if _, err := l.sessions.Start(l.now()); err != nil {
+		l.bus.Warnf("%v", err)
+	}
+	if !l.dir.Exists(ralphdir.ExitSignals) {
+		l.dir.WriteFile(ralphdir.ExitSignals, []byte(`{"test_only_loops": [], "done_signals": [], "completion_indicators": []}`+"\n"))
+	}
+	w, err := ratelimit.Load(l.dir)
+	if err != nil {
+		return err
+	}
+	l.window = w
+	l.brkCfg = breaker.Config{
+		NoProgressThreshold: l.s.BreakerNoProgress, SameErrorThreshold: l.s.BreakerSameError,
+		OutputDeclineThreshold: l.s.BreakerOutputDecline, PermissionDenialThreshold: l.s.BreakerPermissionDenials,
+		ReadOnlyTimeoutThreshold: l.s.BreakerReadOnly,
+		Cooldown:                 l.s.BreakerCooldown, AutoReset: l.s.BreakerAutoReset,
+		CountPermissionDenials: l.s.PermissionDenialMode == "threshold",
+	}
+	b, err := breaker.Load(l.dir)
+	if err != nil {
+		return err
+	}
+	l.brk = b
+	max := l.s.MaxConsecutiveFailures
+	if max <= 0 {
+		max = 5
+	}
+	l.guard = guard.New(max)
+	return nil
+}
+
+// display is the driver's name as the reference shows it.
+func (l *loop) display() string {
+	if l.drv == nil {
+		return l.s.Driver
+	}
+	return l.drv.DisplayName()
+}
+
+// rel shows a .ralph/ path relative to the project when it is inside it.
+func (l *loop) rel(name string) string {
+	p := l.dir.Path(name)
+	if r, err := filepath.Rel(l.s.ProjectDir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func (l *loop) checkPrompt() error {
+	p := l.promptPath()
+	if fileExists(p) {
+		return nil
+	}
+	shown := l.s.PromptFile
+	lines := []string{fmt.Sprintf("Prompt file '%s' not found!", shown), ""}
+	ralph := l.dir.Root()
+	if fileExists(filepath.Join(ralph, ralphdir.FixPlan)) || fileExists(filepath.Join(ralph, ralphdir.Agent)) || dirExists(filepath.Join(ralph, ralphdir.Specs)) {
+		lines = append(lines,
+			fmt.Sprintf("This appears to be a bmalph/Ralph project but is missing %s.", l.rel(ralphdir.Prompt)),
+			"You may need to create or restore the PROMPT.md file.")
+	} else {
+		lines = append(lines, "This directory is not a bmalph/Ralph project.")
+	}
+	lines = append(lines, "",
+		"To fix this:",
+		"  1. Set up this project for bmalph: bmalph init",
+		"  2. Restore the Ralph files after an update: bmalph upgrade",
+		"  3. Turn planning output into a Ralph plan: bmalph implement",
+		"  4. Or change to the directory of an existing Ralph project",
+		"  5. Or create the files yourself (ralph_loop's install.sh --project DIR adds templates)",
+		"",
+		"Ralph projects should contain: .ralph/PROMPT.md, .ralph/@fix_plan.md, .ralph/specs/, src/, etc.")
+	return &StartupError{Lines: lines}
+}
+
+func (l *loop) checkGit() error {
+	ctx := context.Background()
+	if !l.git.available() {
+		return &StartupError{Lines: []string{"git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}}
+	}
+	if !l.git.isRepo(ctx) {
+		return &StartupError{Lines: []string{
+			fmt.Sprintf("No git repository found in %s.", l.s.ProjectDir),
+			"Ralph tracks progress with git. Create one with: git init && git add -A && git commit -m 'initial commit'",
+		}}
+	}
+	if l.git.head(ctx) == "" {
+		return &StartupError{Lines: []string{
+			"Git repository has no commits.",
+			"Ralph compares each loop's changes against HEAD. Make a first commit: git add -A && git commit -m 'initial commit'",
+		}}
+	}
+	return nil
+}
+
+// checkAgent makes sure the agent CLI is there (and, for Claude Code, new
+// enough): a missing CLI is one clear line naming where to get it.
+func (l *loop) checkAgent() error {
+	o := drivers.CheckOptions{LookPath: l.deps.LookPath, Version: cliVersion}
+	if l.s.Driver == "claude-code" {
+		o.MinVersion = l.s.MinVersion
+	}
+	if l.s.Driver == "command" {
+		if len(l.s.AgentArgv) == 0 {
+			return &StartupError{Lines: []string{"PLATFORM_DRIVER=command needs AGENT_COMMAND (e.g. AGENT_COMMAND=\"my-agent --flag\" in .ralph/.ralphrc)"}}
+		}
+		o.Binary, o.Version = l.s.AgentArgv[0], nil
+	}
+	res, err := drivers.Check(l.ctx, l.drv, o)
+	if err != nil {
+		return &StartupError{Lines: []string{err.Error()}}
+	}
+	if res.Warning != "" {
+		l.bus.Warnf("%s", res.Warning)
+	}
+	l.cliVersion = res.Version
+	if res.Version != "" {
+		l.bus.Debugf("%s %s at %s", l.display(), res.Version, res.Path)
+	}
+	return nil
+}
+
+// cliVersion runs `<path> --version` (10 s at most).
+func cliVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Stdin = nil
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// SignalError is the cancellation cause when the loop is stopped by a
+// signal; Code is the conventional exit code (130 for SIGINT, 143 for
+// SIGTERM).
+type SignalError struct {
+	Signal os.Signal
+	Name   string // "SIGINT" / "SIGTERM"
+	Code   int
+}
+
+func (e *SignalError) Error() string { return "interrupted by " + e.Name }
+
+// NewSignalError describes sig.
+func NewSignalError(sig os.Signal) *SignalError {
+	switch sig {
+	case syscall.SIGTERM:
+		return &SignalError{sig, "SIGTERM", 143}
+	case syscall.SIGHUP:
+		return &SignalError{sig, "SIGHUP", 129}
+	default:
+		return &SignalError{sig, "SIGINT", 130}
+	}
+}
+
+// Stopper turns signals into either "skip the current wait" or "stop the
+// loop". With a terminal on stdin a single Ctrl+C during a wait skips it; a
+// second one within SkipWindow, or one outside a wait, stops the loop. A
+// supervisor's signal (no terminal) always stops.
+type Stopper struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	interactive bool
+	now         func() time.Time
+
+	mu       sync.Mutex
+	skip     chan struct{} // non-nil while a skippable wait runs
+	lastSkip time.Time
+}
+
+// SkipWindow is how soon a second Ctrl+C turns a skip into a stop.
+const SkipWindow = 2 * time.Second
+
+// NewStopper derives the loop's context from parent.
+func NewStopper(parent context.Context, interactive bool, now func() time.Time) *Stopper {
+	ctx, cancel := context.WithCancelCause(parent)
+	return &Stopper{ctx: ctx, cancel: cancel, interactive: interactive, now: now}
+}
+
+// Context is canceled, with a *SignalError cause, when the loop must stop.
+func (s *Stopper) Context() context.Context { return s.ctx }
+
+// Stop cancels the loop with cause.
+func (s *Stopper) Stop(cause error) { s.cancel(cause) }
+
+// Signal handles one received signal and reports what it did ("skip" or
+// "stop").
+func (s *Stopper) Signal(sig os.Signal) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if sig == os.Interrupt && s.interactive && s.skip != nil && (s.lastSkip.IsZero() || now.Sub(s.lastSkip) > SkipWindow) {
+		s.lastSkip = now
+		close(s.skip)
+		s.skip = nil
+		return "skip"
+	}
+	s.cancel(NewSignalError(sig))
+	return "stop"
+}
+
+// beginWait marks a skippable wait and returns the channel closed on skip.
+func (s *Stopper) beginWait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skip = make(chan struct{})
+	return s.skip
+}
+
+func (s *Stopper) endWait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skip = nil
+}
+
+// Cause returns the *SignalError that stopped the loop, or nil.
+func Cause(ctx context.Context) *SignalError {
+	if se, ok := context.Cause(ctx).(*SignalError); ok {
+		return se
+	}
+	return nil
+}
+
+// Describe is describe_exit_code: an exit code as the reference (and
+// bmalph's dashboard) words it.
+func Describe(code int) string {
+	switch code {
+	case 0:
+		return "completed"
+	case 1:
+		return "error"
+	case 124:
+		return "timed out"
+	case 130:
+		return "interrupted (SIGINT)"
+	case 137:
+		return "killed (OOM or SIGKILL)"
+	case 143:
+		return "terminated (SIGTERM)"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}

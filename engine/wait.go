@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/countdown"
+	"github.com/ralphloop/ralph_loop/events"
+)
+
+var errSkipped = errors.New("wait skipped")
+
+// wait blocks for d (kind names it in events: loop_delay, idle_backoff,
+// failure_backoff, rate_limit, usage_limit), showing a live countdown on a
+// terminal and one line a minute otherwise. A Ctrl+C from a terminal skips
+// it (returns nil, skipped=true). A stop returns the context's cause.
+func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, err error) {
+	if d <= 0 {
+		return false, nil
+	}
+	until := l.now().Add(d)
+	l.emit(events.Event{Type: events.DelayStarted, Wait: kind, Delay: d, Until: &until})
+	ctx, cancel := context.WithCancelCause(l.ctx)
+	defer cancel(nil)
+	var skip <-chan struct{}
+	if l.deps.Stopper != nil {
+		skip = l.deps.Stopper.beginWait()
+		defer l.deps.Stopper.endWait()
+	}
+	go func() {
+		select {
+		case <-skip:
+			cancel(errSkipped)
+		case <-ctx.Done():
+		}
+	}()
+	tick := l.ticker(label)
+	err = countdown.Wait(ctx, until, tick)
+	l.endTicker()
+	switch {
+	case err == nil:
+	case errors.Is(err, errSkipped):
+		skipped, err = true, nil
+		l.bus.Infof("Wait skipped (Ctrl+C); starting the next iteration now. Press Ctrl+C twice to stop.")
+	default:
+		return false, err
+	}
+	l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: skipped})
+	return skipped, nil
+}
+
+// ticker returns the countdown display: a redrawn line on a terminal, a
+// log line a minute (the first at once) otherwise.
+func (l *loop) ticker(label string) func(time.Duration) {
+	if l.deps.TTY {
+		w := l.deps.Stdout
+		l.drawn = true
+		return func(left time.Duration) {
+			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
+		}
+	}
+	return countdown.Throttle(time.Minute, func(left time.Duration) {
+		l.bus.Infof("%s: %s", label, clock(left))
+	})
+}
+
+func (l *loop) endTicker() {
+	if l.drawn {
+		io.WriteString(l.deps.Stdout, "\n")
+		l.drawn = false
+	}
+}
+
+// clock renders d as HH:MM:SS.
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
+}

@@ -1,0 +1,139 @@
+package events
+
+import "time"
+
+// SchemaVersion is written as "v" in every event line; bump it when a field
+// changes meaning (adding fields does not).
+const SchemaVersion = 1
+
+// Type names an event. The values are the stable strings of docs/EVENTS.md.
+type Type string
+
+const (
+	RunStarted         Type = "run_started"
+	IterationStarted   Type = "iteration_started"
+	IterationCompleted Type = "iteration_completed"
+	IterationFailed    Type = "iteration_failed"
+	IterationTimedOut  Type = "iteration_timed_out"
+	IterationIdle      Type = "iteration_idle"
+	IterationDenied    Type = "iteration_permission_denied"
+	IterationProgress  Type = "iteration_progress" // while the agent runs; not written to the event log
+	DelayStarted       Type = "delay_started"
+	DelayEnded         Type = "delay_ended"
+	BreakerChanged     Type = "breaker_changed"
+	RateLimited        Type = "rate_limited"
+	UsageLimited       Type = "usage_limited"
+	Paused             Type = "paused"
+	Resumed            Type = "resumed"
+	ReviewCompleted    Type = "review_completed"
+	RunFinished        Type = "run_finished"
+)
+
+// Usage is the token and cost accounting of one agent call (or a total).
+type Usage struct {
+	InputTokens         int64   `json:"input_tokens"`
+	OutputTokens        int64   `json:"output_tokens"`
+	CacheReadTokens     int64   `json:"cache_read_tokens"`
+	CacheCreationTokens int64   `json:"cache_creation_tokens"`
+	CostUSD             float64 `json:"cost_usd"`
+}
+
+// Add returns u + o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:         u.InputTokens + o.InputTokens,
+		OutputTokens:        u.OutputTokens + o.OutputTokens,
+		CacheReadTokens:     u.CacheReadTokens + o.CacheReadTokens,
+		CacheCreationTokens: u.CacheCreationTokens + o.CacheCreationTokens,
+		CostUSD:             u.CostUSD + o.CostUSD,
+	}
+}
+
+// Tokens is the sum of every token count.
+func (u Usage) Tokens() int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens
+}
+
+// Snapshot is the run's state that every event carries, so that each sink
+// can render itself from the last event alone (status.json is a snapshot
+// view; the metrics line is an iteration view).
+type Snapshot struct {
+	Loop           int    `json:"loop"`
+	CallsThisHour  int    `json:"calls_made_this_hour"`
+	MaxCalls       int    `json:"max_calls_per_hour"`
+	NextReset      string `json:"next_reset,omitempty"` // local HH:MM:SS of the call window's reset
+	TasksCompleted int    `json:"tasks_completed"`
+	TasksTotal     int    `json:"tasks_total"`
+	BreakerState   string `json:"breaker_state,omitempty"`
+	Totals         Usage  `json:"totals"`
+	QualityGates   *Gates `json:"quality_gates,omitempty"`
+}
+
+// Gates is the quality-gate summary merged into status.json.
+type Gates struct {
+	OverallStatus string `json:"overall_status"`
+	Mode          string `json:"mode"`
+}
+
+// Iteration describes one finished agent call (the metrics.jsonl line).
+type Iteration struct {
+	Outcome               string   `json:"outcome"` // success, error, timeout, idle, permission_denied, api_limit, circuit_breaker_trip, read_only_timeout
+	Driver                string   `json:"driver"`
+	SessionID             string   `json:"session_id"`
+	DriverExitCode        *int     `json:"driver_exit_code,omitempty"`
+	WallMS                int64    `json:"wall_ms"`               // measured by the loop
+	DurationMS            *int64   `json:"duration_ms,omitempty"` // as the agent reported it
+	DurationAPIMS         *int64   `json:"duration_api_ms,omitempty"`
+	NumTurns              *int64   `json:"num_turns,omitempty"`
+	Usage                 *Usage   `json:"usage,omitempty"`
+	FilesChanged          int      `json:"files_changed"`
+	ReportedFilesModified int      `json:"reported_files_modified"`
+	HasErrors             bool     `json:"has_errors"`
+	ExitSignal            bool     `json:"exit_signal"`
+	QualityGateResult     *int     `json:"quality_gate_result,omitempty"`
+	HasPermissionDenials  bool     `json:"has_permission_denials"`
+	States                []string `json:"states,omitempty"` // <!-- ralph:state NAME --> markers
+	Detail                string   `json:"detail,omitempty"`
+	OutputFile            string   `json:"output_file,omitempty"`
+}
+
+// Event is one thing that happened. Fields that do not apply to a type are
+// left empty and omitted from the JSON line.
+type Event struct {
+	V     int       `json:"v"`
+	TS    time.Time `json:"ts"`
+	Type  Type      `json:"type"`
+	RunID string    `json:"run_id"`
+	Snapshot
+
+	// For status.json: what the loop is doing (last_action) and the
+	// bmalph status value. Every event that changes them sets both.
+	Action string `json:"action,omitempty"`
+	Status string `json:"status,omitempty"`
+
+	Iteration *Iteration `json:"iteration,omitempty"`
+
+	// Waits (delay_started/ended, rate_limited, usage_limited, paused).
+	Wait      string        `json:"wait,omitempty"` // loop_delay, idle_backoff, failure_backoff, rate_limit, usage_limit, pause
+	Delay     time.Duration `json:"-"`
+	DelaySecs float64       `json:"delay_seconds,omitempty"`
+	Until     *time.Time    `json:"until,omitempty"`
+	Skipped   bool          `json:"skipped,omitempty"`
+
+	// breaker_changed
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason,omitempty"` // also run_finished's exit reason
+
+	// run_finished
+	ExitCode       *int `json:"exit_code,omitempty"`
+	DriverExitCode *int `json:"driver_exit_code,omitempty"`
+
+	// run_started
+	Driver  string `json:"driver,omitempty"`
+	Version string `json:"version,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// IntPtr returns &v.
+func IntPtr(v int) *int { return &v }

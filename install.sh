@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# install.sh — build and install ralph_loop, or put its bmalph shim into a project.
+#
+#   ./install.sh                  build ralph_loop into $PREFIX/bin (default ~/.local/bin)
+#   ./install.sh --project DIR    also install DIR/.ralph/ralph_loop.sh (a shim that execs the
+#                                 binary), keep DIR/.ralph/lib/, and add the default templates
+#                                 (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc) where missing
+#
+# Needs only Go (1.26 or newer). Safe to run again: the shim is rewritten, nothing else is touched.
+set -euo pipefail
+
+usage() {
+	sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+PREFIX="${PREFIX:-$HOME/.local}"
+project=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--project)
+		[ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --project needs a directory (e.g. --project .)" >&2; exit 1; }
+		project="$2"
+		shift 2
+		;;
+	--project=*)
+		project="${1#--project=}"
+		shift
+		;;
+	--prefix)
+		[ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 1; }
+		PREFIX="$2"
+		shift 2
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		echo "install.sh: unknown option '$1' (see ./install.sh --help)" >&2
+		exit 1
+		;;
+	esac
+done
+
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bindir="$PREFIX/bin"
+bin="$bindir/ralph_loop"
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "install.sh: Go is not installed or not on PATH; install Go 1.26+ from https://go.dev/dl/ and retry" >&2
+	exit 1
+fi
+
+mkdir -p "$bindir"
+version="$(git -C "$src" describe --tags --always --dirty 2>/dev/null || echo dev)"
+echo "Building ralph_loop ($version) ..."
+(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$bin.tmp" ./cmd/ralph_loop)
+mv -f "$bin.tmp" "$bin"
+echo "Installed $bin"
+case ":$PATH:" in
+*":$bindir:"*) echo "$bindir is on your PATH: run 'ralph_loop --help'." ;;
+*) echo "Note: $bindir is not on your PATH. Add it (e.g. export PATH=\"$bindir:\$PATH\") or run $bin directly." ;;
+esac
+
+if [ -n "$project" ]; then
+	[ -d "$project" ] || { echo "install.sh: project directory '$project' does not exist" >&2; exit 1; }
+	ralph="$(cd "$project" && pwd)/.ralph"
+	mkdir -p "$ralph/lib"
+	shim="$ralph/ralph_loop.sh"
+	tmp="$(mktemp "$ralph/.ralph_loop.sh.XXXXXX")"
+	cat >"$tmp" <<SHIM
+#!/usr/bin/env bash
+# ralph_loop shim: bmalph runs 'bash .ralph/ralph_loop.sh'; the Go ralph_loop does the work.
+# Written by ralph_loop's install.sh; re-run 'install.sh --project .' after 'bmalph upgrade'.
+if [ -x "$bin" ]; then exec "$bin" "\$@"; fi
+exec ralph_loop "\$@"
+SHIM
+	chmod 0755 "$tmp"
+	mv -f "$tmp" "$shim"
+	echo "Installed shim $shim -> $bin"
+	"$bin" --install-templates "$ralph"
+fi
