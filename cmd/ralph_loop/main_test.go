@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +15,12 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 )
 
-var update = os_getenvBool("UPDATE_SCRIPTS")
+var update = getenvBool("UPDATE_SCRIPTS")
 
-func os_getenvBool(k string) bool { v, _ := strconv.ParseBool(os.Getenv(k)); return v }
+func getenvBool(k string) bool { v, _ := strconv.ParseBool(os.Getenv(k)); return v }
+
+// extraCmds lets other _test.go files add script commands from init().
+var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
 // TestMain makes the test binary double as ralph_loop and as every agent
 // CLI (a scriptable fake), so testscript scenarios run the real program.
@@ -57,14 +59,22 @@ func TestScript(t *testing.T) {
 			env.Setenv("TZ", "UTC")
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile": cmdWaitfile,
-			"gitinit":  cmdGitinit,
-			"jsonget":  cmdJSONGet,
-			"killpid":  cmdKillpid,
-			"calls":    cmdCalls,
-		},
+		Cmds: scriptCmds(),
 	})
+}
+
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"waitfile": cmdWaitfile,
+		"gitinit":  cmdGitinit,
+		"jsonget":  cmdJSONGet,
+		"killpid":  cmdKillpid,
+		"calls":    cmdCalls,
+	}
+	for k, v := range extraCmds {
+		cmds[k] = v
+	}
+	return cmds
 }
 
 // waitfile FILE [SECONDS]: wait until FILE exists (default 20 s).
@@ -142,5 +152,3 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("agent calls = %d, want %s", n, args[0])
 	}
 }
-
-var _ = bufio.NewReader
