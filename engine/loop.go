@@ -12,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -213,12 +214,20 @@ func (l *loop) gracefulExit(reason string) Result {
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
 }
 
-// refreshTasks recounts @fix_plan.md for status.json.
+// refreshTasks recounts @fix_plan.md for status.json's tasks_completed
+// and tasks_total: the Story lines as bmalph counts them, or every
+// checkbox when the plan has no stories.
 func (l *loop) refreshTasks() {
-	c, ok := l.fixPlanCounts()
-	if ok {
-		l.tasksDone, l.tasksTotal = c.Checked, c.Total()
+	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+	if err != nil || !found {
+		return
 	}
+	if st := fixplan.CountStories(data); st.Total > 0 {
+		l.tasksDone, l.tasksTotal = st.Completed, st.Total
+		return
+	}
+	c := fixplan.Count(data)
+	l.tasksDone, l.tasksTotal = c.Checked, c.Total()
 }
 
 // promptPath resolves the prompt file against the project.
