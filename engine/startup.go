@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -49,6 +50,7 @@ func (l *loop) startup() error {
 		return err
 	}
 
+	l.checkStateFiles()
 	l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
 	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Log(events.Level(level), "%s", msg) })
 	l.sessions.Verbose = l.s.Verbose
@@ -187,4 +189,20 @@ func cliVersion(ctx context.Context, path string) (string, error) {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// jsonStateFiles are the JSON files under .ralph/ the loop writes.
+var jsonStateFiles = []string{
+	ralphdir.Status, ralphdir.Progress, ralphdir.ResponseAnalysis, ralphdir.ExitSignals,
+	ralphdir.RalphSession, ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState,
+	ralphdir.CircuitBreakerHistory, ralphdir.QualityGateResults, ralphdir.ReviewFindings,
+}
+
+// checkStateFiles moves aside (with a warning) every JSON state file that
+// is empty or not JSON, so that none is silently overwritten.
+func (l *loop) checkStateFiles() {
+	for _, name := range jsonStateFiles {
+		var v json.RawMessage
+		l.dir.ReadJSON(name, &v)
+	}
 }

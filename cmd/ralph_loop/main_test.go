@@ -57,6 +57,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("LOOP_DELAY", "0")
 			env.Setenv("WRITE_TIMEOUT_MINUTES", "0")
 			env.Setenv("TZ", "UTC")
+			env.Setenv("FAKE_AGENT_VERSION", "2.1.330 (Claude Code)")
 			return nil
 		},
 		Cmds: scriptCmds(),
