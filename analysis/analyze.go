@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -13,14 +14,55 @@ import (
 
 // Analyze reads one agent output as a stream and analyses it. It fails only
 // when reading fails; malformed output is analysed as well as it can be.
+//
+// When r can seek, an output that starts like JSON is read once for the JSON
+// decoders and, only if it turns out not to be JSON, read again as text;
+// otherwise both readings share one pass.
 func Analyze(r io.Reader, opts Options) (Result, error) {
+	rs, seekable := r.(io.ReadSeeker)
+	var start int64
+	if seekable {
+		var err error
+		if start, err = rs.Seek(0, io.SeekCurrent); err != nil {
+			seekable = false
+		}
+	}
+	hint := driverHint(opts.Driver)
+	ring := opts.ExitCode != 0 && !opts.TimedOut
+
+	if seekable && hint != "copilot" {
+		var stats rawStats
+		src := &source{}
+		src.init(r, &stats)
+		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
+			d := &decoder{src: src, keep: MaxResultText}
+			d.run()
+			src.drain()
+			if src.err != nil {
+				return Result{}, fmt.Errorf("read agent output: %w", src.err)
+			}
+			if p := d.pick(hint); p != nil {
+				return build(opts, &stats, nil, d, p), nil
+			}
+			// Not JSON after all: read it again as text.
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return Result{}, fmt.Errorf("read agent output again: %w", err)
+			}
+			return textAgain(r, opts, ring, d)
+		}
+		if _, err := rs.Seek(start, io.SeekStart); err != nil {
+			return Result{}, fmt.Errorf("read agent output again: %w", err)
+		}
+		return textAgain(r, opts, ring, nil)
+	}
+
 	var stats rawStats
-	raw := newTextScan(MaxResultText, opts.ExitCode != 0 && !opts.TimedOut)
+	raw := newTextScan(MaxResultText, ring)
 	src := &source{}
 	src.init(r, &stats, raw)
-
 	var d *decoder
-	if driverHint(opts.Driver) != "copilot" {
+	var p *parsed
+	if hint != "copilot" {
 		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
 			d = &decoder{src: src, keep: MaxResultText}
 			d.run()
@@ -30,8 +72,23 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	if src.err != nil {
 		return Result{}, fmt.Errorf("read agent output: %w", src.err)
 	}
-	res := build(opts, &stats, raw.finish(), d)
-	return res, nil
+	if d != nil {
+		p = d.pick(hint)
+	}
+	return build(opts, &stats, raw.finish(), d, p), nil
+}
+
+// textAgain reads the whole output as plain text.
+func textAgain(r io.Reader, opts Options, ring bool, d *decoder) (Result, error) {
+	var stats rawStats
+	raw := newTextScan(MaxResultText, ring)
+	src := &source{}
+	src.init(r, &stats, raw)
+	src.drain()
+	if src.err != nil {
+		return Result{}, fmt.Errorf("read agent output: %w", src.err)
+	}
+	return build(opts, &stats, raw.finish(), d, nil), nil
 }
 
 // AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
@@ -135,14 +192,36 @@ func (s *rawStats) Write(p []byte) (int, error) {
 			break
 		}
 	}
-	s.runes += int64(utf8.RuneCount(p[:end]))
+	s.runes += int64(runeCount(p[:end]))
 	s.ncarry = copy(s.carry[:], p[end:])
 	return n, nil
 }
 
 func (s *rawStats) length() int {
-	r := s.runes + int64(utf8.RuneCount(s.carry[:s.ncarry]))
+	r := s.runes + int64(runeCount(s.carry[:s.ncarry]))
 	return int(r - s.nul - s.trailNL)
+}
+
+// runeCount is utf8.RuneCount (each invalid byte counts as one), without
+// the string conversion that makes the library function allocate.
+func runeCount(p []byte) int {
+	n := 0
+	for i := 0; i < len(p); {
+		if i+8 <= len(p) && binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 == 0 {
+			n += 8
+			i += 8
+			continue
+		}
+		if p[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(p[i:])
+		n++
+		i += size
+	}
+	return n
 }
 
 // parsed is a JSON output reduced to what the analysis reads.
@@ -380,7 +459,7 @@ func isoTimestamp(t time.Time) string {
 }
 
 // build turns what was read into the Result.
-func build(opts Options, stats *rawStats, raw *textFacts, d *decoder) Result {
+func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed) Result {
 	res := Result{
 		Loop:         opts.Loop,
 		OutputFile:   opts.OutputFile,
@@ -393,10 +472,8 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder) Result {
 	if !opts.Now.IsZero() {
 		res.Timestamp = isoTimestamp(opts.Now)
 	}
-	var p *parsed
 	if d != nil {
 		res.Documents, res.InvalidLines = d.docs, d.invalid
-		p = d.pick(driverHint(opts.Driver))
 		if d.truncated {
 			res.note("a message text longer than %d bytes was cut", maxPieces)
 		}

@@ -107,6 +107,9 @@ type dfa struct {
 	ncls  int
 	delta []uint16 // state*ncls + class -> state
 	out   []uint64 // patterns ending in this state (bit = pattern index)
+	// States are numbered so that exactly those at or above firstOut end a
+	// pattern: the scan loop tests a register instead of loading out[].
+	firstOut uint16
 }
 
 func buildDFA(ps []pattern) *dfa {
@@ -188,13 +191,30 @@ func buildDFA(ps []pattern) *dfa {
 	if len(nodes) > 1<<16 {
 		panic("analysis: automaton too large")
 	}
+	// Renumber: the root stays 0, states without output next, then the rest.
+	order := make([]int, 0, len(nodes))
+	for i, nd := range nodes {
+		if nd.out == 0 {
+			order = append(order, i)
+		}
+	}
+	d.firstOut = uint16(len(order))
+	for i, nd := range nodes {
+		if nd.out != 0 {
+			order = append(order, i)
+		}
+	}
+	newID := make([]uint16, len(nodes))
+	for ni, oi := range order {
+		newID[oi] = uint16(ni)
+	}
 	d.delta = make([]uint16, len(nodes)*n)
 	d.out = make([]uint64, len(nodes))
-	for i, nd := range nodes {
+	for ni, oi := range order {
 		for c := 0; c < n; c++ {
-			d.delta[i*n+c] = uint16(nd.next[c])
+			d.delta[ni*n+c] = newID[nodes[oi].next[c]]
 		}
-		d.out[i] = nd.out
+		d.out[ni] = nodes[oi].out
 	}
 	return d
 }

@@ -19,6 +19,7 @@ type source struct {
 	err  error // read error other than io.EOF
 	line int   // newlines consumed by the JSON reader (for invalid-line counts)
 	obs  []io.Writer
+	esc  [utf8.UTFMax]byte // decoded escape (a field, so it does not escape to the heap)
 }
 
 const bufSize = 64 << 10
@@ -179,7 +180,7 @@ func (s *source) escape(sink strSink) error {
 		return errSyntax
 	}
 	c := s.buf[s.pos+1]
-	var out [8]byte
+	out := s.esc[:]
 	var n int
 	switch c {
 	case '"', '\\', '/':
@@ -217,7 +218,7 @@ func (s *source) escape(sink strSink) error {
 		} else if r >= 0xDC00 && r < 0xE000 {
 			r = utf8.RuneError
 		}
-		n = utf8.EncodeRune(out[:], r)
+		n = utf8.EncodeRune(out, r)
 		if sink != nil {
 			sink.Write(out[:n])
 		}

@@ -206,10 +206,10 @@ func (s *textScan) piece(seg []byte) {
 	d := scanDFA
 	st := s.st
 	evs := s.evs[:0]
-	cls, delta, out, k := &d.cls, d.delta, d.out, d.ncls
+	cls, delta, out, k, first := &d.cls, d.delta, d.out, d.ncls, d.firstOut
 	for i, c := range seg {
 		st = delta[int(st)*k+int(cls[c])]
-		if out[st] != 0 {
+		if st >= first {
 			evs = append(evs, scanEvent{i, st})
 		}
 	}

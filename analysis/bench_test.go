@@ -1,0 +1,81 @@
+package analysis
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ralphloop/ralph_loop/analysis/gen"
+)
+
+var (
+	genMu    sync.Mutex
+	genCache = map[string][]byte{}
+)
+
+// generated returns a generated output of about mb megabytes.
+func generated(tb testing.TB, format string, mb int) []byte {
+	tb.Helper()
+	genMu.Lock()
+	defer genMu.Unlock()
+	key := format + "/" + strings.Repeat("x", mb)
+	if b, ok := genCache[key]; ok {
+		return b
+	}
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, format, int64(mb)*1e6, 1); err != nil {
+		tb.Fatal(err)
+	}
+	genCache[key] = buf.Bytes()
+	return buf.Bytes()
+}
+
+func benchAnalyze(b *testing.B, format, driver string) {
+	data := generated(b, format, 50)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Analyze(bytes.NewReader(data), Options{Driver: driver})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
+			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+		}
+	}
+}
+
+func BenchmarkAnalyzeClaudeStream50MB(b *testing.B) { benchAnalyze(b, "claude-stream", "claude-code") }
+func BenchmarkAnalyzeCodexJSONL50MB(b *testing.B)   { benchAnalyze(b, "codex-jsonl", "codex") }
+func BenchmarkAnalyzeClaudeJSON50MB(b *testing.B)   { benchAnalyze(b, "claude-json", "claude-code") }
+func BenchmarkAnalyzeOpenCode50MB(b *testing.B)     { benchAnalyze(b, "opencode-jsonl", "opencode") }
+func BenchmarkAnalyzeText50MB(b *testing.B)         { benchAnalyze(b, "text", "copilot") }
+
+// TestGeneratedOutputs checks that each generated format reads back as the
+// generator meant it (a small size keeps it quick).
+func TestGeneratedOutputs(t *testing.T) {
+	for _, format := range gen.Formats {
+		t.Run(format, func(t *testing.T) {
+			data := generated(t, format, 1)
+			res, err := Analyze(bytes.NewReader(data), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Block == nil || res.Block.Status != "IN_PROGRESS" || !res.Block.ExitSignalFound || res.ExitSignal {
+				t.Fatalf("status block not read as written:\n%s", res.Explain())
+			}
+			want := gen.SessionID
+			if format == "opencode-jsonl" {
+				want = gen.OpenCodeSessionID
+			}
+			if format != "text" && res.SessionID != want {
+				t.Errorf("session = %q, want %q", res.SessionID, want)
+			}
+			if format != "text" && format != "claude-json" && res.HasErrors {
+				t.Errorf("errors in tool output counted as the agent's: %q", res.ErrorLines)
+			}
+		})
+	}
+}
