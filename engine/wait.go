@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/countdown"
 	"github.com/ralphloop/ralph_loop/events"
+	"golang.org/x/time/rate"
 )
 
 var errSkipped = errors.New("wait skipped")
@@ -62,9 +63,12 @@ func (l *loop) ticker(label string) func(time.Duration) {
 			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
 		}
 	}
-	return countdown.Throttle(time.Minute, func(left time.Duration) {
-		l.bus.Infof("%s: %s", label, clock(left))
-	})
+	// Without a terminal (bmalph's dashboard, a log file): the first
+	// tick, then one line a minute.
+	every := rate.Sometimes{First: 1, Interval: time.Minute}
+	return func(left time.Duration) {
+		every.Do(func() { l.bus.Infof("%s: %s", label, clock(left)) })
+	}
 }
 
 func (l *loop) endTicker() {
