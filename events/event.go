@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // SchemaVersion is written as "v" in every event line; bump it when a field
 // changes meaning (adding fields does not).
@@ -38,15 +41,32 @@ type Usage struct {
 	CostUSD             float64 `json:"cost_usd"`
 }
 
-// Add returns u + o.
+// Add returns u + o. The cost is rounded to CostPrecision, so that a total
+// is the decimal sum of the figures the agent reported (0.1 added eight
+// times is 0.8, not 0.7999999999999999) and a budget compares as written.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
 		InputTokens:         u.InputTokens + o.InputTokens,
 		OutputTokens:        u.OutputTokens + o.OutputTokens,
 		CacheReadTokens:     u.CacheReadTokens + o.CacheReadTokens,
 		CacheCreationTokens: u.CacheCreationTokens + o.CacheCreationTokens,
-		CostUSD:             u.CostUSD + o.CostUSD,
+		CostUSD:             RoundCost(u.CostUSD + o.CostUSD),
 	}
+}
+
+// CostPrecision is the unit cost totals are kept in: a nano-dollar.
+const CostPrecision = 1e-9
+
+// RoundCost rounds usd to the nearest CostPrecision. The result is the
+// float64 nearest to that decimal, the same value strconv.ParseFloat gives
+// for its shortest spelling. Amounts beyond exact float64 nano-dollars
+// (about $9 million) and NaN or Inf are returned unchanged.
+func RoundCost(usd float64) float64 {
+	const scale = 1 / CostPrecision
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || math.Abs(usd) >= (1<<53)/scale {
+		return usd
+	}
+	return math.Round(usd*scale) / scale
 }
 
 // Tokens is the sum of every token count.
