@@ -10,6 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -143,7 +144,7 @@ func (l *loop) printAnalysisSummary(res analysis.Result) {
 	fmt.Fprintf(w, "Test Only:        %v\n", res.IsTestOnly)
 	fmt.Fprintf(w, "Files Changed:    %d\n", res.FilesModified)
 	if res.WorkSummary != "" {
-		fmt.Fprintf(w, "Summary:          %s\n", cutStr(oneLine(res.WorkSummary), 200))
+		fmt.Fprintf(w, "Summary:          %s\n", clip.Bytes(oneLine(res.WorkSummary), 200))
 	}
 	fmt.Fprintln(w)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/review"
 	"github.com/ralphloop/ralph_loop/supervise"
@@ -236,7 +237,7 @@ func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
 			line := tail.String()
 			l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
 			if line != "" {
-				l.bus.Debugf("%s: %s... (%ds)", l.display(), cutStr(line, 80), tick*10)
+				l.bus.Debugf("%s: %s... (%ds)", l.display(), clip.Bytes(line, 80), tick*10)
 			} else {
 				l.bus.Debugf("%s working... (%ds elapsed)", l.display(), tick*10)
 			}
@@ -280,13 +281,6 @@ func (t *lastLine) String() string {
 		return string(t.cur)
 	}
 	return string(t.last)
-}
-
-func cutStr(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 var _ = context.Background

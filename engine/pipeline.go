@@ -8,6 +8,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -321,7 +322,7 @@ func (l *loop) stderrTail(c *call, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	s := strings.TrimSpace(strings.Join(lines, " "))
-	return cutStr(s, 500)
+	return clip.Bytes(s, 500)
 }
 
 func (l *loop) ralphrcPath() string { return l.rel(ralphdir.RalphRC) }

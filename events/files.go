@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -149,7 +150,7 @@ func (p *Progress) Handle(e Event) {
 		return
 	case IterationProgress:
 		p.tick++
-		v = progressExecuting{"executing", spinner[p.tick%4], int(e.DelaySecs), cut(e.Message, 80), stamp}
+		v = progressExecuting{"executing", spinner[p.tick%4], int(e.DelaySecs), clip.Bytes(e.Message, 80), stamp}
 	case IterationCompleted, IterationIdle, IterationDenied:
 		v = progressDone{"completed", stamp}
 	case IterationFailed, IterationTimedOut:
@@ -160,17 +161,6 @@ func (p *Progress) Handle(e Event) {
 	if err := p.d.WriteJSON(ralphdir.Progress, v); err != nil && p.onErr != nil {
 		p.onErr(err)
 	}
-}
-
-// cut returns at most n bytes of s without splitting a UTF-8 sequence.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // metricsLine is one logs/metrics.jsonl line, the reference's fields in its

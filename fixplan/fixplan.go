@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // ws is POSIX [[:space:]]: Go's \s lacks the vertical tab.
@@ -64,7 +65,7 @@ func Count(plan []byte) Counts {
 func NextTask(plan []byte) string {
 	for _, l := range lines(plan) {
 		if openRe.MatchString(l) {
-			return truncateRunes(strings.Trim(l, " \t\n\v\f\r"), NextTaskMax)
+			return clip.Runes(strings.Trim(l, " \t\n\v\f\r"), NextTaskMax)
 		}
 	}
 	return ""
@@ -157,20 +158,6 @@ func CountStories(plan []byte) Stories {
 		} else if s.Next == "" {
 			s.Next = strings.TrimSpace("Story " + m[2] + ": " + m[3])
 		}
-	}
-	return s
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
 	}
 	return s
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 var errGateTimeout = errors.New("quality gate timed out")
@@ -55,7 +57,7 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return outcome{exitCode: 127, output: truncate(err.Error(), OutputMax)}, nil
+		return outcome{exitCode: 127, output: clip.Runes(err.Error(), OutputMax)}, nil
 	}
 	pgid := cmd.Process.Pid
 	_ = cmd.Wait() // the exit status is read from ProcessState below
@@ -116,5 +118,5 @@ func (c *capture) text(max int) string {
 	if !c.more {
 		b = bytes.TrimRight(b, "\n")
 	}
-	return truncate(string(b), max)
+	return clip.Runes(string(b), max)
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -127,7 +127,7 @@ func Feedback(r *Results) string {
 			return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 		}), " ")
 		if out != "" {
-			b.WriteString("TESTS FAILING: " + truncate(out, FeedbackOutputMax) + ". ")
+			b.WriteString("TESTS FAILING: " + clip.Runes(out, FeedbackOutputMax) + ". ")
 		} else {
 			b.WriteString("TESTS FAILING. ")
 		}
@@ -147,18 +147,4 @@ func Feedback(r *Results) string {
 		b.WriteString("QG fail: " + strings.Join(failed, ", ") + ". ")
 	}
 	return b.String()
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }

@@ -8,8 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -315,7 +315,7 @@ func ContextFor(f Findings) string {
 		b.WriteString("PRIORITY: Fix these code review findings BEFORE picking a new story. ")
 		max = contextMaxPriority
 	}
-	fmt.Fprintf(&b, "REVIEW FINDINGS (%s, %d issues): %s", f.Severity, f.IssuesFound, truncate(oneLine(f.Summary), summaryMax))
+	fmt.Fprintf(&b, "REVIEW FINDINGS (%s, %d issues): %s", f.Severity, f.IssuesFound, clip.Runes(oneLine(f.Summary), summaryMax))
 	var items []string
 	for i, d := range f.Details {
 		if i == 2 {
@@ -328,9 +328,9 @@ func ContextFor(f Findings) string {
 		items = append(items, item+oneLine(d.Issue))
 	}
 	if len(items) > 0 {
-		b.WriteString(" Details: " + truncate(strings.Join(items, "; "), detailsMax))
+		b.WriteString(" Details: " + clip.Runes(strings.Join(items, "; "), detailsMax))
 	}
-	return truncate(b.String(), max)
+	return clip.Runes(b.String(), max)
 }
 
 // SaveLastSHA records the HEAD a review looked at in .ralph/.review_last_sha.
@@ -355,17 +355,3 @@ func LoadLastSHA(d *ralphdir.Dir) (string, error) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
-}

@@ -3,7 +3,8 @@ package templates
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // Caps of the loop context, in characters.
@@ -54,7 +55,7 @@ type ContextInput struct {
 func LoopContext(in ContextInput) string {
 	var b strings.Builder
 	if !in.LoopStateOff {
-		b.WriteString(truncate(loopPart(in), ContextMax))
+		b.WriteString(clip.Runes(loopPart(in), ContextMax))
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
@@ -90,7 +91,7 @@ func loopPart(in ContextInput) string {
 		b.WriteString("Previous: " + p + ". ")
 	}
 	b.WriteString(in.QualityGateFeedback)
-	if d := truncate(strings.TrimSpace(in.DiffSummary), DiffSummaryMax); d != "" {
+	if d := clip.Runes(strings.TrimSpace(in.DiffSummary), DiffSummaryMax); d != "" {
 		b.WriteString(d + ". ")
 	}
 	return b.String()
@@ -112,19 +113,5 @@ func previous(s string) string {
 	if s == "null" {
 		return ""
 	}
-	return strings.TrimRight(truncate(s, PreviousMax), ". ")
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
+	return strings.TrimRight(clip.Runes(s, PreviousMax), ". ")
 }

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"flag"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,7 +160,7 @@ func TestDiffSummary(t *testing.T) {
 		{"spaces in names", "2\t0\tdocs/my notes.md\n", "Changed: docs/my notes.md (+2/-0)"},
 		{"rename notation", "0\t0\tsrc/{old.go => new.go}\n", "Changed: src/{old.go => new.go} (+0/-0)"},
 		{"malformed rows skipped", "garbage\n\n1\t2\n\tx\ty\n7\t0\tok.txt\r\n", "Changed: ok.txt (+7/-0)"},
-		{"cut to 144 + ...", long, truncate("Changed: "+strings.Join(func() []string {
+		{"cut to 144 + ...", long, clip.Runes("Changed: "+strings.Join(func() []string {
 			var s []string
 			for i := 0; i < 10; i++ {
 				s = append(s, "src/module_"+strings.Repeat("x", 10)+string(rune('a'+i))+".go (+5/-1)")

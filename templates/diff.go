@@ -2,6 +2,8 @@ package templates
 
 import (
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // DiffSummaryLimit is the longest DiffSummary result; longer summaries are
@@ -36,7 +38,7 @@ func DiffSummary(numstat string) string {
 	}
 	s := "Changed: " + strings.Join(items, ", ")
 	if len([]rune(s)) > DiffSummaryLimit {
-		s = truncate(s, DiffSummaryLimit-3) + "..."
+		s = clip.Runes(s, DiffSummaryLimit-3) + "..."
 	}
 	return s
 }
