@@ -350,28 +350,13 @@ func (d *decoder) run() {
 		d.docAbort()
 		// A line cut short is often followed by a good one: when the
 		// error is at a '{' or '[' that starts a later line, resume there.
-		if s.line > startLine && s.pos < s.end && (s.buf[s.pos] == '{' || s.buf[s.pos] == '[') && d.lineStartsAt() {
+		if s.line > startLine && s.nlBefore && s.pos < s.end && (s.buf[s.pos] == '{' || s.buf[s.pos] == '[') {
 			d.invalid += s.line - startLine
 			continue
 		}
 		d.invalid += s.line - startLine + 1
 		s.skipLine()
 	}
-}
-
-// lineStartsAt: only blanks precede pos on its line (within the buffer).
-func (d *decoder) lineStartsAt() bool {
-	s := d.src
-	for i := s.pos - 1; i >= 0; i-- {
-		switch s.buf[i] {
-		case '\n':
-			return true
-		case ' ', '\t', '\r':
-		default:
-			return false
-		}
-	}
-	return false
 }
 
 func (d *decoder) docStart(c byte) {
@@ -985,9 +970,7 @@ func (d *decoder) absorbStream(a *streamAgg, live bool) {
 	switch typ {
 	case "system":
 		if e.subtype.isStr("init") && a.initSession == "" {
-			if id, ok := e.sessionIDSnake.text(); ok {
-				a.initSession = id
-			}
+			a.initSession = firstSession(e.sessionIDSnake)
 		}
 	case "result":
 		f := e.objFields
@@ -1044,8 +1027,8 @@ func (d *decoder) absorbCodex() {
 	}
 	switch typ {
 	case "thread.started":
-		if id, ok := e.threadID.text(); ok && a.threadID == "" {
-			a.threadID = id
+		if a.threadID == "" {
+			a.threadID = firstSession(e.threadID)
 		}
 	case "item.completed":
 		switch {
@@ -1096,9 +1079,7 @@ func (d *decoder) absorbOpenCode() {
 	}
 	// first non-empty of .session.id // .session_id // .sessionId
 	if a.legacySession == "" {
-		if id, ok := e.sessionObjID.or(e.sessionIDSnake).or(e.sessionIDCamel).text(); ok {
-			a.legacySession = id
-		}
+		a.legacySession = firstSession(e.sessionObjID, e.sessionIDSnake, e.sessionIDCamel)
 	}
 	if (typ == "message.updated" || typ == "message.completed") && e.role.isStr("assistant") {
 		sc := d.getScan()
@@ -1120,9 +1101,7 @@ func (d *decoder) absorbOpenCode() {
 	}
 	a.current = true
 	if a.session == "" {
-		if id, ok := e.sessionIDUpper.text(); ok {
-			a.session = id
-		}
+		a.session = firstSession(e.sessionIDUpper)
 	}
 	switch typ {
 	case "step_start":

@@ -20,6 +20,9 @@ type source struct {
 	line int   // newlines consumed by the JSON reader (for invalid-line counts)
 	obs  []io.Writer
 	esc  [utf8.UTFMax]byte // decoded escape (a field, so it does not escape to the heap)
+	// nlBefore: the last skipWS crossed a newline, so the byte it stopped
+	// at starts a line (after blanks).
+	nlBefore bool
 }
 
 const bufSize = 64 << 10
@@ -100,6 +103,7 @@ var strSafe = func() (t [256]bool) {
 
 // skipWS skips JSON whitespace and returns the next byte.
 func (s *source) skipWS() (byte, bool) {
+	s.nlBefore = false
 	for {
 		for s.pos < s.end {
 			c := s.buf[s.pos]
@@ -109,6 +113,7 @@ func (s *source) skipWS() (byte, bool) {
 			case '\n':
 				s.line++
 				s.pos++
+				s.nlBefore = true
 			default:
 				return c, true
 			}

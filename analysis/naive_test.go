@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -98,9 +99,11 @@ func naiveWord(line, w string) bool {
 	}
 }
 
-// naiveSeq: grep -iw "a.*b" on one line.
+// naiveSeq: grep -iw "a.*b" on one line: the earliest word-start "a",
+// then any word-end "b" starting at or after its end.
 func naiveSeq(line, a, b string) bool {
 	low := foldString(line)
+	aEnd := -1
 	for from := 0; ; {
 		i := strings.Index(low[from:], a)
 		if i < 0 {
@@ -113,20 +116,23 @@ func naiveSeq(line, a, b string) bool {
 				continue
 			}
 		}
-		rest := low[i+len(a):]
-		for k := 0; k <= len(rest)-len(b); k++ {
-			if rest[k:k+len(b)] != b {
+		aEnd = i + len(a)
+		break
+	}
+	for from := aEnd; ; {
+		k := strings.Index(low[from:], b)
+		if k < 0 {
+			return false
+		}
+		k += from
+		from = k + 1
+		j := k + len(b)
+		if j < len(line) {
+			if r, _ := utf8.DecodeRuneInString(line[j:]); isWordRune(r) {
 				continue
 			}
-			j := i + len(a) + k + len(b)
-			if j < len(line) {
-				if r, _ := utf8.DecodeRuneInString(line[j:]); isWordRune(r) {
-					continue
-				}
-			}
-			return true
 		}
-		return false
+		return true
 	}
 }
 
@@ -147,12 +153,14 @@ func naiveBlocks(text string, f *textFacts) {
 		}
 	}
 	// Process in order of end position, as the automaton reports them.
-	for a := 1; a < len(evs); a++ {
-		for b := a; b > 0 && evs[b].end < evs[b-1].end; b-- {
-			evs[b], evs[b-1] = evs[b-1], evs[b]
+	sort.SliceStable(evs, func(a, b int) bool { return evs[a].end < evs[b].end })
+	var nls []int
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			nls = append(nls, i)
 		}
 	}
-	lineOf := func(i int) int { return strings.Count(text[:i], "\n") + 1 }
+	lineOf := func(i int) int { return sort.SearchInts(nls, i) + 1 }
 	open := false
 	var cur StatusBlock
 	var last *StatusBlock
