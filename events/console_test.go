@@ -1,0 +1,204 @@
+package events
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestConsoleLine(t *testing.T) {
+	stamp := t0.Local().Format(LocalStamp)
+	tests := []struct {
+		colour bool
+		level  Level
+		want   string
+	}{
+		{false, Info, "[" + stamp + "] [INFO] msg\n"},
+		{false, LoopLvl, "[" + stamp + "] [LOOP] msg\n"},
+		{true, Error, "\033[0;31m[" + stamp + "] [ERROR] msg\033[0m\n"},
+		{true, Success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
+		{true, Warn, "\033[1;33m[" + stamp + "] [WARN] msg\033[0m\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		NewConsole(&buf, tt.colour).Line(t0, tt.level, "msg")
+		if buf.String() != tt.want {
+			t.Errorf("colour=%v %s: %q, want %q", tt.colour, tt.level, buf.String(), tt.want)
+		}
+	}
+}
+
+func TestBusStampsEvents(t *testing.T) {
+	var got []Event
+	b := NewBus(fixedClock, "run-7")
+	b.Add(sinkFunc(func(e Event) { got = append(got, e) }))
+	own := t0.Add(time.Hour)
+	b.Emit(Event{Type: DelayStarted, Delay: 90 * time.Second})
+	b.Emit(Event{Type: DelayEnded, TS: own, V: 99, RunID: "other"})
+	if len(got) != 2 {
+		t.Fatalf("%d events", len(got))
+	}
+	if e := got[0]; e.V != SchemaVersion || !e.TS.Equal(t0) || e.RunID != "run-7" || e.DelaySecs != 90 {
+		t.Errorf("first %+v", e)
+	}
+	if e := got[1]; e.V != SchemaVersion || !e.TS.Equal(own) || e.RunID != "run-7" {
+		t.Errorf("second %+v", e)
+	}
+	if b.RunID() != "run-7" {
+		t.Errorf("RunID %q", b.RunID())
+	}
+}
+
+type sinkFunc func(Event)
+
+func (f sinkFunc) Handle(e Event) { f(e) }
+
+// safeBuffer is a bytes.Buffer for one writer goroutine and a reader.
+type safeBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// A drained writer gets everything, in order, by the time Close returns.
+func TestAsyncWriterDelivers(t *testing.T) {
+	var sb safeBuffer
+	a := NewAsyncWriter(&sb, 1024)
+	var want strings.Builder
+	for i := 0; i < 500; i++ {
+		line := strings.Repeat("x", i%7) + "\n"
+		want.WriteString(line)
+		p := []byte(line)
+		n, err := a.Write(p)
+		if n != len(p) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+		p[0] = '!' // the caller may reuse its buffer at once
+	}
+	a.Close(time.Minute)
+	if !isClosed(a.done) {
+		t.Fatal("Close returned before the queue drained")
+	}
+	if sb.String() != want.String() {
+		t.Errorf("delivered %d bytes, want %d", len(sb.String()), want.Len())
+	}
+	if n, err := a.Write([]byte("late")); n != 4 || err != nil {
+		t.Errorf("Write after Close = %d, %v", n, err)
+	}
+	a.Close(time.Minute) // twice is fine
+}
+
+// Nobody reads the pipe: writes still return at once (the surplus is
+// dropped), and when the reader goes away (EPIPE) the writer gives up
+// quietly and Close does not wait out its timeout.
+func TestAsyncWriterUndrainedPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	a := NewAsyncWriter(w, 4)
+	chunk := bytes.Repeat([]byte("y"), 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2048; i++ { // 2 MiB: far more than a pipe holds
+			if n, err := a.Write(chunk); n != len(chunk) || err != nil {
+				t.Errorf("Write = %d, %v", n, err)
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a guard only: the writes never wait
+		t.Fatal("Write blocked on an undrained pipe")
+	}
+	a.mu.Lock()
+	dropped := a.dropped
+	a.mu.Unlock()
+	if dropped == 0 {
+		t.Errorf("nothing was dropped: the pipe cannot have taken 2 MiB")
+	}
+	if isClosed(a.done) {
+		t.Fatal("copier ended early")
+	}
+
+	// The reader goes away: the copier's blocked write (or, if it was idle,
+	// its next one) fails with EPIPE.
+	r.Close()
+	a.Write(chunk)
+	a.Close(time.Minute)
+	if !isClosed(a.done) {
+		t.Fatal("Close timed out instead of seeing the broken pipe")
+	}
+	if !a.isDead() {
+		t.Error("writer not marked dead after EPIPE")
+	}
+	if n, err := a.Write(chunk); n != len(chunk) || err != nil {
+		t.Errorf("Write after EPIPE = %d, %v", n, err)
+	}
+}
+
+// A pipe whose reader is gone before the first write.
+func TestAsyncWriterBrokenPipeFirst(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r.Close()
+	a := NewAsyncWriter(w, 16)
+	for i := 0; i < 100; i++ {
+		if n, err := a.Write([]byte("z\n")); n != 2 || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	a.Close(time.Minute)
+	if !isClosed(a.done) || !a.isDead() {
+		t.Errorf("done=%v dead=%v", isClosed(a.done), a.isDead())
+	}
+}
+
+// Close with an undrained, still-open pipe returns after its timeout: an
+// undrained pipe cannot hold the loop's exit.
+func TestAsyncWriterCloseBounded(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	a := NewAsyncWriter(w, 256)
+	chunk := bytes.Repeat([]byte("q"), 4096)
+	for i := 0; i < 64; i++ { // 256 KiB: the copier blocks on the full pipe
+		a.Write(chunk)
+	}
+	a.Close(time.Millisecond) // the one real wait in this file: Close's own bound
+	if isClosed(a.done) {
+		t.Error("copier finished although nobody read the pipe")
+	}
+}
