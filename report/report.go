@@ -6,11 +6,11 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
@@ -50,35 +50,48 @@ type Summary struct {
 	Breaker    []Change       `json:"breaker_changes"`
 	Waits      map[string]int `json:"waits"`
 	Invalid    int            `json:"invalid_lines"`
+
+	started bool              // a run_started event was seen
+	starts  map[int]time.Time // iteration_started times by loop
 }
 
 // Read parses an event log and returns its runs in order. Lines that are
-// not valid JSON events are counted (Invalid of the run they fall in) and
-// skipped; a line of any length is read.
+// not valid JSON events are counted (Invalid of the run they fall in, or of
+// the next run for lines before the first event) and skipped; a last line
+// without its newline is an append still under way and is left out
+// silently. A line of any length is read. A run_started event for a run id
+// already seen with one starts a new run (two runs started within the same
+// second share their id).
 func Read(r io.Reader) ([]*Summary, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var runs []*Summary
 	byID := map[string]*Summary{}
 	var cur *Summary
-	starts := map[*Summary]map[int]time.Time{}
+	orphans := 0 // invalid lines before the first event
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
+		partial := err == io.EOF && len(line) > 0
+		if len(bytes.TrimSpace(line)) > 0 {
 			var e events.Event
 			if json.Unmarshal(line, &e) != nil || e.Type == "" {
-				if cur != nil {
+				switch {
+				case partial:
+				case cur != nil:
 					cur.Invalid++
+				default:
+					orphans++
 				}
 			} else {
 				s := byID[e.RunID]
-				if s == nil {
-					s = &Summary{RunID: e.RunID, Started: e.TS, Outcomes: map[string]int{}, Waits: map[string]int{}}
+				if s == nil || e.Type == events.RunStarted && s.started {
+					s = &Summary{RunID: e.RunID, Started: e.TS, Loops: []Loop{}, Outcomes: map[string]int{},
+						Breaker: []Change{}, Waits: map[string]int{}, starts: map[int]time.Time{}}
 					byID[e.RunID] = s
 					runs = append(runs, s)
-					starts[s] = map[int]time.Time{}
+					s.Invalid, orphans = orphans, 0
 				}
 				cur = s
-				apply(s, e, starts[s])
+				apply(s, e)
 			}
 		}
 		if err == io.EOF {
@@ -91,12 +104,13 @@ func Read(r io.Reader) ([]*Summary, error) {
 	return runs, nil
 }
 
-func apply(s *Summary, e events.Event, starts map[int]time.Time) {
+func apply(s *Summary, e events.Event) {
 	s.Ended = e.TS
 	s.Totals = e.Totals
+	starts := s.starts
 	switch e.Type {
 	case events.RunStarted:
-		s.Driver, s.Started = e.Driver, e.TS
+		s.Driver, s.Started, s.started = e.Driver, e.TS, true
 	case events.IterationStarted:
 		starts[e.Loop] = e.TS
 	case events.IterationCompleted, events.IterationFailed, events.IterationTimedOut, events.IterationIdle, events.IterationDenied:
