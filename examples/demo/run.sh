@@ -57,7 +57,13 @@ fi
 # The project: everything here but this script, the README and the Go test.
 cp -R "$here/." "$work/"
 rm -f "$work/run.sh" "$work/README.md" "$work"/*.go
-rm -rf "$work/.ralph/logs"
+# Leave out loop state from an earlier run made in this folder itself.
+for f in "$work"/.ralph/.[!.]* "$work"/.ralph/*; do
+	case ${f##*/} in
+	.ralphrc | PROMPT.md | @fix_plan.md | @AGENT.md | specs) ;;
+	*) rm -rf "$f" ;;
+	esac
+done
 cd "$work"
 git init -q .
 if [ -d .bin ]; then echo ".bin/" >>.git/info/exclude; fi
