@@ -82,7 +82,9 @@ func (l *loop) iteration() (r Result, stop bool) {
 	if err != nil {
 		return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Message: err.Error()}, true
 	}
-	l.bus.Infof("Using modern CLI mode (%s output)", l.format)
+	if l.s.Driver == "claude-code" {
+		l.bus.Infof("Using modern CLI mode (%s output)", l.format)
+	}
 	if l.liveOK && !l.drv.SupportsLive() {
 		l.bus.Warnf("%s does not support structured live streaming. Falling back to background mode.", l.display())
 		l.liveOK = false
