@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -142,7 +144,6 @@ func (l *loop) afterIteration() (Result, bool) {
 					d = left
 				}
 			}
-			l.bus.Infof("Agent is idle (%d in a row); next iteration in %s", l.idleCount, d.Round(time.Second))
 			if _, err := l.wait("idle_backoff", d, "Idle; next iteration in"); err != nil {
 				return l.signalExit(), true
 			}
@@ -157,13 +158,24 @@ func (l *loop) afterIteration() (Result, bool) {
 
 // noteStall compares this iteration with the previous one: the same reply
 // and no change to git HEAD or the working tree is a stalled iteration.
+// The loop's own files under .ralph/ (state files that come and go with
+// each loop) are left out of `git status --porcelain`; the fix plan, which
+// the agent edits, is compared by content instead.
 func (l *loop) noteStall(text string) {
 	if l.s.StallLimit <= 0 {
 		return
 	}
 	head, porcel := "", ""
 	if l.git.isRepo(l.ctx) {
-		head, porcel = l.git.head(l.ctx), l.git.porcelain(l.ctx)
+		args := []string{"status", "--porcelain", "--", "."}
+		if rel, err := filepath.Rel(l.s.ProjectDir, l.dir.Root()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			args = append(args, ":(exclude)"+filepath.ToSlash(rel))
+		}
+		head = l.git.head(l.ctx)
+		porcel, _ = l.git.run(l.ctx, args...)
+	}
+	if plan, found, _ := l.dir.ReadFile(ralphdir.FixPlan); found {
+		porcel += "\x00" + string(plan)
 	}
 	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
 		l.stallCount++
@@ -172,4 +184,10 @@ func (l *loop) noteStall(text string) {
 		l.stallCount = 0
 	}
 	l.lastText, l.lastHead, l.lastPorcel, l.haveLast = text, head, porcel, true
+}
+
+// resetStall forgets the previous reply: an idle iteration is not a
+// stalled one and ends a run of them.
+func (l *loop) resetStall() {
+	l.stallCount, l.haveLast = 0, false
 }

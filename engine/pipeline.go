@@ -120,6 +120,7 @@ func (l *loop) success(c *call) (Result, bool) {
 
 	// Permission denials (loop.md §3.7).
 	if res.HasPermissionDenials {
+		l.idleCount, l.idleSince = 0, time.Time{}
 		return l.permissionDenied(c, res, it)
 	}
 	if idle {
@@ -128,6 +129,7 @@ func (l *loop) success(c *call) (Result, bool) {
 		if l.idleSince.IsZero() {
 			l.idleSince = c.started
 		}
+		l.bus.Infof("💤 Agent is idle (%d in a row)", l.idleCount)
 		l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
 	} else {
 		l.idleCount, l.idleSince = 0, time.Time{}
@@ -139,12 +141,19 @@ func (l *loop) success(c *call) (Result, bool) {
 		return l.gracefulExit(pending), true
 	}
 	if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
-		l.bus.Successf("Done pattern %q matched the agent's reply", l.s.DonePattern.String())
-		return l.gracefulExit("done_pattern"), true
+		if !gate.Block {
+			l.bus.Successf("Done pattern %q matched the agent's reply", l.s.DonePattern.String())
+			return l.gracefulExit("done_pattern"), true
+		}
+		l.bus.Warnf("Done pattern %q matched, but a quality gate blocks completion", l.s.DonePattern.String())
 	}
 	l.dir.Remove(ralphdir.ReviewFindings)
 	l.maybeReview(res)
-	l.noteStall(res.ResultText)
+	if idle {
+		l.resetStall()
+	} else {
+		l.noteStall(res.ResultText)
+	}
 	return Result{}, false
 }
 
@@ -155,6 +164,10 @@ func (l *loop) failure(c *call) (Result, bool) {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
 	code := o.ExitCode
+	// Every call counts for --max-loops; a failed one also ends an idle
+	// streak (the next idle iteration starts at IDLE_DELAY again).
+	l.calls++
+	l.idleCount, l.idleSince = 0, time.Time{}
 	l.dir.Remove(ralphdir.ResponseAnalysis)
 
 	if o.Reason == supervise.WriteStalled {
@@ -197,6 +210,9 @@ func (l *loop) failure(c *call) (Result, bool) {
 		msg := fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again", l.display(), n, desc, code, l.rel(c.errName))
 		l.bus.Errorf("🛑 %s", msg)
 		return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "consecutive_failures", DriverExit: events.IntPtr(code), Message: msg}, true
+	}
+	if r, stop := l.limitReached(); stop {
+		return r, true // no backoff after the last allowed call
 	}
 	l.bus.Warnf("Execution failed, waiting %s before retry (failure %d of %d)...", backoff, l.guard.Consecutive(), l.guard.Max())
 	if _, err := l.wait("failure_backoff", backoff, "Retrying in"); err != nil {
