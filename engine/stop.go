@@ -43,9 +43,11 @@ type Stopper struct {
 	interactive bool
 	now         func() time.Time
 
-	mu       sync.Mutex
-	skip     chan struct{} // non-nil while a skippable wait runs
-	lastSkip time.Time
+	mu        sync.Mutex
+	skip      chan struct{} // non-nil while a skippable wait runs
+	lastSkip  time.Time
+	skipped   bool // a wait was skipped: so are the others before the next call
+	skipCalls int  // the loop's agent-call count at that skip
 }
 
 // SkipWindow is how soon a second Ctrl+C turns a skip into a stop.
@@ -91,6 +93,21 @@ func (s *Stopper) endWait() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.skip = nil
+}
+
+// noteSkip records that a wait after the calls-th agent call was skipped.
+func (s *Stopper) noteSkip(calls int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skipped, s.skipCalls = true, calls
+}
+
+// skipping reports whether a wait after the calls-th agent call is covered
+// by an earlier skip (no agent call since).
+func (s *Stopper) skipping(calls int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skipped && s.skipCalls == calls
 }
 
 // Cause returns the *SignalError that stopped the loop, or nil.

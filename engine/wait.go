@@ -17,13 +17,19 @@ var errSkipped = errors.New("wait skipped")
 // wait blocks for d (kind names it in events: loop_delay, idle_backoff,
 // failure_backoff, rate_limit, usage_limit), showing a live countdown on a
 // terminal and one line a minute otherwise. A Ctrl+C from a terminal skips
-// it (returns nil, skipped=true). A stop returns the context's cause.
+// it (returns nil, skipped=true), and every further wait until the next
+// agent call, so that the next iteration starts at once. A stop returns
+// the context's cause. Each wait emits delay_started and delay_ended.
 func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
 	}
 	until := l.now().Add(d)
 	l.emit(events.Event{Type: events.DelayStarted, Wait: kind, Delay: d, Until: &until})
+	if l.deps.Stopper != nil && l.deps.Stopper.skipping(l.calls) {
+		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true})
+		return true, nil
+	}
 	ctx, cancel := context.WithCancelCause(l.ctx)
 	defer cancel(nil)
 	var skip <-chan struct{}
@@ -45,8 +51,10 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 	case err == nil:
 	case errors.Is(err, errSkipped):
 		skipped, err = true, nil
+		l.deps.Stopper.noteSkip(l.calls)
 		l.bus.Infof("Wait skipped (Ctrl+C); starting the next iteration now. Press Ctrl+C twice to stop.")
 	default:
+		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
 		return false, err
 	}
 	l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: skipped})
