@@ -3,6 +3,7 @@ package analysis
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JSON side: a streaming reader that walks any sequence of JSON
@@ -830,7 +831,7 @@ func (d *decoder) stringEnd() {
 	e := &d.ev
 	switch d.sAct {
 	case saJV:
-		*d.sJV = jv{k: jvStr, s: string(d.cap.b)}
+		*d.sJV = jv{k: jvStr, s: validString(d.cap.b)}
 	case saScan:
 		f := d.sScan.finish()
 		d.putScan(d.sScan)
@@ -847,7 +848,7 @@ func (d *decoder) stringEnd() {
 		e.entHasText = true
 	case saErrMsg:
 		if len(e.errMsgs) < maxErrMsgs {
-			if m := strings.TrimSpace(string(d.cap.b)); m != "" {
+			if m := strings.TrimSpace(validString(d.cap.b)); m != "" {
 				e.errMsgs = append(e.errMsgs, m)
 			}
 		}
@@ -1152,6 +1153,15 @@ func jvInt(v jv) int64 {
 		return 0
 	}
 	return int64(f)
+}
+
+// validString is b as a string with each invalid UTF-8 byte replaced by
+// U+FFFD, as jq and encoding/json read JSON strings.
+func validString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string([]rune(string(b)))
 }
 
 // firstLine60 is the reference's `split("\n")[0] | .[0:60]`.
