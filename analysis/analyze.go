@@ -257,8 +257,13 @@ func (d *decoder) pick(hint string) *parsed {
 		return nil
 	}
 	if d.docs == 1 && d.invalid == 0 {
-		if d.firstArr {
+		switch {
+		case d.firstArr:
 			return d.arrayShape()
+		case hint == "codex" && d.codex.detect:
+			return d.codexShape() // a lone Codex event: still read as Codex
+		case hint == "opencode" && (d.oc.current || d.oc.legacy):
+			return d.openCodeShape()
 		}
 		return d.objectShape()
 	}

@@ -1108,7 +1108,8 @@ func (d *decoder) absorbOpenCode() {
 	case "step_start":
 		if a.step != nil && a.stepFeed.wrote {
 			a.prevStep = a.step.finish()
-			a.step = nil
+			a.step.reset(d.keep, false)
+			a.stepFeed = feeder{w: a.step, join: true}
 		}
 		a.stepFeed.entries = 0
 	case "text":

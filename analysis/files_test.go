@@ -438,3 +438,61 @@ func TestLongLines(t *testing.T) {
 		t.Errorf("json: %s", res.Explain())
 	}
 }
+
+func TestExplain(t *testing.T) {
+	res, ex, err := AnalyzeFile("testdata/extra/multi_block.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ex.String()
+	for _, want := range []string{
+		"format: text, ",
+		"status block: 3 found; the last closed one counts, line 8 of the agent's text (closed): STATUS=IN_PROGRESS EXIT_SIGNAL=false TASKS_COMPLETED_THIS_LOOP=1 TESTS_STATUS=FAILING",
+		"decision: continue (exit_signal=false, completion=false, confidence 80): EXIT_SIGNAL: false in the status block",
+		"errors: none", "permission denials: none", "states: idle",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, got)
+		}
+	}
+	if res.OutputFile != "testdata/extra/multi_block.txt" {
+		t.Errorf("output file %q", res.OutputFile)
+	}
+
+	_, ex, _ = AnalyzeFile("testdata/agent-output/permission_denials.json", Options{})
+	if got := ex.String(); !strings.Contains(got, "permission denials: 2: Bash(git commit -m 'feat: add authentication module'), AskUserQuestion (the output's permission_denials)") {
+		t.Errorf("denial explanation:\n%s", got)
+	}
+	_, ex, _ = AnalyzeFile("testdata/agent-output/text_response_stuck.txt", Options{})
+	if got := ex.String(); !strings.Contains(got, "errors: 7 error lines in the agent's text (more than five: stuck)\n  Error: Cannot find module 'express'\n") {
+		t.Errorf("error explanation:\n%s", got)
+	}
+	_, ex, _ = AnalyzeFile("testdata/extra/claude_stream_rate_limited.jsonl", Options{ExitCode: 1})
+	if got := ex.String(); !strings.Contains(got, "usage limit: rate_limit_event rejected (five_hour)") {
+		t.Errorf("limit explanation:\n%s", got)
+	}
+}
+
+func TestAnalyzeFileMissing(t *testing.T) {
+	_, _, err := AnalyzeFile("testdata/no-such-output.log", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "analyze testdata/no-such-output.log: open ") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
+	res := analyzeString(t, `{"type":"result","is_error":true,"errors":["spawn ENOENT"],"session_id":"s"}`, Options{})
+	if !res.HasErrors || res.FirstErrorLine() != "spawn ENOENT" {
+		t.Errorf("first error %q", res.FirstErrorLine())
+	}
+}
+
+func TestLoneEventWithHint(t *testing.T) {
+	out := `{"type":"item.completed","item":{"type":"agent_message","text":"Done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---"}}` + "\n"
+	if res := analyzeString(t, out, Options{}); res.Format != FormatJSONObject || res.ExitSignal {
+		t.Errorf("no hint: one document is an object, as in the reference: %s %v", res.Format, res.ExitSignal)
+	}
+	if res := analyzeString(t, out, Options{Driver: "codex"}); res.Format != FormatCodex || !res.ExitSignal {
+		t.Errorf("codex hint: %s %v", res.Format, res.ExitSignal)
+	}
+}

@@ -148,61 +148,74 @@ var fixtureWants = map[string]fixtureWant{
 	},
 }
 
-// fixtureDirs: the shared copies (when the shared tree is there) and ours.
-func fixtureDirs(t *testing.T) []string {
-	dirs := []string{filepath.Join("testdata", "agent-output")}
-	shared := filepath.Join("..", "..", "shared", "fixtures", "agent-output")
-	if _, err := os.Stat(shared); err == nil {
-		dirs = append(dirs, shared)
-	} else {
-		t.Logf("shared fixtures not found at %s; using testdata only", shared)
-	}
-	return dirs
-}
+const sharedFixtures = "../../shared/fixtures/agent-output"
 
 func TestFixtures(t *testing.T) {
-	for _, dir := range fixtureDirs(t) {
-		for name, want := range fixtureWants {
-			t.Run(filepath.Base(filepath.Dir(dir))+"/"+name, func(t *testing.T) {
-				data, err := os.ReadFile(filepath.Join(dir, name))
+	t.Run("testdata", func(t *testing.T) { checkFixtures(t, filepath.Join("testdata", "agent-output")) })
+	t.Run("shared", func(t *testing.T) {
+		if _, err := os.Stat(sharedFixtures); err != nil {
+			t.Skipf("shared fixtures not found at %s", sharedFixtures)
+		}
+		checkFixtures(t, sharedFixtures)
+	})
+}
+
+// TestFixtureCopies: testdata holds byte-identical copies of the shared
+// fixtures (when the shared tree is there to compare with).
+func TestFixtureCopies(t *testing.T) {
+	if _, err := os.Stat(sharedFixtures); err != nil {
+		t.Skipf("shared fixtures not found at %s", sharedFixtures)
+	}
+	for name := range fixtureWants {
+		ours, err := os.ReadFile(filepath.Join("testdata", "agent-output", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := os.ReadFile(filepath.Join(sharedFixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ours, theirs) {
+			t.Errorf("testdata/agent-output/%s differs from the shared fixture", name)
+		}
+	}
+}
+
+func checkFixtures(t *testing.T, dir string) {
+	for name, want := range fixtureWants {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Summary == "" {
+				want.Summary = want.Text
+			}
+			if want.Format == FormatText {
+				want.Text = string(data)
+			}
+			if want.Denials == nil {
+				want.Denials = []string{}
+			}
+			if want.WorkType == "" {
+				want.WorkType = "UNKNOWN"
+			}
+			for _, mode := range []string{"whole", "one-byte"} {
+				var r = bytes.NewReader(data)
+				var res Result
+				if mode == "whole" {
+					res, err = Analyze(r, Options{})
+				} else {
+					res, err = Analyze(iotest.OneByteReader(r), Options{})
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want.Text == "" && want.Summary != "" {
-					want.Text = string(data)
-					if want.Format != FormatText {
-						want.Text = ""
-					}
+				if diff := cmp.Diff(want, project(&res)); diff != "" {
+					t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, res.Explain())
 				}
-				if want.Summary == "" {
-					want.Summary = want.Text
-				}
-				if want.Format == FormatText {
-					want.Text = string(data)
-				}
-				if want.Denials == nil {
-					want.Denials = []string{}
-				}
-				if want.WorkType == "" {
-					want.WorkType = "UNKNOWN"
-				}
-				for _, mode := range []string{"whole", "one-byte"} {
-					var r = bytes.NewReader(data)
-					var res Result
-					if mode == "whole" {
-						res, err = Analyze(r, Options{})
-					} else {
-						res, err = Analyze(iotest.OneByteReader(r), Options{})
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := cmp.Diff(want, project(&res)); diff != "" {
-						t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, res.Explain())
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }
 

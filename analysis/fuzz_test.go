@@ -268,9 +268,6 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 			return oracleResult{FormatJSONArray, oStr(last["result"]),
 				oSession(oStr(last["sessionId"]), oStr(last["session_id"]), init, oStr(oGet(last, "metadata", "session_id"))), true}, true
 		}
-		m := docs[0].(map[string]any)
-		return oracleResult{FormatJSONObject, oStr(m["result"]),
-			oSession(oStr(m["sessionId"]), oStr(oGet(m, "metadata", "session_id")), oStr(m["session_id"])), true}, true
 	}
 	var evs []map[string]any
 	for _, d := range docs {
@@ -302,6 +299,17 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 		case "system", "user", "assistant", "tool_call", "result":
 			stream = true
 		}
+	}
+	if len(evs) == 1 {
+		switch h := driverHint(driver); {
+		case h == "codex" && codex:
+			return oracleCodex(evs)
+		case h == "opencode" && (legacy || current):
+			return oracleOpenCode(evs, current)
+		}
+		m := evs[0]
+		return oracleResult{FormatJSONObject, oStr(m["result"]),
+			oSession(oStr(m["sessionId"]), oStr(oGet(m, "metadata", "session_id")), oStr(m["session_id"])), true}, true
 	}
 	order := []string{"codex", "opencode", "stream"}
 	switch driverHint(driver) {

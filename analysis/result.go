@@ -166,12 +166,16 @@ func (r *Result) HasState(name string) bool {
 	return false
 }
 
-// FirstErrorLine returns the first error line, or "".
+// FirstErrorLine returns the first error line, else the first error
+// message the agent reported, or "".
 func (r *Result) FirstErrorLine() string {
-	if len(r.ErrorLines) == 0 {
-		return ""
+	switch {
+	case len(r.ErrorLines) > 0:
+		return r.ErrorLines[0]
+	case len(r.ErrorMessages) > 0:
+		return r.ErrorMessages[0]
 	}
-	return r.ErrorLines[0]
+	return ""
 }
 
 // SuppressCompletion clears the completion signals (a fix-plan mismatch,
