@@ -392,6 +392,9 @@ func (d *decoder) streamShape() *parsed {
 		p.text = a.asst.finish()
 	}
 	p.where = "assistant messages (no result event)"
+	if a.deltaOver {
+		d.truncated = true
+	}
 	return p
 }
 
@@ -667,7 +670,6 @@ func textPath(res *Result, f *textFacts, opts Options) {
 	completion := false
 	exit := false
 	if b := f.Block; b != nil {
-		res.blockFound = true
 		res.Block, res.BlockCount = b, f.Blocks
 		res.FormatConfidence = 70
 		res.TasksCompletedThisLoop = b.TasksCompleted

@@ -195,9 +195,9 @@ type eventState struct {
 	sessionObjID                                   jv
 	threadID                                       jv
 	messageJV                                      jv
-	partType, partReason, partCost                 jv
+	partType, partCost                             jv
 	tokIn, tokOut, tokReason, tokCacheR, tokCacheW jv
-	evType, deltaType, cbType                      jv
+	evType, deltaType                              jv
 	rlStatus, rlResetsAt, rlType                   jv
 
 	// the entry (content/parts element, part, delta) being read
@@ -221,7 +221,6 @@ type streamAgg struct {
 	last        *objFields // last type=="result" event
 	asst        *textScan  // assistant texts joined
 	asstFeed    feeder
-	asstEvents  int
 	deltas      []byte // text deltas after the last assistant message
 	deltaOver   bool
 	rlRejected  bool
@@ -268,8 +267,6 @@ type decoder struct {
 	skipEvs bool // events of this document are ignored
 
 	docs     int // valid documents
-	objDocs  int
-	arrDocs  int
 	invalid  int // lines skipped as invalid JSON
 	firstArr bool
 
@@ -373,13 +370,8 @@ func (d *decoder) docStart(c byte) {
 }
 
 func (d *decoder) docEnd(c byte) {
-	if c == '[' {
-		if d.docs == 0 {
-			d.firstArr = true
-		}
-		d.arrDocs++
-	} else {
-		d.objDocs++
+	if c == '[' && d.docs == 0 {
+		d.firstArr = true
 	}
 	d.docs++
 }
@@ -714,8 +706,6 @@ func (d *decoder) slot(r []uint8) *jv {
 			switch r[1] {
 			case kType:
 				return &e.partType
-			case kReason:
-				return &e.partReason
 			case kCost:
 				return &e.partCost
 			}
@@ -746,8 +736,6 @@ func (d *decoder) slot(r []uint8) *jv {
 			}
 		case r[0] == kEvent && r[1] == kDelta && r[2] == kType:
 			return &e.deltaType
-		case r[0] == kEvent && r[1] == kContentBlock && r[2] == kType:
-			return &e.cbType
 		case r[0] == kPermissionDenials && r[1] == kElem && r[2] == kToolName:
 			return &e.curDenial.tool
 		case r[2] == kElem && ((r[0] == kItem && r[1] == kContent) || (r[0] == kMessage && (r[1] == kContent || r[1] == kParts))):
@@ -987,7 +975,6 @@ func (d *decoder) absorbStream(a *streamAgg, live bool) {
 		a.asstFeed.entries = 0
 		a.asstFeed.prefix = a.asstFeed.wrote
 		d.replay(tAssistant, &a.asstFeed)
-		a.asstEvents++
 		a.deltas, a.deltaOver = a.deltas[:0], false
 	case "stream_event":
 		if !live {

@@ -496,3 +496,19 @@ func TestLoneEventWithHint(t *testing.T) {
 		t.Errorf("codex hint: %s %v", res.Format, res.ExitSignal)
 	}
 }
+
+// D.1-9: an empty reply is text without completion; only the decline bonus
+// applies when there was a previous output.
+func TestEmptyOutput(t *testing.T) {
+	for _, prev := range []int{0, 500} {
+		res := analyzeString(t, "", Options{PreviousOutputLength: prev})
+		want := 0
+		if prev > 0 {
+			want = 10
+		}
+		if res.Format != FormatText || res.ExitSignal || res.HasCompletionSignal || res.ConfidenceScore != want ||
+			res.OutputLength != 0 || res.WorkSummary != "Output analyzed, no explicit summary found" || !res.UpdatesLastOutputLength() {
+			t.Errorf("prev %d: %+v", prev, res.ResponseAnalysis().Analysis)
+		}
+	}
+}

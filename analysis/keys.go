@@ -62,14 +62,10 @@ const (
 	kCost
 	kEvent
 	kDelta
-	kContentBlock
-	kName
-	kToolCall
 	kRateLimitInfo
 	kResetsAt
 	kRateLimitType
 	kData
-	kReason
 )
 
 func keyID(k []byte) uint8 {
@@ -188,12 +184,6 @@ func keyID(k []byte) uint8 {
 		return kEvent
 	case "delta":
 		return kDelta
-	case "content_block":
-		return kContentBlock
-	case "name":
-		return kName
-	case "tool_call":
-		return kToolCall
 	case "rate_limit_info":
 		return kRateLimitInfo
 	case "resetsAt":
@@ -202,8 +192,6 @@ func keyID(k []byte) uint8 {
 		return kRateLimitType
 	case "data":
 		return kData
-	case "reason":
-		return kReason
 	}
 	return kOther
 }

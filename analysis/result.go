@@ -145,7 +145,6 @@ type Result struct {
 
 	usageKnown uint8
 	textPath   bool
-	blockFound bool // a status block decided the text path
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
 	gitBonus   bool // the text path without a block gets +20 for changed files

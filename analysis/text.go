@@ -179,17 +179,6 @@ func (s *textScan) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (s *textScan) WriteString(str string) {
-	// Small helper for separators; allocation-free for short strings.
-	var b [8]byte
-	if len(str) <= len(b) {
-		n := copy(b[:], str)
-		s.Write(b[:n])
-		return
-	}
-	s.Write([]byte(str))
-}
-
 // piece handles bytes of the current line (no '\n').
 func (s *textScan) piece(seg []byte) {
 	if len(seg) == 0 {
