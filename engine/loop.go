@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralphloop/ralph_loop/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,13 @@ type loop struct {
 
 func (l *loop) now() time.Time { return l.deps.Now() }
 
+// spend adds what a call reported using to the run's totals (budgets).
+func (l *loop) spend(u *analysis.Usage) {
+	if eu := usageOf(u); eu != nil {
+		l.totals = l.totals.Add(*eu)
+	}
+}
+
 // emit stamps e with the run's snapshot and sends it.
 func (l *loop) emit(e events.Event) {
 	e.Snapshot = l.snapshot()
@@ -104,6 +112,7 @@ func (l *loop) run() Result {
 		return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 	}
 	l.bus.Infof("Starting main loop...")
+	l.refreshTasks()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {

@@ -38,9 +38,7 @@ func (l *loop) success(c *call) (Result, bool) {
 			l.bus.Warnf("%v", err)
 		}
 	}
-	if u := usageOf(res.Usage); u != nil {
-		l.totals = l.totals.Add(*u)
-	}
+	l.spend(res.Usage)
 
 	// Fix-plan progress: claimed versus checked, story collapse.
 	after := c.before
@@ -174,9 +172,13 @@ func (l *loop) failure(c *call) (Result, bool) {
 		return l.readOnlyTimeout(c)
 	}
 	// Usage limits are read from what the agent itself said, never from
-	// a timed-out call's partial output.
-	if !timedOut && o.Reason == supervise.Exited {
-		if res, err := l.analyze(c); err == nil && res.UsageLimited {
+	// a timed-out call's partial output. A failed call may still have
+	// cost something: it counts toward the totals and budgets.
+	var res analysis.Result
+	if o.Reason == supervise.Exited || timedOut {
+		res, _ = l.analyze(c)
+		l.spend(res.Usage)
+		if !timedOut && res.UsageLimited {
 			return l.usageLimit(c, res)
 		}
 	}
@@ -200,7 +202,7 @@ func (l *loop) failure(c *call) (Result, bool) {
 		l.bus.Errorf("  stderr (last 3 lines): %s", tail)
 		l.bus.Errorf("  full stderr log: %s", l.rel(c.errName))
 	}
-	it := l.iterationRecord(c, analysis.Result{}, detail)
+	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = events.IntPtr(code)
 	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Reason: desc, DriverExitCode: events.IntPtr(code)})
 

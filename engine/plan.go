@@ -159,6 +159,9 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	_ = o // failures are ignored, as in the reference
+	if rr, _, err := analysis.AnalyzeFile(logPath, analysis.Options{Driver: l.s.Driver}); err == nil {
+		l.spend(rr.Usage) // a review call costs like any other
+	}
 	if head != "" {
 		review.SaveLastSHA(l.dir, head)
 	}

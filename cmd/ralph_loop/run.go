@@ -139,6 +139,12 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		bus.Infof("Loaded configuration from %s", cfg.RCFile)
 	}
 
+	// With --events - stdout carries only the event stream; the boxes and
+	// the live output go to stderr instead.
+	var console io.Writer = outOut
+	if cfg.EventsFile == "-" {
+		console = errOut
+	}
 	interactive := isTerminal(stdin)
 	stopper := engine.NewStopper(context.Background(), interactive, now)
 	sigs := make(chan os.Signal, 4)
@@ -159,7 +165,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		Run:         supervise.Run,
 		LookPath:    exec.LookPath,
 		Env:         os.Environ(),
-		Stdout:      outOut,
+		Stdout:      console,
 		Stopper:     stopper,
 		Interactive: interactive,
 		TTY:         isTerminal(stdout),
