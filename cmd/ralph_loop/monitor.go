@@ -15,7 +15,7 @@ import (
 )
 
 // monitor is --monitor: a tmux session with the reference's layout — the
-// loop (with --live) on the left, a tail of live.log top right, a status
+// loop (with --live) on the left, a tail -F of live.log (it is replaced atomically each loop) top right, a status
 // view bottom right — all run by this binary's own path, never a
 // different ralph found on PATH.
 func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
@@ -54,13 +54,14 @@ func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	if _, err := exec.LookPath("bmalph"); err == nil {
 		statusCmd = "bmalph watch"
 	}
+	// Each pane runs its command directly (a login shell would reset PATH),
+	// then stays open with a shell.
+	env := forwardEnv(os.Environ())
+	pane := func(cmd string) string { return cmd + `; exec "${SHELL:-sh}"` }
 	steps := [][]string{
-		{"new-session", "-d", "-s", name, "-c", cwd},
-		{"split-window", "-h", "-t", name, "-c", cwd},
-		{"split-window", "-v", "-t", name + ":.1", "-c", cwd},
-		{"send-keys", "-t", name + ":.1", "tail -f " + shellQuote(live), "Enter"},
-		{"send-keys", "-t", name + ":.2", statusCmd, "Enter"},
-		{"send-keys", "-t", name + ":.0", loopCmd, "Enter"},
+		append(append([]string{"new-session", "-d", "-s", name, "-c", cwd}, env...), pane(loopCmd)),
+		append(append([]string{"split-window", "-h", "-t", name + ":.0", "-c", cwd}, env...), pane("tail -F "+shellQuote(live))),
+		append(append([]string{"split-window", "-v", "-t", name + ":.1", "-c", cwd}, env...), pane(statusCmd)),
 		{"select-pane", "-t", name + ":.0", "-T", "Ralph Loop"},
 		{"rename-window", "-t", name, "Ralph: Loop | Output | Status"},
 	}
@@ -83,6 +84,32 @@ func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ralph_loop: tmux attach: %v (the session %s keeps running; attach with 'tmux attach -t %s')\n", err, name, name)
 	}
 	return 0
+}
+
+// forwardedPrefixes are the variables the panes get from the caller: the
+// agent must be found (PATH) and the loop configured the same way as the
+// command that asked for the monitor (tmux panes start from the server's
+// environment otherwise).
+var forwardedPrefixes = []string{
+	"PATH=", "RALPH_", "CLAUDE_", "PLATFORM_DRIVER=", "MAX_", "CB_", "SESSION_", "REVIEW_",
+	"QUALITY_GATE", "TEST_COMMAND=", "ALLOWED_TOOLS=", "PERMISSION_", "WRITE_TIMEOUT_", "LOOP_DELAY=",
+	"IDLE_", "STALL_LIMIT=", "DONE_PATTERN=", "INACTIVITY_TIMEOUT=", "AGENT_", "EVENTS_FILE=",
+	"ANTHROPIC_", "OPENAI_", "CODEX_", "CURSOR_", "COPILOT_", "GITHUB_TOKEN=", "GH_TOKEN=", "OPENCODE_",
+}
+
+// forwardEnv returns "-e NAME=value" tmux arguments for the variables the
+// panes need.
+func forwardEnv(environ []string) []string {
+	var args []string
+	for _, kv := range environ {
+		for _, p := range forwardedPrefixes {
+			if strings.HasPrefix(kv, p) {
+				args = append(args, "-e", kv)
+				break
+			}
+		}
+	}
+	return args
 }
 
 // shellQuote quotes s for a POSIX shell (tmux types it into one).

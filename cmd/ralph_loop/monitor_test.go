@@ -1,0 +1,30 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestForwardEnv(t *testing.T) {
+	got := forwardEnv([]string{"PATH=/bin", "HOME=/root", "PLATFORM_DRIVER=codex", "PLATFORM_DRIVERX=no",
+		"CB_NO_PROGRESS_THRESHOLD=5", "ANTHROPIC_API_KEY=k", "TERM=xterm"})
+	want := []string{"-e", "PATH=/bin", "-e", "PLATFORM_DRIVER=codex", "-e", "CB_NO_PROGRESS_THRESHOLD=5", "-e", "ANTHROPIC_API_KEY=k"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("forwardEnv = %q, want %q", got, want)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/bin/ralph_loop": "/usr/bin/ralph_loop",
+		"--calls":             "--calls",
+		"a b":                 "'a b'",
+		"it's":                `'it'\''s'`,
+		"Bash(git *)":         "'Bash(git *)'",
+		"":                    "''",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
