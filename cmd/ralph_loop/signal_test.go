@@ -194,6 +194,20 @@ func tickScript() fakeagent.Script {
 	}}
 }
 
+// floodReply is a claude stream-json reply whose text deltas, rendered by
+// --live, put about n*400 bytes on stdout; it ticks one task.
+func floodReply(n int) fakeagent.Reply {
+	var live strings.Builder
+	live.WriteString(`{"type":"system","subtype":"init","session_id":"sess-{{CALL}}"}` + "\n")
+	chunk := strings.Repeat("streamed text that nobody reads. ", 12)
+	for range n {
+		fmt.Fprintf(&live, `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}}`+"\n", chunk+"\n")
+	}
+	result := fakeagent.ClaudeJSON("Did one task.\n"+fakeagent.StatusBlock("IN_PROGRESS", false, 1), "sess-{{CALL}}")
+	live.WriteString(result + "\n")
+	return fakeagent.Reply{Out: live.String(), Check: true, Touch: []string{"src/app.txt"}}
+}
+
 // TestSignalStopsLoopAndAgent: a signal during an agent call stops the loop
 // within 2 s with the conventional exit code, status.json "stopped", the
 // session reset, and no process of the agent's group left (the agent and
@@ -203,33 +217,53 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 		name   string
 		sig    syscall.Signal
 		group  bool // to the whole process group, as bmalph's "stop" does
+		full   bool // stdout/stderr: a pipe nobody reads, already full (bmalph's dashboard)
 		code   int
 		reason string
 	}{
-		{"SIGTERM to the group (bmalph stop)", syscall.SIGTERM, true, 143, "SIGTERM"},
-		{"SIGTERM to the loop", syscall.SIGTERM, false, 143, "SIGTERM"},
-		{"SIGINT to the loop", syscall.SIGINT, false, 130, "SIGINT"},
-		{"SIGINT to the group (Ctrl-C)", syscall.SIGINT, true, 130, "SIGINT"},
+		{"SIGTERM to the group (bmalph stop)", syscall.SIGTERM, true, false, 143, "SIGTERM"},
+		{"SIGTERM to the loop", syscall.SIGTERM, false, false, 143, "SIGTERM"},
+		{"SIGINT to the loop", syscall.SIGINT, false, false, 130, "SIGINT"},
+		{"SIGINT to the group (Ctrl-C)", syscall.SIGINT, true, false, 130, "SIGINT"},
+		{"SIGTERM to the group, console full", syscall.SIGTERM, true, true, 143, "SIGTERM"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := newLoopProject(t, 2, hangScript())
-			var stdout, stderr bytes.Buffer
-			cmd := p.command(t, nil)
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.WaitDelay = 5 * time.Second // a process holding our pipes shows as ErrWaitDelay
+			script, args, hangCall := hangScript(), []string(nil), 1
+			if tc.full {
+				// The first call streams ~160 KB through --live, more than
+				// the pipe holds; the second one hangs.
+				script.Calls = map[int]fakeagent.Reply{1: floodReply(400)}
+				args, hangCall = []string{"--live", "--verbose"}, 2
+			}
+			p := newLoopProject(t, 2, script)
+			var console bytes.Buffer
+			cmd := p.command(t, nil, args...)
+			if tc.full {
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				defer w.Close()
+				cmd.Stdout, cmd.Stderr = w, w
+			} else {
+				cmd.Stdout, cmd.Stderr = &console, &console
+				cmd.WaitDelay = 5 * time.Second // a process holding our pipes shows as ErrWaitDelay
+			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			started := filepath.Join(p.agent, "calls", "1.started")
+			calls := filepath.Join(p.agent, "calls")
+			started := filepath.Join(calls, strconv.Itoa(hangCall)+".started")
 			if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil }) {
 				cmd.Process.Kill()
 				cmd.Wait()
-				t.Fatalf("the agent was not started within 20 s\nstderr:\n%s", stderr.String())
+				t.Fatalf("agent call %d was not started within 20 s\nconsole:\n%s", hangCall, console.String())
 			}
 			agentPid := readPid(t, started)
-			childPid := readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
+			childPid := readPid(t, filepath.Join(calls, strconv.Itoa(hangCall)+".child.pid"))
 
 			target := cmd.Process.Pid
 			if tc.group {
@@ -245,7 +279,7 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 				t.Errorf("a process still held ralph_loop's stdout/stderr after it exited")
 			}
 			if code := cmd.ProcessState.ExitCode(); code != tc.code {
-				t.Errorf("exit code = %d (%v), want %d\nstderr:\n%s", code, cmd.ProcessState, tc.code, stderr.String())
+				t.Errorf("exit code = %d (%v), want %d\nconsole:\n%s", code, cmd.ProcessState, tc.code, console.String())
 			}
 			if took > 2*time.Second {
 				t.Errorf("ralph_loop took %s to exit after %s, want <= 2s", took.Round(time.Millisecond), tc.reason)
@@ -268,8 +302,8 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 					t.Errorf("the %s (pid %d) survived ralph_loop's exit", name, pid)
 				}
 			}
-			if !strings.Contains(stderr.String(), "interrupted by "+tc.reason) {
-				t.Errorf("stderr does not say the loop was interrupted by %s:\n%s", tc.reason, stderr.String())
+			if !tc.full && !strings.Contains(console.String(), "interrupted by "+tc.reason) {
+				t.Errorf("stderr does not say the loop was interrupted by %s:\n%s", tc.reason, console.String())
 			}
 		})
 	}
@@ -324,15 +358,7 @@ func TestConsoleNeverBlocks(t *testing.T) {
 	const tasks = 40
 	// A --live run streams every text delta of the agent to stdout: about
 	// 40 KB per call here, 1.6 MB in all, far beyond a pipe's buffer.
-	var live strings.Builder
-	live.WriteString(`{"type":"system","subtype":"init","session_id":"sess-{{CALL}}"}` + "\n")
-	chunk := strings.Repeat("streamed text that nobody reads. ", 12)
-	for range 100 {
-		fmt.Fprintf(&live, `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}}`+"\n", chunk+"\n")
-	}
-	result := fakeagent.ClaudeJSON("Did one task.\n"+fakeagent.StatusBlock("IN_PROGRESS", false, 1), "sess-{{CALL}}")
-	live.WriteString(result + "\n")
-	liveScript := fakeagent.Script{Default: fakeagent.Reply{Out: live.String(), Check: true, Touch: []string{"src/app.txt"}}}
+	liveScript := fakeagent.Script{Default: floodReply(100)}
 
 	cases := []struct {
 		name   string
