@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -102,8 +103,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	errOut := events.NewAsyncWriter(stderr, 4096)
 	outOut := events.NewAsyncWriter(stdout, 4096)
-	defer outOut.Close(time.Second)
-	defer errOut.Close(time.Second)
+	// Flush what the console will take, but never hold the exit for it: a
+	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
+	// timeout per writer, and a stop must finish within 2 s.
+	defer closeConsoles(500*time.Millisecond, outOut, errOut)
 
 	now := time.Now
 	start := now()
@@ -176,6 +179,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
 	return res.Code
+}
+
+// closeConsoles closes the writers at the same time, all within timeout.
+func closeConsoles(timeout time.Duration, ws ...*events.AsyncWriter) {
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() { w.Close(timeout) })
+	}
+	wg.Wait()
 }
 
 // settings maps the resolved configuration onto the engine's.
