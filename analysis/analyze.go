@@ -164,7 +164,24 @@ func (s *rawStats) Write(p []byte) (int, error) {
 	} else {
 		s.trailNL = nl
 	}
-	// characters, with runes cut between writes carried over
+	// characters, NUL bytes removed first, runes cut between writes carried over
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, 0)
+		if i < 0 {
+			s.count(p)
+			break
+		}
+		s.count(p[:i])
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// count adds the characters of p, which continues the bytes counted so far.
+func (s *rawStats) count(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	if s.ncarry > 0 {
 		var tmp [2 * utf8.UTFMax]byte
 		c := copy(tmp[:], s.carry[:s.ncarry])
@@ -174,7 +191,7 @@ func (s *rawStats) Write(p []byte) (int, error) {
 		for j < c {
 			if !utf8.FullRune(b[j:]) {
 				s.ncarry = copy(s.carry[:], b[j:])
-				return n, nil
+				return
 			}
 			_, size := utf8.DecodeRune(b[j:])
 			s.runes++
@@ -194,12 +211,11 @@ func (s *rawStats) Write(p []byte) (int, error) {
 	}
 	s.runes += int64(runeCount(p[:end]))
 	s.ncarry = copy(s.carry[:], p[end:])
-	return n, nil
 }
 
 func (s *rawStats) length() int {
 	r := s.runes + int64(runeCount(s.carry[:s.ncarry]))
-	return int(r - s.nul - s.trailNL)
+	return int(r - s.trailNL)
 }
 
 // runeCount is utf8.RuneCount (each invalid byte counts as one), without
