@@ -49,32 +49,13 @@ func (g git) porcelain(ctx context.Context) string {
 	return s
 }
 
-// changedFiles counts the files changed since start: the union of the
-// commits start..HEAD (when HEAD moved), unstaged and staged changes, as
-// the reference counts them (untracked files are not counted).
-func (g git) changedFiles(ctx context.Context, start string) int {
-	set := map[string]bool{}
-	add := func(out string) {
-		for _, l := range strings.Split(out, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				set[l] = true
-			}
-		}
-	}
-	if head := g.head(ctx); start != "" && head != "" && head != start {
-		out, _ := g.run(ctx, "diff", "--name-only", start, head)
-		add(out)
-	}
-	out, _ := g.run(ctx, "diff", "--name-only")
-	add(out)
-	out, _ = g.run(ctx, "diff", "--name-only", "--cached")
-	add(out)
-	return len(set)
-}
-
-// numstat returns the `git diff --numstat` text for start..HEAD (when HEAD
-// moved), the working tree and the index, in that order.
-func (g git) numstat(ctx context.Context, start string) string {
+// changes reports, for the files changed since start (the commits
+// start..HEAD when HEAD moved, then unstaged and staged changes), how many
+// distinct files changed and the `git diff --numstat` text of those three
+// diffs in that order. Untracked files are not counted, as the reference
+// counts them. One numstat per diff serves both answers: the loop pays for
+// every git process on every iteration.
+func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
 	var parts []string
 	if head := g.head(ctx); start != "" && head != "" && head != start {
 		out, _ := g.run(ctx, "diff", "--numstat", start, head)
@@ -84,5 +65,41 @@ func (g git) numstat(ctx context.Context, start string) string {
 	parts = append(parts, out)
 	out, _ = g.run(ctx, "diff", "--numstat", "--cached")
 	parts = append(parts, out)
-	return strings.Join(parts, "\n")
+	numstat = strings.Join(parts, "\n")
+
+	set := map[string]bool{}
+	for _, line := range strings.Split(numstat, "\n") {
+		if p := numstatPath(line); p != "" {
+			set[p] = true
+		}
+	}
+	return len(set), numstat
+}
+
+// numstatPath is the path `git diff --name-only` prints for one numstat
+// line ("added<TAB>deleted<TAB>path"): for a rename, the new path, whether
+// numstat wrote it as "old => new" or "dir/{old => new}/rest".
+func numstatPath(line string) string {
+	fields := strings.SplitN(line, "\t", 3)
+	if len(fields) != 3 {
+		return ""
+	}
+	p := strings.TrimSpace(fields[2])
+	lb, arrow := strings.Index(p, "{"), strings.Index(p, " => ")
+	switch {
+	case arrow < 0:
+		return p
+	case lb >= 0 && lb < arrow:
+		rb := strings.Index(p[arrow:], "}")
+		if rb < 0 {
+			return p
+		}
+		rb += arrow
+		joined := p[:lb] + p[arrow+len(" => "):rb] + p[rb+1:]
+		// An empty side ("dir/{ => sub}/f", "{sub => }/f") leaves a double
+		// or a leading slash; git paths have neither.
+		return strings.TrimPrefix(strings.Replace(joined, "//", "/", 1), "/")
+	default:
+		return p[arrow+len(" => "):]
+	}
 }

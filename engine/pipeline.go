@@ -52,10 +52,10 @@ func (l *loop) success(c *call) (Result, bool) {
 	l.refreshTasks()
 
 	// Files changed (git) — the breaker's progress signal.
-	files := l.git.changedFiles(l.ctx, c.startSHA)
+	files, numstat := l.git.changes(l.ctx, c.startSHA)
 	res.SetFilesModified(files)
 	l.bus.Debugf("Detected %d unique files changed (commits + working tree) since loop start", files)
-	if s := templates.DiffSummary(l.git.numstat(l.ctx, c.startSHA)); s != "" {
+	if s := templates.DiffSummary(numstat); s != "" {
 		l.dir.WriteFile(ralphdir.LoopDiffSummary, []byte(s+"\n"))
 	}
 	c.exitSignal = res.ExitSignal
