@@ -421,7 +421,14 @@ func (d *decoder) codexShape() *parsed {
 		p.text = a.last
 	}
 	if a.usageSeen {
-		p.usage = Usage{InputTokens: a.in, OutputTokens: a.out, CacheReadTokens: a.cached}
+		// Codex counts cached input inside input_tokens; Claude does not.
+		// Keep the four counts disjoint for every driver, so totals and
+		// --max-tokens never count a cached token twice.
+		in := a.in - a.cached
+		if in < 0 {
+			in = a.in
+		}
+		p.usage = Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
 		p.usageKnown = uIn | uOut | uCacheRead
 	}
 	p.isError = a.failed

@@ -107,7 +107,7 @@ var extraCases = []struct {
 		// Reference bug B1: bash reads "complete" here and exits; the block says false.
 		Format: FormatCodex, OutputFormat: "json", Session: "0199a213-81c0-7800-8aa1-bbab2a035a53",
 		TextPrefix: "Story 2 is complete; more stories remain.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 9, FormatConf: 100,
-		Usage: &Usage{InputTokens: 24763, OutputTokens: 122, CacheReadTokens: 24448},
+		Usage: &Usage{InputTokens: 24763 - 24448, OutputTokens: 122, CacheReadTokens: 24448}, // uncached input: Codex counts the cached part inside input_tokens
 	}},
 	{"codex_turn_failed.jsonl", Options{ExitCode: 1}, extraWant{
 		Format: FormatCodex, OutputFormat: "json", Session: "th-limit", Tests: "UNKNOWN", Docs: 4,

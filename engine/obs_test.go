@@ -36,8 +36,10 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 		{"cli_object_with_usage.json", "claude-code", events.Usage{InputTokens: 45000, OutputTokens: 12000, CacheReadTokens: 30000, CacheCreationTokens: 5000, CostUSD: 0.42}},
 		{"claude_stream.jsonl", "claude-code", events.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 9000, CacheCreationTokens: 150, CostUSD: 0.1234}},
 		{"claude_result_error.json", "claude-code", events.Usage{InputTokens: 10, CostUSD: 0.0021}},
-		// Codex reports cached_input_tokens (a part of input_tokens) and no cost.
-		{"codex_real.jsonl", "codex", events.Usage{InputTokens: 24763, OutputTokens: 122, CacheReadTokens: 24448}},
+		// Codex reports cached_input_tokens as a part of input_tokens (24763)
+		// and no cost; input_tokens here is the uncached rest, so that the
+		// four counts never overlap (as Claude's do not).
+		{"codex_real.jsonl", "codex", events.Usage{InputTokens: 24763 - 24448, OutputTokens: 122, CacheReadTokens: 24448}},
 		// OpenCode: two step_finish events; reasoning tokens count as output.
 		{"opencode_real.jsonl", "opencode", events.Usage{InputTokens: 300, OutputTokens: 65, CacheReadTokens: 110, CacheCreationTokens: 10, CostUSD: 0.03}},
 	}
@@ -56,11 +58,11 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 		}
 		total = total.Add(*u)
 	}
-	want := events.Usage{InputTokens: 71273, OutputTokens: 12527, CacheReadTokens: 63558, CacheCreationTokens: 5160, CostUSD: 0.5755}
+	want := events.Usage{InputTokens: 71273 - 24448, OutputTokens: 12527, CacheReadTokens: 63558, CacheCreationTokens: 5160, CostUSD: 0.5755}
 	if total != want {
 		t.Errorf("totals = %+v, want %+v", total, want)
 	}
-	if got := total.Tokens(); got != 71273+12527+63558+5160 {
+	if got := total.Tokens(); got != 71273-24448+12527+63558+5160 {
 		t.Errorf("Tokens() = %d", got)
 	}
 	// The JSON a person reads says 0.5755, not 0.5755000000000001.
