@@ -170,7 +170,11 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	}
 
 	done := make(chan struct{})
-	go l.progressTicker(c, tail, done)
+	tickerDone := make(chan struct{})
+	go func() {
+		defer close(tickerDone)
+		l.progressTicker(c, tail, done)
+	}()
 	opts := l.callOptions(stdout, errf)
 	if w := l.s.WriteTimeout; w > 0 && l.s.Timeout > 0 && w >= l.s.Timeout {
 		l.bus.Warnf("WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(w.Minutes()), int(l.s.Timeout.Minutes()), int(opts.WriteTimeout.Minutes()))
@@ -180,6 +184,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	}
 	o := l.deps.Run(l.ctx, toCommand(spec), opts)
 	close(done)
+	<-tickerDone // no progress.json "executing" after the call has ended
 	if renderer != nil {
 		renderer.Close()
 	}

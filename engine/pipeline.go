@@ -161,6 +161,7 @@ func (l *loop) success(c *call) (Result, bool) {
 func (l *loop) failure(c *call) (Result, bool) {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
+	l.stallCount, l.haveLast = 0, false // a failure is not a stalled iteration, and breaks a streak
 	code := o.ExitCode
 	// Every call counts for --max-loops; a failed one also ends an idle
 	// streak (the next idle iteration starts at IDLE_DELAY again).

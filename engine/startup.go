@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,7 +80,7 @@ func (l *loop) startup() error {
 	l.brk = b
 	max := l.s.MaxConsecutiveFailures
 	if max <= 0 {
-		max = 5
+		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
 	}
 	l.guard = guard.New(max)
 	return nil

@@ -218,6 +218,7 @@ func settings(c *config.Config, cwd string) engine.Settings {
 		BreakerSameError:         c.CBSameErrorThreshold,
 		BreakerOutputDecline:     c.CBOutputDeclineThreshold,
 		BreakerPermissionDenials: c.CBPermissionDenialThreshold,
+		BreakerReadOnly:          c.CBReadOnlyTimeoutThreshold,
 		BreakerCooldown:          c.CBCooldown(),
 		BreakerAutoReset:         c.CBAutoReset,
 		TestCommand:              c.TestCommand,
