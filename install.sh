@@ -68,11 +68,12 @@ if [ -n "$project" ]; then
 	mkdir -p "$ralph/lib"
 	shim="$ralph/ralph_loop.sh"
 	tmp="$(mktemp "$ralph/.ralph_loop.sh.XXXXXX")"
+	qbin="$(printf '%q' "$bin")"
 	cat >"$tmp" <<SHIM
 #!/usr/bin/env bash
 # ralph_loop shim: bmalph runs 'bash .ralph/ralph_loop.sh'; the Go ralph_loop does the work.
 # Written by ralph_loop's install.sh; re-run 'install.sh --project .' after 'bmalph upgrade'.
-if [ -x "$bin" ]; then exec "$bin" "\$@"; fi
+if [ -x $qbin ]; then exec $qbin "\$@"; fi
 exec ralph_loop "\$@"
 SHIM
 	chmod 0755 "$tmp"

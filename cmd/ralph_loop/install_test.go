@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInstallScript runs install.sh as a newcomer would: it builds the
+// binary into $PREFIX/bin, installs the bmalph shim into a project with
+// the templates that are missing, keeps what is there, and a second run
+// changes nothing but the shim.
+func TestInstallScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	tmp := t.TempDir()
+	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim
+	proj := filepath.Join(tmp, "proj")
+	ralph := filepath.Join(proj, ".ralph")
+	if err := os.MkdirAll(ralph, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ralph, "PROMPT.md"), []byte("my own prompt\n"), 0o644)
+
+	install := func() string {
+		cmd := exec.Command("bash", filepath.Join(root, "install.sh"), "--project", proj)
+		cmd.Env = append(os.Environ(), "PREFIX="+prefix)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("install.sh: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := install()
+	bin := filepath.Join(prefix, "bin", "ralph_loop")
+	if !strings.Contains(out, "Installed "+bin) || !strings.Contains(out, "not on your PATH") {
+		t.Errorf("install.sh does not say where it installed and whether that is on PATH:\n%s", out)
+	}
+	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md"} {
+		if _, err := os.Stat(filepath.Join(ralph, name)); err != nil {
+			t.Errorf("%s not installed: %v", name, err)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(ralph, "lib")); err != nil || !st.IsDir() {
+		t.Errorf(".ralph/lib/ missing (bmalph doctor checks it)")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ralph, "PROMPT.md")); string(b) != "my own prompt\n" {
+		t.Errorf("PROMPT.md was overwritten: %q", b)
+	}
+	// bmalph runs the shim with bash; it must reach the binary.
+	v, err := exec.Command("bash", filepath.Join(ralph, "ralph_loop.sh"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(v), "ralph_loop ") {
+		t.Fatalf("shim --version: %v %q", err, v)
+	}
+	// bmalph upgrade overwrites the shim; installing again restores it and
+	// touches nothing else.
+	os.WriteFile(filepath.Join(ralph, "ralph_loop.sh"), []byte("#!/bin/bash\necho bash loop\n"), 0o755)
+	plan := filepath.Join(ralph, "@fix_plan.md")
+	os.WriteFile(plan, []byte("- [ ] mine\n"), 0o644)
+	out = install()
+	if b, _ := os.ReadFile(plan); string(b) != "- [ ] mine\n" {
+		t.Errorf("re-install changed @fix_plan.md: %q", b)
+	}
+	if !strings.Contains(out, "Kept") {
+		t.Errorf("re-install output does not say what it kept:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ralph, "ralph_loop.sh")); !strings.Contains(string(b), "exec") {
+		t.Errorf("shim not restored: %q", b)
+	}
+}
