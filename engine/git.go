@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
+	"sync"
 )
 
 // git runs git in dir and returns its trimmed stdout.
@@ -56,15 +57,19 @@ func (g git) porcelain(ctx context.Context) string {
 // counts them. One numstat per diff serves both answers: the loop pays for
 // every git process on every iteration.
 func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
+	// The three look-ups are independent: run them side by side.
+	var head, work, staged string
+	var wg sync.WaitGroup
+	wg.Go(func() { head = g.head(ctx) })
+	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
+	wg.Go(func() { staged, _ = g.run(ctx, "diff", "--numstat", "--cached") })
+	wg.Wait()
 	var parts []string
-	if head := g.head(ctx); start != "" && head != "" && head != start {
+	if start != "" && head != "" && head != start {
 		out, _ := g.run(ctx, "diff", "--numstat", start, head)
 		parts = append(parts, out)
 	}
-	out, _ := g.run(ctx, "diff", "--numstat")
-	parts = append(parts, out)
-	out, _ = g.run(ctx, "diff", "--numstat", "--cached")
-	parts = append(parts, out)
+	parts = append(parts, work, staged)
 	numstat = strings.Join(parts, "\n")
 
 	set := map[string]bool{}
