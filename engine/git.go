@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -37,12 +40,81 @@ func (g git) isRepo(ctx context.Context) bool {
 	return err == nil
 }
 
+// head is `git rev-parse HEAD` ("" without a commit). A plain repository's
+// HEAD is read from its files; the loop asks for it on every iteration and
+// a git process costs milliseconds. Anything else is asked of git.
 func (g git) head(ctx context.Context) string {
+	if id, ok := readHead(g.dir); ok {
+		return id
+	}
 	s, err := g.run(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return ""
 	}
 	return s
+}
+
+// readHead resolves HEAD from the files of a plain repository: dir/.git is
+// a directory (no worktree, submodule or reftable layout, no GIT_DIR) and
+// HEAD is a commit id or names a loose or packed branch that holds one. ok
+// is false whenever that is not so (an unborn branch included), and the
+// caller asks git.
+func readHead(dir string) (id string, ok bool) {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+		return "", false
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	for _, other := range []string{"commondir", "reftable"} {
+		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	head := strings.TrimSpace(string(b))
+	if isObjectID(head) {
+		return head, true
+	}
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return "", false
+	}
+	b, err = os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+	if err == nil {
+		id = strings.TrimSpace(string(b))
+		return id, isObjectID(id)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if oid, name, found := strings.Cut(strings.TrimSpace(line), " "); found && name == ref && isObjectID(oid) {
+			return oid, true
+		}
+	}
+	return "", false
+}
+
+// isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (g git) porcelain(ctx context.Context) string {

@@ -111,3 +111,93 @@ func TestNumstatPath(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadMatchesRevParse: head, read from the repository's files where it
+// can, is always what `git rev-parse HEAD` says, and the fast path really
+// is taken for the plain layouts.
+func TestHeadMatchesRevParse(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	gitIn := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	newRepo := func(t *testing.T, commits int) string {
+		t.Helper()
+		dir := t.TempDir()
+		gitIn(t, dir, "init", "-q", "-b", "main", ".")
+		for i := range commits {
+			if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, dir, "add", "-A")
+			gitIn(t, dir, "commit", "-q", "-m", "c")
+		}
+		return dir
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T) (dir string)
+		fast  bool // readHead answers without git
+	}{
+		{"loose branch", func(t *testing.T) string { return newRepo(t, 2) }, true},
+		{"packed branch", func(t *testing.T) string {
+			dir := newRepo(t, 2)
+			gitIn(t, dir, "pack-refs", "--all")
+			return dir
+		}, true},
+		{"packed, then a newer loose commit", func(t *testing.T) string {
+			dir := newRepo(t, 1)
+			gitIn(t, dir, "pack-refs", "--all")
+			gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "later")
+			return dir
+		}, true},
+		{"detached HEAD", func(t *testing.T) string {
+			dir := newRepo(t, 2)
+			gitIn(t, dir, "checkout", "-q", "--detach", "HEAD~1")
+			return dir
+		}, true},
+		{"unborn branch", func(t *testing.T) string { return newRepo(t, 0) }, false},
+		{"linked worktree", func(t *testing.T) string {
+			dir := newRepo(t, 1)
+			wt := filepath.Join(t.TempDir(), "wt")
+			gitIn(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+			gitIn(t, wt, "commit", "-q", "--allow-empty", "-m", "on side")
+			return wt
+		}, false},
+		{"project in a subfolder", func(t *testing.T) string {
+			dir := newRepo(t, 1)
+			sub := filepath.Join(dir, "sub")
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return sub
+		}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.setup(t)
+			want := ""
+			cmd := exec.Command("git", "rev-parse", "HEAD")
+			cmd.Dir, cmd.Env = dir, env
+			if out, err := cmd.Output(); err == nil {
+				want = strings.TrimSpace(string(out))
+			}
+			if got := (git{dir: dir}).head(context.Background()); got != want {
+				t.Errorf("head = %q, want %q (git rev-parse HEAD)", got, want)
+			}
+			if _, ok := readHead(dir); ok != tc.fast {
+				t.Errorf("readHead answered = %v, want %v", ok, tc.fast)
+			}
+		})
+	}
+}
