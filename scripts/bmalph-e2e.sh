@@ -94,6 +94,16 @@ survivors() {
 		case "$cwd" in "$1" | "$1"/*) gone "${p#/proc/}" || echo "${p#/proc/}" ;; esac
 	done
 }
+# loop_pid DIR: the process bmalph (node) started in DIR: the loop (our shim
+# exec's ralph_loop, so the pid is the same).
+loop_pid() {
+	local p ppid
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] || continue
+		ppid=$(awk '{print $4}' "$p/stat" 2>/dev/null) || continue
+		[ "$(cat "/proc/$ppid/comm" 2>/dev/null)" = node ] && { echo "${p#/proc/}"; return; }
+	done
+}
 # no_survivors DIR: true when nothing runs in DIR; else lists and kills
 # those processes (all started by this script's scenarios).
 no_survivors() {
@@ -174,7 +184,7 @@ if [ "$REFERENCE" = 1 ]; then
 else
 	(cd "$SRC" && PREFIX="$WORK/prefix" ./install.sh --project "$T") >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; echo "install.sh failed" >&2; exit 2; }
 	git add -A && git commit -q -m "ralph_loop shim"
-	check "install.sh put the shim at .ralph/ralph_loop.sh (exec of $WORK/prefix/bin/ralph_loop)" grep -q "exec \"$WORK/prefix/bin/ralph_loop\"" .ralph/ralph_loop.sh
+	check "install.sh put the shim at .ralph/ralph_loop.sh (exec of $WORK/prefix/bin/ralph_loop)" grep -qF "exec $WORK/prefix/bin/ralph_loop" <(tr -d "\"'" <.ralph/ralph_loop.sh)
 	check ".ralph/lib/ kept" test -d .ralph/lib
 fi
 
@@ -290,7 +300,7 @@ if run term; then
 	FAKE_CLAUDE_MODE=hang bmalph run --no-dashboard </dev/null >"$WORK/term.out" 2>"$WORK/term.err" &
 	bm=$!
 	if wait_for 30 test -s "$FAKE_CLAUDE_PIDS"; then
-		loop=$(ps -o pid= --ppid "$bm" | head -1 | tr -d ' ') # bmalph's child: the shim exec'd the loop
+		loop=$(loop_pid "$P")
 		read -r agent grandchild <"$FAKE_CLAUDE_PIDS"
 		pgid=$(ps -o pgid= -p "${loop:-0}" | tr -d ' ')
 		check "the loop (pid $loop) leads its own process group (pgid $pgid), as bmalph spawns it" test -n "$loop" -a "$loop" = "$pgid"
