@@ -226,6 +226,7 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 		{"SIGINT to the loop", syscall.SIGINT, false, false, 130, "SIGINT"},
 		{"SIGINT to the group (Ctrl-C)", syscall.SIGINT, true, false, 130, "SIGINT"},
 		{"SIGTERM to the group, console full", syscall.SIGTERM, true, true, 143, "SIGTERM"},
+		{"SIGHUP to the loop (terminal closed)", syscall.SIGHUP, false, false, 129, "SIGHUP"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
