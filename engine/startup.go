@@ -51,6 +51,9 @@ func (l *loop) startup() error {
 		return err
 	}
 
+	if n := l.dir.CleanTemp(); n > 0 {
+		l.bus.Infof("Removed %d temp file(s) left by an interrupted write", n)
+	}
 	l.checkStateFiles()
 	l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
 	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Log(events.Level(level), "%s", msg) })

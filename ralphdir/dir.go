@@ -61,10 +61,15 @@ func (d *Dir) EnsureLayout() error {
 }
 
 // WriteFile replaces name with data atomically: a temp file in the same
-// folder, fsync, rename, then an fsync of the folder. Readers see either the
-// old or the new content, never a mix.
+// folder, fsync, rename. Readers see either the old or the new content,
+// never a mix. When the file already holds exactly data nothing is written
+// (the loop rewrites several files every iteration with the same content).
 func (d *Dir) WriteFile(name string, data []byte) error {
-	return WriteFileAtomic(d.Path(name), data, 0o644)
+	p := d.Path(name)
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return WriteFileAtomic(p, data, 0o644)
 }
 
 // WriteFileAtomic is WriteFile for any path.
@@ -100,11 +105,25 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if df, err := os.Open(dir); err == nil {
-		_ = df.Sync() // best effort: the rename is already visible
-		df.Close()
-	}
+	// The folder is not fsynced: after a power loss the rename may be
+	// undone, which leaves the previous complete version — still valid.
+	// The file's own fsync above is what keeps a renamed file from ever
+	// being empty.
 	return nil
+}
+
+// CleanTemp removes temp files that a killed writer left behind
+// (".NAME.tmp-*"). Call it only while holding the lock: no other writer
+// can be mid-write then.
+func (d *Dir) CleanTemp() (removed int) {
+	matches, _ := filepath.Glob(filepath.Join(d.root, ".*.tmp-*"))
+	logs, _ := filepath.Glob(filepath.Join(d.root, LogsDir, ".*.tmp-*"))
+	for _, m := range append(matches, logs...) {
+		if os.Remove(m) == nil {
+			removed++
+		}
+	}
+	return removed
 }
 
 // MarshalJSON renders v as the reference's jq does: two-space indent and a

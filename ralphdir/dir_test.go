@@ -165,3 +165,39 @@ func TestValidStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteFileSkipsIdenticalContent(t *testing.T) {
+	d, _ := newDir(t)
+	if err := d.WriteFile(LastReset, []byte("2026112203\n")); err != nil {
+		t.Fatal(err)
+	}
+	st1, _ := os.Stat(d.Path(LastReset))
+	// Same content: the file (its inode) is left alone.
+	if err := d.WriteFile(LastReset, []byte("2026112203\n")); err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := os.Stat(d.Path(LastReset))
+	if !os.SameFile(st1, st2) {
+		t.Error("identical content was rewritten")
+	}
+	if err := d.WriteFile(LastReset, []byte("2026112204\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.Path(LastReset)); string(b) != "2026112204\n" {
+		t.Errorf("content = %q", b)
+	}
+}
+
+func TestCleanTempRemovesLeftovers(t *testing.T) {
+	d, _ := newDir(t)
+	for _, name := range []string{".status.json.tmp-123", ".ralph_session.tmp-9", "logs/.x.tmp-1"} {
+		os.WriteFile(d.Path(name), []byte("half"), 0o644)
+	}
+	os.WriteFile(d.Path(Status), []byte("{}"), 0o644)
+	if n := d.CleanTemp(); n != 3 {
+		t.Errorf("removed %d, want 3", n)
+	}
+	if !d.Exists(Status) {
+		t.Error("removed a real state file")
+	}
+}
