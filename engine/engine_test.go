@@ -54,6 +54,7 @@ type ctlHarness struct {
 	mu    sync.Mutex
 	calls int
 	opts  []supervise.Options
+	argvs [][]string
 }
 
 // newCtlHarness creates the project. It must be called inside the bubble
@@ -193,6 +194,7 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 	h.calls++
 	n := h.calls
 	h.opts = append(h.opts, o)
+	h.argvs = append(h.argvs, c.Argv)
 	h.mu.Unlock()
 	r := h.script(n)
 	if r.Pause {
