@@ -32,7 +32,7 @@ import (
 // ctlReply is what the fake agent does on one call.
 type ctlReply struct {
 	Text    string             // the agent's reply; a RALPH_STATUS block is appended
-	Raw     string             // exact stdout instead of ClaudeJSON(Text + status)
+	Raw     string             // exact stdout instead of ClaudeJSON(Text + status); with Outcome, what the failed call printed
 	Took    time.Duration      // virtual time the call takes
 	Outcome *supervise.Outcome // returned instead of a clean exit
 	Touch   string             // append a line to this project file (a git-visible change)
@@ -235,6 +235,9 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 		}
 	}
 	if r.Outcome != nil {
+		if r.Raw != "" && o.Stdout != nil {
+			o.Stdout.Write([]byte(r.Raw)) // what a failing call printed
+		}
 		return *r.Outcome
 	}
 	out := r.Raw
