@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -109,7 +110,7 @@ func (l *loop) success(c *call) (Result, bool) {
 				lr.ErrorLine = "quality gate failed"
 			}
 		}
-		if r, stop := l.recordBreaker(lr); stop {
+		if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
 			it.Outcome = "circuit_breaker_trip"
 			l.emit(events.Event{Type: events.IterationCompleted, Iteration: it})
 			return r, true
@@ -217,7 +218,11 @@ func (l *loop) failure(c *call) (Result, bool) {
 	if r, stop := l.limitReached(); stop {
 		return r, true // no backoff after the last allowed call
 	}
-	l.bus.Warnf("Execution failed, waiting %s before retry (failure %d of %d)...", backoff, l.guard.Consecutive(), l.guard.Max())
+	of := fmt.Sprint(l.guard.Max())
+	if l.guard.Max() >= math.MaxInt32 {
+		of = "unlimited" // MAX_CONSECUTIVE_FAILURES=0
+	}
+	l.bus.Warnf("Execution failed, waiting %s before retry (failure %d of %s)...", backoff, l.guard.Consecutive(), of)
 	if _, err := l.wait("failure_backoff", backoff, "Retrying in"); err != nil {
 		return l.signalExit(), true
 	}
@@ -231,9 +236,8 @@ func (l *loop) readOnlyTimeout(c *call) (Result, bool) {
 	l.bus.Warnf("Write heartbeat: no file modifications in %dm", int(l.s.WriteTimeout.Minutes()))
 	l.dir.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(l.now().UTC().Format(time.RFC3339)+"\n"))
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
-	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}); stop {
+	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.resetSession("read_only_circuit_breaker")
 		l.bus.Errorf("Circuit breaker opened after repeated read-only timeouts")
 		l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it})
 		return r, true
@@ -243,8 +247,9 @@ func (l *loop) readOnlyTimeout(c *call) (Result, bool) {
 	return Result{}, false
 }
 
-// recordBreaker feeds one loop to the breaker; stop when it opened.
-func (l *loop) recordBreaker(lr breaker.LoopResult) (Result, bool) {
+// recordBreaker feeds one loop to the breaker; stop when it opened (the
+// session is then reset with sessionReason).
+func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
 	next, tr, err := breaker.RecordAndSave(l.dir, l.brk, lr, l.now(), l.brkCfg)
 	if err != nil {
 		l.bus.Warnf("%v", err)
@@ -256,7 +261,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult) (Result, bool) {
 	if l.brk.CanExecute() {
 		return Result{}, false
 	}
-	l.resetSession("circuit_breaker_trip")
+	l.resetSession(sessionReason)
 	l.bus.Errorf("🛑 Circuit breaker has opened - halting loop")
 	l.bus.Infof("Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues")
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
