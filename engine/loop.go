@@ -102,14 +102,19 @@ func Run(s Settings, deps Deps) Result {
 
 func (l *loop) run() Result {
 	if err := l.startup(); err != nil {
+		// Start-up errors keep the reference's final record
+		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
+		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError
 		if errors.As(err, &se) {
 			for _, line := range se.Lines {
 				l.bus.Errorf("%s", line)
 			}
-			return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+			return r
 		}
-		return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+		l.bus.Errorf("%v", err)
+		r.Message = err.Error()
+		return r
 	}
 	l.bus.Infof("Starting main loop...")
 	l.refreshTasks()
