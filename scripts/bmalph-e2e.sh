@@ -7,7 +7,8 @@
 #            (run with node) or a `bmalph` executable. This script never
 #            fetches or builds bmalph; docs/BMALPH.md says how to.
 #   --keep   keep the scratch folder (printed at the end)
-#   --only   run one scenario: complete, signals, stop, detach, term, dashboard
+#   --only   run one scenario: complete, signals, stop, detach, term, dashboard,
+#            review, review-ultimate, review-off
 #   --reference  leave bmalph's bash ralph_loop.sh in place instead of our
 #            shim: the same checks then show where the bash loop differs
 #
@@ -17,7 +18,7 @@
 # every check passed; each failed check prints "FAIL: ...".
 set -uo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 BMALPH=""
 KEEP=0
@@ -123,13 +124,44 @@ no_survivors() {
 #                    hang: start a grandchild in the same group, write
 #                    "<pid> <grandchild pid>" to $FAKE_CLAUDE_PIDS, wait forever
 # FAKE_CLAUDE_DELAY  seconds to sleep before answering
+# FAKE_CLAUDE_NOTICK_AT  the K-th implementation call ticks nothing (tick mode)
+# A review call (tools exactly "Read Glob Grep" after --allowedTools and an
+# --append-system-prompt starting "CODE REVIEW LOOP (read-only)") ticks
+# nothing and answers a ---REVIEW_FINDINGS--- block (one HIGH issue).
+# Each call's log line also says kind=impl|review, findings=yes|no (was
+# .ralph/.review_findings.json there) and the REVIEW_* variables it saw;
+# $FAKE_CLAUDE_LOG.d/<n>.argv holds call n's arguments, NUL-separated, and
+# <n>.findings a copy of the findings file it saw.
 cat >"$WORK/bin/claude" <<'EOF'
 #!/usr/bin/env bash
 case "${1:-}" in --version | -v) echo "2.1.0 (Claude Code)"; exit 0 ;; esac
-resume=no
-for a in "$@"; do [ "$a" = --resume ] && resume=yes; done
-[ -n "${FAKE_CLAUDE_LOG:-}" ] && echo "$$ resume=$resume" >>"$FAKE_CLAUDE_LOG"
+resume=no tools="" ctx="" prev="" intools=0
+for a in "$@"; do
+	[ "$a" = --resume ] && resume=yes
+	[ "$prev" = --append-system-prompt ] && ctx="$a"
+	if [ "$a" = --allowedTools ]; then intools=1
+	elif [ "$intools" = 1 ]; then case "$a" in -*) intools=0 ;; *) tools="$tools $a" ;; esac
+	fi
+	prev="$a"
+done
+kind=impl
+[ "${tools# }" = "Read Glob Grep" ] && case "$ctx" in "CODE REVIEW LOOP (read-only)"*) kind=review ;; esac
+findings=no
+[ -f .ralph/.review_findings.json ] && findings=yes
+impls=$(grep -c 'kind=impl' "${FAKE_CLAUDE_LOG:-/dev/null}" 2>/dev/null)
+reviews=$(grep -c 'kind=review' "${FAKE_CLAUDE_LOG:-/dev/null}" 2>/dev/null)
+[ -n "${FAKE_CLAUDE_LOG:-}" ] && echo "$$ resume=$resume kind=$kind findings=$findings REVIEW_MODE=${REVIEW_MODE-unset} REVIEW_ENABLED=${REVIEW_ENABLED-unset} REVIEW_INTERVAL=${REVIEW_INTERVAL-unset}" >>"$FAKE_CLAUDE_LOG"
 n=$(wc -l <"${FAKE_CLAUDE_LOG:-/dev/null}" 2>/dev/null || echo 1)
+if [ -n "${FAKE_CLAUDE_LOG:-}" ]; then
+	mkdir -p "$FAKE_CLAUDE_LOG.d"
+	printf '%s\0' "$@" >"$FAKE_CLAUDE_LOG.d/$n.argv"
+	[ "$findings" = yes ] && cp .ralph/.review_findings.json "$FAKE_CLAUDE_LOG.d/$n.findings"
+fi
+if [ "$kind" = review ]; then
+	r=$((reviews + 1))
+	printf '{"type":"result","subtype":"success","is_error":false,"duration_ms":900,"num_turns":2,"total_cost_usd":0.01,"result":"Reviewed the changes.\\n---REVIEW_FINDINGS---\\n{\\"severity\\":\\"HIGH\\",\\"issues_found\\":1,\\"summary\\":\\"Review %s: src.txt grows without bound\\",\\"details\\":[{\\"severity\\":\\"HIGH\\",\\"file\\":\\"src.txt\\",\\"line\\":1,\\"issue\\":\\"unbounded append\\",\\"suggestion\\":\\"cap it\\"}]}\\n---END_REVIEW_FINDINGS---","session_id":"review-session-%s","usage":{"input_tokens":80,"output_tokens":40}}\n' "$r" "$n"
+	exit 0
+fi
 case "${FAKE_CLAUDE_MODE:-tick}" in
 hang)
 	sleep 100000 &
@@ -139,9 +171,14 @@ hang)
 	;;
 notick) tasks=0 exit=true status=COMPLETE ;;
 *)
-	sed -i '0,/- \[ \]/s//- [x]/' .ralph/@fix_plan.md
 	echo "call $n" >>src.txt
-	tasks=1 exit=false status=IN_PROGRESS
+	if [ "$((impls + 1))" = "${FAKE_CLAUDE_NOTICK_AT:-0}" ]; then
+		tasks=0
+	else
+		sed -i '0,/- \[ \]/s//- [x]/' .ralph/@fix_plan.md
+		tasks=1
+	fi
+	exit=false status=IN_PROGRESS
 	grep -q -- '- \[ \]' .ralph/@fix_plan.md || { exit=true status=COMPLETE; }
 	;;
 esac
@@ -334,6 +371,126 @@ if run dashboard; then
 	check "bmalph exits 0 (got $rc)" test "$rc" = 0
 	check "the dashboard footer says 'Ralph: stopped — completed'" grep -q "Ralph: stopped — completed" "$WORK/dashboard.typescript"
 	check "no process left in the project" no_survivors "$P"
+fi
+
+# --- 7. review modes: bmalph run --review / --review ultimate / --no-review ------
+# The fake's log says which calls were reviews; the checks read their
+# arguments and what the next implementation call was given.
+stories() { # stories K: add Story 1.2 .. 1.K to the one-story plan; commit
+	local k
+	for ((k = 2; k <= $1; k++)); do printf -- '- [ ] Story 1.%s: Story number %s\n' "$k" "$k" >>.ralph/@fix_plan.md; done
+	git commit -qam "$1 stories"
+}
+kinds() { awk '{for (i = 1; i <= NF; i++) if ($i ~ /^kind=/) printf "%s%s", (n++ ? " " : ""), substr($i, 6)}' "$FAKE_CLAUDE_LOG"; }
+field() { sed -n "$1p" "$FAKE_CLAUDE_LOG" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+argv_of() { ARGV=(); [ -f "$FAKE_CLAUDE_LOG.d/$1.argv" ] && readarray -d '' -t ARGV <"$FAKE_CLAUDE_LOG.d/$1.argv"; }
+arg_after() { # arg_after N FLAG: the value after FLAG in call N
+	local i
+	argv_of "$1"
+	for ((i = 0; i + 1 < ${#ARGV[@]}; i++)); do [ "${ARGV[i]}" = "$2" ] && { printf '%s' "${ARGV[i + 1]}"; return 0; }; done
+	return 1
+}
+no_arg() { argv_of "$1"; local a; for a in "${ARGV[@]}"; do [ "$a" = "$2" ] && return 1; done; return 0; }
+tools_of() { # the words after --allowedTools up to the next option
+	local a in=0 out=""
+	argv_of "$1"
+	for a in "${ARGV[@]}"; do
+		if [ "$a" = --allowedTools ]; then in=1
+		elif [ "$in" = 1 ]; then case "$a" in -*) break ;; *) out="$out${out:+ }$a" ;; esac
+		fi
+	done
+	printf '%s' "$out"
+}
+contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
+starts() { case "$1" in "$2"*) return 0 ;; *) return 1 ;; esac; }
+# review_checks NAME WANT_KINDS: call sequence, each review call's arguments,
+# the findings the next call was given, the log lines and files
+review_checks() {
+	local name="$1" want="$2" got i k next loop=0 r=0 ctx loops="" prev=impl
+	got=$(kinds)
+	check "call sequence '$want' (got '$got')" test "$got" = "$want"
+	for ((i = 1; i <= $(calls); i++)); do
+		k=$(field "$i" kind)
+		if [ "$k" = impl ]; then
+			loop=$((loop + 1))
+			ctx=$(arg_after "$i" --append-system-prompt)
+			if [ "$prev" = impl ]; then
+				check "call $i (loop $loop): no findings file, no findings in its system prompt" \
+					test "$(field "$i" findings)" = no -a "${ctx/REVIEW FINDINGS/}" = "$ctx"
+			fi
+			prev=impl
+			continue
+		fi
+		r=$((r + 1)) prev=review loops="$loops${loops:+ }$loop"
+		check "call $i (review after loop $loop): --allowedTools Read Glob Grep and nothing else (got '$(tools_of "$i")')" test "$(tools_of "$i")" = "Read Glob Grep"
+		check "call $i (review): no --resume" no_arg "$i" --resume
+		check "call $i (review): --append-system-prompt 'CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: ...'" \
+			starts "$(arg_after "$i" --append-system-prompt)" "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: "
+		check "call $i (review): -p is REVIEW_PROMPT.md" contains "$(arg_after "$i" -p)" "# Code Review Instructions"
+		check "call $i (review): .ralph/logs/review_loop_$loop.log holds its output" grep -q -- "---REVIEW_FINDINGS---" ".ralph/logs/review_loop_$loop.log"
+		next=$((i + 1))
+		[ "$next" -le "$(calls)" ] || continue
+		check "call $next saw .ralph/.review_findings.json (issues_found 1, summary 'Review $r: ...')" \
+			test "$(jqf '"\(.issues_found) \(.summary)"' "$FAKE_CLAUDE_LOG.d/$next.findings")" = "1 Review $r: src.txt grows without bound"
+		ctx=$(arg_after "$next" --append-system-prompt)
+		check "call $next's --append-system-prompt carries the findings (PRIORITY: ... REVIEW FINDINGS (HIGH, 1 issues): Review $r: ...)" \
+			contains "$ctx" "PRIORITY: Fix these code review findings BEFORE picking a new story. REVIEW FINDINGS (HIGH, 1 issues): Review $r: src.txt grows without bound"
+		check "call $next resumes the implementation session (fake-session-$((i - 1))), not the review's" \
+			test "$(arg_after "$next" --resume)" = "fake-session-$((i - 1))"
+	done
+	got=$(sed -n 's/.*Starting periodic code review (loop #\([0-9]*\)).*/\1/p' "$WORK/$name.err" | tr '\n' ' ')
+	check "stderr: 'Starting periodic code review (loop #N)' for loops '$loops' (got '${got% }')" test "${got% }" = "$loops"
+	check "stderr: 'Code review complete. 1 issue(s) found.' $r time(s)" test "$(grep -c 'Code review complete. 1 issue(s) found.' "$WORK/$name.err")" = "$r"
+	if [ "$r" -gt 0 ]; then check ".ralph/.review_last_sha written" test -s .ralph/.review_last_sha; fi
+	check "status.json completed / plan_complete" \
+		bash -c "$(declare -f want jqf); want .ralph/status.json status completed && want .ralph/status.json exit_reason plan_complete"
+	check "no process left in the project" no_survivors "$P"
+}
+
+if run review; then
+	say "review: bmalph run --no-dashboard --review (enhanced: every REVIEW_INTERVAL=5 loops), a six-story plan"
+	project review
+	stories 6
+	LOOP_DELAY=0 bmalph run --no-dashboard --review </dev/null >"$WORK/review.out" 2>"$WORK/review.err"
+	rc=$?
+	check "bmalph run exits 0 (got $rc)" test "$rc" = 0
+	check "bmalph says 'Enhanced mode: code review every 5 implementation loops'" grep -q "Enhanced mode: code review every 5 implementation loops" "$WORK/review.out"
+	check "the agent saw REVIEW_MODE=enhanced REVIEW_ENABLED=true REVIEW_INTERVAL=5 (got $(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL))" \
+		test "$(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL)" = "enhanced true 5"
+	review_checks review "impl impl impl impl impl review impl"
+fi
+
+if run review-ultimate; then
+	# Loop 2 ticks nothing, so no review follows it. Ours never reviews after
+	# loop 1 (docs/compat/gates.md "Never after the first loop"); the bash
+	# loop does.
+	say "review-ultimate: bmalph run --no-dashboard --review ultimate, three stories, loop 2 ticks nothing"
+	project review-ultimate
+	stories 3
+	LOOP_DELAY=0 FAKE_CLAUDE_NOTICK_AT=2 bmalph run --no-dashboard --review ultimate </dev/null >"$WORK/review-ultimate.out" 2>"$WORK/review-ultimate.err"
+	rc=$?
+	check "bmalph run exits 0 (got $rc)" test "$rc" = 0
+	check "bmalph says 'Ultimate mode: code review after every completed story'" grep -q "Ultimate mode: code review after every completed story" "$WORK/review-ultimate.out"
+	check "the agent saw REVIEW_MODE=ultimate REVIEW_ENABLED=true, no REVIEW_INTERVAL (got $(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL))" \
+		test "$(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL)" = "ultimate true unset"
+	if [ "$REFERENCE" = 1 ]; then
+		review_checks review-ultimate "impl review impl impl review impl"
+	else
+		review_checks review-ultimate "impl impl impl review impl"
+	fi
+fi
+
+if run review-off; then
+	say "review-off: bmalph run --no-dashboard --no-review (REVIEW_MODE=off), a six-story plan"
+	project review-off
+	stories 6
+	LOOP_DELAY=0 bmalph run --no-dashboard --no-review </dev/null >"$WORK/review-off.out" 2>"$WORK/review-off.err"
+	rc=$?
+	check "bmalph run exits 0 (got $rc)" test "$rc" = 0
+	check "the agent saw REVIEW_MODE=off, no REVIEW_ENABLED, no REVIEW_INTERVAL (got $(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL))" \
+		test "$(field 1 REVIEW_MODE) $(field 1 REVIEW_ENABLED) $(field 1 REVIEW_INTERVAL)" = "off unset unset"
+	check "no review_loop_*.log" test -z "$(ls .ralph/logs/review_loop_* 2>/dev/null)"
+	review_checks review-off "impl impl impl impl impl impl"
 fi
 
 cd / || true
