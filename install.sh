@@ -52,7 +52,13 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 mkdir -p "$bindir"
-version="$(git -C "$src" describe --tags --always --dirty 2>/dev/null || echo dev)"
+# A release tag (v1.2.3) when there is one, else the development version
+# with the commit as build metadata: 0.1.0-dev+abc1234.
+if version="$(git -C "$src" describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)"; then
+	version="${version#v}"
+else
+	version="0.1.0-dev+$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)"
+fi
 echo "Building ralph_loop ($version) ..."
 (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$bin.tmp" ./cmd/ralph_loop)
 mv -f "$bin.tmp" "$bin"
