@@ -109,9 +109,9 @@ func TestExitSignalsUpdateAndDecide(t *testing.T) {
 		testOnly, progress, done, exit, denied, mism bool
 	}
 	ra := func(l loop) ResponseAnalysis {
-		return ResponseAnalysis{LoopNumber: l.n, Analysis: AnalysisFields{
+		return ResponseAnalysis{LoopNumber: l.n, Analysis: AnalysisFields{CommonFields: CommonFields{
 			IsTestOnly: l.testOnly, HasProgress: l.progress, HasCompletionSignal: l.done, ExitSignal: l.exit,
-			HasPermissionDenials: l.denied, HasProgressTrackingMismatch: l.mism}}
+			HasPermissionDenials: l.denied, HasProgressTrackingMismatch: l.mism}}}
 	}
 	tests := []struct {
 		name   string
@@ -186,7 +186,7 @@ func TestExitSignalsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Update(ResponseAnalysis{LoopNumber: 7, Analysis: AnalysisFields{HasCompletionSignal: true, ExitSignal: true}})
+	s.Update(ResponseAnalysis{LoopNumber: 7, Analysis: AnalysisFields{CommonFields: CommonFields{HasCompletionSignal: true, ExitSignal: true}}})
 	b, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)

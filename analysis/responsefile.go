@@ -17,10 +17,9 @@ type ResponseAnalysis struct {
 	Analysis     AnalysisFields `json:"analysis"`
 }
 
-// AnalysisFields is the "analysis" object. The usage fields and session_id
-// exist only on the JSON path (JSONFields); there they are written even when
-// null, as the reference does.
-type AnalysisFields struct {
+// CommonFields are the keys of the "analysis" object that both the JSON and
+// the text path write, in the reference's order.
+type CommonFields struct {
 	HasCompletionSignal         bool     `json:"has_completion_signal"`
 	IsTestOnly                  bool     `json:"is_test_only"`
 	IsStuck                     bool     `json:"is_stuck"`
@@ -38,6 +37,13 @@ type AnalysisFields struct {
 	HasPermissionDenials        bool     `json:"has_permission_denials"`
 	PermissionDenialCount       int      `json:"permission_denial_count"`
 	DeniedCommands              []string `json:"denied_commands"`
+}
+
+// AnalysisFields is the "analysis" object: the common keys, then the usage
+// fields and session_id, which exist only on the JSON path (JSONFields);
+// there they are written even when null, as the reference does.
+type AnalysisFields struct {
+	CommonFields
 
 	InputTokens         *int64   `json:"input_tokens"`
 	OutputTokens        *int64   `json:"output_tokens"`
@@ -52,27 +58,6 @@ type AnalysisFields struct {
 	JSONFields bool `json:"-"` // write the usage fields and session_id
 }
 
-// textAnalysisFields has the keys of the text path, in order.
-type textAnalysisFields struct {
-	HasCompletionSignal         bool     `json:"has_completion_signal"`
-	IsTestOnly                  bool     `json:"is_test_only"`
-	IsStuck                     bool     `json:"is_stuck"`
-	HasProgress                 bool     `json:"has_progress"`
-	FilesModified               int      `json:"files_modified"`
-	FormatConfidence            int      `json:"format_confidence"`
-	ConfidenceScore             int      `json:"confidence_score"`
-	ExitSignal                  bool     `json:"exit_signal"`
-	TasksCompletedThisLoop      int      `json:"tasks_completed_this_loop"`
-	TestsStatus                 string   `json:"tests_status"`
-	FixPlanCompletedDelta       int      `json:"fix_plan_completed_delta"`
-	HasProgressTrackingMismatch bool     `json:"has_progress_tracking_mismatch"`
-	WorkSummary                 string   `json:"work_summary"`
-	OutputLength                int      `json:"output_length"`
-	HasPermissionDenials        bool     `json:"has_permission_denials"`
-	PermissionDenialCount       int      `json:"permission_denial_count"`
-	DeniedCommands              []string `json:"denied_commands"`
-}
-
 type allAnalysisFields AnalysisFields // no methods: plain encoding
 
 func (a AnalysisFields) MarshalJSON() ([]byte, error) {
@@ -82,12 +67,7 @@ func (a AnalysisFields) MarshalJSON() ([]byte, error) {
 	if a.JSONFields {
 		return marshalNoEscape(allAnalysisFields(a))
 	}
-	return marshalNoEscape(textAnalysisFields{
-		a.HasCompletionSignal, a.IsTestOnly, a.IsStuck, a.HasProgress, a.FilesModified,
-		a.FormatConfidence, a.ConfidenceScore, a.ExitSignal, a.TasksCompletedThisLoop, a.TestsStatus,
-		a.FixPlanCompletedDelta, a.HasProgressTrackingMismatch, a.WorkSummary, a.OutputLength,
-		a.HasPermissionDenials, a.PermissionDenialCount, a.DeniedCommands,
-	})
+	return marshalNoEscape(a.CommonFields)
 }
 
 func (a *AnalysisFields) UnmarshalJSON(b []byte) error {
@@ -149,7 +129,7 @@ func (r *Result) ResponseAnalysis() ResponseAnalysis {
 	if denied == nil {
 		denied = []string{}
 	}
-	a := AnalysisFields{
+	a := AnalysisFields{CommonFields: CommonFields{
 		HasCompletionSignal:         r.HasCompletionSignal,
 		IsTestOnly:                  r.IsTestOnly,
 		IsStuck:                     r.IsStuck,
@@ -167,7 +147,7 @@ func (r *Result) ResponseAnalysis() ResponseAnalysis {
 		HasPermissionDenials:        r.HasPermissionDenials,
 		PermissionDenialCount:       r.PermissionDenialCount,
 		DeniedCommands:              denied,
-	}
+	}}
 	format := r.OutputFormat
 	if format == "" {
 		format = r.Format.OutputFormat()
