@@ -28,7 +28,7 @@ func (d command) PermissionHelp(ralphrc string) []string {
 // errNoCommand is returned when the command driver gets no AGENT_COMMAND.
 var errNoCommand = errors.New("AGENT_COMMAND is empty (set it to the agent's command line, e.g. AGENT_COMMAND=\"aider --yes-always --message-file -\")")
 
-// Build runs req.Command (AGENT_COMMAND split by SplitCommand). The loop
+// Build runs req.Command (AGENT_COMMAND, split into words by config). The loop
 // context and the prompt, separated by a blank line, go to stdin, or with
 // PromptMode "arg" become the last argument. Output is read as plain text.
 func (command) Build(req Request) (Spec, error) {

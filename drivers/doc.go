@@ -16,7 +16,6 @@
 //	Warnings(d Driver, req Request, euid int) []string   start-up warnings (Claude as root)
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
-//	SplitCommand(s string) ([]string, error)  AGENT_COMMAND -> words, shell quoting, nothing run
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout
 //	SessionFinder                             extra session-id sources (opencode)
 //

@@ -62,7 +62,7 @@ type Request struct {
 	// LookPath resolves executables (cursor's absolute path). nil means
 	// exec.LookPath.
 	LookPath func(string) (string, error)
-	// Command is AGENT_COMMAND split into words (see SplitCommand); command
+	// Command is AGENT_COMMAND split into words (config.Config.AgentArgv); command
 	// driver only.
 	Command []string
 	// PromptMode is PromptStdin ("" too) or PromptArg; command driver only.
