@@ -8,7 +8,6 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/spf13/pflag v1.0.10
-	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
 	golang.org/x/time v0.16.0
 	mvdan.cc/sh/v3 v3.14.1
