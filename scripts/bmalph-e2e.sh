@@ -390,6 +390,13 @@ arg_after() { # arg_after N FLAG: the value after FLAG in call N
 	for ((i = 0; i + 1 < ${#ARGV[@]}; i++)); do [ "${ARGV[i]}" = "$2" ] && { printf '%s' "${ARGV[i + 1]}"; return 0; }; done
 	return 1
 }
+all_after() { # all_after N FLAG: every value after FLAG in call N, joined by a space (the
+	# bash loop passes review findings in a second --append-system-prompt)
+	local i out=""
+	argv_of "$1"
+	for ((i = 0; i + 1 < ${#ARGV[@]}; i++)); do [ "${ARGV[i]}" = "$2" ] && out="$out${out:+ }${ARGV[i + 1]}"; done
+	printf '%s' "$out"
+}
 no_arg() { argv_of "$1"; local a; for a in "${ARGV[@]}"; do [ "$a" = "$2" ] && return 1; done; return 0; }
 tools_of() { # the words after --allowedTools up to the next option
 	local a in=0 out=""
@@ -413,7 +420,7 @@ review_checks() {
 		k=$(field "$i" kind)
 		if [ "$k" = impl ]; then
 			loop=$((loop + 1))
-			ctx=$(arg_after "$i" --append-system-prompt)
+			ctx=$(all_after "$i" --append-system-prompt)
 			if [ "$prev" = impl ]; then
 				check "call $i (loop $loop): no findings file, no findings in its system prompt" \
 					test "$(field "$i" findings)" = no -a "${ctx/REVIEW FINDINGS/}" = "$ctx"
@@ -432,8 +439,8 @@ review_checks() {
 		[ "$next" -le "$(calls)" ] || continue
 		check "call $next saw .ralph/.review_findings.json (issues_found 1, summary 'Review $r: ...')" \
 			test "$(jqf '"\(.issues_found) \(.summary)"' "$FAKE_CLAUDE_LOG.d/$next.findings")" = "1 Review $r: src.txt grows without bound"
-		ctx=$(arg_after "$next" --append-system-prompt)
-		check "call $next's --append-system-prompt carries the findings (PRIORITY: ... REVIEW FINDINGS (HIGH, 1 issues): Review $r: ...)" \
+		ctx=$(all_after "$next" --append-system-prompt)
+		check "call $next's --append-system-prompt (all of them) carries the findings (PRIORITY: ... REVIEW FINDINGS (HIGH, 1 issues): Review $r: ...)" \
 			contains "$ctx" "PRIORITY: Fix these code review findings BEFORE picking a new story. REVIEW FINDINGS (HIGH, 1 issues): Review $r: src.txt grows without bound"
 		check "call $next resumes the implementation session (fake-session-$((i - 1))), not the review's" \
 			test "$(arg_after "$next" --resume)" = "fake-session-$((i - 1))"
