@@ -136,9 +136,9 @@ func (l *loop) exitReason() string {
 // printAnalysisSummary is log_analysis_summary: a short box on stdout.
 func (l *loop) printAnalysisSummary(res analysis.Result) {
 	w := l.deps.Stdout
-	fmt.Fprintf(w, "\033[0;34m╔════════════════════════════════════════════════════════════╗\n")
+	fmt.Fprintf(w, "%s╔════════════════════════════════════════════════════════════╗\n", l.colour(blue))
 	fmt.Fprintf(w, "║           Response Analysis - Loop #%-23d║\n", l.n)
-	fmt.Fprintf(w, "╚════════════════════════════════════════════════════════════╝\033[0m\n")
+	fmt.Fprintf(w, "╚════════════════════════════════════════════════════════════╝%s\n", l.colour(reset))
 	fmt.Fprintf(w, "Exit Signal:      %v\n", res.ExitSignal)
 	fmt.Fprintf(w, "Confidence:       %d%%\n", res.ConfidenceScore)
 	fmt.Fprintf(w, "Test Only:        %v\n", res.IsTestOnly)

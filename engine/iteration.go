@@ -157,7 +157,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	var stdout io.Writer = io.MultiWriter(out, tail)
 	if l.liveOK {
 		l.bus.Infof("📺 Live output mode enabled - showing %s streaming...", l.display())
-		fmt.Fprintf(l.deps.Stdout, "\033[0;35m━━━━━━━━━━━━━━━━ %s Output ━━━━━━━━━━━━━━━━\033[0m\n", l.display())
+		fmt.Fprintf(l.deps.Stdout, "%s━━━━━━━━━━━━━━━━ %s Output ━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.display(), l.colour(reset))
 		var sinks []io.Writer
 		sinks = append(sinks, l.deps.Stdout)
 		if live != nil {
@@ -189,7 +189,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		renderer.Close()
 	}
 	if l.liveOK {
-		fmt.Fprintf(l.deps.Stdout, "\n\033[0;35m━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━\033[0m\n")
+		fmt.Fprintf(l.deps.Stdout, "\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.colour(reset))
 	}
 	return o
 }

@@ -24,8 +24,8 @@ func (l *loop) success(c *call) (Result, bool) {
 	}
 	l.calls++
 	l.bus.Successf("✅ %s execution completed successfully", l.display())
-	if l.liveOK && l.s.SessionContinuity {
-		l.collapseStream(c)
+	if l.liveOK && l.s.SessionContinuity && (l.s.Driver == "claude-code" || l.s.Driver == "cursor") {
+		l.collapseStream(c) // their streams end in a "type":"result" record
 	}
 
 	l.bus.Infof("🔍 Analyzing %s response...", l.display())
@@ -296,7 +296,7 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 		l.bus.Errorf("🚫 Permission denied - halting loop")
 		l.resetSession("permission_denied")
 		out := l.deps.Stdout
-		fmt.Fprintf(out, "\033[0;31m╔════════════════════════════════════════════════════════════╗\n║  PERMISSION DENIED - Loop Halted                           ║\n╚════════════════════════════════════════════════════════════╝\033[0m\n")
+		fmt.Fprintf(out, "%s╔════════════════════════════════════════════════════════════╗\n║  PERMISSION DENIED - Loop Halted                           ║\n╚════════════════════════════════════════════════════════════╝%s\n", l.colour(red), l.colour(reset))
 		fmt.Fprintf(out, "%s was denied permission to execute commands.\n\nTo fix this:\n", l.display())
 		for _, line := range l.drv.PermissionHelp(l.ralphrcPath()) {
 			fmt.Fprintln(out, line)

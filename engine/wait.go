@@ -91,3 +91,20 @@ func clock(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
+
+// ANSI colours for the boxes and banners on stdout, as the reference's.
+const (
+	red    = "\033[0;31m"
+	blue   = "\033[0;34m"
+	purple = "\033[0;35m"
+	reset  = "\033[0m"
+)
+
+// colour returns code when stdout is a terminal, else "": a log file or
+// bmalph's pipe gets plain text.
+func (l *loop) colour(code string) string {
+	if l.deps.TTY {
+		return code
+	}
+	return ""
+}
