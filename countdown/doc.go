@@ -15,7 +15,6 @@
 // API:
 //
 //	func Wait(ctx context.Context, until time.Time, tick func(remaining time.Duration)) error
-//	func Throttle(every time.Duration, tick func(time.Duration)) func(time.Duration)
 //	func HMS(d time.Duration) string // "HH:MM:SS", seconds rounded up
 //	func MS(d time.Duration) string  // "MM:SS", minutes not capped at 59
 package countdown

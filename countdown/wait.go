@@ -49,22 +49,3 @@ func Wait(ctx context.Context, until time.Time, tick func(remaining time.Duratio
 		}
 	}
 }
-
-// Throttle returns a tick function that passes a call on to tick only when
-// the time left has entered a new period of length every (counting down from
-// the deadline), and always on the first call. With every = time.Minute a
-// non-terminal output gets one line a minute instead of one a second.
-func Throttle(every time.Duration, tick func(time.Duration)) func(time.Duration) {
-	if every <= 0 {
-		return tick
-	}
-	last := int64(-1)
-	return func(left time.Duration) {
-		period := int64((left + every - 1) / every) // ceil: 60s..>59s is period 1
-		if period == last {
-			return
-		}
-		last = period
-		tick(left)
-	}
-}

@@ -128,38 +128,6 @@ func TestWaitWallClockDeadline(t *testing.T) {
 	})
 }
 
-func TestThrottle(t *testing.T) {
-	tests := []struct {
-		name  string
-		every time.Duration
-		in    []time.Duration
-		want  []time.Duration
-	}{
-		{"minutes", time.Minute,
-			[]time.Duration{3600 * time.Second, 3599 * time.Second, 3541 * time.Second, 3540 * time.Second, 3539 * time.Second, 61 * time.Second, 60 * time.Second, 59 * time.Second, time.Second},
-			// Periods are counted down from the deadline: 60:00, 59:00, ... 01:00.
-			[]time.Duration{3600 * time.Second, 3540 * time.Second, 61 * time.Second, 60 * time.Second}},
-		{"first call always passes", time.Minute,
-			[]time.Duration{90 * time.Second, 89 * time.Second, 60 * time.Second, 59 * time.Second},
-			[]time.Duration{90 * time.Second, 60 * time.Second}},
-		{"zero passes everything", 0,
-			[]time.Duration{3 * time.Second, 2 * time.Second},
-			[]time.Duration{3 * time.Second, 2 * time.Second}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []time.Duration
-			f := Throttle(tc.every, func(d time.Duration) { got = append(got, d) })
-			for _, d := range tc.in {
-				f(d)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestFormat(t *testing.T) {
 	tests := []struct {
 		d       time.Duration

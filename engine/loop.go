@@ -76,7 +76,7 @@ func (l *loop) snapshot() events.Snapshot {
 		Loop:           l.n,
 		CallsThisHour:  l.window.Count,
 		MaxCalls:       l.s.MaxCallsPerHour,
-		NextReset:      ratelimit.NextReset(l.now()).Format("15:04:05"),
+		NextReset:      ratelimit.NextResetClock(l.now()),
 		TasksCompleted: l.tasksDone,
 		TasksTotal:     l.tasksTotal,
 		BreakerState:   string(l.brk.State),

@@ -68,14 +68,14 @@ func (l *loop) ticker(label string) func(time.Duration) {
 		w := l.deps.Stdout
 		l.drawn = true
 		return func(left time.Duration) {
-			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
+			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, countdown.HMS(left))
 		}
 	}
 	// Without a terminal (bmalph's dashboard, a log file): the first
 	// tick, then one line a minute.
 	every := rate.Sometimes{First: 1, Interval: time.Minute}
 	return func(left time.Duration) {
-		every.Do(func() { l.bus.Infof("%s: %s", label, clock(left)) })
+		every.Do(func() { l.bus.Infof("%s: %s", label, countdown.HMS(left)) })
 	}
 }
 
@@ -84,12 +84,6 @@ func (l *loop) endTicker() {
 		io.WriteString(l.deps.Stdout, "\n")
 		l.drawn = false
 	}
-}
-
-// clock renders d as HH:MM:SS.
-func clock(d time.Duration) string {
-	s := int(d.Round(time.Second).Seconds())
-	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
 // ANSI colours for the boxes and banners on stdout, as the reference's.
