@@ -68,14 +68,14 @@ func (l *loop) ticker(label string) func(time.Duration) {
 		w := l.deps.Stdout
 		l.drawn = true
 		return func(left time.Duration) {
-			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, countdown.HMS(left))
+			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
 		}
 	}
 	// Without a terminal (bmalph's dashboard, a log file): the first
 	// tick, then one line a minute.
 	every := rate.Sometimes{First: 1, Interval: time.Minute}
 	return func(left time.Duration) {
-		every.Do(func() { l.bus.Infof("%s: %s", label, countdown.HMS(left)) })
+		every.Do(func() { l.bus.Infof("%s: %s", label, clock(left)) })
 	}
 }
 
@@ -84,6 +84,13 @@ func (l *loop) endTicker() {
 		io.WriteString(l.deps.Stdout, "\n")
 		l.drawn = false
 	}
+}
+
+// clock renders d as HH:MM:SS, rounded to the nearest second (a wait
+// shorter than half a second shows 00:00:00; countdown.HMS rounds up).
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
 // ANSI colours for the boxes and banners on stdout, as the reference's.
