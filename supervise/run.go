@@ -77,14 +77,14 @@ type Options struct {
 type Reason int
 
 const (
-	Exited       Reason = iota // the command exited on its own (any exit code, or a signal not sent by Run)
-	TimedOut                   // Options.Timeout passed
-	Inactive                   // no output for Options.Inactivity
-	WriteStalled               // the write heartbeat found no modified file within Options.WriteTimeout
-	Canceled                   // the caller's context ended (user stop)
-	StartFailed                // the command could not be started
-	OutputTooLarge             // stdout and stderr passed Options.MaxOutput
-	WriteFailed                // Stdout or Stderr refused a write
+	Exited         Reason = iota // the command exited on its own (any exit code, or a signal not sent by Run)
+	TimedOut                     // Options.Timeout passed
+	Inactive                     // no output for Options.Inactivity
+	WriteStalled                 // the write heartbeat found no modified file within Options.WriteTimeout
+	Canceled                     // the caller's context ended (user stop)
+	StartFailed                  // the command could not be started
+	OutputTooLarge               // stdout and stderr passed Options.MaxOutput
+	WriteFailed                  // Stdout or Stderr refused a write
 )
 
 func (r Reason) String() string {
