@@ -96,3 +96,13 @@ func giveUpReason(detail string) string {
 	}
 	return "consecutive_failures"
 }
+
+// giveUpWriteMessage is the failure guard's message when the last calls
+// failed because their output could not be stored.
+func giveUpWriteMessage(n int, err error) string {
+	fix := "make .ralph/ writable"
+	if writeFailure(err) == outcomeDiskFull {
+		fix = "free disk space"
+	}
+	return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", n, unwrapWrite(err), fix)
+}

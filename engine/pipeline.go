@@ -217,6 +217,9 @@ func (l *loop) failure(c *call) (Result, bool) {
 	if giveUp {
 		n := l.guard.Consecutive()
 		msg := fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again", l.display(), n, desc, code, l.rel(c.errName))
+		if o.Reason == supervise.WriteFailed {
+			msg = giveUpWriteMessage(n, o.Err)
+		}
 		l.bus.Errorf("🛑 %s", msg)
 		return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Message: msg}, true
 	}
