@@ -194,6 +194,7 @@ type Config struct {
 	MaxCostUSD             float64        // MAX_COST_USD, 0 = off
 	MaxTokens              int64          // MAX_TOKENS, 0 = off
 	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
+	MaxOutputMB            int            // MAX_OUTPUT_MB, default 256, 0 = no limit
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Arguments of the non-loop actions.

@@ -70,6 +70,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
+		{"max-output-mb", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}

@@ -261,6 +261,9 @@ var keys = []*keySpec{
 			c.MaxTokens = n
 			return nil
 		}},
+	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, flag: "max-output-mb", def: "256",
+		accepts: "integer 0..1048576 (MB, 0 = no limit)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
+		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.MaxOutputMB })},
 	{name: "MAX_CONSECUTIVE_FAILURES", env: []string{"MAX_CONSECUTIVE_FAILURES"}, rc: true, def: "5",
 		accepts: "integer >= 0 (0 = never stop)", doc: "stop after this many failed agent calls in a row",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.MaxConsecutiveFailures })},

@@ -85,7 +85,7 @@ func TestDefaults(t *testing.T) {
 		CBPermissionDenialThreshold: 2, CBReadOnlyTimeoutThreshold: 2, CBCooldownMinutes: 30,
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5,
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256,
 	}
 	got := *c
 	got.Sources = nil
@@ -324,6 +324,10 @@ func TestPrecedence(t *testing.T) {
 			check{"MAX_TOKENS", "flag --max-tokens", func(c *Config) any { return c.MaxTokens }, int64(5000000)}},
 		{"max consecutive failures", setup{rc: rc("MAX_CONSECUTIVE_FAILURES=0")},
 			check{"MAX_CONSECUTIVE_FAILURES", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxConsecutiveFailures }, 0}},
+		{"max output flag", setup{args: []string{"--max-output-mb", "1"}},
+			check{"MAX_OUTPUT_MB", "flag --max-output-mb", func(c *Config) any { return c.MaxOutputMB }, 1}},
+		{"max output rc", setup{rc: rc("MAX_OUTPUT_MB=0")},
+			check{"MAX_OUTPUT_MB", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxOutputMB }, 0}},
 		{"agent prompt mode", setup{env: map[string]string{"AGENT_PROMPT_MODE": "arg"}},
 			check{"AGENT_PROMPT_MODE", "env AGENT_PROMPT_MODE", func(c *Config) any { return c.AgentPromptMode }, "arg"}},
 		{"events stdout", setup{args: []string{"--events", "-"}},
@@ -572,6 +576,7 @@ func TestUsageErrors(t *testing.T) {
 		{"done pattern env", setup{env: map[string]string{"DONE_PATTERN": "a(b"}}, "DONE_PATTERN", []string{"Invalid DONE_PATTERN: 'a(b' (env DONE_PATTERN)"}, false},
 		{"prompt mode", setup{rc: rc("AGENT_PROMPT_MODE=file")}, "AGENT_PROMPT_MODE", []string{"Invalid AGENT_PROMPT_MODE: 'file'", "stdin arg"}, false},
 		{"max failures", setup{env: map[string]string{"MAX_CONSECUTIVE_FAILURES": "x"}}, "MAX_CONSECUTIVE_FAILURES", []string{"Invalid MAX_CONSECUTIVE_FAILURES: 'x'"}, false},
+		{"max output negative", setup{env: map[string]string{"MAX_OUTPUT_MB": "-1"}}, "MAX_OUTPUT_MB", []string{"Invalid MAX_OUTPUT_MB: '-1'"}, false},
 
 		// Driver.
 		{"driver unknown env", setup{env: map[string]string{"PLATFORM_DRIVER": "nope"}}, "PLATFORM_DRIVER", []string{"Platform driver not found: 'nope' (env PLATFORM_DRIVER)", "available drivers"}, false},

@@ -46,6 +46,8 @@ Loop control:
       --done-pattern REGEX    stop when the agent's output matches REGEX
       --inactivity-timeout DURATION
                               stop an agent call that prints nothing for this long
+      --max-output-mb MB      stop an agent call whose output passes MB megabytes; its
+                              log keeps the head and the tail (default: 256, 0 = no limit)
       --max-cost USD          stop once the agent reports this much spend
       --max-tokens N          stop once the agent reports this many tokens
       --events FILE           append one JSON object per event to FILE ('-' = stdout)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -134,39 +135,44 @@ func (l *loop) request(prompt, ctxText, sessionID string) drivers.Request {
 
 // runAgent starts the agent under supervision, streaming stdout to the
 // output log (and, live, to the console and live.log), stderr to its log.
+// Each log keeps at most MAX_OUTPUT_MB (head and tail). A log that cannot
+// be written fails the call (supervise.WriteFailed): its output is lost,
+// so it must never count as a success.
 func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	out, err := os.Create(l.dir.Path(c.outName))
 	if err != nil {
-		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: fmt.Errorf("create %s: %w", l.dir.Path(c.outName), err)}
+		return writeFailed(err)
 	}
 	defer out.Close()
 	errf, err := os.Create(l.dir.Path(c.errName))
 	if err != nil {
-		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: fmt.Errorf("create %s: %w", l.dir.Path(c.errName), err)}
+		return writeFailed(err)
 	}
 	defer errf.Close()
 
 	header := fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp))
-	l.dir.WriteFile(ralphdir.LiveLog, []byte(header))
-	live, _ := os.OpenFile(l.dir.Path(ralphdir.LiveLog), os.O_WRONLY|os.O_APPEND, 0o644)
-	if live != nil {
-		defer live.Close()
+	if err := l.dir.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
+		return writeFailed(err)
 	}
+	live, err := os.OpenFile(l.dir.Path(ralphdir.LiveLog), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return writeFailed(err)
+	}
+	defer live.Close()
+
+	limit := l.s.MaxOutput
+	outLog := &checked{w: supervise.NewHeadTail(out, limit)}
+	errLog := &checked{w: supervise.NewHeadTail(errf, limit)}
+	liveLog := &checked{w: supervise.NewHeadTail(live, limit)}
 	tail := &lastLine{}
 	var renderer *drivers.LiveRenderer
-	var stdout io.Writer = io.MultiWriter(out, tail)
+	stdout := &fanout{ws: []io.Writer{outLog, tail, liveLog}, watch: []*checked{outLog, liveLog}}
 	if l.liveOK {
 		l.bus.Infof("📺 Live output mode enabled - showing %s streaming...", l.display())
 		fmt.Fprintf(l.deps.Stdout, "%s━━━━━━━━━━━━━━━━ %s Output ━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.display(), l.colour(reset))
-		var sinks []io.Writer
-		sinks = append(sinks, l.deps.Stdout)
-		if live != nil {
-			sinks = append(sinks, live)
-		}
-		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(sinks...))
-		stdout = io.MultiWriter(out, tail, renderer)
-	} else if live != nil {
-		stdout = io.MultiWriter(out, tail, live)
+		// The renderer drops write errors: the fan-out checks live.log.
+		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(l.deps.Stdout, liveLog))
+		stdout.ws = []io.Writer{outLog, tail, renderer}
 	}
 
 	done := make(chan struct{})
@@ -175,7 +181,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		defer close(tickerDone)
 		l.progressTicker(c, tail, done)
 	}()
-	opts := l.callOptions(stdout, errf)
+	opts := l.callOptions(stdout, errLog)
 	if w := l.s.WriteTimeout; w > 0 && l.s.Timeout > 0 && w >= l.s.Timeout {
 		l.bus.Warnf("WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(w.Minutes()), int(l.s.Timeout.Minutes()), int(opts.WriteTimeout.Minutes()))
 	}
@@ -191,7 +197,93 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	if l.liveOK {
 		fmt.Fprintf(l.deps.Stdout, "\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.colour(reset))
 	}
+	// The tails are written now; a log that fails here, or on close
+	// (some filesystems report a full disk only then), fails the call too.
+	werr := errors.Join(closeLog(outLog, out), closeLog(errLog, errf), closeLog(liveLog, live))
+	switch {
+	case werr == nil || o.Reason == supervise.WriteFailed:
+	case o.Reason == supervise.Exited:
+		o.Reason, o.Err = supervise.WriteFailed, writeFailed(werr).Err
+	default: // the call failed anyway; say that its log is incomplete
+		l.bus.Errorf("%s", writeFailedLine(werr))
+	}
 	return o
+}
+
+// writeFailed is the outcome of a call whose output could not be stored.
+func writeFailed(err error) supervise.Outcome {
+	return supervise.Outcome{ExitCode: -1, Reason: supervise.WriteFailed, Err: fmt.Errorf("%w: %w", supervise.ErrOutputWrite, err)}
+}
+
+// closeLog writes a log's kept tail and closes its file.
+func closeLog(c *checked, f *os.File) error {
+	if ht, ok := c.w.(*supervise.HeadTail); ok {
+		if err := ht.Close(); err != nil {
+			return c.fail(err)
+		}
+	}
+	if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return c.fail(err)
+	}
+	return c.error()
+}
+
+// checked remembers a writer's first error and fails every write after it.
+type checked struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (c *checked) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func (c *checked) fail(err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+	return c.err
+}
+
+func (c *checked) error() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// fanout writes to every writer, even after one failed (the console must
+// go on showing the stream when a log cannot be written), and reports the
+// first error of a writer or of a watched log written through another one.
+type fanout struct {
+	ws    []io.Writer
+	watch []*checked
+}
+
+func (f *fanout) Write(p []byte) (int, error) {
+	var first error
+	for _, w := range f.ws {
+		if _, err := w.Write(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, c := range f.watch {
+		if err := c.error(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return len(p), first
 }
 
 func toCommand(spec drivers.Spec) supervise.Command {
@@ -214,6 +306,7 @@ func (l *loop) callOptions(stdout, stderr io.Writer) supervise.Options {
 		WriteTimeout: write,
 		WatchDir:     l.s.ProjectDir,
 		Grace:        l.s.Grace,
+		MaxOutput:    l.s.MaxOutput,
 		Stdout:       stdout,
 		Stderr:       stderr,
 	}
@@ -322,5 +415,16 @@ func (l *loop) collapseStream(c *call) {
 	}
 	if err := l.dir.WriteFile(c.outName, append(last, '\n')); err == nil {
 		l.bus.Infof("Collapsed streamed response to the final result record")
+	}
+}
+
+// explainFailure adds the one line that says what to do after a call that
+// the loop itself stopped for its output.
+func (l *loop) explainFailure(c *call) {
+	switch o := c.outcome; o.Reason {
+	case supervise.WriteFailed:
+		l.bus.Errorf("%s", writeFailedLine(o.Err))
+	case supervise.OutputTooLarge:
+		l.bus.Errorf("  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", l.s.MaxOutput>>20, l.rel(c.outName))
 	}
 }

@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
 // Exit codes of a run, one per kind of ending (README "Exit codes").
 const (
 	ExitComplete   = 0   // the project is complete (graceful exit, done pattern)
@@ -11,7 +18,9 @@ const (
 	ExitIdle       = 6   // idle for longer than IDLE_MAX
 	ExitStalled    = 7   // STALL_LIMIT stalled iterations in a row
 	ExitUsageLimit = 8   // the user chose to stop at the 5-hour usage limit
+	ExitSIGHUP     = 129 // stopped by SIGHUP
 	ExitSIGINT     = 130 // stopped by SIGINT
+	ExitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)
 	ExitSIGTERM    = 143 // stopped by SIGTERM
 )
 
@@ -38,4 +47,62 @@ func (e *StartupError) Error() string {
 		return "start-up check failed"
 	}
 	return e.Lines[0]
+}
+
+// Failure details (events' iteration outcome, the failure guard's kind) of
+// the endings that are not the agent's own doing.
+const (
+	outcomeTooLarge    = "output_too_large" // MAX_OUTPUT_MB passed
+	outcomeWriteFailed = "write_failed"     // a log could not be written
+	outcomeDiskFull    = "disk_full"        // ... because the disk is full
+)
+
+// writeFailure is the failure detail of a call whose output could not be
+// stored: disk_full when the disk (or the quota) is full.
+func writeFailure(err error) string {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return outcomeDiskFull
+	}
+	return outcomeWriteFailed
+}
+
+// writeFailedLine is the one line that says a log could not be written:
+// what, where, and what to do.
+func writeFailedLine(err error) string {
+	fix := "make .ralph/ writable"
+	if writeFailure(err) == outcomeDiskFull {
+		fix = "free disk space"
+	}
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", unwrapWrite(err), fix)
+}
+
+// unwrapWrite drops the "output could not be written" prefixes, keeping
+// the writer's own error, which names the file.
+func unwrapWrite(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}
+
+// giveUpReason is status.json's exit_reason when the failure guard stops
+// the loop after a failure of the given detail: a full disk or an
+// unwritable .ralph/ is named, anything else is consecutive_failures.
+func giveUpReason(detail string) string {
+	switch detail {
+	case outcomeDiskFull, outcomeWriteFailed:
+		return detail
+	}
+	return "consecutive_failures"
+}
+
+// giveUpWriteMessage is the failure guard's message when the last calls
+// failed because their output could not be stored.
+func giveUpWriteMessage(n int, err error) string {
+	fix := "make .ralph/ writable"
+	if writeFailure(err) == outcomeDiskFull {
+		fix = "free disk space"
+	}
+	return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", n, unwrapWrite(err), fix)
 }

@@ -195,11 +195,16 @@ func (l *loop) failure(c *call) (Result, bool) {
 		desc, typ, detail = fmt.Sprintf("timed out (no output for %s)", l.s.Inactivity), events.IterationTimedOut, "inactive"
 	case supervise.StartFailed:
 		desc, detail = "could not start", "start_failed"
+	case supervise.OutputTooLarge:
+		desc, detail = fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", l.s.MaxOutput>>20), outcomeTooLarge
+	case supervise.WriteFailed:
+		desc, detail = "output could not be stored", writeFailure(o.Err)
 	}
 	l.bus.Errorf("❌ %s exited: %s (code %d)", l.display(), desc, code)
 	if o.Reason == supervise.StartFailed && o.Err != nil {
 		l.bus.Errorf("  %v", o.Err)
 	}
+	l.explainFailure(c)
 	if tail := l.stderrTail(c, 3); tail != "" {
 		l.bus.Errorf("  stderr (last 3 lines): %s", tail)
 		l.bus.Errorf("  full stderr log: %s", l.rel(c.errName))
@@ -212,8 +217,11 @@ func (l *loop) failure(c *call) (Result, bool) {
 	if giveUp {
 		n := l.guard.Consecutive()
 		msg := fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again", l.display(), n, desc, code, l.rel(c.errName))
+		if o.Reason == supervise.WriteFailed {
+			msg = giveUpWriteMessage(n, o.Err)
+		}
 		l.bus.Errorf("🛑 %s", msg)
-		return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "consecutive_failures", DriverExit: events.IntPtr(code), Message: msg}, true
+		return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Message: msg}, true
 	}
 	if r, stop := l.limitReached(); stop {
 		return r, true // no backoff after the last allowed call

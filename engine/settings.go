@@ -33,6 +33,7 @@ type Settings struct {
 	WriteTimeout    time.Duration // WRITE_TIMEOUT_MINUTES
 	Inactivity      time.Duration // --inactivity-timeout
 	Grace           time.Duration // SIGTERM to KILL for the agent's group
+	MaxOutput       int64         // MAX_OUTPUT_MB in bytes: per call, 0 = no limit
 
 	SessionContinuity bool
 	SessionExpiry     time.Duration

@@ -10,11 +10,11 @@ import (
 )
 
 // SignalError is the cancellation cause when the loop is stopped by a
-// signal; Code is the conventional exit code (130 for SIGINT, 143 for
-// SIGTERM).
+// signal; Code is the conventional exit code, 128 + the signal's number
+// (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).
 type SignalError struct {
 	Signal os.Signal
-	Name   string // "SIGINT" / "SIGTERM"
+	Name   string // "SIGINT", "SIGTERM", "SIGHUP" or "SIGQUIT"
 	Code   int
 }
 
@@ -26,7 +26,9 @@ func NewSignalError(sig os.Signal) *SignalError {
 	case syscall.SIGTERM:
 		return &SignalError{sig, "SIGTERM", 143}
 	case syscall.SIGHUP:
-		return &SignalError{sig, "SIGHUP", 129}
+		return &SignalError{sig, "SIGHUP", ExitSIGHUP}
+	case syscall.SIGQUIT:
+		return &SignalError{sig, "SIGQUIT", ExitSIGQUIT}
 	default:
 		return &SignalError{sig, "SIGINT", 130}
 	}

@@ -86,6 +86,9 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
+		if noSpace(err) && overwriteInPlace(path, data) == nil {
+			return nil
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := f.Write(data); err != nil {

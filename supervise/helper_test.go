@@ -136,6 +136,30 @@ func helper(args []string) int {
 		}
 		fmt.Println("leader done")
 		return 0
+	case "flood": // flood: print lines forever
+		line := []byte(strings.Repeat("flood ", 20) + "\n")
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				return 3
+			}
+		}
+	case "setsid-orphan": // setsid-orphan PIDFILE: leave a grandchild in a new session holding the pipes, exit 0
+		exe, err := os.Executable()
+		if err != nil {
+			return 2
+		}
+		c := exec.Command(exe, "block")
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if err := writeFileAtomic(arg(1), strconv.Itoa(c.Process.Pid)); err != nil {
+			return 2
+		}
+		fmt.Println("leader done")
+		return 0
 	case "chatty": // chatty N GAP: print N lines GAP apart, exit 0
 		n, _ := strconv.Atoi(arg(1))
 		gap, _ := time.ParseDuration(arg(2))

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -15,13 +16,17 @@ type output struct {
 	start time.Time
 	last  atomic.Int64 // nanoseconds after start of the last byte read
 
+	limit int64 // Options.MaxOutput; 0 is none
+	total atomic.Int64
+	stop  context.CancelCauseFunc
+
 	mu   sync.Mutex // serialises writes: Stdout and Stderr may be one writer
 	sink [2]io.Writer
 	werr error // first write error
 }
 
-func newOutput(start time.Time, stdout, stderr io.Writer) *output {
-	o := &output{start: start, sink: [2]io.Writer{stdout, stderr}}
+func newOutput(start time.Time, stdout, stderr io.Writer, limit int64, stop context.CancelCauseFunc) *output {
+	o := &output{start: start, sink: [2]io.Writer{stdout, stderr}, limit: limit, stop: stop}
 	for i, w := range o.sink {
 		if w == nil {
 			o.sink[i] = io.Discard
@@ -30,18 +35,23 @@ func newOutput(start time.Time, stdout, stderr io.Writer) *output {
 	return o
 }
 
-// copy reads r until EOF or until r is closed. A failing writer does not stop
-// the reading: the child must never block on a full pipe.
+// copy reads r until EOF or until r is closed. A failing writer, or output
+// past the limit, stops the call but not the reading: the child must never
+// block on a full pipe.
 func (o *output) copy(r *os.File, stream int) {
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			o.last.Store(int64(time.Since(o.start)))
+			if t := o.total.Add(int64(n)); o.limit > 0 && t > o.limit && t-int64(n) <= o.limit {
+				o.stop(ErrOutputTooLarge)
+			}
 			o.mu.Lock()
 			if o.werr == nil {
 				if _, werr := o.sink[stream].Write(buf[:n]); werr != nil {
 					o.werr = werr
+					o.stop(fmt.Errorf("%w: %w", ErrOutputWrite, werr))
 				}
 			}
 			o.mu.Unlock()
@@ -51,6 +61,9 @@ func (o *output) copy(r *os.File, stream int) {
 		}
 	}
 }
+
+// over reports whether more than the limit was read.
+func (o *output) over() bool { return o.limit > 0 && o.total.Load() > o.limit }
 
 func (o *output) err() error {
 	o.mu.Lock()

@@ -23,6 +23,11 @@ var (
 	ErrTimeout    = errors.New("timed out")
 	ErrInactive   = errors.New("no output")
 	ErrWriteStall = errors.New("no file written")
+	// ErrOutputTooLarge: the command wrote more than Options.MaxOutput.
+	ErrOutputTooLarge = errors.New("output too large")
+	// ErrOutputWrite: Stdout or Stderr refused a write (disk full,
+	// read-only folder); the wrapped error says why.
+	ErrOutputWrite = errors.New("output could not be written")
 )
 
 // Command is the program to run. Drivers build it; Run never interprets it.
@@ -56,8 +61,15 @@ type Options struct {
 	// how long Run waits for escaped processes to release the output
 	// pipes; 0 means DefaultGrace.
 	Grace time.Duration
+	// MaxOutput stops the call once stdout and stderr together carried
+	// more than this many bytes; 0 means no limit. The writers still
+	// receive everything read until the group is gone: bounding what is
+	// stored is their job (see HeadTail).
+	MaxOutput int64
 	// Stdout and Stderr receive the raw output as it arrives; nil
 	// discards it. They may be the same writer: writes are serialised.
+	// The first failed write stops the call (WriteFailed); the output is
+	// still read, and dropped, until the group is gone.
 	Stdout, Stderr io.Writer
 }
 
@@ -65,12 +77,14 @@ type Options struct {
 type Reason int
 
 const (
-	Exited       Reason = iota // the command exited on its own (any exit code, or a signal not sent by Run)
-	TimedOut                   // Options.Timeout passed
-	Inactive                   // no output for Options.Inactivity
-	WriteStalled               // the write heartbeat found no modified file within Options.WriteTimeout
-	Canceled                   // the caller's context ended (user stop)
-	StartFailed                // the command could not be started
+	Exited         Reason = iota // the command exited on its own (any exit code, or a signal not sent by Run)
+	TimedOut                     // Options.Timeout passed
+	Inactive                     // no output for Options.Inactivity
+	WriteStalled                 // the write heartbeat found no modified file within Options.WriteTimeout
+	Canceled                     // the caller's context ended (user stop)
+	StartFailed                  // the command could not be started
+	OutputTooLarge               // stdout and stderr passed Options.MaxOutput
+	WriteFailed                  // Stdout or Stderr refused a write
 )
 
 func (r Reason) String() string {
@@ -87,6 +101,10 @@ func (r Reason) String() string {
 		return "canceled"
 	case StartFailed:
 		return "start failed"
+	case OutputTooLarge:
+		return "output too large"
+	case WriteFailed:
+		return "write failed"
 	}
 	return fmt.Sprintf("Reason(%d)", int(r))
 }
@@ -99,9 +117,11 @@ func (r Reason) String() string {
 // StartFailed reports 127 (executable not found) or 126 (any other start
 // error). It is -1 when the context ended before the command started.
 //
-// Err is nil only for Exited with all output delivered. For the endings Run
-// causes it wraps ErrTimeout, ErrInactive, ErrWriteStall or the context's
-// cause; for Exited it reports a failed write to Stdout or Stderr.
+// Err is nil only for Exited. For the endings Run causes it wraps
+// ErrTimeout, ErrInactive, ErrWriteStall, ErrOutputTooLarge, ErrOutputWrite
+// (and the writer's error) or the context's cause. A command that passed
+// MaxOutput, or whose output could not be written, ends as OutputTooLarge
+// or WriteFailed even when it exited on its own before Run stopped it.
 type Outcome struct {
 	ExitCode int
 	Duration time.Duration
@@ -151,8 +171,13 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	}
 	defer p.closeParent()
 
+	token := newToken()
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
 	cmd := exec.CommandContext(runCtx, name, c.Argv[1:]...)
-	cmd.Env = c.Env
+	cmd.Env = append(env[:len(env):len(env)], token)
 	cmd.Dir = c.Dir
 	cmd.Stdout = p.outW
 	cmd.Stderr = p.errW
@@ -163,6 +188,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	var signalled atomic.Bool
 	cmd.Cancel = func() error {
 		signalled.Store(true)
+		signalStrays(token, syscall.SIGTERM)
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		if errors.Is(err, syscall.ESRCH) {
 			return os.ErrProcessDone
@@ -183,7 +209,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	pgid := cmd.Process.Pid
 	p.closeChild()
 
-	out := newOutput(start, o.Stdout, o.Stderr)
+	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
 	var readers sync.WaitGroup
 	readers.Go(func() { out.copy(p.outR, 0) })
 	readers.Go(func() { out.copy(p.errR, 1) })
@@ -218,6 +244,13 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	close(done)
 	watchers.Wait()
+	// Descendants that left the group (setsid, a daemon's double fork)
+	// are found by the token in their environment.
+	strayWait := grace
+	if signalled.Load() {
+		strayWait = 100 * time.Millisecond // they had SIGTERM with the group
+	}
+	stopStrays(token, strayWait)
 
 	// Everything in the group is dead, so the pipes reach EOF as soon as the
 	// kernel has reaped it; only a process that left the group could still
@@ -240,8 +273,11 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 			res.ExitCode = 124
 		}
 	}
-	if werr := out.err(); werr != nil && res.Err == nil {
-		res.Err = fmt.Errorf("write output of %s: %w", name, werr)
+	switch werr := out.err(); {
+	case werr != nil && res.Reason == Exited:
+		res.Reason, res.Err = WriteFailed, fmt.Errorf("%s: %w: %w", name, ErrOutputWrite, werr)
+	case out.over() && res.Reason == Exited:
+		res.Reason, res.Err = OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, ErrOutputTooLarge, o.MaxOutput)
 	}
 	return res
 }
@@ -256,6 +292,10 @@ func stopReason(ctx context.Context, name string, o Options) (Reason, error) {
 		return Inactive, fmt.Errorf("%s stopped: %w for %s", name, ErrInactive, o.Inactivity)
 	case errors.Is(cause, ErrWriteStall):
 		return WriteStalled, fmt.Errorf("%s stopped: %w in %s", name, ErrWriteStall, o.WriteTimeout)
+	case errors.Is(cause, ErrOutputTooLarge):
+		return OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, ErrOutputTooLarge, o.MaxOutput)
+	case errors.Is(cause, ErrOutputWrite):
+		return WriteFailed, fmt.Errorf("%s stopped: %w", name, cause)
 	}
 	return Canceled, fmt.Errorf("%s stopped: %w", name, cause)
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -217,15 +219,108 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
+// fullDisk accepts ok bytes, then fails every write with ENOSPC.
+type fullDisk struct {
+	mu sync.Mutex
+	ok int
+}
+
+func (f *fullDisk) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(p) <= f.ok {
+		f.ok -= len(p)
+		return len(p), nil
+	}
+	n := f.ok
+	f.ok = 0
+	return n, &os.PathError{Op: "write", Path: "claude_output.log", Err: syscall.ENOSPC}
+}
+
 func TestSinkErrorDoesNotBlockChild(t *testing.T) {
 	t.Parallel()
 	got := Run(context.Background(), helperCmd(t, "bigline", "1000000"), Options{Stdout: failWriter{}})
-	if got.Reason != Exited || got.ExitCode != 0 {
-		t.Fatalf("Run = %+v, want Exited 0: the child must not block on a full pipe", got)
+	if got.Reason != WriteFailed {
+		t.Fatalf("Run = %+v, want WriteFailed", got)
 	}
-	if got.Err == nil || !strings.Contains(got.Err.Error(), "disk full") {
+	if got.Err == nil || !strings.Contains(got.Err.Error(), "disk full") || !errors.Is(got.Err, ErrOutputWrite) {
 		t.Errorf("Err = %v, want the write error", got.Err)
 	}
+}
+
+// A full disk under the output log stops the call and says so: the output
+// could not be stored, so the call must not look like a success.
+func TestFullDiskStopsCall(t *testing.T) {
+	t.Parallel()
+	for _, stream := range []string{"stdout", "stderr"} {
+		t.Run(stream, func(t *testing.T) {
+			t.Parallel()
+			o := Options{Grace: 5 * time.Second}
+			cmd := helperCmd(t, "flood")
+			if stream == "stdout" {
+				o.Stdout = &fullDisk{ok: 1000}
+			} else {
+				o.Stderr = &fullDisk{ok: 10}
+				cmd = helperCmd(t, "exit", "0", "out", "some error text")
+			}
+			got := Run(context.Background(), cmd, o)
+			if got.Reason != WriteFailed || !errors.Is(got.Err, ErrOutputWrite) || !errors.Is(got.Err, syscall.ENOSPC) {
+				t.Fatalf("Run = %+v, want WriteFailed wrapping ENOSPC", got)
+			}
+			if got.Duration >= o.Grace {
+				t.Errorf("Run took %s: the TERM should have stopped the flood", got.Duration)
+			}
+		})
+	}
+}
+
+func TestMaxOutputStopsFlood(t *testing.T) {
+	t.Parallel()
+	var n countWriter
+	got := Run(context.Background(), helperCmd(t, "flood"), Options{MaxOutput: 1 << 20, Stdout: &n, Grace: 5 * time.Second})
+	if got.Reason != OutputTooLarge || !errors.Is(got.Err, ErrOutputTooLarge) {
+		t.Fatalf("Run = %+v, want OutputTooLarge", got)
+	}
+	if got.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want 143 (stopped by SIGTERM)", got.ExitCode)
+	}
+	if n.n < 1<<20 {
+		t.Errorf("writer saw %d bytes, want at least the limit", n.n)
+	}
+}
+
+// Output past the limit fails the call even when the command exits before
+// Run could stop it: its log is incomplete.
+func TestMaxOutputAfterExit(t *testing.T) {
+	t.Parallel()
+	got := Run(context.Background(), helperCmd(t, "bigline", "300000"), Options{MaxOutput: 100000})
+	if got.Reason != OutputTooLarge {
+		t.Fatalf("Run = %+v, want OutputTooLarge", got)
+	}
+	got = Run(context.Background(), helperCmd(t, "bigline", "300000"), Options{MaxOutput: 400000})
+	if got.Reason != Exited || got.Err != nil {
+		t.Fatalf("under the limit: Run = %+v, want Exited", got)
+	}
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// A grandchild that left the group with setsid is still stopped when the
+// call ends, without waiting the grace period for the pipes it holds.
+func TestSetsidOrphanIsStopped(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "grandchild")
+	const grace = 5 * time.Second
+	got := Run(context.Background(), helperCmd(t, "setsid-orphan", pidFile), Options{Grace: grace})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Errorf("Run = %+v, want Exited 0", got)
+	}
+	if got.Duration >= grace {
+		t.Errorf("Run took %s: it waited for the escaped grandchild", got.Duration)
+	}
+	assertGone(t, waitFile(t, pidFile))
 }
 
 func TestWriteHeartbeat(t *testing.T) {
@@ -324,7 +419,7 @@ func TestModifiedSince(t *testing.T) {
 }
 
 func TestReasonString(t *testing.T) {
-	for r, want := range map[Reason]string{Exited: "exited", TimedOut: "timed out", Inactive: "inactive", WriteStalled: "write stalled", Canceled: "canceled", StartFailed: "start failed", 42: "Reason(42)"} {
+	for r, want := range map[Reason]string{Exited: "exited", TimedOut: "timed out", Inactive: "inactive", WriteStalled: "write stalled", Canceled: "canceled", StartFailed: "start failed", OutputTooLarge: "output too large", WriteFailed: "write failed", 42: "Reason(42)"} {
 		if got := r.String(); got != want {
 			t.Errorf("Reason(%d).String() = %q, want %q", int(r), got, want)
 		}

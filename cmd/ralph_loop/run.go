@@ -7,10 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -27,12 +26,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	if len(args) == 2 && args[0] == "--install-templates" {
 		return installTemplates(args[1], stdout, stderr)
 	}
+	// Signals are caught from here on, so that a stop during start-up
+	// (reading the configuration, taking the lock, the start-up checks)
+	// ends the run with the signal's exit code, and SIGQUIT never dumps
+	// goroutines.
+	sig := catchSignals(isTerminal(stdin), stderr)
+	defer sig.release()
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
 		return 1
 	}
-	cfg, warnings, err := config.Load(args, lookupEnv, cwd, os.ReadFile)
+	var cfg *config.Config
+	var warnings []config.Warning
+	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, os.ReadFile) }) {
+		return sig.exitCode()
+	}
+	if cfg == nil || cfg.Action != config.Run {
+		sig.release() // the other actions keep the default signal behaviour
+		if code, stopped := sig.stopped(); stopped {
+			return code
+		}
+	}
 	if err != nil {
 		var ue *config.UsageError
 		if errors.As(err, &ue) {
@@ -78,11 +93,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.Monitor:
 		return monitor(cfg, args, stdout, stderr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, stdin, stdout, stderr)
+	return runLoop(cfg, warnings, dir, cwd, stdin, stdout, stderr, sig)
 }
 
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, stdin io.Reader, stdout, stderr io.Writer, sig *signals) int {
 	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
 	// before anything under .ralph/ exists.
 	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
@@ -100,6 +115,18 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		return 1
 	}
 	defer lock.Unlock()
+	if code, stopped := sig.stopped(); stopped {
+		return code
+	}
+	if err := probeWritable(dir.Root(), dir.Path(ralphdir.LogsDir)); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
+		return 1
+	}
+	// An agent's helper that leaves its process group (setsid) is
+	// re-parented to us, to be stopped and reaped when the call ends.
+	if err := supervise.AdoptOrphans(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
+	}
 
 	errOut := events.NewAsyncWriter(stderr, 4096)
 	outOut := events.NewAsyncWriter(stdout, 4096)
@@ -149,32 +176,38 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		console = errOut
 	}
 	interactive := isTerminal(stdin)
-	stopper := engine.NewStopper(context.Background(), interactive, now)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	go func() {
-		for sig := range sigs {
-			if stopper.Signal(sig) == "stop" {
-				fmt.Fprintf(errOut, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
-			}
-		}
-	}()
+	sig.setOut(errOut)
+	var calling atomic.Bool // an agent call is under way
+	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
+		calling.Store(true)
+		defer calling.Store(false)
+		return supervise.Run(ctx, c, o)
+	}
 
-	res := engine.Run(settings(cfg, cwd), engine.Deps{
-		Bus:         bus,
-		Dir:         dir,
-		Now:         now,
-		Run:         supervise.Run,
-		LookPath:    exec.LookPath,
-		Env:         os.Environ(),
-		Stdout:      console,
-		Stopper:     stopper,
-		Interactive: interactive,
-		TTY:         isTerminal(stdout),
-		Stdin:       stdin,
-		Version:     version,
+	res, ok := sig.engine(&calling, func() engine.Result {
+		return engine.Run(settings(cfg, cwd), engine.Deps{
+			Bus:         bus,
+			Dir:         dir,
+			Now:         now,
+			Run:         runAgent,
+			LookPath:    exec.LookPath,
+			Env:         os.Environ(),
+			Stdout:      console,
+			Stopper:     sig.stopper,
+			Interactive: interactive,
+			TTY:         isTerminal(stdout),
+			Stdin:       stdin,
+			Version:     version,
+		})
 	})
+	if !ok {
+		// Stopped while the engine was blocked outside an agent call (a
+		// read that never returns): say so and record the stop ourselves.
+		se := engine.Cause(sig.stopper.Context())
+		bus.Infof("Ralph loop interrupted by %s while blocked. Exiting without waiting.", se.Name)
+		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Message: "stopped by " + se.Name})
+		res = engine.Result{Code: se.Code, Message: "stopped by " + se.Name}
+	}
 	if res.Code != 0 && res.Message != "" {
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
@@ -211,6 +244,7 @@ func settings(c *config.Config, cwd string) engine.Settings {
 		WriteTimeout:             c.WriteTimeout(),
 		Inactivity:               c.InactivityTimeout,
 		Grace:                    time.Second,
+		MaxOutput:                int64(c.MaxOutputMB) << 20,
 		SessionContinuity:        c.SessionContinuity,
 		SessionExpiry:            c.SessionExpiry(),
 		PermissionDenialMode:     c.PermissionDenialMode,

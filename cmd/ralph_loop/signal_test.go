@@ -227,6 +227,8 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 		{"SIGINT to the group (Ctrl-C)", syscall.SIGINT, true, false, 130, "SIGINT"},
 		{"SIGTERM to the group, console full", syscall.SIGTERM, true, true, 143, "SIGTERM"},
 		{"SIGHUP to the loop (terminal closed)", syscall.SIGHUP, false, false, 129, "SIGHUP"},
+		{"SIGQUIT to the loop (Ctrl+\\)", syscall.SIGQUIT, false, false, 131, "SIGQUIT"},
+		{"SIGQUIT to the group", syscall.SIGQUIT, true, false, 131, "SIGQUIT"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,6 +304,9 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 					syscall.Kill(pid, syscall.SIGKILL)
 					t.Errorf("the %s (pid %d) survived ralph_loop's exit", name, pid)
 				}
+			}
+			if strings.Contains(console.String(), "goroutine ") {
+				t.Errorf("ralph_loop dumped its goroutines:\n%s", console.String())
 			}
 			if !tc.full && !strings.Contains(console.String(), "interrupted by "+tc.reason) {
 				t.Errorf("stderr does not say the loop was interrupted by %s:\n%s", tc.reason, console.String())

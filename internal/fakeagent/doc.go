@@ -7,7 +7,7 @@
 //
 //	func Main()                                      // the fake CLI; exits the process
 //	type Reply struct{ Out, Err string; RC int; Delay time.Duration;
-//	                   Hang, Child, Check bool; Touch []string }
+//	                   Hang, Child, Setsid, Check bool; Flood int64; Touch []string }
 //	type Script struct{ Default Reply; Calls map[int]Reply; SessionList string }
 //	func (s Script) Write(dir string) error          // lay out a script directory
 //	func Count(dir string) (int, error)              // counted calls so far
@@ -40,14 +40,18 @@
 //	        holding stdout and stderr; its pid goes to calls/N.child.pid
 //	        (run such a call through supervise: testscript's own exec would
 //	        wait for the held pipe forever)
+//	.setsid with .child: the grandchild starts a new session (setsid),
+//	        leaving the process group as a daemonising helper does
+//	.flood  before .out, print that many bytes of filler lines on stdout,
+//	        or without end for "forever" (calls/N.started comes first then)
 //	.check  tick the first "- [ ]" box in ./.ralph/@fix_plan.md
 //	.touch  relative paths, one a line: append "call N" to each (a git-visible change)
 //
-// Flag files (.hang, .child, .check) are on when present, unless their content
+// Flag files (.hang, .child, .setsid, .check) are on when present, unless their content
 // is 0, false, no or off, so a per-call file can switch off a default. In
 // .out and .err, {{CALL}} becomes N and {{SESSION}} becomes sess-N.
 //
-// In order: record, .check, .touch, .child, .err, .out, then calls/N.started
+// In order: record, .check, .touch, .child, .err, .flood, .out, then calls/N.started
 // (written atomically, so tests can wait for it), then .delay or .hang, and
 // finally "N rc" is appended to calls/done.log and the process exits with rc.
 //

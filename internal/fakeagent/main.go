@@ -1,6 +1,7 @@
 package fakeagent
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -115,6 +117,11 @@ func (c *call) do(args []string, stdin *os.File, stdout, stderr io.Writer) error
 	}
 	if b, ok := c.reply("err"); ok {
 		_, _ = stderr.Write(c.expand(b))
+	}
+	if b, ok := c.reply("flood"); ok && strings.TrimSpace(string(b)) != "" {
+		if err := c.flood(strings.TrimSpace(string(b)), stdout); err != nil {
+			return err
+		}
 	}
 	if b, ok := c.reply("out"); ok {
 		_, _ = stdout.Write(c.expand(b))
@@ -311,6 +318,9 @@ func (c *call) startChild() error {
 	cmd.Args = []string{os.Args[0]} // testscript.Main dispatches on argv0
 	cmd.Env = append(os.Environ(), envSleeper+"=1")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if c.flag("setsid") {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf(".child: %w", err)
 	}
@@ -385,6 +395,36 @@ func writeAtomic(path, content string) error {
 		_ = os.Remove(f.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	return nil
+}
+
+// flood prints numbered filler lines: spec bytes of them, or "forever"
+// (calls/N.started is written first, as nothing comes after).
+func (c *call) flood(spec string, stdout io.Writer) error {
+	n, forever := int64(0), spec == "forever"
+	if forever {
+		if err := writeAtomic(c.path("started"), strconv.Itoa(os.Getpid())+"\n"); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if n, err = strconv.ParseInt(spec, 10, 64); err != nil {
+			return fmt.Errorf("%s: %q is neither a byte count nor forever", c.replyPath("flood"), spec)
+		}
+	}
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	var line []byte
+	for i := 0; forever || n > 0; i++ {
+		line = fmt.Appendf(line[:0], "flood line %d: the agent is printing without end\n", i)
+		if !forever && int64(len(line)) > n {
+			line = line[:n]
+		}
+		if _, err := w.Write(line); err != nil {
+			return nil // the reader is gone: stop quietly
+		}
+		n -= int64(len(line))
+	}
+	_ = w.Flush()
 	return nil
 }
 

@@ -18,9 +18,18 @@ type Reply struct {
 	Delay time.Duration // sleep before exiting
 	Hang  bool          // print Out, then block until killed
 	Child bool          // leave a blocking grandchild in the process group
-	Check bool          // tick the first "- [ ]" box in ./.ralph/@fix_plan.md
-	Touch []string      // relative paths to append "call N" to
+	// Setsid puts Child's grandchild in a new session instead, out of
+	// the process group (as a daemonising helper does).
+	Setsid bool
+	// Flood prints this many bytes of filler lines on stdout before Out;
+	// FloodForever prints them until the process is killed.
+	Flood int64
+	Check bool     // tick the first "- [ ]" box in ./.ralph/@fix_plan.md
+	Touch []string // relative paths to append "call N" to
 }
+
+// FloodForever is Reply.Flood for an agent that never stops printing.
+const FloodForever = -1
 
 // Script describes a script directory. Every reply is written in full, so a
 // per-call Reply replaces Default entirely.
@@ -67,6 +76,8 @@ func (r Reply) write(dir, name string) error {
 		{"delay", r.Delay.String() + "\n"},
 		{"hang", strconv.FormatBool(r.Hang) + "\n"},
 		{"child", strconv.FormatBool(r.Child) + "\n"},
+		{"setsid", strconv.FormatBool(r.Setsid) + "\n"},
+		{"flood", flood(r.Flood)},
 		{"check", strconv.FormatBool(r.Check) + "\n"},
 		{"touch", touch},
 	}
@@ -95,4 +106,14 @@ func Argv(dir string, n int) ([]string, error) {
 		return nil, fmt.Errorf("read fake agent argv %s: %w", p, err)
 	}
 	return argv, nil
+}
+
+func flood(n int64) string {
+	switch {
+	case n == FloodForever:
+		return "forever\n"
+	case n > 0:
+		return strconv.FormatInt(n, 10) + "\n"
+	}
+	return ""
 }

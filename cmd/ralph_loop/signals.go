@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/engine"
+)
+
+// stopSignals are the signals that stop the loop: SIGINT (Ctrl+C), SIGTERM
+// (bmalph stop), SIGHUP (terminal closed) and SIGQUIT (Ctrl+\), which is
+// handled like SIGTERM instead of dumping goroutines.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// blockedWait is how long a stop waits for the engine outside an agent
+// call before giving up on it (it is blocked in a read that never returns).
+// An agent call has its own bound: the supervisor's TERM → grace → KILL.
+const blockedWait = time.Second
+
+// signals turns the stop signals into the Stopper's cancellation, from the
+// first instruction of the run.
+type signals struct {
+	stopper *engine.Stopper
+	ch      chan os.Signal
+	once    sync.Once
+
+	mu  sync.Mutex
+	out io.Writer // where the "stopping" notice goes
+}
+
+func catchSignals(interactive bool, out io.Writer) *signals {
+	s := &signals{ch: make(chan os.Signal, 4), out: out,
+		stopper: engine.NewStopper(context.Background(), interactive, time.Now)}
+	signal.Notify(s.ch, stopSignals...)
+	go func() {
+		for sig := range s.ch {
+			if s.stopper.Signal(sig) == "stop" {
+				s.mu.Lock()
+				fmt.Fprintf(s.out, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return s
+}
+
+// setOut sends later notices to w.
+func (s *signals) setOut(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out = w
+}
+
+// release restores the default signal behaviour.
+func (s *signals) release() {
+	s.once.Do(func() {
+		signal.Stop(s.ch)
+		close(s.ch)
+	})
+}
+
+// stopped reports the exit code once a signal has stopped the run.
+func (s *signals) stopped() (int, bool) {
+	if se := engine.Cause(s.stopper.Context()); se != nil {
+		return se.Code, true
+	}
+	return 0, false
+}
+
+// exitCode is the stop's exit code (SIGTERM's when there was none).
+func (s *signals) exitCode() int {
+	if code, ok := s.stopped(); ok {
+		return code
+	}
+	return engine.ExitSIGTERM
+}
+
+// unlessStopped runs f and reports true when it returned, or false as soon
+// as a stop arrives while f blocks (f is then abandoned: the process is
+// about to exit).
+func (s *signals) unlessStopped(f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-s.stopper.Context().Done():
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// engine runs the engine and returns its result, or ok=false when a stop
+// arrived and the engine, outside an agent call, did not return within
+// blockedWait.
+func (s *signals) engine(calling *atomic.Bool, run func() engine.Result) (res engine.Result, ok bool) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res = run()
+	}()
+	select {
+	case <-done:
+		return res, true
+	case <-s.stopper.Context().Done():
+	}
+	t := time.NewTicker(blockedWait)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return res, true
+		case <-t.C:
+			if !calling.Load() {
+				return engine.Result{}, false
+			}
+		}
+	}
+}
+
+// probeWritable checks once, at start-up, that files can be written in each
+// directory, so that a read-only or full .ralph/ stops the run with one line
+// instead of a warning on every write.
+func probeWritable(dirs ...string) error {
+	for _, d := range dirs {
+		f, err := os.CreateTemp(d, ".write-probe-*")
+		if err == nil {
+			_, err = f.WriteString("ok\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			_ = os.Remove(f.Name())
+		}
+		if err != nil {
+			fix := "make it writable"
+			if errorsIsNoSpace(err) {
+				fix = "free disk space"
+			}
+			return fmt.Errorf("cannot write in %s (%v); %s, then run ralph_loop again", filepath.Clean(d), unwrapPath(err), fix)
+		}
+	}
+	return nil
+}
+
+func errorsIsNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// unwrapPath is a path error's cause: the message names the path already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

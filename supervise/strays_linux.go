@@ -1,0 +1,100 @@
+package supervise
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// AdoptOrphans makes this process a child subreaper: descendants orphaned
+// by their parent (an agent's helper that called setsid and outlived the
+// agent) are re-parented to us instead of to init, so that Run can stop
+// them and collect their exit status.
+func AdoptOrphans() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// strays lists the live processes whose environment carries token. A
+// zombie's environment reads empty, so a process that has ended is never
+// listed.
+func strays(token string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	needle := []byte(token + "\x00")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		if bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// signalStrays sends sig to every process that carries token.
+func signalStrays(token string, sig syscall.Signal) {
+	for _, pid := range strays(token) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// stopStrays ends every process that carries token: SIGTERM, up to wait
+// for them to go, then SIGKILL; the processes re-parented to us are reaped.
+// A killed process's own children carry the token too and are found by the
+// next round.
+func stopStrays(token string, wait time.Duration) {
+	seen := map[int]bool{}
+	for round := 0; round < 5; round++ {
+		pids := strays(token)
+		if len(pids) == 0 {
+			break
+		}
+		for _, pid := range pids {
+			seen[pid] = true
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+		deadline := time.Now().Add(wait)
+		for len(strays(token)) > 0 && time.Now().Before(deadline) {
+			reap(seen)
+			time.Sleep(10 * time.Millisecond)
+		}
+		for _, pid := range strays(token) {
+			seen[pid] = true
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		wait = 100 * time.Millisecond
+	}
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for reap(seen) > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// reap collects the exit status of the listed processes that are our
+// children and have ended, and forgets them and those that are not our
+// children; it returns how many are left to collect.
+func reap(pids map[int]bool) int {
+	for pid := range pids {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		if got == pid || errors.Is(err, syscall.ECHILD) {
+			delete(pids, pid)
+		}
+	}
+	return len(pids)
+}

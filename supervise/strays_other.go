@@ -1,0 +1,17 @@
+//go:build !linux
+
+package supervise
+
+import (
+	"syscall"
+	"time"
+)
+
+// AdoptOrphans does nothing on this system: only Linux has child
+// subreapers. A descendant that leaves the agent's process group (setsid)
+// is not stopped here; see docs/DESIGN.md.
+func AdoptOrphans() error { return nil }
+
+func signalStrays(string, syscall.Signal) {}
+
+func stopStrays(string, time.Duration) {}
