@@ -18,8 +18,9 @@ var errSkipped = errors.New("wait skipped")
 // failure_backoff, rate_limit, usage_limit), showing a live countdown on a
 // terminal and one line a minute otherwise. A Ctrl+C from a terminal skips
 // it (returns nil, skipped=true), and every further wait until the next
-// agent call, so that the next iteration starts at once. A stop returns
-// the context's cause. Each wait emits delay_started and delay_ended.
+// agent call; the next call then starts once the double-press window
+// (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
+// starting a call. A stop returns the context's cause. Each wait emits delay_started and delay_ended.
 func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
@@ -52,7 +53,17 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 	case errors.Is(err, errSkipped):
 		skipped, err = true, nil
 		l.deps.Stopper.noteSkip(l.calls)
-		l.bus.Infof("Wait skipped (Ctrl+C); starting the next iteration now. Press Ctrl+C twice to stop.")
+		// A double Ctrl+C must never start an agent call: the next call
+		// waits until the double-press window has passed, and a second
+		// press inside it stops the loop.
+		grace := SkipWindow
+		l.bus.Infof("Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(grace.Seconds()))
+		select {
+		case <-l.ctx.Done():
+			l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true, Reason: "stopped"})
+			return true, context.Cause(l.ctx)
+		case <-time.After(grace):
+		}
 	default:
 		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
 		return false, err
