@@ -73,13 +73,15 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 }
 
 // ticker returns the countdown display: a redrawn line on a terminal, a
-// log line a minute (the first at once) otherwise.
+// log line a minute (the first at once) otherwise. The redrawn line goes
+// through the console (an events.Redrawer), which ends it before any other
+// line is printed, on stdout or stderr.
 func (l *loop) ticker(label string) func(time.Duration) {
 	if l.deps.TTY {
-		w := l.deps.Stdout
+		r := redrawer(l.deps.Stdout)
 		l.drawn = true
 		return func(left time.Duration) {
-			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
+			r.Redraw(fmt.Sprintf("\033[1;33m%s: %s\033[0m", label, clock(left)))
 		}
 	}
 	// Without a terminal (bmalph's dashboard, a log file): the first
@@ -92,10 +94,24 @@ func (l *loop) ticker(label string) func(time.Duration) {
 
 func (l *loop) endTicker() {
 	if l.drawn {
-		io.WriteString(l.deps.Stdout, "\n")
+		redrawer(l.deps.Stdout).EndRedraw()
 		l.drawn = false
 	}
 }
+
+// redrawer is w's own Redrawer, or plain writes to w ("\r" to redraw,
+// "\n" to end) for a console that is not one (tests).
+func redrawer(w io.Writer) events.Redrawer {
+	if r, ok := w.(events.Redrawer); ok {
+		return r
+	}
+	return plainRedrawer{w}
+}
+
+type plainRedrawer struct{ w io.Writer }
+
+func (p plainRedrawer) Redraw(line string) { io.WriteString(p.w, "\r"+line+"\033[K") }
+func (p plainRedrawer) EndRedraw()         { io.WriteString(p.w, "\n") }
 
 // clock renders d as HH:MM:SS, rounded to the nearest second (a wait
 // shorter than half a second shows 00:00:00; countdown.HMS rounds up).

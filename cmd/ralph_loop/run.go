@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
@@ -101,12 +100,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 	defer lock.Unlock()
 
-	errOut := events.NewAsyncWriter(stderr, 4096)
-	outOut := events.NewAsyncWriter(stdout, 4096)
+	// One writer owns the terminal: log lines, boxes, the live stream and
+	// the countdown go through one ordered queue, so a redrawn line is
+	// always ended before another line is printed, on either stream.
+	term := events.NewTerminal(stdout, stderr, isTerminal(stdout), isTerminal(stderr), 8192)
+	errOut, outOut := term.Stderr(), term.Stdout()
 	// Flush what the console will take, but never hold the exit for it: a
 	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
-	// timeout per writer, and a stop must finish within 2 s.
-	defer closeConsoles(500*time.Millisecond, outOut, errOut)
+	// timeout, and a stop must finish within 2 s.
+	defer term.Close(500 * time.Millisecond)
 
 	now := time.Now
 	start := now()
@@ -179,15 +181,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
 	return res.Code
-}
-
-// closeConsoles closes the writers at the same time, all within timeout.
-func closeConsoles(timeout time.Duration, ws ...*events.AsyncWriter) {
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Go(func() { w.Close(timeout) })
-	}
-	wg.Wait()
 }
 
 // settings maps the resolved configuration onto the engine's.
