@@ -26,13 +26,14 @@ const (
 	Report
 	Pause
 	Resume
+	Init
 )
 
 var actionNames = [...]string{
 	Run: "run", Help: "help", Version: "version", Status: "status",
 	CircuitStatus: "circuit-status", ResetCircuit: "reset-circuit",
 	ResetSession: "reset-session", Monitor: "monitor", Analyze: "analyze",
-	Report: "report", Pause: "pause", Resume: "resume",
+	Report: "report", Pause: "pause", Resume: "resume", Init: "init",
 }
 
 func (a Action) String() string {
@@ -108,7 +109,7 @@ type UsageError struct {
 	Value     string // the rejected value
 	Source    Source // where the value came from
 	Accepted  string // what would have been accepted
-	ShowUsage bool   // unknown option: print the help after the message
+	Unknown   bool   // an unknown flag or stray word: printed alone on stderr, no help
 	Msg       string // the full one-line message
 }
 

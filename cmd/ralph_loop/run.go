@@ -23,22 +23,31 @@ import (
 
 // run is the whole program: arguments in, exit code out.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	if len(args) == 2 && args[0] == "--install-templates" {
-		return installTemplates(args[1], stdout, stderr)
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
 		return 1
 	}
+	// --install-templates [DIR] is the older name of --init (install.sh
+	// passes the directory).
+	if len(args) >= 1 && args[0] == "--install-templates" {
+		switch len(args) {
+		case 1:
+			args = []string{"--init"}
+		case 2:
+			return installTemplates(args[1], stdout, stderr)
+		}
+	}
 	cfg, warnings, err := config.Load(args, lookupEnv, cwd, os.ReadFile)
 	if err != nil {
 		var ue *config.UsageError
 		if errors.As(err, &ue) {
-			fmt.Fprintln(stdout, ue.Error())
-			if ue.ShowUsage {
-				config.Usage(stdout)
+			if ue.Unknown {
+				// One line where errors go, not under a screenful of help.
+				fmt.Fprintln(stderr, ue.Error())
+				return ue.ExitCode()
 			}
+			fmt.Fprintln(stdout, ue.Error())
 			return ue.ExitCode()
 		}
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
@@ -55,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.Help:
 		config.Usage(stdout)
 		return 0
+	case config.Init:
+		return installTemplates(dir.Root(), stdout, stderr)
 	case config.Version:
 		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
 		return 0
@@ -87,6 +98,11 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
 		fmt.Fprintln(stderr, "ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).")
 		fmt.Fprintln(stderr, "ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.")
+		return 1
+	}
+	// A folder that was never set up: say how, and create nothing.
+	if !exists(dir.Root()) {
+		fmt.Fprintf(stderr, "ralph_loop: no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again\n", cfg.RalphDir, cwd)
 		return 1
 	}
 	if err := dir.EnsureLayout(); err != nil {
