@@ -105,12 +105,12 @@ func (w Warning) String() string {
 // prints Error() (one line) and exits with ExitCode() (1, as the reference
 // does for usage errors); when ShowUsage is set it prints Usage too.
 type UsageError struct {
-	Key       string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
-	Value     string // the rejected value
-	Source    Source // where the value came from
-	Accepted  string // what would have been accepted
-	Unknown   bool   // an unknown flag or stray word: printed alone on stderr, no help
-	Msg       string // the full one-line message
+	Key      string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
+	Value    string // the rejected value
+	Source   Source // where the value came from
+	Accepted string // what would have been accepted
+	Unknown  bool   // an unknown flag or stray word: printed alone on stderr, no help
+	Msg      string // the full one-line message
 }
 
 func (e *UsageError) Error() string { return e.Msg }
