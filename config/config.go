@@ -103,7 +103,7 @@ func (w Warning) String() string {
 
 // UsageError is a bad command line or configuration value. The program
 // prints Error() (one line) and exits with ExitCode() (1, as the reference
-// does for usage errors); when ShowUsage is set it prints Usage too.
+// does for usage errors); an Unknown one goes to stderr.
 type UsageError struct {
 	Key      string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
 	Value    string // the rejected value
