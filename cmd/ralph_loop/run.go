@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
@@ -23,6 +25,16 @@ import (
 
 // run is the whole program: arguments in, exit code out.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	// Started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM):
+	// hints name the command that works there.
+	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
+		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
+	}
+	noColour := false
+	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
+		noColour = true
+	}
+	colourOn := func(w io.Writer) bool { return !noColour && isTerminal(w) }
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
@@ -74,9 +86,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.CircuitStatus:
 		return circuitStatus(dir, cfg, stdout, stderr)
 	case config.ResetCircuit:
-		return resetCircuit(dir, stdout, stderr)
+		return resetCircuit(dir, colourOn(stdout), stdout, stderr)
 	case config.ResetSession:
-		return resetSession(dir, stdout, stderr)
+		return resetSession(dir, colourOn(stdout), stdout, stderr)
 	case config.Pause:
 		return pause(dir, true, stdout, stderr)
 	case config.Resume:
@@ -88,11 +100,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.Monitor:
 		return monitor(cfg, args, stdout, stderr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, stdin, stdout, stderr)
+	return runLoop(cfg, warnings, dir, cwd, colourOn(stderr), stdin, stdout, stderr)
 }
 
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
 	// before anything under .ralph/ exists.
 	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
@@ -145,7 +157,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		defer f.Close()
 		eventsOut = f
 	}
-	colour := isTerminal(stderr)
 	bus.Add(events.NewConsole(errOut, colour), events.NewRalphLog(dir, sinkErr),
 		events.NewStatus(dir, sinkErr), events.NewProgress(dir, sinkErr),
 		events.NewMetrics(dir, sinkErr), events.NewStream(dir, eventsOut, sinkErr))
