@@ -79,6 +79,8 @@ if [ -n "$project" ]; then
 #!/usr/bin/env bash
 # ralph_loop shim: bmalph runs 'bash .ralph/ralph_loop.sh'; the Go ralph_loop does the work.
 # Written by ralph_loop's install.sh; re-run 'install.sh --project .' after 'bmalph upgrade'.
+# RALPH_SHIM tells ralph_loop it was started this way, so its hints name this command.
+export RALPH_SHIM='bash .ralph/ralph_loop.sh'
 if [ -x $qbin ]; then exec $qbin "\$@"; fi
 exec ralph_loop "\$@"
 SHIM

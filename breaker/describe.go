@@ -8,8 +8,11 @@ import (
 	"time"
 )
 
-// ResetCommand is what a user runs to close an OPEN circuit by hand.
-const ResetCommand = "ralph_loop --reset-circuit"
+// ResetCommand is what a user runs to close an OPEN circuit by hand, as
+// it works where the loop was started: the program sets it to
+// "bash .ralph/ralph_loop.sh --reset-circuit" when it was started through
+// bmalph's shim (RALPH_SHIM).
+var ResetCommand = "ralph_loop --reset-circuit"
 
 // ErrOpen is the sentinel for "the circuit is OPEN"; the error the loop
 // stops with is an *OpenError, which matches it with errors.Is.

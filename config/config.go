@@ -26,13 +26,14 @@ const (
 	Report
 	Pause
 	Resume
+	Init
 )
 
 var actionNames = [...]string{
 	Run: "run", Help: "help", Version: "version", Status: "status",
 	CircuitStatus: "circuit-status", ResetCircuit: "reset-circuit",
 	ResetSession: "reset-session", Monitor: "monitor", Analyze: "analyze",
-	Report: "report", Pause: "pause", Resume: "resume",
+	Report: "report", Pause: "pause", Resume: "resume", Init: "init",
 }
 
 func (a Action) String() string {
@@ -102,14 +103,14 @@ func (w Warning) String() string {
 
 // UsageError is a bad command line or configuration value. The program
 // prints Error() (one line) and exits with ExitCode() (1, as the reference
-// does for usage errors); when ShowUsage is set it prints Usage too.
+// does for usage errors); an Unknown one goes to stderr.
 type UsageError struct {
-	Key       string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
-	Value     string // the rejected value
-	Source    Source // where the value came from
-	Accepted  string // what would have been accepted
-	ShowUsage bool   // unknown option: print the help after the message
-	Msg       string // the full one-line message
+	Key      string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
+	Value    string // the rejected value
+	Source   Source // where the value came from
+	Accepted string // what would have been accepted
+	Unknown  bool   // an unknown flag or stray word: printed alone on stderr, no help
+	Msg      string // the full one-line message
 }
 
 func (e *UsageError) Error() string { return e.Msg }

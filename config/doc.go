@@ -36,7 +36,8 @@
 // --help, --version, --status, --circuit-status, --reset-circuit and
 // --reset-session act where they stand (later words are not examined);
 // value flags take the next word whatever it is; a stray word or an unknown
-// flag gives "Unknown option: X" (UsageError.ShowUsage). pflag extras are
+// flag is a one-line error naming the nearest flag (UsageError.Unknown,
+// printed on stderr without the help text). pflag extras are
 // accepted too: --flag=value, -c5, grouped short flags.
 //
 // Every invalid value is a *UsageError: one line naming the key or flag,

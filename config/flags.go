@@ -32,7 +32,7 @@ var errStop = errors.New("stop parsing")
 // immediate are the actions that end parsing where they stand.
 var immediate = map[string]Action{
 	"help": Help, "version": Version, "status": Status, "circuit-status": CircuitStatus,
-	"reset-circuit": ResetCircuit, "reset-session": ResetSession,
+	"reset-circuit": ResetCircuit, "reset-session": ResetSession, "init": Init,
 }
 
 // modeFlags are the other action flags; at most one of them may be given.
@@ -61,7 +61,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
-		{"resume", ""}, {"report", ""}, {"json", ""},
+		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -200,8 +200,19 @@ func valueUsageError(label, value string, src Source, err error) *UsageError {
 	return invalidValue(label, value, src, err.Error())
 }
 
+// unknownOption is the one-line error for an unknown flag or a stray
+// word, with the nearest known flag when the word looks like a typo of one.
 func unknownOption(word string) *UsageError {
-	return &UsageError{Key: word, ShowUsage: true, Msg: "Unknown option: " + show(word)}
+	const more = " (ralph_loop --help lists all)"
+	if !strings.HasPrefix(word, "-") || word == "--" {
+		return &UsageError{Key: word, Unknown: true, Msg: "unexpected argument " + show(word) + "; ralph_loop takes only flags" + more}
+	}
+	msg := "unknown flag " + show(word)
+	name := "--" + strings.TrimLeft(strings.SplitN(word, "=", 2)[0], "-")
+	if s := nearest(name, flagNames()); s != "" && s != word {
+		msg += "; did you mean " + s + "?"
+	}
+	return &UsageError{Key: word, Unknown: true, Msg: msg + more}
 }
 
 // translateParseError words pflag's errors the reference's way.

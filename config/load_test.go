@@ -502,17 +502,19 @@ func TestUsageErrors(t *testing.T) {
 		showUsage bool
 	}{
 		// Command line (reference wording where the conformance suite checks it).
-		{"unknown long flag", setup{args: []string{"--bogus-flag"}}, "--bogus-flag", []string{"Unknown option: --bogus-flag"}, true},
-		{"dry-run is unknown", setup{args: []string{"--dry-run"}}, "--dry-run", []string{"Unknown option: --dry-run"}, true},
-		{"unknown short flag", setup{args: []string{"-x"}}, "-x", []string{"Unknown option: -x"}, true},
-		{"unknown short in group", setup{args: []string{"-xv"}}, "-xv", []string{"Unknown option: -xv"}, true},
-		{"unknown short after known", setup{args: []string{"-vx"}}, "-vx", []string{"Unknown option: -vx"}, true},
-		{"single-dash long flag", setup{args: []string{"-monitor"}}, "-monitor", []string{"Unknown option: -monitor"}, true},
-		{"stray word", setup{args: []string{"foo"}}, "foo", []string{"Unknown option: foo"}, true},
-		{"stray word before bad value reported first", setup{args: []string{"foo", "--timeout", "0"}}, "foo", []string{"Unknown option: foo"}, true},
-		{"double dash", setup{args: []string{"--"}}, "--", []string{"Unknown option: --"}, true},
-		{"go test flag", setup{args: []string{"-test.v"}}, "-test.v", []string{"Unknown option: -test.v"}, true},
-		{"triple dash", setup{args: []string{"---x"}}, "---x", []string{"Unknown option: ---x"}, true},
+		{"unknown long flag", setup{args: []string{"--bogus-flag"}}, "--bogus-flag", []string{"unknown flag --bogus-flag", "(ralph_loop --help lists all)"}, true},
+		{"dry-run is unknown", setup{args: []string{"--dry-run"}}, "--dry-run", []string{"unknown flag --dry-run", "(ralph_loop --help lists all)"}, true},
+		{"unknown short flag", setup{args: []string{"-x"}}, "-x", []string{"unknown flag -x", "(ralph_loop --help lists all)"}, true},
+		{"unknown short in group", setup{args: []string{"-xv"}}, "-xv", []string{"unknown flag -xv", "(ralph_loop --help lists all)"}, true},
+		{"unknown short after known", setup{args: []string{"-vx"}}, "-vx", []string{"unknown flag -vx", "(ralph_loop --help lists all)"}, true},
+		{"single-dash long flag", setup{args: []string{"-monitor"}}, "-monitor", []string{"unknown flag -monitor; did you mean --monitor?"}, true},
+		{"typo", setup{args: []string{"--mointor"}}, "--mointor", []string{"unknown flag --mointor; did you mean --monitor? (ralph_loop --help lists all)"}, true},
+		{"typo with a value", setup{args: []string{"--max-loop=3"}}, "--max-loop", []string{"did you mean --max-loops?"}, true},
+		{"stray word", setup{args: []string{"foo"}}, "foo", []string{"unexpected argument foo"}, true},
+		{"stray word before bad value reported first", setup{args: []string{"foo", "--timeout", "0"}}, "foo", []string{"unexpected argument foo"}, true},
+		{"double dash", setup{args: []string{"--"}}, "--", []string{"unexpected argument --"}, true},
+		{"go test flag", setup{args: []string{"-test.v"}}, "-test.v", []string{"unknown flag -test.v", "(ralph_loop --help lists all)"}, true},
+		{"triple dash", setup{args: []string{"---x"}}, "---x", []string{"unknown flag ---x", "(ralph_loop --help lists all)"}, true},
 		{"timeout 0", setup{args: []string{"--timeout", "0"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120 minutes", "'0'"}, false},
 		{"timeout 121", setup{args: []string{"-t", "121"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120"}, false},
 		{"timeout abc", setup{args: []string{"--timeout", "abc"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120"}, false},
@@ -612,8 +614,8 @@ func TestUsageErrors(t *testing.T) {
 			if ue.Key != tc.key {
 				t.Errorf("Key = %q, want %q", ue.Key, tc.key)
 			}
-			if ue.ShowUsage != tc.showUsage {
-				t.Errorf("ShowUsage = %v", ue.ShowUsage)
+			if ue.Unknown != tc.showUsage {
+				t.Errorf("Unknown = %v", ue.Unknown)
 			}
 			msg := ue.Error()
 			if strings.Contains(msg, "\n") {

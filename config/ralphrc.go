@@ -89,6 +89,8 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			msg := "unknown key ignored: " + key
 			if hint := rcKeyHint(key); hint != "" {
 				msg += " (" + hint + ")"
+			} else if near := nearest(key, knownKeys()); near != "" {
+				msg += "; did you mean " + near + "?"
 			}
 			warns = append(warns, Warning{File: file, Line: n, Msg: msg})
 			continue

@@ -98,7 +98,7 @@ func TestParseRC(t *testing.T) {
 }
 
 func TestParseRCAllowlist(t *testing.T) {
-	data := "MAX_CALLS_PER_HOUR=1\nFOO_BAR=2\nRALPH_DIR=/x\nVERBOSE_PROGRESS=true\nCB_PERMISSION_DENIAL_THRESHOLD=3\n"
+	data := "MAX_CALLS_PER_HOUR=1\nFOO_BAR=2\nRALPH_DIR=/x\nVERBOSE_PROGRESS=true\nCB_PERMISSION_DENIAL_THRESHOLD=3\nMAX_LOOP=3\nPROMT_FILE=x.md\n"
 	got, warns := parseRC([]byte(data), ".ralph/.ralphrc", rcAllowed, nil)
 	want := map[string]rcValue{"MAX_CALLS_PER_HOUR": {"1", 1}, "CB_PERMISSION_DENIAL_THRESHOLD": {"3", 5}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -112,6 +112,8 @@ func TestParseRCAllowlist(t *testing.T) {
 		".ralph/.ralphrc:2: unknown key ignored: FOO_BAR",
 		".ralph/.ralphrc:3: unknown key ignored: RALPH_DIR (RALPH_DIR can only be set in the environment)",
 		".ralph/.ralphrc:4: unknown key ignored: VERBOSE_PROGRESS (use RALPH_VERBOSE)",
+		".ralph/.ralphrc:6: unknown key ignored: MAX_LOOP; did you mean MAX_LOOPS?",
+		".ralph/.ralphrc:7: unknown key ignored: PROMT_FILE; did you mean PROMPT_FILE?",
 	}
 	if diff := cmp.Diff(wantW, ws); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)

@@ -10,7 +10,7 @@ const usageText = `ralph_loop - run an AI coding agent again and again until the
 Usage: ralph_loop [OPTIONS]
 
 Run it in the root of a bmalph/Ralph project, the directory that holds .ralph/.
-No .ralph/ yet? Run 'bmalph init' there first.
+No .ralph/ yet? Run 'ralph_loop --init' (or 'bmalph init') there first.
 
 Options:
   -h, --help                  show this help and exit
@@ -53,6 +53,8 @@ Loop control:
       --events FILE           append one JSON object per event to FILE ('-' = stdout)
 
 Commands:
+      --init                  set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md,
+                              .ralphrc, specs/) where missing, and exit
       --pause                 ask the running loop to pause, and exit
       --resume                let a paused loop go on, and exit
       --report                summarise the runs so far and exit

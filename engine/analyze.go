@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -127,8 +128,12 @@ func (l *loop) exitReason() string {
 		plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
 	}
 	d := s.Decide(last, plan)
-	if d.Reason != "" {
-		l.bus.Warnf("%s", d.Message)
+	switch {
+	case d.Reason == "":
+	case d.Reason == analysis.ExitTestSaturation:
+		l.bus.Warnf("%s", d.Message) // a stop worth a look: only tests for loops
+	default:
+		l.bus.Infof("%s", d.Message) // the plan is done: good news, not a warning
 	}
 	return d.Reason
 }
@@ -143,10 +148,38 @@ func (l *loop) printAnalysisSummary(res analysis.Result) {
 	fmt.Fprintf(w, "Confidence:       %d%%\n", res.ConfidenceScore)
 	fmt.Fprintf(w, "Test Only:        %v\n", res.IsTestOnly)
 	fmt.Fprintf(w, "Files Changed:    %d\n", res.FilesModified)
-	if res.WorkSummary != "" {
-		fmt.Fprintf(w, "Summary:          %s\n", clip.Bytes(oneLine(res.WorkSummary), 200))
+	if sum := boxSummary(res.WorkSummary); sum != "" {
+		fmt.Fprintf(w, "Summary:          %s\n", clip.Bytes(sum, 200))
 	}
 	fmt.Fprintln(w)
+}
+
+var (
+	// statusBlock is the RALPH_STATUS block (to its end marker, or to the
+	// end of the reply when the marker is missing).
+	statusBlock = regexp.MustCompile(`(?s)-{3}\s*RALPH_STATUS\s*-{3}.*?(-{3}\s*END_RALPH_STATUS\s*-{3}|$)`)
+	// summaryLabel is a leading "Summary:" (also "**Summary:**", "## Summary").
+	summaryLabel = regexp.MustCompile(`(?i)^[\s#*_>-]*summary\s*:?[\s*_]*`)
+	summaryLine  = regexp.MustCompile(`(?im)^[\s#*_>-]*summary\b[\s*_]*:?[\s*_]*(\S.*)$`)
+)
+
+// boxSummary is the agent's own summary as the Response Analysis box
+// shows it: without the RALPH_STATUS block, and without a "Summary:" label
+// of its own (the box has one), on one line. A reply with a "Summary:"
+// line is summarised by that line.
+func boxSummary(s string) string {
+	s = statusBlock.ReplaceAllString(s, " ")
+	if m := summaryLine.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	}
+	for {
+		t := summaryLabel.ReplaceAllString(s, "")
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return oneLine(s)
 }
 
 // usageLimit handles the provider's usage limit (loop.md §5.4 as

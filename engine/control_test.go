@@ -613,9 +613,11 @@ func TestPausedStop(t *testing.T) {
 	})
 }
 
-// Ctrl+C from a terminal during a wait skips it; the next iteration
-// starts at once. A second one within 2 s, or one outside a wait, or any
-// SIGINT without a terminal, stops the loop (exit 130).
+// Ctrl+C from a terminal during a wait skips it; the next call starts once
+// the 2 s double-press window has passed. A second one within 2 s stops
+// the loop before any call is started (a double Ctrl+C never starts an
+// agent call); one outside a wait, or any SIGINT without a terminal, stops
+// the loop (exit 130).
 func TestSkippableCountdown(t *testing.T) {
 	t.Parallel()
 	type sig struct {
@@ -639,21 +641,21 @@ func TestSkippableCountdown(t *testing.T) {
 			env:  map[string]string{"LOOP_DELAY": "1h", "MAX_LOOPS": "2"},
 			sigs: []sig{{10 * time.Second, os.Interrupt, "skip"}},
 			code: engine.ExitMaxLoops, reason: "max_loops",
-			starts: secs(0, 10), skipped: []bool{true},
+			starts: secs(0, 12), skipped: []bool{true},
 		},
 		{
 			name: "second Ctrl+C within 2 s stops", interactive: true,
 			env:  map[string]string{"LOOP_DELAY": "1h", "MAX_LOOPS": "5"},
-			sigs: []sig{{10 * time.Second, os.Interrupt, "skip"}, {11 * time.Second, os.Interrupt, "stop"}},
+			sigs: []sig{{10 * time.Second, os.Interrupt, "skip"}, {10*time.Second + 500*time.Millisecond, os.Interrupt, "stop"}},
 			code: engine.ExitSIGINT, reason: "SIGINT",
-			starts: secs(0, 10), skipped: []bool{true, false},
+			starts: secs(0), skipped: []bool{true},
 		},
 		{
 			name: "a Ctrl+C more than 2 s later skips again", interactive: true,
 			env:  map[string]string{"LOOP_DELAY": "1h", "MAX_LOOPS": "3"},
 			sigs: []sig{{10 * time.Second, os.Interrupt, "skip"}, {13 * time.Second, os.Interrupt, "skip"}},
 			code: engine.ExitMaxLoops, reason: "max_loops",
-			starts: secs(0, 10, 13), skipped: []bool{true, true},
+			starts: secs(0, 12, 15), skipped: []bool{true, true},
 		},
 		{
 			name: "no terminal: SIGINT stops", interactive: false,
@@ -685,7 +687,7 @@ func TestSkippableCountdown(t *testing.T) {
 			script: func(n int) ctlReply { return ctlReply{Outcome: failed()} },
 			sigs:   []sig{{500 * time.Millisecond, os.Interrupt, "skip"}},
 			code:   engine.ExitMaxLoops, reason: "max_loops",
-			starts: secs(0, 0.5), skipped: []bool{true, true},
+			starts: secs(0, 2.5), skipped: []bool{true, true},
 		},
 		{
 			name: "idle backoff", interactive: true,
@@ -693,7 +695,7 @@ func TestSkippableCountdown(t *testing.T) {
 			script: idle,
 			sigs:   []sig{{time.Minute, os.Interrupt, "skip"}},
 			code:   engine.ExitMaxLoops, reason: "max_loops",
-			starts: secs(0, 60), skipped: []bool{true},
+			starts: secs(0, 62), skipped: []bool{true},
 		},
 	}
 	for _, tc := range tests {
@@ -718,6 +720,12 @@ func TestSkippableCountdown(t *testing.T) {
 				h.checkEnd(r, tc.code, tc.reason, status)
 				if diff := cmp.Diff(tc.starts, h.rec.starts(t0)); diff != "" {
 					t.Errorf("iteration start times (-want +got):\n%s", diff)
+				}
+				if got := h.callCount(); got != len(tc.starts) {
+					t.Errorf("%d agent calls, want %d", got, len(tc.starts))
+				}
+				if len(tc.skipped) > 0 && tc.skipped[0] && !h.rec.hasLine("Starting the next call in 2 s — press Ctrl+C again to stop") {
+					t.Errorf("no line says the next call waits for a second Ctrl+C:\n%s", h.rec.logText())
 				}
 				var skipped []bool
 				for _, w := range h.rec.waits() {

@@ -323,24 +323,27 @@ func (l *loop) reviewRequest(p review.Prompt) drivers.Request {
 	return req
 }
 
-// progressTicker writes progress.json's executing form every 10 s while
-// the agent runs (the first at once is skipped, as the reference's first
-// write comes after its first poll).
+// progressTicker writes progress.json's executing form when the call
+// starts and then every 10 s while the agent runs, as the bash loop does
+// (its first write comes at its first poll, right after the start), so
+// bmalph's dashboard shows the running call at once.
 func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
-	for tick := 1; ; tick++ {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			line := tail.String()
-			l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
+	for tick := 0; ; tick++ {
+		line := tail.String()
+		l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
+		if tick > 0 {
 			if line != "" {
 				l.bus.Debugf("%s: %s... (%ds)", l.display(), clip.Bytes(line, 80), tick*10)
 			} else {
 				l.bus.Debugf("%s working... (%ds elapsed)", l.display(), tick*10)
 			}
+		}
+		select {
+		case <-done:
+			return
+		case <-t.C:
 		}
 	}
 }

@@ -131,7 +131,6 @@ func (l *loop) run() Result {
 		if err := l.sessions.Touch(l.now()); err != nil {
 			l.bus.Warnf("%v", err)
 		}
-		l.bus.Infof("Loop #%d - calling init_call_tracking...", l.n)
 		l.rollWindow()
 		l.breakerStartup()
 		l.bus.Loopf("=== Starting Loop #%d ===", l.n)

@@ -271,7 +271,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 	}
 	l.resetSession(sessionReason)
 	l.bus.Errorf("🛑 Circuit breaker has opened - halting loop")
-	l.bus.Infof("Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues")
+	l.bus.Infof("Run '%s' to reset the circuit breaker after addressing issues", breaker.ResetCommand)
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
 		Message: l.brk.Err().Error()}, true
 }

@@ -18,8 +18,9 @@ var errSkipped = errors.New("wait skipped")
 // failure_backoff, rate_limit, usage_limit), showing a live countdown on a
 // terminal and one line a minute otherwise. A Ctrl+C from a terminal skips
 // it (returns nil, skipped=true), and every further wait until the next
-// agent call, so that the next iteration starts at once. A stop returns
-// the context's cause. Each wait emits delay_started and delay_ended.
+// agent call; the next call then starts once the double-press window
+// (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
+// starting a call. A stop returns the context's cause. Each wait emits delay_started and delay_ended.
 func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
@@ -52,7 +53,17 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 	case errors.Is(err, errSkipped):
 		skipped, err = true, nil
 		l.deps.Stopper.noteSkip(l.calls)
-		l.bus.Infof("Wait skipped (Ctrl+C); starting the next iteration now. Press Ctrl+C twice to stop.")
+		// A double Ctrl+C must never start an agent call: the next call
+		// waits until the double-press window has passed, and a second
+		// press inside it stops the loop.
+		grace := SkipWindow
+		l.bus.Infof("Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(grace.Seconds()))
+		select {
+		case <-l.ctx.Done():
+			l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true, Reason: "stopped"})
+			return true, context.Cause(l.ctx)
+		case <-time.After(grace):
+		}
 	default:
 		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
 		return false, err
@@ -62,13 +73,15 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 }
 
 // ticker returns the countdown display: a redrawn line on a terminal, a
-// log line a minute (the first at once) otherwise.
+// log line a minute (the first at once) otherwise. The redrawn line goes
+// through the console (an events.Redrawer), which ends it before any other
+// line is printed, on stdout or stderr.
 func (l *loop) ticker(label string) func(time.Duration) {
 	if l.deps.TTY {
-		w := l.deps.Stdout
+		r := redrawer(l.deps.Stdout)
 		l.drawn = true
 		return func(left time.Duration) {
-			fmt.Fprintf(w, "\r\033[1;33m%s: %s\033[0m\033[K", label, clock(left))
+			r.Redraw(fmt.Sprintf("\033[1;33m%s: %s\033[0m", label, clock(left)))
 		}
 	}
 	// Without a terminal (bmalph's dashboard, a log file): the first
@@ -81,10 +94,24 @@ func (l *loop) ticker(label string) func(time.Duration) {
 
 func (l *loop) endTicker() {
 	if l.drawn {
-		io.WriteString(l.deps.Stdout, "\n")
+		redrawer(l.deps.Stdout).EndRedraw()
 		l.drawn = false
 	}
 }
+
+// redrawer is w's own Redrawer, or plain writes to w ("\r" to redraw,
+// "\n" to end) for a console that is not one (tests).
+func redrawer(w io.Writer) events.Redrawer {
+	if r, ok := w.(events.Redrawer); ok {
+		return r
+	}
+	return plainRedrawer{w}
+}
+
+type plainRedrawer struct{ w io.Writer }
+
+func (p plainRedrawer) Redraw(line string) { io.WriteString(p.w, "\r"+line+"\033[K") }
+func (p plainRedrawer) EndRedraw()         { io.WriteString(p.w, "\n") }
 
 // clock renders d as HH:MM:SS, rounded to the nearest second (a wait
 // shorter than half a second shows 00:00:00; countdown.HMS rounds up).

@@ -2,6 +2,8 @@ package events
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -200,5 +202,137 @@ func TestAsyncWriterCloseBounded(t *testing.T) {
 	a.Close(time.Millisecond) // the one real wait in this file: Close's own bound
 	if isClosed(a.done) {
 		t.Error("copier finished although nobody read the pipe")
+	}
+}
+
+// screen is one terminal behind both stdout and stderr.
+type screen struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// One writer owns the terminal: a redrawn line (the countdown) is ended
+// before any other line is printed on either stream, and the two streams
+// keep the order they were written in.
+func TestTerminalOwnsBothStreams(t *testing.T) {
+	const cd = "Next loop in: 00:00:30"
+	tests := []struct {
+		name           string
+		outTTY, errTTY bool
+		do             func(out, err *TermStream)
+		want           string
+	}{
+		{
+			name: "a log line erases the countdown on a terminal", outTTY: true, errTTY: true,
+			do: func(out, err *TermStream) {
+				out.Redraw(cd)
+				io.WriteString(err, "[LOOP] === Completed Loop #1 ===\n")
+				out.Redraw("Next loop in: 00:00:29")
+				out.EndRedraw()
+				io.WriteString(err, "[LOOP] === Starting Loop #2 ===\n")
+			},
+			want: "\r" + cd + "\033[K\r\033[K[LOOP] === Completed Loop #1 ===\n\rNext loop in: 00:00:29\033[K\n[LOOP] === Starting Loop #2 ===\n",
+		},
+		{
+			name: "a box on the same stream erases it too", outTTY: true, errTTY: true,
+			do: func(out, err *TermStream) {
+				out.Redraw(cd)
+				io.WriteString(out, "box\n")
+			},
+			want: "\r" + cd + "\033[K\r\033[Kbox\n",
+		},
+		{
+			name: "not a terminal: the redrawn line is ended with a newline", outTTY: false, errTTY: false,
+			do: func(out, err *TermStream) {
+				out.Redraw(cd)
+				io.WriteString(err, "line\n")
+			},
+			want: "\r" + cd + "\033[K\nline\n",
+		},
+		{
+			name: "output left mid-line on a terminal is ended before the other stream's line", outTTY: true, errTTY: true,
+			do: func(out, err *TermStream) {
+				io.WriteString(out, "partial agent output")
+				io.WriteString(err, "[INFO] log\n")
+				io.WriteString(out, "more\n")
+			},
+			want: "partial agent output\n[INFO] log\nmore\n",
+		},
+		{
+			name: "a countdown after a partial line starts on its own line", outTTY: true, errTTY: true,
+			do: func(out, err *TermStream) {
+				io.WriteString(out, "Choose: ")
+				out.Redraw(cd)
+				out.EndRedraw()
+			},
+			want: "Choose: \n\r" + cd + "\033[K\n",
+		},
+		{
+			name: "order across streams", outTTY: false, errTTY: false,
+			do: func(out, err *TermStream) {
+				for i := range 50 {
+					fmt.Fprintf(out, "o%d\n", i)
+					fmt.Fprintf(err, "e%d\n", i)
+				}
+			},
+			want: func() string {
+				var b strings.Builder
+				for i := range 50 {
+					fmt.Fprintf(&b, "o%d\ne%d\n", i, i)
+				}
+				return b.String()
+			}(),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s screen
+			term := NewTerminal(&s, &s, tc.outTTY, tc.errTTY, 1024)
+			tc.do(term.Stdout(), term.Stderr())
+			term.Close(5 * time.Second)
+			if got := s.String(); got != tc.want {
+				t.Errorf("screen:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Close ends a countdown still on screen, and never waits long for a pipe
+// nobody drains.
+func TestTerminalClose(t *testing.T) {
+	var s screen
+	term := NewTerminal(&s, &s, true, true, 16)
+	term.Stdout().Redraw("x")
+	term.Close(5 * time.Second)
+	if got := s.String(); got != "\rx\033[K\n" {
+		t.Errorf("screen %q", got)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	term = NewTerminal(w, w, false, false, 4)
+	big := make([]byte, 1<<20)
+	for range 10 {
+		term.Stderr().Write(big) // never blocks
+	}
+	start := time.Now()
+	term.Close(100 * time.Millisecond)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s on an undrained pipe", d)
 	}
 }

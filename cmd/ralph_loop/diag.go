@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -74,19 +75,54 @@ func sessionStore(d *ralphdir.Dir, stderr io.Writer) *session.Store {
 	})
 }
 
+// lockForReset takes the project's lock for a reset, as a second loop
+// would: a reset under a running loop would be overwritten by it (or undo
+// what it is doing), so it is refused, naming the lock and the loop's pid.
+func lockForReset(d *ralphdir.Dir, flag string, stderr io.Writer) (*ralphdir.Lock, bool) {
+	lock, err := d.Lock()
+	if err == nil {
+		return lock, true
+	}
+	var le *ralphdir.LockedError
+	if errors.As(err, &le) {
+		who, stop := "a ralph_loop", "stop it first"
+		if le.PID > 0 {
+			who = fmt.Sprintf("a ralph_loop (pid %d)", le.PID)
+			stop = fmt.Sprintf("stop it first (Ctrl+C where it runs, or kill %d)", le.PID)
+		}
+		fmt.Fprintf(stderr, "ralph_loop: %s refused: %s is running in this project (lock %s held); %s, then run %s again (--status, --circuit-status and --report work while it runs)\n", flag, who, le.Path, stop, flag)
+		return nil, false
+	}
+	fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
+	return nil, false
+}
+
+// green colours a confirmation on a terminal (not with NO_COLOR).
+func green(colour bool, s string) string {
+	if !colour {
+		return s
+	}
+	return "\033[0;32m" + s + "\033[0m"
+}
+
 // resetCircuit is --reset-circuit: a fresh CLOSED breaker and a session
 // reset (manual_circuit_reset).
-func resetCircuit(d *ralphdir.Dir, stdout, stderr io.Writer) int {
+func resetCircuit(d *ralphdir.Dir, colour bool, stdout, stderr io.Writer) int {
 	if err := d.EnsureLayout(); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
 	}
+	lock, ok := lockForReset(d, "--reset-circuit", stderr)
+	if !ok {
+		return 1
+	}
+	defer lock.Unlock()
 	now := time.Now()
 	if err := breaker.Save(d, breaker.Reset("Manual reset via command line", now)); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, "\033[0;32m✅ Circuit breaker reset to CLOSED state\033[0m")
+	fmt.Fprintln(stdout, green(colour, "✅ Circuit breaker reset to CLOSED state"))
 	if err := sessionStore(d, stderr).Reset(session.ReasonManualCircuitReset, 0, now); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
@@ -95,16 +131,21 @@ func resetCircuit(d *ralphdir.Dir, stdout, stderr io.Writer) int {
 }
 
 // resetSession is --reset-session (manual_reset_flag).
-func resetSession(d *ralphdir.Dir, stdout, stderr io.Writer) int {
+func resetSession(d *ralphdir.Dir, colour bool, stdout, stderr io.Writer) int {
 	if err := d.EnsureLayout(); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
 	}
+	lock, ok := lockForReset(d, "--reset-session", stderr)
+	if !ok {
+		return 1
+	}
+	defer lock.Unlock()
 	if err := sessionStore(d, stderr).Reset(session.ReasonManualResetFlag, 0, time.Now()); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, "\033[0;32m✅ Session state reset successfully\033[0m")
+	fmt.Fprintln(stdout, green(colour, "✅ Session state reset successfully"))
 	return 0
 }
 

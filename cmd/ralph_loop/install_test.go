@@ -55,6 +55,10 @@ func TestInstallScript(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ralph, "PROMPT.md")); string(b) != "my own prompt\n" {
 		t.Errorf("PROMPT.md was overwritten: %q", b)
 	}
+	// The shim tells the binary it was started this way (hints name it).
+	if b, _ := os.ReadFile(filepath.Join(ralph, "ralph_loop.sh")); !strings.Contains(string(b), "export RALPH_SHIM='bash .ralph/ralph_loop.sh'") {
+		t.Errorf("the shim does not set RALPH_SHIM:\n%s", b)
+	}
 	// bmalph runs the shim with bash; it must reach the binary.
 	v, err := exec.Command("bash", filepath.Join(ralph, "ralph_loop.sh"), "--version").CombinedOutput()
 	if err != nil || !regexp.MustCompile(`^ralph_loop \d+\.\d+\.\d+`).Match(v) {

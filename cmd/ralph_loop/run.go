@@ -8,23 +8,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"golang.org/x/term"
 
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // run is the whole program: arguments in, exit code out.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	if len(args) == 2 && args[0] == "--install-templates" {
-		return installTemplates(args[1], stdout, stderr)
+	// Started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM):
+	// hints name the command that works there.
+	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
+		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
 	}
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
@@ -32,10 +38,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	// goroutines.
 	sig := catchSignals(isTerminal(stdin), stderr)
 	defer sig.release()
+	noColour := false
+	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
+		noColour = true
+	}
+	colourOn := func(w io.Writer) bool { return !noColour && isTerminal(w) }
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
 		return 1
+	}
+	// --install-templates [DIR] is the older name of --init (install.sh
+	// passes the directory).
+	if len(args) >= 1 && args[0] == "--install-templates" {
+		switch len(args) {
+		case 1:
+			args = []string{"--init"}
+		case 2:
+			sig.release()
+			return installTemplates(args[1], stdout, stderr)
+		}
 	}
 	var cfg *config.Config
 	var warnings []config.Warning
@@ -51,10 +73,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	if err != nil {
 		var ue *config.UsageError
 		if errors.As(err, &ue) {
-			fmt.Fprintln(stdout, ue.Error())
-			if ue.ShowUsage {
-				config.Usage(stdout)
+			if ue.Unknown {
+				// One line where errors go, not under a screenful of help.
+				fmt.Fprintln(stderr, ue.Error())
+				if !isTerminal(stdout) && ue.Key != "" {
+					// A script reading stdout gets the bash loop's short form
+					// (docs/COMPATIBILITY.md); a person at a terminal sees
+					// only the line above.
+					fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", printable(ue.Key))
+				}
+				return ue.ExitCode()
 			}
+			fmt.Fprintln(stdout, ue.Error())
 			return ue.ExitCode()
 		}
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
@@ -71,6 +101,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.Help:
 		config.Usage(stdout)
 		return 0
+	case config.Init:
+		return installTemplates(dir.Root(), stdout, stderr)
 	case config.Version:
 		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
 		return 0
@@ -79,9 +111,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.CircuitStatus:
 		return circuitStatus(dir, cfg, stdout, stderr)
 	case config.ResetCircuit:
-		return resetCircuit(dir, stdout, stderr)
+		return resetCircuit(dir, colourOn(stdout), stdout, stderr)
 	case config.ResetSession:
-		return resetSession(dir, stdout, stderr)
+		return resetSession(dir, colourOn(stdout), stdout, stderr)
 	case config.Pause:
 		return pause(dir, true, stdout, stderr)
 	case config.Resume:
@@ -93,16 +125,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	case config.Monitor:
 		return monitor(cfg, args, stdout, stderr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, stdin, stdout, stderr, sig)
+	return runLoop(cfg, warnings, dir, cwd, colourOn(stderr), stdin, stdout, stderr, sig)
 }
 
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, stdin io.Reader, stdout, stderr io.Writer, sig *signals) int {
+func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) int {
 	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
 	// before anything under .ralph/ exists.
 	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
 		fmt.Fprintln(stderr, "ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).")
 		fmt.Fprintln(stderr, "ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.")
+		return 1
+	}
+	// A folder that was never set up: say how, and create nothing.
+	if !exists(dir.Root()) {
+		fmt.Fprintf(stderr, "ralph_loop: no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again\n", cfg.RalphDir, cwd)
 		return 1
 	}
 	if err := dir.EnsureLayout(); err != nil {
@@ -128,12 +165,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
 	}
 
-	errOut := events.NewAsyncWriter(stderr, 4096)
-	outOut := events.NewAsyncWriter(stdout, 4096)
+	// One writer owns the terminal: log lines, boxes, the live stream and
+	// the countdown go through one ordered queue, so a redrawn line is
+	// always ended before another line is printed, on either stream.
+	term := events.NewTerminal(stdout, stderr, isTerminal(stdout), isTerminal(stderr), 8192)
+	errOut, outOut := term.Stderr(), term.Stdout()
 	// Flush what the console will take, but never hold the exit for it: a
 	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
-	// timeout per writer, and a stop must finish within 2 s.
-	defer closeConsoles(500*time.Millisecond, outOut, errOut)
+	// timeout, and a stop must finish within 2 s.
+	defer term.Close(500 * time.Millisecond)
 
 	now := time.Now
 	start := now()
@@ -154,7 +194,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		defer f.Close()
 		eventsOut = f
 	}
-	colour := isTerminal(stderr)
 	bus.Add(events.NewConsole(errOut, colour), events.NewRalphLog(dir, sinkErr),
 		events.NewStatus(dir, sinkErr), events.NewProgress(dir, sinkErr),
 		events.NewMetrics(dir, sinkErr), events.NewStream(dir, eventsOut, sinkErr))
@@ -212,15 +251,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
 	return res.Code
-}
-
-// closeConsoles closes the writers at the same time, all within timeout.
-func closeConsoles(timeout time.Duration, ws ...*events.AsyncWriter) {
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Go(func() { w.Close(timeout) })
-	}
-	wg.Wait()
 }
 
 // settings maps the resolved configuration onto the engine's.
@@ -297,4 +327,15 @@ func exists(p string) bool {
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// printable clips a user-supplied word for a one-line message and writes
+// control characters as escapes.
+func printable(w string) string {
+	w = clip.Runes(w, 200)
+	if strings.IndexFunc(w, unicode.IsControl) < 0 {
+		return w
+	}
+	q := strconv.Quote(w)
+	return q[1 : len(q)-1]
 }

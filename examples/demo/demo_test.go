@@ -129,7 +129,7 @@ func TestDemoRun(t *testing.T) {
 				"Changed: .ralph/@fix_plan.md",
 				"TESTS_STATUS: PASSING",
 				"EXIT_SIGNAL: true",
-				"Summary:          Summary: task 4 done (USAGE.md), 0 left.",
+				"Summary:          task 4 done (USAGE.md), 0 left.",
 				"Ralph has completed the project",
 				"State:                 ✅ CLOSED",
 				"test.sh: 2 checks passed",
