@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -106,9 +105,9 @@ func (l *loop) iteration() (r Result, stop bool) {
 
 // buildCommand asks the driver for the argv.
 func (l *loop) buildCommand(c *call, ctxText string) (drivers.Spec, error) {
-	prompt, err := os.ReadFile(l.promptPath())
+	prompt, err := ralphdir.ReadFileCapped(l.promptPath(), ralphdir.TextCap)
 	if err != nil {
-		return drivers.Spec{}, fmt.Errorf("read prompt %s: %w", l.promptPath(), err)
+		return drivers.Spec{}, err
 	}
 	return l.drv.Build(l.request(string(prompt), ctxText, c.sessionID))
 }
@@ -135,20 +134,20 @@ func (l *loop) request(prompt, ctxText, sessionID string) drivers.Request {
 // runAgent starts the agent under supervision, streaming stdout to the
 // output log (and, live, to the console and live.log), stderr to its log.
 func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
-	out, err := os.Create(l.dir.Path(c.outName))
+	out, err := l.dir.Create(c.outName)
 	if err != nil {
-		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: fmt.Errorf("create %s: %w", l.dir.Path(c.outName), err)}
+		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: err}
 	}
 	defer out.Close()
-	errf, err := os.Create(l.dir.Path(c.errName))
+	errf, err := l.dir.Create(c.errName)
 	if err != nil {
-		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: fmt.Errorf("create %s: %w", l.dir.Path(c.errName), err)}
+		return supervise.Outcome{ExitCode: 1, Reason: supervise.StartFailed, Err: err}
 	}
 	defer errf.Close()
 
 	header := fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp))
 	l.dir.WriteFile(ralphdir.LiveLog, []byte(header))
-	live, _ := os.OpenFile(l.dir.Path(ralphdir.LiveLog), os.O_WRONLY|os.O_APPEND, 0o644)
+	live, _ := l.dir.OpenAppend(ralphdir.LiveLog)
 	if live != nil {
 		defer live.Close()
 	}

@@ -32,7 +32,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
 		return 1
 	}
-	cfg, warnings, err := config.Load(args, lookupEnv, cwd, os.ReadFile)
+	cfg, warnings, err := config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig)
 	if err != nil {
 		var ue *config.UsageError
 		if errors.As(err, &ue) {
