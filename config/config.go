@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // Action is what the command line asks for.
@@ -263,11 +265,19 @@ func invalidValue(key, value string, src Source, accepted string) *UsageError {
 }
 
 // show makes a user-supplied string safe inside a one-line message: control
-// characters (newlines, escape sequences) are written as Go escapes.
+// characters (newlines, escape sequences) are written as Go escapes, and a
+// long value is clipped to showMax bytes with a note of its full length.
 func show(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
+	out := s
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		q := strconv.Quote(s)
+		out = q[1 : len(q)-1]
 	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	if len(out) > showMax {
+		out = clip.Bytes(out, showMax) + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return out
 }
+
+// showMax is how much of a value a message quotes.
+const showMax = 200

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
 // Load resolves the configuration from the command line (args, without the
@@ -15,7 +17,8 @@ import (
 // precedence for every key: flag > environment > .ralphrc > default.
 //
 // It reads <projectDir>/<RALPH_DIR>/.ralphrc, or else <projectDir>/.ralphrc,
-// through readFile (os.ReadFile when nil); a nil lookupEnv means an empty
+// through readFile (ralphdir.ReadConfig, a bounded read of a regular file,
+// when nil); a nil lookupEnv means an empty
 // environment. It starts no process and touches nothing but those reads.
 //
 // Errors: a bad flag, a bad RALPH_DIR or an invalid value is a *UsageError.
@@ -23,14 +26,15 @@ import (
 // the loop (Run, Monitor); for the other actions an invalid value is a
 // Warning and the default is used, so --status or --reset-circuit still work
 // with a broken .ralphrc. Flags are always checked strictly. --help and
-// --version read nothing besides RALPH_DIR. A read error other than "no such
-// file" is returned as a plain error.
+// --version read nothing besides RALPH_DIR. A .ralphrc that cannot be read
+// (other than missing, or a directory, which is a warning) is a plain error
+// for those same actions and a warning for the others.
 func Load(args []string, lookupEnv func(string) (string, bool), projectDir string, readFile func(string) ([]byte, error)) (*Config, []Warning, error) {
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
 	if readFile == nil {
-		readFile = os.ReadFile
+		readFile = ralphdir.ReadConfig
 	}
 
 	ralphDir, dirSrc, err := resolveRalphDir(lookupEnv)
@@ -113,7 +117,11 @@ type loader struct {
 }
 
 // readRC loads <RalphDir>/.ralphrc, falling back to the project root's
-// .ralphrc. A missing file (or a directory in its place) is skipped.
+// .ralphrc. A missing file is skipped; a directory in its place is skipped
+// with a warning. A file that cannot be read as a .ralphrc (a named pipe, a
+// link to a device, over the size limit, no permission) is an error when
+// the action runs the loop and a warning otherwise. The error names the
+// path once.
 func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)) error {
 	for _, name := range []string{filepath.Join(l.c.RalphDir, ".ralphrc"), ".ralphrc"} {
 		p := name
@@ -122,10 +130,19 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 		}
 		data, err := readFile(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
-			return fmt.Errorf("read %s: %w", show(name), err)
+			if errors.Is(err, syscall.EISDIR) || isDir(p) {
+				l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("%s is a directory, not a .ralphrc file; ignoring it", show(name))})
+				continue
+			}
+			rerr := rcReadError(name, err)
+			if l.strict {
+				return rerr
+			}
+			l.warns = append(l.warns, Warning{Msg: rerr.Error() + "; using the defaults"})
+			return nil
 		}
 		l.rcFile = name
 		l.c.RCFile = name
@@ -133,6 +150,25 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 		return nil
 	}
 	return nil
+}
+
+// rcReadError words a failed .ralphrc read in one line, naming the file
+// once (as the user wrote it, relative to the project).
+func rcReadError(name string, err error) error {
+	var fe *ralphdir.FileError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("cannot read %s: it %s; %s", show(name), fe.Problem, fe.Fix)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // its path is the one named here
+	}
+	return fmt.Errorf("cannot read %s: %w", show(name), err)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // lookup finds a key's value: flag, then environment names in order, then

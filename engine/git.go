@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
 // git runs git in dir and returns its trimmed stdout.
@@ -72,7 +74,7 @@ func readHead(dir string) (id string, ok bool) {
 			return "", false
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "HEAD"), ralphdir.StateCap)
 	if err != nil {
 		return "", false
 	}
@@ -84,7 +86,7 @@ func readHead(dir string) (id string, ok bool) {
 	if !symbolic || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
 		return "", false
 	}
-	b, err = os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+	b, err = ralphdir.ReadFileCapped(filepath.Join(gitDir, filepath.FromSlash(ref)), ralphdir.StateCap)
 	if err == nil {
 		id = strings.TrimSpace(string(b))
 		return id, isObjectID(id)
@@ -92,7 +94,7 @@ func readHead(dir string) (id string, ok bool) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
-	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	packed, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "packed-refs"), ralphdir.LogCap)
 	if err != nil {
 		return "", false
 	}

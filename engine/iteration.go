@@ -107,9 +107,9 @@ func (l *loop) iteration() (r Result, stop bool) {
 
 // buildCommand asks the driver for the argv.
 func (l *loop) buildCommand(c *call, ctxText string) (drivers.Spec, error) {
-	prompt, err := os.ReadFile(l.promptPath())
+	prompt, err := ralphdir.ReadFileCapped(l.promptPath(), ralphdir.TextCap)
 	if err != nil {
-		return drivers.Spec{}, fmt.Errorf("read prompt %s: %w", l.promptPath(), err)
+		return drivers.Spec{}, err
 	}
 	return l.drv.Build(l.request(string(prompt), ctxText, c.sessionID))
 }
@@ -139,12 +139,12 @@ func (l *loop) request(prompt, ctxText, sessionID string) drivers.Request {
 // be written fails the call (supervise.WriteFailed): its output is lost,
 // so it must never count as a success.
 func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
-	out, err := os.Create(l.dir.Path(c.outName))
+	out, err := l.dir.Create(c.outName)
 	if err != nil {
 		return writeFailed(err)
 	}
 	defer out.Close()
-	errf, err := os.Create(l.dir.Path(c.errName))
+	errf, err := l.dir.Create(c.errName)
 	if err != nil {
 		return writeFailed(err)
 	}
@@ -154,7 +154,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	if err := l.dir.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
 		return writeFailed(err)
 	}
-	live, err := os.OpenFile(l.dir.Path(ralphdir.LiveLog), os.O_WRONLY|os.O_APPEND, 0o644)
+	live, err := l.dir.OpenAppend(ralphdir.LiveLog)
 	if err != nil {
 		return writeFailed(err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -133,7 +132,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	promptPath := l.dir.Path(ralphdir.ReviewPrompt)
-	prompt, err := os.ReadFile(promptPath)
+	prompt, err := ralphdir.ReadFileCapped(promptPath, ralphdir.TextCap)
 	if err != nil {
 		l.bus.Warnf("%s", review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt)))
 		return
@@ -148,7 +147,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	logPath := l.dir.Path(review.LogName(l.n))
-	f, err := os.Create(logPath)
+	f, err := l.dir.Create(review.LogName(l.n))
 	if err != nil {
 		l.bus.Warnf("review: %v", err)
 		return
@@ -165,7 +164,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	if head != "" {
 		review.SaveLastSHA(l.dir, head)
 	}
-	out, _ := os.ReadFile(logPath)
+	out, _ := ralphdir.ReadFileCapped(logPath, ralphdir.LogCap)
 	findings, perr := review.ParseFindings(out)
 	if perr == nil {
 		if err := review.Save(l.dir, findings); err != nil {

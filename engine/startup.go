@@ -109,6 +109,14 @@ func (l *loop) rel(name string) string {
 func (l *loop) checkPrompt() error {
 	p := l.promptPath()
 	if fileExists(p) {
+		// One line and exit 1 for a prompt or plan that is a named pipe,
+		// a link to a device or too big, before anything reads it.
+		if _, err := ralphdir.ReadFileCapped(p, ralphdir.TextCap); err != nil {
+			return &StartupError{Lines: []string{err.Error()}}
+		}
+		if _, _, err := l.dir.ReadFile(ralphdir.FixPlan); err != nil {
+			return &StartupError{Lines: []string{err.Error()}}
+		}
 		return nil
 	}
 	shown := l.s.PromptFile

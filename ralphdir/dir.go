@@ -5,18 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // Dir is a project's .ralph/ folder.
 type Dir struct {
-	root string
-	warn func(msg string)
-	now  func() time.Time
+	root    string
+	warn    func(msg string)
+	now     func() time.Time
+	refused *refusals // appends refused, each reported once
 }
 
 // New returns the .ralph/ folder at root. warn receives one-line warnings
@@ -25,7 +28,7 @@ func New(root string, warn func(msg string)) *Dir {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Dir{root: root, warn: warn, now: time.Now}
+	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}}
 }
 
 // SetClock replaces the clock used for quarantine names (tests).
@@ -66,13 +69,30 @@ func (d *Dir) EnsureLayout() error {
 // (the loop rewrites several files every iteration with the same content).
 func (d *Dir) WriteFile(name string, data []byte) error {
 	p := d.Path(name)
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+	if sameContent(p, data) {
 		return nil
 	}
 	return WriteFileAtomic(p, data, 0o644)
 }
 
-// WriteFileAtomic is WriteFile for any path.
+// sameContent reports whether path is a regular file (not a link) that
+// holds exactly data. It never blocks and reads at most len(data)+1 bytes.
+func sameContent(path string, data []byte) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) {
+		return false
+	}
+	old, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
+	return err == nil && bytes.Equal(old, data)
+}
+
+// WriteFileAtomic is WriteFile for any path. A link at path is replaced by
+// the new file; its target is never written.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -106,6 +126,13 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err // the paths are the temp file's and path: name path once
+		}
+		if st, serr := os.Lstat(path); serr == nil && st.IsDir() {
+			return &FileError{Op: "write", Path: path, Problem: kind(st.Mode()), Fix: "remove it"}
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	// The folder is not fsynced: after a power loss the rename may be
@@ -151,15 +178,18 @@ func (d *Dir) WriteJSON(name string, v any) error {
 	return d.WriteFile(name, data)
 }
 
-// ReadFile returns the content of name. found is false when it does not
-// exist; other errors (permission, a folder in its place) are returned.
+// ReadFile returns the content of name, read with ReadFileCapped: TextCap
+// for the prompt, the plan and specs/, LogCap under logs/, StateCap for
+// everything else. found is false when it does not exist; other errors
+// (permission, a named pipe or a folder in its place, over the limit) are
+// returned, naming the path once.
 func (d *Dir) ReadFile(name string) (data []byte, found bool, err error) {
-	data, err = os.ReadFile(d.Path(name))
+	data, err = ReadFileCapped(d.Path(name), capFor(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", d.Path(name), err)
+		return nil, false, err
 	}
 	return data, true, nil
 }
@@ -179,9 +209,20 @@ func (d *Dir) ReadJSON(name string, v any) (found bool, err error) {
 
 // ReadValid reads name and hands its content to decode. When decode fails
 // the file is quarantined with a warning and found is false. Use it for the
-// non-JSON state files (.call_count, .last_reset, .claude_session_id).
+// non-JSON state files (.call_count, .last_reset, .claude_session_id). A
+// state file that is not a regular file (a named pipe, a link to a device)
+// or is over StateCap is quarantined the same way, unread.
 func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err error) {
 	data, found, err := d.ReadFile(name)
+	var fe *FileError
+	if errors.As(err, &fe) {
+		moved, qerr := d.Quarantine(name)
+		if qerr != nil {
+			return false, fmt.Errorf("%v (and could not be moved aside: %v)", err, qerr)
+		}
+		d.warn(fmt.Sprintf("%s %s; moved it to %s and starting from the default state", fe.Path, fe.Problem, filepath.Base(moved)))
+		return false, nil
+	}
 	if err != nil || !found {
 		return false, err
 	}
@@ -209,6 +250,10 @@ func (d *Dir) Quarantine(name string) (string, error) {
 		dst = fmt.Sprintf("%s.%d", base, i)
 	}
 	if err := os.Rename(src, dst); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			return "", le.Err // the caller names the file
+		}
 		return "", err
 	}
 	return dst, nil
@@ -225,7 +270,12 @@ func (d *Dir) Remove(name string) error {
 
 // AppendLine appends line (a newline is added when missing) to name with a
 // single write on an O_APPEND descriptor, so concurrent readers only ever
-// see whole lines.
+// see whole lines. When name is a link, a named pipe or another
+// non-regular file nothing is written and the link's target stays
+// untouched: the first such refusal for a path returns a *FileError saying
+// so, later ones return nil, so the caller warns once and goes on. (No
+// warning goes through the Dir's warn here: the log sinks call AppendLine
+// and the warning would come back to them.)
 func (d *Dir) AppendLine(name, line string) error {
 	p := d.Path(name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -234,9 +284,15 @@ func (d *Dir) AppendLine(name, line string) error {
 	if !strings.HasSuffix(line, "\n") {
 		line += "\n"
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := d.OpenAppend(name)
+	if IsFileError(err) {
+		if d.refused.first(p) {
+			return err
+		}
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("append %s: %w", p, err)
+		return err
 	}
 	_, werr := f.WriteString(line)
 	cerr := f.Close()

@@ -59,7 +59,8 @@ type Summary struct {
 // not valid JSON events are counted (Invalid of the run they fall in, or of
 // the next run for lines before the first event) and skipped; a last line
 // without its newline is an append still under way and is left out
-// silently. A line of any length is read. A run_started event for a run id
+// silently. A line longer than MaxLine is skipped as invalid without being
+// held in memory, so a damaged log cannot exhaust it. A run_started event for a run id
 // already seen with one starts a new run (two runs started within the same
 // second share their id).
 func Read(r io.Reader) ([]*Summary, error) {
@@ -69,8 +70,18 @@ func Read(r io.Reader) ([]*Summary, error) {
 	var cur *Summary
 	orphans := 0 // invalid lines before the first event
 	for {
-		line, err := br.ReadBytes('\n')
-		partial := err == io.EOF && len(line) > 0
+		line, long, err := readLine(br)
+		partial := err == io.EOF && (len(line) > 0 || long)
+		if long {
+			if !partial {
+				if cur != nil {
+					cur.Invalid++
+				} else {
+					orphans++
+				}
+			}
+			line = nil
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var e events.Event
 			if json.Unmarshal(line, &e) != nil || e.Type == "" {
@@ -102,6 +113,29 @@ func Read(r io.Reader) ([]*Summary, error) {
 		}
 	}
 	return runs, nil
+}
+
+// MaxLine bounds one event line; an event is a few hundred bytes.
+const MaxLine = 1 << 20
+
+// readLine returns the next line with its newline; long reports a line over
+// MaxLine, whose bytes are skipped, not returned.
+func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			line = append(line, chunk...)
+			if len(line) > MaxLine {
+				long, line = true, nil
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			if long {
+				return nil, true, err
+			}
+			return line, false, err
+		}
+	}
 }
 
 func apply(s *Summary, e events.Event) {

@@ -261,3 +261,21 @@ func TestWriteJSON(t *testing.T) {
 		}
 	}
 }
+
+// A line over MaxLine (a damaged or hostile log) is counted invalid and
+// skipped, never held whole; the events around it still count, and an
+// overlong unfinished last line is left out silently.
+func TestReadOverlongLine(t *testing.T) {
+	l := newLog("r", t0)
+	l.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
+	l.buf.WriteString(strings.Repeat("x", 3*report.MaxLine) + "\n")
+	l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: events.IntPtr(0)})
+	l.buf.WriteString(strings.Repeat("y", 2*report.MaxLine))
+	runs, err := report.Read(strings.NewReader(l.buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Invalid != 1 || !runs[0].Finished {
+		t.Fatalf("runs = %d, invalid = %d", len(runs), runs[0].Invalid)
+	}
+}

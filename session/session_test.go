@@ -472,17 +472,24 @@ func TestResetDetails(t *testing.T) {
 			t.Errorf("history %+v warnings %q", h, r.warnings)
 		}
 	})
-	t.Run("history write failure is a warning", func(t *testing.T) {
+	t.Run("a folder in place of the history is moved aside", func(t *testing.T) {
 		r := newRig(t)
-		// A folder where the history file should be: it cannot be read or replaced.
+		// Not a regular file: moved aside like a corrupt one, then the
+		// reset is recorded in a fresh history.
 		if err := os.Mkdir(r.d.Path(ralphdir.RalphSessionHistory), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.s.Reset(ReasonProjectComplete, 1, t0); err != nil {
 			t.Fatalf("Reset failed: %v", err)
 		}
-		if len(r.logs) != 2 || !strings.HasPrefix(r.logs[0], "WARN Could not record the session reset in .ralph_session_history") || r.logs[1] != "INFO Session reset: project_complete" {
+		if len(r.logs) != 1 || r.logs[0] != "INFO Session reset: project_complete" {
 			t.Errorf("logs %q", r.logs)
+		}
+		if len(r.warnings) != 1 || !strings.Contains(r.warnings[0], "is a directory, not a regular file; moved it to .ralph_session_history.corrupt-") {
+			t.Errorf("warnings %q", r.warnings)
+		}
+		if h, err := r.s.History(); err != nil || len(h) != 1 {
+			t.Errorf("history %v %v", h, err)
 		}
 		if _, st, _ := r.s.Current(t0); st != Inactive {
 			t.Errorf("state %v", st)

@@ -61,9 +61,9 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) int {
 
 // showReport is --report [--json]: the last run, rebuilt from its events.
 func showReport(d *ralphdir.Dir, cfg *config.Config, stdout, stderr io.Writer) int {
-	f, err := os.Open(d.Path(ralphdir.EventsLog))
+	f, err := ralphdir.OpenRegular(d.Path(ralphdir.EventsLog))
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: no run to report: %s cannot be read (%v); run ralph_loop first\n", d.Path(ralphdir.EventsLog), err)
+		fmt.Fprintf(stderr, "ralph_loop: no run to report: %v; run ralph_loop first\n", err)
 		return 1
 	}
 	defer f.Close()

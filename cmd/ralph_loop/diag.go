@@ -17,7 +17,11 @@ import (
 // showStatus is --status: status.json, pretty-printed, unchanged on disk.
 func showStatus(d *ralphdir.Dir, stdout io.Writer) int {
 	data, found, err := d.ReadFile(ralphdir.Status)
-	if err != nil || !found {
+	if err != nil {
+		fmt.Fprintf(stdout, "Cannot show the status: %v\n", err)
+		return 1
+	}
+	if !found {
 		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
 		return 0
 	}

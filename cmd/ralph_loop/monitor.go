@@ -40,7 +40,7 @@ func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	}
 	live := filepath.Join(ralph, ralphdir.LiveLog)
 	os.MkdirAll(ralph, 0o755)
-	os.WriteFile(live, []byte("=== Ralph Live Output - Waiting for first loop... ===\n"), 0o644)
+	ralphdir.WriteFileAtomic(live, []byte("=== Ralph Live Output - Waiting for first loop... ===\n"), 0o644)
 
 	name := "ralph-" + strconv.FormatInt(time.Now().Unix(), 10)
 	loopCmd := shellQuote(self) + " --live"

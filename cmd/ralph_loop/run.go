@@ -61,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	}
 	var cfg *config.Config
 	var warnings []config.Warning
-	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, os.ReadFile) }) {
+	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig) }) {
 		return sig.exitCode()
 	}
 	if cfg == nil || cfg.Action != config.Run {
