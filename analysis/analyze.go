@@ -602,6 +602,11 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 		res.Block, res.BlockCount = block, resultText.Blocks
 		tasks = block.TasksCompleted
 		res.TestsStatus = block.TestsStatus
+		if block.FilesModified != nil {
+			// The agent's own count, for reporting; the exit and progress
+			// decisions keep the JSON figure, as the bash loop does.
+			res.ReportedFilesModified = *block.FilesModified
+		}
 		switch {
 		case block.ExitSignalFound:
 			explicit, exit = true, block.ExitSignal
@@ -697,6 +702,9 @@ func textPath(res *Result, f *textFacts, opts Options) {
 		res.FormatConfidence = 70
 		res.TasksCompletedThisLoop = b.TasksCompleted
 		res.TestsStatus = b.TestsStatus
+		if b.FilesModified != nil {
+			res.ReportedFilesModified = *b.FilesModified // for reporting only
+		}
 		switch {
 		case b.ExitSignalFound && b.ExitSignal:
 			completion, exit, score = true, true, 100

@@ -119,7 +119,7 @@ type Result struct {
 	QuestionCount               int
 	HasProgress                 bool
 	FilesModified               int
-	ReportedFilesModified       int // what the output itself claimed (metadata.files_changed, files_modified)
+	ReportedFilesModified       int // what the agent claimed: the status block's FILES_MODIFIED, else the JSON metadata.files_changed or files_modified
 	FormatConfidence            int
 	ConfidenceScore             int
 	WorkSummary                 string

@@ -88,7 +88,7 @@ Examples:
   ralph_loop --no-continue             # no session carried between loops
   ralph_loop --session-expiry 48       # sessions stay usable for two days
   ralph_loop --max-loops 10 --delay 30s
-  ralph_loop --driver codex --analyze .ralph/logs/claude_output_2026-01-01_10-00-00.log
+  ralph_loop --driver codex --analyze .ralph/logs/claude_output_2026-01-01_10-00-00-123_loop1.log
 `
 
 // Usage writes the --help text to w.

@@ -16,8 +16,14 @@ import (
 )
 
 // errorHistoryFile keeps the error lines of recent loops, so that the same
-// errors repeating across loops are recognised (stuck-loop detection).
-const errorHistoryFile = ".error_history"
+// errors repeating across loops are recognised (stuck-loop detection). It
+// lives under logs/, which bmalph's .gitignore hides: the bash loop has no
+// such file, so it must not show in git status. oldErrorHistoryFile is
+// where earlier versions kept it.
+const (
+	errorHistoryFile    = "logs/.error_history"
+	oldErrorHistoryFile = ".error_history"
+)
 
 // analyze reads the call's output file.
 func (l *loop) analyze(c *call) (analysis.Result, error) {
@@ -48,7 +54,9 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		hist.Add(l.n, res.ErrorLines)
 		if b, err := hist.Marshal(); err == nil {
-			l.dir.WriteFile(errorHistoryFile, b)
+			if l.dir.WriteFile(errorHistoryFile, b) == nil {
+				l.dir.Remove(oldErrorHistoryFile)
+			}
 		}
 		if res.UpdatesLastOutputLength() {
 			l.dir.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(res.OutputLength)+"\n"))

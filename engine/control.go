@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -158,21 +156,23 @@ func (l *loop) afterIteration() (Result, bool) {
 
 // noteStall compares this iteration with the previous one: the same reply
 // and no change to git HEAD or the working tree is a stalled iteration.
-// The loop's own files under .ralph/ (state files that come and go with
-// each loop) are left out of `git status --porcelain`; the fix plan, which
-// the agent edits, is compared by content instead.
+// The loop's own files under .ralph/ (ralphdir.LoopOwned) are left out of
+// `git status --porcelain`, and a commit of nothing else does not count as
+// a move of HEAD; the fix plan is also compared by content (an untracked
+// plan shows no edit in git).
 func (l *loop) noteStall(text string) {
 	if l.s.StallLimit <= 0 {
 		return
 	}
 	head, porcel := "", ""
 	if l.git.isRepo(l.ctx) {
-		args := []string{"status", "--porcelain", "--", "."}
-		if rel, err := filepath.Rel(l.s.ProjectDir, l.dir.Root()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			args = append(args, ":(exclude)"+filepath.ToSlash(rel))
-		}
+		// The loop's own files change on every iteration, and an agent
+		// may commit them: neither is movement.
 		head = l.git.head(l.ctx)
-		porcel, _ = l.git.run(l.ctx, args...)
+		if l.haveLast && head != l.lastHead && !l.git.committedBeyondOwned(l.ctx, l.lastHead, head) {
+			head = l.lastHead
+		}
+		porcel = l.git.porcelain(l.ctx)
 	}
 	if plan, found, _ := l.dir.ReadFile(ralphdir.FixPlan); found {
 		porcel += "\x00" + string(plan)

@@ -14,8 +14,64 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// git runs git in dir and returns its trimmed stdout.
-type git struct{ dir string }
+// git runs git in dir and returns its trimmed stdout. With owned set, the
+// change queries leave out the loop's own files under .ralph/.
+type git struct {
+	dir   string
+	owned *ownedPaths
+}
+
+// ownedPaths recognises, among repository paths, the files the loop writes
+// for itself under its .ralph/ folder (ralphdir.LoopOwned): they are never
+// the agent's progress, whether they changed in the working tree or in a
+// commit (an agent that runs `git add -A && git commit` commits them).
+type ownedPaths struct {
+	ralphDir string // the .ralph/ folder's absolute path
+	once     sync.Once
+	prefix   string // that folder relative to the repository's top, with a final "/"
+	inside   bool   // the folder is inside the repository
+}
+
+// newGit is the loop's git: the project's repository, with ralphDir's
+// loop-owned files left out of every change it reports.
+func newGit(projectDir, ralphDir string) git {
+	return git{dir: projectDir, owned: &ownedPaths{ralphDir: ralphDir}}
+}
+
+// isOwned reports whether p, a path relative to the repository's top as
+// git diff and git status print it, is a loop-owned file.
+func (g git) isOwned(ctx context.Context, p string) bool {
+	o := g.owned
+	if o == nil {
+		return false
+	}
+	o.once.Do(func() {
+		top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return
+		}
+		rd := o.ralphDir
+		if r, err := filepath.EvalSymlinks(rd); err == nil {
+			rd = r
+		}
+		if r, err := filepath.EvalSymlinks(top); err == nil {
+			top = r
+		}
+		rel, err := filepath.Rel(top, rd)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return
+		}
+		o.inside = true
+		if rel != "." {
+			o.prefix = filepath.ToSlash(rel) + "/"
+		}
+	})
+	if !o.inside {
+		return false
+	}
+	rest, ok := strings.CutPrefix(p, o.prefix)
+	return ok && ralphdir.LoopOwned(rest)
+}
 
 func (g git) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
@@ -119,17 +175,54 @@ func isObjectID(s string) bool {
 	return true
 }
 
+// porcelain is `git status --porcelain` without the loop-owned files: one
+// "XY path" line per changed or untracked file (renames and copies name
+// the new path), "" for a clean tree.
 func (g git) porcelain(ctx context.Context) string {
-	s, _ := g.run(ctx, "status", "--porcelain")
-	return s
+	s, _ := g.run(ctx, "status", "--porcelain", "-z")
+	var lines []string
+	entries := strings.Split(s, "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		if e[0] == 'R' || e[0] == 'C' || e[1] == 'R' || e[1] == 'C' {
+			i++ // the next entry is the rename's or copy's source
+		}
+		if !g.isOwned(ctx, e[3:]) {
+			lines = append(lines, e)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// committedBeyondOwned reports whether the commits from..to change any
+// file that is not loop-owned. A commit of nothing but the loop's own
+// files is no change.
+func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
+	if from == "" || to == "" || from == to {
+		return from != to
+	}
+	out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
+	if err != nil {
+		return true
+	}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" && !g.isOwned(ctx, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // changes reports, for the files changed since start (the commits
 // start..HEAD when HEAD moved, then unstaged and staged changes), how many
 // distinct files changed and the `git diff --numstat` text of those three
 // diffs in that order. Untracked files are not counted, as the reference
-// counts them. One numstat per diff serves both answers: the loop pays for
-// every git process on every iteration.
+// counts them; loop-owned files are neither counted nor in the text (a
+// commit of nothing else is no change). One numstat per diff serves both
+// answers: the loop pays for every git process on every iteration.
 func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
 	// The three look-ups are independent: run them side by side.
 	var head, work, staged string
@@ -144,15 +237,20 @@ func (g git) changes(ctx context.Context, start string) (files int, numstat stri
 		parts = append(parts, out)
 	}
 	parts = append(parts, work, staged)
-	numstat = strings.Join(parts, "\n")
 
 	set := map[string]bool{}
-	for _, line := range strings.Split(numstat, "\n") {
-		if p := numstatPath(line); p != "" {
+	var kept []string
+	for _, line := range strings.Split(strings.Join(parts, "\n"), "\n") {
+		p := numstatPath(line)
+		if p != "" && g.isOwned(ctx, p) {
+			continue
+		}
+		kept = append(kept, line)
+		if p != "" {
 			set[p] = true
 		}
 	}
-	return len(set), numstat
+	return len(set), strings.Join(kept, "\n")
 }
 
 // numstatPath is the path `git diff --name-only` prints for one numstat

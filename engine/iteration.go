@@ -24,7 +24,7 @@ import (
 
 // call is one agent call in flight and what came of it.
 type call struct {
-	stamp      string
+	stamp      string // <local time to the second>-<ms>_loop<N>, unique per call
 	outName    string // logs/claude_output_<stamp>.log
 	errName    string
 	startSHA   string
@@ -36,13 +36,17 @@ type call struct {
 	started    time.Time
 	res        *analysis.Result
 	exitSignal bool // before quality-gate override (metrics)
+	files      int  // files changed in git by the call, loop-owned files left out
 }
 
 // iteration runs one agent call and everything after it; stop=true ends
 // the run with r.
 func (l *loop) iteration() (r Result, stop bool) {
 	c := &call{started: l.now()}
-	c.stamp = c.started.Local().Format("2006-01-02_15-04-05")
+	c.stamp = callStamp(c.started, l.n)
+	for i := 2; l.dir.Exists("logs/claude_output_" + c.stamp + ".log"); i++ {
+		c.stamp = fmt.Sprintf("%s-%d", callStamp(c.started, l.n), i)
+	}
 	c.outName = "logs/claude_output_" + c.stamp + ".log"
 	c.errName = "logs/claude_stderr_" + c.stamp + ".log"
 	c.calls = l.window.Count + 1
@@ -103,6 +107,14 @@ func (l *loop) iteration() (r Result, stop bool) {
 		return l.success(c)
 	}
 	return l.failure(c)
+}
+
+// callStamp names one call's logs: the local start time as the bash loop
+// writes it (to the second), then the milliseconds and the loop number, so
+// that every call gets its own files and the names still sort by time.
+func callStamp(t time.Time, loop int) string {
+	t = t.Local()
+	return fmt.Sprintf("%s-%03d_loop%d", t.Format("2006-01-02_15-04-05"), t.Nanosecond()/int(time.Millisecond), loop)
 }
 
 // buildCommand asks the driver for the argv.

@@ -93,7 +93,7 @@ func (l *loop) status(typ events.Type, action, status string) {
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, git: git{dir: s.ProjectDir}, format: s.OutputFormat, liveOK: s.Live}
+	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
 	l.ctx = deps.Stopper.Context()
 	res := l.run()
 	l.finish(res)

@@ -54,6 +54,7 @@ func (l *loop) success(c *call) (Result, bool) {
 
 	// Files changed (git) — the breaker's progress signal.
 	files, numstat := l.git.changes(l.ctx, c.startSHA)
+	c.files = files
 	res.SetFilesModified(files)
 	l.bus.Debugf("Detected %d unique files changed (commits + working tree) since loop start", files)
 	if s := templates.DiffSummary(numstat); s != "" {
@@ -101,7 +102,11 @@ func (l *loop) success(c *call) (Result, bool) {
 			Loop: l.n, FilesChanged: files, HasErrors: res.HasErrors, ErrorLine: res.FirstErrorLine(),
 			OutputLength: res.OutputLength, HasPermissionDenials: res.HasPermissionDenials,
 			DeniedCommands: res.DeniedCommands, AskingQuestions: res.AskingQuestions,
-			CompletionSignal: res.HasCompletionSignal || res.ExitSignal, ReportedFilesModified: res.ReportedFilesModified,
+			CompletionSignal: res.HasCompletionSignal || res.ExitSignal,
+			// .response_analysis' files_modified (the git count, else the
+			// JSON figure), as the bash loop's breaker reads it; the status
+			// block's FILES_MODIFIED is a claim, not progress.
+			ReportedFilesModified: res.FilesModified,
 		}
 		if gate.WithholdProgress {
 			l.bus.Warnf("Quality gate circuit-breaker: overriding progress signals")
@@ -333,7 +338,7 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 		DurationAPIMS:         res.DurationAPIMS,
 		NumTurns:              res.NumTurns,
 		Usage:                 usageOf(res.Usage),
-		FilesChanged:          res.FilesModified,
+		FilesChanged:          c.files,
 		ReportedFilesModified: res.ReportedFilesModified,
 		HasErrors:             res.HasErrors,
 		ExitSignal:            c.exitSignal,

@@ -125,6 +125,9 @@ func (l *loop) maybeReview(res analysis.Result) {
 		head, dirty = l.git.head(ctx), l.git.porcelain(ctx) != ""
 	}
 	last, _ := review.LoadLastSHA(l.dir)
+	if gitOK && last != "" && head != last && !l.git.committedBeyondOwned(ctx, last, head) {
+		head = last // commits of the loop's own files are nothing to review
+	}
 	if !review.Due(review.DueInput{
 		Loop: l.n, Mode: l.s.ReviewMode, Interval: l.s.ReviewInterval, FixPlanDelta: res.FixPlanCompletedDelta,
 		BreakerState: l.brk.State, GitOK: gitOK, HeadSHA: head, LastSHA: last, Dirty: dirty,

@@ -1,8 +1,11 @@
 package ralphdir
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,13 +29,16 @@ func (e *LockedError) Error() string {
 // Lock holds the project's single-instance lock.
 type Lock struct{ fl *flock.Flock }
 
-// Lock takes .ralph/.ralph_loop.lock without waiting. When another process
-// holds it the error is a *LockedError. The lock file is never deleted (that
-// would let two processes lock two different files); the holder's pid is
-// written into it for the message.
+// Lock takes .ralph/logs/.ralph_loop.lock without waiting (under logs/,
+// which bmalph's .gitignore hides, so the lock never shows in git status).
+// When another process holds it the error is a *LockedError. The lock file
+// is never deleted (that would let two processes lock two different files);
+// the holder's pid is written into it for the message. A lock file that an
+// older version left at .ralph/.ralph_loop.lock refuses too while its
+// holder runs, and is removed once it is free.
 func (d *Dir) Lock() (*Lock, error) {
 	p := d.Path(LockFile)
-	if err := os.MkdirAll(d.root, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
 	fl := flock.New(p)
@@ -41,11 +47,11 @@ func (d *Dir) Lock() (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
 	if !ok {
-		pid := 0
-		if b, err := os.ReadFile(p); err == nil {
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		}
-		return nil, &LockedError{Path: p, PID: pid}
+		return nil, &LockedError{Path: p, PID: lockPID(p)}
+	}
+	if err := d.dropOldLock(); err != nil {
+		fl.Unlock()
+		return nil, err
 	}
 	// The pid is informational; write it in place (the file is ours while locked).
 	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
@@ -53,6 +59,35 @@ func (d *Dir) Lock() (*Lock, error) {
 		f.Close()
 	}
 	return &Lock{fl: fl}, nil
+}
+
+// dropOldLock removes the lock file of an older version, unless a loop of
+// that version still holds it.
+func (d *Dir) dropOldLock() error {
+	old := d.Path(OldLockFile)
+	if _, err := os.Lstat(old); err != nil {
+		return nil
+	}
+	fl := flock.New(old)
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return &LockedError{Path: old, PID: lockPID(old)}
+	}
+	defer fl.Unlock()
+	if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the old lock file %s: %w (delete it by hand)", old, err)
+	}
+	return nil
+}
+
+// lockPID is the pid a holder wrote into the lock file at p, 0 when unknown.
+func lockPID(p string) int {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
 
 // Unlock releases the lock.

@@ -1,5 +1,7 @@
 package ralphdir
 
+import "strings"
+
 // File names under .ralph/, exactly as the bash reference uses them.
 const (
 	Status                = "status.json"
@@ -33,10 +35,55 @@ const (
 	RalphLog              = "logs/ralph.log"
 	MetricsLog            = "logs/metrics.jsonl"
 	EventsLog             = "logs/events.jsonl"
-	LockFile              = ".ralph_loop.lock"
+	LockFile              = "logs/.ralph_loop.lock"
+	OldLockFile           = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
 	PauseFile             = ".ralph_paused"
 	FailureState          = ".failure_guard"
 )
+
+// loopOwnedNames are the files the loop itself writes directly under
+// .ralph/ (state, history, markers, the lock of older versions), plus the
+// heartbeat markers the bash loop's helpers write there.
+var loopOwnedNames = map[string]bool{
+	Status: true, Progress: true, LiveLog: true, CallCount: true, LastReset: true,
+	ExitSignals: true, ResponseAnalysis: true, LastOutputLength: true, LoopStartSHA: true,
+	LoopDiffSummary: true, ClaudeSessionID: true, RalphSession: true, RalphSessionHistory: true,
+	CircuitBreakerState: true, CircuitBreakerHistory: true, QualityGateResults: true,
+	ReviewFindings: true, ReviewLastSHA: true, WriteHeartbeatTrigger: true, OldLockFile: true,
+	PauseFile: true, FailureState: true, ".error_history": true,
+	".heartbeat_marker": true, ".write_heartbeat_seen": true, ".write_heartbeat_pid": true,
+}
+
+// LoopOwned reports whether rel, a slash-separated path relative to
+// .ralph/, is a file the loop writes for itself: state, history, markers,
+// locks, temp and quarantined copies, and everything under logs/. Such
+// files are never the agent's progress, tracked or not, committed or not.
+// The user's files (PROMPT.md, @fix_plan.md, @AGENT.md, specs/,
+// REVIEW_PROMPT.md, .ralphrc, …) are not loop-owned.
+func LoopOwned(rel string) bool {
+	rel = strings.TrimPrefix(rel, "./")
+	if rel == LogsDir || strings.HasPrefix(rel, LogsDir+"/") {
+		return true
+	}
+	if strings.Contains(rel, "/") {
+		return false
+	}
+	if loopOwnedNames[rel] {
+		return true
+	}
+	// Atomic-write temp files (".NAME.tmp-XXXX", the bash loop's
+	// "NAME.tmp", "NAME.qg_tmp" and "@fix_plan.md.collapse_tmp") and
+	// quarantined copies of loop-owned files ("NAME.corrupt-YYYYMMDD-HHMMSS").
+	if strings.HasPrefix(rel, ".") && strings.Contains(rel, ".tmp-") || strings.HasSuffix(rel, ".collapse_tmp") {
+		return true
+	}
+	for _, sep := range []string{".corrupt-", ".qg_tmp", ".tmp"} {
+		if i := strings.Index(rel, sep); i > 0 && loopOwnedNames[rel[:i]] {
+			return true
+		}
+	}
+	return false
+}
 
 // StatusValues are the only values status.json's "status" may hold: the set
 // bmalph accepts (bmalph src/utils/constants.ts).

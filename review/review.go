@@ -35,13 +35,14 @@ type DueInput struct {
 	Dirty        bool   // the working tree has uncommitted changes
 }
 
-// Due reports whether a review runs after this loop: never after the first
-// loop (nothing to review yet) nor while the breaker is not CLOSED; in
-// enhanced mode every Interval loops; in ultimate mode after each loop that
-// ticked a task; and only when something changed since the last review
-// (HEAD moved or the tree is dirty). Unknown modes never review.
+// Due reports whether a review runs after this loop (the first one
+// included, as the bash loop does: a two-story plan has only one loop
+// before its last): never while the breaker is not CLOSED; in enhanced
+// mode every Interval loops; in ultimate mode after each loop that ticked
+// a task; and only when something changed since the last review (HEAD
+// moved or the tree is dirty). Unknown modes never review.
 func Due(in DueInput) bool {
-	if in.Loop < 2 {
+	if in.Loop < 1 {
 		return false
 	}
 	if in.BreakerState != "" && in.BreakerState != "CLOSED" {

@@ -111,7 +111,7 @@ func TestKillAnyMoment(t *testing.T) {
 		// A child caught between fork and exec holds a copy of the lock's
 		// descriptor for a few milliseconds; nothing may hold it longer.
 		if !waitFor(2*time.Second, func() bool { return lockFree(t, p) }) {
-			t.Errorf("%s: .ralph/.ralph_loop.lock is still held 2 s after the kill", when)
+			t.Errorf("%s: .ralph/logs/.ralph_loop.lock is still held 2 s after the kill", when)
 		}
 		if t.Failed() {
 			t.FailNow()
@@ -170,7 +170,7 @@ func TestKillDuringAgentCall(t *testing.T) {
 // lockFree reports whether the project's single-instance lock can be taken.
 func lockFree(t *testing.T, p *loopProject) bool {
 	t.Helper()
-	fl := flock.New(p.path(".ralph/.ralph_loop.lock"))
+	fl := flock.New(p.path(".ralph/logs/.ralph_loop.lock"))
 	ok, err := fl.TryLock()
 	if err != nil {
 		t.Fatalf("lock probe: %v", err)

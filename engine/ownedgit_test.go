@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGitLeavesOutLoopOwnedFiles: a commit or a working-tree change of the
+// loop's own files under .ralph/ is no change; the user's files under
+// .ralph/ (the plan, the prompt, specs/) and the project's files are.
+func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	sh := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owned := []string{".ralph/status.json", ".ralph/.call_count", ".ralph/.circuit_breaker_state", ".ralph/.ralph_loop.lock", ".ralph/live.log"}
+	user := []string{".ralph/@fix_plan.md", ".ralph/PROMPT.md", ".ralph/specs/a.md", "src/app.txt"}
+	for _, f := range append(append([]string{}, owned...), user...) {
+		write(f, "v1\n")
+	}
+	write(".gitignore", ".ralph/logs/\n")
+	sh("init", "-q", ".")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "init")
+	g := newGit(dir, filepath.Join(dir, ".ralph"))
+	ctx := context.Background()
+
+	// An agent's `git add -A && git commit` of the loop's files only.
+	start := sh("rev-parse", "HEAD")
+	for _, f := range owned {
+		write(f, "v2\n")
+	}
+	write(".ralph/.error_history", "{}\n") // untracked, then committed
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "loop files")
+	for _, f := range owned {
+		write(f, "v3\n") // and the loop rewrote them since
+	}
+	if n, numstat := g.changes(ctx, start); n != 0 || strings.TrimSpace(numstat) != "" {
+		t.Errorf("loop-owned commit: changes = %d, numstat %q; want 0", n, numstat)
+	}
+	if p := g.porcelain(ctx); p != "" {
+		t.Errorf("porcelain = %q, want it empty", p)
+	}
+	if g.committedBeyondOwned(ctx, start, sh("rev-parse", "HEAD")) {
+		t.Error("committedBeyondOwned = true for a commit of loop-owned files only")
+	}
+
+	// The user's files count, committed or not.
+	mid := sh("rev-parse", "HEAD")
+	write(".ralph/@fix_plan.md", "v2\n")
+	write(".ralph/specs/a.md", "v2\n")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "work")
+	write(".ralph/PROMPT.md", "v2\n")
+	write("src/app.txt", "v2\n")
+	if n, _ := g.changes(ctx, start); n != 4 {
+		t.Errorf("user changes = %d, want 4", n)
+	}
+	if !g.committedBeyondOwned(ctx, mid, sh("rev-parse", "HEAD")) {
+		t.Error("committedBeyondOwned = false for a commit of the plan and a spec")
+	}
+	if p := g.porcelain(ctx); p != " M .ralph/PROMPT.md\n M src/app.txt" {
+		t.Errorf("porcelain = %q", p)
+	}
+}
