@@ -39,77 +39,6 @@ func (c *Console) Line(ts time.Time, level Level, msg string) {
 	io.WriteString(c.w, line+"\n")
 }
 
-// AsyncWriter is an io.Writer that never blocks its caller and never fails:
-// writes are queued and copied to the underlying writer by a goroutine.
-// When the queue is full (nobody drains the pipe) writes are dropped; after
-// the first write error (the reader went away: EPIPE) everything is
-// dropped. bmalph's dashboard leaves the loop's pipes undrained and closes
-// them on detach; the loop must go on regardless.
-type AsyncWriter struct {
-	ch     chan []byte
-	done   chan struct{}
-	mu     sync.Mutex
-	dead   bool
-	closed bool
-	// Dropped counts bytes that were not written.
-	dropped int64
-}
-
-// NewAsyncWriter starts the copier. queue is how many writes may wait.
-func NewAsyncWriter(w io.Writer, queue int) *AsyncWriter {
-	a := &AsyncWriter{ch: make(chan []byte, queue), done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		for p := range a.ch {
-			if a.isDead() {
-				continue
-			}
-			if _, err := w.Write(p); err != nil {
-				a.mu.Lock()
-				a.dead = true
-				a.mu.Unlock()
-			}
-		}
-	}()
-	return a
-}
-
-func (a *AsyncWriter) isDead() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.dead
-}
-
-// Write queues p; it always reports success.
-func (a *AsyncWriter) Write(p []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.dead || a.closed {
-		return len(p), nil
-	}
-	select {
-	case a.ch <- append([]byte(nil), p...):
-	default:
-		a.dropped += int64(len(p))
-	}
-	return len(p), nil
-}
-
-// Close stops accepting writes and waits up to timeout for the queue to
-// drain; an undrained pipe cannot hold the loop's exit.
-func (a *AsyncWriter) Close(timeout time.Duration) {
-	a.mu.Lock()
-	if !a.closed {
-		a.closed = true
-		close(a.ch)
-	}
-	a.mu.Unlock()
-	select {
-	case <-a.done:
-	case <-time.After(timeout):
-	}
-}
-
 // Terminal is the one writer of the program's stdout and stderr while the
 // loop runs: boxes, the live stream, log lines, the countdown and the stop
 // notice all go through one queue, in the order they were written, so a
@@ -119,9 +48,10 @@ func (a *AsyncWriter) Close(timeout time.Duration) {
 // ended with "\n" otherwise; and on a terminal, output left mid-line on one
 // stream is ended with "\n" before a line goes to the other.
 //
-// Like AsyncWriter it never blocks its caller and never fails: when the
-// queue is full (nobody drains the pipe: bmalph's dashboard) writes are
-// dropped, and a stream is dropped after its first write error (EPIPE).
+// It never blocks its caller and never fails: when the queue is full
+// (nobody drains the pipe: bmalph's dashboard leaves the loop's pipes
+// undrained and closes them on detach) writes are dropped, and a stream is
+// dropped after its first write error (EPIPE); the loop goes on regardless.
 type Terminal struct {
 	ch     chan termItem
 	done   chan struct{}

