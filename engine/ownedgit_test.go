@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,32 +11,8 @@ import (
 // loop's own files under .ralph/ is no change; the user's files under
 // .ralph/ (the plan, the prompt, specs/) and the project's files are.
 func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	sh := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, sh, write := testRepo(t)
+
 	owned := []string{".ralph/status.json", ".ralph/.call_count", ".ralph/.circuit_breaker_state", ".ralph/.ralph_loop.lock", ".ralph/live.log"}
 	user := []string{".ralph/@fix_plan.md", ".ralph/PROMPT.md", ".ralph/specs/a.md", "src/app.txt"}
 	for _, f := range append(append([]string{}, owned...), user...) {

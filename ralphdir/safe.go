@@ -127,16 +127,7 @@ func OpenRegular(path string) (*os.File, error) {
 		}
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &FileError{Op: "read", Path: path, Problem: kind(st.Mode()), Fix: "replace it with a regular file"}
-	}
-	return f, nil
+	return onlyRegular(f, "read", path, "replace it with a regular file")
 }
 
 // capFor is the size limit of a file under .ralph/.
@@ -194,6 +185,12 @@ func openWrite(op, path string, flag int, fix string) (*os.File, error) {
 		}
 		return nil, &FileError{Op: op, Path: path, Problem: problem, Fix: fix}
 	}
+	return onlyRegular(f, op, path, fix)
+}
+
+// onlyRegular returns f if it is an open regular file; otherwise it closes
+// f and says what the file is instead.
+func onlyRegular(f *os.File, op, path, fix string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
