@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/gofrs/flock"
 )
@@ -41,6 +42,15 @@ func (d *Dir) Lock() (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
+	// The lock file is ours: a link or any other non-regular file in its
+	// place (planted in the repository) is removed, never opened, so that
+	// neither the lock nor the pid written below reaches outside .ralph/.
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		if err := os.Remove(p); err != nil {
+			return nil, fmt.Errorf("lock %s: it %s and cannot be removed: %w (delete it by hand)", p, kind(st.Mode()), err)
+		}
+		d.warn(fmt.Sprintf("%s %s; removed it and created a regular lock file", p, strings.TrimSuffix(kind(st.Mode()), ", not a regular file")))
+	}
 	fl := flock.New(p)
 	ok, err := fl.TryLock()
 	if err != nil {
@@ -54,7 +64,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		return nil, err
 	}
 	// The pid is informational; write it in place (the file is ours while locked).
-	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644); err == nil {
 		fmt.Fprintf(f, "%d\n", os.Getpid())
 		f.Close()
 	}
@@ -65,7 +75,14 @@ func (d *Dir) Lock() (*Lock, error) {
 // that version still holds it.
 func (d *Dir) dropOldLock() error {
 	old := d.Path(OldLockFile)
-	if _, err := os.Lstat(old); err != nil {
+	st, err := os.Lstat(old)
+	if err != nil {
+		return nil
+	}
+	if !st.Mode().IsRegular() { // never a lock of ours: do not open it
+		if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the old lock file %s: %w (delete it by hand)", old, err)
+		}
 		return nil
 	}
 	fl := flock.New(old)
@@ -82,7 +99,7 @@ func (d *Dir) dropOldLock() error {
 
 // lockPID is the pid a holder wrote into the lock file at p, 0 when unknown.
 func lockPID(p string) int {
-	b, err := os.ReadFile(p)
+	b, err := ReadFileCapped(p, 64)
 	if err != nil {
 		return 0
 	}

@@ -59,3 +59,46 @@ func TestLockRefusesWhileOldVersionHoldsOldLock(t *testing.T) {
 	}
 	l.Unlock()
 }
+
+// A link planted as the lock file, or as the old one, is replaced or
+// removed; its target is never opened, locked or written.
+func TestLockNeverFollowsALink(t *testing.T) {
+	for _, name := range []string{LockFile, OldLockFile} {
+		t.Run(name, func(t *testing.T) {
+			d, _ := newDir(t)
+			outside := t.TempDir() + "/precious"
+			if err := os.WriteFile(outside, []byte("keep me\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			missing := t.TempDir() + "/never-created"
+			if err := os.MkdirAll(d.Path("logs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, d.Path(name)); err != nil {
+				t.Fatal(err)
+			}
+			other := LockFile
+			if name == LockFile {
+				other = OldLockFile
+			}
+			if err := os.Symlink(missing, d.Path(other)); err != nil {
+				t.Fatal(err)
+			}
+			l, err := d.Lock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Unlock()
+			if b, _ := os.ReadFile(outside); string(b) != "keep me\n" {
+				t.Errorf("the link's target was written: %q", b)
+			}
+			if _, err := os.Stat(missing); err == nil {
+				t.Errorf("a missing link target was created")
+			}
+			st, err := os.Lstat(d.Path(LockFile))
+			if err != nil || !st.Mode().IsRegular() {
+				t.Errorf("the lock is not a regular file: %v %v", st, err)
+			}
+		})
+	}
+}
