@@ -187,6 +187,10 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		stdout.ws = []io.Writer{outLog, tail, renderer}
 	}
 
+	// The first executing record is written before the agent starts, not
+	// beside it: an agent's `git add -A` must never meet the atomic
+	// write's temp file, which vanishes under it and fails the add.
+	l.progressTick(tail, 0)
 	done := make(chan struct{})
 	tickerDone := make(chan struct{})
 	go func() {
@@ -335,28 +339,34 @@ func (l *loop) reviewRequest(p review.Prompt) drivers.Request {
 	return req
 }
 
-// progressTicker writes progress.json's executing form when the call
-// starts and then every 10 s while the agent runs, as the bash loop does
-// (its first write comes at its first poll, right after the start), so
-// bmalph's dashboard shows the running call at once.
+// progressTicker writes progress.json's executing form every 10 s while
+// the agent runs, after the record written when the call starts (as the
+// bash loop does: its first write comes at its first poll, right after the
+// start), so bmalph's dashboard shows the running call at once.
 func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
-	for tick := 0; ; tick++ {
-		line := tail.String()
-		l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
-		if tick > 0 {
-			if line != "" {
-				l.bus.Debugf("%s: %s... (%ds)", l.display(), clip.Bytes(line, 80), tick*10)
-			} else {
-				l.bus.Debugf("%s working... (%ds elapsed)", l.display(), tick*10)
-			}
-		}
+	for tick := 1; ; tick++ {
 		select {
 		case <-done:
 			return
 		case <-t.C:
 		}
+		l.progressTick(tail, tick)
+	}
+}
+
+// progressTick writes one executing record, tick*10 s into the call.
+func (l *loop) progressTick(tail *lastLine, tick int) {
+	line := tail.String()
+	l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
+	if tick == 0 {
+		return
+	}
+	if line != "" {
+		l.bus.Debugf("%s: %s... (%ds)", l.display(), clip.Bytes(line, 80), tick*10)
+	} else {
+		l.bus.Debugf("%s working... (%ds elapsed)", l.display(), tick*10)
 	}
 }
 
