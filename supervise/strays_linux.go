@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,7 +17,33 @@ import (
 // agent) are re-parented to us instead of to init, so that Run can stop
 // them and collect their exit status.
 func AdoptOrphans() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	subreaper.Store(err == nil)
+	return err
+}
+
+// subreaper is set once AdoptOrphans has made this process a subreaper.
+var subreaper atomic.Bool
+
+// noDescendants reports that no descendant of ours is left: we are a
+// subreaper, so every orphaned descendant is re-parented to us, and no
+// thread of ours has a child (zombies included). It is the cheap answer
+// after most calls; false means "cannot tell", and the caller scans.
+func noDescendants() bool {
+	if !subreaper.Load() {
+		return false
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil || len(bytes.TrimSpace(b)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // strays lists the live processes whose environment carries token. A
@@ -58,6 +85,9 @@ func signalStrays(token string, sig syscall.Signal) {
 // A killed process's own children carry the token too and are found by the
 // next round.
 func stopStrays(token string, wait time.Duration) {
+	if noDescendants() {
+		return
+	}
 	seen := map[int]bool{}
 	for round := 0; round < 5; round++ {
 		pids := strays(token)
