@@ -78,22 +78,11 @@ func sizeName(n int64) string {
 // does not exist gives an error matching fs.ErrNotExist; a file that is not
 // regular or is over the limit gives a *FileError. Errors name path once.
 func ReadFileCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
-			// a socket: opening one fails
-			return nil, &FileError{Op: "read", Path: path, Problem: "is a socket, not a regular file", Fix: "replace it with a regular file"}
-		}
-		return nil, err // *PathError: "open PATH: reason"
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, &FileError{Op: "read", Path: path, Problem: kind(st.Mode()), Fix: "replace it with a regular file"}
-	}
+	defer f.Close()
 	tooBig := func(size int64) error {
 		return &FileError{Op: "read", Path: path,
 			Problem: fmt.Sprintf("is %d bytes, over the %s limit", size, sizeName(limit)),
@@ -120,12 +109,21 @@ func ReadConfig(path string) ([]byte, error) { return ReadFileCapped(path, State
 // for a caller that streams it (no size limit). A link is followed, but
 // only to a regular file; anything else is a *FileError.
 func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path)
+	return f, err
+}
+
+// openRegular opens path for reading without blocking (a named pipe with no
+// writer cannot hang the loop) and checks with fstat, before a byte is
+// read, that it is a regular file.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
-			return nil, &FileError{Op: "read", Path: path, Problem: "is a socket, not a regular file", Fix: "replace it with a regular file"}
+			// a socket: opening one fails
+			return nil, nil, &FileError{Op: "read", Path: path, Problem: "is a socket, not a regular file", Fix: "replace it with a regular file"}
 		}
-		return nil, err
+		return nil, nil, err // *PathError: "open PATH: reason"
 	}
 	return onlyRegular(f, "read", path, "replace it with a regular file")
 }
@@ -185,22 +183,23 @@ func openWrite(op, path string, flag int, fix string) (*os.File, error) {
 		}
 		return nil, &FileError{Op: op, Path: path, Problem: problem, Fix: fix}
 	}
-	return onlyRegular(f, op, path, fix)
+	f, _, err = onlyRegular(f, op, path, fix)
+	return f, err
 }
 
 // onlyRegular returns f if it is an open regular file; otherwise it closes
 // f and says what the file is instead.
-func onlyRegular(f *os.File, op, path, fix string) (*os.File, error) {
+func onlyRegular(f *os.File, op, path, fix string) (*os.File, fs.FileInfo, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &FileError{Op: op, Path: path, Problem: kind(st.Mode()), Fix: fix}
+		return nil, nil, &FileError{Op: op, Path: path, Problem: kind(st.Mode()), Fix: fix}
 	}
-	return f, nil
+	return f, st, nil
 }
 
 // OpenAppend opens name for appending (creating it), refusing a link, a
