@@ -117,6 +117,10 @@ type UsageError struct {
 
 func (e *UsageError) Error() string { return e.Msg }
 
+// ShownKey is Key as a one-line message quotes it: clipped, with control
+// characters escaped.
+func (e *UsageError) ShownKey() string { return show(e.Key) }
+
 // ExitCode is the process exit code for a usage error: 1.
 func (e *UsageError) ExitCode() int { return 1 }
 

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"syscall"
+
+	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
 // Exit codes of a run, one per kind of ending (README "Exit codes").
@@ -60,20 +61,24 @@ const (
 // writeFailure is the failure detail of a call whose output could not be
 // stored: disk_full when the disk (or the quota) is full.
 func writeFailure(err error) string {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if ralphdir.NoSpace(err) {
 		return outcomeDiskFull
 	}
 	return outcomeWriteFailed
 }
 
+// writeFix says what to do about output that could not be stored.
+func writeFix(err error) string {
+	if writeFailure(err) == outcomeDiskFull {
+		return "free disk space"
+	}
+	return "make .ralph/ writable"
+}
+
 // writeFailedLine is the one line that says a log could not be written:
 // what, where, and what to do.
 func writeFailedLine(err error) string {
-	fix := "make .ralph/ writable"
-	if writeFailure(err) == outcomeDiskFull {
-		fix = "free disk space"
-	}
-	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", unwrapWrite(err), fix)
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", unwrapWrite(err), writeFix(err))
 }
 
 // unwrapWrite drops the "output could not be written" prefixes, keeping
@@ -100,9 +105,5 @@ func giveUpReason(detail string) string {
 // giveUpWriteMessage is the failure guard's message when the last calls
 // failed because their output could not be stored.
 func giveUpWriteMessage(n int, err error) string {
-	fix := "make .ralph/ writable"
-	if writeFailure(err) == outcomeDiskFull {
-		fix = "free disk space"
-	}
-	return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", n, unwrapWrite(err), fix)
+	return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", n, unwrapWrite(err), writeFix(err))
 }

@@ -106,7 +106,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		if noSpace(err) && overwriteInPlace(path, data) == nil {
+		if NoSpace(err) && overwriteInPlace(path, data) == nil {
 			return nil
 		}
 		return fmt.Errorf("write %s: %w", path, err)

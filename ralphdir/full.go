@@ -2,12 +2,14 @@ package ralphdir
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
 
-// noSpace reports a full disk or quota.
-func noSpace(err error) bool {
+// NoSpace reports a full disk or quota.
+func NoSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
@@ -43,4 +45,32 @@ func overwriteInPlace(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// CheckWritable checks once, at start-up, that files can be written in the
+// folder and in logs/, so that a read-only or full .ralph/ stops the run
+// with one line instead of a warning on every write.
+func (d *Dir) CheckWritable() error {
+	for _, dir := range []string{d.root, d.Path(LogsDir)} {
+		f, err := os.CreateTemp(dir, ".write-probe-*")
+		if err == nil {
+			_, err = f.WriteString("ok\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			_ = os.Remove(f.Name())
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the message names the folder
+			}
+			fix := "make it writable"
+			if NoSpace(err) {
+				fix = "free disk space"
+			}
+			return fmt.Errorf("cannot write in %s (%v); %s, then run ralph_loop again", dir, err, fix)
+		}
+	}
+	return nil
 }

@@ -8,11 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"golang.org/x/term"
 
@@ -20,7 +18,6 @@ import (
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -80,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 					// A script reading stdout gets the bash loop's short form
 					// (docs/COMPATIBILITY.md); a person at a terminal sees
 					// only the line above.
-					fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", printable(ue.Key))
+					fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", ue.ShownKey())
 				}
 				return ue.ExitCode()
 			}
@@ -155,7 +152,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if code, stopped := sig.stopped(); stopped {
 		return code
 	}
-	if err := probeWritable(dir.Root(), dir.Path(ralphdir.LogsDir)); err != nil {
+	if err := dir.CheckWritable(); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 		return 1
 	}
@@ -327,15 +324,4 @@ func exists(p string) bool {
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// printable clips a user-supplied word for a one-line message and writes
-// control characters as escapes.
-func printable(w string) string {
-	w = clip.Runes(w, 200)
-	if strings.IndexFunc(w, unicode.IsControl) < 0 {
-		return w
-	}
-	q := strconv.Quote(w)
-	return q[1 : len(q)-1]
 }

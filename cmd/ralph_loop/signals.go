@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -133,41 +130,4 @@ func (s *signals) engine(calling *atomic.Bool, run func() engine.Result) (res en
 			}
 		}
 	}
-}
-
-// probeWritable checks once, at start-up, that files can be written in each
-// directory, so that a read-only or full .ralph/ stops the run with one line
-// instead of a warning on every write.
-func probeWritable(dirs ...string) error {
-	for _, d := range dirs {
-		f, err := os.CreateTemp(d, ".write-probe-*")
-		if err == nil {
-			_, err = f.WriteString("ok\n")
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			_ = os.Remove(f.Name())
-		}
-		if err != nil {
-			fix := "make it writable"
-			if errorsIsNoSpace(err) {
-				fix = "free disk space"
-			}
-			return fmt.Errorf("cannot write in %s (%v); %s, then run ralph_loop again", filepath.Clean(d), unwrapPath(err), fix)
-		}
-	}
-	return nil
-}
-
-func errorsIsNoSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
-}
-
-// unwrapPath is a path error's cause: the message names the path already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
