@@ -20,7 +20,8 @@ var errSkipped = errors.New("wait skipped")
 // it (returns nil, skipped=true), and every further wait until the next
 // agent call; the next call then starts once the double-press window
 // (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
-// starting a call. A stop returns the context's cause. Each wait emits delay_started and delay_ended.
+// starting a call. A stop returns the context's cause. Each wait emits
+// delay_started and delay_ended.
 func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
@@ -56,13 +57,12 @@ func (l *loop) wait(kind string, d time.Duration, label string) (skipped bool, e
 		// A double Ctrl+C must never start an agent call: the next call
 		// waits until the double-press window has passed, and a second
 		// press inside it stops the loop.
-		grace := SkipWindow
-		l.bus.Infof("Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(grace.Seconds()))
+		l.bus.Infof("Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(SkipWindow.Seconds()))
 		select {
 		case <-l.ctx.Done():
 			l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true, Reason: "stopped"})
 			return true, context.Cause(l.ctx)
-		case <-time.After(grace):
+		case <-time.After(SkipWindow):
 		}
 	default:
 		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
