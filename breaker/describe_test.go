@@ -24,7 +24,7 @@ func TestDescribeReferenceBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Describe(s, t0.Add(12*time.Minute), DefaultConfig())
+	got := Describe(s, t0.Add(12*time.Minute), defaultConfig())
 	wantHead := []string{
 		"╔════════════════════════════════════════════════════════════╗",
 		"║           Circuit Breaker Status                          ║",
@@ -59,7 +59,7 @@ func TestDescribeReferenceBlock(t *testing.T) {
 }
 
 func TestDescribeStates(t *testing.T) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.CountPermissionDenials = true
 	now := t0.Add(time.Hour)
 	tests := []struct {
@@ -126,7 +126,7 @@ func TestDescribeStates(t *testing.T) {
 		},
 		{
 			name: "denials not counted outside threshold mode",
-			s:    Fresh(t0), cfg: DefaultConfig(),
+			s:    Fresh(t0), cfg: defaultConfig(),
 			want: []string{`permission denials not counted \(PERMISSION_DENIAL_MODE is not threshold\)$`},
 		},
 	}
@@ -205,7 +205,7 @@ func TestErr(t *testing.T) {
 
 func TestHalted(t *testing.T) {
 	s := State{State: Open, LastChange: t0, OpenedAt: t0, Reason: "x"}
-	text := strings.Join(Halted(s, t0, DefaultConfig()), "\n")
+	text := strings.Join(Halted(s, t0, defaultConfig()), "\n")
 	for _, want := range []string{"EXECUTION HALTED: Circuit Breaker Opened", ".ralph/@fix_plan.md", "ralph_loop --reset-circuit", "State:                 🚨 OPEN"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Halted text lacks %q:\n%s", want, text)

@@ -16,7 +16,7 @@
 // The pieces, for callers that need them separately: Load, Save,
 // LoadOrCreate (for --circuit-status: never changes the state), Fresh,
 // Reset (for --reset-circuit), State.Startup, State.Record, AppendHistory,
-// EnsureHistory, Describe (the --circuit-status text), DefaultConfig.
+// EnsureHistory, Describe (the --circuit-status text).
 //
 // # What is recorded
 //

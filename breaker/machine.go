@@ -22,18 +22,6 @@ type Config struct {
 	CountPermissionDenials bool
 }
 
-// DefaultConfig is the reference's defaults.
-func DefaultConfig() Config {
-	return Config{
-		NoProgressThreshold:       3,
-		SameErrorThreshold:        5,
-		OutputDeclineThreshold:    70,
-		PermissionDenialThreshold: 2,
-		ReadOnlyTimeoutThreshold:  2,
-		Cooldown:                  30 * time.Minute,
-	}
-}
-
 // hardHalfOpenAt is the reference's fixed "monitoring" point: two loops
 // without progress move CLOSED to HALF_OPEN whatever the thresholds are.
 const hardHalfOpenAt = 2
@@ -80,10 +68,9 @@ type Transition struct {
 }
 
 // Record feeds one successful loop into the breaker and returns the new
-// state and, if the state changed, the transition. It follows the
-// reference's record_loop_result: counters first, then the first matching
-// rule of the current state, in this order — permission denials,
-// read-only timeouts, no progress, same error, then the monitoring rules.
+// state and, if the state changed, the transition. As the bash loop does,
+// it updates the counters first, then lets the first rule of the table
+// below that applies to the current state decide.
 func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition) {
 	now = stamp(now)
 	prev := s.State
@@ -92,8 +79,31 @@ func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition
 	}
 	n := s.clone()
 	n.State = prev
+	progress := r.progress()
+	n.count(r, c, progress)
+	decline, declined := outputDecline(s.LastOutputLength, r, progress, c)
+	if r.OutputLength >= 0 && !r.ReadOnlyTimeout {
+		n.LastOutputLength = r.OutputLength
+	}
 
-	// Counters, each one independent of the others.
+	f := facts{n: &n, c: c, progress: progress, declined: declined, decline: decline, prevLen: s.LastOutputLength, outLen: r.OutputLength}
+	to, reason, signal := prev, "", Signal("")
+	if rl := matchRule(prev, f); rl != nil {
+		to, reason, signal = rl.to, rl.reason(f), rl.signal
+	}
+	n.enter(prev, to, signal, s.LastChange, now)
+	n.Reason = reason
+	n.CurrentLoop = r.Loop
+
+	if to == prev {
+		return n, nil
+	}
+	return n, &Transition{From: prev, To: to, Reason: reason, Loop: r.Loop, At: now}
+}
+
+// count updates the streak counters and their evidence for one loop; each
+// counter is independent of the others.
+func (n *State) count(r LoopResult, c Config, progress bool) {
 	if r.ReadOnlyTimeout {
 		n.ConsecutiveReadOnlyTimeouts++
 	} else {
@@ -113,7 +123,6 @@ func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition
 		n.DeniedCommands = nil
 	}
 
-	progress := r.progress()
 	if progress {
 		n.ConsecutiveNoProgress = 0
 		n.LastProgressLoop = r.Loop
@@ -133,57 +142,13 @@ func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition
 		n.ConsecutiveSameError = 0
 		n.Errors = nil
 	}
+}
 
-	decline, declined := outputDecline(s.LastOutputLength, r, progress, c)
-	if r.OutputLength >= 0 && !r.ReadOnlyTimeout {
-		n.LastOutputLength = r.OutputLength
-	}
-
-	// Rules.
-	reached := func(count, threshold int) bool { return threshold > 0 && count >= threshold }
-	to, reason, signal := prev, "", Signal("")
-	switch prev {
-	case Closed:
-		switch {
-		case reached(n.ConsecutivePermissionDenials, c.PermissionDenialThreshold):
-			to, signal = Open, SignalPermissionDenials
-			reason = fmt.Sprintf("Permission denied in %d consecutive loops", n.ConsecutivePermissionDenials)
-		case reached(n.ConsecutiveReadOnlyTimeouts, c.ReadOnlyTimeoutThreshold):
-			to, signal = Open, SignalReadOnlyTimeouts
-			reason = fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", n.ConsecutiveReadOnlyTimeouts)
-		case reached(n.ConsecutiveNoProgress, c.NoProgressThreshold):
-			to, signal = Open, SignalNoProgress
-			reason = fmt.Sprintf("No progress detected in %d consecutive loops", n.ConsecutiveNoProgress)
-		case reached(n.ConsecutiveSameError, c.SameErrorThreshold):
-			to, signal = Open, SignalSameError
-			reason = fmt.Sprintf("Same error repeated in %d consecutive loops", n.ConsecutiveSameError)
-		case n.ConsecutiveNoProgress >= hardHalfOpenAt:
-			to, signal = HalfOpen, SignalNoProgress
-			reason = fmt.Sprintf("Monitoring: %d loops without progress", n.ConsecutiveNoProgress)
-		case declined:
-			to, signal = HalfOpen, SignalOutputDecline
-			reason = fmt.Sprintf("Monitoring: output declined by %d%% without progress (%d -> %d bytes)", decline, s.LastOutputLength, r.OutputLength)
-		}
-	case HalfOpen:
-		switch {
-		case reached(n.ConsecutivePermissionDenials, c.PermissionDenialThreshold):
-			to, signal = Open, SignalPermissionDenials
-			reason = fmt.Sprintf("Permission denied in %d consecutive loops", n.ConsecutivePermissionDenials)
-		case reached(n.ConsecutiveReadOnlyTimeouts, c.ReadOnlyTimeoutThreshold):
-			to, signal = Open, SignalReadOnlyTimeouts
-			reason = fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", n.ConsecutiveReadOnlyTimeouts)
-		case progress:
-			to = Closed
-			reason = "Progress detected, circuit recovered"
-		case reached(n.ConsecutiveNoProgress, c.NoProgressThreshold):
-			to, signal = Open, SignalNoProgress
-			reason = fmt.Sprintf("No recovery, opening circuit after %d loops", n.ConsecutiveNoProgress)
-		}
-		// As in the reference, the same-error rule is not checked here.
-	case Open:
-		reason = "Circuit breaker is open, execution halted"
-	}
-
+// enter moves n from prev to the state to: it keeps tripped_by and
+// opened_at consistent with the new state and stamps the change.
+// lastChange is the state's previous last_change, the opening time of a
+// file written before opened_at existed.
+func (n *State) enter(prev, to string, signal Signal, lastChange, now time.Time) {
 	switch {
 	case to == Closed:
 		n.TrippedBy = ""
@@ -196,20 +161,117 @@ func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition
 		n.OpenedAt = now
 	case to == Open:
 		if n.OpenedAt.IsZero() {
-			n.OpenedAt = s.LastChange // files written before opened_at existed
+			n.OpenedAt = lastChange
 		}
 	default:
 		n.OpenedAt = time.Time{}
 	}
 	n.State = to
-	n.Reason = reason
 	n.LastChange = now
-	n.CurrentLoop = r.Loop
+}
 
-	if to == prev {
-		return n, nil
+// facts is what the rules look at: the counters after the loop was
+// counted, and the loop's own measurements.
+type facts struct {
+	n               *State
+	c               Config
+	progress        bool
+	declined        bool
+	decline         int // percent the output shrank by
+	prevLen, outLen int // output bytes of the previous and of this loop
+}
+
+// reached reports whether a streak meets a threshold; a threshold of 0 or
+// less switches its rule off.
+func reached(count, threshold int) bool { return threshold > 0 && count >= threshold }
+
+// rule is one transition: in any of the states from, when holds, the
+// breaker moves to `to`, gives reason and, leaving CLOSED, records signal
+// as tripped_by.
+type rule struct {
+	from   []string
+	to     string
+	signal Signal
+	when   func(facts) bool
+	reason func(facts) string
+}
+
+// rules is the breaker's transition table. Order is priority: the first
+// rule that applies to the current state wins, in the bash loop's order.
+// HALF_OPEN does not check the same-error rule or the monitoring rules,
+// as the bash loop does not; OPEN stays OPEN until Startup or a manual
+// Reset moves it.
+var rules = []rule{
+	{
+		from: []string{Closed, HalfOpen}, to: Open, signal: SignalPermissionDenials,
+		when: func(f facts) bool { return reached(f.n.ConsecutivePermissionDenials, f.c.PermissionDenialThreshold) },
+		reason: func(f facts) string {
+			return fmt.Sprintf("Permission denied in %d consecutive loops", f.n.ConsecutivePermissionDenials)
+		},
+	},
+	{
+		from: []string{Closed, HalfOpen}, to: Open, signal: SignalReadOnlyTimeouts,
+		when: func(f facts) bool { return reached(f.n.ConsecutiveReadOnlyTimeouts, f.c.ReadOnlyTimeoutThreshold) },
+		reason: func(f facts) string {
+			return fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", f.n.ConsecutiveReadOnlyTimeouts)
+		},
+	},
+	{
+		from: []string{HalfOpen}, to: Closed,
+		when:   func(f facts) bool { return f.progress },
+		reason: func(facts) string { return "Progress detected, circuit recovered" },
+	},
+	{
+		from: []string{Closed}, to: Open, signal: SignalNoProgress,
+		when: func(f facts) bool { return reached(f.n.ConsecutiveNoProgress, f.c.NoProgressThreshold) },
+		reason: func(f facts) string {
+			return fmt.Sprintf("No progress detected in %d consecutive loops", f.n.ConsecutiveNoProgress)
+		},
+	},
+	{
+		from: []string{HalfOpen}, to: Open, signal: SignalNoProgress,
+		when: func(f facts) bool { return reached(f.n.ConsecutiveNoProgress, f.c.NoProgressThreshold) },
+		reason: func(f facts) string {
+			return fmt.Sprintf("No recovery, opening circuit after %d loops", f.n.ConsecutiveNoProgress)
+		},
+	},
+	{
+		from: []string{Closed}, to: Open, signal: SignalSameError,
+		when: func(f facts) bool { return reached(f.n.ConsecutiveSameError, f.c.SameErrorThreshold) },
+		reason: func(f facts) string {
+			return fmt.Sprintf("Same error repeated in %d consecutive loops", f.n.ConsecutiveSameError)
+		},
+	},
+	{
+		from: []string{Closed}, to: HalfOpen, signal: SignalNoProgress,
+		when: func(f facts) bool { return f.n.ConsecutiveNoProgress >= hardHalfOpenAt },
+		reason: func(f facts) string {
+			return fmt.Sprintf("Monitoring: %d loops without progress", f.n.ConsecutiveNoProgress)
+		},
+	},
+	{
+		from: []string{Closed}, to: HalfOpen, signal: SignalOutputDecline,
+		when: func(f facts) bool { return f.declined },
+		reason: func(f facts) string {
+			return fmt.Sprintf("Monitoring: output declined by %d%% without progress (%d -> %d bytes)", f.decline, f.prevLen, f.outLen)
+		},
+	},
+	{
+		from: []string{Open}, to: Open,
+		when:   func(facts) bool { return true },
+		reason: func(facts) string { return "Circuit breaker is open, execution halted" },
+	},
+}
+
+// matchRule returns the first rule of the table that applies in state
+// from, or nil when none does (the state stays and the reason is empty).
+func matchRule(from string, f facts) *rule {
+	for i := range rules {
+		if slices.Contains(rules[i].from, from) && rules[i].when(f) {
+			return &rules[i]
+		}
 	}
-	return n, &Transition{From: prev, To: to, Reason: reason, Loop: r.Loop, At: now}
+	return nil
 }
 
 // outputDecline implements CB_OUTPUT_DECLINE_THRESHOLD, which the reference

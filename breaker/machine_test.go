@@ -54,8 +54,8 @@ func tr(from, to, reason string, loop int) Transition {
 }
 
 func TestRecordStories(t *testing.T) {
-	def := DefaultConfig()
-	with := func(f func(*Config)) Config { c := DefaultConfig(); f(&c); return c }
+	def := defaultConfig()
+	with := func(f func(*Config)) Config { c := defaultConfig(); f(&c); return c }
 	threshold := with(func(c *Config) { c.CountPermissionDenials = true })
 	halfOpen := State{State: HalfOpen, ConsecutiveNoProgress: 2, LastChange: t0, CurrentLoop: 2, TrippedBy: SignalNoProgress, Reason: "Monitoring: 2 loops without progress"}
 
@@ -334,7 +334,7 @@ func TestRecordStories(t *testing.T) {
 }
 
 func TestRecordEvidence(t *testing.T) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.CountPermissionDenials = true
 	c.SameErrorThreshold = 10
 	c.NoProgressThreshold = 10
@@ -404,8 +404,8 @@ func TestRecordDoesNotAliasCallerState(t *testing.T) {
 }
 
 func TestStartup(t *testing.T) {
-	def := DefaultConfig()
-	with := func(f func(*Config)) Config { c := DefaultConfig(); f(&c); return c }
+	def := defaultConfig()
+	with := func(f func(*Config)) Config { c := defaultConfig(); f(&c); return c }
 	now := t0.Add(2 * time.Hour)
 	open := func(openedAgo time.Duration) State {
 		return State{
@@ -504,7 +504,7 @@ func TestStartup(t *testing.T) {
 // at once because the counters survive the cooldown (as in the reference),
 // then progress after the next cooldown closes it.
 func TestCooldownStory(t *testing.T) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	s := Fresh(t0)
 	var got []string
 	note := func(tn *Transition) {

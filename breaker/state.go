@@ -88,15 +88,6 @@ func (s State) clone() State {
 	return s
 }
 
-// clearEvidence drops the added evidence keys (after a reset or recovery).
-func (s *State) clearEvidence() {
-	s.TrippedBy = ""
-	s.NoProgressLoops = nil
-	s.QuestionLoops = nil
-	s.Errors = nil
-	s.DeniedCommands = nil
-}
-
 // stamp is the precision and zone the state file keeps: whole seconds, UTC.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 

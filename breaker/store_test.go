@@ -61,7 +61,7 @@ func golden(t *testing.T, name string) string {
 // loop's init writes (testdata made with the reference's jq calls).
 func TestInitCreatesReferenceFiles(t *testing.T) {
 	d, _ := newDir(t)
-	s, tn, err := Init(d, t0, DefaultConfig())
+	s, tn, err := Init(d, t0, defaultConfig())
 	if err != nil || tn != nil {
 		t.Fatalf("Init = %v, %v; want no error, no transition", tn, err)
 	}
@@ -83,7 +83,7 @@ func TestContinueBashOpenState(t *testing.T) {
 	d, warnings := newDir(t)
 	putFile(t, d, ralphdir.CircuitBreakerState, "bash_open.json")
 	putFile(t, d, ralphdir.CircuitBreakerHistory, "bash_history.json")
-	c := DefaultConfig()
+	c := defaultConfig()
 
 	s, err := Load(d)
 	if err != nil {
@@ -218,7 +218,7 @@ func TestLoadQuarantinesUnusableFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, warnings := newDir(t)
 			put(t, d, ralphdir.CircuitBreakerState, tc.content)
-			s, tn, err := Init(d, t0, DefaultConfig())
+			s, tn, err := Init(d, t0, defaultConfig())
 			if err != nil || tn != nil {
 				t.Fatalf("Init = %v, %v", tn, err)
 			}
@@ -354,7 +354,7 @@ func TestLoadOrCreate(t *testing.T) {
 
 func TestRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 	d, _ := newDir(t)
-	c := DefaultConfig()
+	c := defaultConfig()
 	s, _, err := Init(d, t0, c)
 	if err != nil {
 		t.Fatal(err)
