@@ -218,7 +218,7 @@ func (l *loop) failure(c *call) (Result, bool) {
 	it.DriverExitCode = events.IntPtr(code)
 	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Reason: desc, DriverExitCode: events.IntPtr(code)})
 
-	backoff, giveUp := l.guard.Failure(detail, desc)
+	backoff, giveUp := l.guard.Failure()
 	if giveUp {
 		n := l.guard.Consecutive()
 		msg := fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again", l.display(), n, desc, code, l.rel(c.errName))
