@@ -74,114 +74,184 @@ func writeFileAtomic(path, content string) error {
 	return os.Rename(tmp, path)
 }
 
+// helper runs the behaviour named by args[0] with the rest of args and
+// returns its exit code.
 func helper(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "helper: no behaviour")
 		return 2
 	}
-	arg := func(i int) string {
-		if i < len(args) {
-			return args[i]
-		}
-		return ""
+	b, ok := behaviours[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "helper: unknown behaviour %q\n", args[0])
+		return 2
 	}
-	ready := func(path string) {
-		if path != "" {
-			if err := writeFileAtomic(path, strconv.Itoa(os.Getpid())); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-		}
+	return b(helperArgs(args[1:]))
+}
+
+// helperArgs are a behaviour's arguments; a missing one reads as "".
+type helperArgs []string
+
+func (a helperArgs) at(i int) string {
+	if i < len(a) {
+		return a[i]
 	}
-	switch args[0] {
-	case "exit": // exit CODE [STDOUT [STDERR]]
-		fmt.Print(arg(2))
-		fmt.Fprint(os.Stderr, arg(3))
-		code, _ := strconv.Atoi(arg(1))
-		return code
-	case "selfkill":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		blockForever()
-	case "cat": // copy stdin to stdout
-		_, _ = io.Copy(os.Stdout, os.Stdin)
-		return 0
-	case "stdin-is-devnull":
-		a, err1 := os.Stdin.Stat()
-		b, err2 := os.Stat(os.DevNull)
-		fmt.Print(err1 == nil && err2 == nil && os.SameFile(a, b))
-		return 0
-	case "bigline": // bigline BYTES: one line of BYTES 'x' on stdout, then "end" on stderr
-		n, _ := strconv.Atoi(arg(1))
-		_, _ = os.Stdout.WriteString(strings.Repeat("x", n) + "\n")
-		fmt.Fprint(os.Stderr, "end")
-		return 0
-	case "block": // block [READY]: print "hello", become ready, block
-		fmt.Println("hello")
-		ready(arg(1))
-		blockForever()
-	case "ignore-term": // ignore-term READY [GRANDCHILD-PIDFILE]
-		signal.Ignore(syscall.SIGTERM)
-		if arg(2) != "" {
-			if err := startGrandchild(arg(2), true); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 2
-			}
-		}
-		ready(arg(1))
-		blockForever()
-	case "orphan": // orphan PIDFILE: leave a grandchild holding the pipes, exit 0
-		if err := startGrandchild(arg(1), false); err != nil {
+	return ""
+}
+
+// ready writes our pid to path, atomically, to tell the test we got this
+// far; "" means no one waits.
+func ready(path string) {
+	if path == "" {
+		return
+	}
+	if err := writeFileAtomic(path, strconv.Itoa(os.Getpid())); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// behaviours are the programs the helper can act as, by name; each
+// comment gives its arguments.
+var behaviours = map[string]func(helperArgs) int{
+	"exit":             helperExit,       // CODE [STDOUT [STDERR]]
+	"selfkill":         helperSelfKill,   //
+	"cat":              helperCat,        // copy stdin to stdout
+	"stdin-is-devnull": helperDevNull,    // print whether stdin is /dev/null
+	"bigline":          helperBigLine,    // BYTES: one line of BYTES 'x' on stdout, then "end" on stderr
+	"interleave":       helperInterleave, // N: N lines "out i" and "err i", alternating stdout and stderr
+	"block":            helperBlock,      // [READY]: print "hello", become ready, block
+	"ignore-term":      helperIgnoreTerm, // READY [GRANDCHILD-PIDFILE]
+	"orphan":           helperOrphan,     // PIDFILE: leave a grandchild holding the pipes, exit 0
+	"flood":            helperFlood,      // print lines forever
+	"setsid-orphan":    helperSetsid,     // PIDFILE: leave a grandchild in a new session holding the pipes, exit 0
+	"chatty":           helperChatty,     // N GAP: print N lines GAP apart, exit 0
+	"write":            helperWrite,      // PATH... READY: write files, become ready, block
+}
+
+func helperExit(a helperArgs) int {
+	fmt.Print(a.at(1))
+	fmt.Fprint(os.Stderr, a.at(2))
+	code, _ := strconv.Atoi(a.at(0))
+	return code
+}
+
+func helperSelfKill(helperArgs) int {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	blockForever()
+	return 0
+}
+
+func helperCat(helperArgs) int {
+	_, _ = io.Copy(os.Stdout, os.Stdin)
+	return 0
+}
+
+func helperDevNull(helperArgs) int {
+	a, err1 := os.Stdin.Stat()
+	b, err2 := os.Stat(os.DevNull)
+	fmt.Print(err1 == nil && err2 == nil && os.SameFile(a, b))
+	return 0
+}
+
+func helperBigLine(a helperArgs) int {
+	n, _ := strconv.Atoi(a.at(0))
+	_, _ = os.Stdout.WriteString(strings.Repeat("x", n) + "\n")
+	fmt.Fprint(os.Stderr, "end")
+	return 0
+}
+
+func helperInterleave(a helperArgs) int {
+	n, _ := strconv.Atoi(a.at(0))
+	for i := range n {
+		fmt.Fprintf(os.Stdout, "out %d\n", i)
+		fmt.Fprintf(os.Stderr, "err %d\n", i)
+	}
+	return 0
+}
+
+func helperBlock(a helperArgs) int {
+	fmt.Println("hello")
+	ready(a.at(0))
+	blockForever()
+	return 0
+}
+
+func helperIgnoreTerm(a helperArgs) int {
+	signal.Ignore(syscall.SIGTERM)
+	if a.at(1) != "" {
+		if err := startGrandchild(a.at(1), true); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		fmt.Println("leader done")
-		return 0
-	case "flood": // flood: print lines forever
-		line := []byte(strings.Repeat("flood ", 20) + "\n")
-		for {
-			if _, err := os.Stdout.Write(line); err != nil {
-				return 3
-			}
-		}
-	case "setsid-orphan": // setsid-orphan PIDFILE: leave a grandchild in a new session holding the pipes, exit 0
-		exe, err := os.Executable()
-		if err != nil {
-			return 2
-		}
-		c := exec.Command(exe, "block")
-		c.Stdout, c.Stderr = os.Stdout, os.Stderr
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := c.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
-		}
-		if err := writeFileAtomic(arg(1), strconv.Itoa(c.Process.Pid)); err != nil {
-			return 2
-		}
-		fmt.Println("leader done")
-		return 0
-	case "chatty": // chatty N GAP: print N lines GAP apart, exit 0
-		n, _ := strconv.Atoi(arg(1))
-		gap, _ := time.ParseDuration(arg(2))
-		for i := range n {
-			fmt.Println("line", i)
-			time.Sleep(gap)
-		}
-		return 0
-	case "write": // write PATH... READY: write files, become ready, block
-		for _, p := range args[1 : len(args)-1] {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return 2
-			}
-			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-				return 2
-			}
-		}
-		ready(args[len(args)-1])
-		blockForever()
 	}
-	fmt.Fprintf(os.Stderr, "helper: unknown behaviour %q\n", args[0])
-	return 2
+	ready(a.at(0))
+	blockForever()
+	return 0
+}
+
+func helperOrphan(a helperArgs) int {
+	if err := startGrandchild(a.at(0), false); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Println("leader done")
+	return 0
+}
+
+func helperFlood(helperArgs) int {
+	line := []byte(strings.Repeat("flood ", 20) + "\n")
+	for {
+		if _, err := os.Stdout.Write(line); err != nil {
+			return 3
+		}
+	}
+}
+
+func helperSetsid(a helperArgs) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return 2
+	}
+	c := exec.Command(exe, "block")
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := writeFileAtomic(a.at(0), strconv.Itoa(c.Process.Pid)); err != nil {
+		return 2
+	}
+	fmt.Println("leader done")
+	return 0
+}
+
+func helperChatty(a helperArgs) int {
+	n, _ := strconv.Atoi(a.at(0))
+	gap, _ := time.ParseDuration(a.at(1))
+	for i := range n {
+		fmt.Println("line", i)
+		time.Sleep(gap)
+	}
+	return 0
+}
+
+func helperWrite(a helperArgs) int {
+	if len(a) == 0 {
+		return 2
+	}
+	for _, p := range a[:len(a)-1] {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return 2
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			return 2
+		}
+	}
+	ready(a[len(a)-1])
+	blockForever()
+	return 0
 }
 
 // waitFile waits until path exists and returns its content. It polls: the

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,10 @@ type Options struct {
 	// The first failed write stops the call (WriteFailed); the output is
 	// still read, and dropped, until the group is gone.
 	Stdout, Stderr io.Writer
+	// Combined gives the command one pipe for both stdout and stderr, as
+	// a shell's 2>&1 does, so that their bytes arrive in the order the
+	// command wrote them; all of it goes to Stdout and Stderr is unused.
+	Combined bool
 }
 
 // Reason says how a call ended.
@@ -86,28 +91,6 @@ const (
 	OutputTooLarge               // stdout and stderr passed Options.MaxOutput
 	WriteFailed                  // Stdout or Stderr refused a write
 )
-
-func (r Reason) String() string {
-	switch r {
-	case Exited:
-		return "exited"
-	case TimedOut:
-		return "timed out"
-	case Inactive:
-		return "inactive"
-	case WriteStalled:
-		return "write stalled"
-	case Canceled:
-		return "canceled"
-	case StartFailed:
-		return "start failed"
-	case OutputTooLarge:
-		return "output too large"
-	case WriteFailed:
-		return "write failed"
-	}
-	return fmt.Sprintf("Reason(%d)", int(r))
-}
 
 // Outcome describes a finished call.
 //
@@ -150,21 +133,11 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		defer cancel()
 	}
 
-	if c.Dir != "" {
-		// exec skips this check when SysProcAttr is set, and then reports
-		// a missing directory as a missing executable.
-		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
-			if err == nil {
-				err = syscall.ENOTDIR
-			} else {
-				err = errors.Unwrap(err)
-			}
-			return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
-				Err: fmt.Errorf("start %s: working directory %s: %w", name, c.Dir, err)}
-		}
+	if err := checkDir(c.Dir); err != nil {
+		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
+			Err: fmt.Errorf("start %s: working directory %s: %w", name, c.Dir, err)}
 	}
-
-	p, err := newPipes(c.Stdin != "")
+	p, err := newPipes(c.Stdin != "", o.Combined)
 	if err != nil {
 		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
 			Err: fmt.Errorf("start %s: create pipes: %w", name, err)}
@@ -172,31 +145,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	defer p.closeParent()
 
 	token := newToken()
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd := exec.CommandContext(runCtx, name, c.Argv[1:]...)
-	cmd.Env = append(env[:len(env):len(env)], token)
-	cmd.Dir = c.Dir
-	cmd.Stdout = p.outW
-	cmd.Stderr = p.errW
-	if p.inR != nil {
-		cmd.Stdin = p.inR
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var signalled atomic.Bool
-	cmd.Cancel = func() error {
-		signalled.Store(true)
-		signalStrays(token, syscall.SIGTERM)
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
-	}
-	cmd.WaitDelay = grace
-
+	cmd, signalled := command(runCtx, c, p, token, grace)
 	if err := cmd.Start(); err != nil {
 		p.closeChild()
 		if runCtx.Err() != nil {
@@ -210,35 +159,10 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	p.closeChild()
 
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
-	var readers sync.WaitGroup
-	readers.Go(func() { out.copy(p.outR, 0) })
-	readers.Go(func() { out.copy(p.errR, 1) })
-	if p.inW != nil {
-		go func() {
-			_, _ = io.WriteString(p.inW, c.Stdin)
-			_ = p.inW.Close() // EOF for the reader; a second close in closeParent is harmless
-		}()
-	}
-
+	readers := p.read(out)
+	p.feed(c.Stdin)
 	done := make(chan struct{})
-	var watchers sync.WaitGroup
-	if o.Inactivity > 0 {
-		watchers.Go(func() { watchInactivity(done, o.Inactivity, out, stop) })
-	}
-	if o.WriteTimeout > 0 {
-		dir := o.WatchDir
-		if dir == "" {
-			dir = c.Dir
-		}
-		if dir == "" {
-			dir = "."
-		}
-		skip := o.WatchSkip
-		if skip == nil {
-			skip = DefaultWatchSkip
-		}
-		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, start, stop) })
-	}
+	watchers := watch(done, c, o, out, start, stop)
 
 	_ = cmd.Wait() // the ending is read from ProcessState and the context below
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -251,24 +175,88 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		strayWait = 100 * time.Millisecond // they had SIGTERM with the group
 	}
 	stopStrays(token, strayWait)
+	p.drain(readers, grace)
 
-	// Everything in the group is dead, so the pipes reach EOF as soon as the
-	// kernel has reaped it; only a process that left the group could still
-	// hold them. Give such a process the grace period, then stop reading.
-	drained := make(chan struct{})
-	go func() { readers.Wait(); close(drained) }()
-	t := time.NewTimer(grace)
-	select {
-	case <-drained:
-	case <-t.C:
-		p.closeRead()
-		<-drained
+	return ending(runCtx, name, o, cmd.ProcessState, signalled.Load(), out, start)
+}
+
+// checkDir reports why dir cannot be the working directory ("" is the
+// current one). exec skips this check when SysProcAttr is set, and then
+// reports a missing directory as a missing executable.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
 	}
-	t.Stop()
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return errors.Unwrap(err)
+	case !fi.IsDir():
+		return syscall.ENOTDIR
+	}
+	return nil
+}
 
-	res := Outcome{ExitCode: exitCode(cmd.ProcessState), Reason: Exited, Duration: time.Since(start)}
-	if signalled.Load() {
-		res.Reason, res.Err = stopReason(runCtx, name, o)
+// command prepares c to run in its own process group on the child's ends
+// of p, with token added to its environment. Cancelling ctx sends SIGTERM
+// to the group and to the strays carrying the token, and marks the call
+// as signalled; Go kills the leader and stops waiting on the pipes grace
+// later.
+func command(ctx context.Context, c Command, p *pipes, token string, grace time.Duration) (*exec.Cmd, *atomic.Bool) {
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	cmd.Env = append(env[:len(env):len(env)], token)
+	cmd.Dir = c.Dir
+	cmd.Stdout = p.outW
+	cmd.Stderr = p.errW
+	if p.errW == nil {
+		cmd.Stderr = p.outW // Options.Combined
+	}
+	if p.inR != nil {
+		cmd.Stdin = p.inR
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	signalled := new(atomic.Bool)
+	cmd.Cancel = func() error {
+		signalled.Store(true)
+		signalStrays(token, syscall.SIGTERM)
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	cmd.WaitDelay = grace
+	return cmd, signalled
+}
+
+// watch starts the watchers o asks for: the inactivity timer and the
+// write heartbeat. They return when done is closed.
+func watch(done <-chan struct{}, c Command, o Options, out *output, start time.Time, stop context.CancelCauseFunc) *sync.WaitGroup {
+	var watchers sync.WaitGroup
+	if o.Inactivity > 0 {
+		watchers.Go(func() { watchInactivity(done, o.Inactivity, out, stop) })
+	}
+	if o.WriteTimeout > 0 {
+		dir := cmp.Or(o.WatchDir, c.Dir, ".")
+		skip := o.WatchSkip
+		if skip == nil {
+			skip = DefaultWatchSkip
+		}
+		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, start, stop) })
+	}
+	return &watchers
+}
+
+// ending is the call's Outcome once the group is gone: the leader's exit
+// status, unless Run stopped the call or its output could not be kept.
+func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, signalled bool, out *output, start time.Time) Outcome {
+	res := Outcome{ExitCode: exitCode(ps), Reason: Exited, Duration: time.Since(start)}
+	if signalled {
+		res.Reason, res.Err = stopReason(ctx, name, o)
 		if res.Reason == TimedOut {
 			res.ExitCode = 124
 		}
@@ -332,16 +320,18 @@ type pipes struct {
 	outR, outW, errR, errW, inR, inW *os.File
 }
 
-func newPipes(withStdin bool) (*pipes, error) {
+func newPipes(withStdin, combined bool) (*pipes, error) {
 	p := &pipes{}
 	var err error
 	if p.outR, p.outW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
-	if p.errR, p.errW, err = os.Pipe(); err != nil {
-		p.closeChild()
-		p.closeParent()
-		return nil, err
+	if !combined {
+		if p.errR, p.errW, err = os.Pipe(); err != nil {
+			p.closeChild()
+			p.closeParent()
+			return nil, err
+		}
 	}
 	if withStdin {
 		if p.inR, p.inW, err = os.Pipe(); err != nil {
@@ -351,6 +341,45 @@ func newPipes(withStdin bool) (*pipes, error) {
 		}
 	}
 	return p, nil
+}
+
+// read copies the output pipes to out until they reach EOF or are closed.
+func (p *pipes) read(out *output) *sync.WaitGroup {
+	var readers sync.WaitGroup
+	readers.Go(func() { out.copy(p.outR, 0) })
+	if p.errR != nil {
+		readers.Go(func() { out.copy(p.errR, 1) })
+	}
+	return &readers
+}
+
+// feed writes stdin to the child, then closes the pipe so that it reads
+// EOF; it does nothing when the child's stdin is /dev/null.
+func (p *pipes) feed(stdin string) {
+	if p.inW == nil {
+		return
+	}
+	go func() {
+		_, _ = io.WriteString(p.inW, stdin)
+		_ = p.inW.Close() // a second close in closeParent is harmless
+	}()
+}
+
+// drain waits for the readers. Everything in the group is dead, so the
+// pipes reach EOF as soon as the kernel has reaped it; only a process that
+// left the group could still hold them. Such a process gets the grace
+// period, then the reading stops.
+func (p *pipes) drain(readers *sync.WaitGroup, grace time.Duration) {
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+		p.closeRead()
+		<-drained
+	}
 }
 
 func closeAll(fs ...*os.File) {

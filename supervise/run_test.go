@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,6 +216,25 @@ func TestSharedWriter(t *testing.T) {
 	}
 }
 
+// TestCombinedKeepsOrder: with Combined, stdout and stderr share one pipe
+// as 2>&1 does, so lines written alternately to each arrive in order.
+func TestCombinedKeepsOrder(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	var out bytes.Buffer
+	got := Run(context.Background(), helperCmd(t, "interleave", strconv.Itoa(n)), Options{Stdout: &out, Combined: true})
+	if got.Reason != Exited || got.ExitCode != 0 {
+		t.Fatalf("Run = %+v", got)
+	}
+	var want strings.Builder
+	for i := range n {
+		fmt.Fprintf(&want, "out %d\nerr %d\n", i, i)
+	}
+	if out.String() != want.String() {
+		t.Errorf("combined output is out of order (%d bytes, want %d)", out.Len(), want.Len())
+	}
+}
+
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
@@ -361,7 +381,7 @@ func TestWriteHeartbeat(t *testing.T) {
 				WriteTimeout: limit, Timeout: 3 * limit, WatchDir: proj, Grace: time.Second,
 			})
 			if got.Reason != tc.want {
-				t.Errorf("Run = %+v, want %s", got, tc.want)
+				t.Errorf("Run = %+v, want reason %d", got, tc.want)
 			}
 			if tc.want == WriteStalled && (!errors.Is(got.Err, ErrWriteStall) || got.Duration < limit) {
 				t.Errorf("Run = %+v, want ErrWriteStall after at least %s", got, limit)
@@ -415,13 +435,5 @@ func TestModifiedSince(t *testing.T) {
 	}
 	if modifiedSince(filepath.Join(proj, "missing"), nil, now.Add(-time.Minute)) {
 		t.Error("a missing dir reported a write")
-	}
-}
-
-func TestReasonString(t *testing.T) {
-	for r, want := range map[Reason]string{Exited: "exited", TimedOut: "timed out", Inactive: "inactive", WriteStalled: "write stalled", Canceled: "canceled", StartFailed: "start failed", OutputTooLarge: "output too large", WriteFailed: "write failed", 42: "Reason(42)"} {
-		if got := r.String(); got != want {
-			t.Errorf("Reason(%d).String() = %q, want %q", int(r), got, want)
-		}
 	}
 }
