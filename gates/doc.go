@@ -13,12 +13,13 @@
 //
 // TEST_COMMAND and each QUALITY_GATES entry are shell commands the user wrote
 // in their own configuration, so they run as `bash -c <command>` from the
-// project root, exactly as the reference runs them. This is the one place
-// where ralph_loop hands a string to a shell on purpose. Each command runs in
-// its own process group with QUALITY_GATE_TIMEOUT as its limit: on timeout
-// the whole group gets SIGTERM, then SIGKILL after a short grace, and the
-// gate is recorded as timed out with exit code 124 (GNU timeout's code,
-// which the reference reports). No external `timeout` program is needed.
+// project root, as the bash loop runs them. This is the one place where
+// ralph_loop hands a string to a shell on purpose. Each command runs through
+// supervise.Run, in its own process group, with stdout and stderr on one
+// pipe (2>&1) and QUALITY_GATE_TIMEOUT as its limit: on timeout the whole
+// group gets SIGTERM, then SIGKILL after a short grace, and the gate is
+// recorded as timed out with exit code 124 (GNU timeout's code, which the
+// bash loop records). No external `timeout` program is needed.
 //
 // API:
 //

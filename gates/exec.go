@@ -3,17 +3,12 @@ package gates
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/supervise"
 )
-
-var errGateTimeout = errors.New("quality gate timed out")
 
 // outcome is one finished gate command.
 type outcome struct {
@@ -23,10 +18,12 @@ type outcome struct {
 	timedOut bool
 }
 
-// run runs `bash -c command` in its own process group under cfg.Timeout.
-// On timeout the group gets SIGTERM, and SIGKILL once cfg.Grace has passed;
-// after every run the group is swept with SIGKILL so no helper the command
-// started outlives it. The error is non-nil only when ctx ended.
+// run runs `bash -c command` through supervise.Run: in its own process
+// group, with stdout and stderr on one pipe as 2>&1 gives them, under
+// cfg.Timeout. On timeout the group gets SIGTERM, and SIGKILL once
+// cfg.Grace has passed; after every run the group is swept with SIGKILL so
+// no helper the command started outlives it. The error is non-nil only
+// when ctx ended.
 func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	if ctx.Err() != nil {
 		return outcome{}, fmt.Errorf("quality gate %q not run: %w", command, context.Cause(ctx))
@@ -39,54 +36,22 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errGateTimeout)
-	defer cancel()
-
 	out := &capture{limit: 8 << 10}
-	cmd := exec.CommandContext(cctx, "bash", "-c", command)
-	cmd.Dir = cfg.Dir
-	cmd.Env = cfg.Env
-	cmd.Stdout, cmd.Stderr = out, out // one pipe: output interleaved as in 2>&1
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var cancelled atomic.Bool
-	cmd.Cancel = func() error {
-		cancelled.Store(true)
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	}
-	cmd.WaitDelay = grace
+	res := supervise.Run(ctx,
+		supervise.Command{Argv: []string{"bash", "-c", command}, Env: cfg.Env, Dir: cfg.Dir},
+		supervise.Options{Timeout: timeout, Grace: grace, Stdout: out, Combined: true})
 
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return outcome{exitCode: 127, output: clip.Runes(err.Error(), OutputMax)}, nil
-	}
-	pgid := cmd.Process.Pid
-	_ = cmd.Wait() // the exit status is read from ProcessState below
-	elapsed := time.Since(start)
-	_ = syscall.Kill(-pgid, syscall.SIGKILL) // ESRCH when the group is gone
-
-	o := outcome{output: out.text(OutputMax), elapsed: elapsed}
-	if cancelled.Load() {
-		if ctx.Err() != nil {
-			return outcome{}, fmt.Errorf("quality gate %q stopped: %w", command, context.Cause(ctx))
-		}
+	o := outcome{exitCode: res.ExitCode, output: out.text(OutputMax), elapsed: res.Duration}
+	switch res.Reason {
+	case supervise.Canceled:
+		return outcome{}, fmt.Errorf("quality gate %q stopped: %w", command, context.Cause(ctx))
+	case supervise.StartFailed:
+		// As `bash -c` does for a command it cannot run.
+		return outcome{exitCode: 127, output: clip.Runes(res.Err.Error(), OutputMax)}, nil
+	case supervise.TimedOut:
 		o.exitCode, o.timedOut = TimeoutExitCode, true
-		return o, nil
 	}
-	o.exitCode = exitCode(cmd)
 	return o, nil
-}
-
-// exitCode is the shell's view of how the command ended: its exit status,
-// or 128+N when signal N killed it.
-func exitCode(cmd *exec.Cmd) int {
-	st := cmd.ProcessState
-	if st == nil {
-		return 1
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
 }
 
 // capture keeps the head of a command's combined output.

@@ -14,27 +14,14 @@ const (
 	ModeCircuitBreaker = "circuit-breaker"
 )
 
-// Modes lists the valid QUALITY_GATE_MODE values in the reference's order.
-var Modes = []string{ModeWarn, ModeBlock, ModeCircuitBreaker}
-
-// ValidMode reports whether m is one of Modes.
-func ValidMode(m string) bool {
-	for _, v := range Modes {
-		if v == m {
-			return true
-		}
-	}
-	return false
-}
-
-// Defaults from the reference.
+// Defaults, as in the bash loop.
 const (
 	DefaultTimeout = 120 * time.Second
 	DefaultGrace   = 2 * time.Second
 	// OutputMax is how many characters of a command's output are kept.
 	OutputMax = 500
 	// TimeoutExitCode is the exit code recorded for a command that hit
-	// QUALITY_GATE_TIMEOUT (GNU timeout's code, as in the reference).
+	// QUALITY_GATE_TIMEOUT (GNU timeout's code, as the bash loop records it).
 	TimeoutExitCode = 124
 )
 

@@ -362,16 +362,3 @@ func TestSaveLoadShape(t *testing.T) {
 		t.Fatalf("corrupt Load = %v, %v", r, err)
 	}
 }
-
-func TestValidMode(t *testing.T) {
-	for _, m := range []string{"warn", "block", "circuit-breaker"} {
-		if !ValidMode(m) {
-			t.Errorf("%s rejected", m)
-		}
-	}
-	for _, m := range []string{"", "Block", "breaker"} {
-		if ValidMode(m) {
-			t.Errorf("%q accepted", m)
-		}
-	}
-}

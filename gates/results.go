@@ -19,7 +19,7 @@ const (
 )
 
 // Results is the content of .ralph/.quality_gate_results, field for field
-// as the reference writes it.
+// as the bash loop writes it, so that its readers (bmalph) keep working.
 type Results struct {
 	Timestamp     string       `json:"timestamp"`
 	LoopNumber    int          `json:"loop_number"`
