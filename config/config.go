@@ -31,20 +31,6 @@ const (
 	Init
 )
 
-var actionNames = [...]string{
-	Run: "run", Help: "help", Version: "version", Status: "status",
-	CircuitStatus: "circuit-status", ResetCircuit: "reset-circuit",
-	ResetSession: "reset-session", Monitor: "monitor", Analyze: "analyze",
-	Report: "report", Pause: "pause", Resume: "resume", Init: "init",
-}
-
-func (a Action) String() string {
-	if a >= 0 && int(a) < len(actionNames) {
-		return actionNames[a]
-	}
-	return "action(" + strconv.Itoa(int(a)) + ")"
-}
-
 // runsLoop reports whether the action starts the loop. Only then are
 // environment and .ralphrc values validated strictly (see Load).
 func (a Action) runsLoop() bool { return a == Run || a == Monitor }

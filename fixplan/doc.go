@@ -3,7 +3,8 @@
 // and returns numbers, text or new bytes; the caller reads and writes the
 // file through ralphdir.
 //
-// The counting rules are the reference loop's: a line is a task when it
+// The counting rules are the bash loop's, so that ralph_loop and bmalph
+// agree on the numbers: a line is a task when it
 // starts (after optional whitespace) with "- [ ]" (open) or "- [x]"/"- [X]"
 // (done). "* [ ]" bullets, "-[ ]" without the space and dates such as
 // "- [2026-01-29]" are not tasks.
@@ -13,6 +14,4 @@
 //	out, changed := fixplan.Collapse(plan)
 //	t := fixplan.Track(claimed, before, after) // one task per loop, claimed == ticked
 //	s := fixplan.CountStories(plan)     // bmalph's Story-line progress
-//	done := fixplan.Complete(plan, fixplan.DefaultOptionalSections)
-//	tasks := fixplan.ImportPRD(prd)     // checkbox tasks from a PRD document
 package fixplan
