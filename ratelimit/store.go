@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -48,24 +47,6 @@ func Save(d *ralphdir.Dir, w Window) error {
 		return fmt.Errorf("save call window: %w", err)
 	}
 	return nil
-}
-
-// Refresh is the start of every iteration (the reference's
-// init_call_tracking, call-count part): load the window, roll it to now's
-// hour, and when it rolled write it back. The caller logs
-// NewHourMessage(w.Hour) when rolled is true.
-func Refresh(d *ralphdir.Dir, now time.Time) (w Window, rolled bool, err error) {
-	w, err = Load(d)
-	if err != nil {
-		return Window{}, false, err
-	}
-	w, rolled = w.Roll(now)
-	if rolled {
-		if err := Save(d, w); err != nil {
-			return Window{}, false, err
-		}
-	}
-	return w, rolled, nil
 }
 
 func parseCount(b []byte) (int, error) {

@@ -116,7 +116,7 @@ func TestBashLeftCountContinued(t *testing.T) {
 	d, warnings := newDir(t)
 	write(t, d, ralphdir.CallCount, "5\n")
 	write(t, d, ralphdir.LastReset, now.Format("2006010215")+"\n")
-	w, rolled, err := Refresh(d, now)
+	w, rolled, err := refresh(d, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestRefreshEarlierHour(t *testing.T) {
 	d, _ := newDir(t)
 	write(t, d, ralphdir.CallCount, "50\n")
 	write(t, d, ralphdir.LastReset, "2001010100\n")
-	w, rolled, err := Refresh(d, now)
+	w, rolled, err := refresh(d, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestRefreshEarlierHour(t *testing.T) {
 		t.Errorf(".last_reset = %q", got)
 	}
 	// A second Refresh in the same hour changes nothing.
-	w2, rolled, err := Refresh(d, now.Add(time.Minute))
+	w2, rolled, err := refresh(d, now.Add(time.Minute))
 	if err != nil || rolled || w2 != w {
 		t.Fatalf("second Refresh = %+v rolled=%v err=%v", w2, rolled, err)
 	}
@@ -171,7 +171,7 @@ func TestLimitReachedThenReset(t *testing.T) {
 	if err := Save(d, Window{HourKey(now), 3}); err != nil {
 		t.Fatal(err)
 	}
-	w, _, err := Refresh(d, now)
+	w, _, err := refresh(d, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +185,26 @@ func TestLimitReachedThenReset(t *testing.T) {
 	if err := Save(d, Fresh(after)); err != nil {
 		t.Fatal(err)
 	}
-	w, rolled, err := Refresh(d, after)
+	w, rolled, err := refresh(d, after)
 	if err != nil || rolled || w != (Window{"2026112203", 0}) || !w.Allow(after, 3) {
 		t.Fatalf("after reset: %+v rolled=%v err=%v", w, rolled, err)
 	}
 }
 
 func ptr(s string) *string { return &s }
+
+// refresh is what the loop does at the start of every iteration: load the
+// window, roll it to now's hour, and when it rolled write it back.
+func refresh(d *ralphdir.Dir, now time.Time) (Window, bool, error) {
+	w, err := Load(d)
+	if err != nil {
+		return Window{}, false, err
+	}
+	w, rolled := w.Roll(now)
+	if rolled {
+		if err := Save(d, w); err != nil {
+			return Window{}, false, err
+		}
+	}
+	return w, rolled, nil
+}

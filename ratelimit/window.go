@@ -1,11 +1,6 @@
 package ratelimit
 
-import (
-	"context"
-	"time"
-
-	"github.com/ralphloop/ralph_loop/countdown"
-)
+import "time"
 
 // HourLayout is the layout of the hour key: `date +%Y%m%d%H`.
 const HourLayout = "2006010215"
@@ -68,16 +63,6 @@ func NextReset(now time.Time) time.Time {
 	return now.Add(time.Hour) // no zone skips three hours; stay safe anyway
 }
 
-// Until is the time from now to NextReset(now): 3600s at hh:00:00.
-func Until(now time.Time) time.Duration { return NextReset(now).Sub(now) }
-
 // NextResetClock is NextReset(now) as local HH:MM:SS, the status.json
 // next_reset value (the reference writes now+1h instead).
 func NextResetClock(now time.Time) string { return NextReset(now).Format("15:04:05") }
-
-// Wait blocks until NextReset(now), calling tick with the time left once a
-// second (see countdown.Wait). now is the current time in the location whose
-// clock hour counts: time.Now() in the loop.
-func Wait(ctx context.Context, now time.Time, tick func(remaining time.Duration)) error {
-	return countdown.Wait(ctx, NextReset(now), tick)
-}

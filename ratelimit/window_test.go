@@ -7,6 +7,7 @@ import (
 	_ "time/tzdata" // America/New_York for the DST cases, wherever the tests run
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ralphloop/ralph_loop/countdown"
 )
 
 var (
@@ -138,7 +139,7 @@ func TestNextReset(t *testing.T) {
 			if HourKey(got.Add(-time.Nanosecond)) != HourKey(tc.now) {
 				t.Errorf("the hour key changes before NextReset %v", got)
 			}
-			if u := Until(tc.now); u != tc.until {
+			if u := NextReset(tc.now).Sub(tc.now); u != tc.until {
 				t.Errorf("Until = %v, want %v", u, tc.until)
 			}
 			if c := NextResetClock(tc.now); c != tc.clock {
@@ -153,9 +154,9 @@ func TestMessages(t *testing.T) {
 		{ReachedMessage(3, 3), "Rate limit reached (3/3). Waiting for reset..."},
 		{ReachedMessage(2, 2), "Rate limit reached (2/2). Waiting for reset..."},
 		{NewHourMessage("2026112202"), "Call counter reset for new hour: 2026112202"},
-		{SleepingMessage(Until(at(utc, 2026, 1, 1, 5, 0, 0))), "Sleeping for 3600 seconds until next hour..."},
-		{SleepingMessage(Until(at(utc, 2026, 1, 1, 5, 8, 9))), "Sleeping for 3111 seconds until next hour..."},
-		{SleepingMessage(Until(at(utc, 2026, 1, 1, 5, 59, 58))), "Sleeping for 2 seconds until next hour..."},
+		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 0, 0))), "Sleeping for 3600 seconds until next hour..."},
+		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 8, 9))), "Sleeping for 3111 seconds until next hour..."},
+		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 59, 58))), "Sleeping for 2 seconds until next hour..."},
 		{SleepingMessage(1500 * time.Millisecond), "Sleeping for 2 seconds until next hour..."},
 		{SleepingMessage(0), "Sleeping for 0 seconds until next hour..."},
 		{CountdownLine(3111 * time.Second), "Time until reset: 00:51:51"},
@@ -195,7 +196,7 @@ func TestWait(t *testing.T) {
 				}
 				var ticks []string
 				n := 0
-				err := Wait(t.Context(), now, func(left time.Duration) {
+				err := countdown.Wait(t.Context(), NextReset(now), func(left time.Duration) {
 					n++
 					ticks = append(ticks, CountdownLine(left)[len("Time until reset: "):])
 				})
@@ -224,3 +225,6 @@ func TestWait(t *testing.T) {
 		})
 	}
 }
+
+// untilReset is the wait from now to the next clock hour.
+func untilReset(now time.Time) time.Duration { return NextReset(now).Sub(now) }

@@ -275,10 +275,6 @@ func Load(d *ralphdir.Dir) (f Findings, found bool, err error) {
 	return f, found, nil
 }
 
-// Remove deletes .ralph/.review_findings.json (after the next successful
-// implementation loop has seen it).
-func Remove(d *ralphdir.Dir) error { return d.Remove(ralphdir.ReviewFindings) }
-
 // Outcome is the log level and line for a ParseFindings result.
 func Outcome(f Findings, err error) (level, msg string) {
 	switch {

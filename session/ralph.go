@@ -52,20 +52,6 @@ const (
 	Active                // session_id set, created_at a past timestamp
 )
 
-func (s State) String() string {
-	switch s {
-	case Missing:
-		return "missing"
-	case Invalid:
-		return "invalid"
-	case Inactive:
-		return "inactive"
-	case Active:
-		return "active"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
-}
-
 // HistoryEntry is one element of .ralph_session_history.
 type HistoryEntry struct {
 	Timestamp  string `json:"timestamp"`
@@ -195,24 +181,6 @@ func (s *Store) Reset(reason string, loop int, now time.Time) error {
 	}
 	s.log(LevelInfo, "Session reset: "+reason)
 	return nil
-}
-
-// History returns the entries of .ralph_session_history that have the
-// entry shape, oldest first. A file that is not a JSON array is quarantined
-// and reads as empty.
-func (s *Store) History() ([]HistoryEntry, error) {
-	raw, err := s.readHistory()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]HistoryEntry, 0, len(raw))
-	for _, r := range raw {
-		var e HistoryEntry
-		if json.Unmarshal(r, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
 
 func (s *Store) readHistory() ([]json.RawMessage, error) {

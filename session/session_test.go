@@ -425,76 +425,83 @@ func TestResetSessionFlag(t *testing.T) {
 	}
 }
 
-func TestResetDetails(t *testing.T) {
-	t.Run("no exit signals file is not created", func(t *testing.T) {
-		r := newRig(t)
-		if err := r.s.Reset(ReasonCircuitBreakerOpen, 4, t0); err != nil {
-			t.Fatal(err)
-		}
-		if r.d.Exists(ralphdir.ExitSignals) {
-			t.Error(".exit_signals created")
-		}
-		h, err := r.s.History()
-		if err != nil || len(h) != 1 || h[0].LoopNumber != 4 || h[0].Reason != "circuit_breaker_open" {
-			t.Errorf("history %+v err %v", h, err)
-		}
-	})
-	t.Run("empty reason is manual_reset", func(t *testing.T) {
-		r := newRig(t)
-		if err := r.s.Reset("", 0, t0); err != nil {
-			t.Fatal(err)
-		}
-		rs, _, _ := r.s.Current(t0)
-		if rs.ResetReason != ReasonManualReset || r.logs[0] != "INFO Session reset: manual_reset" {
-			t.Errorf("%+v %q", rs, r.logs)
-		}
-	})
-	t.Run("verbose logs the cleared exit signals", func(t *testing.T) {
-		r := newRig(t)
-		r.s.Verbose = true
-		r.write(t, ralphdir.ExitSignals, "{}")
-		if err := r.s.Reset(ReasonManualInterrupt, 2, t0); err != nil {
-			t.Fatal(err)
-		}
-		want := []string{"INFO Cleared exit signals file", "INFO Session reset: manual_interrupt"}
-		if diff := cmp.Diff(want, r.logs); diff != "" {
-			t.Errorf("logs (-want +got):\n%s", diff)
-		}
-	})
-	t.Run("corrupt history is quarantined and restarted", func(t *testing.T) {
-		r := newRig(t)
-		r.write(t, ralphdir.RalphSessionHistory, `{"not": "an array"}`)
-		if err := r.s.Reset(ReasonPermissionDenied, 7, t0); err != nil {
-			t.Fatal(err)
-		}
-		h, _ := r.s.History()
-		if len(h) != 1 || h[0].Reason != "permission_denied" || r.quarantined(ralphdir.RalphSessionHistory) != 1 || len(r.warnings) != 1 {
-			t.Errorf("history %+v warnings %q", h, r.warnings)
-		}
-	})
-	t.Run("a folder in place of the history is moved aside", func(t *testing.T) {
-		r := newRig(t)
-		// Not a regular file: moved aside like a corrupt one, then the
-		// reset is recorded in a fresh history.
-		if err := os.Mkdir(r.d.Path(ralphdir.RalphSessionHistory), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.s.Reset(ReasonProjectComplete, 1, t0); err != nil {
-			t.Fatalf("Reset failed: %v", err)
-		}
-		if len(r.logs) != 1 || r.logs[0] != "INFO Session reset: project_complete" {
-			t.Errorf("logs %q", r.logs)
-		}
-		if len(r.warnings) != 1 || !strings.Contains(r.warnings[0], "is a directory, not a regular file; moved it to .ralph_session_history.corrupt-") {
-			t.Errorf("warnings %q", r.warnings)
-		}
-		if h, err := r.s.History(); err != nil || len(h) != 1 {
-			t.Errorf("history %v %v", h, err)
-		}
-		if _, st, _ := r.s.Current(t0); st != Inactive {
-			t.Errorf("state %v", st)
-		}
-	})
+// TestResetWithoutExitSignals: a reset does not create a missing .exit_signals.
+func TestResetWithoutExitSignals(t *testing.T) {
+	r := newRig(t)
+	if err := r.s.Reset(ReasonCircuitBreakerOpen, 4, t0); err != nil {
+		t.Fatal(err)
+	}
+	if r.d.Exists(ralphdir.ExitSignals) {
+		t.Error(".exit_signals created")
+	}
+	h, err := r.s.history()
+	if err != nil || len(h) != 1 || h[0].LoopNumber != 4 || h[0].Reason != "circuit_breaker_open" {
+		t.Errorf("history %+v err %v", h, err)
+	}
+}
+
+// TestResetEmptyReason: empty reason is manual_reset.
+func TestResetEmptyReason(t *testing.T) {
+	r := newRig(t)
+	if err := r.s.Reset("", 0, t0); err != nil {
+		t.Fatal(err)
+	}
+	rs, _, _ := r.s.Current(t0)
+	if rs.ResetReason != ReasonManualReset || r.logs[0] != "INFO Session reset: manual_reset" {
+		t.Errorf("%+v %q", rs, r.logs)
+	}
+}
+
+// TestResetVerboseLogsClearedSignals: verbose logs the cleared exit signals.
+func TestResetVerboseLogsClearedSignals(t *testing.T) {
+	r := newRig(t)
+	r.s.Verbose = true
+	r.write(t, ralphdir.ExitSignals, "{}")
+	if err := r.s.Reset(ReasonManualInterrupt, 2, t0); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"INFO Cleared exit signals file", "INFO Session reset: manual_interrupt"}
+	if diff := cmp.Diff(want, r.logs); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+}
+
+// TestResetQuarantinesCorruptHistory: corrupt history is quarantined and restarted.
+func TestResetQuarantinesCorruptHistory(t *testing.T) {
+	r := newRig(t)
+	r.write(t, ralphdir.RalphSessionHistory, `{"not": "an array"}`)
+	if err := r.s.Reset(ReasonPermissionDenied, 7, t0); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := r.s.history()
+	if len(h) != 1 || h[0].Reason != "permission_denied" || r.quarantined(ralphdir.RalphSessionHistory) != 1 || len(r.warnings) != 1 {
+		t.Errorf("history %+v warnings %q", h, r.warnings)
+	}
+}
+
+// TestResetMovesFolderHistoryAside: a folder in place of the history is moved aside.
+func TestResetMovesFolderHistoryAside(t *testing.T) {
+	r := newRig(t)
+	// Not a regular file: moved aside like a corrupt one, then the
+	// reset is recorded in a fresh history.
+	if err := os.Mkdir(r.d.Path(ralphdir.RalphSessionHistory), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.s.Reset(ReasonProjectComplete, 1, t0); err != nil {
+		t.Fatalf("Reset failed: %v", err)
+	}
+	if len(r.logs) != 1 || r.logs[0] != "INFO Session reset: project_complete" {
+		t.Errorf("logs %q", r.logs)
+	}
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0], "is a directory, not a regular file; moved it to .ralph_session_history.corrupt-") {
+		t.Errorf("warnings %q", r.warnings)
+	}
+	if h, err := r.s.history(); err != nil || len(h) != 1 {
+		t.Errorf("history %v %v", h, err)
+	}
+	if _, st, _ := r.s.Current(t0); st != Inactive {
+		t.Errorf("state %v", st)
+	}
 }
 
 func TestHistoryCapAndForeignEntries(t *testing.T) {
@@ -513,7 +520,7 @@ func TestHistoryCapAndForeignEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := r.s.History()
+	h, err := r.s.history()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,7 +561,7 @@ func TestLifecycle(t *testing.T) {
 	if st != Inactive || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(ralphdir.ClaudeSessionID) {
 		t.Fatalf("after reset: %+v %v", cur, st)
 	}
-	h, _ := r.s.History()
+	h, _ := r.s.history()
 	if len(h) != 1 || h[0] != (HistoryEntry{FormatISO(t0.Add(3 * time.Minute)), "active", "reset", "project_complete", 2}) {
 		t.Fatalf("history %+v", h)
 	}
@@ -610,7 +617,7 @@ func TestBashLeftDirContinued(t *testing.T) {
 	if !strings.HasPrefix(got, strings.TrimSuffix(hist, "\n]\n")) {
 		t.Errorf("old history not kept verbatim:\n%s", got)
 	}
-	h, _ := r.s.History()
+	h, _ := r.s.history()
 	if len(h) != 2 || h[0].LoopNumber != 12 || h[1].Reason != "circuit_breaker_open" {
 		t.Errorf("history %+v", h)
 	}
@@ -619,12 +626,22 @@ func TestBashLeftDirContinued(t *testing.T) {
 	}
 }
 
-func TestStateString(t *testing.T) {
-	for st, want := range map[State]string{Missing: "missing", Invalid: "invalid", Inactive: "inactive", Active: "active", State(9): "State(9)"} {
-		if st.String() != want {
-			t.Errorf("%d: %q", int(st), st.String())
+func p(s string) *string { return &s }
+
+// history reads .ralph_session_history back: the entries that have the
+// entry shape, oldest first. A file that is not a JSON array is
+// quarantined and reads as empty.
+func (s *Store) history() ([]HistoryEntry, error) {
+	raw, err := s.readHistory()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEntry, 0, len(raw))
+	for _, r := range raw {
+		var e HistoryEntry
+		if json.Unmarshal(r, &e) == nil {
+			out = append(out, e)
 		}
 	}
+	return out, nil
 }
-
-func p(s string) *string { return &s }
