@@ -85,6 +85,17 @@ func TestContinueBashOpenState(t *testing.T) {
 	putFile(t, d, ralphdir.CircuitBreakerHistory, "bash_history.json")
 	c := defaultConfig()
 
+	checkBashOpenLoaded(t, d)
+	s := checkBashCooldown(t, d, c)
+	checkBashReopened(t, d, s, c)
+	if len(*warnings) != 0 {
+		t.Errorf("warnings: %q", *warnings)
+	}
+}
+
+// checkBashOpenLoaded: the bash loop's OPEN file loads field for field.
+func checkBashOpenLoaded(t *testing.T, d *ralphdir.Dir) {
+	t.Helper()
 	s, err := Load(d)
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +109,13 @@ func TestContinueBashOpenState(t *testing.T) {
 	if diff := cmp.Diff(wantLoaded, s); diff != "" {
 		t.Fatalf("loaded (-want +got):\n%s", diff)
 	}
+}
 
-	// 10 minutes later: still OPEN, nothing rewritten.
+// checkBashCooldown: 10 minutes after opening Init keeps the circuit OPEN
+// and rewrites nothing; 35 minutes after, it moves to HALF_OPEN and writes
+// the files as the bash loop does. It returns that HALF_OPEN state.
+func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c Config) State {
+	t.Helper()
 	s, tn, err := Init(d, time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC), c)
 	if err != nil || tn != nil || s.CanExecute() {
 		t.Fatalf("Init at 10:30 = %+v, %v, %v; want OPEN, no transition", s, tn, err)
@@ -108,7 +124,6 @@ func TestContinueBashOpenState(t *testing.T) {
 		t.Errorf("Init rewrote an unchanged state file:\n%s", got)
 	}
 
-	// 35 minutes after opening: HALF_OPEN, files as the bash loop writes them.
 	s, tn, err = Init(d, time.Date(2026, 3, 1, 10, 55, 0, 0, time.UTC), c)
 	if err != nil || tn == nil {
 		t.Fatalf("Init at 10:55 = %v, %v; want a transition", tn, err)
@@ -119,9 +134,15 @@ func TestContinueBashOpenState(t *testing.T) {
 	if diff := cmp.Diff(golden(t, "bash_history_after_cooldown.json"), content(t, d, ralphdir.CircuitBreakerHistory)); diff != "" {
 		t.Errorf("history after cooldown (-bash +ours):\n%s", diff)
 	}
+	return s
+}
 
-	// The new run's first loop makes no progress: OPEN again.
-	s, tn, err = RecordAndSave(d, s, idle(1), time.Date(2026, 3, 1, 10, 56, 0, 0, time.UTC), c)
+// checkBashReopened: the new run's first loop makes no progress, so the
+// HALF_OPEN circuit s opens again, and the history extends the bash
+// loop's entries.
+func checkBashReopened(t *testing.T, d *ralphdir.Dir, s State, c Config) {
+	t.Helper()
+	s, tn, err := RecordAndSave(d, s, idle(1), time.Date(2026, 3, 1, 10, 56, 0, 0, time.UTC), c)
 	if err != nil || tn == nil || tn.Reason != "No recovery, opening circuit after 4 loops" {
 		t.Fatalf("RecordAndSave = %+v, %v; want HALF_OPEN -> OPEN 'No recovery, opening circuit after 4 loops'", tn, err)
 	}
@@ -136,11 +157,9 @@ func TestContinueBashOpenState(t *testing.T) {
 		t.Errorf("after re-opening: total_opens %d, current_loop %d, opened_at %v", reloaded.TotalOpens, reloaded.CurrentLoop, reloaded.OpenedAt)
 	}
 	hist := content(t, d, ralphdir.CircuitBreakerHistory)
-	if strings.Count(hist, `"timestamp"`) != 4 || !strings.HasPrefix(hist, golden(t, "bash_history_after_cooldown.json")[:len(golden(t, "bash_history_after_cooldown.json"))-3]) {
+	bashHist := golden(t, "bash_history_after_cooldown.json")
+	if strings.Count(hist, `"timestamp"`) != 4 || !strings.HasPrefix(hist, bashHist[:len(bashHist)-3]) {
 		t.Errorf("history does not extend the bash entries:\n%s", hist)
-	}
-	if len(*warnings) != 0 {
-		t.Errorf("warnings: %q", *warnings)
 	}
 }
 

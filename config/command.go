@@ -15,44 +15,13 @@ import (
 // command and process substitution, arithmetic, redirections, pipes, lists,
 // assignments and parameter operators are rejected. No globbing.
 func splitCommand(s string, lookupEnv func(string) (string, bool)) ([]string, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(s), "")
+	call, err := simpleCall(s)
 	if err != nil {
-		return nil, fmt.Errorf("not a simple command line: %s", shortSyntaxError(err))
+		return nil, err
 	}
-	if len(f.Stmts) != 1 {
-		return nil, errors.New("expected a single command (no ';', '&&', '|' or newlines)")
-	}
-	st := f.Stmts[0]
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
-		return nil, errors.New("expected a plain command with arguments (no redirections, pipes, assignments or '&')")
-	}
-	var bad string
 	for _, w := range call.Args {
-		if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") && len(lit.Value) > 1 && lit.Value[1] != '/' {
-			return nil, errors.New("~user is not allowed (write the path)")
-		}
-		syntax.Walk(w, func(n syntax.Node) bool {
-			if n == nil || bad != "" {
-				return false
-			}
-			switch n := n.(type) {
-			case *syntax.Word, *syntax.Lit, *syntax.SglQuoted, *syntax.DblQuoted:
-				return true
-			case *syntax.ParamExp:
-				if !simpleParam(n) {
-					bad = "only $NAME and ${NAME} expansions are allowed"
-				}
-				return false
-			case *syntax.CmdSubst:
-				bad = "command substitution is not allowed"
-			default:
-				bad = fmt.Sprintf("%T is not allowed", n)
-			}
-			return false
-		})
-		if bad != "" {
-			return nil, errors.New(bad)
+		if err := checkWord(w); err != nil {
+			return nil, err
 		}
 	}
 	env := expand.FuncEnviron(func(name string) string {
@@ -72,14 +41,72 @@ func splitCommand(s string, lookupEnv func(string) (string, bool)) ([]string, er
 	return argv, nil
 }
 
+// simpleCall parses s as one plain command with arguments: no lists,
+// pipes, redirections, assignments, negation or background.
+func simpleCall(s string) (*syntax.CallExpr, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(s), "")
+	if err != nil {
+		return nil, fmt.Errorf("not a simple command line: %s", shortSyntaxError(err))
+	}
+	if len(f.Stmts) != 1 {
+		return nil, errors.New("expected a single command (no ';', '&&', '|' or newlines)")
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return nil, errors.New("expected a plain command with arguments (no redirections, pipes, assignments or '&')")
+	}
+	return call, nil
+}
+
+// checkWord rejects a word that would need more than quoting and plain
+// $NAME / ${NAME} expansion: ~user, command substitution, arithmetic,
+// parameter operators and the like.
+func checkWord(w *syntax.Word) error {
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") && len(lit.Value) > 1 && lit.Value[1] != '/' {
+		return errors.New("~user is not allowed (write the path)")
+	}
+	var bad string
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if n == nil || bad != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Word, *syntax.Lit, *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.ParamExp:
+			if !simpleParam(n) {
+				bad = "only $NAME and ${NAME} expansions are allowed"
+			}
+		case *syntax.CmdSubst:
+			bad = "command substitution is not allowed"
+		default:
+			bad = fmt.Sprintf("%T is not allowed", n)
+		}
+		return false
+	})
+	if bad != "" {
+		return errors.New(bad)
+	}
+	return nil
+}
+
 // simpleParam reports whether p is $NAME or ${NAME} with a plain name.
 func simpleParam(p *syntax.ParamExp) bool {
-	if p.Param == nil || p.Excl || p.Length || p.Width || p.IsSet || p.Flags != nil ||
+	return p.Param != nil && !hasOperator(p) && validName(p.Param.Value)
+}
+
+// hasOperator reports whether p does more than name a parameter: a
+// length, an indirection, a default, a substring, a replacement, ...
+func hasOperator(p *syntax.ParamExp) bool {
+	return p.Excl || p.Length || p.Width || p.IsSet || p.Flags != nil ||
 		p.NestedParam != nil || p.Index != nil || p.Slice != nil || p.Repl != nil ||
-		p.Names != 0 || p.Exp != nil || p.Modifiers != nil {
-		return false
-	}
-	name := p.Param.Value
+		p.Names != 0 || p.Exp != nil || p.Modifiers != nil
+}
+
+// validName reports whether name is a shell variable name: a letter or
+// '_', then letters, digits and '_'.
+func validName(name string) bool {
 	if name == "" {
 		return false
 	}
