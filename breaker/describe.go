@@ -41,7 +41,7 @@ func (s State) Err() error {
 	return nil
 }
 
-// Lines is the reference's two-line transition banner (without colour):
+// Lines is the bash loop's two-line transition banner (without colour):
 // a headline for the new state and "Reason: <reason>".
 func (t Transition) Lines() []string {
 	var head string
@@ -63,7 +63,7 @@ const (
 	boxBottom = "╚════════════════════════════════════════════════════════════╝"
 )
 
-// Describe is the --circuit-status text: the reference's status block
+// Describe is the --circuit-status text: the bash loop's status block
 // (same labels, so scripts grepping "Loops since progress:" keep
 // working), then what tripped the breaker, the evidence, the counters
 // against their thresholds and what to do next. It only reads s; it never
@@ -118,7 +118,7 @@ func Describe(s State, now time.Time, c Config) []string {
 
 // Halted is the text the loop prints when it refuses to start an
 // iteration because the circuit is OPEN: the status block, then the
-// reference's "EXECUTION HALTED" box and checklist.
+// bash loop's "EXECUTION HALTED" box and checklist.
 func Halted(s State, now time.Time, c Config) []string {
 	return append(Describe(s, now, c),
 		boxTop,

@@ -37,7 +37,7 @@ func TestDescribeReferenceBlock(t *testing.T) {
 		"Total opens:          3",
 	}
 	if diff := cmp.Diff(wantHead, got[:len(wantHead)]); diff != "" {
-		t.Errorf("reference block (-want +got):\n%s", diff)
+		t.Errorf("bash loop's block (-want +got):\n%s", diff)
 	}
 	text := strings.Join(got, "\n")
 	for _, re := range []string{
@@ -54,7 +54,7 @@ func TestDescribeReferenceBlock(t *testing.T) {
 		}
 	}
 	if got[len(got)-1] != "" {
-		t.Errorf("last line = %q, want the reference's trailing empty line", got[len(got)-1])
+		t.Errorf("last line = %q, want the bash loop's trailing empty line", got[len(got)-1])
 	}
 }
 

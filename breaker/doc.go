@@ -1,7 +1,7 @@
 // Package breaker is the stagnation circuit breaker: a pure state machine
 // (CLOSED, HALF_OPEN, OPEN) that stops the loop when the agent stops
 // making progress, persisted in .ralph/.circuit_breaker_state and
-// .ralph/.circuit_breaker_history in the bash reference's formats, so a
+// .ralph/.circuit_breaker_history in the bash loop's formats, so a
 // .ralph/ folder left by ralph_loop.sh is continued and bmalph and
 // ralph_monitor read ours.
 //
@@ -25,7 +25,7 @@
 // never fed to Record: it is an infrastructure failure, not a sign that
 // the agent is stuck on the work, and counting it as "no progress" would
 // open the circuit when the network or the API is down. Those failures
-// belong to package guard. The one exception, as in the reference, is a
+// belong to package guard. The one exception, as in the bash loop, is a
 // call stopped by the write heartbeat (the agent read for
 // WRITE_TIMEOUT_MINUTES without writing): the engine records it with
 // LoopResult.ReadOnlyTimeout set and no analysis, so it counts towards
@@ -36,7 +36,7 @@
 // Progress is any of: files changed in the loop, a completion signal, or
 // a files-modified count reported by the agent. Per Record call the
 // counters are updated first, then the first matching rule of the
-// current state decides, in the reference's priority order:
+// current state decides, in the bash loop's priority order:
 //
 //	CLOSED:    permission denials >= threshold  -> OPEN
 //	           read-only timeouts >= threshold  -> OPEN
@@ -50,10 +50,10 @@
 //	OPEN:      stays OPEN until Startup finds CB_AUTO_RESET (-> CLOSED)
 //	           or the cooldown over (-> HALF_OPEN), or a manual Reset.
 //
-// Reasons, history entries and file keys are the reference's, word for
+// Reasons, history entries and file keys are the bash loop's, word for
 // word. The state file also carries added keys that explain a trip:
 // tripped_by, no_progress_loops, question_loops, error_streak,
 // denied_commands and last_output_length. Describe turns them into
-// advice. Deviations from the reference are listed in
-// docs/compat/breaker.md.
+// advice. Deviations from the bash loop are listed in
+// docs/COMPATIBILITY.md.
 package breaker

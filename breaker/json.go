@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 )
 
-// isoLayout is the reference's timestamp (date -u -Iseconds).
+// isoLayout is the bash loop's timestamp (date -u -Iseconds).
 const isoLayout = "2006-01-02T15:04:05+00:00"
 
-// formatISO renders t as the reference does; the zero time renders as "".
+// formatISO renders t as the bash loop does; the zero time renders as "".
 func formatISO(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -23,7 +23,7 @@ func formatISO(t time.Time) string {
 	return t.UTC().Format(isoLayout)
 }
 
-// parseISO accepts what the reference's parse_iso_to_epoch accepts: RFC 3339
+// parseISO accepts what the bash loop's parse_iso_to_epoch accepts: RFC 3339
 // with "+00:00" or "Z", with or without fractional seconds, a "+0000" zone,
 // or no zone at all (taken as UTC). Anything else is the zero time.
 func parseISO(s string) time.Time {
@@ -39,8 +39,8 @@ func parseISO(s string) time.Time {
 	return time.Time{}
 }
 
-// wire is the file's key order: the reference's keys first, in the
-// reference's order (opened_at last of them), then the added keys.
+// wire is the file's key order: the bash loop's keys first, in the
+// bash loop's order (opened_at last of them), then the added keys.
 type wire struct {
 	State                        string      `json:"state"`
 	LastChange                   string      `json:"last_change"`
@@ -61,9 +61,9 @@ type wire struct {
 	LastOutputLength             int         `json:"last_output_length,omitempty"`
 }
 
-// MarshalJSON writes the state with the reference's keys in the reference's
+// MarshalJSON writes the state with the bash loop's keys in the bash loop's
 // order; current_loop and opened_at are omitted while unset, as the
-// reference omits them.
+// bash loop omits them.
 func (s State) MarshalJSON() ([]byte, error) {
 	w := wire{
 		State:                        s.State,
@@ -95,7 +95,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// UnmarshalJSON reads a state file as leniently as the reference does: a
+// UnmarshalJSON reads a state file as leniently as the bash loop does: a
 // counter that is missing, null, a string or any other non-number counts
 // as 0 (a numeric string such as "3" counts as 3), and unparseable
 // timestamps are treated as absent. Only "state" is strict: a file that is
@@ -168,7 +168,7 @@ func jsonString(raw json.RawMessage) string {
 	return v
 }
 
-// jsonCount reads a non-negative integer the way the reference's
+// jsonCount reads a non-negative integer the way the bash loop's
 // `jq -r … | tr -d '[:space:]'` then `$((x + 0))` does for sane input:
 // numbers and numeric strings count, everything else is 0. Fractions are
 // truncated, negatives become 0 and huge values are capped.

@@ -22,7 +22,7 @@ type Config struct {
 	CountPermissionDenials bool
 }
 
-// hardHalfOpenAt is the reference's fixed "monitoring" point: two loops
+// hardHalfOpenAt is the bash loop's fixed "monitoring" point: two loops
 // without progress move CLOSED to HALF_OPEN whatever the thresholds are.
 const hardHalfOpenAt = 2
 
@@ -53,7 +53,7 @@ type LoopResult struct {
 	ReadOnlyTimeout bool
 }
 
-// progress reports whether r counts as progress, as the reference decides.
+// progress reports whether r counts as progress, as the bash loop decides.
 func (r LoopResult) progress() bool {
 	return r.FilesChanged > 0 || r.CompletionSignal || r.ReportedFilesModified > 0
 }
@@ -274,7 +274,7 @@ func matchRule(from string, f facts) *rule {
 	return nil
 }
 
-// outputDecline implements CB_OUTPUT_DECLINE_THRESHOLD, which the reference
+// outputDecline implements CB_OUTPUT_DECLINE_THRESHOLD, which the bash loop
 // defines but never reads: a loop without progress whose output is more
 // than threshold percent shorter than the previous loop's. It returns the
 // decline in percent and whether the rule fires.
@@ -287,7 +287,7 @@ func outputDecline(prevLen int, r LoopResult, progress bool, c Config) (int, boo
 	return decline, decline > t
 }
 
-// Startup applies the checks the reference makes before every iteration
+// Startup applies the checks the bash loop makes before every iteration
 // (init_circuit_breaker): an OPEN circuit becomes CLOSED when AutoReset is
 // set, or HALF_OPEN once Cooldown has passed since it opened. It also
 // stamps LastChange on a state that has none (a new or repaired file).
@@ -332,7 +332,7 @@ func (s State) openedSince() time.Time {
 }
 
 // elapsedMinutes is whole minutes since the circuit opened, truncated
-// toward zero as the reference's shell arithmetic does (so a clock 30 s
+// toward zero as the bash loop's shell arithmetic does (so a clock 30 s
 // behind still counts as 0, and a minute or more behind is negative).
 func (s State) elapsedMinutes(now time.Time) (int64, bool) {
 	since := s.openedSince()
@@ -351,7 +351,7 @@ func cooldownMinutes(c Config) int64 {
 
 // Reset is the state --reset-circuit writes: CLOSED with every counter and
 // total_opens at 0. An empty reason becomes "Manual reset". The history
-// is left alone, as in the reference.
+// is left alone, as the bash loop does.
 func Reset(reason string, now time.Time) State {
 	if reason == "" {
 		reason = "Manual reset"

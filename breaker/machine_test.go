@@ -95,7 +95,7 @@ func TestRecordStories(t *testing.T) {
 			trans: []Transition{tr(Closed, HalfOpen, "Monitoring: 2 loops without progress", 2)},
 		},
 		{
-			name: "three idle loops open via half-open with the reference's wording", cfg: def, start: Fresh(t0),
+			name: "three idle loops open via half-open with the bash loop's wording", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{idle(1), idle(2), idle(3)},
 			want: summary{State: Open, NoProgress: 3, Opens: 1, Reason: "No recovery, opening circuit after 3 loops",
 				TrippedBy: SignalNoProgress, CurrentLoop: 3, OpenedAt: at(3)},
@@ -269,7 +269,7 @@ func TestRecordStories(t *testing.T) {
 			trans: []Transition{tr(HalfOpen, Open, "Read-only timeout in 2 consecutive loops (agent stuck reading)", 4)},
 		},
 		{
-			name: "half-open: the same-error rule is not checked (as in the reference)",
+			name: "half-open: the same-error rule is not checked (as in the bash loop)",
 			cfg:  with(func(c *Config) { c.NoProgressThreshold = 99; c.SameErrorThreshold = 1 }), start: halfOpen,
 			loops: []LoopResult{withErr(idle(3), "Error: x")},
 			want:  summary{State: HalfOpen, NoProgress: 3, SameError: 1, TrippedBy: SignalNoProgress, CurrentLoop: 3},
@@ -384,7 +384,7 @@ func TestRecordCapsEvidence(t *testing.T) {
 	if len(s.Errors) != maxErrorsKept || len(s.Errors[0].Line) > maxErrorLineLen {
 		t.Errorf("error_streak has %d entries, first line %d bytes; want %d entries of at most %d bytes", len(s.Errors), len(s.Errors[0].Line), maxErrorsKept, maxErrorLineLen)
 	}
-	// Only the reference's fixed monitoring rule is left: HALF_OPEN, never OPEN.
+	// Only the bash loop's fixed monitoring rule is left: HALF_OPEN, never OPEN.
 	if s.State != HalfOpen || s.ConsecutiveNoProgress != 50 {
 		t.Errorf("with every rule off: state %s, no progress %d; want HALF_OPEN, 50", s.State, s.ConsecutiveNoProgress)
 	}
@@ -501,7 +501,7 @@ func TestStartup(t *testing.T) {
 }
 
 // A full run across restarts: trip, cooldown, one more idle loop re-opens
-// at once because the counters survive the cooldown (as in the reference),
+// at once because the counters survive the cooldown (as the bash loop does),
 // then progress after the next cooldown closes it.
 func TestCooldownStory(t *testing.T) {
 	c := defaultConfig()

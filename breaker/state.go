@@ -35,9 +35,9 @@ const (
 )
 
 // State is the content of .ralph/.circuit_breaker_state. The first eleven
-// fields are the reference's keys, with the reference's meaning; the rest
+// fields are the bash loop's keys, with the bash loop's meaning; the rest
 // are keys this port adds so the file explains why the circuit opened.
-// Readers that only know the reference keys (bmalph, ralph_monitor, jq
+// Readers that only know the bash loop's keys (bmalph, ralph_monitor, jq
 // scripts) ignore them.
 type State struct {
 	State                        string    // "state": Closed, HalfOpen or Open
@@ -68,7 +68,7 @@ type ErrorLine struct {
 	Line string `json:"line"`
 }
 
-// Fresh is the initial CLOSED state the reference writes when no state file
+// Fresh is the initial CLOSED state the bash loop writes when no state file
 // exists.
 func Fresh(now time.Time) State {
 	return State{State: Closed, LastChange: stamp(now)}

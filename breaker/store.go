@@ -27,7 +27,7 @@ func Load(d *ralphdir.Dir) (State, error) {
 }
 
 // Save writes s to .ralph/.circuit_breaker_state atomically, as pretty
-// JSON in the reference's key order.
+// JSON in the bash loop's key order.
 func Save(d *ralphdir.Dir, s State) error {
 	if err := d.WriteJSON(ralphdir.CircuitBreakerState, s); err != nil {
 		return fmt.Errorf("save breaker state: %w", err)
@@ -36,7 +36,7 @@ func Save(d *ralphdir.Dir, s State) error {
 }
 
 // historyEntry is one element of .circuit_breaker_history, in the
-// reference's key order.
+// bash loop's key order.
 type historyEntry struct {
 	Timestamp string `json:"timestamp"`
 	Loop      int    `json:"loop"`
@@ -61,7 +61,7 @@ func readHistory(d *ralphdir.Dir) ([]json.RawMessage, bool, error) {
 }
 
 // EnsureHistory creates .circuit_breaker_history as "[]" when it is
-// missing (or was corrupt), as the reference does before any transition.
+// missing (or was corrupt), as the bash loop does before any transition.
 func EnsureHistory(d *ralphdir.Dir) error {
 	entries, found, err := readHistory(d)
 	if err != nil || found {
@@ -74,7 +74,7 @@ func EnsureHistory(d *ralphdir.Dir) error {
 }
 
 // AppendHistory appends t to .circuit_breaker_history. The history is
-// never truncated, as in the reference.
+// never truncated, as the bash loop does.
 func AppendHistory(d *ralphdir.Dir, t Transition) error {
 	entries, _, err := readHistory(d)
 	if err != nil {
@@ -100,7 +100,7 @@ func AppendHistory(d *ralphdir.Dir, t Transition) error {
 }
 
 // Init is what the loop runs before every iteration (and what the
-// reference's init_circuit_breaker does): load the state, apply the
+// bash loop's init_circuit_breaker does): load the state, apply the
 // cooldown or auto-reset, make sure both files exist, and log a
 // transition if one happened. The returned transition, if any, is for
 // the console banner; it is already in the history.
@@ -143,7 +143,7 @@ func LoadOrCreate(d *ralphdir.Dir, now time.Time) (State, error) {
 }
 
 // RecordAndSave runs Record, saves the state and, on a transition, appends
-// it to the history (after the state, as the reference does).
+// it to the history (after the state, as the bash loop does).
 func RecordAndSave(d *ralphdir.Dir, s State, r LoopResult, now time.Time, c Config) (State, *Transition, error) {
 	n, t := s.Record(r, now, c)
 	if err := Save(d, n); err != nil {

@@ -58,7 +58,7 @@ func golden(t *testing.T, name string) string {
 }
 
 // The files of a new project must be byte-identical to what the bash
-// loop's init writes (testdata made with the reference's jq calls).
+// loop's init writes (testdata made with the bash loop's jq calls).
 func TestInitCreatesReferenceFiles(t *testing.T) {
 	d, _ := newDir(t)
 	s, tn, err := Init(d, t0, defaultConfig())
@@ -163,7 +163,7 @@ func checkBashReopened(t *testing.T, d *ralphdir.Dir, s State, c Config) {
 	}
 }
 
-// The reference key order comes first, then the added keys; nothing is
+// The bash loop's key order comes first, then the added keys; nothing is
 // HTML-escaped and quotes, backslashes and newlines round-trip.
 func TestSaveFormat(t *testing.T) {
 	d, _ := newDir(t)
@@ -219,7 +219,7 @@ func TestSaveFormat(t *testing.T) {
 }
 
 // Files the breaker cannot use are moved aside with a warning and the
-// breaker starts CLOSED; the reference kept a 0-byte file and wrote
+// breaker starts CLOSED; the bash loop kept a 0-byte file and wrote
 // "state": "" into it, disabling itself for good.
 func TestLoadQuarantinesUnusableFiles(t *testing.T) {
 	for _, tc := range []struct{ name, content string }{
@@ -261,7 +261,7 @@ func TestLoadQuarantinesUnusableFiles(t *testing.T) {
 	}
 }
 
-// The reference reads counters with jq -r and shell arithmetic: strings
+// The bash loop reads counters with jq -r and shell arithmetic: strings
 // holding numbers count, anything else is 0.
 func TestLoadIsLenientAboutCounters(t *testing.T) {
 	d, warnings := newDir(t)
@@ -304,7 +304,7 @@ func TestParseISO(t *testing.T) {
 	}
 }
 
-// An empty history (which the reference kept, losing every later entry)
+// An empty history (which the bash loop kept, losing every later entry)
 // or one that is not an array is moved aside and started over.
 func TestHistoryRepair(t *testing.T) {
 	for _, tc := range []struct{ name, content string }{

@@ -90,7 +90,7 @@ func (w Warning) String() string {
 }
 
 // UsageError is a bad command line or configuration value. The program
-// prints Error() (one line) and exits with ExitCode() (1, as the reference
+// prints Error() (one line) and exits with ExitCode() (1, as the bash loop
 // does for usage errors); an Unknown one goes to stderr.
 type UsageError struct {
 	Key      string // the flag ("--timeout") or key ("MAX_CALLS_PER_HOUR")
@@ -147,7 +147,7 @@ type Config struct {
 	// Circuit breaker.
 	CBNoProgressThreshold       int
 	CBSameErrorThreshold        int
-	CBOutputDeclineThreshold    int // accepted, unused by the reference
+	CBOutputDeclineThreshold    int // accepted, unused by the bash loop
 	CBPermissionDenialThreshold int
 	CBReadOnlyTimeoutThreshold  int
 	CBCooldownMinutes           int

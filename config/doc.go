@@ -18,11 +18,11 @@
 // SESSION_EXPIRY_HOURS before CLAUDE_SESSION_EXPIRY_HOURS, RALPH_VERBOSE
 // before VERBOSE_PROGRESS). An empty environment or .ralphrc value counts
 // as unset, except CLAUDE_PERMISSION_MODE set to "" in the environment,
-// which means bypassPermissions (as in the reference). Config.Sources says
+// which means bypassPermissions (as the bash loop does). Config.Sources says
 // where each value came from.
 //
 // .ralphrc is read from <projectDir>/<RALPH_DIR>/.ralphrc, else
-// <projectDir>/.ralphrc, with the reference's line grammar (a hand parser:
+// <projectDir>/.ralphrc, with the bash loop's line grammar (a hand parser:
 // it only recognises KEY=VALUE lines and can execute nothing): allowlisted
 // upper-case keys, one pair of outer quotes removed, a whole value of
 // ${NAME:-default}, ${NAME} or $NAME resolved against earlier lines and the
@@ -32,7 +32,7 @@
 // Ralph directory; from flags and the environment they are relative to the
 // project directory.
 //
-// Command-line parsing follows the reference: one left-to-right pass;
+// Command-line parsing follows the bash loop: one left-to-right pass;
 // --help, --version, --status, --circuit-status, --reset-circuit and
 // --reset-session act where they stand (later words are not examined);
 // value flags take the next word whatever it is; a stray word or an unknown
@@ -48,5 +48,6 @@
 // <RCFile>" and the "ignored by <driver>" notice for ALLOWED_TOOLS is the
 // caller's job.
 //
-// The package imports no other package of this module.
+// Of this module it imports only ralphdir (to read .ralphrc), internal/clip
+// and the leaves whose settings it builds (breaker, see Config.Breaker).
 package config

@@ -25,7 +25,7 @@ type cli struct {
 	analyzeFile string
 }
 
-// errStop ends parsing at an action that acts at once, as the reference
+// errStop ends parsing at an action that acts at once, as the bash loop
 // does: later words are never looked at.
 var errStop = errors.New("stop parsing")
 
@@ -93,7 +93,7 @@ func parseArgs(args []string) (*cli, error) {
 	}
 	if err == nil {
 		// With interspersed parsing off, pflag stops at the first stray word
-		// or at "--"; the reference knows neither.
+		// or at "--"; the bash loop knows neither.
 		if fs.ArgsLenAtDash() >= 0 {
 			return nil, unknownOption("--")
 		}
@@ -168,7 +168,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 	return nil
 }
 
-// flagValueError words a bad flag value; three flags keep the reference's
+// flagValueError words a bad flag value; three flags keep the bash loop's
 // wording.
 func flagValueError(name, value string, err error) *UsageError {
 	src := Source{Kind: SourceFlag, Name: name}
@@ -215,7 +215,7 @@ func unknownOption(word string) *UsageError {
 	return &UsageError{Key: word, Unknown: true, Msg: msg + more}
 }
 
-// translateParseError words pflag's errors the reference's way.
+// translateParseError words pflag's errors the bash loop's way.
 func translateParseError(err error, args []string) error {
 	var ue *UsageError
 	if errors.As(err, &ue) {
@@ -225,7 +225,7 @@ func translateParseError(err error, args []string) error {
 	if errors.As(err, &ne) {
 		if group := ne.GetSpecifiedShortnames(); group != "" {
 			// Name the whole word as typed ("-monitor", "-vx"), as the
-			// reference does; pflag only knows the unparsed rest of it.
+			// bash loop does; pflag only knows the unparsed rest of it.
 			for _, a := range args {
 				if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, group) {
 					return unknownOption(a)

@@ -84,7 +84,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	return c, l.warns, nil
 }
 
-// resolveRalphDir checks RALPH_DIR the way the reference does: unset,
+// resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
 // empty or ".ralph", or an absolute path without "..".
 func resolveRalphDir(lookupEnv func(string) (string, bool)) (string, Source, error) {
 	v, ok := lookupEnv("RALPH_DIR")
@@ -198,7 +198,7 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 // rcPath resolves a file name from .ralphrc against the Ralph directory (the
 // template documents them as relative to .ralph/). A name that already
 // starts with ".ralph/" was written relative to the project root, which is
-// how the reference reads it, and is kept.
+// how the bash loop reads it, and is kept.
 func rcPath(ralphDir, v string) string {
 	if v == "-" || filepath.IsAbs(v) {
 		return v
@@ -256,8 +256,8 @@ func (l *loader) finish() error {
 		c.Sources["IDLE_MAX_DELAY"] = Source{Kind: SourceDefault}
 	}
 
-	// Review mode (reference §1.8.6): an old REVIEW_ENABLED=true means
-	// enhanced; REVIEW_ENABLED then mirrors the mode.
+	// Review mode: an old REVIEW_ENABLED=true means
+	// enhanced, as the bash loop reads it; REVIEW_ENABLED then mirrors the mode.
 	if c.ReviewMode == "off" && c.ReviewEnabled {
 		c.ReviewMode = "enhanced"
 		c.Sources["REVIEW_MODE"] = Source{Kind: SourceDerived, Name: "REVIEW_ENABLED"}
@@ -303,8 +303,8 @@ func (l *loader) failDriver(ue *UsageError, src Source) error {
 	return l.checkTools()
 }
 
-// checkTools validates ALLOWED_TOOLS against the Claude Code tool names
-// (drivers.md §4): exact names, or Bash(<anything>).
+// checkTools validates ALLOWED_TOOLS against the Claude Code tool names:
+// exact names, or Bash(<anything>).
 func (l *loader) checkTools() error {
 	c := l.c
 	for _, t := range c.AllowedTools {

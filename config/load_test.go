@@ -129,7 +129,7 @@ func TestDefaultsAllParse(t *testing.T) {
 }
 
 // TestPrecedence: flag > env > .ralphrc > default for every key, including
-// the reference's gaps (loop.md §1.8.5), which are fixed here.
+// the bash loop's gaps, which are fixed here.
 func TestPrecedence(t *testing.T) {
 	type check struct {
 		key  string // Sources key
@@ -501,7 +501,7 @@ func TestUsageErrors(t *testing.T) {
 		msg       []string // substrings of the message
 		showUsage bool
 	}{
-		// Command line (reference wording where the conformance suite checks it).
+		// Command line (the bash loop's wording where the conformance suite checks it).
 		{"unknown long flag", setup{args: []string{"--bogus-flag"}}, "--bogus-flag", []string{"unknown flag --bogus-flag", "(ralph_loop --help lists all)"}, true},
 		{"dry-run is unknown", setup{args: []string{"--dry-run"}}, "--dry-run", []string{"unknown flag --dry-run", "(ralph_loop --help lists all)"}, true},
 		{"unknown short flag", setup{args: []string{"-x"}}, "-x", []string{"unknown flag -x", "(ralph_loop --help lists all)"}, true},
@@ -549,7 +549,7 @@ func TestUsageErrors(t *testing.T) {
 		{"json without report", setup{args: []string{"--json"}}, "--json", []string{"--json only applies to --report"}, false},
 		{"bad value before status", setup{args: []string{"--timeout", "0", "--status"}}, "--timeout", []string{"Timeout must be"}, false},
 
-		// Tools (drivers.md §4): claude-code only.
+		// Tools: claude-code only.
 		{"tool flag invalid", setup{args: []string{"--allowed-tools", "Write,Hack"}}, "--allowed-tools", []string{"Invalid tool in --allowed-tools: 'Hack'", "valid tools: Write Read", "Bash(...)"}, false},
 		{"tool env invalid", setup{env: map[string]string{"ALLOWED_TOOLS": "Read,bash"}}, "ALLOWED_TOOLS", []string{"Invalid tool in ALLOWED_TOOLS: 'bash' (env ALLOWED_TOOLS)"}, false},
 		{"tool ralphrc invalid", setup{rc: rc("", `ALLOWED_TOOLS="Read,Bash()"`)}, "ALLOWED_TOOLS", []string{"Invalid tool in ALLOWED_TOOLS: 'Bash()' (.ralph/.ralphrc:2)"}, false},
@@ -589,7 +589,7 @@ func TestUsageErrors(t *testing.T) {
 		{"command driver with substitution", setup{env: map[string]string{"PLATFORM_DRIVER": "command", "AGENT_COMMAND": "agent $(whoami)"}}, "AGENT_COMMAND", []string{"Invalid AGENT_COMMAND: 'agent $(whoami)' (env AGENT_COMMAND)", "command substitution"}, false},
 		{"command driver with pipe", setup{env: map[string]string{"PLATFORM_DRIVER": "command", "AGENT_COMMAND": "agent | tee x"}}, "AGENT_COMMAND", []string{"Invalid AGENT_COMMAND", "plain command"}, false},
 
-		// RALPH_DIR (reference wording).
+		// RALPH_DIR (the bash loop's wording).
 		{"ralph dir relative", setup{env: map[string]string{"RALPH_DIR": "custom-dir"}}, "RALPH_DIR", []string{"RALPH_DIR must be '.ralph' or an absolute path, got: 'custom-dir'"}, false},
 		{"ralph dir dot slash", setup{env: map[string]string{"RALPH_DIR": "./.ralph"}}, "RALPH_DIR", []string{"RALPH_DIR must be '.ralph' or an absolute path"}, false},
 		{"ralph dir dotdot", setup{env: map[string]string{"RALPH_DIR": "/tmp/../etc"}}, "RALPH_DIR", []string{"RALPH_DIR must not contain '..': '/tmp/../etc'"}, false},

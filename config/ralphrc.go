@@ -17,7 +17,7 @@ var (
 	rcAssign = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
 	// A whole value that is one parameter reference: ${NAME:-default},
 	// ${NAME} or $NAME. Anything else (partial, nested, other operators)
-	// stays literal, as in the reference.
+	// stays literal, as the bash loop does.
 	rcDefaultRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}$`)
 	rcBracedRef  = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 	rcPlainRef   = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)$`)
@@ -27,7 +27,7 @@ var (
 // [:space:], so a Windows CR disappears too.
 const rcSpace = " \t\n\v\f\r"
 
-// parseRC reads .ralphrc data with the reference grammar. It never executes
+// parseRC reads .ralphrc data with the bash loop's grammar. It never executes
 // anything: it only recognises KEY=VALUE lines.
 //
 //   - Every physical line counts for line numbers; a last line without a

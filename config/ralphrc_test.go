@@ -120,9 +120,9 @@ func TestParseRCAllowlist(t *testing.T) {
 	}
 }
 
-// TestReferenceAllowlist: every key the reference accepts in .ralphrc is
-// accepted here too (loop.md §1.8.3, 35 keys).
-func TestReferenceAllowlist(t *testing.T) {
+// TestBashLoopAllowlist: every key the bash loop accepts in .ralphrc is
+// accepted here too (35 keys).
+func TestBashLoopAllowlist(t *testing.T) {
 	ref := strings.Fields(`PLATFORM_DRIVER PROJECT_NAME PROJECT_TYPE MAX_CALLS_PER_HOUR
 		CLAUDE_TIMEOUT_MINUTES CLAUDE_OUTPUT_FORMAT WRITE_TIMEOUT_MINUTES ALLOWED_TOOLS
 		CLAUDE_PERMISSION_MODE PERMISSION_DENIAL_MODE SESSION_CONTINUITY SESSION_EXPIRY_HOURS
@@ -132,7 +132,7 @@ func TestReferenceAllowlist(t *testing.T) {
 		QUALITY_GATE_ON_COMPLETION_ONLY REVIEW_MODE REVIEW_ENABLED REVIEW_INTERVAL CLAUDE_MIN_VERSION
 		RALPH_VERBOSE PROMPT_FILE FIX_PLAN_FILE AGENT_FILE`)
 	if len(ref) != 34 {
-		t.Fatalf("reference list has %d keys", len(ref))
+		t.Fatalf("the bash loop's list has %d keys", len(ref))
 	}
 	for _, k := range ref {
 		if !rcAllowed(k) {
@@ -141,14 +141,14 @@ func TestReferenceAllowlist(t *testing.T) {
 	}
 	for _, k := range []string{"CLAUDE_ALLOWED_TOOLS", "CLAUDE_USE_CONTINUE", "VERBOSE_PROGRESS", "CLAUDE_SESSION_EXPIRY_HOURS", "RALPH_DIR"} {
 		if rcAllowed(k) {
-			t.Errorf("%s accepted in .ralphrc; the reference takes it from the environment only", k)
+			t.Errorf("%s accepted in .ralphrc; the bash loop takes it from the environment only", k)
 		}
 	}
 }
 
 // TestBmalphTemplate loads a file with every assignment bmalph's
-// ralphrc.template writes, and, when the reference mirror is present, the
-// template itself.
+// ralphrc.template writes, and, when a copy of bmalph's template is at
+// hand, the template itself.
 func TestBmalphTemplate(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "ralphrc.bmalph"))
 	if err != nil {
@@ -179,7 +179,7 @@ func TestBmalphTemplate(t *testing.T) {
 		}
 	}
 	t.Run("testdata", func(t *testing.T) { check(t, data) })
-	t.Run("reference", func(t *testing.T) {
+	t.Run("bmalph template", func(t *testing.T) {
 		if refTemplate == "" {
 			t.Skip("set RALPHRC_TEMPLATE to bmalph's ralphrc.template to check it too")
 		}
@@ -192,5 +192,5 @@ func TestBmalphTemplate(t *testing.T) {
 }
 
 // refTemplate names bmalph's ralph/templates/ralphrc.template when the
-// reference is at hand (RALPHRC_TEMPLATE=/path go test ./config).
+// file is at hand (RALPHRC_TEMPLATE=/path go test ./config).
 var refTemplate = os.Getenv("RALPHRC_TEMPLATE")

@@ -2,7 +2,7 @@ package config
 
 import "io"
 
-// usageText is the --help output. It names every flag of the reference, with
+// usageText is the --help output. It names every flag of the bash loop, with
 // the same short forms and meaning, then ours. Defaults shown are the
 // built-in ones.
 const usageText = `ralph_loop - run an AI coding agent again and again until the project's plan is done

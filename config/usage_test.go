@@ -38,7 +38,7 @@ func TestUsageGolden(t *testing.T) {
 }
 
 // TestUsageNamesEveryFlag: each flag the parser knows is documented, with
-// its short form, and the reference's flags are all there.
+// its short form, and the bash loop's flags are all there.
 func TestUsageNamesEveryFlag(t *testing.T) {
 	var b bytes.Buffer
 	Usage(&b)
@@ -57,7 +57,7 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 		"--auto-reset-circuit", "--reset-session", "--output-format FORMAT", "--allowed-tools TOOLS",
 		"--no-continue", "--session-expiry HOURS", "Usage:"} {
 		if !strings.Contains(text, f) {
-			t.Errorf("usage lacks reference flag %q", f)
+			t.Errorf("usage lacks the bash loop's flag %q", f)
 		}
 	}
 	for i, line := range strings.Split(text, "\n") {

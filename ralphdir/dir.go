@@ -52,7 +52,7 @@ func (d *Dir) Exists(name string) bool {
 	return err == nil
 }
 
-// EnsureLayout creates .ralph/, logs/ and docs/generated/ as the reference
+// EnsureLayout creates .ralph/, logs/ and docs/generated/ as the bash loop
 // does at start-up.
 func (d *Dir) EnsureLayout() error {
 	for _, p := range []string{d.root, d.Path(LogsDir), d.Path(DocsGenerated)} {
@@ -156,7 +156,7 @@ func (d *Dir) CleanTemp() (removed int) {
 	return removed
 }
 
-// MarshalJSON renders v as the reference's jq does: two-space indent and a
+// MarshalJSON renders v as the bash loop's jq does: two-space indent and a
 // final newline, HTML characters left alone.
 func MarshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer

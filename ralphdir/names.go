@@ -2,7 +2,7 @@ package ralphdir
 
 import "strings"
 
-// File names under .ralph/, exactly as the bash reference uses them.
+// File names under .ralph/, exactly as the bash loop uses them.
 const (
 	Status                = "status.json"
 	Progress              = "progress.json"

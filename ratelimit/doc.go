@@ -6,15 +6,17 @@
 // +%Y%m%d%H`; a new key starts a new count at 0. Only calls that completed
 // are counted. The top of the next hour is built with time.Date in the
 // time's own location, so half-hour zones and DST days are right, and nothing
-// here parses zero-padded clock fields as numbers (the reference's crash at
-// minute or second 08/09).
+// here parses zero-padded clock fields as numbers (the bash loop's crash at
+// minute or second 08/09; see docs/COMPATIBILITY.md).
 //
 // The engine's use, one iteration:
 //
-//	w, rolled, err := ratelimit.Refresh(d, now)      // log NewHourMessage(w.Hour) when rolled
+//	w, rolled := w.Roll(now)                          // at start-up w comes from Load
+//	if rolled { err = ratelimit.Save(d, w) }         // log NewHourMessage(w.Hour)
 //	if !w.Allow(now, max) {
-//		log(ReachedMessage(w.Count, max)); log(SleepingMessage(ratelimit.Until(now)))
-//		err = ratelimit.Wait(ctx, now, tick)          // tick gets the time left; CountdownLine formats it
+//		next := ratelimit.NextReset(now)
+//		log(ReachedMessage(w.Count, max)); log(SleepingMessage(next.Sub(now)))
+//		err = countdown.Wait(ctx, next, tick)         // tick gets the time left; CountdownLine formats it
 //		err = ratelimit.Save(d, ratelimit.Fresh(time.Now())); log(ResetMessage)
 //	}
 //	... agent call succeeded ...
@@ -32,10 +34,7 @@
 //	func (w Window) Record(now time.Time) Window  // one completed call
 //	func Load(d *ralphdir.Dir) (Window, error)
 //	func Save(d *ralphdir.Dir, w Window) error
-//	func Refresh(d *ralphdir.Dir, now time.Time) (Window, bool, error)
 //	func NextReset(now time.Time) time.Time
-//	func Until(now time.Time) time.Duration
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
-//	func Wait(ctx context.Context, now time.Time, tick func(time.Duration)) error
 //	func NewHourMessage, ReachedMessage, SleepingMessage, CountdownLine; const ResetMessage
 package ratelimit

@@ -7,7 +7,7 @@ import (
 	"github.com/ralphloop/ralph_loop/countdown"
 )
 
-// The reference's log lines and countdown text, word for word.
+// The bash loop's log lines and countdown text, word for word.
 
 // ResetMessage is logged (SUCCESS) when the wait for the next hour is over.
 const ResetMessage = "Rate limit reset! Ready for new calls."

@@ -10,7 +10,7 @@ import (
 )
 
 // Load reads .call_count and .last_reset. Missing or empty files give a
-// zero count and an unknown hour. A file that is not what the reference
+// zero count and an unknown hour. A file that is not what the bash loop
 // writes (a non-negative integer; ten digits) is quarantined by ralphdir
 // with a warning and read as missing.
 func Load(d *ralphdir.Dir) (Window, error) {
@@ -32,7 +32,7 @@ func Load(d *ralphdir.Dir) (Window, error) {
 	return w, nil
 }
 
-// Save writes w as the reference does: the count, then the hour, each
+// Save writes w as the bash loop does: the count, then the hour, each
 // followed by a newline, each atomically. The count goes first so that a
 // crash in between leaves an old hour (which rolls over to 0), never a new
 // hour with an old count.

@@ -12,7 +12,7 @@ type Window struct {
 }
 
 // HourKey is t's clock hour in t's own location as YYYYMMDDHH. Pass
-// time.Now() (local time) for the reference's window.
+// time.Now() (local time) for the bash loop's window.
 func HourKey(t time.Time) string { return t.Format(HourLayout) }
 
 // Fresh is an empty window for now's hour.
@@ -20,7 +20,7 @@ func Fresh(now time.Time) Window { return Window{Hour: HourKey(now)} }
 
 // Roll returns the window that applies at now: w itself when it is for now's
 // hour, else an empty window for now's hour, with rolled true. Any other
-// key, an earlier or a later one, starts a new count, as the reference
+// key, an earlier or a later one, starts a new count, as the bash loop
 // compares the keys for equality.
 func (w Window) Roll(now time.Time) (_ Window, rolled bool) {
 	if w.Hour == HourKey(now) {
@@ -30,7 +30,7 @@ func (w Window) Roll(now time.Time) (_ Window, rolled bool) {
 }
 
 // Allow reports whether one more call may start at now: the count of now's
-// hour is below max. A max of 0 or less allows nothing, as in the reference.
+// hour is below max. A max of 0 or less allows nothing, as the bash loop does.
 func (w Window) Allow(now time.Time, max int) bool {
 	r, _ := w.Roll(now)
 	return r.Count < max
@@ -50,7 +50,7 @@ func (w Window) Record(now time.Time) Window {
 // wrong in half-hour zones such as Asia/Kolkata). DST: when the next local
 // hour does not exist (spring forward, 01:xx -> 03:00) the hour after it is
 // taken; the hour that repeats in autumn has one key, and the result follows
-// the key, as the reference's window does.
+// the key, as the bash loop's window does.
 func NextReset(now time.Time) time.Time {
 	for k := 1; k <= 3; k++ {
 		// For a wall time inside a DST gap time.Date may pick either offset,
@@ -64,5 +64,5 @@ func NextReset(now time.Time) time.Time {
 }
 
 // NextResetClock is NextReset(now) as local HH:MM:SS, the status.json
-// next_reset value (the reference writes now+1h instead).
+// next_reset value (the bash loop writes now+1h instead).
 func NextResetClock(now time.Time) string { return NextReset(now).Format("15:04:05") }

@@ -172,7 +172,7 @@ func TestMessages(t *testing.T) {
 
 // Waiting from 00:59:58 local takes two virtual seconds and two ticks and
 // ends exactly at 01:00:00 local, in whole-hour and half-hour zones and at
-// the reference's octal-crash moments.
+// the bash loop's octal-crash moments.
 func TestWait(t *testing.T) {
 	tests := []struct {
 		name  string

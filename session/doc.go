@@ -2,8 +2,10 @@
 // session id that --resume gets (.ralph/.claude_session_id, with its expiry)
 // and the Ralph session lifecycle that bmalph reads (.ralph/.ralph_session
 // and the capped .ralph/.ralph_session_history). File names, JSON fields,
-// reset reasons and log lines are the reference's; all files go through
-// ralphdir (atomic writes, corrupt files quarantined with a warning).
+// reset reasons and log lines are the bash loop's, so that bmalph and a
+// .ralph/ folder left by the bash loop keep working (deviations are in
+// docs/COMPATIBILITY.md); all files go through ralphdir (atomic writes,
+// corrupt files quarantined with a warning).
 //
 // Agent session ids are validated (ValidID) before they are saved or
 // resumed, so "0", "null", empty or malformed ids never reach an agent's
@@ -30,7 +32,6 @@
 //	func (s *Store) Touch(now time.Time) error
 //	func (s *Store) Current(now time.Time) (RalphSession, State, error)
 //	func (s *Store) Reset(reason string, loop int, now time.Time) error
-//	func (s *Store) History() ([]HistoryEntry, error)
 //	func (s *Store) NewRalphID(now time.Time) string
 //	func ValidID(id string) bool
 //	func FormatISO(t time.Time) string; func ParseISO(s string) (time.Time, bool)

@@ -13,15 +13,15 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// ResumeID is the reference's init_claude_session: it returns the agent
+// ResumeID is the bash loop's init_claude_session: it returns the agent
 // session id to resume, or "" to start a new session, and logs the
-// reference's line for the decision ("Resuming session: <id>... (<h>h old)",
+// bash loop's line for the decision ("Resuming session: <id>... (<h>h old)",
 // "Session expired (<h>h old, max <H>h), starting new session", "Starting new
 // session", or the warning "Could not determine session age, starting new
 // session").
 //
 // The session's age is the largest of: the time since .claude_session_id was
-// last written (the reference's only measure, which makes expiry an idle
+// last written (the bash loop's only measure, which makes expiry an idle
 // time), the time since a legacy JSON file's "timestamp", and the time since
 // created_at of an active .ralph_session holding the same id (the session's
 // real age, as the expiry is documented). An age of expiry or more expires
@@ -75,7 +75,7 @@ func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
 	return f.id, nil
 }
 
-// SaveID is the end of the reference's save_claude_session (and the
+// SaveID is the end of the bash loop's save_claude_session (and the
 // analyzer's store_session_id): the id is written to .claude_session_id with
 // a newline, mirrored into .ralph_session (created_at kept when the active
 // session already has this id), and "Saved session: <id>..." is logged.
@@ -113,7 +113,7 @@ type idFile struct {
 	hasStamp bool
 }
 
-// parseIDFile reads the reference's raw form (the id on the first line) or
+// parseIDFile reads the bash loop's raw form (the id on the first line) or
 // the legacy JSON form ({"session_id" or "sessionId", "timestamp"}). Empty
 // content holds no id; an id ValidID rejects makes the file corrupt.
 func parseIDFile(b []byte) (idFile, error) {

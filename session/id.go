@@ -49,13 +49,13 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// NewRalphID makes a Ralph session id as the reference does:
+// NewRalphID makes a Ralph session id as the bash loop does:
 // ralph-<epoch seconds>-<0..32767>.
 func (s *Store) NewRalphID(now time.Time) string {
 	return fmt.Sprintf("ralph-%d-%d", now.Unix(), s.randN(32768))
 }
 
-// short is the reference's "<first 20 chars>" of an id for log lines.
+// short is the bash loop's "<first 20 chars>" of an id for log lines.
 func short(id string) string {
 	r := []rune(id)
 	if len(r) > 20 {

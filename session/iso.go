@@ -8,10 +8,10 @@ import (
 // isoLayout is `date -u -Iseconds`: 2026-11-22T02:05:10+00:00.
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// FormatISO is t in UTC as the reference writes timestamps.
+// FormatISO is t in UTC as the bash loop writes timestamps.
 func FormatISO(t time.Time) string { return t.UTC().Format(isoLayout) }
 
-// ParseISO reads the timestamps the reference and bmalph accept: RFC 3339
+// ParseISO reads the timestamps the bash loop and bmalph accept: RFC 3339
 // with or without fractional seconds (Z or ±HH:MM), ±HHMM offsets, and
 // YYYY-MM-DDTHH:MM:SS or YYYY-MM-DD without a zone (taken as UTC).
 func ParseISO(s string) (time.Time, bool) {

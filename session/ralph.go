@@ -10,7 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// Reset reasons written to .ralph_session and its history, as the reference
+// Reset reasons written to .ralph_session and its history, as the bash loop
 // uses them. Reset accepts any other text too.
 const (
 	ReasonManualReset            = "manual_reset" // the default when none is given
@@ -27,7 +27,7 @@ const (
 // HistoryCap is how many entries .ralph_session_history keeps.
 const HistoryCap = 50
 
-// emptyExitSignals is the reference's fresh .exit_signals, byte for byte.
+// emptyExitSignals is the bash loop's fresh .exit_signals, byte for byte.
 const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 // RalphSession is .ralph_session. Active: {session_id, created_at,
@@ -42,7 +42,7 @@ type RalphSession struct {
 	ResetReason string `json:"reset_reason,omitempty"`
 }
 
-// State classifies .ralph_session as the reference and bmalph do.
+// State classifies .ralph_session as the bash loop and bmalph do.
 type State int
 
 const (
@@ -90,7 +90,7 @@ func (s *Store) Current(now time.Time) (RalphSession, State, error) {
 	return rs, Active, nil
 }
 
-// Start is the reference's init_session_tracking, once at start-up: an
+// Start is the bash loop's init_session_tracking, once at start-up: an
 // active session from an earlier run is kept as it is; otherwise a new
 // active session ralph-<epoch>-<n> is written (after the warning "Corrupted
 // session file detected, recreating..." when the old file was invalid).
@@ -114,7 +114,7 @@ func (s *Store) Start(now time.Time) (RalphSession, error) {
 	return rs, nil
 }
 
-// Touch is the reference's update_session_last_used, at the start of every
+// Touch is the bash loop's update_session_last_used, at the start of every
 // iteration: an active session gets last_used = now; anything else is left
 // alone.
 func (s *Store) Touch(now time.Time) error {
@@ -141,7 +141,7 @@ func (s *Store) sync(id string, now time.Time) error {
 	return s.write(rs)
 }
 
-// Reset is the reference's reset_session: .ralph_session becomes inactive
+// Reset is the bash loop's reset_session: .ralph_session becomes inactive
 // with reason (ReasonManualReset when empty) and reset_at = now;
 // .claude_session_id is removed; .exit_signals, when it exists, is replaced
 // by the empty one-liner; .response_analysis is removed; a history entry
@@ -149,7 +149,7 @@ func (s *Store) sync(id string, now time.Time) error {
 // reset: <reason>" is logged. loop is the current loop number, 0 outside
 // the loop (--reset-session, --reset-circuit). A failure to write the
 // history is logged as a warning and does not fail the reset, as in the
-// reference; the other steps are all attempted and their errors joined.
+// bash loop; the other steps are all attempted and their errors joined.
 func (s *Store) Reset(reason string, loop int, now time.Time) error {
 	if reason == "" {
 		reason = ReasonManualReset
@@ -216,7 +216,7 @@ func (s *Store) write(rs RalphSession) error {
 	return nil
 }
 
-// decodeRalphSession applies the reference's validity rules.
+// decodeRalphSession applies the bash loop's validity rules.
 func decodeRalphSession(b []byte, now time.Time) (RalphSession, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return RalphSession{}, errors.New("file is empty")

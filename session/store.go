@@ -6,7 +6,7 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// Log levels passed to the Store's log function, as the reference names them.
+// Log levels passed to the Store's log function, as the bash loop names them.
 const (
 	LevelInfo = "INFO"
 	LevelWarn = "WARN"
@@ -18,14 +18,14 @@ type Store struct {
 	d   *ralphdir.Dir
 	log func(level, msg string)
 
-	// Verbose adds the reference's verbose-only line "Cleared exit signals
+	// Verbose adds the bash loop's verbose-only line "Cleared exit signals
 	// file" to Reset.
 	Verbose bool
 
 	randN func(n int) int // the <n> of ralph-<epoch>-<n>
 }
 
-// New returns the Store of d. log receives the reference's log lines
+// New returns the Store of d. log receives the bash loop's log lines
 // (level LevelInfo or LevelWarn, message without timestamp); nil discards
 // them. Warnings about quarantined files come from d's own warn function.
 func New(d *ralphdir.Dir, log func(level, msg string)) *Store {

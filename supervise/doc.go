@@ -1,8 +1,8 @@
-// Package supervise runs one agent command safely: in its own process group,
-// with output streamed to the caller's writers, and stopped — the whole group,
-// grandchildren included — when a deadline, an output-inactivity limit, a
-// write heartbeat or the caller's context says so. It never knows which agent
-// it runs.
+// Package supervise runs one command safely — an agent call or a quality
+// gate: in its own process group, with output streamed to the caller's
+// writers, and stopped — the whole group, grandchildren included — when a
+// deadline, an output-inactivity limit, a write heartbeat or the caller's
+// context says so. It never knows which agent it runs.
 //
 // API:
 //
@@ -10,13 +10,14 @@
 //
 //	type Command struct{ Argv, Env []string; Dir, Stdin string }
 //	type Options struct{ Timeout, Inactivity, WriteTimeout, Grace time.Duration;
-//	                     WatchDir string; WatchSkip []string; Stdout, Stderr io.Writer }
+//	                     WatchDir string; WatchSkip []string; MaxOutput int64;
+//	                     Stdout, Stderr io.Writer; Combined bool }
 //	type Outcome struct{ ExitCode int; Duration time.Duration; Reason Reason; Err error }
-//	type Reason int // Exited, TimedOut, Inactive, WriteStalled, Canceled, StartFailed
+//	type Reason int // Exited, TimedOut, Inactive, WriteStalled, Canceled, StartFailed, OutputTooLarge, WriteFailed
 //
 //	var ErrTimeout, ErrInactive, ErrWriteStall error // wrapped by Outcome.Err
 //	const DefaultGrace = 10 * time.Second
-//	var DefaultWatchSkip []string // the reference's heartbeat exclusions
+//	var DefaultWatchSkip []string // the bash loop's heartbeat exclusions
 //
 // The stop ladder is the same for every ending that Run causes: SIGTERM to the
 // group, up to Grace for the leader to exit, SIGKILL to the leader; after the

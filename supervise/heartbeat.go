@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// DefaultWatchSkip are the top-level directories the reference's write
+// DefaultWatchSkip are the top-level directories the bash loop's write
 // heartbeat ignores: the loop's own files, VCS data, and build or dependency
 // output that tools rewrite without the agent writing code.
 var DefaultWatchSkip = []string{".ralph", ".git", "node_modules", ".next", "dist", "build", "__pycache__", ".turbo"}
@@ -17,7 +17,7 @@ var DefaultWatchSkip = []string{".ralph", ".git", "node_modules", ".next", "dist
 // so a file written just after the start can carry a time a little before it.
 const mtimeSlack = time.Second
 
-// maxPoll bounds the scan interval; the reference scans every 30 s.
+// maxPoll bounds the scan interval; the bash loop scans every 30 s.
 const maxPoll = 30 * time.Second
 
 // watchWrites stops the call when no regular file under dir (outside skip) was

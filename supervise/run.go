@@ -96,7 +96,7 @@ const (
 //
 // ExitCode is what a shell would report for the leader: its exit status, or
 // 128+signal when a signal ended it. Two exceptions keep the codes the
-// reference loop sees from GNU timeout: TimedOut reports 124, and
+// bash loop sees from GNU timeout: TimedOut reports 124, and
 // StartFailed reports 127 (executable not found) or 126 (any other start
 // error). It is -1 when the context ended before the command started.
 //

@@ -393,7 +393,7 @@ func TestWriteHeartbeat(t *testing.T) {
 
 func TestHeartbeatStopsWithTheCall(t *testing.T) {
 	t.Parallel()
-	// A long heartbeat must not delay a quick call (the reference's monitor
+	// A long heartbeat must not delay a quick call (the bash loop's monitor
 	// held every call up to its 30 s poll).
 	got := Run(context.Background(), helperCmd(t, "exit", "0"), Options{WriteTimeout: time.Hour, WatchDir: t.TempDir()})
 	if got.Reason != Exited || got.Duration > 5*time.Second {

@@ -38,7 +38,7 @@ type ContextInput struct {
 	WriteTimedOut bool   // the previous call was stopped by the write heartbeat
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
-	// write-timeout text: what the reference sends with --no-continue.
+	// write-timeout text: what the bash loop sends with --no-continue.
 	LoopStateOff bool
 }
 

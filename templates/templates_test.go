@@ -134,10 +134,10 @@ func TestReviewPromptTemplate(t *testing.T) {
 	}
 }
 
-// The keys the reference's .ralphrc parser accepts, plus the one ralph_loop adds.
+// The keys the bash loop's .ralphrc parser accepts, plus the one ralph_loop adds.
 var rcKeys = strings.Fields("PLATFORM_DRIVER PROJECT_NAME PROJECT_TYPE MAX_CALLS_PER_HOUR CLAUDE_TIMEOUT_MINUTES CLAUDE_OUTPUT_FORMAT WRITE_TIMEOUT_MINUTES ALLOWED_TOOLS CLAUDE_PERMISSION_MODE PERMISSION_DENIAL_MODE SESSION_CONTINUITY SESSION_EXPIRY_HOURS TASK_SOURCES GITHUB_TASK_LABEL BEADS_FILTER CB_NO_PROGRESS_THRESHOLD CB_SAME_ERROR_THRESHOLD CB_OUTPUT_DECLINE_THRESHOLD CB_READ_ONLY_TIMEOUT_THRESHOLD CB_COOLDOWN_MINUTES CB_AUTO_RESET TEST_COMMAND QUALITY_GATES QUALITY_GATE_MODE QUALITY_GATE_TIMEOUT QUALITY_GATE_ON_COMPLETION_ONLY REVIEW_MODE REVIEW_ENABLED REVIEW_INTERVAL CLAUDE_MIN_VERSION RALPH_VERBOSE PROMPT_FILE FIX_PLAN_FILE AGENT_FILE CB_PERMISSION_DENIAL_THRESHOLD")
 
-// parseRC reads .ralphrc text the way the reference parser does (KEY=VALUE,
+// parseRC reads .ralphrc text the way the bash loop's parser does (KEY=VALUE,
 // outer quotes, ${VAR:-default}) and returns the settings and the lines it
 // would warn about.
 func parseRC(text string, env map[string]string) (map[string]string, []string) {
@@ -185,7 +185,7 @@ func TestRalphrcTemplate(t *testing.T) {
 	}
 	got, warn := parseRC(rc, nil)
 	if len(warn) != 0 {
-		t.Fatalf("the reference parser would warn about: %q", warn)
+		t.Fatalf("the bash loop's parser would warn about: %q", warn)
 	}
 	want := map[string]string{
 		"PLATFORM_DRIVER": "claude-code", "PROJECT_NAME": "my-project", "PROJECT_TYPE": "unknown",
