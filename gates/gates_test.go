@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -212,6 +213,34 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	}
 	if alive(pid) {
 		t.Fatalf("helper %d outlived the gate", pid)
+	}
+}
+
+// A helper that left the gate's process group (setsid) is stopped once
+// the gate is done, like the agent's: it carries the call's token.
+func TestHelperInNewSessionIsStopped(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "daemon-lint", "setsid sleep 30 >/dev/null 2>&1 </dev/null & echo $! > helper.pid; echo linted")
+	c := cfg(t, Config{Gates: "./daemon-lint", Mode: ModeWarn, Dir: dir, Grace: 100 * time.Millisecond})
+	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := d.Results.CustomGates[0]; g.Status != StatusPass || g.Output != "linted" {
+		t.Fatalf("gate = %+v", g)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "helper.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("helper %d in its own session outlived the gate", pid)
 	}
 }
 
