@@ -220,7 +220,9 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 // the gate is done, like the agent's: it carries the call's token.
 func TestHelperInNewSessionIsStopped(t *testing.T) {
 	dir := t.TempDir()
-	script(t, dir, "daemon-lint", "setsid sleep 30 >/dev/null 2>&1 </dev/null & echo $! > helper.pid; echo linted")
+	script(t, dir, "daemon-lint", `setsid bash -c 'echo $$ > helper.tmp && mv helper.tmp helper.pid && exec sleep 30' >/dev/null 2>&1 </dev/null &
+while [ ! -s helper.pid ]; do sleep 0.01; done
+echo linted`)
 	c := cfg(t, Config{Gates: "./daemon-lint", Mode: ModeWarn, Dir: dir, Grace: 100 * time.Millisecond})
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
