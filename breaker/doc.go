@@ -36,7 +36,8 @@
 // Progress is any of: files changed in the loop, a completion signal, or
 // a files-modified count reported by the agent. Per Record call the
 // counters are updated first, then the first matching rule of the
-// current state decides, in the bash loop's priority order:
+// current state decides, in the bash loop's priority order (machine.go
+// holds them as the ordered table rules):
 //
 //	CLOSED:    permission denials >= threshold  -> OPEN
 //	           read-only timeouts >= threshold  -> OPEN

@@ -7,7 +7,8 @@ import (
 )
 
 // Config holds the breaker's settings. The config package resolves them
-// (defaults < .ralphrc < environment < flags); the breaker only reads them.
+// (defaults < .ralphrc < environment < flags) and builds this value in one
+// place, (*config.Config).Breaker; the breaker only reads them.
 // A threshold of 0 or less switches its rule off.
 type Config struct {
 	NoProgressThreshold       int           // CB_NO_PROGRESS_THRESHOLD (3)
