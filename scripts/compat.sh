@@ -9,20 +9,19 @@ order=(engine process config analysis breaker session ratelimit supervise driver
 out=docs/COMPATIBILITY.md
 {
 	cat <<'HEAD'
-# Compatibility with the bash reference
+# Compatibility with the bash loop
 
-`ralph_loop` is a drop-in for bmalph's `ralph/ralph_loop.sh`. Formats are a contract and stay
-exactly as the reference has them: file names under `.ralph/`, JSON field names and value sets
-(`exit_reason` strings included), flag names, exit code 1 for usage errors, and the
-`[YYYY-MM-DD HH:MM:SS] [LEVEL] msg` log lines. Where the reference is buggy, `ralph_loop` does
-what its code, comments and docs intend; where today's agent CLIs disagree with the reference's
+`ralph_loop` is a drop-in for bmalph's `ralph/ralph_loop.sh`, the bash loop. Formats are a
+contract and stay exactly as the bash loop has them: file names under `.ralph/`, JSON field names
+and value sets (`exit_reason` strings included), flag names, exit code 1 for usage errors, and the
+`[YYYY-MM-DD HH:MM:SS] [LEVEL] msg` log lines. Where the bash loop is buggy, `ralph_loop` does
+what its code, comments and docs intend; where today's agent CLIs disagree with the bash loop's
 drivers, it follows the real CLI; new features are opt-in. This page lists every deviation, area
-by area: what the reference does, what we do, and why.
+by area: what the bash loop does, what we do, and why.
 
-The specification of the reference's behaviour (with file and line citations) is in
-`../shared/spec/`; the conformance suite in `../shared/conformance/` checks the observable parts,
-and its `expect-differ` scenarios pin the fixed bugs. This file is generated from
-`docs/compat/*.md` by `scripts/compat.sh`; edit those.
+A black-box conformance suite, run against both the bash loop and `ralph_loop` (`.ci/run` runs
+it), checks the observable parts; its `expect-differ` scenarios pin the fixed bugs. This file is
+generated from `docs/compat/*.md` by `scripts/compat.sh`; edit those.
 
 HEAD
 	printf '## Contents\n\n'

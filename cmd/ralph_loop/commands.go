@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,10 +16,9 @@ import (
 
 // installTemplates writes the default project files into a .ralph/ folder
 // where they are missing (install.sh --project); it never overwrites.
-func installTemplates(dir string, stdout, stderr io.Writer) int {
+func installTemplates(dir string, stdout io.Writer) error {
 	if err := os.MkdirAll(filepath.Join(dir, "specs"), 0o755); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
+		return err
 	}
 	for _, name := range templates.Names() {
 		p := filepath.Join(dir, name)
@@ -29,62 +27,52 @@ func installTemplates(dir string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if err := ralphdir.WriteFileAtomic(p, templates.Files()[name], 0o644); err != nil {
-			fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-			return 1
+			return err
 		}
 		fmt.Fprintf(stdout, "Added %s\n", p)
 	}
-	return 0
+	return nil
 }
 
 // analyze is --analyze FILE [--driver NAME]: the .response_analysis JSON
 // of one saved agent output on stdout, the explanation on stderr.
-func analyze(cfg *config.Config, stdout, stderr io.Writer) int {
+func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	driver := ""
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
 	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, analysis.Options{Driver: driver, Now: time.Now()})
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
+		return err
 	}
 	b, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
+		return err
 	}
 	stdout.Write(b)
 	io.WriteString(stderr, why.String())
-	return 0
+	return nil
 }
 
 // showReport is --report [--json]: the last run, rebuilt from its events.
-func showReport(d *ralphdir.Dir, cfg *config.Config, stdout, stderr io.Writer) int {
+func showReport(d *ralphdir.Dir, cfg *config.Config, stdout, stderr io.Writer) error {
 	f, err := ralphdir.OpenRegular(d.Path(ralphdir.EventsLog))
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: no run to report: %v; run ralph_loop first\n", err)
-		return 1
+		return fmt.Errorf("no run to report: %w; run ralph_loop first", err)
 	}
 	defer f.Close()
 	runs, err := report.Read(f)
 	if err != nil {
+		// What could be read is still reported.
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 	}
 	last := report.Last(runs)
 	if last == nil {
-		fmt.Fprintf(stderr, "ralph_loop: no run to report: %s holds no events\n", d.Path(ralphdir.EventsLog))
-		return 1
+		return fmt.Errorf("no run to report: %s holds no events", d.Path(ralphdir.EventsLog))
 	}
 	if cfg.JSON {
-		if err := report.WriteJSON(stdout, last); err != nil {
-			fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-			return 1
-		}
-		return 0
+		return report.WriteJSON(stdout, last)
 	}
 	report.WriteText(stdout, last)
-	return 0
+	return nil
 }
-
-var _ = json.Marshal

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,81 +61,96 @@ func TestHostileDevZero(t *testing.T) {
 		{".ralph/.call_count", 0, "moved it to .call_count.corrupt-"},
 	} {
 		t.Run(filepath.Base(tc.file), func(t *testing.T) {
-			work := t.TempDir()
-			bin := filepath.Join(work, ".bin")
-			os.MkdirAll(bin, 0o755)
-			for _, name := range []string{"ralph_loop", "claude"} {
-				target := self
-				if alt := os.Getenv("HOSTILE_RALPH_LOOP"); alt != "" && name == "ralph_loop" {
-					target = alt // another build, e.g. to show the old code failing
-				}
-				if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write := func(name, s string) {
-				p := filepath.Join(work, name)
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write(".ralph/PROMPT.md", "Do the next task.\n")
-			write(".ralph/@fix_plan.md", "- [ ] Task A\n")
-			write("agent/default.check", "")
-			write("agent/default.out", `{"type":"result","subtype":"success","is_error":false,"result":"done\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nFILES_MODIFIED: 1\nTESTS_STATUS: PASSING\nWORK_TYPE: IMPLEMENTATION\nEXIT_SIGNAL: true\nRECOMMENDATION: done\n---END_RALPH_STATUS---","session_id":"sess-1"}`+"\n")
-			os.Remove(filepath.Join(work, tc.file))
-			if err := os.Symlink("/dev/zero", filepath.Join(work, tc.file)); err != nil {
-				t.Fatal(err)
-			}
-			for _, a := range [][]string{{"init", "-q", "."}, {"add", "-A"}, {"-c", "user.name=T", "-c", "user.email=t@e.invalid", "commit", "-q", "-m", "init"}} {
-				if out, err := exec.Command("git", append([]string{"-C", work}, a...)...).CombinedOutput(); err != nil {
-					t.Fatalf("git %v: %v\n%s", a, err, out)
-				}
-			}
-
-			// A generous bound that only catches a hang; the run itself
-			// takes well under 2 s.
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, filepath.Join(bin, "ralph_loop"))
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+work,
-				"FAKE_AGENT_DIR="+filepath.Join(work, "agent"), "LOOP_DELAY=0", "WRITE_TIMEOUT_MINUTES=0",
-				"GORACE=atexit_sleep_ms=0", "FAKE_AGENT_VERSION=2.1.330 (Claude Code)")
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			start := time.Now()
-			err := cmd.Run()
-			elapsed := time.Since(start)
-			if ctx.Err() != nil {
-				t.Fatalf("ralph_loop hung with %s -> /dev/zero", tc.file)
-			}
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
-			t.Logf("%s: exit %d in %v, max RSS %d KiB", tc.file, code, elapsed, rss)
-			if code != tc.code || !strings.Contains(out.String(), tc.want) {
-				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out.String())
+			work, bin := hostileProject(t, self, tc.file)
+			code, out, rss := runHostile(t, work, bin)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
 			}
 			if rss > 50<<10 {
 				t.Errorf("max RSS %d KiB, want under 50 MiB", rss)
 			}
 			if code == 1 {
 				var lines int
-				for _, l := range strings.Split(out.String(), "\n") {
+				for _, l := range strings.Split(out, "\n") {
 					if strings.Contains(l, "/dev/zero") || strings.Contains(l, tc.want) {
 						lines++
 					}
 				}
 				if lines != 1 {
-					t.Errorf("want one line about the file, got %d:\n%s", lines, out.String())
+					t.Errorf("want one line about the file, got %d:\n%s", lines, out)
 				}
 			}
 		})
 	}
+}
+
+// hostileProject makes a committed scratch project whose file is a link to
+// /dev/zero, with ralph_loop and the fake claude linked into its .bin/.
+func hostileProject(t *testing.T, self, file string) (work, bin string) {
+	t.Helper()
+	work = t.TempDir()
+	bin = filepath.Join(work, ".bin")
+	os.MkdirAll(bin, 0o755)
+	for _, name := range []string{"ralph_loop", "claude"} {
+		target := self
+		if alt := os.Getenv("HOSTILE_RALPH_LOOP"); alt != "" && name == "ralph_loop" {
+			target = alt // another build, e.g. to show the old code failing
+		}
+		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, s string) {
+		p := filepath.Join(work, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".ralph/PROMPT.md", "Do the next task.\n")
+	write(".ralph/@fix_plan.md", "- [ ] Task A\n")
+	write("agent/default.check", "")
+	write("agent/default.out", `{"type":"result","subtype":"success","is_error":false,"result":"done\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nFILES_MODIFIED: 1\nTESTS_STATUS: PASSING\nWORK_TYPE: IMPLEMENTATION\nEXIT_SIGNAL: true\nRECOMMENDATION: done\n---END_RALPH_STATUS---","session_id":"sess-1"}`+"\n")
+	os.Remove(filepath.Join(work, file))
+	if err := os.Symlink("/dev/zero", filepath.Join(work, file)); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range [][]string{{"init", "-q", "."}, {"add", "-A"}, {"-c", "user.name=T", "-c", "user.email=t@e.invalid", "commit", "-q", "-m", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", work}, a...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
+	return work, bin
+}
+
+// runHostile runs ralph_loop in work to its end and returns its exit code,
+// its combined output and its peak RSS in KiB.
+func runHostile(t *testing.T, work, bin string) (code int, out string, rss int64) {
+	t.Helper()
+	// A generous bound that only catches a hang; the run itself takes
+	// well under 2 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "ralph_loop"))
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+work,
+		"FAKE_AGENT_DIR="+filepath.Join(work, "agent"), "LOOP_DELAY=0", "WRITE_TIMEOUT_MINUTES=0",
+		"GORACE=atexit_sleep_ms=0", "FAKE_AGENT_VERSION=2.1.330 (Claude Code)")
+	var b strings.Builder
+	cmd.Stdout, cmd.Stderr = &b, &b
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	if ctx.Err() != nil {
+		t.Fatalf("ralph_loop hung in %s", work)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	t.Logf("exit %d in %v, max RSS %d KiB", code, elapsed, rss)
+	return code, b.String(), rss
 }

@@ -24,7 +24,7 @@ const (
 )
 
 // jsonStateFiles are the .ralph/ files that hold one JSON document each
-// (the bmalph contract §3 and the reference's state files). Absent files
+// (the state files the bash loop and bmalph read). Absent files
 // are fine; present ones must parse, whenever the loop was killed.
 var jsonStateFiles = []string{
 	"status.json",

@@ -14,24 +14,24 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// monitor is --monitor: a tmux session with the reference's layout — the
-// loop (with --live) on the left, a tail -F of live.log (it is replaced atomically each loop) top right, a status
-// view bottom right — all run by this binary's own path, never a
-// different ralph found on PATH.
-func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
+// monitor is --monitor: a tmux session laid out as the bash loop's — the
+// loop (with --live) on the left, a tail -F of live.log (it is replaced
+// atomically each loop) top right, a status view bottom right — all run by
+// this binary's own path, never a different ralph found on PATH.
+func monitor(cfg *config.Config, args []string, stderr io.Writer) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		fmt.Fprintln(stderr, "tmux is not installed. Please install tmux or run without --monitor flag.")
-		fmt.Fprintln(stderr, "Install tmux:")
-		fmt.Fprintln(stderr, "  Ubuntu/Debian: sudo apt-get install tmux")
-		fmt.Fprintln(stderr, "  macOS: brew install tmux")
-		fmt.Fprintln(stderr, "  CentOS/RHEL: sudo yum install tmux")
-		return 1
+		return &exitError{code: 1, lines: []string{
+			"tmux is not installed. Please install tmux or run without --monitor flag.",
+			"Install tmux:",
+			"  Ubuntu/Debian: sudo apt-get install tmux",
+			"  macOS: brew install tmux",
+			"  CentOS/RHEL: sudo yum install tmux",
+		}}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: cannot find my own executable for the tmux panes: %v\n", err)
-		return 1
+		return fmt.Errorf("cannot find my own executable for the tmux panes: %w", err)
 	}
 	cwd, _ := os.Getwd()
 	ralph := cfg.RalphDir
@@ -68,8 +68,7 @@ func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "Setting up tmux session: %s\n", name)
 	for _, s := range steps {
 		if out, err := exec.Command(tmux, s...).CombinedOutput(); err != nil {
-			fmt.Fprintf(stderr, "ralph_loop: tmux %s: %v %s\n", s[0], err, strings.TrimSpace(string(out)))
-			return 1
+			return fmt.Errorf("tmux %s: %w %s", s[0], err, strings.TrimSpace(string(out)))
 		}
 	}
 	fmt.Fprintln(stderr, "Tmux session created with 3 panes:")
@@ -83,7 +82,7 @@ func monitor(cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: tmux attach: %v (the session %s keeps running; attach with 'tmux attach -t %s')\n", err, name, name)
 	}
-	return 0
+	return nil
 }
 
 // forwardedPrefixes are the variables the panes get from the caller: the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,28 +21,25 @@ import (
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
-// run is the whole program: arguments in, exit code out.
+// run is the whole program: arguments in, exit code out. Every command
+// returns an error, and exitCode alone shows it and picks the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	// Started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM):
-	// hints name the command that works there.
-	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
-		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
-	}
+	return exitCode(dispatch(args, stdin, stdout, stderr, lookupEnv), stdout, stderr)
+}
+
+// dispatch reads the configuration and runs the command it names: the
+// loop, or one of the commands that show or change its state.
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) error {
+	useShim(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
 	// ends the run with the signal's exit code, and SIGQUIT never dumps
 	// goroutines.
 	sig := catchSignals(isTerminal(stdin), stderr)
 	defer sig.release()
-	noColour := false
-	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
-		noColour = true
-	}
-	colourOn := func(w io.Writer) bool { return !noColour && isTerminal(w) }
 	cwd, err := os.Getwd()
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: cannot read the current directory: %v\n", err)
-		return 1
+		return fmt.Errorf("cannot read the current directory: %w", err)
 	}
 	// --install-templates [DIR] is the older name of --init (install.sh
 	// passes the directory).
@@ -53,39 +49,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 			args = []string{"--init"}
 		case 2:
 			sig.release()
-			return installTemplates(args[1], stdout, stderr)
+			return installTemplates(args[1], stdout)
 		}
 	}
-	var cfg *config.Config
-	var warnings []config.Warning
-	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig) }) {
-		return sig.exitCode()
-	}
-	if cfg == nil || cfg.Action != config.Run {
-		sig.release() // the other actions keep the default signal behaviour
-		if code, stopped := sig.stopped(); stopped {
-			return code
-		}
-	}
+	cfg, warnings, err := loadConfig(args, lookupEnv, cwd, sig)
 	if err != nil {
-		var ue *config.UsageError
-		if errors.As(err, &ue) {
-			if ue.Unknown {
-				// One line where errors go, not under a screenful of help.
-				fmt.Fprintln(stderr, ue.Error())
-				if !isTerminal(stdout) && ue.Key != "" {
-					// A script reading stdout gets the bash loop's short form
-					// (docs/COMPATIBILITY.md); a person at a terminal sees
-					// only the line above.
-					fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", ue.ShownKey())
-				}
-				return ue.ExitCode()
-			}
-			fmt.Fprintln(stdout, ue.Error())
-			return ue.ExitCode()
-		}
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
+		return err
 	}
 	ralphPath := cfg.RalphDir
 	if !filepath.IsAbs(ralphPath) {
@@ -93,74 +62,91 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	dir := ralphdir.New(ralphPath, warn)
+	colour := colourOn(lookupEnv)
+	if cfg.Action != config.Run {
+		return command(cfg, args, dir, colour(stdout), stdout, stderr)
+	}
+	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
+}
 
+// useShim makes the hints name the command that works when the loop was
+// started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM).
+func useShim(lookupEnv func(string) (string, bool)) {
+	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
+		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
+	}
+}
+
+// colourOn reports whether a writer gets colours: a terminal, unless
+// NO_COLOR is set.
+func colourOn(lookupEnv func(string) (string, bool)) func(io.Writer) bool {
+	noColour := false
+	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
+		noColour = true
+	}
+	return func(w io.Writer) bool { return !noColour && isTerminal(w) }
+}
+
+// loadConfig resolves the configuration, giving up as soon as a stop
+// arrives while it blocks (a .ralphrc on a FIFO). Only the loop keeps the
+// signals caught; the other commands get their default behaviour back.
+func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string, sig *signals) (*config.Config, []config.Warning, error) {
+	var (
+		cfg      *config.Config
+		warnings []config.Warning
+		err      error
+	)
+	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig) }) {
+		return nil, nil, sig.stopError()
+	}
+	if cfg == nil || cfg.Action != config.Run {
+		sig.release()
+		if se := sig.stopped(); se != nil {
+			return nil, nil, se
+		}
+	}
+	return cfg, warnings, err
+}
+
+// command runs one of the commands that show or change the loop's state
+// instead of running it.
+func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, stdout, stderr io.Writer) error {
 	switch cfg.Action {
 	case config.Help:
 		config.Usage(stdout)
-		return 0
 	case config.Init:
-		return installTemplates(dir.Root(), stdout, stderr)
+		return installTemplates(dir.Root(), stdout)
 	case config.Version:
 		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
-		return 0
 	case config.Status:
 		return showStatus(dir, stdout)
 	case config.CircuitStatus:
-		return circuitStatus(dir, cfg, stdout, stderr)
+		return circuitStatus(dir, cfg, stdout)
 	case config.ResetCircuit:
-		return resetCircuit(dir, colourOn(stdout), stdout, stderr)
+		return resetCircuit(dir, colour, stdout, stderr)
 	case config.ResetSession:
-		return resetSession(dir, colourOn(stdout), stdout, stderr)
+		return resetSession(dir, colour, stdout, stderr)
 	case config.Pause:
-		return pause(dir, true, stdout, stderr)
+		return pause(dir, true, stdout)
 	case config.Resume:
-		return pause(dir, false, stdout, stderr)
+		return pause(dir, false, stdout)
 	case config.Analyze:
 		return analyze(cfg, stdout, stderr)
 	case config.Report:
 		return showReport(dir, cfg, stdout, stderr)
 	case config.Monitor:
-		return monitor(cfg, args, stdout, stderr)
+		return monitor(cfg, args, stderr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, colourOn(stderr), stdin, stdout, stderr, sig)
+	return nil
 }
 
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) int {
-	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
-	// before anything under .ralph/ exists.
-	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
-		fmt.Fprintln(stderr, "ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).")
-		fmt.Fprintln(stderr, "ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.")
-		return 1
-	}
-	// A folder that was never set up: say how, and create nothing.
-	if !exists(dir.Root()) {
-		fmt.Fprintf(stderr, "ralph_loop: no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again\n", cfg.RalphDir, cwd)
-		return 1
-	}
-	if err := dir.EnsureLayout(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
-	}
-	lock, err := dir.Lock()
+func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+	lock, err := prepare(cfg, dir, cwd, sig, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
+		return err
 	}
 	defer lock.Unlock()
-	if code, stopped := sig.stopped(); stopped {
-		return code
-	}
-	if err := dir.CheckWritable(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
-		return 1
-	}
-	// An agent's helper that leaves its process group (setsid) is
-	// re-parented to us, to be stopped and reaped when the call ends.
-	if err := supervise.AdoptOrphans(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
-	}
 
 	// One writer owns the terminal: log lines, boxes, the live stream and
 	// the countdown go through one ordered queue, so a redrawn line is
@@ -185,8 +171,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	default:
 		f, err := os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			fmt.Fprintf(stderr, "ralph_loop: --events %s: %v\n", cfg.EventsFile, err)
-			return 1
+			return fmt.Errorf("--events %s: %w", cfg.EventsFile, err)
 		}
 		defer f.Close()
 		eventsOut = f
@@ -244,10 +229,53 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Message: "stopped by " + se.Name})
 		res = engine.Result{Code: se.Code, Message: "stopped by " + se.Name}
 	}
+	// The run's closing line is the console's last: it goes through the
+	// console before it closes, so it follows the last log line and cannot
+	// block on a pipe nobody drains. The exit then carries only the code.
 	if res.Code != 0 && res.Message != "" {
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
-	return res.Code
+	return exitStatus(res.Code)
+}
+
+// prepare makes sure the loop may start here: a .ralph/ folder set up in
+// the current layout, the project's lock (the caller releases it), a
+// writable folder, no stop yet; and the loop adopts the orphans of its
+// agents' helpers.
+func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
+	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
+	// before anything under .ralph/ exists.
+	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
+		return nil, &exitError{code: 1, lines: []string{
+			"ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).",
+			"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.",
+		}}
+	}
+	// A folder that was never set up: say how, and create nothing.
+	if !exists(dir.Root()) {
+		return nil, fmt.Errorf("no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again", cfg.RalphDir, cwd)
+	}
+	if err := dir.EnsureLayout(); err != nil {
+		return nil, err
+	}
+	lock, err := dir.Lock()
+	if err != nil {
+		return nil, err
+	}
+	if se := sig.stopped(); se != nil {
+		lock.Unlock()
+		return nil, se
+	}
+	if err := dir.CheckWritable(); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	// An agent's helper that leaves its process group (setsid) is
+	// re-parented to us, to be stopped and reaped when the call ends.
+	if err := supervise.AdoptOrphans(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
+	}
+	return lock, nil
 }
 
 // settings maps the resolved configuration onto the engine's.

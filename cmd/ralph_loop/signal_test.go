@@ -288,23 +288,7 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 				t.Errorf("ralph_loop took %s to exit after %s, want <= 2s", took.Round(time.Millisecond), tc.reason)
 			}
 
-			st := readJSONMap(t, p.path(".ralph/status.json"))
-			for k, want := range map[string]string{"status": "stopped", "last_action": "interrupted", "exit_reason": tc.reason} {
-				if st[k] != want {
-					t.Errorf("status.json %s = %v, want %q", k, st[k], want)
-				}
-			}
-			sess := readJSONMap(t, p.path(".ralph/.ralph_session"))
-			if sess["session_id"] != "" || sess["reset_reason"] != "manual_interrupt" {
-				t.Errorf(".ralph_session = %v, want session_id \"\" and reset_reason manual_interrupt", sess)
-			}
-			for name, pid := range map[string]int{"agent": agentPid, "agent's grandchild": childPid} {
-				// SIGKILL is delivered asynchronously: allow the kernel a moment.
-				if !waitFor(time.Second, func() bool { return processGone(pid) }) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("the %s (pid %d) survived ralph_loop's exit", name, pid)
-				}
-			}
+			checkStopped(t, p, tc.reason, map[string]int{"agent": agentPid, "agent's grandchild": childPid})
 			if strings.Contains(console.String(), "goroutine ") {
 				t.Errorf("ralph_loop dumped its goroutines:\n%s", console.String())
 			}
@@ -312,6 +296,30 @@ func TestSignalStopsLoopAndAgent(t *testing.T) {
 				t.Errorf("stderr does not say the loop was interrupted by %s:\n%s", tc.reason, console.String())
 			}
 		})
+	}
+}
+
+// checkStopped checks what a stop by signal leaves behind: status.json
+// "stopped" for that reason, the session reset, and none of the given
+// processes alive.
+func checkStopped(t *testing.T, p *loopProject, reason string, pids map[string]int) {
+	t.Helper()
+	st := readJSONMap(t, p.path(".ralph/status.json"))
+	for k, want := range map[string]string{"status": "stopped", "last_action": "interrupted", "exit_reason": reason} {
+		if st[k] != want {
+			t.Errorf("status.json %s = %v, want %q", k, st[k], want)
+		}
+	}
+	sess := readJSONMap(t, p.path(".ralph/.ralph_session"))
+	if sess["session_id"] != "" || sess["reset_reason"] != "manual_interrupt" {
+		t.Errorf(".ralph_session = %v, want session_id \"\" and reset_reason manual_interrupt", sess)
+	}
+	for name, pid := range pids {
+		// SIGKILL is delivered asynchronously: allow the kernel a moment.
+		if !waitFor(time.Second, func() bool { return processGone(pid) }) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the %s (pid %d) survived ralph_loop's exit", name, pid)
+		}
 	}
 }
 

@@ -66,20 +66,17 @@ func (s *signals) release() {
 	})
 }
 
-// stopped reports the exit code once a signal has stopped the run.
-func (s *signals) stopped() (int, bool) {
-	if se := engine.Cause(s.stopper.Context()); se != nil {
-		return se.Code, true
-	}
-	return 0, false
+// stopped returns the stop, once a signal has stopped the run, or nil.
+func (s *signals) stopped() *engine.SignalError {
+	return engine.Cause(s.stopper.Context())
 }
 
-// exitCode is the stop's exit code (SIGTERM's when there was none).
-func (s *signals) exitCode() int {
-	if code, ok := s.stopped(); ok {
-		return code
+// stopError is the stop that ended the run (SIGTERM's when there was none).
+func (s *signals) stopError() *engine.SignalError {
+	if se := s.stopped(); se != nil {
+		return se
 	}
-	return engine.ExitSIGTERM
+	return engine.NewSignalError(syscall.SIGTERM)
 }
 
 // unlessStopped runs f and reports true when it returned, or false as soon

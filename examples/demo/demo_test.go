@@ -161,39 +161,8 @@ func TestDemoRun(t *testing.T) {
 					t.Errorf("status.json %s = %v, want %v", k, got, want)
 				}
 			}
-			var cb struct{ State string }
-			if b, err := os.ReadFile(filepath.Join(r.proj, ".ralph", ".circuit_breaker_state")); err != nil {
-				t.Error(err)
-			} else if err := json.Unmarshal(b, &cb); err != nil || cb.State != tt.breaker {
-				t.Errorf(".circuit_breaker_state state = %q (%v), want %q", cb.State, err, tt.breaker)
-			}
-			plan, err := os.ReadFile(filepath.Join(r.proj, ".ralph", "@fix_plan.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Count(string(plan), "- [x]"); got != tt.checked {
-				t.Errorf("checked tasks = %d, want %d:\n%s", got, tt.checked, plan)
-			}
-			if got := strings.Count(string(plan), "- [ ]"); got != 4-tt.checked {
-				t.Errorf("unchecked tasks = %d, want %d:\n%s", got, 4-tt.checked, plan)
-			}
-			log, err := exec.Command("git", "-C", r.proj, "rev-list", "--count", "HEAD").Output()
-			if err != nil {
-				t.Fatalf("git rev-list: %v", err)
-			}
-			if got := strings.TrimSpace(string(log)); got != strconv.Itoa(tt.commits) {
-				t.Errorf("commits = %s, want %d", got, tt.commits)
-			}
-			for _, f := range tt.files {
-				if _, err := os.Stat(filepath.Join(r.proj, f)); err != nil {
-					t.Errorf("project file %s: %v", f, err)
-				}
-			}
-			for _, f := range tt.noFiles {
-				if _, err := os.Stat(filepath.Join(r.proj, f)); err == nil {
-					t.Errorf("project file %s exists, want none", f)
-				}
-			}
+			checkProject(t, r.proj, tt.breaker, tt.checked, tt.commits)
+			checkFiles(t, r.proj, tt.files, tt.noFiles)
 			for _, s := range tt.outputHave {
 				if !strings.Contains(r.out, s) {
 					t.Errorf("output lacks %q", s)
@@ -203,6 +172,50 @@ func TestDemoRun(t *testing.T) {
 				t.Logf("output:\n%s", r.out)
 			}
 		})
+	}
+}
+
+// checkProject checks the demo project after a run: the breaker's state,
+// how many of the plan's four boxes are ticked, and how many commits it has.
+func checkProject(t *testing.T, proj, breaker string, checked, commits int) {
+	t.Helper()
+	var cb struct{ State string }
+	if b, err := os.ReadFile(filepath.Join(proj, ".ralph", ".circuit_breaker_state")); err != nil {
+		t.Error(err)
+	} else if err := json.Unmarshal(b, &cb); err != nil || cb.State != breaker {
+		t.Errorf(".circuit_breaker_state state = %q (%v), want %q", cb.State, err, breaker)
+	}
+	plan, err := os.ReadFile(filepath.Join(proj, ".ralph", "@fix_plan.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(plan), "- [x]"); got != checked {
+		t.Errorf("checked tasks = %d, want %d:\n%s", got, checked, plan)
+	}
+	if got := strings.Count(string(plan), "- [ ]"); got != 4-checked {
+		t.Errorf("unchecked tasks = %d, want %d:\n%s", got, 4-checked, plan)
+	}
+	log, err := exec.Command("git", "-C", proj, "rev-list", "--count", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-list: %v", err)
+	}
+	if got := strings.TrimSpace(string(log)); got != strconv.Itoa(commits) {
+		t.Errorf("commits = %s, want %d", got, commits)
+	}
+}
+
+// checkFiles checks that the project has files and lacks noFiles.
+func checkFiles(t *testing.T, proj string, files, noFiles []string) {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(proj, f)); err != nil {
+			t.Errorf("project file %s: %v", f, err)
+		}
+	}
+	for _, f := range noFiles {
+		if _, err := os.Stat(filepath.Join(proj, f)); err == nil {
+			t.Errorf("project file %s exists, want none", f)
+		}
 	}
 }
 

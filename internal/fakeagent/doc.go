@@ -1,7 +1,9 @@
 // Package fakeagent is a scriptable stand-in for an agent CLI (claude, codex,
 // cursor-agent, copilot, opencode, …), for testscript scenarios and engine
 // tests. Register Main in testscript.Main under the CLI names, or run the
-// test binary as a helper that calls Main.
+// test binary as a helper that calls Main. The same fake is a program of its
+// own, cmd/fakeagent, for trying the loop by hand: link it as claude (or
+// another CLI's name) on PATH.
 //
 // API:
 //

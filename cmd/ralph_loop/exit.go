@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/engine"
+)
+
+// exitError ends the program with an exit code and the lines that explain
+// it, shown exactly as given: for the endings whose words are not the usual
+// one "ralph_loop: <error>" line on stderr.
+type exitError struct {
+	code   int
+	lines  []string // shown one per line; none for an ending already explained
+	stdout bool     // show the lines on stdout (--status answers there, as the bash loop does)
+}
+
+func (e *exitError) Error() string {
+	if len(e.lines) == 0 {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.lines[0]
+}
+
+// exitStatus ends the program with code and nothing more to say: nil for 0.
+func exitStatus(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// exitCode is the one end of every command: it shows err once and turns it
+// into the process exit code. A usage error is shown as the bash loop
+// shows it; a stop by a signal was announced when it arrived and exits
+// 128 + the signal's number; any other error is one line on stderr and
+// exit code 1 (the bash loop's code for every start-up failure).
+func exitCode(err error, stdout, stderr io.Writer) int {
+	var (
+		ue   *config.UsageError
+		stop *engine.SignalError
+		ee   *exitError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		showUsageError(ue, stdout, stderr)
+		return ue.ExitCode()
+	case errors.As(err, &stop):
+		return stop.Code
+	case errors.As(err, &ee):
+		w := stderr
+		if ee.stdout {
+			w = stdout
+		}
+		for _, line := range ee.lines {
+			fmt.Fprintln(w, line)
+		}
+		return ee.code
+	default:
+		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
+		return 1
+	}
+}
+
+// showUsageError shows a bad command line or configuration value. A bad
+// value is one line on stdout, where the bash loop prints it. An unknown
+// flag is one line on stderr, not under a screenful of help; a script
+// reading stdout also gets the bash loop's short form there
+// (docs/COMPATIBILITY.md), while a person at a terminal sees only the
+// stderr line.
+func showUsageError(ue *config.UsageError, stdout, stderr io.Writer) {
+	if !ue.Unknown {
+		fmt.Fprintln(stdout, ue.Error())
+		return
+	}
+	fmt.Fprintln(stderr, ue.Error())
+	if !isTerminal(stdout) && ue.Key != "" {
+		fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", ue.ShownKey())
+	}
+}
