@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralphloop/ralph_loop/analysis/gen"
+	"github.com/ralphloop/ralph_loop/internal/gen"
 )
 
 // randomOutputs builds valid JSON outputs of every shape, with keys in
