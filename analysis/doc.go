@@ -18,7 +18,6 @@
 //	ExitSignals: Update(ResponseAnalysis), Decide(lastExitSignal bool, PlanProgress) ExitDecision,
 //	Marshal, ParseExitSignals, InitialExitSignals   // .ralph/.exit_signals and should_exit_gracefully
 //	ErrorHistory: Add, Previous, Marshal, ParseErrorHistory // error lines of recent loops (stuck detection)
-//	ParseStatusBlock(text), ParseStates(text)        // the grammars on their own
 //
 // The package is pure: no clock (Options.Now), no files (except the one
 // AnalyzeFile reads), no processes. The engine persists what it returns.

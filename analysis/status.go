@@ -97,20 +97,3 @@ func atoiSigned(s string) (int, bool) {
 	}
 	return n, true
 }
-
-// ParseStatusBlock finds the RALPH_STATUS block that counts in text (the
-// last closed one, else an unterminated one) and the number of start
-// markers seen. ok is false when the text has no start marker.
-func ParseStatusBlock(text string) (block StatusBlock, found int, ok bool) {
-	f := scanString(text, 0)
-	if f.Block == nil {
-		return StatusBlock{}, f.Blocks, false
-	}
-	return *f.Block, f.Blocks, true
-}
-
-// ParseStates returns the NAMEs of the <!-- ralph:state NAME --> markers in
-// text, in order of first appearance.
-func ParseStates(text string) []string {
-	return scanString(text, 0).States
-}

@@ -6,24 +6,29 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/drivers"
 )
+
+func mustDriver(name string) drivers.Driver {
+	d, err := drivers.Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
 
 const defaultAllowedTools = "Write,Read,Edit,MultiEdit,Glob,Grep,Task,TodoWrite,WebFetch,WebSearch,EnterPlanMode,ExitPlanMode,NotebookEdit,Bash"
 
 var (
-	validDrivers = []string{"claude-code", "codex", "cursor", "copilot", "opencode", "command"}
-
-	// Claude Code tool names accepted in ALLOWED_TOOLS (drivers.md §4);
-	// any Bash(<something>) is accepted as well.
-	claudeTools = []string{
-		"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite",
-		"WebFetch", "WebSearch", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
-		"Bash", "Bash(git *)", "Bash(npm *)", "Bash(bats *)", "Bash(python *)",
-		"Bash(node *)", "NotebookEdit",
-	}
-	bashPattern = regexp.MustCompile(`^Bash\(.+\)$`)
-	versionRe   = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-	floatRe     = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+	// The driver names and Claude Code's tool names come from the drivers
+	// package, the one place that knows the agent CLIs; ALLOWED_TOOLS is
+	// checked only when the driver is claude-code.
+	validDrivers = drivers.Names()
+	claudeCode   = mustDriver("claude-code")
+	claudeTools  = claudeCode.ValidTools()
+	versionRe    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+	floatRe      = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
 )
 
 // keySpec describes one configuration key.

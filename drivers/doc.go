@@ -12,8 +12,7 @@
 //	Driver.Build(Request) (Spec, error)       argv, env, dir, stdin and output format of one call
 //	Driver.{Name,DisplayName,Binary,Package,Install,MinVersion,ValidTools,
 //	        SupportsAllowedTools,SupportsSessions,SupportsLive,PermissionHelp}
-//	ValidateTools(d Driver, tools []string) error
-//	Warnings(d Driver, req Request, euid int) []string   start-up warnings (Claude as root)
+//	AllowedTool(d Driver, t string) bool      an allowlist entry d accepts (config checks Claude's)
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout

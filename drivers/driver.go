@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -140,22 +141,13 @@ func Get(name string) (Driver, error) {
 	return nil, fmt.Errorf("unknown PLATFORM_DRIVER %q (valid: %s)", name, strings.Join(Names(), ", "))
 }
 
-// ValidateTools checks allowlist entries against d.ValidTools(). An entry is
-// valid when it equals a listed name exactly, or has the form Bash(<something>).
-func ValidateTools(d Driver, tools []string) error {
-	valid := d.ValidTools()
-	for _, t := range tools {
-		if slices.Contains(valid, t) || isBashPattern(t) {
-			continue
-		}
-		return fmt.Errorf("invalid tool %q for %s (valid: %s; or Bash(<command pattern>))", t, d.DisplayName(), strings.Join(valid, ", "))
-	}
-	return nil
+// AllowedTool reports whether t is an allowlist entry d accepts: one of
+// d.ValidTools() exactly, or Bash(<pattern>) with any non-empty pattern.
+func AllowedTool(d Driver, t string) bool {
+	return slices.Contains(d.ValidTools(), t) || bashPattern.MatchString(t)
 }
 
-func isBashPattern(t string) bool {
-	return len(t) > len("Bash()") && strings.HasPrefix(t, "Bash(") && strings.HasSuffix(t, ")")
-}
+var bashPattern = regexp.MustCompile(`^Bash\(.+\)$`)
 
 // maxArgLen is the longest single argument Linux accepts (MAX_ARG_STRLEN,
 // 32 pages, minus the terminating NUL). Other systems only limit the total.
