@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/drivers"
 )
 
 // Analyze reads one agent output as a stream and analyses it. It fails only
@@ -27,10 +30,10 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 			seekable = false
 		}
 	}
-	hint := driverHint(opts.Driver)
+	hint := family(opts)
 	ring := opts.ExitCode != 0 && !opts.TimedOut
 
-	if seekable && hint != "copilot" {
+	if seekable && hint != wire.FamilyText {
 		var stats rawStats
 		src := &source{}
 		src.init(r, &stats)
@@ -62,7 +65,7 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	src.init(r, &stats, raw)
 	var d *decoder
 	var p *parsed
-	if hint != "copilot" {
+	if hint != wire.FamilyText {
 		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
 			d = &decoder{src: src, keep: MaxResultText}
 			d.run()
@@ -110,20 +113,20 @@ func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
 	return res, res.Explain(), nil
 }
 
-func driverHint(s string) string {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "claude-code", "claude":
-		return "claude-code"
-	case "codex":
-		return "codex"
-	case "cursor":
-		return "cursor"
-	case "copilot":
-		return "copilot"
-	case "opencode":
-		return "opencode"
+// family is the output's agent CLI: opts.Family, else the family of the
+// driver opts.Driver names.
+func family(opts Options) wire.Family {
+	if opts.Family != wire.FamilyAny {
+		return opts.Family
 	}
-	return ""
+	name := strings.ToLower(strings.TrimSpace(opts.Driver))
+	if name == "claude" {
+		name = "claude-code"
+	}
+	if d, err := drivers.Get(name); err == nil {
+		return d.Family()
+	}
+	return wire.FamilyAny
 }
 
 // firstByte skips a UTF-8 byte-order mark and blanks and returns the first
@@ -268,7 +271,7 @@ type parsed struct {
 
 // pick decides the output's shape, the way detect_output_format and
 // normalize_json_output do, and returns nil for text.
-func (d *decoder) pick(hint string) *parsed {
+func (d *decoder) pick(hint wire.Family) *parsed {
 	if d.docs == 0 {
 		return nil
 	}
@@ -276,9 +279,9 @@ func (d *decoder) pick(hint string) *parsed {
 		switch {
 		case d.firstArr:
 			return d.arrayShape()
-		case hint == "codex" && d.codex.detect:
+		case hint == wire.FamilyCodex && d.codex.detect:
 			return d.codexShape() // a lone Codex event: still read as Codex
-		case hint == "opencode" && (d.oc.current || d.oc.legacy):
+		case hint == wire.FamilyOpenCode && (d.oc.current || d.oc.legacy):
 			return d.openCodeShape()
 		}
 		return d.objectShape()
@@ -288,9 +291,9 @@ func (d *decoder) pick(hint string) *parsed {
 	}
 	order := []string{"codex", "opencode", "stream"}
 	switch hint {
-	case "opencode":
+	case wire.FamilyOpenCode:
 		order = []string{"opencode", "codex", "stream"}
-	case "claude-code", "cursor":
+	case wire.FamilyClaude, wire.FamilyCursor:
 		order = []string{"stream", "codex", "opencode"}
 	}
 	for _, o := range order {

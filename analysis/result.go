@@ -1,6 +1,10 @@
 package analysis
 
-import "time"
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+)
 
 // Format names the shape an output was read as.
 type Format string
@@ -25,10 +29,14 @@ func (f Format) OutputFormat() string {
 // Options are the facts about one agent call that the engine knows and the
 // output does not say.
 type Options struct {
-	// Driver is a hint: "claude-code", "codex", "cursor", "copilot",
-	// "opencode", "command" or "" (detect as the reference does). A hint
-	// puts its format first when several would match; "copilot" reads the
-	// output as plain text.
+	// Family is the agent CLI that wrote the output (the driver's
+	// Family()): its formats come first when several would match, and
+	// wire.FamilyText reads the output as plain text. FamilyAny detects the
+	// format as the bash loop does.
+	Family wire.Family
+	// Driver is the older form of the same hint, a PLATFORM_DRIVER name
+	// ("claude-code", "codex", ...; "claude" too); it counts only when
+	// Family is FamilyAny.
 	Driver string
 
 	Loop       int       // loop number written to .response_analysis

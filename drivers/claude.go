@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // snapshotFlagVersion is the first Claude Code release that accepts
@@ -24,6 +26,7 @@ func (claudeCode) MinVersion() string         { return "2.0.76" }
 func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
+func (claudeCode) Family() wire.Family        { return wire.FamilyClaude }
 
 func (claudeCode) ValidTools() []string {
 	return []string{

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -102,6 +104,9 @@ type Driver interface {
 	// SupportsLive tells whether --live works; when false the engine falls
 	// back to background mode with a warning.
 	SupportsLive() bool
+	// Family is the agent CLI whose output formats the analysis reads
+	// first (wire.FamilyText: plain text only; wire.FamilyAny: detect).
+	Family() wire.Family
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string
