@@ -254,9 +254,9 @@ type parsed struct {
 
 	usage      Usage
 	usageKnown uint8
-	durMS      jv
-	durAPIMS   jv
-	numTurns   jv
+	durMS      wire.Value
+	durAPIMS   wire.Value
+	numTurns   wire.Value
 
 	isError     bool
 	errMsgs     []string
@@ -312,7 +312,7 @@ func (d *decoder) pick(hint wire.Family) *parsed {
 		if d.firstArr {
 			return d.arrayShape()
 		}
-		if d.first != nil && (d.first.typ.present() || d.first.hasResult) {
+		if d.first != nil && (d.first.line.Type.Present() || d.first.line.Result.Present()) {
 			return d.objectShape()
 		}
 	}
@@ -320,42 +320,42 @@ func (d *decoder) pick(hint wire.Family) *parsed {
 }
 
 func (p *parsed) useObjUsage(o *objFields) {
-	set := func(v jv, dst *int64, bit uint8) {
-		if f, ok := v.num(); ok {
+	set := func(v wire.Value, dst *int64, bit uint8) {
+		if f, ok := v.Num(); ok {
 			*dst = int64(f)
 			p.usageKnown |= bit
 		}
 	}
-	set(o.inTok, &p.usage.InputTokens, uIn)
-	set(o.outTok, &p.usage.OutputTokens, uOut)
-	set(o.cacheRead, &p.usage.CacheReadTokens, uCacheRead)
-	set(o.cacheCreate, &p.usage.CacheCreationTokens, uCacheCreate)
-	if f, ok := o.cost.num(); ok {
+	set(o.line.Usage.InputTokens, &p.usage.InputTokens, uIn)
+	set(o.line.Usage.OutputTokens, &p.usage.OutputTokens, uOut)
+	set(o.line.Usage.CacheReadTokens, &p.usage.CacheReadTokens, uCacheRead)
+	set(o.line.Usage.CacheCreationTokens, &p.usage.CacheCreationTokens, uCacheCreate)
+	if f, ok := o.line.TotalCostUSD.Num(); ok {
 		p.usage.CostUSD = f
 		p.usageKnown |= uCost
 	}
-	p.durMS, p.durAPIMS, p.numTurns = o.durMS, o.durAPIMS, o.numTurns
+	p.durMS, p.durAPIMS, p.numTurns = o.line.DurationMS, o.line.DurationAPIMS, o.line.NumTurns
 }
 
 func (p *parsed) useObjErrors(o *objFields) {
-	p.isError = o.isError.k == jvTrue || o.isError.isStr("true")
+	p.isError = o.line.IsError.Kind == wire.True || o.line.IsError.Is("true")
 	p.errMsgs = o.errMsgs
-	if f, ok := o.apiErrStatus.num(); ok && f == 429 {
+	if f, ok := o.line.APIErrorStatus.Num(); ok && f == 429 {
 		p.api429 = true
 	}
-	if o.errorStr.isStr("rate_limit") {
+	if o.line.Error.Self.Is("rate_limit") {
 		p.api429 = true
 	}
 	if o.hasDenials {
 		p.denialCount = o.denialCount
 		for _, e := range o.denials {
-			p.denied = append(p.denied, deniedCommand(e.tool.s, e.tool.k == jvStr, e.cmd.s, e.cmd.k == jvStr))
+			p.denied = append(p.denied, deniedCommand(e.ToolName.Text, e.ToolName.Kind == wire.String, e.ToolInput.Command.Text, e.ToolInput.Command.Kind == wire.String))
 		}
 	}
 }
 
 func resultText(o *objFields) *textFacts {
-	if o.resultJV.k == jvStr {
+	if o.line.Result.Kind == wire.String {
 		return o.result
 	}
 	return nil
@@ -367,7 +367,7 @@ func (d *decoder) objectShape() *parsed {
 		o = &objFields{}
 	}
 	p := &parsed{format: FormatJSONObject, obj: o, text: resultText(o), where: "result field"}
-	p.session = firstSession(o.sessionIDCamel, o.metaSessionID, o.sessionIDSnake)
+	p.session = firstSession(o.line.SessionIDCamel, o.line.Metadata.SessionID, o.line.SessionID)
 	p.useObjUsage(o)
 	p.useObjErrors(o)
 	return p
@@ -379,7 +379,7 @@ func (d *decoder) arrayShape() *parsed {
 		o = &objFields{}
 	}
 	p := &parsed{format: FormatJSONArray, obj: o, text: resultText(o), where: "last result element"}
-	p.session = firstSession(o.sessionIDCamel, o.sessionIDSnake, jv{k: jvStr, s: d.arr.initSession}, o.metaSessionID)
+	p.session = firstSession(o.line.SessionIDCamel, o.line.SessionID, wire.Value{Kind: wire.String, Text: d.arr.initSession}, o.line.Metadata.SessionID)
 	p.useObjUsage(o)
 	p.useObjErrors(o)
 	return p
@@ -390,7 +390,7 @@ func (d *decoder) streamShape() *parsed {
 	p := &parsed{format: FormatStreamJSON, rlRejected: a.rlRejected, rlType: a.rlType, rlResetsAt: a.rlResetsAt}
 	if o := a.last; o != nil {
 		p.obj, p.text, p.where = o, resultText(o), "last result event"
-		p.session = firstSession(o.sessionIDSnake, o.sessionIDCamel, o.metaSessionID, jv{k: jvStr, s: a.initSession})
+		p.session = firstSession(o.line.SessionID, o.line.SessionIDCamel, o.line.Metadata.SessionID, wire.Value{Kind: wire.String, Text: a.initSession})
 		p.useObjUsage(o)
 		p.useObjErrors(o)
 		return p
@@ -398,7 +398,7 @@ func (d *decoder) streamShape() *parsed {
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
 	p.jsonl = true
-	p.session = firstSession(jv{k: jvStr, s: a.initSession})
+	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.initSession})
 	if len(a.deltas) > 0 {
 		if a.asst == nil {
 			a.asst = newTextScan(d.keep, false)
@@ -419,7 +419,7 @@ func (d *decoder) streamShape() *parsed {
 
 func (d *decoder) codexShape() *parsed {
 	a := &d.codex
-	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(jv{k: jvStr, s: a.threadID}), where: "last agent_message"}
+	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(wire.Value{Kind: wire.String, Text: a.threadID}), where: "last agent_message"}
 	if a.haveLast {
 		p.text = a.last
 	}
@@ -445,7 +445,7 @@ func (d *decoder) openCodeShape() *parsed {
 	a := &d.oc
 	p := &parsed{format: FormatOpenCode, jsonl: true}
 	if a.current {
-		p.session = firstSession(jv{k: jvStr, s: a.session})
+		p.session = firstSession(wire.Value{Kind: wire.String, Text: a.session})
 		p.where = "last step's text"
 		if a.step != nil && a.stepFeed.wrote {
 			p.text = a.step.finish()
@@ -460,7 +460,7 @@ func (d *decoder) openCodeShape() *parsed {
 		p.isError = len(a.errMsgs) > 0
 		return p
 	}
-	p.session = firstSession(jv{k: jvStr, s: a.legacySession})
+	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.legacySession})
 	p.where = "last assistant message"
 	if a.haveLegacy {
 		p.text = a.legacyLast
@@ -470,12 +470,12 @@ func (d *decoder) openCodeShape() *parsed {
 
 // firstSession returns the first usable session id: jq's `a // b // c`,
 // then the first line without CR and blanks; "", "0" and "null" are no id.
-func firstSession(vs ...jv) string {
+func firstSession(vs ...wire.Value) string {
 	for _, x := range vs {
-		if x.k != jvStr && x.k != jvNum {
+		if x.Kind != wire.String && x.Kind != wire.Number {
 			continue
 		}
-		s := x.s
+		s := x.Text
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
 			s = s[:i]
 		}
@@ -566,32 +566,32 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 	errorCount := 0
 	confidence := 0
 	if o := p.obj; o != nil {
-		hasResult = o.hasResult
-		if o.resultJV.k == jvNone || o.resultJV.k == jvNull || o.resultJV.k == jvFalse {
-			if o.summaryJV.k == jvStr {
+		hasResult = o.line.Result.Present()
+		if o.line.Result.Kind == wire.None || o.line.Result.Kind == wire.Null || o.line.Result.Kind == wire.False {
+			if o.line.Summary.Kind == wire.String {
 				summary = o.summary
 			}
 		}
-		status = o.status.alt("UNKNOWN")
-		if c := o.complStatus.alt(""); c == "complete" || c == "COMPLETE" {
+		status = o.line.Status.Alt("UNKNOWN")
+		if c := o.line.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
 			status = "COMPLETE"
 		}
-		exit = o.exitSignal.alt("false") == "true"
-		explicit = o.hasExitSig
+		exit = o.line.ExitSignal.Alt("false") == "true"
+		explicit = o.line.ExitSignal.Present()
 		if explicit {
 			res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", exit))
 		}
-		if n, ok := atoiSigned(o.tasks.alt("0")); ok {
+		if n, ok := atoiSigned(o.line.TasksCompleted.Alt("0")); ok {
 			tasks = n
 		}
-		workType = o.workType.alt("UNKNOWN")
-		files = jqInt(o.filesChg.or(o.filesMod).alt("0"))
-		ec := o.errorCount.alt("0")
+		workType = o.line.WorkType.Alt("UNKNOWN")
+		files = jqInt(o.line.Metadata.FilesChanged.Or(o.line.FilesModified).Alt("0"))
+		ec := o.line.ErrorCount.Alt("0")
 		errorCount = jqInt(ec)
-		if o.metaErrors.alt("false") == "true" && ec == "0" {
+		if o.line.Metadata.HasErrors.Alt("false") == "true" && ec == "0" {
 			errorCount = 1
 		}
-		confidence = jqInt(o.confidence.alt("0"))
+		confidence = jqInt(o.line.Confidence.Alt("0"))
 	}
 	res.Status = status
 	res.WorkType = workType
@@ -794,8 +794,8 @@ func jqInt(s string) int {
 	return 0
 }
 
-func jvIntPtr(v jv) *int64 {
-	f, ok := v.num()
+func jvIntPtr(v wire.Value) *int64 {
+	f, ok := v.Num()
 	if !ok {
 		return nil
 	}

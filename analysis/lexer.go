@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // source is the byte stream every decoder reads: a fixed buffer refilled
@@ -307,16 +309,16 @@ func (s *source) readNumber(dst []byte) ([]byte, error) {
 }
 
 // readLiteral reads true, false or null.
-func (s *source) readLiteral() (jvKind, error) {
+func (s *source) readLiteral() (wire.Kind, error) {
 	var word string
-	var k jvKind
+	var k wire.Kind
 	switch s.buf[s.pos] {
 	case 't':
-		word, k = "true", jvTrue
+		word, k = "true", wire.True
 	case 'f':
-		word, k = "false", jvFalse
+		word, k = "false", wire.False
 	default:
-		word, k = "null", jvNull
+		word, k = "null", wire.Null
 	}
 	if !s.ensure(len(word)) || string(s.buf[s.pos:s.pos+len(word)]) != word {
 		return 0, errSyntax
