@@ -272,23 +272,46 @@ type parsed struct {
 // pick decides the output's shape, the way detect_output_format and
 // normalize_json_output do, and returns nil for text.
 func (d *decoder) pick(hint wire.Family) *parsed {
-	if d.docs == 0 {
+	switch {
+	case d.docs == 0:
 		return nil
-	}
-	if d.docs == 1 && d.invalid == 0 {
-		switch {
-		case d.firstArr:
-			return d.arrayShape()
-		case hint == wire.FamilyCodex && d.codex.detect:
-			return d.codexShape() // a lone Codex event: still read as Codex
-		case hint == wire.FamilyOpenCode && (d.oc.current || d.oc.legacy):
-			return d.openCodeShape()
-		}
-		return d.objectShape()
-	}
-	if d.invalid > d.docs {
+	case d.docs == 1 && d.invalid == 0:
+		return d.pickSingle(hint)
+	case d.invalid > d.docs:
 		return nil // mostly not JSON: a text that happens to contain some
 	}
+	if p := d.pickEvents(hint); p != nil {
+		return p
+	}
+	if d.docs == 1 {
+		// One good document among a few broken lines: use it when it looks
+		// like agent output.
+		if d.firstArr {
+			return d.arrayShape()
+		}
+		if d.first != nil && (d.first.line.Type.Present() || d.first.line.Result.Present()) {
+			return d.objectShape()
+		}
+	}
+	return nil
+}
+
+// pickSingle reads an output of exactly one valid document.
+func (d *decoder) pickSingle(hint wire.Family) *parsed {
+	switch {
+	case d.firstArr:
+		return d.arrayShape()
+	case hint == wire.FamilyCodex && d.codex.detect:
+		return d.codexShape() // a lone Codex event: still read as Codex
+	case hint == wire.FamilyOpenCode && (d.oc.current || d.oc.legacy):
+		return d.openCodeShape()
+	}
+	return d.objectShape()
+}
+
+// pickEvents picks the first event stream detected, in the bash loop's
+// order (Codex, OpenCode, stream-json) unless the hint's CLI comes first.
+func (d *decoder) pickEvents(hint wire.Family) *parsed {
 	order := []string{"codex", "opencode", "stream"}
 	switch hint {
 	case wire.FamilyOpenCode:
@@ -304,16 +327,6 @@ func (d *decoder) pick(hint wire.Family) *parsed {
 			return d.openCodeShape()
 		case o == "stream" && d.stream.detect:
 			return d.streamShape()
-		}
-	}
-	if d.docs == 1 {
-		// One good document among a few broken lines: use it when it looks
-		// like agent output.
-		if d.firstArr {
-			return d.arrayShape()
-		}
-		if d.first != nil && (d.first.line.Type.Present() || d.first.line.Result.Present()) {
-			return d.objectShape()
 		}
 	}
 	return nil
@@ -552,78 +565,134 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed)
 	return res
 }
 
+// jsonVerdict is what the JSON branch decides, step by step.
+type jsonVerdict struct {
+	summary    *textFacts // the text the summary, denial and keyword rules read
+	hasResult  bool
+	status     string
+	exit       bool
+	explicit   bool // an exit signal was given (JSON key or status block)
+	tasks      int
+	workType   string
+	files      int
+	errorCount int
+	confidence int
+	block      *StatusBlock
+}
+
 // jsonPath is parse_json_response plus analyze_response's JSON branch.
 func jsonPath(res *Result, p *parsed, opts Options) {
-	summary := p.text // the text the summary, denial and keyword rules read
-	resultText := p.text
-	hasResult := true
-	status := "UNKNOWN"
-	exit := false
-	explicit := false
-	tasks := 0
-	workType := "UNKNOWN"
-	files := 0
-	errorCount := 0
-	confidence := 0
-	if o := p.obj; o != nil {
-		hasResult = o.line.Result.Present()
-		if o.line.Result.Kind == wire.None || o.line.Result.Kind == wire.Null || o.line.Result.Kind == wire.False {
-			if o.line.Summary.Kind == wire.String {
-				summary = o.summary
-			}
-		}
-		status = o.line.Status.Alt("UNKNOWN")
-		if c := o.line.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
-			status = "COMPLETE"
-		}
-		exit = o.line.ExitSignal.Alt("false") == "true"
-		explicit = o.line.ExitSignal.Present()
-		if explicit {
-			res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", exit))
-		}
-		if n, ok := atoiSigned(o.line.TasksCompleted.Alt("0")); ok {
-			tasks = n
-		}
-		workType = o.line.WorkType.Alt("UNKNOWN")
-		files = jqInt(o.line.Metadata.FilesChanged.Or(o.line.FilesModified).Alt("0"))
-		ec := o.line.ErrorCount.Alt("0")
-		errorCount = jqInt(ec)
-		if o.line.Metadata.HasErrors.Alt("false") == "true" && ec == "0" {
-			errorCount = 1
-		}
-		confidence = jqInt(o.line.Confidence.Alt("0"))
-	}
-	res.Status = status
-	res.WorkType = workType
-	res.ReportedFilesModified = files
-	res.jsonFiles = files
+	v := objectVerdict(res, p)
+	res.Status = v.status
+	res.WorkType = v.workType
+	res.ReportedFilesModified = v.files
+	res.jsonFiles = v.files
+	blockVerdict(res, p.text, &v)
+	res.TasksCompletedThisLoop = v.tasks
+	jsonDenials(res, p, v.summary)
+	kw := keywordVerdict(res, p, &v)
 
-	// The status block inside the agent's text.
-	var block *StatusBlock
-	if resultText != nil && resultText.Bytes > 0 && resultText.Block != nil {
-		block = resultText.Block
-		res.Block, res.BlockCount = block, resultText.Blocks
-		tasks = block.TasksCompleted
-		res.TestsStatus = block.TestsStatus
-		if block.FilesModified != nil {
-			// The agent's own count, for reporting; the exit and progress
-			// decisions keep the JSON figure, as the bash loop does.
-			res.ReportedFilesModified = *block.FilesModified
-		}
+	if v.explicit {
+		res.ExplicitExitSignal = true
+	} else {
 		switch {
-		case block.ExitSignalFound:
-			explicit, exit = true, block.ExitSignal
-			res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", exit))
-		case block.Status == "COMPLETE" && !explicit:
-			exit = true
-			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		case v.exit:
+			res.why = append(res.why, "the JSON exit_signal is true")
+		case v.status == "COMPLETE":
+			v.exit = true
+			res.why = append(res.why, "the JSON status is COMPLETE")
+		case kw:
+			v.exit = true
 		}
-	} else if resultText != nil {
-		res.BlockCount = resultText.Blocks
 	}
-	res.TasksCompletedThisLoop = tasks
+	res.ExitSignal = v.exit
+	res.HasCompletionSignal = v.exit
+	res.IsTestOnly = v.workType == "TEST_ONLY"
+	res.IsStuck = v.errorCount > 5
 
-	// Denials: structured first, else the refusal heuristic.
+	res.FormatConfidence = 80
+	if v.hasResult {
+		res.FormatConfidence = 100
+	}
+	res.baseScore = v.confidence
+	if v.exit {
+		res.baseScore = 100
+	}
+	res.ConfidenceScore = res.baseScore
+	if v.summary != nil {
+		res.WorkSummary = v.summary.Text
+	}
+	jsonFacts(res, p)
+}
+
+// objectVerdict reads the result object's own fields (absent in the JSONL
+// shapes).
+func objectVerdict(res *Result, p *parsed) jsonVerdict {
+	v := jsonVerdict{summary: p.text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
+	o := p.obj
+	if o == nil {
+		return v
+	}
+	l := &o.line
+	v.hasResult = l.Result.Present()
+	if k := l.Result.Kind; (k == wire.None || k == wire.Null || k == wire.False) && l.Summary.Kind == wire.String {
+		v.summary = o.summary
+	}
+	v.status = l.Status.Alt("UNKNOWN")
+	if c := l.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
+		v.status = "COMPLETE"
+	}
+	v.exit = l.ExitSignal.Alt("false") == "true"
+	v.explicit = l.ExitSignal.Present()
+	if v.explicit {
+		res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
+	}
+	if n, ok := atoiSigned(l.TasksCompleted.Alt("0")); ok {
+		v.tasks = n
+	}
+	v.workType = l.WorkType.Alt("UNKNOWN")
+	v.files = jqInt(l.Metadata.FilesChanged.Or(l.FilesModified).Alt("0"))
+	ec := l.ErrorCount.Alt("0")
+	v.errorCount = jqInt(ec)
+	if l.Metadata.HasErrors.Alt("false") == "true" && ec == "0" {
+		v.errorCount = 1
+	}
+	v.confidence = jqInt(l.Confidence.Alt("0"))
+	return v
+}
+
+// blockVerdict applies the status block inside the agent's text.
+func blockVerdict(res *Result, text *textFacts, v *jsonVerdict) {
+	if text == nil {
+		return
+	}
+	if text.Bytes == 0 || text.Block == nil {
+		res.BlockCount = text.Blocks
+		return
+	}
+	block := text.Block
+	v.block = block
+	res.Block, res.BlockCount = block, text.Blocks
+	v.tasks = block.TasksCompleted
+	res.TestsStatus = block.TestsStatus
+	if block.FilesModified != nil {
+		// The agent's own count, for reporting; the exit and progress
+		// decisions keep the JSON figure, as the bash loop does.
+		res.ReportedFilesModified = *block.FilesModified
+	}
+	switch {
+	case block.ExitSignalFound:
+		v.explicit, v.exit = true, block.ExitSignal
+		res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
+	case block.Status == "COMPLETE" && !v.explicit:
+		v.exit = true
+		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+	}
+}
+
+// jsonDenials: the structured permission denials first, else the refusal
+// heuristic on the summary text.
+func jsonDenials(res *Result, p *parsed, summary *textFacts) {
 	if p.denialCount > 0 {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = p.denialCount
@@ -635,51 +704,31 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 		res.DeniedCommands = []string{"permission_denied"}
 		res.denialWhy = "refusal in the first paragraph: " + summary.DenialLine
 	}
+}
 
-	// Keyword heuristics: JSONL shapes only, and only without a status block.
-	kw := false
-	if p.jsonl && !explicit && block == nil && summary != nil && summary.Bytes > 0 {
-		if k := summary.firstKeyword(); k != "" {
-			kw = true
-			res.CompletionKeyword = k
-			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
-		} else if w := summary.firstNoWork(); w != "" {
-			kw = true
-			res.NoWorkPattern = w
-			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
-		}
+// keywordVerdict applies the keyword heuristics: JSONL shapes only, and
+// only without an exit signal or a status block. It reports whether one
+// matched.
+func keywordVerdict(res *Result, p *parsed, v *jsonVerdict) bool {
+	summary := v.summary
+	if !p.jsonl || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
+		return false
 	}
+	if k := summary.firstKeyword(); k != "" {
+		res.CompletionKeyword = k
+		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		return true
+	}
+	if w := summary.firstNoWork(); w != "" {
+		res.NoWorkPattern = w
+		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		return true
+	}
+	return false
+}
 
-	if explicit {
-		res.ExplicitExitSignal = true
-	} else {
-		switch {
-		case exit:
-			res.why = append(res.why, "the JSON exit_signal is true")
-		case status == "COMPLETE":
-			exit = true
-			res.why = append(res.why, "the JSON status is COMPLETE")
-		case kw:
-			exit = true
-		}
-	}
-	res.ExitSignal = exit
-	res.HasCompletionSignal = exit
-	res.IsTestOnly = workType == "TEST_ONLY"
-	res.IsStuck = errorCount > 5
-
-	res.FormatConfidence = 80
-	if hasResult {
-		res.FormatConfidence = 100
-	}
-	res.baseScore = confidence
-	if exit {
-		res.baseScore = 100
-	}
-	res.ConfidenceScore = res.baseScore
-	if summary != nil {
-		res.WorkSummary = summary.Text
-	}
+// jsonFacts copies what the output reported about the call itself.
+func jsonFacts(res *Result, p *parsed) {
 	res.SessionID = p.session
 	if p.usageKnown != 0 {
 		u := p.usage
@@ -697,65 +746,12 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 // textPath is analyze_response's plain-text branch.
 func textPath(res *Result, f *textFacts, opts Options) {
 	res.textPath = true
-	score := 0
-	completion := false
-	exit := false
+	var completion, exit bool
+	var score int
 	if b := f.Block; b != nil {
-		res.Block, res.BlockCount = b, f.Blocks
-		res.FormatConfidence = 70
-		res.TasksCompletedThisLoop = b.TasksCompleted
-		res.TestsStatus = b.TestsStatus
-		if b.FilesModified != nil {
-			res.ReportedFilesModified = *b.FilesModified // for reporting only
-		}
-		switch {
-		case b.ExitSignalFound && b.ExitSignal:
-			completion, exit, score = true, true, 100
-			res.ExplicitExitSignal = true
-			res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
-		case b.ExitSignalFound:
-			score = 80
-			res.ExplicitExitSignal = true
-			res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
-		case b.Status == "COMPLETE":
-			completion, exit, score = true, true, 100
-			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
-		default:
-			res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
-		}
+		completion, exit, score = textBlock(res, f, b)
 	} else {
-		res.FormatConfidence = 30
-		res.gitBonus = true
-		if k := f.firstKeyword(); k != "" {
-			completion = true
-			score += 10
-			res.CompletionKeyword = k
-			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
-		}
-		if f.TestLines > 0 && f.ImplLines == 0 {
-			res.IsTestOnly = true
-			res.WorkSummary = "Test execution only, no implementation"
-		}
-		if f.ErrorCount > 5 {
-			res.IsStuck = true
-		}
-		if w := f.firstNoWork(); w != "" {
-			completion = true
-			score += 15
-			res.NoWorkPattern = w
-			res.WorkSummary = "No work remaining"
-			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
-		}
-		if prev := opts.PreviousOutputLength; prev > 0 {
-			if res.OutputLength*100/prev < 50 {
-				score += 10
-				res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
-			}
-		}
-		exit = score >= 40 || completion
-		if !exit {
-			res.why = append(res.why, "no status block and no completion keyword")
-		}
+		completion, exit, score = textHeuristics(res, f, opts)
 	}
 	res.HasCompletionSignal = completion
 	res.ExitSignal = exit
@@ -779,6 +775,69 @@ func textPath(res *Result, f *textFacts, opts Options) {
 		res.PermissionDenialCount = 1
 		res.DeniedCommands = []string{"permission_denied"}
 	}
+}
+
+// textBlock decides a plain-text output by its status block.
+func textBlock(res *Result, f *textFacts, b *StatusBlock) (completion, exit bool, score int) {
+	res.Block, res.BlockCount = b, f.Blocks
+	res.FormatConfidence = 70
+	res.TasksCompletedThisLoop = b.TasksCompleted
+	res.TestsStatus = b.TestsStatus
+	if b.FilesModified != nil {
+		res.ReportedFilesModified = *b.FilesModified // for reporting only
+	}
+	switch {
+	case b.ExitSignalFound && b.ExitSignal:
+		res.ExplicitExitSignal = true
+		res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
+		return true, true, 100
+	case b.ExitSignalFound:
+		res.ExplicitExitSignal = true
+		res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
+		return false, false, 80
+	case b.Status == "COMPLETE":
+		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		return true, true, 100
+	}
+	res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
+	return false, false, 0
+}
+
+// textHeuristics decides a plain-text output without a status block:
+// keywords, test-only lines, error lines, no-work phrases and a shorter
+// output than the previous loop's.
+func textHeuristics(res *Result, f *textFacts, opts Options) (completion, exit bool, score int) {
+	res.FormatConfidence = 30
+	res.gitBonus = true
+	if k := f.firstKeyword(); k != "" {
+		completion = true
+		score += 10
+		res.CompletionKeyword = k
+		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+	}
+	if f.TestLines > 0 && f.ImplLines == 0 {
+		res.IsTestOnly = true
+		res.WorkSummary = "Test execution only, no implementation"
+	}
+	if f.ErrorCount > 5 {
+		res.IsStuck = true
+	}
+	if w := f.firstNoWork(); w != "" {
+		completion = true
+		score += 15
+		res.NoWorkPattern = w
+		res.WorkSummary = "No work remaining"
+		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+	}
+	if prev := opts.PreviousOutputLength; prev > 0 && res.OutputLength*100/prev < 50 {
+		score += 10
+		res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
+	}
+	exit = score >= 40 || completion
+	if !exit {
+		res.why = append(res.why, "no status block and no completion keyword")
+	}
+	return completion, exit, score
 }
 
 // jqInt is bash's $((value + 0)) on what jq printed: integers (or the

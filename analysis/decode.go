@@ -804,7 +804,14 @@ func (d *decoder) absorbOpenCode() {
 		d.putScan(sc)
 	}
 
-	// OpenCode 1.x: {"type": ..., "timestamp": ..., "sessionID": ..., "part"|"error": ...}
+	d.absorbOpenCode1(typ)
+}
+
+// absorbOpenCode1 reads an OpenCode 1.x event: {"type", "timestamp",
+// "sessionID", "part" or "error"}.
+func (d *decoder) absorbOpenCode1(typ string) {
+	e := &d.ev
+	a := &d.oc
 	if e.line.SessionIDUpper.Kind != wire.String {
 		return
 	}

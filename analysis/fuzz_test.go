@@ -237,33 +237,40 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 			return oracleResult{}, false
 		}
 	}
+	return oraclePick(evs, hint)
+}
+
+// oraclePick applies the shape rules to a list of events.
+func oraclePick(evs []wire.Line, hint wire.Family) (oracleResult, bool) {
 	shapes := map[string]bool{}
 	for i := range evs {
 		oracleDetect(&evs[i], shapes)
 	}
+	opencode := shapes["legacy"] || shapes["current"]
 	if len(evs) == 1 {
 		switch {
 		case hint == wire.FamilyCodex && shapes["codex"]:
 			return oracleCodex(evs)
-		case hint == wire.FamilyOpenCode && (shapes["legacy"] || shapes["current"]):
+		case hint == wire.FamilyOpenCode && opencode:
 			return oracleOpenCode(evs, shapes["current"])
 		}
 		m := &evs[0]
 		return oracleResult{FormatJSONObject, oStr(m.Result),
 			oSession(oStr(m.SessionIDCamel), oStr(m.Metadata.SessionID), oStr(m.SessionID)), true}, true
 	}
-	order := []string{"codex", "opencode", "stream"}
-	switch hint {
-	case wire.FamilyOpenCode:
-		order = []string{"opencode", "codex", "stream"}
-	case wire.FamilyClaude, wire.FamilyCursor:
-		order = []string{"stream", "codex", "opencode"}
+	order := map[wire.Family][]string{
+		wire.FamilyOpenCode: {"opencode", "codex", "stream"},
+		wire.FamilyClaude:   {"stream", "codex", "opencode"},
+		wire.FamilyCursor:   {"stream", "codex", "opencode"},
+	}[hint]
+	if order == nil {
+		order = []string{"codex", "opencode", "stream"}
 	}
 	for _, o := range order {
 		switch {
 		case o == "codex" && shapes["codex"]:
 			return oracleCodex(evs)
-		case o == "opencode" && (shapes["legacy"] || shapes["current"]):
+		case o == "opencode" && opencode:
 			return oracleOpenCode(evs, shapes["current"])
 		case o == "stream" && shapes["stream"]:
 			return oracleStream(evs)
