@@ -139,7 +139,7 @@ func firstByte(s *source) (byte, bool) {
 	return s.skipWS()
 }
 
-// rawStats counts what the reference's output_length needs: characters of
+// rawStats counts what the bash loop's output_length needs: characters of
 // the output without NUL bytes and without trailing newlines.
 type rawStats struct {
 	bytes   int64

@@ -885,7 +885,8 @@ func validString(b []byte) string {
 	return string([]rune(string(b)))
 }
 
-// firstLine60 is the reference's `split("\n")[0] | .[0:60]`.
+// firstLine60 is jq's `split("\n")[0] | .[0:60]`: the first line, cut at 60
+// characters, as the bash loop shows a declined command.
 func firstLine60(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

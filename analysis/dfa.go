@@ -35,7 +35,7 @@ type pattern struct {
 	verify []string // exact spellings accepted; nil accepts any case
 }
 
-// The pattern table. Orders inside families follow the reference's lists.
+// The pattern table. Orders inside families follow the bash loop's lists.
 var patterns = func() []pattern {
 	var ps []pattern
 	add := func(kind patKind, verify []string, texts ...string) {
@@ -75,7 +75,7 @@ const (
 	endMarker   = "---END_RALPH_STATUS---"
 )
 
-// completionKeywords, noWorkPatterns: the reference's word lists, in order.
+// completionKeywords, noWorkPatterns: the bash loop's word lists, in order.
 var (
 	completionKeywords = []string{"done", "complete", "finished", "all tasks complete", "project complete", "ready for review"}
 	noWorkPatterns     = []string{"nothing to do", "no changes", "already implemented", "up to date"}

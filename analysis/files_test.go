@@ -271,7 +271,7 @@ func TestOutputDecline(t *testing.T) {
 	}
 }
 
-// The upstream error-detection cases (analysis-breaker.md D.1-1..4).
+// The upstream error-detection cases.
 func TestErrorDetection(t *testing.T) {
 	tests := []struct {
 		line string
@@ -497,7 +497,7 @@ func TestLoneEventWithHint(t *testing.T) {
 	}
 }
 
-// D.1-9: an empty reply is text without completion; only the decline bonus
+// An empty reply is text without completion; only the decline bonus
 // applies when there was a previous output.
 func TestEmptyOutput(t *testing.T) {
 	for _, prev := range []int{0, 500} {

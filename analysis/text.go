@@ -96,7 +96,7 @@ const (
 	maxErrLines = 100  // error lines kept (all are counted)
 	maxStates   = 32
 	ringSize    = 20
-	summaryCut  = 100 // the reference's `cut -c 1-100`
+	summaryCut  = 100 // the bash loop's `cut -c 1-100`
 	preMaxLines = 5
 )
 
@@ -629,7 +629,7 @@ func parseStateName(b []byte) (string, bool) {
 }
 
 // lineCapture copies part of the current line, from a line offset on, into
-// a bounded buffer. CRs are dropped (the reference deletes them before
+// a bounded buffer. CRs are dropped (the bash loop deletes them before
 // parsing), and leading blanks too when skipLead is set.
 type lineCapture struct {
 	active   bool
@@ -760,7 +760,7 @@ type textFacts struct {
 	LastLines   []string // last lines (when the scanner kept them)
 }
 
-// firstKeyword returns the first completion keyword (in the reference's list
+// firstKeyword returns the first completion keyword (in the bash loop's list
 // order) found, or "".
 func (f *textFacts) firstKeyword() string {
 	if f == nil || f.Keywords == 0 {

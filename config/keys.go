@@ -62,7 +62,7 @@ func (e *valueError) Error() string { return e.accepted }
 func reject(accepted string) error { return &valueError{accepted: accepted} }
 
 // keys lists every key. The order is the order of validation, so the first
-// invalid value reported is the one the reference would report first.
+// invalid value reported is the one the bash loop would report first.
 var keys = []*keySpec{
 	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, flag: "driver", def: "claude-code",
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
@@ -196,7 +196,7 @@ var keys = []*keySpec{
 			return nil
 		}},
 
-	// Keys the reference does not have.
+	// Keys the bash loop does not have.
 	{name: "MAX_LOOPS", env: []string{"MAX_LOOPS"}, rc: true, flag: "max-loops", def: "0",
 		accepts: "integer >= 0 (0 = unlimited)", doc: "stop after this many loops",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.MaxLoops })},

@@ -31,5 +31,5 @@
 // its prompt. Spec.Format tells the analysis package and NewLiveRenderer how
 // stdout is encoded. docs/DRIVERS.md lists each driver's argv and how it was
 // checked against the real CLIs; docs/compat/drivers.md lists where this
-// package differs from the bash reference and why.
+// package differs from the bash loop and why.
 package drivers

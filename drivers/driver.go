@@ -34,7 +34,7 @@ const (
 // fills it; drivers only read it.
 type Request struct {
 	// Prompt is the prompt file's content. Trailing newlines are removed, as
-	// the reference's $(cat file) does.
+	// the bash loop's $(cat file) does.
 	Prompt string
 	// Context is the loop context ("" = none; the engine passes "" under
 	// --no-continue).
@@ -161,7 +161,7 @@ const maxArgLen = 32*4096 - 1
 // errNoPrompt is returned when a request has no prompt text.
 var errNoPrompt = errors.New("the prompt is empty (check the prompt file)")
 
-// promptText returns the prompt as the reference reads it: trailing newlines
+// promptText returns the prompt as the bash loop reads it: trailing newlines
 // removed.
 func promptText(req Request) (string, error) {
 	p := strings.TrimRight(req.Prompt, "\n")
