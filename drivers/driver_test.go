@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 func TestNamesAndGet(t *testing.T) {
@@ -136,4 +138,19 @@ func trunc(s string) string {
 		return s[:20]
 	}
 	return s
+}
+
+// TestFamily: each driver names the CLI whose output the analysis reads
+// first; the command driver can run any CLI, and Copilot prints text.
+func TestFamily(t *testing.T) {
+	want := map[string]wire.Family{
+		"claude-code": wire.FamilyClaude, "codex": wire.FamilyCodex, "cursor": wire.FamilyCursor,
+		"copilot": wire.FamilyText, "opencode": wire.FamilyOpenCode, "command": wire.FamilyAny,
+	}
+	for _, name := range Names() {
+		d, _ := Get(name)
+		if got, ok := want[name]; !ok || d.Family() != got {
+			t.Errorf("%s: Family() = %q, want %q", name, d.Family(), got)
+		}
+	}
 }

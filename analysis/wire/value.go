@@ -107,25 +107,25 @@ func (v *Value) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // UnmarshalJSONFrom reads a string or an object.
 func (e *Error) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if dec.PeekKind() != '{' {
-		*e = Error{}
-		return e.Self.UnmarshalJSONFrom(dec)
-	}
 	type fields Error // without this method
-	err := json.UnmarshalDecode(dec, (*fields)(e))
-	e.Self = Value{Kind: Object}
-	return err
+	return objectOrSelf(dec, (*fields)(e), &e.Self)
 }
 
 // UnmarshalJSONFrom reads a string or an object.
 func (m *Message) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if dec.PeekKind() != '{' {
-		*m = Message{}
-		return m.Self.UnmarshalJSONFrom(dec)
-	}
 	type fields Message // without this method
-	err := json.UnmarshalDecode(dec, (*fields)(m))
-	m.Self = Value{Kind: Object}
+	return objectOrSelf(dec, (*fields)(m), &m.Self)
+}
+
+// objectOrSelf reads an object into fields, and any value's kind (and a
+// string's or number's text) into self. Like the analyser, it keeps what an
+// earlier duplicate of the key set.
+func objectOrSelf[T any](dec *jsontext.Decoder, fields *T, self *Value) error {
+	if dec.PeekKind() != '{' {
+		return self.UnmarshalJSONFrom(dec)
+	}
+	err := json.UnmarshalDecode(dec, fields)
+	*self = Value{Kind: Object}
 	return err
 }
 
