@@ -86,22 +86,7 @@ func buildNode(t reflect.Type, base uint8, off uintptr, tag string) *node {
 	case t == valueType:
 		n.hasValue = true
 	case t.Kind() == reflect.Slice:
-		// A list's elements have no place of their own: entries and
-		// denials are read into a scratch record, messages are collected.
-		elemBase, elemTag := base, ""
-		switch n.role {
-		case rEntry:
-			elemBase, elemTag = bEntry, tag
-			n.role = rPlain
-		case rDenials:
-			elemBase = bDenial
-			defer func() { n.elem.role = rDenial }()
-		case rMessage:
-			elemTag = tag
-			n.role = rPlain
-		}
-		n.elem = buildNode(t.Elem(), elemBase, 0, elemTag)
-		n.elem.hasValue = false
+		n.elem = buildElem(t.Elem(), base, n)
 	case t.Kind() == reflect.Struct:
 		n.children = map[string]*node{}
 		for i := range t.NumField() {
@@ -121,6 +106,30 @@ func buildNode(t reflect.Type, base uint8, off uintptr, tag string) *node {
 		}
 	}
 	return n
+}
+
+// buildElem makes the node of the elements of list node n. A list's
+// elements have no place of their own: entries and denials are read into a
+// scratch record, messages are collected. The list's own role moves to its
+// elements, except that a denials list stays one (its presence counts).
+func buildElem(t reflect.Type, base uint8, n *node) *node {
+	var e *node
+	switch n.role {
+	case rEntry:
+		e = buildNode(t, bEntry, 0, "")
+		e.role, e.target = rEntry, n.target
+		n.role, n.target = rPlain, 0
+	case rDenials:
+		e = buildNode(t, bDenial, 0, "")
+		e.role = rDenial
+	case rMessage:
+		e = buildNode(t, base, 0, "message")
+		n.role = rPlain
+	default:
+		e = buildNode(t, base, 0, "")
+	}
+	e.hasValue = false
+	return e
 }
 
 // child is the node of key below n (nil when n is nil or key is not kept).
