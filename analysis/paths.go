@@ -101,6 +101,9 @@ func buildNode(t reflect.Type, base uint8, off uintptr, tag string) *node {
 				}
 				continue
 			}
+			if f.Tag.Get("analysis") == "-" {
+				continue // shown live, never analysed
+			}
 			name, _, _ = strings.Cut(name, ",")
 			n.children[name] = buildNode(f.Type, base, off+f.Offset, f.Tag.Get("analysis"))
 		}

@@ -67,4 +67,7 @@ func TestPathTree(t *testing.T) {
 	if lineRoot.child([]byte("Type")) != nil || lineRoot.child([]byte("unknown")) != nil {
 		t.Error("keys must match exactly")
 	}
+	if lineRoot.child([]byte("tool_call")) != nil || walk("item").child([]byte("id")) != nil {
+		t.Error(`fields tagged analysis:"-" must not be read`)
+	}
 }

@@ -16,6 +16,7 @@
 //	         are joined into the agent's text of kind T
 //	piece    the "text" of such an entry
 //	denials  the permission_denials list
+//	-        not read by the analyser (only the live renderer shows it)
 //
 // Every type here accepts any JSON value: a field of an unexpected type
 // reads as its Kind and never fails the line, as jq's `.a.b // empty` does
@@ -74,11 +75,11 @@ type Line struct {
 	Message        Message    `json:"message"` // Claude/Cursor assistant and OpenCode's older events: an object; Codex error event: a string
 	Event          Event      `json:"event"`   // Claude stream_event
 	RateLimitInfo  RateLimit  `json:"rate_limit_info"`
-	ToolCall       ToolCall   `json:"tool_call"` // Cursor tool_call event
-	Name           Value      `json:"name"`      // Cursor tool_call event: the tool's name (older CLIs)
-	ThreadID       Value      `json:"thread_id"` // Codex thread.started
-	Item           Item       `json:"item"`      // Codex item.started and item.completed
-	SessionIDUpper Value      `json:"sessionID"` // OpenCode 1.x: every event
+	ToolCall       ToolCall   `json:"tool_call" analysis:"-"` // Cursor tool_call event
+	Name           Value      `json:"name" analysis:"-"`      // Cursor tool_call event: the tool's name (older CLIs)
+	ThreadID       Value      `json:"thread_id"`              // Codex thread.started
+	Item           Item       `json:"item"`                   // Codex item.started and item.completed
+	SessionIDUpper Value      `json:"sessionID"`              // OpenCode 1.x: every event
 	Part           Part       `json:"part" analysis:"entry=step"`
 	Session        SessionRef `json:"session"` // OpenCode's older events
 }
@@ -114,7 +115,7 @@ type Denial struct {
 type Error struct {
 	Self    Value `json:"-"` // the value itself: its kind, and its text when a string
 	Message Value `json:"message" analysis:"message"`
-	Name    Value `json:"name"`
+	Name    Value `json:"name" analysis:"-"`
 	Data    struct {
 		Message Value `json:"message" analysis:"message"`
 	} `json:"data"`
@@ -143,7 +144,7 @@ type Event struct {
 	ContentBlock struct {
 		Type Value `json:"type"`
 		Name Value `json:"name"`
-	} `json:"content_block"`
+	} `json:"content_block" analysis:"-"`
 }
 
 // RateLimit is Claude's rate_limit_event payload.
@@ -155,7 +156,7 @@ type RateLimit struct {
 
 // Item is a Codex item: an agent message, a command, a file change, an error...
 type Item struct {
-	ID      Value   `json:"id"`
+	ID      Value   `json:"id" analysis:"-"`
 	Type    Value   `json:"type"`
 	Status  Value   `json:"status"`
 	Command Value   `json:"command"`
@@ -169,7 +170,7 @@ type Item struct {
 type Part struct {
 	Type   Value `json:"type"`
 	Text   Value `json:"text" analysis:"piece"`
-	Tool   Value `json:"tool"`
+	Tool   Value `json:"tool" analysis:"-"`
 	Cost   Value `json:"cost"`
 	Tokens struct {
 		Input     Value `json:"input"`
