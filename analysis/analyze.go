@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/drivers"
 )
 
 // Analyze reads one agent output as a stream and analyses it. It fails only
@@ -27,10 +30,10 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 			seekable = false
 		}
 	}
-	hint := driverHint(opts.Driver)
+	hint := family(opts)
 	ring := opts.ExitCode != 0 && !opts.TimedOut
 
-	if seekable && hint != "copilot" {
+	if seekable && hint != wire.FamilyText {
 		var stats rawStats
 		src := &source{}
 		src.init(r, &stats)
@@ -62,7 +65,7 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	src.init(r, &stats, raw)
 	var d *decoder
 	var p *parsed
-	if hint != "copilot" {
+	if hint != wire.FamilyText {
 		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
 			d = &decoder{src: src, keep: MaxResultText}
 			d.run()
@@ -110,20 +113,20 @@ func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
 	return res, res.Explain(), nil
 }
 
-func driverHint(s string) string {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "claude-code", "claude":
-		return "claude-code"
-	case "codex":
-		return "codex"
-	case "cursor":
-		return "cursor"
-	case "copilot":
-		return "copilot"
-	case "opencode":
-		return "opencode"
+// family is the output's agent CLI: opts.Family, else the family of the
+// driver opts.Driver names.
+func family(opts Options) wire.Family {
+	if opts.Family != wire.FamilyAny {
+		return opts.Family
 	}
-	return ""
+	name := strings.ToLower(strings.TrimSpace(opts.Driver))
+	if name == "claude" {
+		name = "claude-code"
+	}
+	if d, err := drivers.Get(name); err == nil {
+		return d.Family()
+	}
+	return wire.FamilyAny
 }
 
 // firstByte skips a UTF-8 byte-order mark and blanks and returns the first
@@ -136,7 +139,7 @@ func firstByte(s *source) (byte, bool) {
 	return s.skipWS()
 }
 
-// rawStats counts what the reference's output_length needs: characters of
+// rawStats counts what the bash loop's output_length needs: characters of
 // the output without NUL bytes and without trailing newlines.
 type rawStats struct {
 	bytes   int64
@@ -251,9 +254,9 @@ type parsed struct {
 
 	usage      Usage
 	usageKnown uint8
-	durMS      jv
-	durAPIMS   jv
-	numTurns   jv
+	durMS      wire.Value
+	durAPIMS   wire.Value
+	numTurns   wire.Value
 
 	isError     bool
 	errMsgs     []string
@@ -268,29 +271,52 @@ type parsed struct {
 
 // pick decides the output's shape, the way detect_output_format and
 // normalize_json_output do, and returns nil for text.
-func (d *decoder) pick(hint string) *parsed {
-	if d.docs == 0 {
+func (d *decoder) pick(hint wire.Family) *parsed {
+	switch {
+	case d.docs == 0:
 		return nil
-	}
-	if d.docs == 1 && d.invalid == 0 {
-		switch {
-		case d.firstArr:
-			return d.arrayShape()
-		case hint == "codex" && d.codex.detect:
-			return d.codexShape() // a lone Codex event: still read as Codex
-		case hint == "opencode" && (d.oc.current || d.oc.legacy):
-			return d.openCodeShape()
-		}
-		return d.objectShape()
-	}
-	if d.invalid > d.docs {
+	case d.docs == 1 && d.invalid == 0:
+		return d.pickSingle(hint)
+	case d.invalid > d.docs:
 		return nil // mostly not JSON: a text that happens to contain some
 	}
+	if p := d.pickEvents(hint); p != nil {
+		return p
+	}
+	if d.docs == 1 {
+		// One good document among a few broken lines: use it when it looks
+		// like agent output.
+		if d.firstArr {
+			return d.arrayShape()
+		}
+		if d.first != nil && (d.first.line.Type.Present() || d.first.line.Result.Present()) {
+			return d.objectShape()
+		}
+	}
+	return nil
+}
+
+// pickSingle reads an output of exactly one valid document.
+func (d *decoder) pickSingle(hint wire.Family) *parsed {
+	switch {
+	case d.firstArr:
+		return d.arrayShape()
+	case hint == wire.FamilyCodex && d.codex.detect:
+		return d.codexShape() // a lone Codex event: still read as Codex
+	case hint == wire.FamilyOpenCode && (d.oc.current || d.oc.legacy):
+		return d.openCodeShape()
+	}
+	return d.objectShape()
+}
+
+// pickEvents picks the first event stream detected, in the bash loop's
+// order (Codex, OpenCode, stream-json) unless the hint's CLI comes first.
+func (d *decoder) pickEvents(hint wire.Family) *parsed {
 	order := []string{"codex", "opencode", "stream"}
 	switch hint {
-	case "opencode":
+	case wire.FamilyOpenCode:
 		order = []string{"opencode", "codex", "stream"}
-	case "claude-code", "cursor":
+	case wire.FamilyClaude, wire.FamilyCursor:
 		order = []string{"stream", "codex", "opencode"}
 	}
 	for _, o := range order {
@@ -303,56 +329,46 @@ func (d *decoder) pick(hint string) *parsed {
 			return d.streamShape()
 		}
 	}
-	if d.docs == 1 {
-		// One good document among a few broken lines: use it when it looks
-		// like agent output.
-		if d.firstArr {
-			return d.arrayShape()
-		}
-		if d.first != nil && (d.first.typ.present() || d.first.hasResult) {
-			return d.objectShape()
-		}
-	}
 	return nil
 }
 
 func (p *parsed) useObjUsage(o *objFields) {
-	set := func(v jv, dst *int64, bit uint8) {
-		if f, ok := v.num(); ok {
+	set := func(v wire.Value, dst *int64, bit uint8) {
+		if f, ok := v.Num(); ok {
 			*dst = int64(f)
 			p.usageKnown |= bit
 		}
 	}
-	set(o.inTok, &p.usage.InputTokens, uIn)
-	set(o.outTok, &p.usage.OutputTokens, uOut)
-	set(o.cacheRead, &p.usage.CacheReadTokens, uCacheRead)
-	set(o.cacheCreate, &p.usage.CacheCreationTokens, uCacheCreate)
-	if f, ok := o.cost.num(); ok {
+	set(o.line.Usage.InputTokens, &p.usage.InputTokens, uIn)
+	set(o.line.Usage.OutputTokens, &p.usage.OutputTokens, uOut)
+	set(o.line.Usage.CacheReadTokens, &p.usage.CacheReadTokens, uCacheRead)
+	set(o.line.Usage.CacheCreationTokens, &p.usage.CacheCreationTokens, uCacheCreate)
+	if f, ok := o.line.TotalCostUSD.Num(); ok {
 		p.usage.CostUSD = f
 		p.usageKnown |= uCost
 	}
-	p.durMS, p.durAPIMS, p.numTurns = o.durMS, o.durAPIMS, o.numTurns
+	p.durMS, p.durAPIMS, p.numTurns = o.line.DurationMS, o.line.DurationAPIMS, o.line.NumTurns
 }
 
 func (p *parsed) useObjErrors(o *objFields) {
-	p.isError = o.isError.k == jvTrue || o.isError.isStr("true")
+	p.isError = o.line.IsError.Kind == wire.True || o.line.IsError.Is("true")
 	p.errMsgs = o.errMsgs
-	if f, ok := o.apiErrStatus.num(); ok && f == 429 {
+	if f, ok := o.line.APIErrorStatus.Num(); ok && f == 429 {
 		p.api429 = true
 	}
-	if o.errorStr.isStr("rate_limit") {
+	if o.line.Error.Self.Is("rate_limit") {
 		p.api429 = true
 	}
 	if o.hasDenials {
 		p.denialCount = o.denialCount
 		for _, e := range o.denials {
-			p.denied = append(p.denied, deniedCommand(e.tool.s, e.tool.k == jvStr, e.cmd.s, e.cmd.k == jvStr))
+			p.denied = append(p.denied, deniedCommand(e.ToolName.Text, e.ToolName.Kind == wire.String, e.ToolInput.Command.Text, e.ToolInput.Command.Kind == wire.String))
 		}
 	}
 }
 
 func resultText(o *objFields) *textFacts {
-	if o.resultJV.k == jvStr {
+	if o.line.Result.Kind == wire.String {
 		return o.result
 	}
 	return nil
@@ -364,7 +380,7 @@ func (d *decoder) objectShape() *parsed {
 		o = &objFields{}
 	}
 	p := &parsed{format: FormatJSONObject, obj: o, text: resultText(o), where: "result field"}
-	p.session = firstSession(o.sessionIDCamel, o.metaSessionID, o.sessionIDSnake)
+	p.session = firstSession(o.line.SessionIDCamel, o.line.Metadata.SessionID, o.line.SessionID)
 	p.useObjUsage(o)
 	p.useObjErrors(o)
 	return p
@@ -376,7 +392,7 @@ func (d *decoder) arrayShape() *parsed {
 		o = &objFields{}
 	}
 	p := &parsed{format: FormatJSONArray, obj: o, text: resultText(o), where: "last result element"}
-	p.session = firstSession(o.sessionIDCamel, o.sessionIDSnake, jv{k: jvStr, s: d.arr.initSession}, o.metaSessionID)
+	p.session = firstSession(o.line.SessionIDCamel, o.line.SessionID, wire.Value{Kind: wire.String, Text: d.arr.initSession}, o.line.Metadata.SessionID)
 	p.useObjUsage(o)
 	p.useObjErrors(o)
 	return p
@@ -387,7 +403,7 @@ func (d *decoder) streamShape() *parsed {
 	p := &parsed{format: FormatStreamJSON, rlRejected: a.rlRejected, rlType: a.rlType, rlResetsAt: a.rlResetsAt}
 	if o := a.last; o != nil {
 		p.obj, p.text, p.where = o, resultText(o), "last result event"
-		p.session = firstSession(o.sessionIDSnake, o.sessionIDCamel, o.metaSessionID, jv{k: jvStr, s: a.initSession})
+		p.session = firstSession(o.line.SessionID, o.line.SessionIDCamel, o.line.Metadata.SessionID, wire.Value{Kind: wire.String, Text: a.initSession})
 		p.useObjUsage(o)
 		p.useObjErrors(o)
 		return p
@@ -395,7 +411,7 @@ func (d *decoder) streamShape() *parsed {
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
 	p.jsonl = true
-	p.session = firstSession(jv{k: jvStr, s: a.initSession})
+	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.initSession})
 	if len(a.deltas) > 0 {
 		if a.asst == nil {
 			a.asst = newTextScan(d.keep, false)
@@ -416,7 +432,7 @@ func (d *decoder) streamShape() *parsed {
 
 func (d *decoder) codexShape() *parsed {
 	a := &d.codex
-	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(jv{k: jvStr, s: a.threadID}), where: "last agent_message"}
+	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(wire.Value{Kind: wire.String, Text: a.threadID}), where: "last agent_message"}
 	if a.haveLast {
 		p.text = a.last
 	}
@@ -442,7 +458,7 @@ func (d *decoder) openCodeShape() *parsed {
 	a := &d.oc
 	p := &parsed{format: FormatOpenCode, jsonl: true}
 	if a.current {
-		p.session = firstSession(jv{k: jvStr, s: a.session})
+		p.session = firstSession(wire.Value{Kind: wire.String, Text: a.session})
 		p.where = "last step's text"
 		if a.step != nil && a.stepFeed.wrote {
 			p.text = a.step.finish()
@@ -457,7 +473,7 @@ func (d *decoder) openCodeShape() *parsed {
 		p.isError = len(a.errMsgs) > 0
 		return p
 	}
-	p.session = firstSession(jv{k: jvStr, s: a.legacySession})
+	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.legacySession})
 	p.where = "last assistant message"
 	if a.haveLegacy {
 		p.text = a.legacyLast
@@ -467,12 +483,12 @@ func (d *decoder) openCodeShape() *parsed {
 
 // firstSession returns the first usable session id: jq's `a // b // c`,
 // then the first line without CR and blanks; "", "0" and "null" are no id.
-func firstSession(vs ...jv) string {
+func firstSession(vs ...wire.Value) string {
 	for _, x := range vs {
-		if x.k != jvStr && x.k != jvNum {
+		if x.Kind != wire.String && x.Kind != wire.Number {
 			continue
 		}
-		s := x.s
+		s := x.Text
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
 			s = s[:i]
 		}
@@ -549,78 +565,134 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed)
 	return res
 }
 
+// jsonVerdict is what the JSON branch decides, step by step.
+type jsonVerdict struct {
+	summary    *textFacts // the text the summary, denial and keyword rules read
+	hasResult  bool
+	status     string
+	exit       bool
+	explicit   bool // an exit signal was given (JSON key or status block)
+	tasks      int
+	workType   string
+	files      int
+	errorCount int
+	confidence int
+	block      *StatusBlock
+}
+
 // jsonPath is parse_json_response plus analyze_response's JSON branch.
 func jsonPath(res *Result, p *parsed, opts Options) {
-	summary := p.text // the text the summary, denial and keyword rules read
-	resultText := p.text
-	hasResult := true
-	status := "UNKNOWN"
-	exit := false
-	explicit := false
-	tasks := 0
-	workType := "UNKNOWN"
-	files := 0
-	errorCount := 0
-	confidence := 0
-	if o := p.obj; o != nil {
-		hasResult = o.hasResult
-		if o.resultJV.k == jvNone || o.resultJV.k == jvNull || o.resultJV.k == jvFalse {
-			if o.summaryJV.k == jvStr {
-				summary = o.summary
-			}
-		}
-		status = o.status.alt("UNKNOWN")
-		if c := o.complStatus.alt(""); c == "complete" || c == "COMPLETE" {
-			status = "COMPLETE"
-		}
-		exit = o.exitSignal.alt("false") == "true"
-		explicit = o.hasExitSig
-		if explicit {
-			res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", exit))
-		}
-		if n, ok := atoiSigned(o.tasks.alt("0")); ok {
-			tasks = n
-		}
-		workType = o.workType.alt("UNKNOWN")
-		files = jqInt(o.filesChg.or(o.filesMod).alt("0"))
-		ec := o.errorCount.alt("0")
-		errorCount = jqInt(ec)
-		if o.metaErrors.alt("false") == "true" && ec == "0" {
-			errorCount = 1
-		}
-		confidence = jqInt(o.confidence.alt("0"))
-	}
-	res.Status = status
-	res.WorkType = workType
-	res.ReportedFilesModified = files
-	res.jsonFiles = files
+	v := objectVerdict(res, p)
+	res.Status = v.status
+	res.WorkType = v.workType
+	res.ReportedFilesModified = v.files
+	res.jsonFiles = v.files
+	blockVerdict(res, p.text, &v)
+	res.TasksCompletedThisLoop = v.tasks
+	jsonDenials(res, p, v.summary)
+	kw := keywordVerdict(res, p, &v)
 
-	// The status block inside the agent's text.
-	var block *StatusBlock
-	if resultText != nil && resultText.Bytes > 0 && resultText.Block != nil {
-		block = resultText.Block
-		res.Block, res.BlockCount = block, resultText.Blocks
-		tasks = block.TasksCompleted
-		res.TestsStatus = block.TestsStatus
-		if block.FilesModified != nil {
-			// The agent's own count, for reporting; the exit and progress
-			// decisions keep the JSON figure, as the bash loop does.
-			res.ReportedFilesModified = *block.FilesModified
-		}
+	if v.explicit {
+		res.ExplicitExitSignal = true
+	} else {
 		switch {
-		case block.ExitSignalFound:
-			explicit, exit = true, block.ExitSignal
-			res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", exit))
-		case block.Status == "COMPLETE" && !explicit:
-			exit = true
-			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		case v.exit:
+			res.why = append(res.why, "the JSON exit_signal is true")
+		case v.status == "COMPLETE":
+			v.exit = true
+			res.why = append(res.why, "the JSON status is COMPLETE")
+		case kw:
+			v.exit = true
 		}
-	} else if resultText != nil {
-		res.BlockCount = resultText.Blocks
 	}
-	res.TasksCompletedThisLoop = tasks
+	res.ExitSignal = v.exit
+	res.HasCompletionSignal = v.exit
+	res.IsTestOnly = v.workType == "TEST_ONLY"
+	res.IsStuck = v.errorCount > 5
 
-	// Denials: structured first, else the refusal heuristic.
+	res.FormatConfidence = 80
+	if v.hasResult {
+		res.FormatConfidence = 100
+	}
+	res.baseScore = v.confidence
+	if v.exit {
+		res.baseScore = 100
+	}
+	res.ConfidenceScore = res.baseScore
+	if v.summary != nil {
+		res.WorkSummary = v.summary.Text
+	}
+	jsonFacts(res, p)
+}
+
+// objectVerdict reads the result object's own fields (absent in the JSONL
+// shapes).
+func objectVerdict(res *Result, p *parsed) jsonVerdict {
+	v := jsonVerdict{summary: p.text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
+	o := p.obj
+	if o == nil {
+		return v
+	}
+	l := &o.line
+	v.hasResult = l.Result.Present()
+	if k := l.Result.Kind; (k == wire.None || k == wire.Null || k == wire.False) && l.Summary.Kind == wire.String {
+		v.summary = o.summary
+	}
+	v.status = l.Status.Alt("UNKNOWN")
+	if c := l.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
+		v.status = "COMPLETE"
+	}
+	v.exit = l.ExitSignal.Alt("false") == "true"
+	v.explicit = l.ExitSignal.Present()
+	if v.explicit {
+		res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
+	}
+	if n, ok := atoiSigned(l.TasksCompleted.Alt("0")); ok {
+		v.tasks = n
+	}
+	v.workType = l.WorkType.Alt("UNKNOWN")
+	v.files = jqInt(l.Metadata.FilesChanged.Or(l.FilesModified).Alt("0"))
+	ec := l.ErrorCount.Alt("0")
+	v.errorCount = jqInt(ec)
+	if l.Metadata.HasErrors.Alt("false") == "true" && ec == "0" {
+		v.errorCount = 1
+	}
+	v.confidence = jqInt(l.Confidence.Alt("0"))
+	return v
+}
+
+// blockVerdict applies the status block inside the agent's text.
+func blockVerdict(res *Result, text *textFacts, v *jsonVerdict) {
+	if text == nil {
+		return
+	}
+	if text.Bytes == 0 || text.Block == nil {
+		res.BlockCount = text.Blocks
+		return
+	}
+	block := text.Block
+	v.block = block
+	res.Block, res.BlockCount = block, text.Blocks
+	v.tasks = block.TasksCompleted
+	res.TestsStatus = block.TestsStatus
+	if block.FilesModified != nil {
+		// The agent's own count, for reporting; the exit and progress
+		// decisions keep the JSON figure, as the bash loop does.
+		res.ReportedFilesModified = *block.FilesModified
+	}
+	switch {
+	case block.ExitSignalFound:
+		v.explicit, v.exit = true, block.ExitSignal
+		res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
+	case block.Status == "COMPLETE" && !v.explicit:
+		v.exit = true
+		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+	}
+}
+
+// jsonDenials: the structured permission denials first, else the refusal
+// heuristic on the summary text.
+func jsonDenials(res *Result, p *parsed, summary *textFacts) {
 	if p.denialCount > 0 {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = p.denialCount
@@ -632,51 +704,31 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 		res.DeniedCommands = []string{"permission_denied"}
 		res.denialWhy = "refusal in the first paragraph: " + summary.DenialLine
 	}
+}
 
-	// Keyword heuristics: JSONL shapes only, and only without a status block.
-	kw := false
-	if p.jsonl && !explicit && block == nil && summary != nil && summary.Bytes > 0 {
-		if k := summary.firstKeyword(); k != "" {
-			kw = true
-			res.CompletionKeyword = k
-			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
-		} else if w := summary.firstNoWork(); w != "" {
-			kw = true
-			res.NoWorkPattern = w
-			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
-		}
+// keywordVerdict applies the keyword heuristics: JSONL shapes only, and
+// only without an exit signal or a status block. It reports whether one
+// matched.
+func keywordVerdict(res *Result, p *parsed, v *jsonVerdict) bool {
+	summary := v.summary
+	if !p.jsonl || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
+		return false
 	}
+	if k := summary.firstKeyword(); k != "" {
+		res.CompletionKeyword = k
+		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		return true
+	}
+	if w := summary.firstNoWork(); w != "" {
+		res.NoWorkPattern = w
+		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		return true
+	}
+	return false
+}
 
-	if explicit {
-		res.ExplicitExitSignal = true
-	} else {
-		switch {
-		case exit:
-			res.why = append(res.why, "the JSON exit_signal is true")
-		case status == "COMPLETE":
-			exit = true
-			res.why = append(res.why, "the JSON status is COMPLETE")
-		case kw:
-			exit = true
-		}
-	}
-	res.ExitSignal = exit
-	res.HasCompletionSignal = exit
-	res.IsTestOnly = workType == "TEST_ONLY"
-	res.IsStuck = errorCount > 5
-
-	res.FormatConfidence = 80
-	if hasResult {
-		res.FormatConfidence = 100
-	}
-	res.baseScore = confidence
-	if exit {
-		res.baseScore = 100
-	}
-	res.ConfidenceScore = res.baseScore
-	if summary != nil {
-		res.WorkSummary = summary.Text
-	}
+// jsonFacts copies what the output reported about the call itself.
+func jsonFacts(res *Result, p *parsed) {
 	res.SessionID = p.session
 	if p.usageKnown != 0 {
 		u := p.usage
@@ -694,65 +746,12 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 // textPath is analyze_response's plain-text branch.
 func textPath(res *Result, f *textFacts, opts Options) {
 	res.textPath = true
-	score := 0
-	completion := false
-	exit := false
+	var completion, exit bool
+	var score int
 	if b := f.Block; b != nil {
-		res.Block, res.BlockCount = b, f.Blocks
-		res.FormatConfidence = 70
-		res.TasksCompletedThisLoop = b.TasksCompleted
-		res.TestsStatus = b.TestsStatus
-		if b.FilesModified != nil {
-			res.ReportedFilesModified = *b.FilesModified // for reporting only
-		}
-		switch {
-		case b.ExitSignalFound && b.ExitSignal:
-			completion, exit, score = true, true, 100
-			res.ExplicitExitSignal = true
-			res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
-		case b.ExitSignalFound:
-			score = 80
-			res.ExplicitExitSignal = true
-			res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
-		case b.Status == "COMPLETE":
-			completion, exit, score = true, true, 100
-			res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
-		default:
-			res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
-		}
+		completion, exit, score = textBlock(res, f, b)
 	} else {
-		res.FormatConfidence = 30
-		res.gitBonus = true
-		if k := f.firstKeyword(); k != "" {
-			completion = true
-			score += 10
-			res.CompletionKeyword = k
-			res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
-		}
-		if f.TestLines > 0 && f.ImplLines == 0 {
-			res.IsTestOnly = true
-			res.WorkSummary = "Test execution only, no implementation"
-		}
-		if f.ErrorCount > 5 {
-			res.IsStuck = true
-		}
-		if w := f.firstNoWork(); w != "" {
-			completion = true
-			score += 15
-			res.NoWorkPattern = w
-			res.WorkSummary = "No work remaining"
-			res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
-		}
-		if prev := opts.PreviousOutputLength; prev > 0 {
-			if res.OutputLength*100/prev < 50 {
-				score += 10
-				res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
-			}
-		}
-		exit = score >= 40 || completion
-		if !exit {
-			res.why = append(res.why, "no status block and no completion keyword")
-		}
+		completion, exit, score = textHeuristics(res, f, opts)
 	}
 	res.HasCompletionSignal = completion
 	res.ExitSignal = exit
@@ -778,6 +777,69 @@ func textPath(res *Result, f *textFacts, opts Options) {
 	}
 }
 
+// textBlock decides a plain-text output by its status block.
+func textBlock(res *Result, f *textFacts, b *StatusBlock) (completion, exit bool, score int) {
+	res.Block, res.BlockCount = b, f.Blocks
+	res.FormatConfidence = 70
+	res.TasksCompletedThisLoop = b.TasksCompleted
+	res.TestsStatus = b.TestsStatus
+	if b.FilesModified != nil {
+		res.ReportedFilesModified = *b.FilesModified // for reporting only
+	}
+	switch {
+	case b.ExitSignalFound && b.ExitSignal:
+		res.ExplicitExitSignal = true
+		res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
+		return true, true, 100
+	case b.ExitSignalFound:
+		res.ExplicitExitSignal = true
+		res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
+		return false, false, 80
+	case b.Status == "COMPLETE":
+		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		return true, true, 100
+	}
+	res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
+	return false, false, 0
+}
+
+// textHeuristics decides a plain-text output without a status block:
+// keywords, test-only lines, error lines, no-work phrases and a shorter
+// output than the previous loop's.
+func textHeuristics(res *Result, f *textFacts, opts Options) (completion, exit bool, score int) {
+	res.FormatConfidence = 30
+	res.gitBonus = true
+	if k := f.firstKeyword(); k != "" {
+		completion = true
+		score += 10
+		res.CompletionKeyword = k
+		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+	}
+	if f.TestLines > 0 && f.ImplLines == 0 {
+		res.IsTestOnly = true
+		res.WorkSummary = "Test execution only, no implementation"
+	}
+	if f.ErrorCount > 5 {
+		res.IsStuck = true
+	}
+	if w := f.firstNoWork(); w != "" {
+		completion = true
+		score += 15
+		res.NoWorkPattern = w
+		res.WorkSummary = "No work remaining"
+		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+	}
+	if prev := opts.PreviousOutputLength; prev > 0 && res.OutputLength*100/prev < 50 {
+		score += 10
+		res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
+	}
+	exit = score >= 40 || completion
+	if !exit {
+		res.why = append(res.why, "no status block and no completion keyword")
+	}
+	return completion, exit, score
+}
+
 // jqInt is bash's $((value + 0)) on what jq printed: integers (or the
 // integer part of a number), 0 otherwise.
 func jqInt(s string) int {
@@ -791,8 +853,8 @@ func jqInt(s string) int {
 	return 0
 }
 
-func jvIntPtr(v jv) *int64 {
-	f, ok := v.num()
+func jvIntPtr(v wire.Value) *int64 {
+	f, ok := v.Num()
 	if !ok {
 		return nil
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralphloop/ralph_loop/analysis/gen"
+	"github.com/ralphloop/ralph_loop/internal/gen"
 )
 
 var (

@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // The JSON side: a streaming reader that walks any sequence of JSON
@@ -21,65 +22,6 @@ const (
 	maxErrMsgs = 5
 	maxDenials = 100
 )
-
-type jvKind uint8
-
-const (
-	jvNone jvKind = iota
-	jvNull
-	jvFalse
-	jvTrue
-	jvNum
-	jvStr
-	jvObj
-	jvArr
-)
-
-// jv is a small JSON value as jq -r would print it.
-type jv struct {
-	k jvKind
-	s string
-}
-
-func (v jv) present() bool { return v.k != jvNone }
-
-// alt is jq's `v // def`: absent, null and false give def.
-func (v jv) alt(def string) string {
-	switch v.k {
-	case jvTrue:
-		return "true"
-	case jvNum, jvStr:
-		return v.s
-	}
-	return def
-}
-
-// or is jq's `a // b` on two values.
-func (v jv) or(w jv) jv {
-	if v.k == jvNone || v.k == jvNull || v.k == jvFalse {
-		return w
-	}
-	return v
-}
-
-func (v jv) isStr(s string) bool { return v.k == jvStr && v.s == s }
-
-// num returns a JSON number's value.
-func (v jv) num() (float64, bool) {
-	if v.k != jvNum {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(v.s, 64)
-	return f, err == nil
-}
-
-// text returns a non-empty string value.
-func (v jv) text() (string, bool) {
-	if v.k == jvStr && v.s != "" {
-		return v.s, true
-	}
-	return "", false
-}
 
 // capBuf keeps the first max bytes written to it.
 type capBuf struct {
@@ -132,48 +74,26 @@ func (f *feeder) Write(p []byte) (int, error) {
 	return f.w.Write(p)
 }
 
-// objFields are the fields read from a result-like object: Claude's and
-// Cursor's result object, an element of Claude's array, the reference's
-// flat format.
+// objFields is one event as read: its record, and what was read on the way
+// (the scanned long texts, error messages, permission denials). A
+// result-like object (Claude's and Cursor's result, an element of Claude's
+// array, the flat format) is kept as one.
 type objFields struct {
-	typ, subtype jv
+	line wire.Line // the event's values (long texts and lists hold only their kind)
 
-	hasResult   bool
-	resultJV    jv
-	result      *textFacts // when result is a string
-	summaryJV   jv
-	summary     *textFacts // when summary is a string
-	hasExitSig  bool
-	exitSignal  jv
-	status      jv
-	complStatus jv // metadata.completion_status
-	tasks       jv
-	workType    jv
-	filesChg    jv // metadata.files_changed
-	filesMod    jv
-	errorCount  jv
-	metaErrors  jv // metadata.has_errors
-	confidence  jv
-
-	sessionIDCamel, sessionIDSnake, metaSessionID, sessionIDUpper jv
-
-	inTok, outTok, cacheRead, cacheCreate, cachedIn jv
-	cost, durMS, durAPIMS, numTurns                 jv
-
-	isError, apiErrStatus, errorStr jv
-	errMsgs                         []string
+	result  *textFacts // when result is a string
+	summary *textFacts // when summary is a string
+	errMsgs []string
 
 	hasDenials  bool // a permission_denials array is present
 	denialCount int
-	denials     []denialEntry
+	denials     []wire.Denial
 }
-
-type denialEntry struct{ tool, cmd jv }
 
 // piece is one deferred text of a joined message (see eventState.pieces).
 type piece struct {
 	target  uint8
-	etype   jv
+	etype   wire.Value
 	off, n  int
 	hasText bool
 }
@@ -189,19 +109,12 @@ const (
 type eventState struct {
 	objFields
 
-	itemType, itemStatus, itemCommand, itemTextJV  jv
-	itemText                                       *textFacts
-	role                                           jv
-	sessionObjID                                   jv
-	threadID                                       jv
-	messageJV                                      jv
-	partType, partCost                             jv
-	tokIn, tokOut, tokReason, tokCacheR, tokCacheW jv
-	evType, deltaType                              jv
-	rlStatus, rlResetsAt, rlType                   jv
+	itemText *textFacts // Codex item.text, when read
+
+	entry  wire.Entry  // the list entry being read (its type)
+	denial wire.Denial // the permission denial being read
 
 	// the entry (content/parts element, part, delta) being read
-	entType    jv
 	entTarget  uint8
 	entActive  bool
 	entHasText bool
@@ -210,8 +123,6 @@ type eventState struct {
 	pieces    []piece
 	pieceBuf  []byte
 	truncated bool
-
-	curDenial denialEntry
 }
 
 // streamAgg collects Claude/Cursor stream-json (and the Claude array).
@@ -260,7 +171,7 @@ type opencodeAgg struct {
 type decoder struct {
 	src *source
 
-	path    [maxDepth + 2]uint8
+	nodes   [maxDepth + 2]*node // the kept path of each open value (see at)
 	evDepth int
 	inEvent bool
 	toArr   bool // events of this document go to the array aggregator
@@ -281,13 +192,12 @@ type decoder struct {
 	truncated bool // a joined message text was cut at maxPieces
 
 	// current string
-	sAct   uint8
-	sJV    *jv
-	sScan  *textScan
-	sField uint8
-	cap    capBuf
-	key    capBuf
-	num    [64]byte
+	sAct  uint8
+	sJV   *wire.Value
+	sScan *textScan
+	cap   capBuf
+	key   capBuf
+	num   [64]byte
 
 	keep int // bytes of text kept per scanner
 	pool []*textScan
@@ -300,13 +210,6 @@ const (
 	saScan
 	saPiece
 	saErrMsg
-)
-
-// scan fields
-const (
-	sfResult uint8 = iota
-	sfSummary
-	sfItemText
 )
 
 func (d *decoder) getScan() *textScan {
@@ -421,7 +324,7 @@ func (d *decoder) value(depth int) error {
 		if err != nil {
 			return err
 		}
-		d.scalar(depth, jvNum, lit)
+		d.scalar(depth, wire.Number, lit)
 		return nil
 	}
 	return errSyntax
@@ -451,11 +354,11 @@ func (d *decoder) object(depth int) error {
 		if err := s.readString(&d.key); err != nil {
 			return err
 		}
-		id := kOther
+		var n *node
 		if !d.key.over {
-			id = keyID(d.key.b)
+			n = d.parent(depth).child(d.key.b)
 		}
-		d.path[depth+1] = id
+		d.nodes[depth+1] = n
 		if c, ok = s.skipWS(); !ok || c != ':' {
 			return errSyntax
 		}
@@ -497,7 +400,7 @@ func (d *decoder) array(depth int) error {
 	if depth+1 > maxDepth {
 		return errSyntax
 	}
-	d.path[depth+1] = kElem
+	d.nodes[depth+1] = d.parent(depth).elemNode()
 	for {
 		if err := d.value(depth + 1); err != nil {
 			return err
@@ -517,12 +420,24 @@ func (d *decoder) array(depth int) error {
 	}
 }
 
-// rel is the path below the current event's root, or nil outside events.
-func (d *decoder) rel(depth int) []uint8 {
+// parent is the node whose children the keys at depth+1 are: the event's
+// root at the event's depth, nil outside events.
+func (d *decoder) parent(depth int) *node {
+	switch {
+	case !d.inEvent || depth < d.evDepth:
+		return nil
+	case depth == d.evDepth:
+		return lineRoot
+	}
+	return d.nodes[depth]
+}
+
+// at is the node of the value at depth inside the current event, or nil.
+func (d *decoder) at(depth int) *node {
 	if !d.inEvent || depth <= d.evDepth {
 		return nil
 	}
-	return d.path[d.evDepth+1 : depth+1]
+	return d.nodes[depth]
 }
 
 func (d *decoder) objStart(depth int) {
@@ -530,29 +445,19 @@ func (d *decoder) objStart(depth int) {
 		d.startEvent()
 		return
 	}
-	r := d.rel(depth)
-	if r == nil {
+	n := d.at(depth)
+	if n == nil {
 		return
 	}
-	if p := d.slot(r); p != nil {
-		*p = jv{k: jvObj}
+	e := &d.ev
+	if p := e.value(n); p != nil {
+		*p = wire.Value{Kind: wire.Object}
 	}
-	switch {
-	case len(r) == 3 && r[2] == kElem && ((r[0] == kItem && r[1] == kContent) || (r[0] == kMessage && r[1] == kContent) || (r[0] == kMessage && r[1] == kParts)):
-		t := tCodexContent
-		if r[0] == kMessage {
-			t = tAssistant
-			if r[1] == kParts {
-				t = tParts
-			}
-		}
-		d.startEntry(t)
-	case len(r) == 1 && r[0] == kPart:
-		d.startEntry(tStep)
-	case len(r) == 2 && r[0] == kEvent && r[1] == kDelta:
-		d.startEntry(tDelta)
-	case len(r) == 2 && r[0] == kPermissionDenials && r[1] == kElem:
-		d.ev.curDenial = denialEntry{}
+	switch n.role {
+	case rEntry:
+		d.startEntry(n.target)
+	case rDenial:
+		e.denial = wire.Denial{}
 	}
 }
 
@@ -561,242 +466,74 @@ func (d *decoder) objEnd(depth int) {
 		d.endEvent()
 		return
 	}
-	r := d.rel(depth)
-	if r == nil {
+	n := d.at(depth)
+	if n == nil {
 		return
 	}
+	e := &d.ev
 	switch {
-	case d.ev.entActive && ((len(r) == 3 && r[2] == kElem && ((r[0] == kItem && r[1] == kContent) ||
-		(r[0] == kMessage && (r[1] == kContent || r[1] == kParts)))) ||
-		(len(r) == 1 && r[0] == kPart) || (len(r) == 2 && r[0] == kEvent && r[1] == kDelta)):
+	case n.role == rEntry && e.entActive:
 		d.endEntry()
-	case len(r) == 2 && r[0] == kPermissionDenials && r[1] == kElem:
-		e := &d.ev
+	case n.role == rDenial:
 		e.denialCount++
 		if len(e.denials) < maxDenials {
-			e.denials = append(e.denials, e.curDenial)
+			e.denials = append(e.denials, e.denial)
 		}
 	}
 }
 
 func (d *decoder) arrStart(depth int) {
-	r := d.rel(depth)
-	if r == nil {
+	n := d.at(depth)
+	if n == nil {
 		return
 	}
-	if p := d.slot(r); p != nil {
-		*p = jv{k: jvArr}
+	if p := d.ev.value(n); p != nil {
+		*p = wire.Value{Kind: wire.Array}
 	}
-	if len(r) == 1 && r[0] == kPermissionDenials {
+	if n.role == rDenials {
 		d.ev.hasDenials = true
 	}
 }
 
-func (d *decoder) scalar(depth int, k jvKind, lit []byte) {
-	r := d.rel(depth)
-	if r == nil {
-		return
-	}
-	if p := d.slot(r); p != nil {
-		*p = jv{k: k, s: string(lit)}
+func (d *decoder) scalar(depth int, k wire.Kind, lit []byte) {
+	if p := d.ev.value(d.at(depth)); p != nil {
+		*p = wire.Value{Kind: k, Text: string(lit)}
 	}
 }
 
-// slot maps a path inside an event to the value it is kept in.
-func (d *decoder) slot(r []uint8) *jv {
-	e := &d.ev
-	switch len(r) {
-	case 1:
-		switch r[0] {
-		case kType:
-			return &e.typ
-		case kSubtype:
-			return &e.subtype
-		case kResult:
-			e.hasResult = true
-			return &e.resultJV
-		case kSummary:
-			return &e.summaryJV
-		case kSessionIdCamel:
-			return &e.sessionIDCamel
-		case kSessionIDSnake:
-			return &e.sessionIDSnake
-		case kSessionIDUpper:
-			return &e.sessionIDUpper
-		case kStatus:
-			return &e.status
-		case kExitSignal:
-			e.hasExitSig = true
-			return &e.exitSignal
-		case kTasksCompleted:
-			return &e.tasks
-		case kWorkType:
-			return &e.workType
-		case kFilesModified:
-			return &e.filesMod
-		case kErrorCount:
-			return &e.errorCount
-		case kConfidence:
-			return &e.confidence
-		case kTotalCostUSD:
-			return &e.cost
-		case kDurationMS:
-			return &e.durMS
-		case kDurationAPIMS:
-			return &e.durAPIMS
-		case kNumTurns:
-			return &e.numTurns
-		case kIsError:
-			return &e.isError
-		case kAPIErrorStatus:
-			return &e.apiErrStatus
-		case kError:
-			return &e.errorStr
-		case kThreadID:
-			return &e.threadID
-		case kMessage:
-			return &e.messageJV
-		}
-	case 2:
-		switch r[0] {
-		case kMetadata:
-			switch r[1] {
-			case kCompletionStatus:
-				return &e.complStatus
-			case kFilesChanged:
-				return &e.filesChg
-			case kHasErrors:
-				return &e.metaErrors
-			case kSessionIDSnake:
-				return &e.metaSessionID
-			}
-		case kUsage:
-			switch r[1] {
-			case kInputTokens:
-				return &e.inTok
-			case kOutputTokens:
-				return &e.outTok
-			case kCacheReadInputTokens:
-				return &e.cacheRead
-			case kCacheCreationInputTokens:
-				return &e.cacheCreate
-			case kCachedInputTokens:
-				return &e.cachedIn
-			}
-		case kItem:
-			switch r[1] {
-			case kType:
-				return &e.itemType
-			case kStatus:
-				return &e.itemStatus
-			case kCommand:
-				return &e.itemCommand
-			case kText:
-				return &e.itemTextJV
-			}
-		case kSession:
-			if r[1] == kID {
-				return &e.sessionObjID
-			}
-		case kMessage:
-			if r[1] == kRole {
-				return &e.role
-			}
-		case kPart:
-			switch r[1] {
-			case kType:
-				return &e.partType
-			case kCost:
-				return &e.partCost
-			}
-		case kEvent:
-			if r[1] == kType {
-				return &e.evType
-			}
-		case kRateLimitInfo:
-			switch r[1] {
-			case kStatus:
-				return &e.rlStatus
-			case kResetsAt:
-				return &e.rlResetsAt
-			case kRateLimitType:
-				return &e.rlType
-			}
-		}
-	case 3:
-		switch {
-		case r[0] == kPart && r[1] == kTokens:
-			switch r[2] {
-			case kInput:
-				return &e.tokIn
-			case kOutput:
-				return &e.tokOut
-			case kReasoning:
-				return &e.tokReason
-			}
-		case r[0] == kEvent && r[1] == kDelta && r[2] == kType:
-			return &e.deltaType
-		case r[0] == kPermissionDenials && r[1] == kElem && r[2] == kToolName:
-			return &e.curDenial.tool
-		case r[2] == kElem && ((r[0] == kItem && r[1] == kContent) || (r[0] == kMessage && (r[1] == kContent || r[1] == kParts))):
-			return nil
-		}
-	case 4:
-		switch {
-		case r[0] == kPart && r[1] == kTokens && r[2] == kCache:
-			switch r[3] {
-			case kRead:
-				return &e.tokCacheR
-			case kWrite:
-				return &e.tokCacheW
-			}
-		case r[0] == kPermissionDenials && r[1] == kElem && r[2] == kToolInput && r[3] == kCommand:
-			return &e.curDenial.cmd
-		case r[3] == kType && r[2] == kElem && e.entActive:
-			return &e.entType
-		}
-	}
-	return nil
-}
-
+// stringStart decides where the string at depth goes: a text scanner (long
+// texts), the pieces of an entry, the error messages, a small value, or
+// nowhere.
 func (d *decoder) stringStart(depth int) strSink {
 	d.sAct, d.sJV = saSkip, nil
-	r := d.rel(depth)
-	if r == nil {
+	n := d.at(depth)
+	if n == nil {
 		return nil
 	}
 	e := &d.ev
-	// Long texts.
-	switch {
-	case len(r) == 1 && (r[0] == kResult || r[0] == kSummary):
-		d.slot(r).k = jvStr
-		d.sAct, d.sScan, d.sField = saScan, d.getScan(), sfResult
-		if r[0] == kSummary {
-			d.sField = sfSummary
+	p := e.value(n)
+	switch n.role {
+	case rText:
+		*p = wire.Value{Kind: wire.String}
+		if item := &e.line.Item; p == &item.Text && item.Type.Present() && !item.Type.Is("agent_message") {
+			return nil // only an agent message's text is the agent's
 		}
+		d.sAct, d.sScan, d.sJV = saScan, d.getScan(), p
 		return d.sScan
-	case len(r) == 2 && r[0] == kItem && r[1] == kText:
-		e.itemTextJV = jv{k: jvStr}
-		if e.itemType.present() && !e.itemType.isStr("agent_message") {
-			return nil
+	case rPiece:
+		if e.entActive {
+			return d.pieceSink()
 		}
-		d.sAct, d.sScan, d.sField = saScan, d.getScan(), sfItemText
-		return d.sScan
-	case e.entActive && r[len(r)-1] == kText && d.entryPath(r):
-		return d.pieceSink()
-	case (len(r) == 2 && r[0] == kErrors && r[1] == kElem) ||
-		(len(r) == 2 && r[0] == kError && r[1] == kMessage) ||
-		(len(r) == 2 && r[0] == kItem && r[1] == kMessage) ||
-		(len(r) == 3 && r[0] == kError && r[1] == kData && r[2] == kMessage) ||
-		(len(r) == 1 && r[0] == kMessage):
-		if len(r) == 1 {
-			e.messageJV = jv{k: jvStr}
+		return nil
+	case rMessage:
+		if p != nil {
+			*p = wire.Value{Kind: wire.String}
 		}
 		d.sAct = saErrMsg
 		d.cap.reset(capMessage)
 		return &d.cap
 	}
-	if p := d.slot(r); p != nil {
+	if p != nil {
 		d.sAct, d.sJV = saJV, p
 		d.cap.reset(capSmall)
 		return &d.cap
@@ -804,32 +541,21 @@ func (d *decoder) stringStart(depth int) strSink {
 	return nil
 }
 
-// entryPath: r ends at the text of the active entry.
-func (d *decoder) entryPath(r []uint8) bool {
-	switch d.ev.entTarget {
-	case tStep:
-		return len(r) == 2 && r[0] == kPart
-	case tDelta:
-		return len(r) == 3 && r[0] == kEvent && r[1] == kDelta
-	}
-	return len(r) == 4 && r[2] == kElem
-}
-
 func (d *decoder) stringEnd() {
 	e := &d.ev
 	switch d.sAct {
 	case saJV:
-		*d.sJV = jv{k: jvStr, s: validString(d.cap.b)}
+		*d.sJV = wire.Str(validString(d.cap.b))
 	case saScan:
 		f := d.sScan.finish()
 		d.putScan(d.sScan)
 		d.sScan = nil
-		switch d.sField {
-		case sfResult:
+		switch d.sJV {
+		case &e.line.Result:
 			e.result = f
-		case sfSummary:
+		case &e.line.Summary:
 			e.summary = f
-		case sfItemText:
+		case &e.line.Item.Text:
 			e.itemText = f
 		}
 	case saPiece:
@@ -846,7 +572,7 @@ func (d *decoder) stringEnd() {
 
 func (d *decoder) startEntry(t uint8) {
 	e := &d.ev
-	e.entActive, e.entTarget, e.entHasText, e.entType = true, t, false, jv{}
+	e.entActive, e.entTarget, e.entHasText, e.entry = true, t, false, wire.Entry{}
 	e.entOff = len(e.pieceBuf)
 }
 
@@ -873,12 +599,12 @@ func (w pieceWriter) Write(p []byte) (int, error) {
 
 func (d *decoder) endEntry() {
 	e := &d.ev
-	et := e.entType
+	et := e.entry.Type
 	switch e.entTarget {
 	case tStep:
-		et = e.partType
+		et = e.line.Part.Type
 	case tDelta:
-		et = e.deltaType
+		et = e.line.Event.Delta.Type
 	}
 	e.pieces = append(e.pieces, piece{target: e.entTarget, etype: et, off: e.entOff, n: len(e.pieceBuf) - e.entOff, hasText: e.entHasText})
 	e.entActive = false
@@ -922,15 +648,15 @@ func (d *decoder) selected(p piece) bool {
 	e := &d.ev
 	switch p.target {
 	case tAssistant:
-		return e.typ.isStr("assistant") && p.etype.isStr("text")
+		return e.line.Type.Is("assistant") && p.etype.Is("text")
 	case tCodexContent:
-		return p.etype.isStr("output_text")
+		return p.etype.Is("output_text")
 	case tParts:
-		return p.etype.isStr("text")
+		return p.etype.Is("text")
 	case tStep:
-		return p.etype.isStr("text")
+		return p.etype.Is("text")
 	case tDelta:
-		return e.typ.isStr("stream_event") && e.evType.isStr("content_block_delta") && p.etype.isStr("text_delta")
+		return e.line.Type.Is("stream_event") && e.line.Event.Type.Is("content_block_delta") && p.etype.Is("text_delta")
 	}
 	return false
 }
@@ -951,15 +677,15 @@ func (d *decoder) replay(target uint8, f *feeder) {
 
 func (d *decoder) absorbStream(a *streamAgg, live bool) {
 	e := &d.ev
-	typ, _ := e.typ.text()
+	typ, _ := e.line.Type.NonEmpty()
 	switch typ {
 	case "system", "user", "assistant", "tool_call", "result":
 		a.detect = true
 	}
 	switch typ {
 	case "system":
-		if e.subtype.isStr("init") && a.initSession == "" {
-			a.initSession = firstSession(e.sessionIDSnake)
+		if e.line.Subtype.Is("init") && a.initSession == "" {
+			a.initSession = firstSession(e.line.SessionID)
 		}
 	case "result":
 		f := e.objFields
@@ -982,14 +708,14 @@ func (d *decoder) absorbStream(a *streamAgg, live bool) {
 		}
 		df := feeder{w: deltaWriter{a}}
 		d.replay(tDelta, &df)
-		if e.evType.isStr("content_block_stop") && len(a.deltas) > 0 && a.deltas[len(a.deltas)-1] != '\n' {
+		if e.line.Event.Type.Is("content_block_stop") && len(a.deltas) > 0 && a.deltas[len(a.deltas)-1] != '\n' {
 			deltaWriter{a}.Write(nl)
 		}
 	case "rate_limit_event":
-		if e.rlStatus.isStr("rejected") {
+		if e.line.RateLimitInfo.Status.Is("rejected") {
 			a.rlRejected = true
-			a.rlType = e.rlType.alt("")
-			a.rlResetsAt = e.rlResetsAt.alt("")
+			a.rlType = e.line.RateLimitInfo.RateLimitType.Alt("")
+			a.rlResetsAt = e.line.RateLimitInfo.ResetsAt.Alt("")
 		}
 	}
 }
@@ -1009,20 +735,20 @@ func (w deltaWriter) Write(p []byte) (int, error) {
 func (d *decoder) absorbCodex() {
 	e := &d.ev
 	a := &d.codex
-	typ, _ := e.typ.text()
-	if typ == "thread.started" || (typ == "item.completed" && e.itemType.present() && e.itemType.k != jvNull) {
+	typ, _ := e.line.Type.NonEmpty()
+	if typ == "thread.started" || (typ == "item.completed" && e.line.Item.Type.Present() && e.line.Item.Type.Kind != wire.Null) {
 		a.detect = true
 	}
 	switch typ {
 	case "thread.started":
 		if a.threadID == "" {
-			a.threadID = firstSession(e.threadID)
+			a.threadID = firstSession(e.line.ThreadID)
 		}
 	case "item.completed":
 		switch {
-		case e.itemType.isStr("agent_message"):
+		case e.line.Item.Type.Is("agent_message"):
 			// item.text // (content[] output_text joined) // ""
-			if e.itemTextJV.k == jvStr && e.itemText != nil {
+			if e.line.Item.Text.Kind == wire.String && e.itemText != nil {
 				a.last = e.itemText
 			} else {
 				sc := d.getScan()
@@ -1032,19 +758,19 @@ func (d *decoder) absorbCodex() {
 				d.putScan(sc)
 			}
 			a.haveLast = true
-		case e.itemType.isStr("command_execution") && e.itemStatus.isStr("declined"):
-			cmd, _ := e.itemCommand.text()
+		case e.line.Item.Type.Is("command_execution") && e.line.Item.Status.Is("declined"):
+			cmd, _ := e.line.Item.Command.NonEmpty()
 			a.declined = append(a.declined, "shell("+firstLine60(cmd)+")")
-		case e.itemType.isStr("file_change") && e.itemStatus.isStr("declined"):
+		case e.line.Item.Type.Is("file_change") && e.line.Item.Status.Is("declined"):
 			a.declined = append(a.declined, "file_change")
-		case e.itemType.isStr("error"):
+		case e.line.Item.Type.Is("error"):
 			a.errMsgs = appendMsgs(a.errMsgs, e.errMsgs)
 		}
 	case "turn.completed":
 		a.usageSeen = true
-		a.in += jvInt(e.inTok)
-		a.cached += jvInt(e.cachedIn)
-		a.out += jvInt(e.outTok)
+		a.in += jvInt(e.line.Usage.InputTokens)
+		a.cached += jvInt(e.line.Usage.CachedInputTokens)
+		a.out += jvInt(e.line.Usage.OutputTokens)
 	case "turn.failed":
 		a.failed = true
 		a.errMsgs = appendMsgs(a.errMsgs, e.errMsgs)
@@ -1056,20 +782,20 @@ func (d *decoder) absorbCodex() {
 func (d *decoder) absorbOpenCode() {
 	e := &d.ev
 	a := &d.oc
-	typ, _ := e.typ.text()
+	typ, _ := e.line.Type.NonEmpty()
 	switch typ {
 	case "session.created", "session.updated":
 		a.legacy = true
 	case "message.updated", "message.completed":
-		if e.role.present() && e.role.k != jvNull {
+		if e.line.Message.Role.Present() && e.line.Message.Role.Kind != wire.Null {
 			a.legacy = true
 		}
 	}
 	// first non-empty of .session.id // .session_id // .sessionId
 	if a.legacySession == "" {
-		a.legacySession = firstSession(e.sessionObjID, e.sessionIDSnake, e.sessionIDCamel)
+		a.legacySession = firstSession(e.line.Session.ID, e.line.SessionID, e.line.SessionIDCamel)
 	}
-	if (typ == "message.updated" || typ == "message.completed") && e.role.isStr("assistant") {
+	if (typ == "message.updated" || typ == "message.completed") && e.line.Message.Role.Is("assistant") {
 		sc := d.getScan()
 		f := feeder{w: sc, join: true}
 		d.replay(tParts, &f)
@@ -1078,8 +804,15 @@ func (d *decoder) absorbOpenCode() {
 		d.putScan(sc)
 	}
 
-	// OpenCode 1.x: {"type": ..., "timestamp": ..., "sessionID": ..., "part"|"error": ...}
-	if e.sessionIDUpper.k != jvStr {
+	d.absorbOpenCode1(typ)
+}
+
+// absorbOpenCode1 reads an OpenCode 1.x event: {"type", "timestamp",
+// "sessionID", "part" or "error"}.
+func (d *decoder) absorbOpenCode1(typ string) {
+	e := &d.ev
+	a := &d.oc
+	if e.line.SessionIDUpper.Kind != wire.String {
 		return
 	}
 	switch typ {
@@ -1089,7 +822,7 @@ func (d *decoder) absorbOpenCode() {
 	}
 	a.current = true
 	if a.session == "" {
-		a.session = firstSession(e.sessionIDUpper)
+		a.session = firstSession(e.line.SessionIDUpper)
 	}
 	switch typ {
 	case "step_start":
@@ -1107,17 +840,17 @@ func (d *decoder) absorbOpenCode() {
 		d.replay(tStep, &a.stepFeed)
 	case "step_finish":
 		a.usageSeen = true
-		a.in += jvInt(e.tokIn)
-		a.out += jvInt(e.tokOut)
-		a.reason += jvInt(e.tokReason)
-		a.cacheR += jvInt(e.tokCacheR)
-		a.cacheW += jvInt(e.tokCacheW)
-		if c, ok := e.partCost.num(); ok {
+		a.in += jvInt(e.line.Part.Tokens.Input)
+		a.out += jvInt(e.line.Part.Tokens.Output)
+		a.reason += jvInt(e.line.Part.Tokens.Reasoning)
+		a.cacheR += jvInt(e.line.Part.Tokens.Cache.Read)
+		a.cacheW += jvInt(e.line.Part.Tokens.Cache.Write)
+		if c, ok := e.line.Part.Cost.Num(); ok {
 			a.cost += c
 		}
 	case "error":
 		msgs := e.errMsgs
-		if n, ok := e.errorStr.text(); ok {
+		if n, ok := e.line.Error.Self.NonEmpty(); ok {
 			msgs = append([]string{n}, msgs...)
 		}
 		a.errMsgs = appendMsgs(a.errMsgs, msgs)
@@ -1135,8 +868,8 @@ func appendMsgs(dst, src []string) []string {
 }
 
 // jvInt reads a JSON number as an integer (0 when absent or not a number).
-func jvInt(v jv) int64 {
-	f, ok := v.num()
+func jvInt(v wire.Value) int64 {
+	f, ok := v.Num()
 	if !ok {
 		return 0
 	}
@@ -1152,7 +885,8 @@ func validString(b []byte) string {
 	return string([]rune(string(b)))
 }
 
-// firstLine60 is the reference's `split("\n")[0] | .[0:60]`.
+// firstLine60 is jq's `split("\n")[0] | .[0:60]`: the first line, cut at 60
+// characters, as the bash loop shows a declined command.
 func firstLine60(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// The permission-denial heuristic (analysis-breaker.md B.10): only the first
+// The permission-denial heuristic: only the first
 // paragraph of the agent's text, before any status block, is looked at, so
 // old errors quoted later in a reply do not count.
 
@@ -39,13 +39,13 @@ func containsAny(s string, subs ...string) bool {
 }
 
 // textHasDenial applies the heuristic to a whole text (used for the work
-// summary line on the text path, as the reference does).
+// summary line on the text path, as the bash loop does).
 func textHasDenial(text string) bool {
 	f := scanString(text, 0)
 	return f.Denial
 }
 
-// deniedCommand formats one structured denial the way the reference does:
+// deniedCommand formats one structured denial the way the bash loop does:
 // Bash entries show "Bash(<first line of the command, 60 characters>)",
 // others their tool name ("unknown" when missing).
 func deniedCommand(tool string, hasTool bool, cmd string, hasCmd bool) string {

@@ -35,7 +35,7 @@ type pattern struct {
 	verify []string // exact spellings accepted; nil accepts any case
 }
 
-// The pattern table. Orders inside families follow the reference's lists.
+// The pattern table. Orders inside families follow the bash loop's lists.
 var patterns = func() []pattern {
 	var ps []pattern
 	add := func(kind patKind, verify []string, texts ...string) {
@@ -75,7 +75,7 @@ const (
 	endMarker   = "---END_RALPH_STATUS---"
 )
 
-// completionKeywords, noWorkPatterns: the reference's word lists, in order.
+// completionKeywords, noWorkPatterns: the bash loop's word lists, in order.
 var (
 	completionKeywords = []string{"done", "complete", "finished", "all tasks complete", "project complete", "ready for review"}
 	noWorkPatterns     = []string{"nothing to do", "no changes", "already implemented", "up to date"}
@@ -112,13 +112,27 @@ type dfa struct {
 	firstOut uint16
 }
 
+// buildDFA compiles the patterns into one Aho-Corasick automaton over
+// case-folded byte classes, as a dense transition table.
 func buildDFA(ps []pattern) *dfa {
 	if len(ps) > 64 {
 		panic("analysis: more than 64 patterns")
 	}
 	d := &dfa{}
-	// Byte classes: one per distinct byte used by a pattern, plus class 0
-	// for everything else. Upper-case letters share their lower-case class.
+	clsOf := d.byteClasses(ps)
+	nodes := acTrie(ps, clsOf, d.ncls)
+	acLinks(nodes, d.ncls)
+	if len(nodes) > 1<<16 {
+		panic("analysis: automaton too large")
+	}
+	d.pack(nodes)
+	return d
+}
+
+// byteClasses sets d.cls and d.ncls: one class per distinct byte used by a
+// pattern, plus class 0 for everything else; upper-case letters share
+// their lower-case class. It returns each byte's own class.
+func (d *dfa) byteClasses(ps []pattern) (clsOf [256]uint8) {
 	var used [256]bool
 	for _, p := range ps {
 		for i := 0; i < len(p.text); i++ {
@@ -126,7 +140,6 @@ func buildDFA(ps []pattern) *dfa {
 		}
 	}
 	n := 1
-	var clsOf [256]uint8
 	for c := 0; c < 256; c++ {
 		if used[c] {
 			clsOf[c] = uint8(n)
@@ -137,21 +150,26 @@ func buildDFA(ps []pattern) *dfa {
 		d.cls[c] = clsOf[foldByte(byte(c))]
 	}
 	d.ncls = n
+	return clsOf
+}
 
-	// Trie.
-	type node struct {
-		next []int32
-		fail int32
-		out  uint64
-	}
-	newNode := func() node {
+// acNode is a state of the automaton while it is built.
+type acNode struct {
+	next []int32 // by class; -1: no edge yet
+	fail int32
+	out  uint64
+}
+
+// acTrie is the trie of the patterns.
+func acTrie(ps []pattern, clsOf [256]uint8, n int) []acNode {
+	newNode := func() acNode {
 		nx := make([]int32, n)
 		for i := range nx {
 			nx[i] = -1
 		}
-		return node{next: nx}
+		return acNode{next: nx}
 	}
-	nodes := []node{newNode()}
+	nodes := []acNode{newNode()}
 	for pi, p := range ps {
 		s := int32(0)
 		for i := 0; i < len(p.text); i++ {
@@ -164,7 +182,12 @@ func buildDFA(ps []pattern) *dfa {
 		}
 		nodes[s].out |= 1 << uint(pi)
 	}
-	// Breadth-first failure links; missing edges become DFA transitions.
+	return nodes
+}
+
+// acLinks adds the failure links breadth-first; missing edges become DFA
+// transitions.
+func acLinks(nodes []acNode, n int) {
 	queue := []int32{}
 	for c := 0; c < n; c++ {
 		if t := nodes[0].next[c]; t >= 0 {
@@ -188,10 +211,12 @@ func buildDFA(ps []pattern) *dfa {
 			}
 		}
 	}
-	if len(nodes) > 1<<16 {
-		panic("analysis: automaton too large")
-	}
-	// Renumber: the root stays 0, states without output next, then the rest.
+}
+
+// pack numbers the states (the root stays 0, states without output next,
+// then the rest) and fills the transition and output tables.
+func (d *dfa) pack(nodes []acNode) {
+	n := d.ncls
 	order := make([]int, 0, len(nodes))
 	for i, nd := range nodes {
 		if nd.out == 0 {
@@ -216,7 +241,6 @@ func buildDFA(ps []pattern) *dfa {
 		}
 		d.out[ni] = nodes[oi].out
 	}
-	return d
 }
 
 var scanDFA = buildDFA(patterns)

@@ -18,41 +18,44 @@
 //	ExitSignals: Update(ResponseAnalysis), Decide(lastExitSignal bool, PlanProgress) ExitDecision,
 //	Marshal, ParseExitSignals, InitialExitSignals   // .ralph/.exit_signals and should_exit_gracefully
 //	ErrorHistory: Add, Previous, Marshal, ParseErrorHistory // error lines of recent loops (stuck detection)
-//	ParseStatusBlock(text), ParseStates(text)        // the grammars on their own
 //
 // The package is pure: no clock (Options.Now), no files (except the one
 // AnalyzeFile reads), no processes. The engine persists what it returns.
 //
 // # Formats
 //
-// The output's shape is detected as the reference does (a first byte of
-// '{' or '[', then the number of JSON documents and the event types, Codex
-// before OpenCode before stream-json); Options.Driver puts the driver's
-// shape first, and "copilot" reads plain text. Shapes: one JSON object
-// (Claude or Cursor --output-format json, or the flat format), Claude's
-// message array, Claude/Cursor stream-json (with stream_event deltas),
-// Codex exec --json (item.text and the older content[] form), OpenCode run
-// --format json (1.x events with sessionID, and the older assumed shape),
-// and plain text.
+// What each agent CLI prints is described once, in package wire: a
+// wire.Line is one JSON document of any of them, and its struct tags say
+// which paths this package keeps and how. The output's shape is detected as
+// the bash loop does (a first byte of '{' or '[', then the number of JSON
+// documents and the event types, Codex before OpenCode before stream-json);
+// Options.Family (the driver's Family()) puts that CLI's shape first, and
+// wire.FamilyText reads plain text. Shapes: one JSON object (Claude or
+// Cursor --output-format json, or the flat format), Claude's message array,
+// Claude/Cursor stream-json (with stream_event deltas), Codex exec --json
+// (item.text and the older content[] form), OpenCode run --format json
+// (1.x events with sessionID, and the older assumed shape), and plain text.
 //
-// Everything is read as a stream in bounded memory: JSON strings are
-// decoded piece by piece straight into a text scanner (an automaton over
-// case-folded bytes), so a line of any length works and only a prefix of
-// the reply (MaxResultText) is kept. Lines that are not valid JSON are
-// skipped and counted. A seekable input that starts like JSON but is not is
-// read a second time as text.
+// Everything is read as a stream in bounded memory: the JSON reader
+// (lexer.go, decode.go) walks the tree of wire.Line's paths (paths.go) and
+// decodes strings piece by piece straight into a text scanner (an automaton
+// over case-folded bytes, text.go and dfa.go), so a line of any length
+// works and only a prefix of the reply (MaxResultText) is kept; a general
+// JSON decoder would hold a 50 MB result string whole. Lines that are not
+// valid JSON are skipped and counted. A seekable input that starts like
+// JSON but is not is read a second time as text.
 //
 // # Decisions
 //
-// The per-loop values follow ralph/lib/response_analyzer.sh (B.5-B.12 of
-// the analysis spec): the RALPH_STATUS block is authoritative (explicit
-// EXIT_SIGNAL: false beats STATUS: COMPLETE; without EXIT_SIGNAL,
-// STATUS: COMPLETE signals completion); without a block, completion
-// keywords on word boundaries, test-only lines, more than five error lines,
-// no-work phrases and a shorter output decide, as in the reference. Where
-// the reference is buggy this package does what it intends; every such
-// place is listed in docs/compat/analysis.md (the status block is read in
-// every format, the last closed block counts, session ids are never "0",
-// errors are looked for in the agent's own text, usage limits need a
-// structured signal or a failed call).
+// The per-loop values follow the bash loop's response analyser: the
+// RALPH_STATUS block is authoritative (explicit EXIT_SIGNAL: false beats
+// STATUS: COMPLETE; without EXIT_SIGNAL, STATUS: COMPLETE signals
+// completion); without a block, completion keywords on word boundaries,
+// test-only lines, more than five error lines, no-work phrases and a
+// shorter output decide, as in the bash loop. Where the bash loop is buggy
+// this package does what it intends; every such place is listed in
+// docs/COMPATIBILITY.md (the status block is read in every format, the last
+// closed block counts, session ids are never "0", errors are looked for in
+// the agent's own text, usage limits need a structured signal or a failed
+// call).
 package analysis

@@ -8,20 +8,20 @@ import (
 
 // ExitSignals is .ralph/.exit_signals: the loop numbers of recent
 // test-only loops, completion ("done") signals and EXIT_SIGNAL=true
-// responses, each a rolling window of the last five (B.13).
+// responses, each a rolling window of the last five.
 type ExitSignals struct {
 	TestOnlyLoops        []int `json:"test_only_loops"`
 	DoneSignals          []int `json:"done_signals"`
 	CompletionIndicators []int `json:"completion_indicators"`
 }
 
-// InitialExitSignals is the one-line file the reference writes when the
+// InitialExitSignals is the one-line file the bash loop writes when the
 // file is missing and on a session reset.
 const InitialExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 const signalWindow = 5
 
-// Exit thresholds of the reference (ralph_loop.sh).
+// Exit thresholds of the bash loop.
 const (
 	MaxTestOnlyLoops     = 3 // MAX_CONSECUTIVE_TEST_LOOPS
 	MaxDoneSignals       = 2 // MAX_CONSECUTIVE_DONE_SIGNALS
@@ -51,7 +51,7 @@ func (s *ExitSignals) normalize() {
 	}
 }
 
-// Marshal returns the file content as the reference leaves it after an
+// Marshal returns the file content as the bash loop leaves it after an
 // update: pretty JSON and a final newline.
 func (s ExitSignals) Marshal() ([]byte, error) {
 	s.normalize()
@@ -106,7 +106,7 @@ type PlanProgress struct {
 }
 
 // ExitDecision is the outcome of should_exit_gracefully: Reason is the exit
-// reason ("" to continue) and Message the WARN line the reference logs.
+// reason ("" to continue) and Message the WARN line the bash loop logs.
 type ExitDecision struct {
 	Reason  string
 	Message string
@@ -121,11 +121,11 @@ const (
 	ExitPlanComplete     = "plan_complete"
 )
 
-// Decide applies the reference's exit rules, in order: three test-only
+// Decide applies the bash loop's exit rules, in order: three test-only
 // loops; two completion signals; five EXIT_SIGNAL=true responses; two of
 // them while the latest analysis still says EXIT_SIGNAL=true (the dual
 // gate); every @fix_plan.md box checked. lastExitSignal is the exit_signal of
-// the current .response_analysis (false when there is none). The reference
+// the current .response_analysis (false when there is none). The bash loop
 // skips every rule, the plan one included, when .exit_signals is missing;
 // that check is the caller's.
 func (s ExitSignals) Decide(lastExitSignal bool, plan PlanProgress) ExitDecision {

@@ -23,6 +23,34 @@ func (r *Result) Explain() Explanation {
 	var out Explanation
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
+	add("format: %s, %d characters", r.shape(), r.OutputLength)
+	for _, w := range r.why {
+		if strings.HasPrefix(w, "note: ") {
+			add("%s", w)
+		}
+	}
+	if r.SessionID != "" {
+		add("session: %s", r.SessionID)
+	}
+	add("status block: %s", r.blockLine())
+	r.explainDecision(add)
+	r.explainErrors(add)
+	if r.HasPermissionDenials {
+		add("permission denials: %d: %s (%s)", r.PermissionDenialCount, strings.Join(r.DeniedCommands, ", "), r.denialWhy)
+	} else {
+		add("permission denials: none")
+	}
+	if r.UsageLimited {
+		add("usage limit: %s", r.UsageLimitReason)
+	}
+	if len(r.States) > 0 {
+		add("states: %s", strings.Join(r.States, ", "))
+	}
+	return out
+}
+
+// shape is the format the output was read as, with its document counts.
+func (r *Result) shape() string {
 	shape := string(r.Format)
 	if r.Format != FormatText {
 		shape += fmt.Sprintf(" (%d JSON document%s", r.Documents, plural(r.Documents))
@@ -34,45 +62,43 @@ func (r *Result) Explain() Explanation {
 		shape += fmt.Sprintf(" (looked like JSON but was not: %d document%s, %d invalid line%s)",
 			r.Documents, plural(r.Documents), r.InvalidLines, plural(r.InvalidLines))
 	}
-	add("format: %s, %d characters", shape, r.OutputLength)
-	for _, w := range r.why {
-		if strings.HasPrefix(w, "note: ") {
-			add("%s", w)
-		}
-	}
-	if r.SessionID != "" {
-		add("session: %s", r.SessionID)
-	}
+	return shape
+}
 
-	switch b := r.Block; {
+// blockLine describes the status block that counted.
+func (r *Result) blockLine() string {
+	b := r.Block
+	switch {
 	case b == nil && r.BlockCount == 0:
-		add("status block: none found")
+		return "none found"
 	case b == nil:
-		add("status block: %d start marker%s but no block", r.BlockCount, plural(r.BlockCount))
-	default:
-		state := "closed"
-		if !b.Complete {
-			state = "not closed, read to the end of the text"
-		}
-		which := "found"
-		if r.BlockCount > 1 {
-			which = fmt.Sprintf("%d found; the last closed one counts", r.BlockCount)
-			if !b.Complete {
-				which = fmt.Sprintf("%d found; none closed, the last one counts", r.BlockCount)
-			}
-		}
-		exit := "(no EXIT_SIGNAL)"
-		if b.ExitSignalFound {
-			exit = fmt.Sprintf("EXIT_SIGNAL=%t", b.ExitSignal)
-		}
-		status := b.Status
-		if status == "" {
-			status = "(none)"
-		}
-		add("status block: %s, line %d of the agent's text (%s): STATUS=%s %s TASKS_COMPLETED_THIS_LOOP=%d TESTS_STATUS=%s",
-			which, b.Line, state, status, exit, b.TasksCompleted, b.TestsStatus)
+		return fmt.Sprintf("%d start marker%s but no block", r.BlockCount, plural(r.BlockCount))
 	}
+	state := "closed"
+	if !b.Complete {
+		state = "not closed, read to the end of the text"
+	}
+	which := "found"
+	if r.BlockCount > 1 {
+		which = fmt.Sprintf("%d found; the last closed one counts", r.BlockCount)
+		if !b.Complete {
+			which = fmt.Sprintf("%d found; none closed, the last one counts", r.BlockCount)
+		}
+	}
+	exit := "(no EXIT_SIGNAL)"
+	if b.ExitSignalFound {
+		exit = fmt.Sprintf("EXIT_SIGNAL=%t", b.ExitSignal)
+	}
+	status := b.Status
+	if status == "" {
+		status = "(none)"
+	}
+	return fmt.Sprintf("%s, line %d of the agent's text (%s): STATUS=%s %s TASKS_COMPLETED_THIS_LOOP=%d TESTS_STATUS=%s",
+		which, b.Line, state, status, exit, b.TasksCompleted, b.TestsStatus)
+}
 
+// explainDecision adds the exit decision and its reasons.
+func (r *Result) explainDecision(add func(string, ...any)) {
 	verdict := "continue"
 	if r.ExitSignal {
 		verdict = "exit signal"
@@ -97,7 +123,10 @@ func (r *Result) Explain() Explanation {
 	if r.AskingQuestions {
 		add("questions: the agent asked the user %d time%s", r.QuestionCount, plural(r.QuestionCount))
 	}
+}
 
+// explainErrors adds the reported failure and the error lines.
+func (r *Result) explainErrors(add func(string, ...any)) {
 	if r.IsError {
 		msg := ""
 		if len(r.ErrorMessages) > 0 {
@@ -117,19 +146,6 @@ func (r *Result) Explain() Explanation {
 	} else if !r.IsError {
 		add("errors: none")
 	}
-
-	if r.HasPermissionDenials {
-		add("permission denials: %d: %s (%s)", r.PermissionDenialCount, strings.Join(r.DeniedCommands, ", "), r.denialWhy)
-	} else {
-		add("permission denials: none")
-	}
-	if r.UsageLimited {
-		add("usage limit: %s", r.UsageLimitReason)
-	}
-	if len(r.States) > 0 {
-		add("states: %s", strings.Join(r.States, ", "))
-	}
-	return out
 }
 
 func stuckNote(r *Result) string {

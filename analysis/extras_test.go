@@ -104,7 +104,7 @@ var extraCases = []struct {
 		Usage: &Usage{},
 	}},
 	{"codex_real.jsonl", Options{Driver: "codex"}, extraWant{
-		// Reference bug B1: bash reads "complete" here and exits; the block says false.
+		// A bash loop bug: it reads "complete" here and exits; the block says false.
 		Format: FormatCodex, OutputFormat: "json", Session: "0199a213-81c0-7800-8aa1-bbab2a035a53",
 		TextPrefix: "Story 2 is complete; more stories remain.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 9, FormatConf: 100,
 		Usage: &Usage{InputTokens: 24763 - 24448, OutputTokens: 122, CacheReadTokens: 24448}, // uncached input: Codex counts the cached part inside input_tokens
@@ -135,7 +135,7 @@ var extraCases = []struct {
 		TextPrefix: "Finished the task.", Tests: "PASSING", BlockCount: 1, Docs: 2, Invalid: 2, FormatConf: 100, Confidence: 100,
 	}},
 	{"multi_block.txt", Options{}, extraWant{
-		// The last closed block counts (the reference reads the first).
+		// The last closed block counts (the bash loop reads the first).
 		Format: FormatText, OutputFormat: "text", TextPrefix: "I will report", Tasks: 1, Tests: "FAILING", BlockCount: 3,
 		States: []string{"idle"}, FormatConf: 70, Confidence: 80, WorkSumPrefix: "TASKS_COMPLETED_THIS_LOOP: 1",
 	}},

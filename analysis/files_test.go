@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 func analyzeString(t *testing.T, s string, opts Options) Result {
@@ -271,7 +273,7 @@ func TestOutputDecline(t *testing.T) {
 	}
 }
 
-// The upstream error-detection cases (analysis-breaker.md D.1-1..4).
+// The upstream error-detection cases.
 func TestErrorDetection(t *testing.T) {
 	tests := []struct {
 		line string
@@ -394,13 +396,29 @@ func TestDriverHints(t *testing.T) {
 	// One line that is both a stream-json result and a Codex event.
 	out := "{\"type\":\"thread.started\",\"thread_id\":\"th\"}\n{\"type\":\"result\",\"result\":\"r\",\"session_id\":\"s\"}\n"
 	if f := analyzeString(t, out, Options{}).Format; f != FormatCodex {
-		t.Errorf("no hint: %s, want the reference's first match (codex)", f)
+		t.Errorf("no hint: %s, want the bash loop's first match (codex)", f)
 	}
 	if f := analyzeString(t, out, Options{Driver: "claude-code"}).Format; f != FormatStreamJSON {
 		t.Errorf("claude-code hint: %s", f)
 	}
 	if f := analyzeString(t, out, Options{Driver: "copilot"}).Format; f != FormatText {
 		t.Errorf("copilot hint: %s", f)
+	}
+	// The same hints as the driver's family; a family beats a driver name.
+	for _, tc := range []struct {
+		opts Options
+		want Format
+	}{
+		{Options{Family: wire.FamilyClaude}, FormatStreamJSON},
+		{Options{Family: wire.FamilyCursor}, FormatStreamJSON},
+		{Options{Family: wire.FamilyText}, FormatText},
+		{Options{Family: wire.FamilyCodex, Driver: "copilot"}, FormatCodex},
+		{Options{Family: wire.FamilyAny, Driver: "Claude"}, FormatStreamJSON},
+		{Options{Driver: "command"}, FormatCodex},
+	} {
+		if f := analyzeString(t, out, tc.opts).Format; f != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.opts, f, tc.want)
+		}
 	}
 }
 
@@ -490,14 +508,14 @@ func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
 func TestLoneEventWithHint(t *testing.T) {
 	out := `{"type":"item.completed","item":{"type":"agent_message","text":"Done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---"}}` + "\n"
 	if res := analyzeString(t, out, Options{}); res.Format != FormatJSONObject || res.ExitSignal {
-		t.Errorf("no hint: one document is an object, as in the reference: %s %v", res.Format, res.ExitSignal)
+		t.Errorf("no hint: one document is an object, as in the bash loop: %s %v", res.Format, res.ExitSignal)
 	}
 	if res := analyzeString(t, out, Options{Driver: "codex"}); res.Format != FormatCodex || !res.ExitSignal {
 		t.Errorf("codex hint: %s %v", res.Format, res.ExitSignal)
 	}
 }
 
-// D.1-9: an empty reply is text without completion; only the decline bonus
+// An empty reply is text without completion; only the decline bonus
 // applies when there was a previous output.
 func TestEmptyOutput(t *testing.T) {
 	for _, prev := range []int{0, 500} {

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Fuzz targets. Each decoder is checked three ways: it never panics; the
@@ -200,10 +202,6 @@ func FuzzStatusBlock(f *testing.F) {
 		want := naiveFacts(text)
 		compareFacts(t, text, scanString(text, 0), want)
 		compareFacts(t, text, scanPieces(text, rand.New(rand.NewSource(int64(len(text))))), want)
-		b, n, ok := ParseStatusBlock(text)
-		if n != want.Blocks || ok != (want.Block != nil) || (ok && !cmp.Equal(b, *want.Block)) {
-			t.Fatalf("ParseStatusBlock = %+v %d %v, want %+v %d", b, n, ok, want.Block, want.Blocks)
-		}
 	})
 }
 
@@ -215,180 +213,194 @@ type oracleResult struct {
 	checkSession bool
 }
 
-// jsonOracle decodes a valid JSON output with encoding/json and applies the
-// selection rules (doc.go) the slow way. ok is false when the input is not
-// plain valid JSON (invalid lines, duplicate keys, deep nesting, values the
-// rules leave open) or is text.
+// jsonOracle decodes a valid JSON output whole, document by document, into
+// the records of package wire and applies the selection rules (doc.go) the
+// slow way. ok is false when the input is not plain valid JSON (invalid
+// lines, duplicate keys, deep nesting, values the rules leave open) or is
+// text.
 func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || driver == "copilot" {
+	hint := family(Options{Driver: driver})
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || hint == wire.FamilyText || !plainJSON(trimmed) {
 		return oracleResult{}, false
 	}
-	if !plainJSON(trimmed) {
+	docs, ok := oracleDocs(trimmed)
+	if !ok {
 		return oracleResult{}, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var docs []any
-	for {
-		var v any
-		err := dec.Decode(&v)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
+	if len(docs) == 1 && docs[0][0] == '[' {
+		return oracleArray(docs[0])
+	}
+	evs := make([]wire.Line, len(docs))
+	for i, d := range docs {
+		if d[0] != '{' || wire.Decode(d, &evs[i]) != nil {
 			return oracleResult{}, false
 		}
-		switch v.(type) {
-		case map[string]any, []any:
-		default:
-			return oracleResult{}, false
-		}
-		docs = append(docs, v)
 	}
-	if len(docs) == 1 {
-		if arr, ok := docs[0].([]any); ok {
-			var last map[string]any
-			init := ""
-			for _, e := range arr {
-				m, _ := e.(map[string]any)
-				if m == nil {
-					continue
-				}
-				if m["type"] == "result" {
-					last = m
-				}
-				if init == "" && m["type"] == "system" && m["subtype"] == "init" {
-					init = oSession(oStr(m["session_id"]))
-				}
-			}
-			if last == nil {
-				return oracleResult{format: FormatJSONArray, checkSession: true, session: oSession(init)}, true
-			}
-			return oracleResult{FormatJSONArray, oStr(last["result"]),
-				oSession(oStr(last["sessionId"]), oStr(last["session_id"]), init, oStr(oGet(last, "metadata", "session_id"))), true}, true
-		}
+	return oraclePick(evs, hint)
+}
+
+// oraclePick applies the shape rules to a list of events.
+func oraclePick(evs []wire.Line, hint wire.Family) (oracleResult, bool) {
+	shapes := map[string]bool{}
+	for i := range evs {
+		oracleDetect(&evs[i], shapes)
 	}
-	var evs []map[string]any
-	for _, d := range docs {
-		m, ok := d.(map[string]any)
-		if !ok {
-			return oracleResult{}, false
-		}
-		evs = append(evs, m)
-	}
-	codex, legacy, current, stream := false, false, false, false
-	for _, m := range evs {
-		typ, _ := m["type"].(string)
-		item, _ := m["item"].(map[string]any)
-		if typ == "thread.started" || (typ == "item.completed" && item != nil && item["type"] != nil) {
-			codex = true
-		}
-		msg, _ := m["message"].(map[string]any)
-		if typ == "session.created" || typ == "session.updated" ||
-			((typ == "message.updated" || typ == "message.completed") && msg != nil && msg["role"] != nil) {
-			legacy = true
-		}
-		if _, ok := m["sessionID"].(string); ok {
-			switch typ {
-			case "text", "tool_use", "step_start", "step_finish", "reasoning", "error":
-				current = true
-			}
-		}
-		switch typ {
-		case "system", "user", "assistant", "tool_call", "result":
-			stream = true
-		}
-	}
+	opencode := shapes["legacy"] || shapes["current"]
 	if len(evs) == 1 {
-		switch h := driverHint(driver); {
-		case h == "codex" && codex:
+		switch {
+		case hint == wire.FamilyCodex && shapes["codex"]:
 			return oracleCodex(evs)
-		case h == "opencode" && (legacy || current):
-			return oracleOpenCode(evs, current)
+		case hint == wire.FamilyOpenCode && opencode:
+			return oracleOpenCode(evs, shapes["current"])
 		}
-		m := evs[0]
-		return oracleResult{FormatJSONObject, oStr(m["result"]),
-			oSession(oStr(m["sessionId"]), oStr(oGet(m, "metadata", "session_id")), oStr(m["session_id"])), true}, true
+		m := &evs[0]
+		return oracleResult{FormatJSONObject, oStr(m.Result),
+			oSession(oStr(m.SessionIDCamel), oStr(m.Metadata.SessionID), oStr(m.SessionID)), true}, true
 	}
-	order := []string{"codex", "opencode", "stream"}
-	switch driverHint(driver) {
-	case "opencode":
-		order = []string{"opencode", "codex", "stream"}
-	case "claude-code", "cursor":
-		order = []string{"stream", "codex", "opencode"}
+	order := map[wire.Family][]string{
+		wire.FamilyOpenCode: {"opencode", "codex", "stream"},
+		wire.FamilyClaude:   {"stream", "codex", "opencode"},
+		wire.FamilyCursor:   {"stream", "codex", "opencode"},
+	}[hint]
+	if order == nil {
+		order = []string{"codex", "opencode", "stream"}
 	}
 	for _, o := range order {
 		switch {
-		case o == "codex" && codex:
+		case o == "codex" && shapes["codex"]:
 			return oracleCodex(evs)
-		case o == "opencode" && (legacy || current):
-			return oracleOpenCode(evs, current)
-		case o == "stream" && stream:
+		case o == "opencode" && opencode:
+			return oracleOpenCode(evs, shapes["current"])
+		case o == "stream" && shapes["stream"]:
 			return oracleStream(evs)
 		}
 	}
 	return oracleResult{}, false
 }
 
-func oracleCodex(evs []map[string]any) (oracleResult, bool) {
+// oracleDocs splits data into its JSON documents, each an object or an array.
+func oracleDocs(data []byte) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs []json.RawMessage
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return docs, true
+		}
+		if err != nil || (v[0] != '{' && v[0] != '[') {
+			return nil, false
+		}
+		docs = append(docs, v)
+	}
+}
+
+// oracleArray reads Claude's message array.
+func oracleArray(doc []byte) (oracleResult, bool) {
+	var elems []json.RawMessage
+	if json.Unmarshal(doc, &elems) != nil {
+		return oracleResult{}, false
+	}
+	var last *wire.Line
+	init := ""
+	for _, e := range elems {
+		var m wire.Line
+		if e[0] != '{' || wire.Decode(e, &m) != nil {
+			continue
+		}
+		if m.Type.Is("result") {
+			last = &m
+		}
+		if init == "" && m.Type.Is("system") && m.Subtype.Is("init") {
+			init = oSession(oStr(m.SessionID))
+		}
+	}
+	if last == nil {
+		return oracleResult{format: FormatJSONArray, checkSession: true, session: oSession(init)}, true
+	}
+	return oracleResult{FormatJSONArray, oStr(last.Result),
+		oSession(oStr(last.SessionIDCamel), oStr(last.SessionID), init, oStr(last.Metadata.SessionID)), true}, true
+}
+
+// oracleDetect notes which shapes an event belongs to.
+func oracleDetect(m *wire.Line, shapes map[string]bool) {
+	set := func(v wire.Value) bool { return v.Present() && v.Kind != wire.Null }
+	typ := oStr(m.Type)
+	if m.Type.Kind != wire.String {
+		typ = ""
+	}
+	if typ == "thread.started" || (typ == "item.completed" && set(m.Item.Type)) {
+		shapes["codex"] = true
+	}
+	if typ == "session.created" || typ == "session.updated" ||
+		((typ == "message.updated" || typ == "message.completed") && m.Message.Self.Kind == wire.Object && set(m.Message.Role)) {
+		shapes["legacy"] = true
+	}
+	if m.SessionIDUpper.Kind == wire.String {
+		switch typ {
+		case "text", "tool_use", "step_start", "step_finish", "reasoning", "error":
+			shapes["current"] = true
+		}
+	}
+	switch typ {
+	case "system", "user", "assistant", "tool_call", "result":
+		shapes["stream"] = true
+	}
+}
+
+func oracleCodex(evs []wire.Line) (oracleResult, bool) {
 	r := oracleResult{format: FormatCodex, checkSession: true}
-	for _, m := range evs {
-		if m["type"] == "thread.started" && r.session == "" {
-			r.session = oSession(oStr(m["thread_id"]))
+	for i := range evs {
+		m := &evs[i]
+		if m.Type.Is("thread.started") && r.session == "" {
+			r.session = oSession(oStr(m.ThreadID))
 		}
-		item, _ := m["item"].(map[string]any)
-		if m["type"] != "item.completed" || item == nil || item["type"] != "agent_message" {
+		if !m.Type.Is("item.completed") || !m.Item.Type.Is("agent_message") {
 			continue
 		}
-		switch t := item["text"].(type) {
-		case string:
-			r.text = t
+		switch m.Item.Text.Kind {
+		case wire.String:
+			r.text = m.Item.Text.Text
 			continue
-		case nil, bool:
-			if t == true {
-				return oracleResult{}, false
-			}
+		case wire.None, wire.Null, wire.False:
 		default:
 			return oracleResult{}, false
 		}
-		r.text = oJoin(item["content"], "output_text")
+		r.text = oJoin(m.Item.Content, "output_text")
 	}
 	return r, true
 }
 
-func oracleOpenCode(evs []map[string]any, current bool) (oracleResult, bool) {
+func oracleOpenCode(evs []wire.Line, current bool) (oracleResult, bool) {
 	r := oracleResult{format: FormatOpenCode}
 	if !current {
-		for _, m := range evs {
-			msg, _ := m["message"].(map[string]any)
-			if (m["type"] == "message.updated" || m["type"] == "message.completed") && msg != nil && msg["role"] == "assistant" {
-				r.text = oJoin(msg["parts"], "text")
+		for i := range evs {
+			m := &evs[i]
+			if (m.Type.Is("message.updated") || m.Type.Is("message.completed")) && m.Message.Role.Is("assistant") {
+				r.text = oJoin(m.Message.Parts, "text")
 			}
 		}
 		return r, true
 	}
 	var step, prev []string
 	wrote := false
-	for _, m := range evs {
-		if _, ok := m["sessionID"].(string); !ok {
+	for i := range evs {
+		m := &evs[i]
+		if m.SessionIDUpper.Kind != wire.String {
 			continue
 		}
-		switch m["type"] {
-		case "step_start":
+		switch {
+		case m.Type.Is("step_start"):
 			if wrote {
 				prev, step, wrote = step, nil, false
 			} else {
 				step = nil
 			}
-		case "text":
-			part, _ := m["part"].(map[string]any)
-			if part != nil && part["type"] == "text" {
-				s, _ := part["text"].(string)
-				step = append(step, s)
-				if strings.Join(step, "\n") != "" {
-					wrote = true
-				}
+		case m.Type.Is("text") && m.Part.Type.Is("text"):
+			step = append(step, oText(m.Part.Text))
+			if strings.Join(step, "\n") != "" {
+				wrote = true
 			}
 		}
 	}
@@ -400,44 +412,37 @@ func oracleOpenCode(evs []map[string]any, current bool) (oracleResult, bool) {
 	return r, true
 }
 
-func oracleStream(evs []map[string]any) (oracleResult, bool) {
-	var last map[string]any
+func oracleStream(evs []wire.Line) (oracleResult, bool) {
+	var last *wire.Line
 	init := ""
-	for _, m := range evs {
-		if m["type"] == "result" {
+	for i := range evs {
+		m := &evs[i]
+		if m.Type.Is("result") {
 			last = m
 		}
-		if init == "" && m["type"] == "system" && m["subtype"] == "init" {
-			init = oSession(oStr(m["session_id"]))
+		if init == "" && m.Type.Is("system") && m.Subtype.Is("init") {
+			init = oSession(oStr(m.SessionID))
 		}
 	}
 	if last == nil {
 		return oracleResult{}, false // joined assistant text: covered by the fixtures
 	}
-	return oracleResult{FormatStreamJSON, oStr(last["result"]),
-		oSession(oStr(last["session_id"]), oStr(last["sessionId"]), oStr(oGet(last, "metadata", "session_id")), init), true}, true
+	return oracleResult{FormatStreamJSON, oStr(last.Result),
+		oSession(oStr(last.SessionID), oStr(last.SessionIDCamel), oStr(last.Metadata.SessionID), init), true}, true
 }
 
-func oGet(m map[string]any, keys ...string) any {
-	var v any = m
-	for _, k := range keys {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = mm[k]
+// oStr is a string's or a number's text; other values give "".
+func oStr(v wire.Value) string {
+	if v.Kind == wire.String || v.Kind == wire.Number {
+		return v.Text
 	}
-	return v
+	return ""
 }
 
-// oStr is a string value with invalid UTF-8 already replaced (as
-// encoding/json does); other values give "".
-func oStr(v any) string {
-	switch s := v.(type) {
-	case string:
-		return s
-	case json.Number:
-		return string(s)
+// oText is a string's text; other values give "".
+func oText(v wire.Value) string {
+	if v.Kind == wire.String {
+		return v.Text
 	}
 	return ""
 }
@@ -456,16 +461,12 @@ func oSession(vs ...string) string {
 }
 
 // oJoin joins the text of the entries of type typ with "\n".
-func oJoin(v any, typ string) string {
-	arr, _ := v.([]any)
+func oJoin(entries []wire.Entry, typ string) string {
 	var parts []string
-	for _, e := range arr {
-		m, _ := e.(map[string]any)
-		if m == nil || m["type"] != typ {
-			continue
+	for _, e := range entries {
+		if e.Type.Is(typ) {
+			parts = append(parts, oText(e.Text))
 		}
-		s, _ := m["text"].(string)
-		parts = append(parts, s)
 	}
 	return strings.Join(parts, "\n")
 }

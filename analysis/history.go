@@ -7,9 +7,9 @@ import (
 )
 
 // ErrorHistory keeps the error lines of the last few loops so that a loop
-// can be recognised as stuck on the same errors (the reference's
+// can be recognised as stuck on the same errors (the bash loop's
 // detect_stuck_loop, which compares against the three newest output logs).
-// It is a small JSON document the engine may persist; the reference has no
+// It is a small JSON document the engine may persist; the bash loop has no
 // such file.
 type ErrorHistory struct {
 	Loops []ErrorHistoryEntry `json:"loops"`

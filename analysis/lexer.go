@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // source is the byte stream every decoder reads: a fixed buffer refilled
@@ -180,60 +182,56 @@ func (s *source) readString(sink strSink) error {
 	}
 }
 
+// simpleEscape is the byte each one-letter escape stands for (0: none).
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 func (s *source) escape(sink strSink) error {
 	if !s.ensure(2) {
 		return errSyntax
 	}
 	c := s.buf[s.pos+1]
-	out := s.esc[:]
-	var n int
-	switch c {
-	case '"', '\\', '/':
-		out[0], n = c, 1
-	case 'b':
-		out[0], n = '\b', 1
-	case 'f':
-		out[0], n = '\f', 1
-	case 'n':
-		out[0], n = '\n', 1
-	case 'r':
-		out[0], n = '\r', 1
-	case 't':
-		out[0], n = '\t', 1
-	case 'u':
-		if !s.ensure(6) {
-			return errSyntax
-		}
-		r, ok := hex4(s.buf[s.pos+2 : s.pos+6])
-		if !ok {
-			return errSyntax
-		}
-		s.pos += 6
-		if r >= 0xD800 && r < 0xDC00 {
-			if s.ensure(6) && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
-				if lo, ok := hex4(s.buf[s.pos+2 : s.pos+6]); ok && lo >= 0xDC00 && lo < 0xE000 {
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-					s.pos += 6
-				} else {
-					r = utf8.RuneError
-				}
-			} else {
-				r = utf8.RuneError
-			}
-		} else if r >= 0xDC00 && r < 0xE000 {
-			r = utf8.RuneError
-		}
-		n = utf8.EncodeRune(out, r)
-		if sink != nil {
-			sink.Write(out[:n])
-		}
-		return nil
-	default:
+	if c == 'u' {
+		return s.unicodeEscape(sink)
+	}
+	out := simpleEscape[c]
+	if out == 0 {
 		return errSyntax
 	}
 	s.pos += 2
 	if sink != nil {
-		sink.Write(out[:n])
+		s.esc[0] = out
+		sink.Write(s.esc[:1])
+	}
+	return nil
+}
+
+// unicodeEscape reads \uXXXX, joining a surrogate pair; an unpaired
+// surrogate becomes U+FFFD.
+func (s *source) unicodeEscape(sink strSink) error {
+	if !s.ensure(6) {
+		return errSyntax
+	}
+	r, ok := hex4(s.buf[s.pos+2 : s.pos+6])
+	if !ok {
+		return errSyntax
+	}
+	s.pos += 6
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		hi := r
+		r = utf8.RuneError
+		if s.ensure(6) && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
+			if lo, ok := hex4(s.buf[s.pos+2 : s.pos+6]); ok && lo >= 0xDC00 && lo < 0xE000 {
+				r = 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00)
+				s.pos += 6
+			}
+		}
+	case r >= 0xDC00 && r < 0xE000:
+		r = utf8.RuneError
+	}
+	if sink != nil {
+		n := utf8.EncodeRune(s.esc[:], r)
+		sink.Write(s.esc[:n])
 	}
 	return nil
 }
@@ -255,42 +253,84 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
+// The JSON number grammar as a table: numState[state][class] is the next
+// state, or nsBad when the byte cannot continue the number.
+const (
+	nsStart = iota // nothing read
+	nsMinus        // '-'
+	nsZero         // a leading 0
+	nsInt          // integer digits
+	nsDot          // '.'
+	nsFrac         // fraction digits
+	nsE            // 'e' or 'E'
+	nsSign         // exponent sign
+	nsExp          // exponent digits
+	nsBad
+)
+
+// byte classes of a number
+const (
+	ncOther = iota
+	ncMinus
+	ncPlus
+	ncZero
+	ncDigit // 1-9
+	ncDot
+	ncE
+)
+
+var numClass = func() (t [256]uint8) {
+	for c := '1'; c <= '9'; c++ {
+		t[c] = ncDigit
+	}
+	t['0'], t['-'], t['+'], t['.'], t['e'], t['E'] = ncZero, ncMinus, ncPlus, ncDot, ncE, ncE
+	return
+}()
+
+var numState = func() (t [nsBad][7]uint8) {
+	for i := range t {
+		for j := range t[i] {
+			t[i][j] = nsBad
+		}
+	}
+	set := func(from int, class int, to uint8) { t[from][class] = to }
+	set(nsStart, ncMinus, nsMinus)
+	for _, from := range []int{nsStart, nsMinus} {
+		set(from, ncZero, nsZero)
+		set(from, ncDigit, nsInt)
+	}
+	set(nsInt, ncZero, nsInt)
+	set(nsInt, ncDigit, nsInt)
+	for _, from := range []int{nsDot, nsFrac} {
+		set(from, ncZero, nsFrac)
+		set(from, ncDigit, nsFrac)
+	}
+	for _, from := range []int{nsE, nsSign, nsExp} {
+		set(from, ncZero, nsExp)
+		set(from, ncDigit, nsExp)
+	}
+	set(nsZero, ncDot, nsDot)
+	set(nsInt, ncDot, nsDot)
+	for _, from := range []int{nsZero, nsInt, nsFrac} {
+		set(from, ncE, nsE)
+	}
+	set(nsE, ncPlus, nsSign)
+	set(nsE, ncMinus, nsSign)
+	return
+}()
+
 // readNumber reads a JSON number into dst (kept up to len(dst)); it returns
 // the kept bytes.
 func (s *source) readNumber(dst []byte) ([]byte, error) {
-	// states: 0 start, 1 '-', 2 '0', 3 int, 4 '.', 5 frac, 6 'e', 7 sign, 8 exp
-	st := 0
+	st := uint8(nsStart)
 	n := 0
 	for {
 		if s.pos == s.end && !s.fill() {
 			break
 		}
 		c := s.buf[s.pos]
-		next := -1
-		switch {
-		case c == '-' && st == 0:
-			next = 1
-		case c == '0' && (st == 0 || st == 1):
-			next = 2
-		case c >= '1' && c <= '9' && (st == 0 || st == 1):
-			next = 3
-		case c >= '0' && c <= '9' && (st == 3 || st == 4 || st == 5 || st == 6 || st == 7 || st == 8):
-			switch st {
-			case 3:
-				next = 3
-			case 4, 5:
-				next = 5
-			default:
-				next = 8
-			}
-		case c == '.' && (st == 2 || st == 3):
-			next = 4
-		case (c == 'e' || c == 'E') && (st == 2 || st == 3 || st == 5):
-			next = 6
-		case (c == '+' || c == '-') && st == 6:
-			next = 7
-		}
-		if next < 0 {
+		next := numState[st][numClass[c]]
+		if next == nsBad {
 			break
 		}
 		st = next
@@ -300,23 +340,23 @@ func (s *source) readNumber(dst []byte) ([]byte, error) {
 		n++
 		s.pos++
 	}
-	if st != 2 && st != 3 && st != 5 && st != 8 {
+	if st != nsZero && st != nsInt && st != nsFrac && st != nsExp {
 		return nil, errSyntax
 	}
 	return dst[:min(n, len(dst))], nil
 }
 
 // readLiteral reads true, false or null.
-func (s *source) readLiteral() (jvKind, error) {
+func (s *source) readLiteral() (wire.Kind, error) {
 	var word string
-	var k jvKind
+	var k wire.Kind
 	switch s.buf[s.pos] {
 	case 't':
-		word, k = "true", jvTrue
+		word, k = "true", wire.True
 	case 'f':
-		word, k = "false", jvFalse
+		word, k = "false", wire.False
 	default:
-		word, k = "null", jvNull
+		word, k = "null", wire.Null
 	}
 	if !s.ensure(len(word)) || string(s.buf[s.pos:s.pos+len(word)]) != word {
 		return 0, errSyntax

@@ -13,7 +13,7 @@ import (
 // the call failed (non-zero exit or a reported error) and never when it timed
 // out: a successful reply that talks about usage limits is not one.
 
-// limitText are the reference's phrases (ralph_loop.sh) plus the wording of
+// limitText are the bash loop's phrases plus the wording of
 // today's CLIs. Matched per line, case-insensitively.
 var limitText = regexp.MustCompile(`(?i)5.*hour.*limit|limit.*reached.*try.*back|usage.*limit.*reached|hit your .*limit|out of extra usage`)
 

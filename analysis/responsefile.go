@@ -7,7 +7,7 @@ import (
 )
 
 // ResponseAnalysis is the content of .ralph/.response_analysis, field for
-// field as the reference writes it (analysis-breaker.md B.12). The engine
+// field as the bash loop writes it. The engine
 // writes it atomically with Marshal's bytes.
 type ResponseAnalysis struct {
 	LoopNumber   int            `json:"loop_number"`
@@ -18,7 +18,7 @@ type ResponseAnalysis struct {
 }
 
 // CommonFields are the keys of the "analysis" object that both the JSON and
-// the text path write, in the reference's order.
+// the text path write, in the bash loop's order.
 type CommonFields struct {
 	HasCompletionSignal         bool     `json:"has_completion_signal"`
 	IsTestOnly                  bool     `json:"is_test_only"`
@@ -41,7 +41,7 @@ type CommonFields struct {
 
 // AnalysisFields is the "analysis" object: the common keys, then the usage
 // fields and session_id, which exist only on the JSON path (JSONFields);
-// there they are written even when null, as the reference does.
+// there they are written even when null, as the bash loop does.
 type AnalysisFields struct {
 	CommonFields
 
@@ -100,7 +100,7 @@ func marshalNoEscape(v any) ([]byte, error) {
 }
 
 // Marshal returns the file content: jq-style pretty JSON (two-space indent,
-// keys in the reference's order, no HTML escaping) and a final newline.
+// keys in the bash loop's order, no HTML escaping) and a final newline.
 func (ra ResponseAnalysis) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

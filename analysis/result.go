@@ -1,6 +1,10 @@
 package analysis
 
-import "time"
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+)
 
 // Format names the shape an output was read as.
 type Format string
@@ -25,17 +29,21 @@ func (f Format) OutputFormat() string {
 // Options are the facts about one agent call that the engine knows and the
 // output does not say.
 type Options struct {
-	// Driver is a hint: "claude-code", "codex", "cursor", "copilot",
-	// "opencode", "command" or "" (detect as the reference does). A hint
-	// puts its format first when several would match; "copilot" reads the
-	// output as plain text.
+	// Family is the agent CLI that wrote the output (the driver's
+	// Family()): its formats come first when several would match, and
+	// wire.FamilyText reads the output as plain text. FamilyAny detects the
+	// format as the bash loop does.
+	Family wire.Family
+	// Driver is the older form of the same hint, a PLATFORM_DRIVER name
+	// ("claude-code", "codex", ...; "claude" too); it counts only when
+	// Family is FamilyAny.
 	Driver string
 
 	Loop       int       // loop number written to .response_analysis
 	OutputFile string    // path written to .response_analysis (AnalyzeFile: the file read)
 	Now        time.Time // the analysis time (timestamp field); zero leaves it empty
 
-	// FilesModified is the loop's git count of changed files (B.9).
+	// FilesModified is the loop's git count of changed files.
 	FilesModified int
 	// FixPlanDelta, when set, is the change in checked @fix_plan.md boxes
 	// during the loop; a claim that does not match suppresses completion
@@ -79,7 +87,7 @@ type Result struct {
 	OutputFormat string // "json" or "text", as in .response_analysis
 	Documents    int    // valid JSON documents
 	InvalidLines int    // lines skipped because they were not valid JSON
-	OutputLength int    // characters, trailing newlines removed (the reference's count)
+	OutputLength int    // characters, trailing newlines removed (the bash loop's count)
 	OutputBytes  int64
 
 	// The agent's own reply: Claude's result, Codex's last agent message,
@@ -207,7 +215,7 @@ func (r *Result) ApplyFixPlanDelta(delta int) bool {
 }
 
 // SetFilesModified applies the loop's git count of changed files the way
-// the reference does: the JSON path keeps the reported count unless git
+// the bash loop does: the JSON path keeps the reported count unless git
 // saw changes; the text path takes the git count and, without a status
 // block, adds 20 to the confidence score when files changed.
 func (r *Result) SetFilesModified(n int) {
@@ -226,7 +234,7 @@ func (r *Result) SetFilesModified(n int) {
 	}
 }
 
-// UpdatesLastOutputLength reports whether the reference would write this
+// UpdatesLastOutputLength reports whether the bash loop would write this
 // loop's OutputLength to .ralph/.last_output_length (only the text path
 // does).
 func (r *Result) UpdatesLastOutputLength() bool { return r.textPath }

@@ -17,12 +17,12 @@ import (
 //	RECOMMENDATION: <one line>
 //	---END_RALPH_STATUS---
 //
-// The grammar is the reference's: markers are literal and case-sensitive and
+// The grammar is the bash loop's: markers are literal and case-sensitive and
 // may sit anywhere in a line; each body line is trimmed and must start with
 // the upper-case key and a colon; EXIT_SIGNAL only accepts exactly "true" or
 // "false"; for a repeated key the last valid line wins. A block without an end
 // marker runs to the end of the text. When a text holds several blocks the
-// last one closed by an end marker counts (the reference reads the first).
+// last one closed by an end marker counts (the bash loop reads the first; see docs/COMPATIBILITY.md).
 type StatusBlock struct {
 	Line     int  // line of the start marker within the text (1-based)
 	Complete bool // closed by an end marker
@@ -33,7 +33,7 @@ type StatusBlock struct {
 	TasksCompleted  int    // TASKS_COMPLETED_THIS_LOOP, 0 when absent
 	TestsStatus     string // "UNKNOWN" when absent
 
-	// Parsed for reporting only; the reference never reads them.
+	// Parsed for reporting only; the bash loop never reads them.
 	FilesModified  *int
 	WorkType       string
 	Recommendation string
@@ -96,21 +96,4 @@ func atoiSigned(s string) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// ParseStatusBlock finds the RALPH_STATUS block that counts in text (the
-// last closed one, else an unterminated one) and the number of start
-// markers seen. ok is false when the text has no start marker.
-func ParseStatusBlock(text string) (block StatusBlock, found int, ok bool) {
-	f := scanString(text, 0)
-	if f.Block == nil {
-		return StatusBlock{}, f.Blocks, false
-	}
-	return *f.Block, f.Blocks, true
-}
-
-// ParseStates returns the NAMEs of the <!-- ralph:state NAME --> markers in
-// text, in order of first appearance.
-func ParseStates(text string) []string {
-	return scanString(text, 0).States
 }

@@ -96,7 +96,7 @@ const (
 	maxErrLines = 100  // error lines kept (all are counted)
 	maxStates   = 32
 	ringSize    = 20
-	summaryCut  = 100 // the reference's `cut -c 1-100`
+	summaryCut  = 100 // the bash loop's `cut -c 1-100`
 	preMaxLines = 5
 )
 
@@ -261,20 +261,12 @@ func (s *textScan) equalAt(seg []byte, off, start int, w string) bool {
 	return true
 }
 
+// match handles pattern pi found ending at line offset end.
 func (s *textScan) match(seg []byte, off, pi, end int) {
 	p := &patterns[pi]
 	start := end - len(p.text) + 1
-	if p.verify != nil {
-		ok := false
-		for _, v := range p.verify {
-			if s.equalAt(seg, off, start, v) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return
-		}
+	if !s.verified(seg, off, start, p) {
+		return
 	}
 	switch p.kind {
 	case pkKeyword, pkNoWork, pkQuestion, pkInput, pkResponse:
@@ -290,14 +282,47 @@ func (s *textScan) match(seg []byte, off, pi, end int) {
 		if s.waitEnd < 0 && s.wordStart(seg, off, start) {
 			s.waitEnd = end + 1
 		}
-	case pkTest:
-		s.flags |= lfTest
-	case pkImpl:
-		s.flags |= lfImpl
-	case pkSummary:
-		s.flags |= lfSummary
-	case pkErr:
-		s.flags |= lfErr
+	case pkTest, pkImpl, pkSummary, pkErr:
+		s.flags |= lineFlag[p.kind]
+	case pkQuote, pkQuoteColon, pkErrorWord:
+		s.quoteMatch(p.kind, end)
+	case pkStart:
+		s.blockStart(seg, off, start, end)
+	case pkEnd:
+		s.blockEnd(seg, off, start)
+	case pkState:
+		if s.stateOpener(seg, off, start) {
+			if s.stCap.active {
+				s.stCap.feed(s, seg, off, start)
+				s.stateCheck(true)
+			}
+			s.stCap.start(end + 1)
+		}
+	}
+}
+
+// lineFlag is the line flag a pattern kind sets.
+var lineFlag = [...]uint32{pkTest: lfTest, pkImpl: lfImpl, pkSummary: lfSummary, pkErr: lfErr}
+
+// verified: a pattern with alternatives (verify) matches one of them exactly
+// at start.
+func (s *textScan) verified(seg []byte, off, start int, p *pattern) bool {
+	if p.verify == nil {
+		return true
+	}
+	for _, v := range p.verify {
+		if s.equalAt(seg, off, start, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteMatch tracks quoted strings on a line: an error word inside quotes
+// followed by a colon right after the closing quote is a JSON key, not an
+// error.
+func (s *textScan) quoteMatch(kind patKind, end int) {
+	switch kind {
 	case pkQuote:
 		s.qHadErr = s.inQuote && s.quoteErr
 		s.qClosed = end
@@ -310,36 +335,34 @@ func (s *textScan) match(seg []byte, off, pi, end int) {
 		if s.inQuote {
 			s.quoteErr = true
 		}
-	case pkStart:
-		if s.preActive {
-			s.pre.feed(s, seg, off, start)
-			s.preLineEnd()
-			s.preActive, s.pre.active = false, false
-		}
-		s.blkCount++
-		s.blkOpen = true
-		s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
-		s.blkCap.start(end + 1)
-		s.blkBody = end + 1
-	case pkEnd:
-		// An end marker sharing its dashes with the start marker is not one.
-		if s.blkOpen && (s.blk.Line != s.lineNo || start >= s.blkBody) {
-			s.blkCap.feed(s, seg, off, start)
-			s.blockLine()
-			s.blkCap.active = false
-			s.blkOpen = false
-			s.blk.Complete = true
-			s.blkLast, s.blkHave = s.blk, true
-			s.blkClosed++
-		}
-	case pkState:
-		if s.stateOpener(seg, off, start) {
-			if s.stCap.active {
-				s.stCap.feed(s, seg, off, start)
-				s.stateCheck(true)
-			}
-			s.stCap.start(end + 1)
-		}
+	}
+}
+
+// blockStart opens a status block at a start marker.
+func (s *textScan) blockStart(seg []byte, off, start, end int) {
+	if s.preActive {
+		s.pre.feed(s, seg, off, start)
+		s.preLineEnd()
+		s.preActive, s.pre.active = false, false
+	}
+	s.blkCount++
+	s.blkOpen = true
+	s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
+	s.blkCap.start(end + 1)
+	s.blkBody = end + 1
+}
+
+// blockEnd closes the open status block at an end marker. An end marker
+// sharing its dashes with the start marker is not one.
+func (s *textScan) blockEnd(seg []byte, off, start int) {
+	if s.blkOpen && (s.blk.Line != s.lineNo || start >= s.blkBody) {
+		s.blkCap.feed(s, seg, off, start)
+		s.blockLine()
+		s.blkCap.active = false
+		s.blkOpen = false
+		s.blk.Complete = true
+		s.blkLast, s.blkHave = s.blk, true
+		s.blkClosed++
 	}
 }
 
@@ -606,7 +629,7 @@ func parseStateName(b []byte) (string, bool) {
 }
 
 // lineCapture copies part of the current line, from a line offset on, into
-// a bounded buffer. CRs are dropped (the reference deletes them before
+// a bounded buffer. CRs are dropped (the bash loop deletes them before
 // parsing), and leading blanks too when skipLead is set.
 type lineCapture struct {
 	active   bool
@@ -737,7 +760,7 @@ type textFacts struct {
 	LastLines   []string // last lines (when the scanner kept them)
 }
 
-// firstKeyword returns the first completion keyword (in the reference's list
+// firstKeyword returns the first completion keyword (in the bash loop's list
 // order) found, or "".
 func (f *textFacts) firstKeyword() string {
 	if f == nil || f.Keywords == 0 {

@@ -229,11 +229,6 @@ func DefaultAllowedTools() []string {
 	return splitList(defaultAllowedTools, ",")
 }
 
-// Drivers returns the accepted PLATFORM_DRIVER values.
-func Drivers() []string {
-	return append([]string(nil), validDrivers...)
-}
-
 func (s Source) describe() string {
 	if s.Kind == SourceFlag {
 		return s.Name

@@ -9,7 +9,6 @@
 //	func Usage(w io.Writer)                        // the --help text
 //	func ParseDuration(s string) (time.Duration, error) // 30s, 5m, 6h, 1d, 1h30m, plain seconds
 //	func DefaultAllowedTools() []string
-//	func Drivers() []string                        // accepted PLATFORM_DRIVER values
 //	type Config, Action, Source, Warning, UsageError
 //
 // Precedence is the same for every key: flag > environment > .ralphrc >

@@ -6,24 +6,29 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/drivers"
 )
+
+func mustDriver(name string) drivers.Driver {
+	d, err := drivers.Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
 
 const defaultAllowedTools = "Write,Read,Edit,MultiEdit,Glob,Grep,Task,TodoWrite,WebFetch,WebSearch,EnterPlanMode,ExitPlanMode,NotebookEdit,Bash"
 
 var (
-	validDrivers = []string{"claude-code", "codex", "cursor", "copilot", "opencode", "command"}
-
-	// Claude Code tool names accepted in ALLOWED_TOOLS (drivers.md §4);
-	// any Bash(<something>) is accepted as well.
-	claudeTools = []string{
-		"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite",
-		"WebFetch", "WebSearch", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
-		"Bash", "Bash(git *)", "Bash(npm *)", "Bash(bats *)", "Bash(python *)",
-		"Bash(node *)", "NotebookEdit",
-	}
-	bashPattern = regexp.MustCompile(`^Bash\(.+\)$`)
-	versionRe   = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-	floatRe     = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+	// The driver names and Claude Code's tool names come from the drivers
+	// package, the one place that knows the agent CLIs; ALLOWED_TOOLS is
+	// checked only when the driver is claude-code.
+	validDrivers = drivers.Names()
+	claudeCode   = mustDriver("claude-code")
+	claudeTools  = claudeCode.ValidTools()
+	versionRe    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+	floatRe      = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
 )
 
 // keySpec describes one configuration key.
@@ -57,7 +62,7 @@ func (e *valueError) Error() string { return e.accepted }
 func reject(accepted string) error { return &valueError{accepted: accepted} }
 
 // keys lists every key. The order is the order of validation, so the first
-// invalid value reported is the one the reference would report first.
+// invalid value reported is the one the bash loop would report first.
 var keys = []*keySpec{
 	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, flag: "driver", def: "claude-code",
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
@@ -191,7 +196,7 @@ var keys = []*keySpec{
 			return nil
 		}},
 
-	// Keys the reference does not have.
+	// Keys the bash loop does not have.
 	{name: "MAX_LOOPS", env: []string{"MAX_LOOPS"}, rc: true, flag: "max-loops", def: "0",
 		accepts: "integer >= 0 (0 = unlimited)", doc: "stop after this many loops",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.MaxLoops })},

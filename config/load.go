@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -308,7 +309,7 @@ func (l *loader) failDriver(ue *UsageError, src Source) error {
 func (l *loader) checkTools() error {
 	c := l.c
 	for _, t := range c.AllowedTools {
-		if validClaudeTool(t) {
+		if drivers.AllowedTool(claudeCode, t) {
 			continue
 		}
 		src := c.Sources["ALLOWED_TOOLS"]
@@ -330,13 +331,4 @@ func (l *loader) checkTools() error {
 		return nil
 	}
 	return nil
-}
-
-func validClaudeTool(t string) bool {
-	for _, v := range claudeTools {
-		if t == v {
-			return true
-		}
-	}
-	return bashPattern.MatchString(t)
 }

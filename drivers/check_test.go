@@ -13,7 +13,7 @@ func TestParseAndCompareVersion(t *testing.T) {
 		want int
 	}{
 		{"2.10.0", "2.9.0", 1},
-		{"2.1.330", "2.2.0", -1}, // the reference's major*10000+minor*100+patch gets this wrong
+		{"2.1.330", "2.2.0", -1}, // the bash loop's major*10000+minor*100+patch gets this wrong
 		{"2.1.330 (Claude Code)", "2.0.76", 1},
 		{"codex-cli 0.169.0", "0.1.0", 1},
 		{"GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.", "0.0.418", 1},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // snapshotFlagVersion is the first Claude Code release that accepts
@@ -24,6 +26,7 @@ func (claudeCode) MinVersion() string         { return "2.0.76" }
 func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
+func (claudeCode) Family() wire.Family        { return wire.FamilyClaude }
 
 func (claudeCode) ValidTools() []string {
 	return []string{
@@ -110,34 +113,4 @@ func cleanTools(tools []string) []string {
 		}
 	}
 	return slices.Clip(out)
-}
-
-// Warnings returns one-line start-up warnings about a request that the CLI
-// is known to refuse. Today: Claude Code exits 1 on every call when it runs
-// as root (euid 0) with bypassPermissions, unless IS_SANDBOX=1 or
-// CLAUDE_CODE_BUBBLEWRAP is set in req.Env.
-func Warnings(d Driver, req Request, euid int) []string {
-	if d.Name() != "claude-code" || euid != 0 {
-		return nil
-	}
-	mode := req.PermissionMode
-	if mode == "" {
-		mode = DefaultPermissionMode
-	}
-	if mode != "bypassPermissions" || envValue(req.Env, "IS_SANDBOX") == "1" || envValue(req.Env, "CLAUDE_CODE_BUBBLEWRAP") != "" {
-		return nil
-	}
-	return []string{"Claude Code refuses permission mode bypassPermissions when run as root, so every call will fail " +
-		"(run as a normal user, set IS_SANDBOX=1 if this is a disposable container, or choose another CLAUDE_PERMISSION_MODE)"}
-}
-
-// envValue returns the last value of key in env ("" when unset).
-func envValue(env []string, key string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val
-		}
-	}
-	return v
 }

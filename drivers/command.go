@@ -3,6 +3,8 @@ package drivers
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 type command struct{}
@@ -17,6 +19,7 @@ func (command) ValidTools() []string       { return nil }
 func (command) SupportsAllowedTools() bool { return false }
 func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
+func (command) Family() wire.Family        { return wire.FamilyAny }
 
 func (d command) PermissionHelp(ralphrc string) []string {
 	return []string{

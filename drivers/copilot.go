@@ -3,6 +3,8 @@ package drivers
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 type copilot struct{}
@@ -16,6 +18,7 @@ func (copilot) MinVersion() string         { return "0.0.418" }
 func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
+func (copilot) Family() wire.Family        { return wire.FamilyText }
 
 func (copilot) ValidTools() []string {
 	return []string{"shell", "shell(git:*)", "shell(npm:*)", "write"}

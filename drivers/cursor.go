@@ -1,6 +1,10 @@
 package drivers
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+)
 
 // cursorCandidates are the names the Cursor CLI is installed under, in the
 // order they are tried. On Windows, LookPath also finds the .cmd shims.
@@ -17,6 +21,7 @@ func (cursor) MinVersion() string         { return "0.1.0" }
 func (cursor) SupportsAllowedTools() bool { return false }
 func (cursor) SupportsSessions() bool     { return true }
 func (cursor) SupportsLive() bool         { return true }
+func (cursor) Family() wire.Family        { return wire.FamilyCursor }
 func (cursor) candidates() []string       { return cursorCandidates }
 
 func (cursor) ValidTools() []string {

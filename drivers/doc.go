@@ -12,8 +12,7 @@
 //	Driver.Build(Request) (Spec, error)       argv, env, dir, stdin and output format of one call
 //	Driver.{Name,DisplayName,Binary,Package,Install,MinVersion,ValidTools,
 //	        SupportsAllowedTools,SupportsSessions,SupportsLive,PermissionHelp}
-//	ValidateTools(d Driver, tools []string) error
-//	Warnings(d Driver, req Request, euid int) []string   start-up warnings (Claude as root)
+//	AllowedTool(d Driver, t string) bool      an allowlist entry d accepts (config checks Claude's)
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout
@@ -32,5 +31,5 @@
 // its prompt. Spec.Format tells the analysis package and NewLiveRenderer how
 // stdout is encoded. docs/DRIVERS.md lists each driver's argv and how it was
 // checked against the real CLIs; docs/compat/drivers.md lists where this
-// package differs from the bash reference and why.
+// package differs from the bash loop and why.
 package drivers

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -31,7 +34,7 @@ const (
 // fills it; drivers only read it.
 type Request struct {
 	// Prompt is the prompt file's content. Trailing newlines are removed, as
-	// the reference's $(cat file) does.
+	// the bash loop's $(cat file) does.
 	Prompt string
 	// Context is the loop context ("" = none; the engine passes "" under
 	// --no-continue).
@@ -101,6 +104,9 @@ type Driver interface {
 	// SupportsLive tells whether --live works; when false the engine falls
 	// back to background mode with a warning.
 	SupportsLive() bool
+	// Family is the agent CLI whose output formats the analysis reads
+	// first (wire.FamilyText: plain text only; wire.FamilyAny: detect).
+	Family() wire.Family
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string
@@ -140,22 +146,13 @@ func Get(name string) (Driver, error) {
 	return nil, fmt.Errorf("unknown PLATFORM_DRIVER %q (valid: %s)", name, strings.Join(Names(), ", "))
 }
 
-// ValidateTools checks allowlist entries against d.ValidTools(). An entry is
-// valid when it equals a listed name exactly, or has the form Bash(<something>).
-func ValidateTools(d Driver, tools []string) error {
-	valid := d.ValidTools()
-	for _, t := range tools {
-		if slices.Contains(valid, t) || isBashPattern(t) {
-			continue
-		}
-		return fmt.Errorf("invalid tool %q for %s (valid: %s; or Bash(<command pattern>))", t, d.DisplayName(), strings.Join(valid, ", "))
-	}
-	return nil
+// AllowedTool reports whether t is an allowlist entry d accepts: one of
+// d.ValidTools() exactly, or Bash(<pattern>) with any non-empty pattern.
+func AllowedTool(d Driver, t string) bool {
+	return slices.Contains(d.ValidTools(), t) || bashPattern.MatchString(t)
 }
 
-func isBashPattern(t string) bool {
-	return len(t) > len("Bash()") && strings.HasPrefix(t, "Bash(") && strings.HasSuffix(t, ")")
-}
+var bashPattern = regexp.MustCompile(`^Bash\(.+\)$`)
 
 // maxArgLen is the longest single argument Linux accepts (MAX_ARG_STRLEN,
 // 32 pages, minus the terminating NUL). Other systems only limit the total.
@@ -164,7 +161,7 @@ const maxArgLen = 32*4096 - 1
 // errNoPrompt is returned when a request has no prompt text.
 var errNoPrompt = errors.New("the prompt is empty (check the prompt file)")
 
-// promptText returns the prompt as the reference reads it: trailing newlines
+// promptText returns the prompt as the bash loop reads it: trailing newlines
 // removed.
 func promptText(req Request) (string, error) {
 	p := strings.TrimRight(req.Prompt, "\n")

@@ -2,9 +2,10 @@ package drivers
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // maxLiveLine bounds how much of one unterminated line the renderer keeps.
@@ -21,9 +22,10 @@ var maxLiveLine = 16 << 20
 // underlying writer is returned by Close.
 type LiveRenderer struct {
 	w      io.Writer
-	render func(line []byte) string // nil: pass bytes through (text formats)
-	buf    []byte                   // start of an unterminated line
-	skip   bool                     // discarding the rest of an over-long line
+	render func(*wire.Line) string // nil: pass bytes through (text formats)
+	ev     wire.Line               // the line being rendered
+	buf    []byte                  // start of an unterminated line
+	skip   bool                    // discarding the rest of an over-long line
 	err    error
 	codex  map[string]bool // codex item ids already announced
 }
@@ -112,11 +114,11 @@ func (r *LiveRenderer) line(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	if !json.Valid(line) {
+	if wire.Decode(line, &r.ev) != nil {
 		r.out(append(line[:len(line):len(line)], '\n'))
 		return
 	}
-	if s := r.render(line); s != "" {
+	if s := r.render(&r.ev); s != "" {
 		r.out([]byte(s))
 	}
 }
@@ -128,42 +130,22 @@ func (r *LiveRenderer) out(p []byte) {
 	_, r.err = r.w.Write(p)
 }
 
-// decode parses one JSON line into a generic value; nil if it is not an object.
-func decode(line []byte) map[string]any {
-	var m map[string]any
-	if json.Unmarshal(line, &m) != nil {
-		return nil
+func str(v wire.Value) string {
+	if v.Kind == wire.String {
+		return v.Text
 	}
-	return m
+	return ""
 }
 
-// field walks nested objects; nil when a step is missing or not an object.
-func field(v any, path ...string) any {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// texts returns the "text" of the entries of list whose "type" is typ.
-func texts(list any, typ string) []string {
-	items, _ := list.([]any)
+// texts returns the text of the entries whose type is typ.
+func texts(list []wire.Entry, typ string) string {
 	var out []string
-	for _, it := range items {
-		if str(field(it, "type")) == typ {
-			out = append(out, str(field(it, "text")))
+	for _, e := range list {
+		if e.Type.Is(typ) {
+			out = append(out, str(e.Text))
 		}
 	}
-	return out
+	return strings.Join(out, "\n")
 }
 
 func withNewline(s string) string {
@@ -175,19 +157,18 @@ func withNewline(s string) string {
 
 func toolLine(name string) string { return "\n\n⚡ [" + name + "]\n" }
 
-func renderClaude(line []byte) string {
-	ev := decode(line)
-	if str(ev["type"]) != "stream_event" {
+func renderClaude(ev *wire.Line) string {
+	if !ev.Type.Is("stream_event") {
 		return ""
 	}
-	switch e := ev["event"]; str(field(e, "type")) {
+	switch e := &ev.Event; str(e.Type) {
 	case "content_block_delta":
-		if str(field(e, "delta", "type")) == "text_delta" {
-			return str(field(e, "delta", "text"))
+		if e.Delta.Type.Is("text_delta") {
+			return str(e.Delta.Text)
 		}
 	case "content_block_start":
-		if str(field(e, "content_block", "type")) == "tool_use" {
-			return toolLine(str(field(e, "content_block", "name")))
+		if e.ContentBlock.Type.Is("tool_use") {
+			return toolLine(str(e.ContentBlock.Name))
 		}
 	case "content_block_stop":
 		return "\n"
@@ -200,11 +181,10 @@ var codexToolItems = map[string]bool{
 	"command_execution": true, "file_change": true, "mcp_tool_call": true, "web_search": true,
 }
 
-func (r *LiveRenderer) renderCodex(line []byte) string {
-	ev := decode(line)
-	item := ev["item"]
-	typ, id := str(field(item, "type")), str(field(item, "id"))
-	switch str(ev["type"]) {
+func (r *LiveRenderer) renderCodex(ev *wire.Line) string {
+	item := &ev.Item
+	typ, id := str(item.Type), str(item.ID)
+	switch str(ev.Type) {
 	case "item.started":
 		if codexToolItems[typ] {
 			r.codex[id] = true
@@ -215,26 +195,25 @@ func (r *LiveRenderer) renderCodex(line []byte) string {
 			return toolLine(typ)
 		}
 		if typ == "agent_message" {
-			if t, ok := field(item, "text").(string); ok {
-				return withNewline(t)
+			if item.Text.Kind == wire.String {
+				return withNewline(item.Text.Text)
 			}
-			return withNewline(strings.Join(texts(field(item, "content"), "output_text"), "\n"))
+			return withNewline(texts(item.Content, "output_text"))
 		}
 	case "turn.failed":
-		return withNewline("error: " + str(field(ev, "error", "message")))
+		return withNewline("error: " + str(ev.Error.Message))
 	case "error":
-		return withNewline("error: " + str(ev["message"]))
+		return withNewline("error: " + str(ev.Message.Self))
 	}
 	return ""
 }
 
-func renderCursor(line []byte) string {
-	ev := decode(line)
-	switch str(ev["type"]) {
+func renderCursor(ev *wire.Line) string {
+	switch str(ev.Type) {
 	case "assistant":
-		return withNewline(strings.Join(texts(field(ev, "message", "content"), "text"), "\n"))
+		return withNewline(texts(ev.Message.Content, "text"))
 	case "tool_call":
-		if str(ev["subtype"]) == "completed" {
+		if ev.Subtype.Is("completed") {
 			return "" // announced when it started
 		}
 		return toolLine(cursorToolName(ev))
@@ -244,39 +223,34 @@ func renderCursor(line []byte) string {
 
 // cursorToolName is tool_call.name, else name, else the kind of the
 // tool_call's single "<kind>ToolCall" member, else "tool_call".
-func cursorToolName(ev map[string]any) string {
-	if n := str(field(ev, "tool_call", "name")); n != "" {
+func cursorToolName(ev *wire.Line) string {
+	if n := str(ev.ToolCall.Name); n != "" {
 		return n
 	}
-	if n := str(ev["name"]); n != "" {
+	if n := str(ev.Name); n != "" {
 		return n
 	}
-	if tc, ok := ev["tool_call"].(map[string]any); ok && len(tc) == 1 {
-		for k := range tc {
-			if kind, ok := strings.CutSuffix(k, "ToolCall"); ok && kind != "" {
-				return kind
-			}
-		}
+	if ev.ToolCall.Kind != "" {
+		return ev.ToolCall.Kind
 	}
 	return "tool_call"
 }
 
-func renderOpenCode(line []byte) string {
-	ev := decode(line)
-	switch str(ev["type"]) {
+func renderOpenCode(ev *wire.Line) string {
+	switch str(ev.Type) {
 	case "text":
-		return withNewline(str(field(ev, "part", "text")))
+		return withNewline(str(ev.Part.Text))
 	case "tool_use":
-		return toolLine(str(field(ev, "part", "tool")))
+		return toolLine(str(ev.Part.Tool))
 	case "error":
-		msg := str(field(ev, "error", "data", "message"))
+		msg := str(ev.Error.Data.Message)
 		if msg == "" {
-			msg = str(field(ev, "error", "name"))
+			msg = str(ev.Error.Name)
 		}
 		return withNewline("error: " + msg)
 	case "message.updated", "message.completed":
-		if str(field(ev, "message", "role")) == "assistant" {
-			return withNewline(strings.Join(texts(field(ev, "message", "parts"), "text"), "\n"))
+		if ev.Message.Role.Is("assistant") {
+			return withNewline(texts(ev.Message.Parts, "text"))
 		}
 	}
 	return ""

@@ -34,6 +34,13 @@ var liveCases = []struct {
 			`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":42}}}` + "\n" +
 			`{"type":"stream_event","event":"x"}` + "\n" + `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"ok"}}}`,
 		"Error: When using --print, --output-format=stream-json requires --verbose\nok"},
+	{"codex, cursor, opencode: values of other types, keys in other case", FormatCodexJSONL, lines(
+		`{"type":"item.completed","item":"not an object"}`,
+		`{"type":"item.completed","item":{"type":"agent_message","content":"not a list"}}`,
+		`{"type":"item.completed","item":{"type":"agent_message","content":[7,{"type":"output_text","text":"kept"}]}}`,
+		`{"Type":"error","message":"case matters"}`,
+		`{"type":"turn.failed","error":"a string"}`,
+	), "kept\nerror: \n"},
 	{"codex jsonl", FormatCodexJSONL, lines(
 		`{"type":"thread.started","thread_id":"th-1"}`,
 		`{"type":"turn.started"}`,

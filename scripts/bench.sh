@@ -20,8 +20,9 @@
 #   own share: the slope between an N-loop and a 1-loop run (start-up cancels out)
 #   minus the fake agent's own cost per call, measured alone. Target: < 20 ms.
 # RALPH_BIN=path measures that binary instead of building one from this tree.
-# Output analysis: `ralph_loop --analyze FILE` on generated Claude stream-json and
-# Codex JSONL outputs (scripts/gen-output), wall time and peak RSS (/usr/bin/time -v).
+# Output analysis: `ralph_loop --analyze FILE` on generated Claude stream-json, Codex
+# JSONL and Claude JSON (one result object) outputs (scripts/gen-output), wall time and
+# peak RSS (/usr/bin/time -v).
 set -uo pipefail
 
 LOOPS=50
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--sizes) SIZES="$2"; shift 2 ;;
 	--reference) REFERENCE=1; shift ;;
 	--conformance) CONFORMANCE=1; shift ;;
-	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -156,32 +157,26 @@ fi
 if [ "$ANALYSIS" = 1 ]; then
 	echo
 	echo "== output analysis (ralph_loop --analyze FILE)"
-	if [ ! -f "$SRC/scripts/gen-output/main.go" ]; then
-		# HOOK: scripts/gen-output (the analysis engineer's generator) is not in this
-		# tree yet; once it is, this part runs unchanged.
-		echo "skipped: scripts/gen-output is missing (generator for 50 MB outputs)"
-	else
-		(cd "$SRC" && go build -o "$WORK/gen-output" ./scripts/gen-output) || { echo "bench.sh: cannot build scripts/gen-output" >&2; exit 1; }
-		for mb in $SIZES; do
-			for spec in "claude-stream:claude-code" "codex-jsonl:codex"; do
-				format=${spec%%:*} driver=${spec#*:}
-				f="$WORK/out-$format-$mb"
-				"$WORK/gen-output" -format "$format" -mb "$mb" -o "$f" || exit 1
-				(cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -v -o "$WORK/timev" "$BIN" --analyze "$f" >"$WORK/analysis.json" 2>"$WORK/analysis.err")
-				rc=$?
-				wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$WORK/timev")
-				user=$(awk -F': ' '/User time/ { print $2 }' "$WORK/timev")
-				sys=$(awk -F': ' '/System time/ { print $2 }' "$WORK/timev")
-				rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/timev")
-				exitsig=$(jq -r '.analysis.exit_signal' "$WORK/analysis.json" 2>/dev/null)
-				tasks=$(jq -r '.analysis.tasks_completed_this_loop // empty' "$WORK/analysis.json" 2>/dev/null)
-				printf '%-14s %5s MB (%d bytes): rc=%s, %s wall, %.2f s CPU, peak RSS %.1f MB, exit_signal=%s tasks=%s\n' \
-					"$format" "$mb" "$(stat -c %s "$f")" "$rc" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-					"$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$exitsig" "$tasks"
-				rm -f "$f"
-			done
+	(cd "$SRC" && go build -o "$WORK/gen-output" ./scripts/gen-output) || { echo "bench.sh: cannot build scripts/gen-output" >&2; exit 1; }
+	for mb in $SIZES; do
+		for spec in "claude-stream:claude-code" "codex-jsonl:codex" "claude-json:claude-code"; do
+			format=${spec%%:*} driver=${spec#*:}
+			f="$WORK/out-$format-$mb"
+			"$WORK/gen-output" -format "$format" -mb "$mb" -o "$f" || exit 1
+			(cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -v -o "$WORK/timev" "$BIN" --analyze "$f" >"$WORK/analysis.json" 2>"$WORK/analysis.err")
+			rc=$?
+			wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$WORK/timev")
+			user=$(awk -F': ' '/User time/ { print $2 }' "$WORK/timev")
+			sys=$(awk -F': ' '/System time/ { print $2 }' "$WORK/timev")
+			rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/timev")
+			exitsig=$(jq -r '.analysis.exit_signal' "$WORK/analysis.json" 2>/dev/null)
+			tasks=$(jq -r '.analysis.tasks_completed_this_loop // empty' "$WORK/analysis.json" 2>/dev/null)
+			printf '%-14s %5s MB (%d bytes): rc=%s, %s wall, %.2f s CPU, peak RSS %.1f MB, exit_signal=%s tasks=%s\n' \
+				"$format" "$mb" "$(stat -c %s "$f")" "$rc" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+				"$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$exitsig" "$tasks"
+			rm -f "$f"
 		done
-	fi
+	done
 fi
 
 # --- the shared harness: reference and/or ours ------------------------------------

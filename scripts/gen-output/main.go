@@ -1,5 +1,5 @@
 // Command gen-output writes a generated agent output of about N MB in one
-// of the formats of analysis/gen, for benchmarks:
+// of the formats of internal/gen, for benchmarks:
 //
 //	go run ./scripts/gen-output -format claude-stream -mb 50 -o /tmp/out.log
 package main
@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/gen"
+	"github.com/ralphloop/ralph_loop/internal/gen"
 )
 
 func main() {
