@@ -26,7 +26,8 @@ func (l *loop) failure(c *call) step {
 	// streak (the next idle iteration starts at IDLE_DELAY again).
 	l.calls++
 	l.idleCount, l.idleSince = 0, time.Time{}
-	l.dir.Remove(ralphdir.ResponseAnalysis)
+	l.lastAnalysis = nil
+	l.store.RemoveAnalysis()
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -124,7 +125,8 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	l.window = l.window.Record(l.now())
 	l.saveWindow()
 	l.bus.Warnf("Write heartbeat: no file modifications in %dm", int(l.s.WriteTimeout.Minutes()))
-	l.dir.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(l.now().UTC().Format(time.RFC3339)+"\n"))
+	l.writeTimedOut = true
+	l.store.MarkWriteTimeout(l.now())
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
@@ -144,7 +146,7 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 		cmds = "unknown"
 	}
 	res.ClearPermissionDenials()
-	if err := l.saveAnalysis(res); err != nil {
+	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
 		l.bus.Warnf("Failed to clear permission denial markers from response analysis")
 	}
 	it.Outcome = "permission_denied"

@@ -17,9 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
+	"github.com/ralphloop/ralph_loop/store"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
@@ -161,30 +163,30 @@ func (r *obsRun) agent(ctx context.Context, c supervise.Command, o supervise.Opt
 
 func (r *obsRun) run() {
 	t := r.t
-	s := Settings{
-		ProjectDir: r.proj, PromptFile: ".ralph/PROMPT.md", Driver: "claude-code", OutputFormat: "json",
-		MaxCallsPerHour: 100, Timeout: 15 * time.Minute, PermissionDenialMode: "continue",
-		BreakerNoProgress: 3, BreakerSameError: 5, BreakerOutputDecline: 70, BreakerPermissionDenials: 2,
-		BreakerReadOnly: 2, BreakerCooldown: 30 * time.Minute, QualityGateMode: "warn", ReviewMode: "off",
-		MaxConsecutiveFailures: 5, MaxLoops: 20,
+	// The configuration as the CLI resolves it, with no loop delay and a
+	// 20-call cap.
+	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "20", "CLAUDE_TIMEOUT_MINUTES": "15"}
+	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	if err != nil {
+		t.Fatalf("config.Load: %v", err)
 	}
+	s := SettingsFrom(c, r.proj)
 	if r.settle != nil {
 		r.settle(&s)
 	}
 	bus := events.NewBus(r.now, "run-1")
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
-	bus.Add(events.NewStatus(r.dir, onErr), events.NewProgress(r.dir, onErr), events.NewMetrics(r.dir, onErr),
-		events.NewStream(r.dir, &r.stream, onErr))
+	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	r.res = Run(s, Deps{
-		Bus: bus, Dir: r.dir, Now: r.now, Run: r.agent,
+		Bus: bus, Dir: r.dir, Store: store.New(r.dir, nil, false), Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stdout:   io.Discard, Stopper: NewStopper(context.Background(), false, r.now), Version: "test",
 	})
 }
 
-func (r *obsRun) status() events.StatusFile {
+func (r *obsRun) status() store.StatusFile {
 	r.t.Helper()
-	var st events.StatusFile
+	var st store.StatusFile
 	data, found, err := r.dir.ReadFile(ralphdir.Status)
 	if err != nil || !found {
 		r.t.Fatalf("status.json: found=%v err=%v", found, err)
