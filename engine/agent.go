@@ -81,7 +81,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		l.bus.Warnf("WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(w.Minutes()), int(l.s.Timeout.Minutes()), int(opts.WriteTimeout.Minutes()))
 	}
 	if l.liveOK {
-		opts.WriteTimeout = 0 // as the reference: no heartbeat in live mode
+		opts.WriteTimeout = 0 // no write heartbeat in live mode, as the bash loop does
 	}
 	o := l.deps.Run(l.ctx, toCommand(spec), opts)
 	close(done)

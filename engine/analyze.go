@@ -62,7 +62,8 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 	l.haveExitSignals = true
 }
 
-// exitReason is should_exit_gracefully: "" to go on.
+// exitReason is the graceful-exit check from the recent exit signals, the
+// last analysis and the plan: the reason to stop, or "" to go on.
 func (l *loop) exitReason() string {
 	if !l.haveExitSignals {
 		return ""

@@ -8,7 +8,7 @@ import (
 )
 
 // breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
-// before each iteration, as init_circuit_breaker does.
+// before each iteration, as the bash loop does.
 func (l *loop) breakerStartup() {
 	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
 	next, tr := l.brk.Startup(l.now(), l.brkCfg)

@@ -14,9 +14,9 @@ import (
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
-// failure is the failure pipeline (§3.3.8) with the intended handling of
-// §3.8: a usage limit waits, a write-heartbeat kill retries with write-early
-// context, anything else backs off and is counted by the failure guard.
+// failure handles a call that did not exit 0: a usage limit waits, a
+// write-heartbeat kill retries with write-early context, anything else
+// backs off and is counted by the failure guard.
 func (l *loop) failure(c *call) step {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
@@ -120,7 +120,8 @@ func (l *loop) stderrTail(c *call, n int) string {
 	return clip.Bytes(s, 500)
 }
 
-// readOnlyTimeout handles a write-heartbeat kill (§3.8 row 4).
+// readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
+// and the next call is told to write early.
 func (l *loop) readOnlyTimeout(c *call) step {
 	l.window = l.window.Record(l.now())
 	l.saveWindow()
@@ -139,7 +140,9 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	return goOn
 }
 
-// permissionDenied is §3.7.
+// permissionDenied handles a call whose tools were denied: halt with the
+// fix in PERMISSION_DENIAL_MODE=halt, otherwise warn and go on (the breaker
+// counts denials in threshold mode).
 func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iteration) step {
 	cmds := strings.Join(res.DeniedCommands, ", ")
 	if cmds == "" {

@@ -123,7 +123,7 @@ func (l *loop) run() Result {
 		if r, stop := l.interrupted(); stop {
 			return r // a start-up check cut short by a stop
 		}
-		// Start-up errors keep the reference's final record
+		// Start-up errors keep the bash loop's final record
 		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
 		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError

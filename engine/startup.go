@@ -20,7 +20,7 @@ import (
 // (another loop owns it, or there is no .ralph/ to write into).
 var errNoStatus = errors.New("no status")
 
-// startup runs the reference's start-up checks in order, then takes the
+// startup runs the bash loop's start-up checks in order, then takes the
 // project lock and loads the persistent state.
 func (l *loop) startup() error {
 	drv, err := drivers.Get(l.s.Driver)
@@ -72,7 +72,7 @@ func (l *loop) startup() error {
 	return nil
 }
 
-// display is the driver's name as the reference shows it.
+// display is the driver's name as the bash loop shows it.
 func (l *loop) display() string {
 	if l.drv == nil {
 		return l.s.Driver

@@ -120,8 +120,8 @@ func Cause(ctx context.Context) *SignalError {
 	return nil
 }
 
-// Describe is describe_exit_code: an exit code as the reference (and
-// bmalph's dashboard) words it.
+// Describe words an exit code as the bash loop (and bmalph's dashboard)
+// does.
 func Describe(code int) string {
 	switch code {
 	case 0:

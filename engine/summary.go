@@ -8,7 +8,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// printAnalysisSummary is log_analysis_summary: a short box on stdout.
+// printAnalysisSummary shows the call's analysis in a short box on stdout.
 func (l *loop) printAnalysisSummary(res analysis.Result) {
 	w := l.deps.Stdout
 	fmt.Fprintf(w, "%s╔════════════════════════════════════════════════════════════╗\n", l.colour(blue))

@@ -10,8 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 )
 
-// usageLimit handles the provider's usage limit (loop.md §5.4 as
-// intended): ask on a terminal, otherwise wait; an unattended run never
+// usageLimit handles the provider's usage limit: ask on a terminal, otherwise wait; an unattended run never
 // exits on it. The failure guard does not count it: waiting it out is the
 // remedy.
 func (l *loop) usageLimit(c *call, res analysis.Result) step {
@@ -40,7 +39,7 @@ func (l *loop) usageLimit(c *call, res analysis.Result) step {
 	return goOn
 }
 
-// askExit shows the reference's prompt and reads one answer (30 s).
+// askExit shows the bash loop's prompt and reads one answer (30 s).
 func (l *loop) askExit() bool {
 	w := l.deps.Stdout
 	fmt.Fprint(w, "\nThe Claude API 5-hour usage limit has been reached.\nYou can either:\n  1) Wait for the limit to reset (usually within an hour)\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ")

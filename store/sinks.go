@@ -11,7 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// StatusFile is status.json as the reference writes it (key order kept),
+// StatusFile is status.json as the bash loop writes it (key order kept),
 // plus tasks_completed/tasks_total (bmalph reads them; the bash loop never
 // wrote them) and the run's usage totals (added fields).
 type StatusFile struct {
@@ -38,7 +38,7 @@ type StatusFile struct {
 func StatusOf(e events.Event) StatusFile {
 	status := e.Status
 	if !ralphdir.ValidStatus(status) {
-		// Never write a value bmalph rejects (the reference's "retrying").
+		// Never write a value bmalph rejects (the bash loop's "retrying").
 		status = "running"
 	}
 	return StatusFile{
@@ -91,7 +91,7 @@ func (s *Status) Handle(e events.Event) {
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
 
 // Progress writes progress.json: the executing form while the agent runs
-// (properly JSON-escaped, unlike the reference's heredoc), then the
+// (properly JSON-escaped, unlike the bash loop's heredoc), then the
 // completed or failed one-liner.
 type Progress struct {
 	d     *ralphdir.Dir
@@ -138,7 +138,7 @@ func (p *Progress) Handle(e events.Event) {
 	}
 }
 
-// metricsLine is one logs/metrics.jsonl line, the reference's fields in its
+// metricsLine is one logs/metrics.jsonl line, the bash loop's fields in its
 // order, plus our additions at the end.
 type metricsLine struct {
 	RunID                 string   `json:"run_id"`
@@ -169,7 +169,7 @@ type metricsLine struct {
 }
 
 // Metrics appends one line per finished agent call to logs/metrics.jsonl.
-// Unlike the reference, failed, timed-out and breaker-tripping calls get
+// Unlike the bash loop, failed, timed-out and breaker-tripping calls get
 // their line too.
 type Metrics struct {
 	d     *ralphdir.Dir
@@ -179,7 +179,7 @@ type Metrics struct {
 // NewMetrics returns the metrics.jsonl sink.
 func NewMetrics(d *ralphdir.Dir, onErr func(error)) *Metrics { return &Metrics{d: d, onErr: onErr} }
 
-// OutcomeOf maps an iteration outcome to the reference's loop_outcome set.
+// OutcomeOf maps an iteration outcome to the bash loop's loop_outcome set.
 func OutcomeOf(o string) string {
 	switch o {
 	case "success", "idle", "permission_denied":

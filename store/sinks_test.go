@@ -81,7 +81,7 @@ func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 			QualityGates: &events.Gates{OverallStatus: "pass", Mode: "warn"},
 		},
 	})
-	// The reference's keys in its order, then tasks_*, the *_total usage
+	// The bash loop's keys in its order, then tasks_*, the *_total usage
 	// fields and the quality_gates merge.
 	want := `{
   "timestamp": "2030-01-02T03:04:05+00:00",
@@ -359,7 +359,7 @@ func metricsLines(t *testing.T, d *ralphdir.Dir) []string {
 	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
-var referenceMetricsKeys = []string{"run_id", "loop", "timestamp", "driver", "session_id", "loop_outcome",
+var bashMetricsKeys = []string{"run_id", "loop", "timestamp", "driver", "session_id", "loop_outcome",
 	"duration_ms", "duration_api_ms", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens",
 	"total_cost_usd", "num_turns", "files_changed", "reported_files_modified", "has_errors", "exit_signal",
 	"was_read_only_timeout", "quality_gate_result", "has_permission_denials", "circuit_breaker_state"}
@@ -385,7 +385,7 @@ func TestMetricsLineWithUsage(t *testing.T) {
 	}
 }
 
-// Without usage the reference's usage fields are present and null.
+// Without usage the bash loop's usage fields are present and null.
 func TestMetricsLineNullsWithoutUsage(t *testing.T) {
 	d := newDir(t)
 	b := events.NewBus(fixedClock, "run")
@@ -395,7 +395,7 @@ func TestMetricsLineNullsWithoutUsage(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("%d lines", len(lines))
 	}
-	wantKeys := append(append([]string{}, referenceMetricsKeys...), "wall_ms")
+	wantKeys := append(append([]string{}, bashMetricsKeys...), "wall_ms")
 	if diff := cmp.Diff(wantKeys, keysOf(t, []byte(lines[0]))); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
@@ -413,7 +413,7 @@ func TestMetricsLineNullsWithoutUsage(t *testing.T) {
 }
 
 // Failed, timed-out and breaker-tripping calls get a line too: the
-// reference's loop_outcome, our detail in outcome_detail.
+// bash loop's loop_outcome, our detail in outcome_detail.
 func TestMetricsOutcomes(t *testing.T) {
 	tests := []struct {
 		typ            events.Type
@@ -458,7 +458,7 @@ func TestMetricsOutcomes(t *testing.T) {
 		}
 		valid := map[string]bool{"success": true, "circuit_breaker_trip": true, "api_limit": true, "read_only_timeout": true, "error": true}
 		if !valid[m.LoopOutcome] {
-			t.Errorf("loop_outcome %q is not one of the reference's", m.LoopOutcome)
+			t.Errorf("loop_outcome %q is not one of the bash loop's", m.LoopOutcome)
 		}
 	}
 }
