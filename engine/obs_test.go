@@ -285,6 +285,22 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Message, ExitMaxLoops)
 	}
 
+	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}
+	checkReport(t, r, want)
+	// status.json says the same; the metrics lines sum to the same totals.
+	st := r.status()
+	if st.InputTokens != want.InputTokens || st.OutputTokens != want.OutputTokens || st.CacheReadTokens != want.CacheReadTokens ||
+		st.CacheCreateTokens != want.CacheCreationTokens || st.CostUSD != want.CostUSD {
+		t.Errorf("status.json totals %+v, want %+v", st, want)
+	}
+	checkMetricsSum(t, r, want)
+	checkEventLines(t, r)
+}
+
+// checkReport rebuilds the run from logs/events.jsonl: three successful
+// loops, the second without usage, and the totals want.
+func checkReport(t *testing.T, r *obsRun, want events.Usage) {
+	t.Helper()
 	f, err := os.Open(r.dir.Path(ralphdir.EventsLog))
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +314,6 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 		t.Fatalf("%d runs", len(runs))
 	}
 	s := runs[0]
-	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}
 	if !s.Finished || s.ExitReason != "max_loops" || s.ExitCode == nil || *s.ExitCode != ExitMaxLoops || s.Status != "stopped" {
 		t.Errorf("summary finished=%v reason=%q code=%v status=%q", s.Finished, s.ExitReason, s.ExitCode, s.Status)
 	}
@@ -321,13 +336,11 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	if diff := cmp.Diff([]string{"success", "success", "success"}, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
+}
 
-	// status.json says the same; the metrics lines sum to the same totals.
-	st := r.status()
-	if st.InputTokens != want.InputTokens || st.OutputTokens != want.OutputTokens || st.CacheReadTokens != want.CacheReadTokens ||
-		st.CacheCreateTokens != want.CacheCreationTokens || st.CostUSD != want.CostUSD {
-		t.Errorf("status.json totals %+v, want %+v", st, want)
-	}
+// checkMetricsSum sums logs/metrics.jsonl: want, and one line of nulls.
+func checkMetricsSum(t *testing.T, r *obsRun, want events.Usage) {
+	t.Helper()
 	data, _, _ := r.dir.ReadFile(ralphdir.MetricsLog)
 	var sum events.Usage
 	var nulls int
@@ -357,8 +370,13 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	if sum != want || nulls != 1 {
 		t.Errorf("metrics sum %+v (null lines %d), want %+v", sum, nulls, want)
 	}
+}
 
-	// Every event line is one JSON object with the common fields.
+// checkEventLines: every event line is one JSON object with the common
+// fields, the types are those of three loops, and the --events copy is
+// the file's content.
+func checkEventLines(t *testing.T, r *obsRun) {
+	t.Helper()
 	types := map[events.Type]int{}
 	for _, line := range strings.Split(strings.TrimSpace(r.stream.String()), "\n") {
 		var e map[string]any

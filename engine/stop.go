@@ -64,9 +64,6 @@ func NewStopper(parent context.Context, interactive bool, now func() time.Time) 
 // Context is canceled, with a *SignalError cause, when the loop must stop.
 func (s *Stopper) Context() context.Context { return s.ctx }
 
-// Stop cancels the loop with cause.
-func (s *Stopper) Stop(cause error) { s.cancel(cause) }
-
 // Signal handles one received signal and reports what it did ("skip" or
 // "stop").
 func (s *Stopper) Signal(sig os.Signal) string {
