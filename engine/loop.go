@@ -3,21 +3,20 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/ralphloop/ralph_loop/analysis"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/fixplan"
+	"github.com/ralphloop/ralph_loop/gates"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
-	"github.com/ralphloop/ralph_loop/session"
+	"github.com/ralphloop/ralph_loop/review"
 )
 
 // loop is one run's mutable state.
@@ -30,14 +29,32 @@ type loop struct {
 	git  git
 	drv  drivers.Driver
 
-	n        int // loop number (agent iterations started)
-	calls    int // agent calls made in this run
-	window   ratelimit.Window
-	brk      breaker.State
-	brkCfg   breaker.Config
-	sessions *session.Store
-	guard    *guard.Guard
-	totals   events.Usage
+	n      int // loop number (agent iterations started)
+	calls  int // agent calls made in this run
+	window ratelimit.Window
+	brk    breaker.State
+	brkCfg breaker.Config
+	store  Store
+	guard  *guard.Guard
+	totals events.Usage
+
+	// The state kept on disk, as the store loaded it at start-up and as
+	// the engine changed it since: decisions read these, never the files.
+	exitSignals     analysis.ExitSignals
+	haveExitSignals bool
+	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
+	errHist         analysis.ErrorHistory
+	lastOutputLen   int
+	gateResults     *gates.Results
+	findings        *review.Findings
+	reviewSHA       string
+	pendingSummary  string // the diff summary the next loop's context gets
+	writeTimedOut   bool   // the last call was killed by the write heartbeat
+
+	// @fix_plan.md as last read: before each agent call and after it.
+	plan      []byte
+	havePlan  bool
+	planFresh bool // read by start-up: the first loop needs no second read
 
 	tasksDone, tasksTotal int
 	gates                 *events.Gates
@@ -49,6 +66,7 @@ type loop struct {
 	lastHead    string
 	lastPorcel  string
 	haveLast    bool
+	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced
@@ -93,7 +111,7 @@ func (l *loop) status(typ events.Type, action, status string) {
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
+	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, store: deps.Store, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
 	l.ctx = deps.Stopper.Context()
 	res := l.run()
 	l.finish(res)
@@ -105,7 +123,7 @@ func (l *loop) run() Result {
 		if r, stop := l.interrupted(); stop {
 			return r // a start-up check cut short by a stop
 		}
-		// Start-up errors keep the reference's final record
+		// Start-up errors keep the bash loop's final record
 		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
 		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError
@@ -120,7 +138,7 @@ func (l *loop) run() Result {
 		return r
 	}
 	l.bus.Infof("Starting main loop...")
-	l.refreshTasks()
+	l.countTasks()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {
@@ -128,7 +146,11 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
-		if err := l.sessions.Touch(l.now()); err != nil {
+		if !l.planFresh {
+			l.readPlan()
+		}
+		l.planFresh = false
+		if err := l.store.TouchSession(l.now()); err != nil {
 			l.bus.Warnf("%v", err)
 		}
 		l.rollWindow()
@@ -155,11 +177,9 @@ func (l *loop) run() Result {
 			return r
 		}
 
-		l.refreshTasks()
 		l.status(events.IterationStarted, "executing", "running")
-		r, stop := l.iteration()
-		if stop {
-			return r
+		if s := l.iteration(); s.stop {
+			return s.result
 		}
 		l.bus.Loopf("=== Completed Loop #%d ===", l.n)
 		if r, stop := l.limitReached(); stop {
@@ -202,48 +222,28 @@ func (l *loop) finish(r Result) {
 }
 
 func (l *loop) resetSession(reason string) {
-	if l.sessions == nil {
+	if !l.started {
 		return
 	}
-	if err := l.sessions.Reset(reason, l.n, l.now()); err != nil {
+	// The reset empties .exit_signals (when there is one) and removes
+	// .response_analysis: the in-memory copies follow.
+	if l.haveExitSignals {
+		l.exitSignals = analysis.ExitSignals{}
+	}
+	l.lastAnalysis = nil
+	if err := l.store.ResetSession(reason, l.n, l.now()); err != nil {
 		l.bus.Warnf("session reset: %v", err)
 	}
-}
-
-func (l *loop) breakerHalt(action, msg string) Result {
-	l.resetSession("circuit_breaker_open")
-	for _, line := range breaker.Halted(l.brk, l.now(), l.brkCfg) {
-		fmt.Fprintln(l.deps.Stdout, line)
-	}
-	l.bus.Errorf("%s", msg)
-	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected", Message: l.brk.Err().Error()}
 }
 
 func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Successf("🏁 Graceful exit triggered: %s", reason)
 	l.resetSession("project_complete")
-	l.refreshTasks()
 	l.bus.Successf("🎉 Ralph has completed the project! Final stats:")
 	l.bus.Infof("  - Total loops: %d", l.n)
 	l.bus.Infof("  - API calls used: %d", l.window.Count)
 	l.bus.Infof("  - Exit reason: %s", reason)
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
-}
-
-// refreshTasks recounts @fix_plan.md for status.json's tasks_completed
-// and tasks_total: the Story lines as bmalph counts them, or every
-// checkbox when the plan has no stories.
-func (l *loop) refreshTasks() {
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	if err != nil || !found {
-		return
-	}
-	if st := fixplan.CountStories(data); st.Total > 0 {
-		l.tasksDone, l.tasksTotal = st.Completed, st.Total
-		return
-	}
-	c := fixplan.Count(data)
-	l.tasksDone, l.tasksTotal = c.Checked, c.Total()
 }
 
 // promptPath resolves the prompt file against the project.

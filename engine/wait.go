@@ -120,7 +120,7 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
-// ANSI colours for the boxes and banners on stdout, as the reference's.
+// ANSI colours for the boxes and banners on stdout, as the bash loop's.
 const (
 	red    = "\033[0;31m"
 	blue   = "\033[0;34m"

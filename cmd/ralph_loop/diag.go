@@ -37,20 +37,6 @@ func showStatus(d *ralphdir.Dir, stdout io.Writer) error {
 	return nil
 }
 
-// breakerConfig is the breaker's view of the configuration.
-func breakerConfig(c *config.Config) breaker.Config {
-	return breaker.Config{
-		NoProgressThreshold:       c.CBNoProgressThreshold,
-		SameErrorThreshold:        c.CBSameErrorThreshold,
-		OutputDeclineThreshold:    c.CBOutputDeclineThreshold,
-		PermissionDenialThreshold: c.CBPermissionDenialThreshold,
-		ReadOnlyTimeoutThreshold:  c.CBReadOnlyTimeoutThreshold,
-		Cooldown:                  c.CBCooldown(),
-		AutoReset:                 c.CBAutoReset,
-		CountPermissionDenials:    c.PermissionDenialMode == "threshold",
-	}
-}
-
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
 // do next. It creates a CLOSED state when there is none, as the bash loop
 // does, and otherwise changes nothing.
@@ -64,7 +50,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 		return err
 	}
 	breaker.EnsureHistory(d)
-	for _, line := range breaker.Describe(s, now, breakerConfig(c)) {
+	for _, line := range breaker.Describe(s, now, c.Breaker()) {
 		fmt.Fprintln(stdout, line)
 	}
 	return nil

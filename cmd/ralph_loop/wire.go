@@ -1,0 +1,19 @@
+package main
+
+import (
+	"io"
+
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/store"
+)
+
+// wire attaches the standard sinks of a run to bus: the console (errOut),
+// logs/ralph.log and the .ralph/ files (with the --events copy to
+// eventsOut, nil for none); onErr receives their write errors. It returns
+// the state store the engine writes through.
+func wire(bus *events.Bus, dir *ralphdir.Dir, errOut io.Writer, colour bool, eventsOut io.Writer, verbose bool, onErr func(error)) *store.Store {
+	bus.Add(events.NewConsole(errOut, colour), events.NewRalphLog(dir, onErr))
+	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
+	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, verbose)
+}
