@@ -3,17 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/ralphloop/ralph_loop/analysis"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -157,9 +155,8 @@ func (l *loop) run() Result {
 
 		l.refreshTasks()
 		l.status(events.IterationStarted, "executing", "running")
-		r, stop := l.iteration()
-		if stop {
-			return r
+		if s := l.iteration(); s.stop {
+			return s.result
 		}
 		l.bus.Loopf("=== Completed Loop #%d ===", l.n)
 		if r, stop := l.limitReached(); stop {
@@ -210,15 +207,6 @@ func (l *loop) resetSession(reason string) {
 	}
 }
 
-func (l *loop) breakerHalt(action, msg string) Result {
-	l.resetSession("circuit_breaker_open")
-	for _, line := range breaker.Halted(l.brk, l.now(), l.brkCfg) {
-		fmt.Fprintln(l.deps.Stdout, line)
-	}
-	l.bus.Errorf("%s", msg)
-	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected", Message: l.brk.Err().Error()}
-}
-
 func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Successf("🏁 Graceful exit triggered: %s", reason)
 	l.resetSession("project_complete")
@@ -228,22 +216,6 @@ func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Infof("  - API calls used: %d", l.window.Count)
 	l.bus.Infof("  - Exit reason: %s", reason)
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
-}
-
-// refreshTasks recounts @fix_plan.md for status.json's tasks_completed
-// and tasks_total: the Story lines as bmalph counts them, or every
-// checkbox when the plan has no stories.
-func (l *loop) refreshTasks() {
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	if err != nil || !found {
-		return
-	}
-	if st := fixplan.CountStories(data); st.Total > 0 {
-		l.tasksDone, l.tasksTotal = st.Completed, st.Total
-		return
-	}
-	c := fixplan.Count(data)
-	l.tasksDone, l.tasksTotal = c.Checked, c.Total()
 }
 
 // promptPath resolves the prompt file against the project.

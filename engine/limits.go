@@ -5,52 +5,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
-
-// rollWindow starts a new call window when the local clock hour changed.
-func (l *loop) rollWindow() {
-	w, rolled := l.window.Roll(l.now())
-	l.window = w
-	if rolled {
-		l.saveWindow()
-		l.bus.Infof("%s", ratelimit.NewHourMessage(w.Hour))
-	}
-}
-
-func (l *loop) saveWindow() error { return ratelimit.Save(l.dir, l.window) }
-
-// breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
-// before each iteration, as init_circuit_breaker does.
-func (l *loop) breakerStartup() {
-	next, tr, err := breaker.Init(l.dir, l.now(), l.brkCfg)
-	if err != nil {
-		l.bus.Warnf("%v", err)
-	}
-	l.brk = next
-	if tr != nil {
-		l.breakerTransition(tr)
-	}
-}
-
-// rateLimitWait waits for the top of the next local hour.
-func (l *loop) rateLimitWait() (Result, bool) {
-	l.bus.Warnf("%s", ratelimit.ReachedMessage(l.window.Count, l.s.MaxCallsPerHour))
-	until := ratelimit.NextReset(l.now())
-	d := until.Sub(l.now())
-	l.bus.Infof("%s", ratelimit.SleepingMessage(d))
-	l.emit(events.Event{Type: events.RateLimited, Wait: "rate_limit", Delay: d, Until: &until})
-	if _, err := l.wait("rate_limit", d, "Time until reset"); err != nil {
-		return l.signalExit(), true
-	}
-	l.window = ratelimit.Fresh(l.now())
-	l.saveWindow()
-	l.bus.Successf("Rate limit reset! Ready for new calls.")
-	return Result{}, false
-}
 
 // limitReached checks the opt-in stops: --max-loops, --max-cost,
 // --max-tokens. They are checked before a call is started, so a budget
@@ -152,42 +109,4 @@ func (l *loop) afterIteration() (Result, bool) {
 		return l.signalExit(), true
 	}
 	return Result{}, false
-}
-
-// noteStall compares this iteration with the previous one: the same reply
-// and no change to git HEAD or the working tree is a stalled iteration.
-// The loop's own files under .ralph/ (ralphdir.LoopOwned) are left out of
-// `git status --porcelain`, and a commit of nothing else does not count as
-// a move of HEAD; the fix plan is also compared by content (an untracked
-// plan shows no edit in git).
-func (l *loop) noteStall(text string) {
-	if l.s.StallLimit <= 0 {
-		return
-	}
-	head, porcel := "", ""
-	if l.git.isRepo(l.ctx) {
-		// The loop's own files change on every iteration, and an agent
-		// may commit them: neither is movement.
-		head = l.git.head(l.ctx)
-		if l.haveLast && head != l.lastHead && !l.git.committedBeyondOwned(l.ctx, l.lastHead, head) {
-			head = l.lastHead
-		}
-		porcel = l.git.porcelain(l.ctx)
-	}
-	if plan, found, _ := l.dir.ReadFile(ralphdir.FixPlan); found {
-		porcel += "\x00" + string(plan)
-	}
-	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
-		l.stallCount++
-		l.bus.Warnf("Stalled iteration (%d of %d): same reply, no change in git", l.stallCount, l.s.StallLimit)
-	} else {
-		l.stallCount = 0
-	}
-	l.lastText, l.lastHead, l.lastPorcel, l.haveLast = text, head, porcel, true
-}
-
-// resetStall forgets the previous reply: an idle iteration is not a
-// stalled one and ends a run of them.
-func (l *loop) resetStall() {
-	l.stallCount, l.haveLast = 0, false
 }

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/supervise"
+)
+
+// runAgent starts the agent under supervision, streaming stdout to the
+// output log (and, live, to the console and live.log), stderr to its log.
+// Each log keeps at most MAX_OUTPUT_MB (head and tail). A log that cannot
+// be written fails the call (supervise.WriteFailed): its output is lost,
+// so it must never count as a success.
+func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
+	out, err := l.dir.Create(c.outName)
+	if err != nil {
+		return writeFailed(err)
+	}
+	defer out.Close()
+	errf, err := l.dir.Create(c.errName)
+	if err != nil {
+		return writeFailed(err)
+	}
+	defer errf.Close()
+
+	header := fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp))
+	if err := l.dir.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
+		return writeFailed(err)
+	}
+	live, err := l.dir.OpenAppend(ralphdir.LiveLog)
+	if err != nil {
+		return writeFailed(err)
+	}
+	defer live.Close()
+
+	limit := l.s.MaxOutput
+	outLog := &checked{w: supervise.NewHeadTail(out, limit)}
+	errLog := &checked{w: supervise.NewHeadTail(errf, limit)}
+	liveLog := &checked{w: supervise.NewHeadTail(live, limit)}
+	tail := &lastLine{}
+	var renderer *drivers.LiveRenderer
+	stdout := &fanout{ws: []io.Writer{outLog, tail, liveLog}, watch: []*checked{outLog, liveLog}}
+	if l.liveOK {
+		l.bus.Infof("📺 Live output mode enabled - showing %s streaming...", l.display())
+		fmt.Fprintf(l.deps.Stdout, "%s━━━━━━━━━━━━━━━━ %s Output ━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.display(), l.colour(reset))
+		// The renderer drops write errors: the fan-out checks live.log.
+		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(l.deps.Stdout, liveLog))
+		stdout.ws = []io.Writer{outLog, tail, renderer}
+	}
+
+	// The first executing record is written before the agent starts, not
+	// beside it: an agent's `git add -A` must never meet the atomic
+	// write's temp file, which vanishes under it and fails the add.
+	l.progressTick(tail, 0)
+	done := make(chan struct{})
+	tickerDone := make(chan struct{})
+	go func() {
+		defer close(tickerDone)
+		l.progressTicker(c, tail, done)
+	}()
+	opts := l.callOptions(stdout, errLog)
+	if w := l.s.WriteTimeout; w > 0 && l.s.Timeout > 0 && w >= l.s.Timeout {
+		l.bus.Warnf("WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(w.Minutes()), int(l.s.Timeout.Minutes()), int(opts.WriteTimeout.Minutes()))
+	}
+	if l.liveOK {
+		opts.WriteTimeout = 0 // as the reference: no heartbeat in live mode
+	}
+	o := l.deps.Run(l.ctx, toCommand(spec), opts)
+	close(done)
+	<-tickerDone // no progress.json "executing" after the call has ended
+	if renderer != nil {
+		renderer.Close()
+	}
+	if l.liveOK {
+		fmt.Fprintf(l.deps.Stdout, "\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.colour(reset))
+	}
+	// The tails are written now; a log that fails here, or on close
+	// (some filesystems report a full disk only then), fails the call too.
+	werr := errors.Join(closeLog(outLog, out), closeLog(errLog, errf), closeLog(liveLog, live))
+	switch {
+	case werr == nil || o.Reason == supervise.WriteFailed:
+	case o.Reason == supervise.Exited:
+		o.Reason, o.Err = supervise.WriteFailed, writeFailed(werr).Err
+	default: // the call failed anyway; say that its log is incomplete
+		l.bus.Errorf("%s", writeFailedLine(werr))
+	}
+	return o
+}
+
+// writeFailed is the outcome of a call whose output could not be stored.
+func writeFailed(err error) supervise.Outcome {
+	return supervise.Outcome{ExitCode: -1, Reason: supervise.WriteFailed, Err: fmt.Errorf("%w: %w", supervise.ErrOutputWrite, err)}
+}
+
+// closeLog writes a log's kept tail and closes its file.
+func closeLog(c *checked, f *os.File) error {
+	if ht, ok := c.w.(*supervise.HeadTail); ok {
+		if err := ht.Close(); err != nil {
+			return c.fail(err)
+		}
+	}
+	if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return c.fail(err)
+	}
+	return c.error()
+}
+
+// collapseStream keeps the raw stream in …_stream.log and replaces the
+// output log with the final result record, as the reference does after a
+// live call (the analysis reads either form).
+func (l *loop) collapseStream(c *call) {
+	data, found, err := l.dir.ReadFile(c.outName)
+	if err != nil || !found {
+		return
+	}
+	stream := strings.TrimSuffix(c.outName, ".log") + "_stream.log"
+	if err := l.dir.WriteFile(stream, data); err != nil {
+		l.bus.Warnf("%v", err)
+		return
+	}
+	var last []byte
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"result"`)) || bytes.Contains(line, []byte(`"type": "result"`)) {
+			last = line
+		}
+	}
+	if last == nil {
+		l.bus.Infof("Keeping full stream output for shared response analysis")
+		return
+	}
+	if !json.Valid(last) {
+		l.bus.Warnf("Final result record was invalid JSON, keeping full stream output")
+		return
+	}
+	if err := l.dir.WriteFile(c.outName, append(last, '\n')); err == nil {
+		l.bus.Infof("Collapsed streamed response to the final result record")
+	}
+}
