@@ -265,9 +265,6 @@ var phrases = map[events.Phrase][]part{
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},
 	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
 	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
-	events.BreakerHalting: {
-		{level: events.Error, text: "🛑 Circuit breaker has opened - halting loop"},
-		{level: events.Info, text: "Run '" + breaker.ResetCommand + "' to reset the circuit breaker after addressing issues"}},
 	events.DenialsNotCleared:  {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
 	events.UsageLimitHit:      {{level: events.Error, text: "🚫 Claude API 5-hour usage limit reached"}},
 	events.UsageLimitReached:  {{level: events.Warn, text: "🛑 Claude API 5-hour limit reached!"}},
@@ -282,8 +279,14 @@ var phrases = map[events.Phrase][]part{
 }
 
 func (r *renderer) phrase(p events.Phrase) []part {
-	if p == events.LiveEnded {
+	switch p {
+	case events.LiveEnded:
 		return []part{out("\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", r.c(purple), r.c(reset))}
+	case events.BreakerHalting:
+		// The reset command depends on how the loop was started.
+		return []part{
+			line(events.Error, "🛑 Circuit breaker has opened - halting loop"),
+			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", breaker.ResetCommand)}
 	}
 	return phrases[p]
 }

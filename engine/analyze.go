@@ -100,7 +100,7 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 		err = l.dir.WriteFile(ralphdir.ExitSignals, b)
 	}
 	if err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 }
 
@@ -126,9 +126,9 @@ func (l *loop) exitReason() string {
 	switch {
 	case d.Reason == "":
 	case d.Reason == analysis.ExitTestSaturation:
-		l.bus.Warnf("%s", d.Message) // a stop worth a look: only tests for loops
+		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Message}) // a stop worth a look: only tests for loops
 	default:
-		l.bus.Infof("%s", d.Message) // the plan is done: good news, not a warning
+		l.bus.Note(events.Logged{Level: events.Info, Text: d.Message}) // the plan is done: good news, not a warning
 	}
 	return d.Reason
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,6 @@ type loop struct {
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced
-	drawn       bool
 	cliVersion  string
 }
 
@@ -109,15 +109,15 @@ func (l *loop) run() Result {
 		var se *StartupError
 		if errors.As(err, &se) {
 			for _, line := range se.Lines {
-				l.bus.Errorf("%s", line)
+				l.bus.Note(events.Logged{Level: events.Error, Text: line})
 			}
 			return r
 		}
-		l.bus.Errorf("%v", err)
+		l.bus.Note(events.Fault{Err: err})
 		r.Message = err.Error()
 		return r
 	}
-	l.bus.Infof("Starting main loop...")
+	l.bus.Note(events.MainLoopStarting)
 	l.refreshTasks()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
@@ -127,14 +127,14 @@ func (l *loop) run() Result {
 		}
 		l.n++
 		if err := l.sessions.Touch(l.now()); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 		l.rollWindow()
 		l.breakerStartup()
-		l.bus.Loopf("=== Starting Loop #%d ===", l.n)
+		l.bus.Note(events.LoopMark{Loop: l.n})
 
 		if !l.brk.CanExecute() {
-			return l.breakerHalt("circuit_breaker_open", "🛑 Circuit breaker has opened - execution halted")
+			return l.breakerHalt("circuit_breaker_open")
 		}
 		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
 			if r, stop := l.rateLimitWait(); stop {
@@ -158,7 +158,7 @@ func (l *loop) run() Result {
 		if s := l.iteration(); s.stop {
 			return s.result
 		}
-		l.bus.Loopf("=== Completed Loop #%d ===", l.n)
+		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
 		if r, stop := l.limitReached(); stop {
 			return r
 		}
@@ -184,7 +184,7 @@ func (l *loop) signalExit() Result {
 	if se == nil {
 		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
 	}
-	l.bus.Infof("Ralph loop interrupted by %s. Cleaning up...", se.Name)
+	l.bus.Note(events.Interrupted{Signal: se.Name})
 	l.resetSession("manual_interrupt")
 	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name, Message: "stopped by " + se.Name}
 }
@@ -203,18 +203,15 @@ func (l *loop) resetSession(reason string) {
 		return
 	}
 	if err := l.sessions.Reset(reason, l.n, l.now()); err != nil {
-		l.bus.Warnf("session reset: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
 	}
 }
 
 func (l *loop) gracefulExit(reason string) Result {
-	l.bus.Successf("🏁 Graceful exit triggered: %s", reason)
+	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
 	l.refreshTasks()
-	l.bus.Successf("🎉 Ralph has completed the project! Final stats:")
-	l.bus.Infof("  - Total loops: %d", l.n)
-	l.bus.Infof("  - API calls used: %d", l.window.Count)
-	l.bus.Infof("  - Exit reason: %s", reason)
+	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
 }
 

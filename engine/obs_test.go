@@ -178,7 +178,7 @@ func (r *obsRun) run() {
 	r.res = Run(s, Deps{
 		Bus: bus, Dir: r.dir, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
-		Stdout:   io.Discard, Stopper: NewStopper(context.Background(), false, r.now), Version: "test",
+		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -23,7 +24,7 @@ func (l *loop) collapseStories() {
 	}
 	if out, changed := fixplan.Collapse(data); changed {
 		if err := l.dir.WriteFile(ralphdir.FixPlan, out); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 	}
 }
@@ -48,6 +49,6 @@ func (l *loop) refreshTasks() {
 func (l *loop) applyPlanDelta(res *analysis.Result, before, after int) {
 	tr := fixplan.Track(res.TasksCompletedThisLoop, before, after)
 	if res.ApplyFixPlanDelta(after - before) {
-		l.bus.Warnf("%s", tr.Warning())
+		l.bus.Note(events.Logged{Level: events.Warn, Text: tr.Warning()})
 	}
 }

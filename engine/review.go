@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
@@ -34,22 +36,22 @@ func (l *loop) maybeReview(res analysis.Result) {
 	promptPath := l.dir.Path(ralphdir.ReviewPrompt)
 	prompt, err := ralphdir.ReadFileCapped(promptPath, ralphdir.TextCap)
 	if err != nil {
-		l.bus.Warnf("%s", review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt)))
+		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
 		return
 	}
-	l.bus.Infof("%s", review.StartMessage(l.n))
+	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
 	committed, _ := l.git.run(ctx, "diff", "--stat", review.DiffRange(last))
 	uncommitted, _ := l.git.run(ctx, "diff", "--stat")
 	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
 	spec, err := l.drv.Build(l.reviewRequest(p))
 	if err != nil {
-		l.bus.Warnf("review: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
 	logPath := l.dir.Path(review.LogName(l.n))
 	f, err := l.dir.Create(review.LogName(l.n))
 	if err != nil {
-		l.bus.Warnf("review: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
 	o := l.deps.Run(ctx, toCommand(spec), l.callOptions(f, f))
@@ -68,11 +70,11 @@ func (l *loop) maybeReview(res analysis.Result) {
 	findings, perr := review.ParseFindings(out)
 	if perr == nil {
 		if err := review.Save(l.dir, findings); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 	}
 	level, msg := review.Outcome(findings, perr)
-	l.bus.Log(events.Level(level), "%s", msg)
+	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})
 	l.emit(events.Event{Type: events.ReviewCompleted, Message: msg})
 }
 

@@ -34,12 +34,8 @@ func (l *loop) startup() error {
 	}
 	l.drv = drv
 	display := l.display()
-	if !drv.SupportsAllowedTools() && l.s.ToolsGiven {
-		l.bus.Warnf("ALLOWED_TOOLS/--allowed-tools is ignored by %s.", display)
-	}
-	l.bus.Successf("🚀 Ralph loop starting with %s", display)
-	l.bus.Infof("Max calls per hour: %d", l.s.MaxCallsPerHour)
-	l.bus.Infof("Logs: %s/ | Docs: %s/ | Status: %s", l.rel(ralphdir.LogsDir), l.rel(ralphdir.DocsGenerated), l.rel(ralphdir.Status))
+	l.bus.Note(events.Starting{Agent: display, IgnoredTools: !drv.SupportsAllowedTools() && l.s.ToolsGiven,
+		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), DocsDir: l.rel(ralphdir.DocsGenerated), Status: l.rel(ralphdir.Status)})
 
 	if err := l.checkPrompt(); err != nil {
 		return err
@@ -52,14 +48,14 @@ func (l *loop) startup() error {
 	}
 
 	if n := l.dir.CleanTemp(); n > 0 {
-		l.bus.Infof("Removed %d temp file(s) left by an interrupted write", n)
+		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
 	l.checkStateFiles()
 	l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
-	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Log(events.Level(level), "%s", msg) })
+	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Note(events.Logged{Level: events.Level(level), Text: msg}) })
 	l.sessions.Verbose = l.s.Verbose
 	if _, err := l.sessions.Start(l.now()); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	if !l.dir.Exists(ralphdir.ExitSignals) {
 		l.dir.WriteFile(ralphdir.ExitSignals, []byte(`{"test_only_loops": [], "done_signals": [], "completion_indicators": []}`+"\n"))
@@ -179,11 +175,11 @@ func (l *loop) checkAgent() error {
 		return &StartupError{Lines: []string{err.Error()}}
 	}
 	if res.Warning != "" {
-		l.bus.Warnf("%s", res.Warning)
+		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
 	}
 	l.cliVersion = res.Version
 	if res.Version != "" {
-		l.bus.Debugf("%s %s at %s", l.display(), res.Version, res.Path)
+		l.bus.Note(events.AgentFound{Agent: l.display(), Version: res.Version, Path: res.Path})
 	}
 	return nil
 }
