@@ -72,9 +72,9 @@ func text(level events.Level, s string) part { return part{level: level, text: s
 // fmt.Sprintf.
 func out(format string, args ...any) part { return part{text: fmt.Sprintf(format, args...)} }
 
-// render is the one place where a notice becomes words. It is a long
-// switch with one short case per notice type, which reads better than
-// the same cases spread over helpers.
+// render is the one place where a notice becomes words: here for the
+// notices that need the renderer's options or state, in the groups below
+// for the rest, one short case per notice type.
 func (r *renderer) render(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.Logged:
@@ -100,15 +100,16 @@ func (r *renderer) render(n events.Notice) []part {
 	case events.PermissionHelp:
 		return r.permissionHelp(n)
 	}
-	if p := startAndStop(n); p != nil {
-		return p
+	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices} {
+		if p := group(n); p != nil {
+			return p
+		}
 	}
-	return r.call(n)
+	return nil
 }
 
-// startAndStop renders the notices of the run's start and end and of the
-// waits between calls.
-func startAndStop(n events.Notice) []part {
+// runNotices renders the notices of the run's start and end.
+func runNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.Starting:
 		var p []part
@@ -144,12 +145,6 @@ func startAndStop(n events.Notice) []part {
 			line(events.Info, "  - Total loops: %d", n.Loops),
 			line(events.Info, "  - API calls used: %d", n.Calls),
 			line(events.Info, "  - Exit reason: %s", n.Reason)}
-	case events.CallWindowReset:
-		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
-	case events.RateLimitWait:
-		return []part{
-			text(events.Warn, ratelimit.ReachedMessage(n.Calls, n.Max)),
-			text(events.Info, ratelimit.SleepingMessage(n.Wait))}
 	case events.Stopping:
 		switch {
 		case n.Severe:
@@ -160,6 +155,19 @@ func startAndStop(n events.Notice) []part {
 		return []part{text(events.Warn, n.Message)}
 	case events.Stalled:
 		return []part{line(events.Warn, "Stalled iteration (%d of %d): same reply, no change in git", n.Count, n.Limit)}
+	}
+	return nil
+}
+
+// waitNotices renders the notices of the waits between calls.
+func waitNotices(n events.Notice) []part {
+	switch n := n.(type) {
+	case events.CallWindowReset:
+		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
+	case events.RateLimitWait:
+		return []part{
+			text(events.Warn, ratelimit.ReachedMessage(n.Calls, n.Max)),
+			text(events.Info, ratelimit.SleepingMessage(n.Wait))}
 	case events.RetryWait:
 		of := fmt.Sprint(n.Max)
 		if n.Max >= math.MaxInt32 {
@@ -174,8 +182,8 @@ func startAndStop(n events.Notice) []part {
 	return nil
 }
 
-// call renders the notices of one agent call and its analysis.
-func (r *renderer) call(n events.Notice) []part {
+// callNotices renders the notices of one agent call while it runs.
+func (r *renderer) callNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallStarting:
 		return []part{
@@ -203,6 +211,13 @@ func (r *renderer) call(n events.Notice) []part {
 			return []part{line(events.Debug, "%s: %s... (%ds)", n.Agent, clip.Bytes(n.Last, 80), secs)}
 		}
 		return []part{line(events.Debug, "%s working... (%ds elapsed)", n.Agent, secs)}
+	}
+	return nil
+}
+
+// resultNotices renders the notices of a call's result and its analysis.
+func resultNotices(n events.Notice) []part {
+	switch n := n.(type) {
 	case events.AgentSucceeded:
 		return []part{line(events.Success, "✅ %s execution completed successfully", n.Agent)}
 	case events.Analysing:
@@ -265,11 +280,11 @@ var phrases = map[events.Phrase][]part{
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},
 	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
 	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
-	events.DenialsNotCleared:  {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
-	events.UsageLimitHit:      {{level: events.Error, text: "🚫 Claude API 5-hour usage limit reached"}},
-	events.UsageLimitReached:  {{level: events.Warn, text: "🛑 Claude API 5-hour limit reached!"}},
-	events.UsageLimitExit:     {{level: events.Info, text: "User chose to exit. Exiting loop..."}},
-	events.UsageLimitQuestion: {{text: "\nThe Claude API 5-hour usage limit has been reached.\nYou can either:\n  1) Wait for the limit to reset (usually within an hour)\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): "}},
+	events.DenialsNotCleared:     {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
+	events.UsageLimitHit:         {{level: events.Error, text: "🚫 Claude API 5-hour usage limit reached"}},
+	events.UsageLimitReached:     {{level: events.Warn, text: "🛑 Claude API 5-hour limit reached!"}},
+	events.UsageLimitExit:        {{level: events.Info, text: "User chose to exit. Exiting loop..."}},
+	events.UsageLimitQuestion:    {{text: "\nThe Claude API 5-hour usage limit has been reached.\nYou can either:\n  1) Wait for the limit to reset (usually within an hour)\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): "}},
 	events.UsageLimitNoAnswer: {
 		{text: "\n"},
 		{level: events.Info, text: "No answer within 30 seconds: waiting for the limit to reset."}},
