@@ -14,7 +14,7 @@
 //	w, rolled, err := ratelimit.Refresh(d, now)      // log NewHourMessage(w.Hour) when rolled
 //	if !w.Allow(now, max) {
 //		log(ReachedMessage(w.Count, max)); log(SleepingMessage(ratelimit.Until(now)))
-//		err = ratelimit.Wait(ctx, now, tick)          // tick gets the time left; CountdownLine formats it
+//		err = ratelimit.Wait(ctx, now, tick)          // tick gets the time left
 //		err = ratelimit.Save(d, ratelimit.Fresh(time.Now())); log(ResetMessage)
 //	}
 //	... agent call succeeded ...
@@ -37,5 +37,5 @@
 //	func Until(now time.Time) time.Duration
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
 //	func Wait(ctx context.Context, now time.Time, tick func(time.Duration)) error
-//	func NewHourMessage, ReachedMessage, SleepingMessage, CountdownLine; const ResetMessage
+//	func NewHourMessage, ReachedMessage, SleepingMessage; const ResetMessage
 package ratelimit
