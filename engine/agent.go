@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
@@ -21,22 +20,19 @@ import (
 // be written fails the call (supervise.WriteFailed): its output is lost,
 // so it must never count as a success.
 func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
-	out, err := l.dir.Create(c.outName)
+	out, err := l.store.CreateLog(c.outName)
 	if err != nil {
 		return writeFailed(err)
 	}
 	defer out.Close()
-	errf, err := l.dir.Create(c.errName)
+	errf, err := l.store.CreateLog(c.errName)
 	if err != nil {
 		return writeFailed(err)
 	}
 	defer errf.Close()
 
 	header := fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp))
-	if err := l.dir.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
-		return writeFailed(err)
-	}
-	live, err := l.dir.OpenAppend(ralphdir.LiveLog)
+	live, err := l.store.OpenLiveLog(header)
 	if err != nil {
 		return writeFailed(err)
 	}
@@ -55,6 +51,20 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(liveNotes{l.bus}, liveLog))
 		stdout.ws = []io.Writer{outLog, tail, renderer}
 	}
+	if l.collapsing() {
+		// The stream is kept whole in _stream.log and its last result
+		// record remembered, in the same pass, so that the output log can
+		// be cut down to that record without reading it back.
+		c.stream = &streamCopy{result: &resultLine{limit: ralphdir.LogCap}}
+		if f, err := l.store.CreateLog(c.streamName()); err != nil {
+			c.stream.err = err
+		} else {
+			defer f.Close()
+			c.stream.w = supervise.NewHeadTail(f, limit)
+			c.stream.f = f
+		}
+		stdout.ws = append(stdout.ws, c.stream)
+	}
 
 	// The first executing record is written before the agent starts, not
 	// beside it: an agent's `git add -A` must never meet the atomic
@@ -71,7 +81,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		l.bus.Note(events.WriteTimeoutClamped{Write: w, Timeout: l.s.Timeout, Used: opts.WriteTimeout})
 	}
 	if l.liveOK {
-		opts.WriteTimeout = 0 // as the reference: no heartbeat in live mode
+		opts.WriteTimeout = 0 // no write heartbeat in live mode, as the bash loop does
 	}
 	o := l.deps.Run(l.ctx, toCommand(spec), opts)
 	close(done)
@@ -113,26 +123,32 @@ func closeLog(c *checked, f *os.File) error {
 	return c.error()
 }
 
-// collapseStream keeps the raw stream in …_stream.log and replaces the
-// output log with the final result record, as the reference does after a
-// live call (the analysis reads either form).
+// collapsing: with session continuity, a live Claude Code or Cursor call
+// keeps its whole stream in …_stream.log and only the final result record
+// in the output log, as the bash loop does (their streams end in a
+// "type":"result" record; the analysis reads either form).
+func (l *loop) collapsing() bool {
+	return l.liveOK && l.s.SessionContinuity && (l.s.Driver == "claude-code" || l.s.Driver == "cursor")
+}
+
+// collapseStream cuts the output log of a successful call down to the
+// final result record the stream copy found.
 func (l *loop) collapseStream(c *call) {
-	data, found, err := l.dir.ReadFile(c.outName)
-	if err != nil || !found {
+	s := c.stream
+	if s == nil {
 		return
 	}
-	stream := strings.TrimSuffix(c.outName, ".log") + "_stream.log"
-	if err := l.dir.WriteFile(stream, data); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-		return
-	}
-	var last []byte
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if bytes.Contains(line, []byte(`"type":"result"`)) || bytes.Contains(line, []byte(`"type": "result"`)) {
-			last = line
+	if err := s.finish(); err != nil || s.result.over {
+		// No stream copy when it could not be written (said once) or
+		// the output is too big to cut down (said by nothing, as before).
+		l.store.RemoveLog(c.streamName())
+		if err != nil {
+			l.bus.Note(events.Warning{Err: err})
 		}
+		return
 	}
-	if last == nil {
+	last := s.result.last
+	if !s.result.found {
 		l.bus.Note(events.StreamKept)
 		return
 	}
@@ -140,7 +156,7 @@ func (l *loop) collapseStream(c *call) {
 		l.bus.Note(events.StreamResultInvalid)
 		return
 	}
-	if err := l.dir.WriteFile(c.outName, append(last, '\n')); err == nil {
+	if err := l.store.ReplaceLog(c.outName, append(last, '\n')); err == nil {
 		l.bus.Note(events.StreamCollapsed)
 	}
 }

@@ -6,10 +6,11 @@ import (
 )
 
 // breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
-// before each iteration, as init_circuit_breaker does.
+// before each iteration, as the bash loop does.
 func (l *loop) breakerStartup() {
-	next, tr, err := breaker.Init(l.dir, l.now(), l.brkCfg)
-	if err != nil {
+	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
+	next, tr := l.brk.Startup(l.now(), l.brkCfg)
+	if err := l.store.SaveBreakerStartup(next, tr, created); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 	}
 	l.brk = next
@@ -21,8 +22,8 @@ func (l *loop) breakerStartup() {
 // recordBreaker feeds one loop to the breaker; stop when it opened (the
 // session is then reset with sessionReason).
 func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
-	next, tr, err := breaker.RecordAndSave(l.dir, l.brk, lr, l.now(), l.brkCfg)
-	if err != nil {
+	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
+	if err := l.store.SaveBreaker(next, tr); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 	}
 	l.brk = next

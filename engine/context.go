@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/gates"
-	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/review"
 	"github.com/ralphloop/ralph_loop/templates"
 )
@@ -16,27 +14,26 @@ func (l *loop) loopContext(c *call) string {
 		SessionResumed: c.resumed,
 		BreakerState:   l.brk.State,
 		DiffSummary:    l.lastSummary,
-		WriteTimedOut:  l.dir.Exists(ralphdir.WriteHeartbeatTrigger),
+		WriteTimedOut:  l.writeTimedOut,
 		// --no-continue sends no loop state, only review and heartbeat text.
 		LoopStateOff: !l.s.SessionContinuity,
 	}
-	if data, found, _ := l.dir.ReadFile(ralphdir.FixPlan); found {
-		counts := fixplan.Count(data)
-		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(data)
+	if l.havePlan {
+		counts := fixplan.Count(l.plan)
+		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan)
 	}
-	l.dir.ReadValid(ralphdir.ResponseAnalysis, func(b []byte) error {
-		ra, err := analysis.ParseResponseAnalysis(b)
-		in.PreviousSummary = ra.Analysis.WorkSummary
-		return err
-	})
-	if res, err := gates.Load(l.dir); err == nil && res != nil {
-		in.QualityGateFeedback = gates.Feedback(res)
+	if l.lastAnalysis != nil {
+		in.PreviousSummary = l.lastAnalysis.Analysis.WorkSummary
 	}
-	if f, found, err := review.Load(l.dir); err == nil && found {
-		in.ReviewContext = review.ContextFor(f)
+	if l.gateResults != nil {
+		in.QualityGateFeedback = gates.Feedback(l.gateResults)
+	}
+	if l.findings != nil {
+		in.ReviewContext = review.ContextFor(*l.findings)
 	}
 	if in.WriteTimedOut {
-		l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
+		l.writeTimedOut = false
+		l.store.ClearWriteTimeout()
 	}
 	return templates.LoopContext(in)
 }

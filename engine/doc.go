@@ -1,10 +1,22 @@
 // Package engine is the loop: start-up checks, one iteration after another
-// in the reference's order, the waits between them (loop delay, idle and
+// in the bash loop's order, the waits between them (loop delay, idle and
 // failure backoff, rate and usage limits, pause), and the decision when to
 // stop and with which reason and exit code.
 //
-// The engine never formats a state file or a console line itself: it emits
-// typed events and log lines on an events.Bus, and the sinks render
-// status.json, progress.json, logs/ralph.log, metrics.jsonl, the event
-// stream and the console from them.
+// The engine decides; it never formats a state file or writes one. It keeps
+// the run's state in memory, emits typed events and log lines on an
+// events.Bus (the console, logs/ralph.log, status.json, progress.json,
+// metrics.jsonl and the event stream render themselves from them), and
+// hands every change of the persistent state to its Store (package store),
+// which loaded that state once at start-up. A Store write that fails comes
+// back as an error, which the engine reports as a warning and goes on, as
+// the bash loop does; the agent's own logs are opened through the Store
+// too, and a call whose output cannot be stored fails (write_failed or
+// disk_full, counted by the failure guard).
+//
+// One iteration: iteration.go builds the call, agent.go runs it and tees
+// its output (log, live view, stream copy), success.go and failure.go
+// decide what the outcome means (analyse → progress → gates → record →
+// decide, each a step), breaker.go, limits.go, stall.go and ratelimit.go
+// hold the stop conditions, and wait.go the waits.
 package engine

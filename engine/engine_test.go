@@ -28,6 +28,7 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/store"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
@@ -125,8 +126,7 @@ func ctlGitCmd(dir string, args ...string) *exec.Cmd {
 }
 
 // settings resolves the configuration as the CLI does (config.Load with env
-// as the whole environment) and maps it onto engine.Settings like
-// cmd/ralph_loop's settings().
+// as the whole environment) and maps it onto engine.Settings.
 func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Settings {
 	h.t.Helper()
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -134,24 +134,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 	if err != nil {
 		h.t.Fatalf("config.Load: %v", err)
 	}
-	return engine.Settings{
-		ProjectDir: h.dir, PromptFile: c.PromptFile, Driver: c.Driver, AgentArgv: c.AgentArgv,
-		PromptMode: c.AgentPromptMode, OutputFormat: c.OutputFormat, PermissionMode: c.PermissionMode,
-		AllowedTools: c.AllowedTools, MinVersion: c.ClaudeMinVersion, Live: c.Live, Verbose: c.Verbose,
-		MaxCallsPerHour: c.MaxCallsPerHour, Timeout: c.AgentTimeout(), WriteTimeout: c.WriteTimeout(),
-		Inactivity: c.InactivityTimeout, Grace: time.Second,
-		SessionContinuity: c.SessionContinuity, SessionExpiry: c.SessionExpiry(),
-		PermissionDenialMode: c.PermissionDenialMode,
-		BreakerNoProgress:    c.CBNoProgressThreshold, BreakerSameError: c.CBSameErrorThreshold,
-		BreakerOutputDecline: c.CBOutputDeclineThreshold, BreakerPermissionDenials: c.CBPermissionDenialThreshold,
-		BreakerReadOnly: c.CBReadOnlyTimeoutThreshold, BreakerCooldown: c.CBCooldown(), BreakerAutoReset: c.CBAutoReset,
-		TestCommand: c.TestCommand, QualityGates: c.QualityGates, QualityGateMode: c.QualityGateMode,
-		QualityGateTimeout: c.QualityGateTimeout(), QualityGateOnlyOnEnd: c.QualityGateOnCompletionOnly, ReviewMode: c.ReviewMode, ReviewInterval: c.ReviewInterval,
-		LoopDelay: c.LoopDelay, MaxLoops: c.MaxLoops,
-		IdleDelay: c.IdleDelay, IdleBackoff: c.IdleBackoff, IdleMaxDelay: c.IdleMaxDelay, IdleMax: c.IdleMax,
-		StallLimit: c.StallLimit, DonePattern: c.DonePattern,
-		MaxCostUSD: c.MaxCostUSD, MaxTokens: c.MaxTokens, MaxConsecutiveFailures: c.MaxConsecutiveFailures,
-	}
+	return engine.SettingsFrom(c, h.dir)
 }
 
 // run runs the loop to its end with every real sink attached.
@@ -161,11 +144,12 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
-		console.NewLog(events.NewRalphLog(h.rd, onErr), shown), events.NewStatus(h.rd, onErr),
-		events.NewProgress(h.rd, onErr), events.NewMetrics(h.rd, onErr), events.NewStream(h.rd, nil, onErr))
+		console.NewLog(events.NewRalphLog(h.rd, onErr), shown))
+	bus.Add(store.Sinks(h.rd, nil, onErr)...)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
 		Dir:      h.rd,
+		Store:    store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose),
 		Now:      time.Now,
 		Run:      h.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
@@ -259,9 +243,9 @@ func (h *ctlHarness) callCount() int {
 }
 
 // status reads .ralph/status.json.
-func (h *ctlHarness) status() events.StatusFile {
+func (h *ctlHarness) status() store.StatusFile {
 	h.t.Helper()
-	var s events.StatusFile
+	var s store.StatusFile
 	b, err := os.ReadFile(h.rd.Path(ralphdir.Status))
 	if err != nil {
 		h.t.Fatalf("status.json: %v", err)

@@ -13,9 +13,9 @@ import (
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
-// failure is the failure pipeline (§3.3.8) with the intended handling of
-// §3.8: a usage limit waits, a write-heartbeat kill retries with write-early
-// context, anything else backs off and is counted by the failure guard.
+// failure handles a call that did not exit 0: a usage limit waits, a
+// write-heartbeat kill retries with write-early context, anything else
+// backs off and is counted by the failure guard.
 func (l *loop) failure(c *call) step {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
@@ -25,7 +25,8 @@ func (l *loop) failure(c *call) step {
 	// streak (the next idle iteration starts at IDLE_DELAY again).
 	l.calls++
 	l.idleCount, l.idleSince = 0, time.Time{}
-	l.dir.Remove(ralphdir.ResponseAnalysis)
+	l.lastAnalysis = nil
+	l.store.RemoveAnalysis()
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -114,12 +115,14 @@ func (l *loop) stderrTail(c *call, n int) string {
 	return clip.Bytes(s, 500)
 }
 
-// readOnlyTimeout handles a write-heartbeat kill (§3.8 row 4).
+// readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
+// and the next call is told to write early.
 func (l *loop) readOnlyTimeout(c *call) step {
 	l.window = l.window.Record(l.now())
 	l.saveWindow()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
-	l.dir.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(l.now().UTC().Format(time.RFC3339)+"\n"))
+	l.writeTimedOut = true
+	l.store.MarkWriteTimeout(l.now())
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
@@ -132,14 +135,16 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	return goOn
 }
 
-// permissionDenied is §3.7.
+// permissionDenied handles a call whose tools were denied: halt with the
+// fix in PERMISSION_DENIAL_MODE=halt, otherwise warn and go on (the breaker
+// counts denials in threshold mode).
 func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iteration) step {
 	cmds := strings.Join(res.DeniedCommands, ", ")
 	if cmds == "" {
 		cmds = "unknown"
 	}
 	res.ClearPermissionDenials()
-	if err := l.saveAnalysis(res); err != nil {
+	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
 		l.bus.Note(events.DenialsNotCleared)
 	}
 	it.Outcome = "permission_denied"

@@ -37,7 +37,8 @@ func (l *loop) runGates(c *call, res *analysis.Result) gateResult {
 		return gateResult{}
 	}
 	if d.Results != nil {
-		if err := gates.Save(l.dir, d.Results); err != nil {
+		l.gateResults = d.Results
+		if err := l.store.SaveGates(d.Results); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 		if m := d.Results.Status(); m != nil {

@@ -219,7 +219,7 @@ func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
 // changes reports, for the files changed since start (the commits
 // start..HEAD when HEAD moved, then unstaged and staged changes), how many
 // distinct files changed and the `git diff --numstat` text of those three
-// diffs in that order. Untracked files are not counted, as the reference
+// diffs in that order. Untracked files are not counted, as the bash loop
 // counts them; loop-owned files are neither counted nor in the text (a
 // commit of nothing else is no change). One numstat per diff serves both
 // answers: the loop pays for every git process on every iteration.

@@ -11,7 +11,7 @@ import (
 )
 
 // TestGitChangesMatchNameOnly: the files counted from numstat are exactly
-// the ones `git diff --name-only` lists (the reference's count), renames
+// the ones `git diff --name-only` lists (the bash loop's count), renames
 // and moves in and out of folders included.
 func TestGitChangesMatchNameOnly(t *testing.T) {
 	dir, sh, write := testRepo(t)

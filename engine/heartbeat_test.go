@@ -19,7 +19,7 @@ func stalled() *supervise.Outcome {
 }
 
 // A call the write heartbeat stopped (WRITE_TIMEOUT_MINUTES) is counted,
-// leaves status.json valid (running / write_timeout, never the reference's
+// leaves status.json valid (running / write_timeout, never the bash loop's
 // "retrying"), and the next call is told to write early; the loop goes on.
 func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestWriteHeartbeatOpensBreaker(t *testing.T) {
 }
 
 // The heartbeat is capped below the call timeout (CLAUDE_TIMEOUT_MINUTES
-// minus 2), and off in live mode as in the reference.
+// minus 2), and off in live mode as in the bash loop.
 func TestWriteHeartbeatEffectiveTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name string

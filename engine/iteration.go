@@ -26,9 +26,13 @@ type call struct {
 	outcome    supervise.Outcome
 	started    time.Time
 	res        *analysis.Result
-	exitSignal bool // before quality-gate override (metrics)
-	files      int  // files changed in git by the call, loop-owned files left out
+	exitSignal bool        // before quality-gate override (metrics)
+	files      int         // files changed in git by the call, loop-owned files left out
+	stream     *streamCopy // the whole stream, when the output log is cut down to its result
 }
+
+// streamName is the log that keeps a live call's whole stream.
+func (c *call) streamName() string { return strings.TrimSuffix(c.outName, ".log") + "_stream.log" }
 
 // iteration runs one agent call and everything after it; stop=true ends
 // the run with r.
@@ -44,21 +48,17 @@ func (l *loop) iteration() step {
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
 	}
-	// The reference deletes .loop_diff_summary here, before the context
-	// that was meant to carry it is built; we read it first.
-	if data, found, _ := l.dir.ReadFile(ralphdir.LoopDiffSummary); found {
-		l.lastSummary = strings.TrimSpace(string(data))
-	} else {
-		l.lastSummary = ""
-	}
-	l.dir.Remove(ralphdir.LoopDiffSummary)
+	// The bash loop deletes .loop_diff_summary here, before the context
+	// that was meant to carry it is built; this loop hands it on first.
+	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
+	l.store.RemoveDiffSummary()
 	c.startSHA = l.git.head(l.ctx)
-	l.dir.WriteFile(ralphdir.LoopStartSHA, []byte(c.startSHA+"\n"))
+	l.store.SaveLoopStart(c.startSHA)
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
-		id, err := l.sessions.ResumeID(l.now(), l.s.SessionExpiry)
+		id, err := l.store.ResumeID(l.now(), l.s.SessionExpiry)
 		if err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
@@ -89,6 +89,12 @@ func (l *loop) iteration() step {
 	}
 	c.outcome = l.runAgent(c, spec)
 
+	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {
+		// Only a successful call's stream is cut down and kept apart.
+		c.stream.finish()
+		l.store.RemoveLog(c.streamName())
+		c.stream = nil
+	}
 	if c.outcome.Reason == supervise.Canceled {
 		l.writeProgressFailed()
 		return stopWith(l.signalExit())

@@ -51,6 +51,7 @@ func (l *loop) pauseGate() (Result, bool) {
 		case <-time.After(PausePoll):
 		}
 	}
+	l.readPlan() // it may have been edited during the pause
 	l.bus.Note(events.PauseEnded)
 	l.emit(events.Event{Type: events.Resumed, Action: "resumed", Status: "running"})
 	return Result{}, false

@@ -13,10 +13,11 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/gates"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
-	"github.com/ralphloop/ralph_loop/session"
+	"github.com/ralphloop/ralph_loop/review"
 )
 
 // loop is one run's mutable state.
@@ -29,14 +30,32 @@ type loop struct {
 	git  git
 	drv  drivers.Driver
 
-	n        int // loop number (agent iterations started)
-	calls    int // agent calls made in this run
-	window   ratelimit.Window
-	brk      breaker.State
-	brkCfg   breaker.Config
-	sessions *session.Store
-	guard    *guard.Guard
-	totals   events.Usage
+	n      int // loop number (agent iterations started)
+	calls  int // agent calls made in this run
+	window ratelimit.Window
+	brk    breaker.State
+	brkCfg breaker.Config
+	store  Store
+	guard  *guard.Guard
+	totals events.Usage
+
+	// The state kept on disk, as the store loaded it at start-up and as
+	// the engine changed it since: decisions read these, never the files.
+	exitSignals     analysis.ExitSignals
+	haveExitSignals bool
+	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
+	errHist         analysis.ErrorHistory
+	lastOutputLen   int
+	gateResults     *gates.Results
+	findings        *review.Findings
+	reviewSHA       string
+	pendingSummary  string // the diff summary the next loop's context gets
+	writeTimedOut   bool   // the last call was killed by the write heartbeat
+
+	// @fix_plan.md as last read: before each agent call and after it.
+	plan      []byte
+	havePlan  bool
+	planFresh bool // read by start-up: the first loop needs no second read
 
 	tasksDone, tasksTotal int
 	gates                 *events.Gates
@@ -48,6 +67,7 @@ type loop struct {
 	lastHead    string
 	lastPorcel  string
 	haveLast    bool
+	started     bool // start-up loaded the state
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced
@@ -91,7 +111,7 @@ func (l *loop) status(typ events.Type, action, status string) {
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
+	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, store: deps.Store, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
 	l.ctx = deps.Stopper.Context()
 	res := l.run()
 	l.finish(res)
@@ -103,7 +123,7 @@ func (l *loop) run() Result {
 		if r, stop := l.interrupted(); stop {
 			return r // a start-up check cut short by a stop
 		}
-		// Start-up errors keep the reference's final record
+		// Start-up errors keep the bash loop's final record
 		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
 		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError
@@ -118,7 +138,7 @@ func (l *loop) run() Result {
 		return r
 	}
 	l.bus.Note(events.MainLoopStarting)
-	l.refreshTasks()
+	l.countTasks()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {
@@ -126,7 +146,11 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
-		if err := l.sessions.Touch(l.now()); err != nil {
+		if !l.planFresh {
+			l.readPlan()
+		}
+		l.planFresh = false
+		if err := l.store.TouchSession(l.now()); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 		l.rollWindow()
@@ -153,7 +177,6 @@ func (l *loop) run() Result {
 			return r
 		}
 
-		l.refreshTasks()
 		l.status(events.IterationStarted, "executing", "running")
 		if s := l.iteration(); s.stop {
 			return s.result
@@ -199,10 +222,16 @@ func (l *loop) finish(r Result) {
 }
 
 func (l *loop) resetSession(reason string) {
-	if l.sessions == nil {
+	if !l.started {
 		return
 	}
-	if err := l.sessions.Reset(reason, l.n, l.now()); err != nil {
+	// The reset empties .exit_signals (when there is one) and removes
+	// .response_analysis: the in-memory copies follow.
+	if l.haveExitSignals {
+		l.exitSignals = analysis.ExitSignals{}
+	}
+	l.lastAnalysis = nil
+	if err := l.store.ResetSession(reason, l.n, l.now()); err != nil {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
 	}
 }
@@ -210,7 +239,6 @@ func (l *loop) resetSession(reason string) {
 func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
-	l.refreshTasks()
 	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
+	"github.com/ralphloop/ralph_loop/store"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
@@ -161,30 +163,30 @@ func (r *obsRun) agent(ctx context.Context, c supervise.Command, o supervise.Opt
 
 func (r *obsRun) run() {
 	t := r.t
-	s := Settings{
-		ProjectDir: r.proj, PromptFile: ".ralph/PROMPT.md", Driver: "claude-code", OutputFormat: "json",
-		MaxCallsPerHour: 100, Timeout: 15 * time.Minute, PermissionDenialMode: "continue",
-		BreakerNoProgress: 3, BreakerSameError: 5, BreakerOutputDecline: 70, BreakerPermissionDenials: 2,
-		BreakerReadOnly: 2, BreakerCooldown: 30 * time.Minute, QualityGateMode: "warn", ReviewMode: "off",
-		MaxConsecutiveFailures: 5, MaxLoops: 20,
+	// The configuration as the CLI resolves it, with no loop delay and a
+	// 20-call cap.
+	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "20", "CLAUDE_TIMEOUT_MINUTES": "15"}
+	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	if err != nil {
+		t.Fatalf("config.Load: %v", err)
 	}
+	s := SettingsFrom(c, r.proj)
 	if r.settle != nil {
 		r.settle(&s)
 	}
 	bus := events.NewBus(r.now, "run-1")
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
-	bus.Add(events.NewStatus(r.dir, onErr), events.NewProgress(r.dir, onErr), events.NewMetrics(r.dir, onErr),
-		events.NewStream(r.dir, &r.stream, onErr))
+	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	r.res = Run(s, Deps{
-		Bus: bus, Dir: r.dir, Now: r.now, Run: r.agent,
+		Bus: bus, Dir: r.dir, Store: store.New(r.dir, nil, false), Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
 }
 
-func (r *obsRun) status() events.StatusFile {
+func (r *obsRun) status() store.StatusFile {
 	r.t.Helper()
-	var st events.StatusFile
+	var st store.StatusFile
 	data, found, err := r.dir.ReadFile(ralphdir.Status)
 	if err != nil || !found {
 		r.t.Fatalf("status.json: found=%v err=%v", found, err)
@@ -283,6 +285,22 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Message, ExitMaxLoops)
 	}
 
+	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}
+	checkReport(t, r, want)
+	// status.json says the same; the metrics lines sum to the same totals.
+	st := r.status()
+	if st.InputTokens != want.InputTokens || st.OutputTokens != want.OutputTokens || st.CacheReadTokens != want.CacheReadTokens ||
+		st.CacheCreateTokens != want.CacheCreationTokens || st.CostUSD != want.CostUSD {
+		t.Errorf("status.json totals %+v, want %+v", st, want)
+	}
+	checkMetricsSum(t, r, want)
+	checkEventLines(t, r)
+}
+
+// checkReport rebuilds the run from logs/events.jsonl: three successful
+// loops, the second without usage, and the totals want.
+func checkReport(t *testing.T, r *obsRun, want events.Usage) {
+	t.Helper()
 	f, err := os.Open(r.dir.Path(ralphdir.EventsLog))
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +314,6 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 		t.Fatalf("%d runs", len(runs))
 	}
 	s := runs[0]
-	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}
 	if !s.Finished || s.ExitReason != "max_loops" || s.ExitCode == nil || *s.ExitCode != ExitMaxLoops || s.Status != "stopped" {
 		t.Errorf("summary finished=%v reason=%q code=%v status=%q", s.Finished, s.ExitReason, s.ExitCode, s.Status)
 	}
@@ -319,13 +336,11 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	if diff := cmp.Diff([]string{"success", "success", "success"}, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
+}
 
-	// status.json says the same; the metrics lines sum to the same totals.
-	st := r.status()
-	if st.InputTokens != want.InputTokens || st.OutputTokens != want.OutputTokens || st.CacheReadTokens != want.CacheReadTokens ||
-		st.CacheCreateTokens != want.CacheCreationTokens || st.CostUSD != want.CostUSD {
-		t.Errorf("status.json totals %+v, want %+v", st, want)
-	}
+// checkMetricsSum sums logs/metrics.jsonl: want, and one line of nulls.
+func checkMetricsSum(t *testing.T, r *obsRun, want events.Usage) {
+	t.Helper()
 	data, _, _ := r.dir.ReadFile(ralphdir.MetricsLog)
 	var sum events.Usage
 	var nulls int
@@ -355,8 +370,13 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	if sum != want || nulls != 1 {
 		t.Errorf("metrics sum %+v (null lines %d), want %+v", sum, nulls, want)
 	}
+}
 
-	// Every event line is one JSON object with the common fields.
+// checkEventLines: every event line is one JSON object with the common
+// fields, the types are those of three loops, and the --events copy is
+// the file's content.
+func checkEventLines(t *testing.T, r *obsRun) {
+	t.Helper()
 	types := map[events.Type]int{}
 	for _, line := range strings.Split(strings.TrimSpace(r.stream.String()), "\n") {
 		var e map[string]any

@@ -7,45 +7,55 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// fixPlanCounts counts @fix_plan.md's boxes; ok is false without a plan.
-func (l *loop) fixPlanCounts() (fixplan.Counts, bool) {
+// readPlan reads @fix_plan.md and recounts the tasks. The plan is read
+// once before each agent call and once after it (the agent edits it);
+// everything in between works on what was read.
+func (l *loop) readPlan() {
 	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	if err != nil || !found {
+	l.plan, l.havePlan = data, found && err == nil
+	l.countTasks()
+}
+
+// fixPlanCounts counts the plan's boxes; ok is false without a plan.
+func (l *loop) fixPlanCounts() (fixplan.Counts, bool) {
+	if !l.havePlan {
 		return fixplan.Counts{}, false
 	}
-	return fixplan.Count(data), true
+	return fixplan.Count(l.plan), true
 }
 
 // collapseStories drops the detail lines of checked stories.
 func (l *loop) collapseStories() {
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	if err != nil || !found {
+	if !l.havePlan {
 		return
 	}
-	if out, changed := fixplan.Collapse(data); changed {
-		if err := l.dir.WriteFile(ralphdir.FixPlan, out); err != nil {
+	if out, changed := fixplan.Collapse(l.plan); changed {
+		if err := l.store.SavePlan(out); err != nil {
 			l.bus.Note(events.Warning{Err: err})
+			return
 		}
+		l.plan = out
+		l.countTasks()
 	}
 }
 
-// refreshTasks recounts @fix_plan.md for status.json's tasks_completed
-// and tasks_total: the Story lines as bmalph counts them, or every
-// checkbox when the plan has no stories.
-func (l *loop) refreshTasks() {
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	if err != nil || !found {
+// countTasks counts the plan for status.json's tasks_completed and
+// tasks_total: the Story lines as bmalph counts them, or every checkbox
+// when the plan has no stories. Without a plan the last counts stay.
+func (l *loop) countTasks() {
+	if !l.havePlan {
 		return
 	}
-	if st := fixplan.CountStories(data); st.Total > 0 {
+	if st := fixplan.CountStories(l.plan); st.Total > 0 {
 		l.tasksDone, l.tasksTotal = st.Completed, st.Total
 		return
 	}
-	c := fixplan.Count(data)
+	c := fixplan.Count(l.plan)
 	l.tasksDone, l.tasksTotal = c.Checked, c.Total()
 }
 
-// applyPlanDelta is enforce_fix_plan_progress_tracking.
+// applyPlanDelta compares the checked boxes the agent claims with the
+// plan's own count; a claim that does not match suppresses completion.
 func (l *loop) applyPlanDelta(res *analysis.Result, before, after int) {
 	tr := fixplan.Track(res.TasksCompletedThisLoop, before, after)
 	if res.ApplyFixPlanDelta(after - before) {

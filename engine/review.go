@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -10,9 +11,8 @@ import (
 	"github.com/ralphloop/ralph_loop/review"
 )
 
-// maybeReview runs the periodic code review after a successful loop
-// (loop.md §3.6): a read-only agent call whose findings reach the next
-// loop's context.
+// maybeReview runs the periodic code review after a successful loop: a
+// read-only agent call whose findings reach the next loop's context.
 func (l *loop) maybeReview(res analysis.Result) {
 	if l.s.ReviewMode == "" || l.s.ReviewMode == "off" {
 		return
@@ -23,7 +23,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	if gitOK {
 		head, dirty = l.git.head(ctx), l.git.porcelain(ctx) != ""
 	}
-	last, _ := review.LoadLastSHA(l.dir)
+	last := l.reviewSHA
 	if gitOK && last != "" && head != last && !l.git.committedBeyondOwned(ctx, last, head) {
 		head = last // commits of the loop's own files are nothing to review
 	}
@@ -49,27 +49,35 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	logPath := l.dir.Path(review.LogName(l.n))
-	f, err := l.dir.Create(review.LogName(l.n))
+	f, err := l.store.CreateLog(review.LogName(l.n))
 	if err != nil {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
-	o := l.deps.Run(ctx, toCommand(spec), l.callOptions(f, f))
+	// A failed review call is ignored, as the bash loop ignores it.
+	l.deps.Run(ctx, toCommand(spec), l.callOptions(f, f))
 	f.Close()
 	if ctx.Err() != nil {
 		return
 	}
-	_ = o // failures are ignored, as in the reference
-	if rr, _, err := analysis.AnalyzeFile(logPath, analysis.Options{Driver: l.s.Driver}); err == nil {
-		l.spend(rr.Usage) // a review call costs like any other
+	// The review's log is read once, for its cost and its findings.
+	out, rerr := ralphdir.ReadFileCapped(logPath, ralphdir.LogCap)
+	opts := analysis.Options{Driver: l.s.Driver, OutputFile: logPath}
+	if rerr == nil {
+		if rr, err := analysis.Analyze(bytes.NewReader(out), opts); err == nil {
+			l.spend(rr.Usage) // a review call costs like any other
+		}
+	} else if rr, _, err := analysis.AnalyzeFile(logPath, opts); err == nil {
+		l.spend(rr.Usage)
 	}
 	if head != "" {
-		review.SaveLastSHA(l.dir, head)
+		l.reviewSHA = head
+		l.store.SaveReviewSHA(head)
 	}
-	out, _ := ralphdir.ReadFileCapped(logPath, ralphdir.LogCap)
 	findings, perr := review.ParseFindings(out)
 	if perr == nil {
-		if err := review.Save(l.dir, findings); err != nil {
+		l.findings = &findings
+		if err := l.store.SaveFindings(findings); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 	}

@@ -4,15 +4,19 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"slices"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // Settings is everything the loop needs to know, resolved from flags,
-// environment, .ralphrc and defaults by the config package.
+// environment, .ralphrc and defaults by the config package and mapped here
+// by SettingsFrom, the one place that does.
 type Settings struct {
 	ProjectDir string // the working directory: the project root
 	PromptFile string // path as configured (relative to ProjectDir or absolute)
@@ -40,9 +44,7 @@ type Settings struct {
 
 	PermissionDenialMode string // continue, halt, threshold
 
-	BreakerNoProgress, BreakerSameError, BreakerOutputDecline, BreakerPermissionDenials, BreakerReadOnly int
-	BreakerCooldown                                                                                      time.Duration
-	BreakerAutoReset                                                                                     bool
+	Breaker breaker.Config
 
 	TestCommand          string
 	QualityGates         []string
@@ -72,7 +74,8 @@ type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) 
 // Deps are the engine's connections to the world.
 type Deps struct {
 	Bus      *events.Bus
-	Dir      *ralphdir.Dir
+	Dir      *ralphdir.Dir // read only: the plan, the prompt, the call's stderr
+	Store    Store         // every write of the run's state and logs
 	Now      func() time.Time
 	Run      Runner
 	LookPath func(string) (string, error)
@@ -83,4 +86,51 @@ type Deps struct {
 	Interactive bool
 	Stdin       io.Reader
 	Version     string
+}
+
+// SettingsFrom maps the resolved configuration onto the engine's settings,
+// with projectDir as the project root.
+func SettingsFrom(c *config.Config, projectDir string) Settings {
+	return Settings{
+		ProjectDir:             projectDir,
+		PromptFile:             c.PromptFile,
+		Driver:                 c.Driver,
+		AgentArgv:              c.AgentArgv,
+		PromptMode:             c.AgentPromptMode,
+		OutputFormat:           c.OutputFormat,
+		PermissionMode:         c.PermissionMode,
+		AllowedTools:           c.AllowedTools,
+		ToolsGiven:             c.Sources["ALLOWED_TOOLS"].Kind == config.SourceFlag || !slices.Equal(c.AllowedTools, config.DefaultAllowedTools()),
+		MinVersion:             c.ClaudeMinVersion,
+		Live:                   c.Live,
+		Verbose:                c.Verbose,
+		MaxCallsPerHour:        c.MaxCallsPerHour,
+		Timeout:                c.AgentTimeout(),
+		WriteTimeout:           c.WriteTimeout(),
+		Inactivity:             c.InactivityTimeout,
+		Grace:                  time.Second,
+		MaxOutput:              int64(c.MaxOutputMB) << 20,
+		SessionContinuity:      c.SessionContinuity,
+		SessionExpiry:          c.SessionExpiry(),
+		PermissionDenialMode:   c.PermissionDenialMode,
+		Breaker:                c.Breaker(),
+		TestCommand:            c.TestCommand,
+		QualityGates:           c.QualityGates,
+		QualityGateMode:        c.QualityGateMode,
+		QualityGateTimeout:     c.QualityGateTimeout(),
+		QualityGateOnlyOnEnd:   c.QualityGateOnCompletionOnly,
+		ReviewMode:             c.ReviewMode,
+		ReviewInterval:         c.ReviewInterval,
+		LoopDelay:              c.LoopDelay,
+		MaxLoops:               c.MaxLoops,
+		IdleDelay:              c.IdleDelay,
+		IdleBackoff:            c.IdleBackoff,
+		IdleMaxDelay:           c.IdleMaxDelay,
+		IdleMax:                c.IdleMax,
+		StallLimit:             c.StallLimit,
+		DonePattern:            c.DonePattern,
+		MaxCostUSD:             c.MaxCostUSD,
+		MaxTokens:              c.MaxTokens,
+		MaxConsecutiveFailures: c.MaxConsecutiveFailures,
+	}
 }

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-)
+import "github.com/ralphloop/ralph_loop/events"
 
 // noteStall compares this iteration with the previous one: the same reply
 // and no change to git HEAD or the working tree is a stalled iteration.
@@ -25,8 +22,8 @@ func (l *loop) noteStall(text string) {
 		}
 		porcel = l.git.porcelain(l.ctx)
 	}
-	if plan, found, _ := l.dir.ReadFile(ralphdir.FixPlan); found {
-		porcel += "\x00" + string(plan)
+	if l.havePlan {
+		porcel += "\x00" + string(l.plan)
 	}
 	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
 		l.stallCount++

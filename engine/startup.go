@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,20 +11,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/ratelimit"
-	"github.com/ralphloop/ralph_loop/session"
 )
 
 // errNoStatus marks start-up failures that must not touch status.json
 // (another loop owns it, or there is no .ralph/ to write into).
 var errNoStatus = errors.New("no status")
 
-// startup runs the reference's start-up checks in order, then takes the
+// startup runs the bash loop's start-up checks in order, then takes the
 // project lock and loads the persistent state.
 func (l *loop) startup() error {
 	drv, err := drivers.Get(l.s.Driver)
@@ -47,36 +43,24 @@ func (l *loop) startup() error {
 		return err
 	}
 
-	if n := l.dir.CleanTemp(); n > 0 {
+	if n := l.store.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.checkStateFiles()
-	l.dir.Remove(ralphdir.WriteHeartbeatTrigger)
-	l.sessions = session.New(l.dir, func(level, msg string) { l.bus.Note(events.Logged{Level: events.Level(level), Text: msg}) })
-	l.sessions.Verbose = l.s.Verbose
-	if _, err := l.sessions.Start(l.now()); err != nil {
+	l.store.ClearWriteTimeout()
+	l.started = true
+	if err := l.store.StartSession(l.now()); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 	}
-	if !l.dir.Exists(ralphdir.ExitSignals) {
-		l.dir.WriteFile(ralphdir.ExitSignals, []byte(`{"test_only_loops": [], "done_signals": [], "completion_indicators": []}`+"\n"))
-	}
-	w, err := ratelimit.Load(l.dir)
+	saved, err := l.store.Load()
 	if err != nil {
 		return err
 	}
-	l.window = w
-	l.brkCfg = breaker.Config{
-		NoProgressThreshold: l.s.BreakerNoProgress, SameErrorThreshold: l.s.BreakerSameError,
-		OutputDeclineThreshold: l.s.BreakerOutputDecline, PermissionDenialThreshold: l.s.BreakerPermissionDenials,
-		ReadOnlyTimeoutThreshold: l.s.BreakerReadOnly,
-		Cooldown:                 l.s.BreakerCooldown, AutoReset: l.s.BreakerAutoReset,
-		CountPermissionDenials: l.s.PermissionDenialMode == "threshold",
-	}
-	b, err := breaker.Load(l.dir)
-	if err != nil {
-		return err
-	}
-	l.brk = b
+	l.window, l.brk = saved.Window, saved.Breaker
+	l.exitSignals, l.haveExitSignals = saved.ExitSignals, saved.HaveExitSignals
+	l.lastAnalysis, l.errHist, l.lastOutputLen = saved.Analysis, saved.ErrorHistory, saved.OutputLength
+	l.gateResults, l.findings, l.reviewSHA = saved.Gates, saved.Findings, saved.ReviewSHA
+	l.pendingSummary = saved.DiffSummary
+	l.brkCfg = l.s.Breaker
 	max := l.s.MaxConsecutiveFailures
 	if max <= 0 {
 		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
@@ -85,7 +69,7 @@ func (l *loop) startup() error {
 	return nil
 }
 
-// display is the driver's name as the reference shows it.
+// display is the driver's name as the bash loop shows it.
 func (l *loop) display() string {
 	if l.drv == nil {
 		return l.s.Driver
@@ -110,9 +94,11 @@ func (l *loop) checkPrompt() error {
 		if _, err := ralphdir.ReadFileCapped(p, ralphdir.TextCap); err != nil {
 			return &StartupError{Lines: []string{err.Error()}}
 		}
-		if _, _, err := l.dir.ReadFile(ralphdir.FixPlan); err != nil {
+		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+		if err != nil {
 			return &StartupError{Lines: []string{err.Error()}}
 		}
+		l.plan, l.havePlan, l.planFresh = data, found, true
 		return nil
 	}
 	shown := l.s.PromptFile
@@ -197,20 +183,4 @@ func cliVersion(ctx context.Context, path string) (string, error) {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
-}
-
-// jsonStateFiles are the JSON files under .ralph/ the loop writes.
-var jsonStateFiles = []string{
-	ralphdir.Status, ralphdir.Progress, ralphdir.ResponseAnalysis, ralphdir.ExitSignals,
-	ralphdir.RalphSession, ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState,
-	ralphdir.CircuitBreakerHistory, ralphdir.QualityGateResults, ralphdir.ReviewFindings,
-}
-
-// checkStateFiles moves aside (with a warning) every JSON state file that
-// is empty or not JSON, so that none is silently overwritten.
-func (l *loop) checkStateFiles() {
-	for _, name := range jsonStateFiles {
-		var v json.RawMessage
-		l.dir.ReadJSON(name, &v)
-	}
 }

@@ -64,9 +64,6 @@ func NewStopper(parent context.Context, interactive bool, now func() time.Time) 
 // Context is canceled, with a *SignalError cause, when the loop must stop.
 func (s *Stopper) Context() context.Context { return s.ctx }
 
-// Stop cancels the loop with cause.
-func (s *Stopper) Stop(cause error) { s.cancel(cause) }
-
 // Signal handles one received signal and reports what it did ("skip" or
 // "stop").
 func (s *Stopper) Signal(sig os.Signal) string {
@@ -120,8 +117,8 @@ func Cause(ctx context.Context) *SignalError {
 	return nil
 }
 
-// Describe is describe_exit_code: an exit code as the reference (and
-// bmalph's dashboard) words it.
+// Describe words an exit code as the bash loop (and bmalph's dashboard)
+// does.
 func Describe(code int) string {
 	switch code {
 	case 0:

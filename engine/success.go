@@ -6,7 +6,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -46,9 +45,7 @@ func (l *loop) countSuccess() {
 // analyseReply analyses the call's output, keeps its session id and adds
 // its usage to the run's totals.
 func (l *loop) analyseReply(c *call) analysis.Result {
-	if l.liveOK && l.s.SessionContinuity && (l.s.Driver == "claude-code" || l.s.Driver == "cursor") {
-		l.collapseStream(c) // their streams end in a "type":"result" record
-	}
+	l.collapseStream(c)
 	l.bus.Note(events.Analysing{Agent: l.display()})
 	res, err := l.analyze(c)
 	if err != nil {
@@ -56,7 +53,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		if err := l.sessions.SaveID(res.SessionID, l.now()); err != nil {
+		if err := l.store.SaveSessionID(res.SessionID, l.now()); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 	}
@@ -68,6 +65,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 // collapses finished stories and counts the files changed in git (the
 // breaker's progress signal).
 func (l *loop) measureProgress(c *call, res *analysis.Result) {
+	l.readPlan()
 	after := c.before
 	if counts, ok := l.fixPlanCounts(); ok {
 		after = counts.Checked
@@ -76,14 +74,14 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	if after > c.before {
 		l.collapseStories()
 	}
-	l.refreshTasks()
 
 	files, numstat := l.git.changes(l.ctx, c.startSHA)
 	c.files = files
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
-		l.dir.WriteFile(ralphdir.LoopDiffSummary, []byte(s+"\n"))
+		l.pendingSummary = s
+		l.store.SaveDiffSummary(s)
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -103,7 +101,7 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // analysis box and the error lines, and returns the exit reason they make
 // (or "").
 func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
-	if err := l.saveAnalysis(res); err != nil {
+	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 	}
 	l.updateExitSignals(res)
@@ -198,7 +196,8 @@ func (l *loop) afterSuccess(res analysis.Result, gate gateResult, idle bool, pen
 		}
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String(), Blocked: true})
 	}
-	l.dir.Remove(ralphdir.ReviewFindings)
+	l.findings = nil
+	l.store.RemoveFindings()
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

@@ -2,8 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
 	"sync"
+
+	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // checked remembers a writer's first error and fails every write after it.
@@ -96,4 +100,90 @@ func (t *lastLine) String() string {
 		return string(t.cur)
 	}
 	return string(t.last)
+}
+
+// streamCopy copies the agent's stream to its own log and finds the last
+// result record, in the pass that writes the output log. Its write errors
+// never fail the call: the output log holds the stream anyway.
+type streamCopy struct {
+	mu     sync.Mutex
+	w      io.Writer // nil when the log could not be created
+	f      io.Closer
+	err    error
+	result *resultLine
+}
+
+func (s *streamCopy) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.result.Write(p)
+	if s.err == nil && s.w != nil {
+		if _, err := s.w.Write(p); err != nil {
+			s.err = err
+		}
+	}
+	return len(p), nil
+}
+
+// finish writes the log's kept tail and closes it; the error is the
+// log's first.
+func (s *streamCopy) finish() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.result.end()
+	if s.w != nil {
+		if ht, ok := s.w.(*supervise.HeadTail); ok && s.err == nil {
+			s.err = ht.Close()
+		}
+		if err := s.f.Close(); err != nil && s.err == nil && !errors.Is(err, os.ErrClosed) {
+			s.err = err
+		}
+		s.w = nil
+	}
+	return s.err
+}
+
+// resultLine remembers the last line holding a "type":"result" record.
+// Past limit bytes it gives up (over): such an output is not cut down.
+type resultLine struct {
+	limit int64
+	total int64
+	cur   []byte
+	last  []byte
+	found bool
+	over  bool
+}
+
+func (r *resultLine) Write(p []byte) {
+	if r.over {
+		return
+	}
+	if r.total += int64(len(p)); r.total > r.limit {
+		r.over, r.cur, r.last = true, nil, nil
+		return
+	}
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.cur = append(r.cur, p...)
+			return
+		}
+		r.cur = append(r.cur, p[:i]...)
+		r.line()
+		p = p[i+1:]
+	}
+}
+
+// end takes the last line, which has no newline.
+func (r *resultLine) end() {
+	if !r.over {
+		r.line()
+	}
+}
+
+func (r *resultLine) line() {
+	if bytes.Contains(r.cur, []byte(`"type":"result"`)) || bytes.Contains(r.cur, []byte(`"type": "result"`)) {
+		r.last, r.found = append(r.last[:0], r.cur...), true
+	}
+	r.cur = r.cur[:0]
 }

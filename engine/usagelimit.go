@@ -9,8 +9,7 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 )
 
-// usageLimit handles the provider's usage limit (loop.md §5.4 as
-// intended): ask on a terminal, otherwise wait; an unattended run never
+// usageLimit handles the provider's usage limit: ask on a terminal, otherwise wait; an unattended run never
 // exits on it. The failure guard does not count it: waiting it out is the
 // remedy.
 func (l *loop) usageLimit(c *call, res analysis.Result) step {
@@ -39,8 +38,7 @@ func (l *loop) usageLimit(c *call, res analysis.Result) step {
 	return goOn
 }
 
-// askExit asks whether to wait or exit, as the bash loop does, and reads
-// one answer (30 s).
+// askExit shows the bash loop's prompt and reads one answer (30 s).
 func (l *loop) askExit() bool {
 	l.bus.Note(events.UsageLimitQuestion)
 	answer := make(chan string, 1)

@@ -10,7 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
-// The 5-hour usage limit (loop.md §5.4 as intended): an unattended run
+// The 5-hour usage limit: an unattended run
 // never exits on it. It waits — 60 minutes, or until the reset time the
 // agent reported — then tries again; status.json says paused / api_limit
 // meanwhile, and the failure guard does not count it.

@@ -38,20 +38,6 @@ func showStatus(d *ralphdir.Dir, stdout io.Writer) int {
 	return 0
 }
 
-// breakerConfig is the breaker's view of the configuration.
-func breakerConfig(c *config.Config) breaker.Config {
-	return breaker.Config{
-		NoProgressThreshold:       c.CBNoProgressThreshold,
-		SameErrorThreshold:        c.CBSameErrorThreshold,
-		OutputDeclineThreshold:    c.CBOutputDeclineThreshold,
-		PermissionDenialThreshold: c.CBPermissionDenialThreshold,
-		ReadOnlyTimeoutThreshold:  c.CBReadOnlyTimeoutThreshold,
-		Cooldown:                  c.CBCooldown(),
-		AutoReset:                 c.CBAutoReset,
-		CountPermissionDenials:    c.PermissionDenialMode == "threshold",
-	}
-}
-
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
 // do next. It creates a CLOSED state when there is none, as the reference
 // does, and otherwise changes nothing.
@@ -67,7 +53,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 		return 1
 	}
 	breaker.EnsureHistory(d)
-	for _, line := range breaker.Describe(s, now, breakerConfig(c)) {
+	for _, line := range breaker.Describe(s, now, c.Breaker()) {
 		fmt.Fprintln(stdout, line)
 	}
 	return 0

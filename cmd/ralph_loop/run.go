@@ -198,9 +198,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		boxOut = errOut
 	}
 	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose}
-	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(events.NewRalphLog(dir, sinkErr), shown),
-		events.NewStatus(dir, sinkErr), events.NewProgress(dir, sinkErr),
-		events.NewMetrics(dir, sinkErr), events.NewStream(dir, eventsOut, sinkErr))
+	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on.
 	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
@@ -222,9 +220,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 
 	res, ok := sig.engine(&calling, func() engine.Result {
-		return engine.Run(settings(cfg, cwd), engine.Deps{
+		return engine.Run(engine.SettingsFrom(cfg, cwd), engine.Deps{
 			Bus:         bus,
 			Dir:         dir,
+			Store:       state,
 			Now:         now,
 			Run:         runAgent,
 			LookPath:    exec.LookPath,
@@ -247,71 +246,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
 	}
 	return res.Code
-}
-
-// settings maps the resolved configuration onto the engine's.
-func settings(c *config.Config, cwd string) engine.Settings {
-	defTools := config.DefaultAllowedTools()
-	return engine.Settings{
-		ProjectDir:               cwd,
-		PromptFile:               c.PromptFile,
-		Driver:                   c.Driver,
-		AgentArgv:                c.AgentArgv,
-		PromptMode:               c.AgentPromptMode,
-		OutputFormat:             c.OutputFormat,
-		PermissionMode:           c.PermissionMode,
-		AllowedTools:             c.AllowedTools,
-		ToolsGiven:               c.Sources["ALLOWED_TOOLS"].Kind == config.SourceFlag || !sameList(c.AllowedTools, defTools),
-		MinVersion:               c.ClaudeMinVersion,
-		Live:                     c.Live,
-		Verbose:                  c.Verbose,
-		MaxCallsPerHour:          c.MaxCallsPerHour,
-		Timeout:                  c.AgentTimeout(),
-		WriteTimeout:             c.WriteTimeout(),
-		Inactivity:               c.InactivityTimeout,
-		Grace:                    time.Second,
-		MaxOutput:                int64(c.MaxOutputMB) << 20,
-		SessionContinuity:        c.SessionContinuity,
-		SessionExpiry:            c.SessionExpiry(),
-		PermissionDenialMode:     c.PermissionDenialMode,
-		BreakerNoProgress:        c.CBNoProgressThreshold,
-		BreakerSameError:         c.CBSameErrorThreshold,
-		BreakerOutputDecline:     c.CBOutputDeclineThreshold,
-		BreakerPermissionDenials: c.CBPermissionDenialThreshold,
-		BreakerReadOnly:          c.CBReadOnlyTimeoutThreshold,
-		BreakerCooldown:          c.CBCooldown(),
-		BreakerAutoReset:         c.CBAutoReset,
-		TestCommand:              c.TestCommand,
-		QualityGates:             c.QualityGates,
-		QualityGateMode:          c.QualityGateMode,
-		QualityGateTimeout:       c.QualityGateTimeout(),
-		QualityGateOnlyOnEnd:     c.QualityGateOnCompletionOnly,
-		ReviewMode:               c.ReviewMode,
-		ReviewInterval:           c.ReviewInterval,
-		LoopDelay:                c.LoopDelay,
-		MaxLoops:                 c.MaxLoops,
-		IdleDelay:                c.IdleDelay,
-		IdleBackoff:              c.IdleBackoff,
-		IdleMaxDelay:             c.IdleMaxDelay,
-		IdleMax:                  c.IdleMax,
-		StallLimit:               c.StallLimit,
-		DonePattern:              c.DonePattern,
-		MaxCostUSD:               c.MaxCostUSD,
-		MaxTokens:                c.MaxTokens,
-		MaxConsecutiveFailures:   c.MaxConsecutiveFailures,
-	}
-}
-
-func sameList(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func exists(p string) bool {

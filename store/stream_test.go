@@ -1,4 +1,4 @@
-package events
+package store
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -85,11 +86,11 @@ func tailLines(path string, stop <-chan struct{}, line func([]byte) error) error
 // checkEventLine is what a reader of events.jsonl may rely on: every
 // complete line is one JSON object of the current schema.
 func checkEventLine(l []byte, want int) error {
-	var e Event
+	var e events.Event
 	if err := json.Unmarshal(l, &e); err != nil {
 		return fmt.Errorf("line %d is not valid JSON (%v): %.200q", want, err, l)
 	}
-	if e.V != SchemaVersion || e.Type == "" || e.Loop != want {
+	if e.V != events.SchemaVersion || e.Type == "" || e.Loop != want {
 		return fmt.Errorf("line %d: v=%d type=%q loop=%d", want, e.V, e.Type, e.Loop)
 	}
 	return nil
@@ -99,7 +100,7 @@ func checkEventLine(l []byte, want int) error {
 // the run. Messages of up to 12 KiB make lines cross page boundaries.
 func TestEventsLogWhileReaderTails(t *testing.T) {
 	d := newDir(t)
-	b := NewBus(fixedClock, "r")
+	b := events.NewBus(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
 	const n = 600
 
@@ -120,7 +121,7 @@ func TestEventsLogWhileReaderTails(t *testing.T) {
 	}()
 	for i := 0; i < n; i++ {
 		msg := strings.Repeat(`"\x`, (i*37)%4096) + "\xff\n"
-		b.Emit(Event{Type: IterationCompleted, Message: msg, Snapshot: Snapshot{Loop: i}})
+		b.Emit(events.Event{Type: events.IterationCompleted, Message: msg, Snapshot: events.Snapshot{Loop: i}})
 	}
 	close(stop)
 	wg.Wait()
@@ -136,9 +137,9 @@ func TestEventsLogWhileReaderTails(t *testing.T) {
 // tail): it exits non-zero at the first line that is not valid JSON.
 func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	d := newDir(t)
-	b := NewBus(fixedClock, "r")
+	b := events.NewBus(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
-	b.Emit(Event{Type: RunStarted, Snapshot: Snapshot{Loop: 0}})
+	b.Emit(events.Event{Type: events.RunStarted, Snapshot: events.Snapshot{Loop: 0}})
 
 	const n = 400
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTailChild$", "-test.count=1")
@@ -154,7 +155,7 @@ func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	}
 	for i := 1; i <= n; i++ {
 		msg := strings.Repeat("é\\\"", (i*53)%3000)
-		b.Emit(Event{Type: IterationCompleted, Message: msg, Snapshot: Snapshot{Loop: i}})
+		b.Emit(events.Event{Type: events.IterationCompleted, Message: msg, Snapshot: events.Snapshot{Loop: i}})
 	}
 	stdin.Close() // tells the child the writer is done
 	if err := cmd.Wait(); err != nil {
@@ -197,7 +198,7 @@ func TestTailChild(t *testing.T) {
 // Emit is safe from many goroutines: lines never interleave.
 func TestBusConcurrentEmit(t *testing.T) {
 	d := newDir(t)
-	b := NewBus(fixedClock, "r")
+	b := events.NewBus(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -205,7 +206,7 @@ func TestBusConcurrentEmit(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				b.Emit(Event{Type: DelayStarted, Message: strings.Repeat("x", g*500), Snapshot: Snapshot{Loop: g}})
+				b.Emit(events.Event{Type: events.DelayStarted, Message: strings.Repeat("x", g*500), Snapshot: events.Snapshot{Loop: g}})
 				b.Infof("g%d", g)
 			}
 		}(g)

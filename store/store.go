@@ -1,0 +1,283 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/gates"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+	"github.com/ralphloop/ralph_loop/review"
+	"github.com/ralphloop/ralph_loop/session"
+)
+
+// ErrorHistoryFile keeps the error lines of recent loops, so that the same
+// errors repeating across loops are recognised (stuck-loop detection). It
+// lives under logs/, which bmalph's .gitignore hides: the bash loop has no
+// such file, so it must not show in git status. oldErrorHistoryFile is
+// where earlier versions kept it.
+const (
+	ErrorHistoryFile    = "logs/.error_history"
+	oldErrorHistoryFile = ".error_history"
+)
+
+// emptyExitSignals is the .exit_signals a project starts with, spelled as
+// the bash loop writes it.
+const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
+
+// Store is a project's .ralph/ state: it loads what earlier runs kept, once
+// at start-up, and writes every change the engine decides, atomically.
+// Each method returns its write's error; the caller decides what a failure
+// means (today: a warning, and the run goes on).
+type Store struct {
+	d        *ralphdir.Dir
+	sessions *session.Store
+}
+
+// New returns the state store of d. log receives the session files' log
+// lines (level and message), as session.New takes them.
+func New(d *ralphdir.Dir, log func(level, msg string), verbose bool) *Store {
+	s := session.New(d, log)
+	s.Verbose = verbose
+	return &Store{d: d, sessions: s}
+}
+
+// jsonStateFiles are the JSON files under .ralph/ the loop writes.
+var jsonStateFiles = []string{
+	ralphdir.Status, ralphdir.Progress, ralphdir.ResponseAnalysis, ralphdir.ExitSignals,
+	ralphdir.RalphSession, ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState,
+	ralphdir.CircuitBreakerHistory, ralphdir.QualityGateResults, ralphdir.ReviewFindings,
+}
+
+// Repair runs before anything is loaded: it removes the temp files an
+// interrupted atomic write left (returning how many), and moves aside,
+// with a warning, every JSON state file that is empty or not JSON, so
+// that none is silently overwritten.
+func (s *Store) Repair() (removedTemp int) {
+	n := s.d.CleanTemp()
+	for _, name := range jsonStateFiles {
+		var v json.RawMessage
+		s.d.ReadJSON(name, &v)
+	}
+	return n
+}
+
+// Saved is the state earlier runs left, as start-up reads it.
+type Saved struct {
+	Window          ratelimit.Window
+	Breaker         breaker.State
+	ExitSignals     analysis.ExitSignals
+	HaveExitSignals bool
+	Analysis        *analysis.ResponseAnalysis // nil: none
+	ErrorHistory    analysis.ErrorHistory
+	OutputLength    int // .last_output_length, 0 when none
+	Gates           *gates.Results
+	Findings        *review.Findings
+	ReviewSHA       string
+	DiffSummary     string // .loop_diff_summary, trimmed
+}
+
+// Load reads the state at start-up. A state file that is not valid is
+// moved aside by the directory (with a warning) and counts as missing; a
+// missing .exit_signals is created empty, as the bash loop does. Only the
+// call window and the breaker can fail the start.
+func (s *Store) Load() (Saved, error) {
+	var v Saved
+	var err error
+	if !s.d.Exists(ralphdir.ExitSignals) {
+		s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals))
+	}
+	if v.Window, err = ratelimit.Load(s.d); err != nil {
+		return v, err
+	}
+	if v.Breaker, err = breaker.Load(s.d); err != nil {
+		return v, err
+	}
+	v.HaveExitSignals, _ = s.d.ReadValid(ralphdir.ExitSignals, func(b []byte) error {
+		es, err := analysis.ParseExitSignals(b)
+		v.ExitSignals = es
+		return err
+	})
+	s.d.ReadValid(ralphdir.ResponseAnalysis, func(b []byte) error {
+		ra, err := analysis.ParseResponseAnalysis(b)
+		if err == nil {
+			v.Analysis = &ra
+		}
+		return err
+	})
+	s.d.ReadValid(ErrorHistoryFile, func(b []byte) error {
+		h, err := analysis.ParseErrorHistory(b)
+		v.ErrorHistory = h
+		return err
+	})
+	s.d.ReadValid(ralphdir.LastOutputLength, func(b []byte) error {
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		v.OutputLength = n
+		return err
+	})
+	if res, err := gates.Load(s.d); err == nil {
+		v.Gates = res
+	}
+	if f, found, err := review.Load(s.d); err == nil && found {
+		v.Findings = &f
+	}
+	v.ReviewSHA, _ = review.LoadLastSHA(s.d)
+	if data, found, _ := s.d.ReadFile(ralphdir.LoopDiffSummary); found {
+		v.DiffSummary = strings.TrimSpace(string(data))
+	}
+	return v, nil
+}
+
+// SaveWindow writes the call count and its hour.
+func (s *Store) SaveWindow(w ratelimit.Window) error { return ratelimit.Save(s.d, w) }
+
+// SaveBreakerStartup keeps the breaker after its per-iteration start-up
+// check: the history file always exists, a transition is appended to it,
+// and the state is written when it changed or was never written.
+func (s *Store) SaveBreakerStartup(st breaker.State, tr *breaker.Transition, created bool) error {
+	if err := breaker.EnsureHistory(s.d); err != nil {
+		return err
+	}
+	if tr != nil {
+		if err := breaker.AppendHistory(s.d, *tr); err != nil {
+			return err
+		}
+	}
+	if tr != nil || created {
+		return breaker.Save(s.d, st)
+	}
+	return nil
+}
+
+// SaveBreaker keeps the breaker after a loop was recorded: the state, then
+// the transition, if any, in the history.
+func (s *Store) SaveBreaker(st breaker.State, tr *breaker.Transition) error {
+	if err := breaker.Save(s.d, st); err != nil {
+		return err
+	}
+	if tr != nil {
+		return breaker.AppendHistory(s.d, *tr)
+	}
+	return nil
+}
+
+// SaveAnalysis writes .response_analysis.
+func (s *Store) SaveAnalysis(ra analysis.ResponseAnalysis) error {
+	b, err := ra.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", s.d.Path(ralphdir.ResponseAnalysis), err)
+	}
+	return s.d.WriteFile(ralphdir.ResponseAnalysis, b)
+}
+
+// RemoveAnalysis removes .response_analysis (a failed call has none).
+func (s *Store) RemoveAnalysis() { s.d.Remove(ralphdir.ResponseAnalysis) }
+
+// SaveExitSignals writes .exit_signals.
+func (s *Store) SaveExitSignals(es analysis.ExitSignals) error {
+	b, err := es.Marshal()
+	if err != nil {
+		return err
+	}
+	return s.d.WriteFile(ralphdir.ExitSignals, b)
+}
+
+// SaveErrorHistory writes the error history (and drops the file of its
+// old place).
+func (s *Store) SaveErrorHistory(h analysis.ErrorHistory) {
+	if b, err := h.Marshal(); err == nil {
+		if s.d.WriteFile(ErrorHistoryFile, b) == nil {
+			s.d.Remove(oldErrorHistoryFile)
+		}
+	}
+}
+
+// SaveOutputLength writes .last_output_length.
+func (s *Store) SaveOutputLength(n int) {
+	s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n"))
+}
+
+// SaveGates writes the quality-gate results.
+func (s *Store) SaveGates(r *gates.Results) error { return gates.Save(s.d, r) }
+
+// SaveFindings writes the review findings.
+func (s *Store) SaveFindings(f review.Findings) error { return review.Save(s.d, f) }
+
+// RemoveFindings removes the review findings (they reach one loop only).
+func (s *Store) RemoveFindings() { s.d.Remove(ralphdir.ReviewFindings) }
+
+// SaveReviewSHA writes the commit the last review saw.
+func (s *Store) SaveReviewSHA(sha string) { review.SaveLastSHA(s.d, sha) }
+
+// SaveLoopStart writes the commit a loop started from.
+func (s *Store) SaveLoopStart(sha string) {
+	s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n"))
+}
+
+// SaveDiffSummary writes the loop's diff summary for the next loop's
+// context.
+func (s *Store) SaveDiffSummary(sum string) {
+	s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n"))
+}
+
+// RemoveDiffSummary removes the diff summary once a loop has taken it.
+func (s *Store) RemoveDiffSummary() { s.d.Remove(ralphdir.LoopDiffSummary) }
+
+// MarkWriteTimeout records a write-heartbeat kill for the next call's
+// context.
+func (s *Store) MarkWriteTimeout(now time.Time) {
+	s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// ClearWriteTimeout removes that record.
+func (s *Store) ClearWriteTimeout() { s.d.Remove(ralphdir.WriteHeartbeatTrigger) }
+
+// SavePlan writes @fix_plan.md (finished stories collapsed).
+func (s *Store) SavePlan(plan []byte) error { return s.d.WriteFile(ralphdir.FixPlan, plan) }
+
+// StartSession starts the session tracking at start-up.
+func (s *Store) StartSession(now time.Time) error {
+	_, err := s.sessions.Start(now)
+	return err
+}
+
+// TouchSession marks the session used at the start of an iteration.
+func (s *Store) TouchSession(now time.Time) error { return s.sessions.Touch(now) }
+
+// ResumeID is the agent session to resume ("" for a new one); an expired
+// one is removed.
+func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
+	return s.sessions.ResumeID(now, expiry)
+}
+
+// SaveSessionID keeps the agent's session id.
+func (s *Store) SaveSessionID(id string, now time.Time) error { return s.sessions.SaveID(id, now) }
+
+// ResetSession ends the session with reason: the session files are reset,
+// .exit_signals (when present) emptied and .response_analysis removed.
+func (s *Store) ResetSession(reason string, loop int, now time.Time) error {
+	return s.sessions.Reset(reason, loop, now)
+}
+
+// CreateLog creates (or truncates) one of the call's logs under .ralph/.
+func (s *Store) CreateLog(name string) (*os.File, error) { return s.d.Create(name) }
+
+// OpenLiveLog starts logs/live.log with header and opens it for appending.
+func (s *Store) OpenLiveLog(header string) (*os.File, error) {
+	if err := s.d.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
+		return nil, err
+	}
+	return s.d.OpenAppend(ralphdir.LiveLog)
+}
+
+// RemoveLog removes one of the call's logs.
+func (s *Store) RemoveLog(name string) { s.d.Remove(name) }
+
+// ReplaceLog replaces one of the call's logs with data.
+func (s *Store) ReplaceLog(name string, data []byte) error { return s.d.WriteFile(name, data) }
