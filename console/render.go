@@ -120,6 +120,8 @@ func runNotices(n events.Notice) []part {
 			line(events.Success, "🚀 Ralph loop starting with %s", n.Agent),
 			line(events.Info, "Max calls per hour: %d", n.MaxCalls),
 			line(events.Info, "Logs: %s/ | Docs: %s/ | Status: %s", n.LogsDir, n.DocsDir, n.Status))
+	case events.StartupFailed:
+		return startupFailed(n)
 	case events.TempFilesRemoved:
 		return []part{line(events.Info, "Removed %d temp file(s) left by an interrupted write", n.Count)}
 	case events.AgentFound:
@@ -374,6 +376,49 @@ func (r *renderer) permissionHelp(h events.PermissionHelp) []part {
 	p = append(p, outLines(h.Help)...)
 	if h.ShowTools {
 		p = append(p, out("Current ALLOWED_TOOLS: %s\n", strings.Join(h.AllowedTools, ",")))
+	}
+	return p
+}
+
+// startupFailed is the ERROR lines of a failed start-up check: what is
+// wrong, and what to do about it.
+func startupFailed(f events.StartupFailed) []part {
+	if f.Err != nil {
+		return []part{line(events.Error, "%v", f.Err)}
+	}
+	var lines []string
+	switch f.Check {
+	case events.PromptMissing:
+		lines = []string{"Prompt file '" + f.Path + "' not found!", ""}
+		if f.Restore != "" {
+			lines = append(lines, "This appears to be a bmalph/Ralph project but is missing "+f.Restore+".",
+				"You may need to create or restore the PROMPT.md file.")
+		} else {
+			lines = append(lines, "This directory is not a bmalph/Ralph project.")
+		}
+		lines = append(lines, "",
+			"To fix this:",
+			"  1. Set up this project for bmalph: bmalph init",
+			"  2. Restore the Ralph files after an update: bmalph upgrade",
+			"  3. Turn planning output into a Ralph plan: bmalph implement",
+			"  4. Or change to the directory of an existing Ralph project",
+			"  5. Or create the files yourself (ralph_loop's install.sh --project DIR adds templates)",
+			"",
+			"Ralph projects should contain: .ralph/PROMPT.md, .ralph/@fix_plan.md, .ralph/specs/, src/, etc.")
+	case events.GitMissing:
+		lines = []string{"git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}
+	case events.NoGitRepo:
+		lines = []string{"No git repository found in " + f.Path + ".",
+			"Ralph tracks progress with git. Create one with: git init && git add -A && git commit -m 'initial commit'"}
+	case events.NoCommits:
+		lines = []string{"Git repository has no commits.",
+			"Ralph compares each loop's changes against HEAD. Make a first commit: git add -A && git commit -m 'initial commit'"}
+	case events.NoAgentCommand:
+		lines = []string{`PLATFORM_DRIVER=command needs AGENT_COMMAND (e.g. AGENT_COMMAND="my-agent --flag" in .ralph/.ralphrc)`}
+	}
+	p := make([]part, 0, len(lines))
+	for _, l := range lines {
+		p = append(p, text(events.Error, l))
 	}
 	return p
 }

@@ -128,9 +128,7 @@ func (l *loop) run() Result {
 		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError
 		if errors.As(err, &se) {
-			for _, line := range se.Lines {
-				l.bus.Note(events.Logged{Level: events.Error, Text: line})
-			}
+			l.bus.Note(se.Failed)
 			return r
 		}
 		l.bus.Note(events.Fault{Err: err})

@@ -66,6 +66,40 @@ type Starting struct {
 	LogsDir, DocsDir, Status string // as shown: relative to the project when inside it
 }
 
+// StartupFailed: a start-up check failed and the run stops. Err is a
+// failure that says it all (an unreadable prompt or plan, an unknown
+// driver, a missing agent CLI); otherwise Check names the failed check.
+type StartupFailed struct {
+	Check StartupCheck
+	Err   error
+	// Path is the prompt file as configured (PromptMissing) or the
+	// project directory (NoGitRepo).
+	Path string
+	// Restore: the directory is a Ralph project missing its PROMPT.md,
+	// which belongs here ("" when it is not a Ralph project).
+	Restore string
+}
+
+// StartupCheck names a start-up check.
+type StartupCheck uint8
+
+// The start-up checks that fail without an error of their own.
+const (
+	PromptMissing  StartupCheck = iota + 1 // the prompt file does not exist
+	GitMissing                             // no git on PATH
+	NoGitRepo                              // the project is not a git repository
+	NoCommits                              // the repository has no commit
+	NoAgentCommand                         // PLATFORM_DRIVER=command without AGENT_COMMAND
+)
+
+var checkNames = map[StartupCheck]string{
+	PromptMissing: "prompt missing", GitMissing: "git missing", NoGitRepo: "no git repository",
+	NoCommits: "no commits", NoAgentCommand: "no agent command",
+}
+
+// String names the check.
+func (c StartupCheck) String() string { return checkNames[c] }
+
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
 type TempFilesRemoved struct{ Count int }
 
@@ -279,6 +313,7 @@ func (Fault) notice()               {}
 func (Phrase) notice()              {}
 func (Starting) notice()            {}
 func (TempFilesRemoved) notice()    {}
+func (StartupFailed) notice()       {}
 func (AgentFound) notice()          {}
 func (LoopMark) notice()            {}
 func (Interrupted) notice()         {}
