@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -253,5 +252,3 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
