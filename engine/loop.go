@@ -66,7 +66,7 @@ type loop struct {
 	lastHead    string
 	lastPorcel  string
 	haveLast    bool
-	started     bool // start-up loaded the state
+	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced

@@ -6,13 +6,13 @@
 //   - Event (Bus.Emit) is the run's lifecycle: iteration started and
 //     ended, waits, breaker changes, run finished. Every event carries the
 //     run's state, so a sink can render itself from the last event alone.
-//     Sinks of events store them: status.json, progress.json,
+//     Package store's sinks keep them: status.json, progress.json,
 //     logs/metrics.jsonl and the NDJSON stream (logs/events.jsonl,
 //     --events), whose shape docs/EVENTS.md documents.
 //   - Notice (Bus.Note) is what a person watching the loop is told: log
 //     lines, boxes, countdown ticks, the agent's live output. Notices
-//     carry typed values, never preformatted text; the console package
-//     renders them, for the terminal and for logs/ralph.log.
+//     carry typed values, never preformatted text; package console renders
+//     them, for the terminal and (through RalphLog) for logs/ralph.log.
 //
 // The engine decides; it never writes a state file or formats a console
 // line itself. Every output is one sink; a new one (a notifier, a web

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/report"
+	"github.com/ralphloop/ralph_loop/store"
 )
 
 var t0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -29,7 +30,7 @@ type log struct {
 func newLog(runID string, start time.Time) *log {
 	l := &log{clock: start.Add(-time.Second)}
 	l.bus = events.NewBus(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
-	l.bus.Add(events.NewStream(nil, &l.buf, func(err error) { panic(err) }))
+	l.bus.Add(store.NewStream(nil, &l.buf, func(err error) { panic(err) }))
 	return l
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -269,7 +270,23 @@ func (s *Store) ResetSession(reason string, loop int, now time.Time) error {
 func (s *Store) CreateLog(name string) (*os.File, error) { return s.d.Create(name) }
 
 // OpenLiveLog starts logs/live.log with header and opens it for appending.
+// A plain file of its own is truncated in place (one open per call, where
+// an atomic replace costs a temp file, an fsync and a rename); anything
+// else in its place (a link, a planted folder) is replaced atomically, so
+// that no other file is ever written through it.
 func (s *Store) OpenLiveLog(header string) (*os.File, error) {
+	p := s.d.Path(ralphdir.LiveLog)
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink == 1 {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+			if err == nil {
+				if _, err := f.WriteString(header); err == nil {
+					return f, nil
+				}
+				f.Close()
+			}
+		}
+	}
 	if err := s.d.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
 		return nil, err
 	}
