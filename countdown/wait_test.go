@@ -127,28 +127,3 @@ func TestWaitWallClockDeadline(t *testing.T) {
 		}
 	})
 }
-
-func TestFormat(t *testing.T) {
-	tests := []struct {
-		d       time.Duration
-		hms, ms string
-	}{
-		{3600 * time.Second, "01:00:00", "60:00"},
-		{3599 * time.Second, "00:59:59", "59:59"},
-		{2 * time.Second, "00:00:02", "00:02"},
-		{1500 * time.Millisecond, "00:00:02", "00:02"},
-		{time.Nanosecond, "00:00:01", "00:01"},
-		{0, "00:00:00", "00:00"},
-		{-5 * time.Second, "00:00:00", "00:00"},
-		{8*time.Minute + 9*time.Second, "00:08:09", "08:09"},
-		{100 * time.Hour, "100:00:00", "6000:00"},
-	}
-	for _, tc := range tests {
-		if got := HMS(tc.d); got != tc.hms {
-			t.Errorf("HMS(%v) = %q, want %q", tc.d, got, tc.hms)
-		}
-		if got := MS(tc.d); got != tc.ms {
-			t.Errorf("MS(%v) = %q, want %q", tc.d, got, tc.ms)
-		}
-	}
-}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,10 +46,9 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	var renderer *drivers.LiveRenderer
 	stdout := &fanout{ws: []io.Writer{outLog, tail, liveLog}, watch: []*checked{outLog, liveLog}}
 	if l.liveOK {
-		l.bus.Infof("📺 Live output mode enabled - showing %s streaming...", l.display())
-		fmt.Fprintf(l.deps.Stdout, "%s━━━━━━━━━━━━━━━━ %s Output ━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.display(), l.colour(reset))
+		l.bus.Note(events.LiveStarted{Agent: l.display()})
 		// The renderer drops write errors: the fan-out checks live.log.
-		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(l.deps.Stdout, liveLog))
+		renderer = drivers.NewLiveRenderer(spec.Format, io.MultiWriter(liveNotes{l.bus}, liveLog))
 		stdout.ws = []io.Writer{outLog, tail, renderer}
 	}
 	if l.collapsing() {
@@ -78,7 +78,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	}()
 	opts := l.callOptions(stdout, errLog)
 	if w := l.s.WriteTimeout; w > 0 && l.s.Timeout > 0 && w >= l.s.Timeout {
-		l.bus.Warnf("WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(w.Minutes()), int(l.s.Timeout.Minutes()), int(opts.WriteTimeout.Minutes()))
+		l.bus.Note(events.WriteTimeoutClamped{Write: w, Timeout: l.s.Timeout, Used: opts.WriteTimeout})
 	}
 	if l.liveOK {
 		opts.WriteTimeout = 0 // no write heartbeat in live mode, as the bash loop does
@@ -90,7 +90,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		renderer.Close()
 	}
 	if l.liveOK {
-		fmt.Fprintf(l.deps.Stdout, "\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", l.colour(purple), l.colour(reset))
+		l.bus.Note(events.LiveEnded)
 	}
 	// The tails are written now; a log that fails here, or on close
 	// (some filesystems report a full disk only then), fails the call too.
@@ -100,7 +100,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	case o.Reason == supervise.Exited:
 		o.Reason, o.Err = supervise.WriteFailed, writeFailed(werr).Err
 	default: // the call failed anyway; say that its log is incomplete
-		l.bus.Errorf("%s", writeFailedLine(werr))
+		l.bus.Note(events.OutputNotStored{Text: writeFailedLine(werr)})
 	}
 	return o
 }
@@ -143,20 +143,29 @@ func (l *loop) collapseStream(c *call) {
 		// the output is too big to cut down (said by nothing, as before).
 		l.store.RemoveLog(c.streamName())
 		if err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 		return
 	}
 	last := s.result.last
 	if !s.result.found {
-		l.bus.Infof("Keeping full stream output for shared response analysis")
+		l.bus.Note(events.StreamKept)
 		return
 	}
 	if !json.Valid(last) {
-		l.bus.Warnf("Final result record was invalid JSON, keeping full stream output")
+		l.bus.Note(events.StreamResultInvalid)
 		return
 	}
 	if err := l.store.ReplaceLog(c.outName, append(last, '\n')); err == nil {
-		l.bus.Infof("Collapsed streamed response to the final result record")
+		l.bus.Note(events.StreamCollapsed)
 	}
+}
+
+// liveNotes passes the agent's live output, as its driver renders it, on
+// to the console as notices.
+type liveNotes struct{ bus *events.Bus }
+
+func (w liveNotes) Write(p []byte) (int, error) {
+	w.bus.Note(events.LiveOutput{Data: bytes.Clone(p)})
+	return len(p), nil
 }

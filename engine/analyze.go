@@ -56,7 +56,7 @@ func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.exitSignals.Update(res.ResponseAnalysis())
 	if err := l.store.SaveExitSignals(l.exitSignals); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 		return
 	}
 	l.haveExitSignals = true
@@ -77,9 +77,9 @@ func (l *loop) exitReason() string {
 	switch {
 	case d.Reason == "":
 	case d.Reason == analysis.ExitTestSaturation:
-		l.bus.Warnf("%s", d.Message) // a stop worth a look: only tests for loops
+		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Message}) // a stop worth a look: only tests for loops
 	default:
-		l.bus.Infof("%s", d.Message) // the plan is done: good news, not a warning
+		l.bus.Note(events.Logged{Level: events.Info, Text: d.Message}) // the plan is done: good news, not a warning
 	}
 	return d.Reason
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
 )
@@ -13,7 +11,7 @@ func (l *loop) breakerStartup() {
 	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
 	next, tr := l.brk.Startup(l.now(), l.brkCfg)
 	if err := l.store.SaveBreakerStartup(next, tr, created); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	l.brk = next
 	if tr != nil {
@@ -26,7 +24,7 @@ func (l *loop) breakerStartup() {
 func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
 	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
 	if err := l.store.SaveBreaker(next, tr); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	l.brk = next
 	if tr != nil {
@@ -36,30 +34,21 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 		return Result{}, false
 	}
 	l.resetSession(sessionReason)
-	l.bus.Errorf("🛑 Circuit breaker has opened - halting loop")
-	l.bus.Infof("Run '%s' to reset the circuit breaker after addressing issues", breaker.ResetCommand)
+	l.bus.Note(events.BreakerHalting)
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
 		Message: l.brk.Err().Error()}, true
 }
 
 // breakerTransition reports a transition (already in the history).
 func (l *loop) breakerTransition(tr *breaker.Transition) {
-	for _, line := range tr.Lines() {
-		fmt.Fprintln(l.deps.Stdout, line)
-	}
-	level := events.Warn
-	if tr.To == breaker.Closed {
-		level = events.Success
-	}
-	l.bus.Log(level, "Circuit breaker: %s → %s (%s)", tr.From, tr.To, tr.Reason)
+	l.bus.Note(events.BreakerChange{From: string(tr.From), To: string(tr.To), Reason: tr.Reason,
+		Closed: tr.To == breaker.Closed, Report: tr.Lines()})
 	l.emit(events.Event{Type: events.BreakerChanged, From: string(tr.From), To: string(tr.To), Reason: tr.Reason})
 }
 
-func (l *loop) breakerHalt(action, msg string) Result {
+// breakerHalt stops the run when the breaker is open before a call.
+func (l *loop) breakerHalt(action string) Result {
 	l.resetSession("circuit_breaker_open")
-	for _, line := range breaker.Halted(l.brk, l.now(), l.brkCfg) {
-		fmt.Fprintln(l.deps.Stdout, line)
-	}
-	l.bus.Errorf("%s", msg)
+	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
 	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected", Message: l.brk.Err().Error()}
 }

@@ -4,9 +4,11 @@
 // stop and with which reason and exit code.
 //
 // The engine decides; it never formats a state file or writes one. It keeps
-// the run's state in memory, emits typed events and log lines on an
+// the run's state in memory, emits typed events and notices on an
 // events.Bus (the console, logs/ralph.log, status.json, progress.json,
-// metrics.jsonl and the event stream render themselves from them), and
+// metrics.jsonl and the event stream render themselves from them; the
+// engine never prints, and the words of every line are the console
+// package's), and
 // hands every change of the persistent state to its Store (package store),
 // which loaded that state once at start-up. A Store write that fails comes
 // back as an error, which the engine reports as a warning and goes on, as

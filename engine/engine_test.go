@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -139,9 +141,10 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	start := time.Now()
 	bus := events.NewBus(time.Now, events.ISOTime(start))
-	bus.SetVerbose(true)
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
-	bus.Add(h.rec, events.NewRalphLog(h.rd, onErr))
+	shown := console.Options{Verbose: true}
+	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
+		console.NewLog(events.NewRalphLog(h.rd, onErr), shown))
 	bus.Add(store.Sinks(h.rd, nil, onErr)...)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
@@ -151,7 +154,6 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 		Run:      h.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
-		Stdout:   h.out,
 		Stopper:  h.stopper,
 		// Interactive follows the Stopper; the usage-limit prompt is
 		// never reached here (no Stdin).
@@ -286,7 +288,7 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 	h.rec.checkWaitPairs(h.t)
 }
 
-// ctlRecorder is a Sink and LineSink that keeps everything.
+// ctlRecorder keeps every event and log line.
 type ctlRecorder struct {
 	mu     sync.Mutex
 	events []events.Event

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -59,14 +58,14 @@ func (l *loop) failure(c *call) step {
 	case supervise.WriteFailed:
 		desc, detail = "output could not be stored", writeFailure(o.Err)
 	}
-	l.bus.Errorf("❌ %s exited: %s (code %d)", l.display(), desc, code)
-	if o.Reason == supervise.StartFailed && o.Err != nil {
-		l.bus.Errorf("  %v", o.Err)
+	failed := events.AgentFailed{Agent: l.display(), Why: desc, Code: code}
+	if o.Reason == supervise.StartFailed {
+		failed.StartErr = o.Err
 	}
+	l.bus.Note(failed)
 	l.explainFailure(c)
 	if tail := l.stderrTail(c, 3); tail != "" {
-		l.bus.Errorf("  stderr (last 3 lines): %s", tail)
-		l.bus.Errorf("  full stderr log: %s", l.rel(c.errName))
+		l.bus.Note(events.StderrTail{Tail: tail, Log: l.rel(c.errName)})
 	}
 	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = events.IntPtr(code)
@@ -79,18 +78,14 @@ func (l *loop) failure(c *call) step {
 		if o.Reason == supervise.WriteFailed {
 			msg = giveUpWriteMessage(n, o.Err)
 		}
-		l.bus.Errorf("🛑 %s", msg)
+		l.bus.Note(events.Stopping{Reason: giveUpReason(detail), Message: msg, Severe: true})
 		return stopWith(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Message: msg})
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
 	}
-	of := fmt.Sprint(l.guard.Max())
-	if l.guard.Max() >= math.MaxInt32 {
-		of = "unlimited" // MAX_CONSECUTIVE_FAILURES=0
-	}
-	l.bus.Warnf("Execution failed, waiting %s before retry (failure %d of %s)...", backoff, l.guard.Consecutive(), of)
-	if _, err := l.wait("failure_backoff", backoff, "Retrying in"); err != nil {
+	l.bus.Note(events.RetryWait{Wait: backoff, Failures: l.guard.Consecutive(), Max: l.guard.Max()})
+	if _, err := l.wait("failure_backoff", backoff); err != nil {
 		return stopWith(l.signalExit())
 	}
 	return goOn
@@ -101,9 +96,9 @@ func (l *loop) failure(c *call) step {
 func (l *loop) explainFailure(c *call) {
 	switch o := c.outcome; o.Reason {
 	case supervise.WriteFailed:
-		l.bus.Errorf("%s", writeFailedLine(o.Err))
+		l.bus.Note(events.OutputNotStored{Text: writeFailedLine(o.Err)})
 	case supervise.OutputTooLarge:
-		l.bus.Errorf("  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", l.s.MaxOutput>>20, l.rel(c.outName))
+		l.bus.Note(events.OutputCapped{MaxMB: l.s.MaxOutput >> 20, File: l.rel(c.outName)})
 	}
 }
 
@@ -125,18 +120,18 @@ func (l *loop) stderrTail(c *call, n int) string {
 func (l *loop) readOnlyTimeout(c *call) step {
 	l.window = l.window.Record(l.now())
 	l.saveWindow()
-	l.bus.Warnf("Write heartbeat: no file modifications in %dm", int(l.s.WriteTimeout.Minutes()))
+	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
 	l.store.MarkWriteTimeout(l.now())
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.bus.Errorf("Circuit breaker opened after repeated read-only timeouts")
+		l.bus.Note(events.ReadOnlyBreakerOpened)
 		l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it})
 		return stopWith(r)
 	}
 	l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it, Action: "write_timeout", Status: "running"})
-	l.bus.Warnf("Write heartbeat: read-only loop, retrying with write-early context")
+	l.bus.Note(events.WriteEarlyRetry)
 	return goOn
 }
 
@@ -150,27 +145,19 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 	}
 	res.ClearPermissionDenials()
 	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
-		l.bus.Warnf("Failed to clear permission denial markers from response analysis")
+		l.bus.Note(events.DenialsNotCleared)
 	}
 	it.Outcome = "permission_denied"
 	if l.s.PermissionDenialMode == "halt" {
-		l.bus.Errorf("🚫 Permission denied - halting loop")
+		l.bus.Note(events.PermissionDenied{Commands: cmds, Loop: l.n, Halt: true})
 		l.resetSession("permission_denied")
-		out := l.deps.Stdout
-		fmt.Fprintf(out, "%s╔════════════════════════════════════════════════════════════╗\n║  PERMISSION DENIED - Loop Halted                           ║\n╚════════════════════════════════════════════════════════════╝%s\n", l.colour(red), l.colour(reset))
-		fmt.Fprintf(out, "%s was denied permission to execute commands.\n\nTo fix this:\n", l.display())
-		for _, line := range l.drv.PermissionHelp(l.ralphrcPath()) {
-			fmt.Fprintln(out, line)
-		}
-		if l.drv.SupportsAllowedTools() {
-			fmt.Fprintf(out, "Current ALLOWED_TOOLS: %s\n", strings.Join(l.s.AllowedTools, ","))
-		}
+		l.bus.Note(events.PermissionHelp{Agent: l.display(), Help: l.drv.PermissionHelp(l.ralphrcPath()),
+			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
 		l.emit(events.Event{Type: events.IterationDenied, Iteration: it})
 		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
 			Message: "permission denied: " + cmds + " (allow the tools in ALLOWED_TOOLS, then run again)"})
 	}
-	l.bus.Warnf("🚫 Permission denied in loop #%d: %s", l.n, cmds)
-	l.bus.Warnf("PERMISSION_DENIAL_MODE=%s - continuing execution", l.s.PermissionDenialMode)
+	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})
 	l.emit(events.Event{Type: events.IterationDenied, Iteration: it, Action: "permission_denied", Status: "running"})
 	return goOn
 }

@@ -39,14 +39,14 @@ func (l *loop) runGates(c *call, res *analysis.Result) gateResult {
 	if d.Results != nil {
 		l.gateResults = d.Results
 		if err := l.store.SaveGates(d.Results); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 		if m := d.Results.Status(); m != nil {
 			l.gates = &events.Gates{OverallStatus: m.OverallStatus, Mode: m.Mode}
 		}
 	}
 	if d.Warning != "" {
-		l.bus.Warnf("%s", d.Warning)
+		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Warning})
 	}
 	code := d.ResultCode
 	return gateResult{Block: d.Blocked, WithholdProgress: d.WithholdProgress, Code: &code}

@@ -55,22 +55,21 @@ func (l *loop) iteration() step {
 	c.startSHA = l.git.head(l.ctx)
 	l.store.SaveLoopStart(c.startSHA)
 
-	l.bus.Loopf("Executing %s (Call %d/%d)", l.display(), c.calls, l.s.MaxCallsPerHour)
-	l.bus.Infof("⏳ Starting %s execution... (timeout: %dm)", l.display(), int(l.s.Timeout.Minutes()))
+	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
 		id, err := l.store.ResumeID(l.now(), l.s.SessionExpiry)
 		if err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 		c.sessionID, c.resumed = id, id != ""
 	}
 	ctxText := l.loopContext(c)
 	if ctxText != "" {
-		l.bus.Debugf("Loop context: %s", ctxText)
+		l.bus.Note(events.LoopContext{Text: ctxText})
 	}
 	if l.liveOK && l.format == "text" {
-		l.bus.Warnf("Live mode requires JSON output format. Overriding text → json for this session.")
+		l.bus.Note(events.LiveNeedsJSON)
 		l.format = "json"
 	}
 
@@ -79,10 +78,10 @@ func (l *loop) iteration() step {
 		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Message: err.Error()})
 	}
 	if l.s.Driver == "claude-code" {
-		l.bus.Infof("Using modern CLI mode (%s output)", l.format)
+		l.bus.Note(events.CLIMode{Format: l.format})
 	}
 	if l.liveOK && !l.drv.SupportsLive() {
-		l.bus.Warnf("%s does not support structured live streaming. Falling back to background mode.", l.display())
+		l.bus.Note(events.NoLiveStreaming{Agent: l.display()})
 		l.liveOK = false
 		if spec, err = l.buildCommand(c, ctxText); err != nil {
 			return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Message: err.Error()})

@@ -15,17 +15,17 @@ import (
 func (l *loop) limitReached() (Result, bool) {
 	if l.s.MaxLoops > 0 && l.calls >= l.s.MaxLoops {
 		msg := fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", l.calls, l.s.MaxLoops)
-		l.bus.Warnf("Max loops reached: %s", msg)
+		l.bus.Note(events.Stopping{Reason: "max_loops", Message: msg})
 		return Result{Code: ExitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops", Message: msg}, true
 	}
 	if l.s.MaxCostUSD > 0 && l.totals.CostUSD >= l.s.MaxCostUSD {
 		msg := fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", l.totals.CostUSD, l.s.MaxCostUSD)
-		l.bus.Warnf("%s", msg)
+		l.bus.Note(events.Stopping{Reason: "max_cost", Message: msg})
 		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost", Message: msg}, true
 	}
 	if l.s.MaxTokens > 0 && l.totals.Tokens() >= l.s.MaxTokens {
 		msg := fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", l.totals.Tokens(), l.s.MaxTokens)
-		l.bus.Warnf("%s", msg)
+		l.bus.Note(events.Stopping{Reason: "max_tokens", Message: msg})
 		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens", Message: msg}, true
 	}
 	return Result{}, false
@@ -42,7 +42,7 @@ func (l *loop) pauseGate() (Result, bool) {
 	if !Paused(l.dir) {
 		return Result{}, false
 	}
-	l.bus.Warnf("Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")
+	l.bus.Note(events.PauseStarted)
 	l.emit(events.Event{Type: events.Paused, Action: "paused", Status: "paused"})
 	for Paused(l.dir) {
 		select {
@@ -52,7 +52,7 @@ func (l *loop) pauseGate() (Result, bool) {
 		}
 	}
 	l.readPlan() // it may have been edited during the pause
-	l.bus.Successf("Resumed.")
+	l.bus.Note(events.PauseEnded)
 	l.emit(events.Event{Type: events.Resumed, Action: "resumed", Status: "running"})
 	return Result{}, false
 }
@@ -84,13 +84,13 @@ func IdleWait(delay time.Duration, backoff float64, max time.Duration, n int) ti
 func (l *loop) afterIteration() (Result, bool) {
 	if l.s.StallLimit > 0 && l.stallCount >= l.s.StallLimit {
 		msg := fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", l.stallCount, l.s.StallLimit)
-		l.bus.Errorf("🛑 %s", msg)
+		l.bus.Note(events.Stopping{Reason: "stalled", Message: msg, Severe: true})
 		return Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled", Message: msg}, true
 	}
 	if l.idleCount > 0 && l.idleEnabled() {
 		if l.s.IdleMax > 0 && l.now().Sub(l.idleSince) >= l.s.IdleMax {
 			msg := fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", l.now().Sub(l.idleSince).Round(time.Second), l.s.IdleMax)
-			l.bus.Warnf("%s", msg)
+			l.bus.Note(events.Stopping{Reason: "idle_timeout", Message: msg})
 			return Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout", Message: msg}, true
 		}
 		if l.s.IdleDelay > 0 {
@@ -100,13 +100,13 @@ func (l *loop) afterIteration() (Result, bool) {
 					d = left
 				}
 			}
-			if _, err := l.wait("idle_backoff", d, "Idle; next iteration in"); err != nil {
+			if _, err := l.wait("idle_backoff", d); err != nil {
 				return l.signalExit(), true
 			}
 			return Result{}, false
 		}
 	}
-	if _, err := l.wait("loop_delay", l.s.LoopDelay, "Next loop in"); err != nil {
+	if _, err := l.wait("loop_delay", l.s.LoopDelay); err != nil {
 		return l.signalExit(), true
 	}
 	return Result{}, false

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -70,7 +70,6 @@ type loop struct {
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced
-	drawn       bool
 	cliVersion  string
 }
 
@@ -128,16 +127,14 @@ func (l *loop) run() Result {
 		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
 		var se *StartupError
 		if errors.As(err, &se) {
-			for _, line := range se.Lines {
-				l.bus.Errorf("%s", line)
-			}
+			l.bus.Note(se.Failed)
 			return r
 		}
-		l.bus.Errorf("%v", err)
+		l.bus.Note(events.Fault{Err: err})
 		r.Message = err.Error()
 		return r
 	}
-	l.bus.Infof("Starting main loop...")
+	l.bus.Note(events.MainLoopStarting)
 	l.countTasks()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
@@ -151,14 +148,14 @@ func (l *loop) run() Result {
 		}
 		l.planFresh = false
 		if err := l.store.TouchSession(l.now()); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 		l.rollWindow()
 		l.breakerStartup()
-		l.bus.Loopf("=== Starting Loop #%d ===", l.n)
+		l.bus.Note(events.LoopMark{Loop: l.n})
 
 		if !l.brk.CanExecute() {
-			return l.breakerHalt("circuit_breaker_open", "🛑 Circuit breaker has opened - execution halted")
+			return l.breakerHalt("circuit_breaker_open")
 		}
 		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
 			if r, stop := l.rateLimitWait(); stop {
@@ -181,7 +178,7 @@ func (l *loop) run() Result {
 		if s := l.iteration(); s.stop {
 			return s.result
 		}
-		l.bus.Loopf("=== Completed Loop #%d ===", l.n)
+		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
 		if r, stop := l.limitReached(); stop {
 			return r
 		}
@@ -207,7 +204,7 @@ func (l *loop) signalExit() Result {
 	if se == nil {
 		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
 	}
-	l.bus.Infof("Ralph loop interrupted by %s. Cleaning up...", se.Name)
+	l.bus.Note(events.Interrupted{Signal: se.Name})
 	l.resetSession("manual_interrupt")
 	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name, Message: "stopped by " + se.Name}
 }
@@ -232,17 +229,14 @@ func (l *loop) resetSession(reason string) {
 	}
 	l.lastAnalysis = nil
 	if err := l.store.ResetSession(reason, l.n, l.now()); err != nil {
-		l.bus.Warnf("session reset: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
 	}
 }
 
 func (l *loop) gracefulExit(reason string) Result {
-	l.bus.Successf("🏁 Graceful exit triggered: %s", reason)
+	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
-	l.bus.Successf("🎉 Ralph has completed the project! Final stats:")
-	l.bus.Infof("  - Total loops: %d", l.n)
-	l.bus.Infof("  - API calls used: %d", l.window.Count)
-	l.bus.Infof("  - Exit reason: %s", reason)
+	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
 }
 
@@ -258,5 +252,3 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

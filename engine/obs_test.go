@@ -180,7 +180,7 @@ func (r *obsRun) run() {
 	r.res = Run(s, Deps{
 		Bus: bus, Dir: r.dir, Store: store.New(r.dir, nil, false), Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
-		Stdout:   io.Discard, Stopper: NewStopper(context.Background(), false, r.now), Version: "test",
+		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
 }
 

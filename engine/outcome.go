@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -37,17 +38,19 @@ type Result struct {
 }
 
 // StartupError is a start-up check that failed (missing prompt, no git...):
-// Lines are printed as ERROR log lines, the run exits 1 and status.json
-// says stopped.
+// the run notes Failed (ERROR lines on the console), exits 1 and
+// status.json says stopped.
 type StartupError struct {
-	Lines []string
+	Failed events.StartupFailed
 }
 
+func startupFailed(f events.StartupFailed) *StartupError { return &StartupError{Failed: f} }
+
 func (e *StartupError) Error() string {
-	if len(e.Lines) == 0 {
-		return "start-up check failed"
+	if e.Failed.Err != nil {
+		return e.Failed.Err.Error()
 	}
-	return e.Lines[0]
+	return "start-up check failed: " + e.Failed.Check.String()
 }
 
 // Failure details (events' iteration outcome, the failure guard's kind) of

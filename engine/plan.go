@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -30,7 +31,7 @@ func (l *loop) collapseStories() {
 	}
 	if out, changed := fixplan.Collapse(l.plan); changed {
 		if err := l.store.SavePlan(out); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 			return
 		}
 		l.plan = out
@@ -58,6 +59,6 @@ func (l *loop) countTasks() {
 func (l *loop) applyPlanDelta(res *analysis.Result, before, after int) {
 	tr := fixplan.Track(res.TasksCompletedThisLoop, before, after)
 	if res.ApplyFixPlanDelta(after - before) {
-		l.bus.Warnf("%s", tr.Warning())
+		l.bus.Note(events.Logged{Level: events.Warn, Text: tr.Warning()})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // progressTicker writes progress.json's executing form every 10 s while
@@ -31,11 +30,7 @@ func (l *loop) progressTick(tail *lastLine, tick int) {
 	if tick == 0 {
 		return
 	}
-	if line != "" {
-		l.bus.Debugf("%s: %s... (%ds)", l.display(), clip.Bytes(line, 80), tick*10)
-	} else {
-		l.bus.Debugf("%s working... (%ds elapsed)", l.display(), tick*10)
-	}
+	l.bus.Note(events.AgentWorking{Agent: l.display(), Last: line, Elapsed: time.Duration(tick) * 10 * time.Second})
 }
 
 func (l *loop) writeProgressFailed() {

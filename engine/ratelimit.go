@@ -11,7 +11,7 @@ func (l *loop) rollWindow() {
 	l.window = w
 	if rolled {
 		l.saveWindow()
-		l.bus.Infof("%s", ratelimit.NewHourMessage(w.Hour))
+		l.bus.Note(events.CallWindowReset{Hour: w.Hour})
 	}
 }
 
@@ -19,16 +19,16 @@ func (l *loop) saveWindow() error { return l.store.SaveWindow(l.window) }
 
 // rateLimitWait waits for the top of the next local hour.
 func (l *loop) rateLimitWait() (Result, bool) {
-	l.bus.Warnf("%s", ratelimit.ReachedMessage(l.window.Count, l.s.MaxCallsPerHour))
+
 	until := ratelimit.NextReset(l.now())
 	d := until.Sub(l.now())
-	l.bus.Infof("%s", ratelimit.SleepingMessage(d))
+	l.bus.Note(events.RateLimitWait{Calls: l.window.Count, Max: l.s.MaxCallsPerHour, Wait: d})
 	l.emit(events.Event{Type: events.RateLimited, Wait: "rate_limit", Delay: d, Until: &until})
-	if _, err := l.wait("rate_limit", d, "Time until reset"); err != nil {
+	if _, err := l.wait("rate_limit", d); err != nil {
 		return l.signalExit(), true
 	}
 	l.window = ratelimit.Fresh(l.now())
 	l.saveWindow()
-	l.bus.Successf("Rate limit reset! Ready for new calls.")
+	l.bus.Note(events.RateLimitReset)
 	return Result{}, false
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -35,22 +36,22 @@ func (l *loop) maybeReview(res analysis.Result) {
 	promptPath := l.dir.Path(ralphdir.ReviewPrompt)
 	prompt, err := ralphdir.ReadFileCapped(promptPath, ralphdir.TextCap)
 	if err != nil {
-		l.bus.Warnf("%s", review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt)))
+		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
 		return
 	}
-	l.bus.Infof("%s", review.StartMessage(l.n))
+	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
 	committed, _ := l.git.run(ctx, "diff", "--stat", review.DiffRange(last))
 	uncommitted, _ := l.git.run(ctx, "diff", "--stat")
 	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
 	spec, err := l.drv.Build(l.reviewRequest(p))
 	if err != nil {
-		l.bus.Warnf("review: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
 	logPath := l.dir.Path(review.LogName(l.n))
 	f, err := l.store.CreateLog(review.LogName(l.n))
 	if err != nil {
-		l.bus.Warnf("review: %v", err)
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
 	// A failed review call is ignored, as the bash loop ignores it.
@@ -77,11 +78,11 @@ func (l *loop) maybeReview(res analysis.Result) {
 	if perr == nil {
 		l.findings = &findings
 		if err := l.store.SaveFindings(findings); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 	}
 	level, msg := review.Outcome(findings, perr)
-	l.bus.Log(events.Level(level), "%s", msg)
+	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})
 	l.emit(events.Event{Type: events.ReviewCompleted, Message: msg})
 }
 

@@ -79,14 +79,11 @@ type Deps struct {
 	Now      func() time.Time
 	Run      Runner
 	LookPath func(string) (string, error)
-	Env      []string  // the agent's environment (the loop's own)
-	Stdout   io.Writer // console: boxes, live stream (never blocks)
+	Env      []string // the agent's environment (the loop's own)
 	Stopper  *Stopper
 	// Interactive: a terminal is on stdin (Ctrl+C skips waits; the
-	// usage-limit prompt may ask); TTY: stderr is a terminal (live
-	// countdowns instead of one line a minute).
+	// usage-limit prompt may ask).
 	Interactive bool
-	TTY         bool
 	Stdin       io.Reader
 	Version     string
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/ralphloop/ralph_loop/events"
+
 // noteStall compares this iteration with the previous one: the same reply
 // and no change to git HEAD or the working tree is a stalled iteration.
 // The loop's own files under .ralph/ (ralphdir.LoopOwned) are left out of
@@ -25,7 +27,7 @@ func (l *loop) noteStall(text string) {
 	}
 	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
 		l.stallCount++
-		l.bus.Warnf("Stalled iteration (%d of %d): same reply, no change in git", l.stallCount, l.s.StallLimit)
+		l.bus.Note(events.Stalled{Count: l.stallCount, Limit: l.s.StallLimit})
 	} else {
 		l.stallCount = 0
 	}

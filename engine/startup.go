@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -25,16 +25,12 @@ var errNoStatus = errors.New("no status")
 func (l *loop) startup() error {
 	drv, err := drivers.Get(l.s.Driver)
 	if err != nil {
-		return &StartupError{Lines: []string{err.Error()}}
+		return startupFailed(events.StartupFailed{Err: err})
 	}
 	l.drv = drv
 	display := l.display()
-	if !drv.SupportsAllowedTools() && l.s.ToolsGiven {
-		l.bus.Warnf("ALLOWED_TOOLS/--allowed-tools is ignored by %s.", display)
-	}
-	l.bus.Successf("🚀 Ralph loop starting with %s", display)
-	l.bus.Infof("Max calls per hour: %d", l.s.MaxCallsPerHour)
-	l.bus.Infof("Logs: %s/ | Docs: %s/ | Status: %s", l.rel(ralphdir.LogsDir), l.rel(ralphdir.DocsGenerated), l.rel(ralphdir.Status))
+	l.bus.Note(events.Starting{Agent: display, IgnoredTools: !drv.SupportsAllowedTools() && l.s.ToolsGiven,
+		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), DocsDir: l.rel(ralphdir.DocsGenerated), Status: l.rel(ralphdir.Status)})
 
 	if err := l.checkPrompt(); err != nil {
 		return err
@@ -47,12 +43,12 @@ func (l *loop) startup() error {
 	}
 
 	if n := l.store.Repair(); n > 0 {
-		l.bus.Infof("Removed %d temp file(s) left by an interrupted write", n)
+		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
 	l.store.ClearWriteTimeout()
 	l.started = true
 	if err := l.store.StartSession(l.now()); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	saved, err := l.store.Load()
 	if err != nil {
@@ -95,53 +91,33 @@ func (l *loop) checkPrompt() error {
 		// One line and exit 1 for a prompt or plan that is a named pipe,
 		// a link to a device or too big, before anything reads it.
 		if _, err := ralphdir.ReadFileCapped(p, ralphdir.TextCap); err != nil {
-			return &StartupError{Lines: []string{err.Error()}}
+			return startupFailed(events.StartupFailed{Err: err})
 		}
 		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
 		if err != nil {
-			return &StartupError{Lines: []string{err.Error()}}
+			return startupFailed(events.StartupFailed{Err: err})
 		}
 		l.plan, l.havePlan, l.planFresh = data, found, true
 		return nil
 	}
-	shown := l.s.PromptFile
-	lines := []string{fmt.Sprintf("Prompt file '%s' not found!", shown), ""}
+	f := events.StartupFailed{Check: events.PromptMissing, Path: l.s.PromptFile}
 	ralph := l.dir.Root()
 	if fileExists(filepath.Join(ralph, ralphdir.FixPlan)) || fileExists(filepath.Join(ralph, ralphdir.Agent)) || dirExists(filepath.Join(ralph, ralphdir.Specs)) {
-		lines = append(lines,
-			fmt.Sprintf("This appears to be a bmalph/Ralph project but is missing %s.", l.rel(ralphdir.Prompt)),
-			"You may need to create or restore the PROMPT.md file.")
-	} else {
-		lines = append(lines, "This directory is not a bmalph/Ralph project.")
+		f.Restore = l.rel(ralphdir.Prompt)
 	}
-	lines = append(lines, "",
-		"To fix this:",
-		"  1. Set up this project for bmalph: bmalph init",
-		"  2. Restore the Ralph files after an update: bmalph upgrade",
-		"  3. Turn planning output into a Ralph plan: bmalph implement",
-		"  4. Or change to the directory of an existing Ralph project",
-		"  5. Or create the files yourself (ralph_loop's install.sh --project DIR adds templates)",
-		"",
-		"Ralph projects should contain: .ralph/PROMPT.md, .ralph/@fix_plan.md, .ralph/specs/, src/, etc.")
-	return &StartupError{Lines: lines}
+	return startupFailed(f)
 }
 
 func (l *loop) checkGit() error {
 	ctx := context.Background()
 	if !l.git.available() {
-		return &StartupError{Lines: []string{"git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}}
+		return startupFailed(events.StartupFailed{Check: events.GitMissing})
 	}
 	if !l.git.isRepo(ctx) {
-		return &StartupError{Lines: []string{
-			fmt.Sprintf("No git repository found in %s.", l.s.ProjectDir),
-			"Ralph tracks progress with git. Create one with: git init && git add -A && git commit -m 'initial commit'",
-		}}
+		return startupFailed(events.StartupFailed{Check: events.NoGitRepo, Path: l.s.ProjectDir})
 	}
 	if l.git.head(ctx) == "" {
-		return &StartupError{Lines: []string{
-			"Git repository has no commits.",
-			"Ralph compares each loop's changes against HEAD. Make a first commit: git add -A && git commit -m 'initial commit'",
-		}}
+		return startupFailed(events.StartupFailed{Check: events.NoCommits})
 	}
 	return nil
 }
@@ -155,20 +131,20 @@ func (l *loop) checkAgent() error {
 	}
 	if l.s.Driver == "command" {
 		if len(l.s.AgentArgv) == 0 {
-			return &StartupError{Lines: []string{"PLATFORM_DRIVER=command needs AGENT_COMMAND (e.g. AGENT_COMMAND=\"my-agent --flag\" in .ralph/.ralphrc)"}}
+			return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 		}
 		o.Binary, o.Version = l.s.AgentArgv[0], nil
 	}
 	res, err := drivers.Check(l.ctx, l.drv, o)
 	if err != nil {
-		return &StartupError{Lines: []string{err.Error()}}
+		return startupFailed(events.StartupFailed{Err: err})
 	}
 	if res.Warning != "" {
-		l.bus.Warnf("%s", res.Warning)
+		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
 	}
 	l.cliVersion = res.Version
 	if res.Version != "" {
-		l.bus.Debugf("%s %s at %s", l.display(), res.Version, res.Path)
+		l.bus.Note(events.AgentFound{Agent: l.display(), Version: res.Version, Path: res.Path})
 	}
 	return nil
 }

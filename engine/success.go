@@ -36,25 +36,25 @@ func (l *loop) success(c *call) step {
 func (l *loop) countSuccess() {
 	l.window = l.window.Record(l.now())
 	if err := l.saveWindow(); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	l.calls++
-	l.bus.Successf("✅ %s execution completed successfully", l.display())
+	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
 }
 
 // analyseReply analyses the call's output, keeps its session id and adds
 // its usage to the run's totals.
 func (l *loop) analyseReply(c *call) analysis.Result {
 	l.collapseStream(c)
-	l.bus.Infof("🔍 Analyzing %s response...", l.display())
+	l.bus.Note(events.Analysing{Agent: l.display()})
 	res, err := l.analyze(c)
 	if err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	c.res = &res
 	if res.SessionID != "" {
 		if err := l.store.SaveSessionID(res.SessionID, l.now()); err != nil {
-			l.bus.Warnf("%v", err)
+			l.bus.Note(events.Warning{Err: err})
 		}
 	}
 	l.spend(res.Usage)
@@ -78,7 +78,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	files, numstat := l.git.changes(l.ctx, c.startSHA)
 	c.files = files
 	res.SetFilesModified(files)
-	l.bus.Debugf("Detected %d unique files changed (commits + working tree) since loop start", files)
+	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
 		l.store.SaveDiffSummary(s)
@@ -91,7 +91,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 	gate := l.runGates(c, res)
 	if gate.Block {
-		l.bus.Warnf("Quality gate block: suppressing completion signals")
+		l.bus.Note(events.GateBlocksCompletion)
 		res.SuppressCompletion()
 	}
 	return gate
@@ -102,20 +102,15 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // (or "").
 func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
 	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
-		l.bus.Warnf("%v", err)
+		l.bus.Note(events.Warning{Err: err})
 	}
 	l.updateExitSignals(res)
-	l.printAnalysisSummary(res)
+	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
+		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
 	pending := l.exitReason()
 
 	if res.HasErrors {
-		l.bus.Warnf("Errors detected in output, check: %s", l.rel(c.outName))
-		for i, line := range res.ErrorLines {
-			if i == 3 {
-				break
-			}
-			l.bus.Debugf("  %d: %s", i+1, line)
-		}
+		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Lines: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
 	return pending
 }
@@ -128,7 +123,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	idle := l.idleEnabled() && res.HasState("idle")
 	for _, st := range res.States {
 		if st != "idle" {
-			l.bus.Infof("Agent reported unknown state %q (ignored)", st)
+			l.bus.Note(events.UnknownState{Name: st})
 		}
 	}
 	// Idle iterations are not "no progress" for the breaker.
@@ -162,7 +157,7 @@ func (l *loop) progressOf(c *call, res analysis.Result, gate gateResult) breaker
 		ReportedFilesModified: res.FilesModified,
 	}
 	if gate.WithholdProgress {
-		l.bus.Warnf("Quality gate circuit-breaker: overriding progress signals")
+		l.bus.Note(events.GateWithholdsProgress)
 		lr.FilesChanged, lr.HasErrors, lr.CompletionSignal, lr.ReportedFilesModified = 0, true, false, 0
 		if lr.ErrorLine == "" {
 			lr.ErrorLine = "quality gate failed"
@@ -184,7 +179,7 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	if l.idleSince.IsZero() {
 		l.idleSince = c.started
 	}
-	l.bus.Infof("💤 Agent is idle (%d in a row)", l.idleCount)
+	l.bus.Note(events.Idle{Count: l.idleCount})
 	l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
 }
 
@@ -196,10 +191,10 @@ func (l *loop) afterSuccess(res analysis.Result, gate gateResult, idle bool, pen
 	}
 	if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
 		if !gate.Block {
-			l.bus.Successf("Done pattern %q matched the agent's reply", l.s.DonePattern.String())
+			l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
 			return stopWith(l.gracefulExit("done_pattern"))
 		}
-		l.bus.Warnf("Done pattern %q matched, but a quality gate blocks completion", l.s.DonePattern.String())
+		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String(), Blocked: true})
 	}
 	l.findings = nil
 	l.store.RemoveFindings()

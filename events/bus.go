@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Level is a log line's level, as the reference prints it.
+// Level is a log line's level, as the bash loop prints it.
 type Level string
 
 const (
@@ -18,25 +18,26 @@ const (
 	Debug   Level = "DEBUG"
 )
 
-// Sink receives every event.
+// Sink receives every lifecycle event.
 type Sink interface {
 	Handle(Event)
 }
 
-// LineSink receives every log line.
-type LineSink interface {
-	Line(ts time.Time, level Level, msg string)
+// NoticeSink receives every notice, stamped with the time it was noted.
+type NoticeSink interface {
+	Notice(ts time.Time, n Notice)
 }
 
-// Bus fans events and log lines out to sinks. It is safe for concurrent
-// use; sinks are called one at a time, in the order they were added.
+// Bus fans events and notices out to sinks. It is safe for concurrent
+// use; sinks are called one at a time, in the order they were added, and
+// events and notices share one order: a sink that takes both sees them
+// as they happened.
 type Bus struct {
 	mu      sync.Mutex
 	now     func() time.Time
 	runID   string
 	sinks   []Sink
-	lines   []LineSink
-	verbose bool
+	notices []NoticeSink
 }
 
 // NewBus returns a bus stamping events with now() and runID.
@@ -44,13 +45,8 @@ func NewBus(now func() time.Time, runID string) *Bus {
 	return &Bus{now: now, runID: runID}
 }
 
-// RunID is the run's id (the ISO time the run started).
-func (b *Bus) RunID() string { return b.runID }
-
-// SetVerbose enables DEBUG lines.
-func (b *Bus) SetVerbose(v bool) { b.verbose = v }
-
-// Add registers sinks. A value that is both a Sink and a LineSink gets both.
+// Add registers sinks. A value that is both a Sink and a NoticeSink gets
+// both.
 func (b *Bus) Add(sinks ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -58,8 +54,8 @@ func (b *Bus) Add(sinks ...any) {
 		if es, ok := s.(Sink); ok {
 			b.sinks = append(b.sinks, es)
 		}
-		if ls, ok := s.(LineSink); ok {
-			b.lines = append(b.lines, ls)
+		if ns, ok := s.(NoticeSink); ok {
+			b.notices = append(b.notices, ns)
 		}
 	}
 }
@@ -81,27 +77,31 @@ func (b *Bus) Emit(e Event) {
 	}
 }
 
-// Log writes one log line ("[stamp] [LEVEL] msg") to every line sink.
-func (b *Bus) Log(level Level, format string, args ...any) {
-	if level == Debug && !b.verbose {
-		return
+// Note hands n, stamped with the time, to every notice sink.
+func (b *Bus) Note(n Notice) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ts := b.now()
+	for _, s := range b.notices {
+		s.Notice(ts, n)
 	}
+}
+
+// Log notes a line whose text is composed outside the engine (see
+// Logged): format and args as for fmt.Sprintf, or a plain text without
+// args.
+func (b *Bus) Log(level Level, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ts := b.now()
-	for _, s := range b.lines {
-		s.Line(ts, level, msg)
-	}
+	b.Note(Logged{Level: level, Text: msg})
 }
 
-// Infof, Warnf... are shorthands for Log.
-func (b *Bus) Infof(format string, args ...any)    { b.Log(Info, format, args...) }
-func (b *Bus) Warnf(format string, args ...any)    { b.Log(Warn, format, args...) }
-func (b *Bus) Errorf(format string, args ...any)   { b.Log(Error, format, args...) }
-func (b *Bus) Successf(format string, args ...any) { b.Log(Success, format, args...) }
-func (b *Bus) Loopf(format string, args ...any)    { b.Log(LoopLvl, format, args...) }
-func (b *Bus) Debugf(format string, args ...any)   { b.Log(Debug, format, args...) }
+// Infof and Warnf are shorthands for Log.
+func (b *Bus) Infof(format string, args ...any) { b.Log(Info, format, args...) }
+func (b *Bus) Warnf(format string, args ...any) { b.Log(Warn, format, args...) }
+
+// LocalStamp is the local "YYYY-MM-DD HH:MM:SS" that starts every log
+// line, as the bash loop stamps them.
+const LocalStamp = "2006-01-02 15:04:05"

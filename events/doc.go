@@ -1,10 +1,20 @@
-// Package events holds the loop engine's typed events, the bus that fans
-// them out, and the sinks a person reads: the console and logs/ralph.log.
-// The sinks of the .ralph/ files (status.json, progress.json,
-// logs/metrics.jsonl and the NDJSON event stream) are in package store.
+// Package events holds what the loop engine tells the world, as typed
+// values, and the bus that hands them to sinks.
+//
+// Two kinds of value share the bus, in one order:
+//
+//   - Event (Bus.Emit) is the run's lifecycle: iteration started and
+//     ended, waits, breaker changes, run finished. Every event carries the
+//     run's state, so a sink can render itself from the last event alone.
+//     Package store's sinks keep them: status.json, progress.json,
+//     logs/metrics.jsonl and the NDJSON stream (logs/events.jsonl,
+//     --events), whose shape docs/EVENTS.md documents.
+//   - Notice (Bus.Note) is what a person watching the loop is told: log
+//     lines, boxes, countdown ticks, the agent's live output. Notices
+//     carry typed values, never preformatted text; package console renders
+//     them, for the terminal and (through RalphLog) for logs/ralph.log.
 //
 // The engine decides; it never writes a state file or formats a console
-// line itself. It calls Bus.Emit with an Event, and Bus.Log for the
-// reference's human log lines ("[stamp] [LEVEL] msg"). Every sink is one
-// Sink; a new output (a notifier, a web view) is one more.
+// line itself. Every output is one sink; a new one (a notifier, a web
+// view) is one more Bus.Add.
 package events

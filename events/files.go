@@ -7,7 +7,8 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// ISOTime is the reference's `date -u -Iseconds`: UTC with a +00:00 suffix.
+// ISOTime is a run id's time as the bash loop writes it (`date -u
+// -Iseconds`): UTC with a +00:00 suffix.
 func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05+00:00") }
 
 // RalphLog appends plain "[stamp] [LEVEL] msg" lines to logs/ralph.log, the
@@ -24,7 +25,7 @@ func NewRalphLog(d *ralphdir.Dir, onErr func(error)) *RalphLog {
 	return &RalphLog{d: d, onErr: onErr}
 }
 
-// Line implements LineSink.
+// Line implements console.LineSink.
 func (r *RalphLog) Line(ts time.Time, level Level, msg string) {
 	line := "[" + ts.Local().Format(LocalStamp) + "] [" + string(level) + "] " + msg
 	if err := r.d.AppendLine(ralphdir.RalphLog, line); err != nil && r.onErr != nil {

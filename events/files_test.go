@@ -41,13 +41,10 @@ func readFile(t *testing.T, d *ralphdir.Dir, name string) []byte {
 // keysOf returns the top-level keys of a JSON object in file order.
 func TestRalphLog(t *testing.T) {
 	d := newDir(t)
-	b := NewBus(fixedClock, "r")
-	b.Add(NewRalphLog(d, failOnErr(t)))
-	b.Infof("hello %d", 1)
-	b.Warnf("%d%% %s", 100, "literal")
-	b.Debugf("hidden")
-	b.SetVerbose(true)
-	b.Debugf("shown")
+	l := NewRalphLog(d, failOnErr(t))
+	l.Line(t0, Info, "hello 1")
+	l.Line(t0, Warn, "100% literal")
+	l.Line(t0, Debug, "shown")
 	stamp := t0.Local().Format(LocalStamp)
 	want := "[" + stamp + "] [INFO] hello 1\n[" + stamp + "] [WARN] 100% literal\n[" + stamp + "] [DEBUG] shown\n"
 	if diff := cmp.Diff(want, string(readFile(t, d, ralphdir.RalphLog))); diff != "" {
@@ -59,10 +56,9 @@ func TestRalphLog(t *testing.T) {
 	}
 	os.MkdirAll(d.Path(ralphdir.RalphLog), 0o755)
 	var errs []error
-	b2 := NewBus(fixedClock, "r")
-	b2.Add(NewRalphLog(d, func(err error) { errs = append(errs, err) }))
-	b2.Infof("a")
-	b2.Infof("b")
+	l2 := NewRalphLog(d, func(err error) { errs = append(errs, err) })
+	l2.Line(t0, Info, "a")
+	l2.Line(t0, Info, "b")
 	if len(errs) != 1 {
 		t.Errorf("write errors reported %d times, want once", len(errs))
 	}

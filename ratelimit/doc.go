@@ -16,7 +16,7 @@
 //	if !w.Allow(now, max) {
 //		next := ratelimit.NextReset(now)
 //		log(ReachedMessage(w.Count, max)); log(SleepingMessage(next.Sub(now)))
-//		err = countdown.Wait(ctx, next, tick)         // tick gets the time left; CountdownLine formats it
+//		err = countdown.Wait(ctx, next, tick)         // tick gets the time left
 //		err = ratelimit.Save(d, ratelimit.Fresh(time.Now())); log(ResetMessage)
 //	}
 //	... agent call succeeded ...
@@ -36,5 +36,5 @@
 //	func Save(d *ralphdir.Dir, w Window) error
 //	func NextReset(now time.Time) time.Time
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
-//	func NewHourMessage, ReachedMessage, SleepingMessage, CountdownLine; const ResetMessage
+//	func NewHourMessage, ReachedMessage, SleepingMessage; const ResetMessage
 package ratelimit

@@ -3,8 +3,6 @@ package ratelimit
 import (
 	"fmt"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/countdown"
 )
 
 // The bash loop's log lines and countdown text, word for word.
@@ -30,10 +28,4 @@ func SleepingMessage(wait time.Duration) string {
 		secs = 0
 	}
 	return fmt.Sprintf("Sleeping for %d seconds until next hour...", secs)
-}
-
-// CountdownLine is the countdown text for the time left, without the
-// carriage return and colour the console adds.
-func CountdownLine(remaining time.Duration) string {
-	return "Time until reset: " + countdown.HMS(remaining)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
@@ -151,7 +152,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// One writer owns the terminal: log lines, boxes, the live stream and
 	// the countdown go through one ordered queue, so a redrawn line is
 	// always ended before another line is printed, on either stream.
-	term := events.NewTerminal(stdout, stderr, isTerminal(stdout), isTerminal(stderr), 8192)
+	term := console.NewTerminal(stdout, stderr, isTerminal(stdout), isTerminal(stderr), 8192)
 	errOut, outOut := term.Stderr(), term.Stdout()
 	// Flush what the console will take, but never hold the exit for it: a
 	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
@@ -161,7 +162,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	now := time.Now
 	start := now()
 	bus := events.NewBus(now, events.ISOTime(start))
-	bus.SetVerbose(cfg.Verbose)
 	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
 	var eventsOut io.Writer
 	switch cfg.EventsFile {
@@ -176,7 +176,14 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		defer f.Close()
 		eventsOut = f
 	}
-	state := wire(bus, dir, errOut, colour, eventsOut, cfg.Verbose, sinkErr)
+	// With --events - stdout carries only the event stream; the boxes and
+	// the live output go to stderr instead.
+	var boxOut io.Writer = outOut
+	if cfg.EventsFile == "-" {
+		boxOut = errOut
+	}
+	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose}
+	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on.
 	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
@@ -188,12 +195,6 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		bus.Infof("Loaded configuration from %s", cfg.RCFile)
 	}
 
-	// With --events - stdout carries only the event stream; the boxes and
-	// the live output go to stderr instead.
-	var console io.Writer = outOut
-	if cfg.EventsFile == "-" {
-		console = errOut
-	}
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)
 	var calling atomic.Bool // an agent call is under way
@@ -212,10 +213,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Run:         runAgent,
 			LookPath:    exec.LookPath,
 			Env:         os.Environ(),
-			Stdout:      console,
 			Stopper:     sig.stopper,
 			Interactive: interactive,
-			TTY:         isTerminal(stdout),
 			Stdin:       stdin,
 			Version:     version,
 		})
@@ -224,7 +223,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		// Stopped while the engine was blocked outside an agent call (a
 		// read that never returns): say so and record the stop ourselves.
 		se := engine.Cause(sig.stopper.Context())
-		bus.Infof("Ralph loop interrupted by %s while blocked. Exiting without waiting.", se.Name)
+		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
 		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Message: "stopped by " + se.Name})
 		res = engine.Result{Code: se.Code, Message: "stopped by " + se.Name}
 	}

@@ -1,43 +1,10 @@
-package events
+package console
 
 import (
 	"io"
 	"sync"
 	"time"
 )
-
-// LocalStamp is the reference's local "YYYY-MM-DD HH:MM:SS".
-const LocalStamp = "2006-01-02 15:04:05"
-
-var colours = map[Level]string{
-	Info:    "\033[0;34m",
-	Warn:    "\033[1;33m",
-	Error:   "\033[0;31m",
-	Success: "\033[0;32m",
-	LoopLvl: "\033[0;35m",
-	Debug:   "",
-}
-
-const reset = "\033[0m"
-
-// Console renders log lines for a person: "[stamp] [LEVEL] msg" on w
-// (stderr), coloured when colour is true.
-type Console struct {
-	w      io.Writer
-	colour bool
-}
-
-// NewConsole returns a console writing to w.
-func NewConsole(w io.Writer, colour bool) *Console { return &Console{w: w, colour: colour} }
-
-// Line implements LineSink.
-func (c *Console) Line(ts time.Time, level Level, msg string) {
-	line := "[" + ts.Local().Format(LocalStamp) + "] [" + string(level) + "] " + msg
-	if c.colour {
-		line = colours[level] + line + reset
-	}
-	io.WriteString(c.w, line+"\n")
-}
 
 // Terminal is the one writer of the program's stdout and stderr while the
 // loop runs: boxes, the live stream, log lines, the countdown and the stop

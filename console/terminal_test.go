@@ -1,4 +1,4 @@
-package events
+package console
 
 import (
 	"bytes"
@@ -10,53 +10,6 @@ import (
 	"testing"
 	"time"
 )
-
-func TestConsoleLine(t *testing.T) {
-	stamp := t0.Local().Format(LocalStamp)
-	tests := []struct {
-		colour bool
-		level  Level
-		want   string
-	}{
-		{false, Info, "[" + stamp + "] [INFO] msg\n"},
-		{false, LoopLvl, "[" + stamp + "] [LOOP] msg\n"},
-		{true, Error, "\033[0;31m[" + stamp + "] [ERROR] msg\033[0m\n"},
-		{true, Success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
-		{true, Warn, "\033[1;33m[" + stamp + "] [WARN] msg\033[0m\n"},
-	}
-	for _, tt := range tests {
-		var buf bytes.Buffer
-		NewConsole(&buf, tt.colour).Line(t0, tt.level, "msg")
-		if buf.String() != tt.want {
-			t.Errorf("colour=%v %s: %q, want %q", tt.colour, tt.level, buf.String(), tt.want)
-		}
-	}
-}
-
-func TestBusStampsEvents(t *testing.T) {
-	var got []Event
-	b := NewBus(fixedClock, "run-7")
-	b.Add(sinkFunc(func(e Event) { got = append(got, e) }))
-	own := t0.Add(time.Hour)
-	b.Emit(Event{Type: DelayStarted, Delay: 90 * time.Second})
-	b.Emit(Event{Type: DelayEnded, TS: own, V: 99, RunID: "other"})
-	if len(got) != 2 {
-		t.Fatalf("%d events", len(got))
-	}
-	if e := got[0]; e.V != SchemaVersion || !e.TS.Equal(t0) || e.RunID != "run-7" || e.DelaySecs != 90 {
-		t.Errorf("first %+v", e)
-	}
-	if e := got[1]; e.V != SchemaVersion || !e.TS.Equal(own) || e.RunID != "run-7" {
-		t.Errorf("second %+v", e)
-	}
-	if b.RunID() != "run-7" {
-		t.Errorf("RunID %q", b.RunID())
-	}
-}
-
-type sinkFunc func(Event)
-
-func (f sinkFunc) Handle(e Event) { f(e) }
 
 // safeBuffer is a bytes.Buffer for one writer goroutine and a reader.
 type safeBuffer struct {

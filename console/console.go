@@ -1,0 +1,94 @@
+package console
+
+import (
+	"io"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/events"
+)
+
+// levelColours colour a log line on a terminal, by level.
+var levelColours = map[events.Level]string{
+	events.Info:    "\033[0;34m",
+	events.Warn:    yellow,
+	events.Error:   red,
+	events.Success: "\033[0;32m",
+	events.LoopLvl: purple,
+	events.Debug:   "",
+}
+
+// Console is the sink that shows notices to a person: log lines
+// ("[stamp] [LEVEL] msg") on err, and boxes, banners, the agent's live
+// output and countdowns on out. With a Terminal, out and err are its
+// streams, so everything reaches the screen in the order it was noted.
+type Console struct {
+	out, err io.Writer
+	r        renderer
+}
+
+// New returns the console sink.
+func New(out, err io.Writer, o Options) *Console {
+	return &Console{out: out, err: err, r: renderer{o: o}}
+}
+
+// Notice implements events.NoticeSink.
+func (c *Console) Notice(ts time.Time, n events.Notice) {
+	for _, p := range c.r.render(n) {
+		switch {
+		case p.level != "":
+			if p.level == events.Debug && !c.r.o.Verbose {
+				continue
+			}
+			l := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(p.level) + "] " + p.text
+			if c.r.o.Colour {
+				l = levelColours[p.level] + l + reset
+			}
+			io.WriteString(c.err, l+"\n")
+		case p.redraw:
+			redrawer(c.out).Redraw(p.text)
+		case p.end:
+			redrawer(c.out).EndRedraw()
+		default:
+			io.WriteString(c.out, p.text)
+		}
+	}
+}
+
+// redrawer is w's own Redrawer (a Terminal stream), or plain writes to w:
+// "\r" to redraw, "\n" to end.
+func redrawer(w io.Writer) Redrawer {
+	if r, ok := w.(Redrawer); ok {
+		return r
+	}
+	return plainRedrawer{w}
+}
+
+type plainRedrawer struct{ w io.Writer }
+
+func (p plainRedrawer) Redraw(line string) { io.WriteString(p.w, "\r"+line+"\033[K") }
+func (p plainRedrawer) EndRedraw()         { io.WriteString(p.w, "\n") }
+
+// LineSink takes log lines: logs/ralph.log.
+type LineSink interface {
+	Line(ts time.Time, level events.Level, msg string)
+}
+
+// Log is the sink that hands each notice's log lines to a LineSink,
+// rendered exactly as the console shows them (without colour).
+type Log struct {
+	to LineSink
+	r  renderer
+}
+
+// NewLog returns the sink writing to to.
+func NewLog(to LineSink, o Options) *Log { return &Log{to: to, r: renderer{o: o}} }
+
+// Notice implements events.NoticeSink.
+func (l *Log) Notice(ts time.Time, n events.Notice) {
+	for _, p := range l.r.render(n) {
+		if p.level == "" || p.level == events.Debug && !l.r.o.Verbose {
+			continue
+		}
+		l.to.Line(ts, p.level, p.text)
+	}
+}

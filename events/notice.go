@@ -1,0 +1,355 @@
+package events
+
+import "time"
+
+// Notice is something the loop tells the person watching it: a log line,
+// a box, a countdown tick, the agent's live output. The engine emits
+// notices as typed values (Bus.Note); the console package renders them,
+// for the terminal and for logs/ralph.log alike, so the wording, level
+// and colour of every line live in one place.
+//
+// The unexported method keeps the set of notices closed to this package,
+// so the renderer can cover every case.
+type Notice interface{ notice() }
+
+// Logged is a line whose text was composed outside the engine: by the
+// command line (configuration warnings), by ralphdir (a quarantined
+// file), by a leaf package that owns its own wording (session, review,
+// fixplan, the exit decision, an agent probe). The engine never builds
+// the text of a Logged notice itself.
+type Logged struct {
+	Level Level
+	Text  string
+}
+
+// Warning is an error the loop reports and carries on after (WARN).
+type Warning struct{ Err error }
+
+// Fault is an error the loop reports as an ERROR line.
+type Fault struct{ Err error }
+
+// Phrase is a notice without values: one fixed line (or a fixed piece of
+// console output), named for what happened.
+type Phrase uint8
+
+// The phrases.
+const (
+	MainLoopStarting      Phrase = iota + 1 // INFO, before the first loop
+	RateLimitReset                          // SUCCESS, the wait for the next hour is over
+	PauseStarted                            // WARN, the project is paused
+	PauseEnded                              // SUCCESS
+	LiveNeedsJSON                           // WARN, live mode switched text output to json
+	LiveEnded                               // console: the end of the live output
+	GateBlocksCompletion                    // WARN, a quality gate withholds the exit signals
+	GateWithholdsProgress                   // WARN, a circuit-breaker gate withholds progress
+	ReadOnlyBreakerOpened                   // ERROR, repeated read-only timeouts opened the breaker
+	WriteEarlyRetry                         // WARN, retrying after a read-only loop
+	BreakerHalting                          // ERROR + INFO, the breaker opened during the loop
+	DenialsNotCleared                       // WARN, the permission denial markers stay
+	UsageLimitHit                           // ERROR, the provider's usage limit stopped the call
+	UsageLimitReached                       // WARN, before waiting for it (or asking)
+	UsageLimitExit                          // INFO, the person chose to stop
+	UsageLimitQuestion                      // console: the wait-or-exit question
+	UsageLimitNoAnswer                      // console + INFO, no answer in time: wait
+	StreamKept                              // INFO, the whole stream stays in the output log
+	StreamResultInvalid                     // WARN, the final result record was not JSON
+	StreamCollapsed                         // INFO, the output log keeps the final result only
+)
+
+// Starting opens a run: which agent, the call limit and where to look.
+type Starting struct {
+	Agent string
+	// IgnoredTools: ALLOWED_TOOLS was given, but the agent has no such
+	// setting.
+	IgnoredTools             bool
+	MaxCalls                 int
+	LogsDir, DocsDir, Status string // as shown: relative to the project when inside it
+}
+
+// StartupFailed: a start-up check failed and the run stops. Err is a
+// failure that says it all (an unreadable prompt or plan, an unknown
+// driver, a missing agent CLI); otherwise Check names the failed check.
+type StartupFailed struct {
+	Check StartupCheck
+	Err   error
+	// Path is the prompt file as configured (PromptMissing) or the
+	// project directory (NoGitRepo).
+	Path string
+	// Restore: the directory is a Ralph project missing its PROMPT.md,
+	// which belongs here ("" when it is not a Ralph project).
+	Restore string
+}
+
+// StartupCheck names a start-up check.
+type StartupCheck uint8
+
+// The start-up checks that fail without an error of their own.
+const (
+	PromptMissing  StartupCheck = iota + 1 // the prompt file does not exist
+	GitMissing                             // no git on PATH
+	NoGitRepo                              // the project is not a git repository
+	NoCommits                              // the repository has no commit
+	NoAgentCommand                         // PLATFORM_DRIVER=command without AGENT_COMMAND
+)
+
+var checkNames = map[StartupCheck]string{
+	PromptMissing: "prompt missing", GitMissing: "git missing", NoGitRepo: "no git repository",
+	NoCommits: "no commits", NoAgentCommand: "no agent command",
+}
+
+// String names the check.
+func (c StartupCheck) String() string { return checkNames[c] }
+
+// TempFilesRemoved: start-up removed temp files an interrupted write left.
+type TempFilesRemoved struct{ Count int }
+
+// AgentFound: the agent CLI's version and path (DEBUG).
+type AgentFound struct{ Agent, Version, Path string }
+
+// LoopMark opens (Done false) or closes an iteration.
+type LoopMark struct {
+	Loop int
+	Done bool
+}
+
+// Interrupted: a signal stops the run. Blocked: the loop was stuck
+// outside an agent call and exits without waiting for it.
+type Interrupted struct {
+	Signal  string
+	Blocked bool
+}
+
+// BreakerHalted: the run stops because the breaker is open. Report is the
+// breaker's own account of its state, shown on the console.
+type BreakerHalted struct{ Report []string }
+
+// GracefulExit: an exit condition ended the run (Reason: its name).
+type GracefulExit struct{ Reason string }
+
+// FinalStats closes a completed run.
+type FinalStats struct {
+	Loops, Calls int
+	Reason       string
+}
+
+// CallWindowReset: a new clock hour started a new call window.
+type CallWindowReset struct{ Hour string }
+
+// RateLimitWait: the calls of this hour are used up; the loop waits Wait
+// for the next hour.
+type RateLimitWait struct {
+	Calls, Max int
+	Wait       time.Duration
+}
+
+// Stopping: a stop condition ends the run. Reason is the run_finished
+// reason (max_loops, max_cost, max_tokens, idle_timeout, stalled,
+// consecutive failures...), Message the run's final message.
+type Stopping struct {
+	Reason  string
+	Message string
+	Severe  bool // an ERROR line ("🛑 ..."), not a WARN one
+}
+
+// Stalled: the iteration repeated the last reply with no change in git.
+type Stalled struct{ Count, Limit int }
+
+// CallStarting: the agent is about to be called.
+type CallStarting struct {
+	Agent          string
+	Call, MaxCalls int
+	Timeout        time.Duration
+}
+
+// LoopContext is the context text given to the agent (DEBUG).
+type LoopContext struct{ Text string }
+
+// CLIMode: the output format asked of the agent.
+type CLIMode struct{ Format string }
+
+// NoLiveStreaming: the agent cannot stream; live mode is off.
+type NoLiveStreaming struct{ Agent string }
+
+// LiveStarted: the agent's output is shown as it comes.
+type LiveStarted struct{ Agent string }
+
+// LiveOutput is a piece of the agent's live output, already rendered
+// for a person by the agent's driver.
+type LiveOutput struct{ Data []byte }
+
+// WriteTimeoutClamped: the write heartbeat was not shorter than the call
+// timeout; Used is the value taken instead.
+type WriteTimeoutClamped struct{ Write, Timeout, Used time.Duration }
+
+// OutputNotStored: the agent's output could not be stored; Text is the
+// explanation with the remedy (the same words the final message uses).
+type OutputNotStored struct{ Text string }
+
+// OutputCapped: the agent printed more than MaxOutput and was stopped;
+// File keeps the head and the tail.
+type OutputCapped struct {
+	MaxMB int64
+	File  string
+}
+
+// AgentWorking is the heartbeat while the agent runs (DEBUG): its last
+// output line, if any, and the time since it started.
+type AgentWorking struct {
+	Agent, Last string
+	Elapsed     time.Duration
+}
+
+// AgentSucceeded: the agent call ended well.
+type AgentSucceeded struct{ Agent string }
+
+// Analysing: the agent's reply is being analysed.
+type Analysing struct{ Agent string }
+
+// Analysed is the summary of one analysed reply (a box on the console).
+type Analysed struct {
+	Loop         int
+	ExitSignal   bool
+	Confidence   int
+	TestOnly     bool
+	FilesChanged int
+	Summary      string // the agent's own work summary, as it wrote it
+}
+
+// FilesChanged: the files changed since the loop started (DEBUG).
+type FilesChanged struct{ Count int }
+
+// OutputErrors: the agent's output has error lines.
+type OutputErrors struct {
+	File  string
+	Lines []string
+}
+
+// UnknownState: the agent reported a state marker the loop ignores.
+type UnknownState struct{ Name string }
+
+// Idle: the agent reported it had nothing to do, Count times in a row.
+type Idle struct{ Count int }
+
+// DoneMatched: DONE_PATTERN matched the reply; Blocked when a quality
+// gate keeps the run going.
+type DoneMatched struct {
+	Pattern string
+	Blocked bool
+}
+
+// AgentFailed: the agent call failed. Why says how (exited, timed out,
+// could not start...); StartErr is why it could not start.
+type AgentFailed struct {
+	Agent    string
+	Why      string
+	Code     int
+	StartErr error
+}
+
+// StderrTail is the end of a failed call's stderr (its last lines, on
+// one line) and where the whole of it is.
+type StderrTail struct{ Tail, Log string }
+
+// RetryWait: a failed call is retried after Wait; this is failure
+// Failures in a row of the Max that stop the run (math.MaxInt32 or more:
+// no limit, MAX_CONSECUTIVE_FAILURES=0).
+type RetryWait struct {
+	Wait          time.Duration
+	Failures, Max int
+}
+
+// NoWrites: the write heartbeat stopped a call that changed no file.
+type NoWrites struct{ After time.Duration }
+
+// BreakerChange: the breaker moved from one state to another. Report is
+// the breaker's own account, shown on the console.
+type BreakerChange struct {
+	From, To, Reason string
+	Closed           bool // the breaker closed again: good news
+	Report           []string
+}
+
+// PermissionDenied: the agent was refused Commands in loop Loop. With
+// Halt the run stops (PermissionHelp follows); otherwise Mode
+// (PERMISSION_DENIAL_MODE) lets it go on.
+type PermissionDenied struct {
+	Commands, Mode string
+	Loop           int
+	Halt           bool
+}
+
+// PermissionHelp is the box shown when a denial halts the run: Help (the
+// driver's words), and the current ALLOWED_TOOLS when ShowTools.
+type PermissionHelp struct {
+	Agent        string
+	Help         []string
+	ShowTools    bool
+	AllowedTools []string
+}
+
+// UsageLimitWait: the loop waits Wait for the usage limit, until Until.
+type UsageLimitWait struct {
+	Wait  time.Duration
+	Until time.Time
+}
+
+// WaitSkipped: Ctrl+C skipped a wait; the next call starts after Window.
+type WaitSkipped struct{ Window time.Duration }
+
+// WaitTick is the time left in a wait, at the wait's start and at every
+// whole second after. Kind is the wait's name in events (loop_delay,
+// idle_backoff, failure_backoff, rate_limit, usage_limit).
+type WaitTick struct {
+	Kind string
+	Left time.Duration
+}
+
+// WaitOver ends the countdown of a wait.
+type WaitOver struct{}
+
+func (Logged) notice()              {}
+func (Warning) notice()             {}
+func (Fault) notice()               {}
+func (Phrase) notice()              {}
+func (Starting) notice()            {}
+func (TempFilesRemoved) notice()    {}
+func (StartupFailed) notice()       {}
+func (AgentFound) notice()          {}
+func (LoopMark) notice()            {}
+func (Interrupted) notice()         {}
+func (BreakerHalted) notice()       {}
+func (GracefulExit) notice()        {}
+func (FinalStats) notice()          {}
+func (CallWindowReset) notice()     {}
+func (RateLimitWait) notice()       {}
+func (Stopping) notice()            {}
+func (Stalled) notice()             {}
+func (CallStarting) notice()        {}
+func (LoopContext) notice()         {}
+func (CLIMode) notice()             {}
+func (NoLiveStreaming) notice()     {}
+func (LiveStarted) notice()         {}
+func (LiveOutput) notice()          {}
+func (WriteTimeoutClamped) notice() {}
+func (OutputNotStored) notice()     {}
+func (OutputCapped) notice()        {}
+func (AgentWorking) notice()        {}
+func (AgentSucceeded) notice()      {}
+func (Analysing) notice()           {}
+func (Analysed) notice()            {}
+func (FilesChanged) notice()        {}
+func (OutputErrors) notice()        {}
+func (UnknownState) notice()        {}
+func (Idle) notice()                {}
+func (DoneMatched) notice()         {}
+func (AgentFailed) notice()         {}
+func (StderrTail) notice()          {}
+func (RetryWait) notice()           {}
+func (NoWrites) notice()            {}
+func (BreakerChange) notice()       {}
+func (PermissionDenied) notice()    {}
+func (PermissionHelp) notice()      {}
+func (UsageLimitWait) notice()      {}
+func (WaitSkipped) notice()         {}
+func (WaitTick) notice()            {}
+func (WaitOver) notice()            {}
