@@ -148,13 +148,7 @@ func runNotices(n events.Notice) []part {
 			line(events.Info, "  - API calls used: %d", n.Calls),
 			line(events.Info, "  - Exit reason: %s", n.Reason)}
 	case events.Stopping:
-		switch {
-		case n.Severe:
-			return []part{line(events.Error, "🛑 %s", n.Message)}
-		case n.Reason == "max_loops":
-			return []part{line(events.Warn, "Max loops reached: %s", n.Message)}
-		}
-		return []part{text(events.Warn, n.Message)}
+		return stopping(n.Stop)
 	case events.Stalled:
 		return []part{line(events.Warn, "Stalled iteration (%d of %d): same reply, no change in git", n.Count, n.Limit)}
 	}
@@ -204,7 +198,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	case events.WriteTimeoutClamped:
 		return []part{line(events.Warn, "WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(n.Write.Minutes()), int(n.Timeout.Minutes()), int(n.Used.Minutes()))}
 	case events.OutputNotStored:
-		return []part{text(events.Error, n.Text)}
+		return []part{text(events.Error, notStored(n))}
 	case events.OutputCapped:
 		return []part{line(events.Error, "  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", n.MaxMB, n.File)}
 	case events.AgentWorking:
@@ -242,7 +236,7 @@ func resultNotices(n events.Notice) []part {
 		}
 		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.AgentFailed:
-		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, n.Why, n.Code)}
+		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, FailureWords(n.Failure), n.Failure.Code)}
 		if n.StartErr != nil {
 			p = append(p, line(events.Error, "  %v", n.StartErr))
 		}

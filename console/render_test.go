@@ -3,8 +3,11 @@ package console
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +15,10 @@ import (
 )
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// errNoSpace is a write error as the supervisor reports it: its own
+// prefix around the writer's error, which names the file.
+var errNoSpace = fmt.Errorf("output could not be written: %w", &fs.PathError{Op: "write", Path: ".ralph/logs/o.log", Err: syscall.ENOSPC})
 
 // logged is the expected stderr of log lines, one "LEVEL msg" a line.
 func logged(lines ...string) string {
@@ -104,9 +111,15 @@ func TestRenderLines(t *testing.T) {
 		{events.CallWindowReset{Hour: "2030010203"}, []string{"INFO Call counter reset for new hour: 2030010203"}},
 		{events.RateLimitWait{Calls: 3, Max: 3, Wait: 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
-		{events.Stopping{Reason: "max_loops", Message: "stopped after 2 agent calls (--max-loops 2)"}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
-		{events.Stopping{Reason: "max_cost", Message: "cost budget reached: 100%"}, []string{"WARN cost budget reached: 100%"}},
-		{events.Stopping{Reason: "stalled", Message: "stalled: 3 iterations", Severe: true}, []string{"ERROR 🛑 stalled: 3 iterations"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxCost, Spent: 0.8, Budget: 0.8}}, []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3080}}, []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}}, []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopStalled, Calls: 3, Limit: 3}}, []string{"ERROR 🛑 stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 3, Last: events.Failure{Code: 2}, Log: ".ralph/logs/e.log"}}, []string{
+			"ERROR 🛑 Codex failed 3 times in a row (last: error (exit 2), code 2); check .ralph/logs/e.log and the agent's setup, then run ralph_loop again"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true}}, []string{
+			"ERROR 🛑 the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"}},
 		{events.Stalled{Count: 1, Limit: 3}, []string{"WARN Stalled iteration (1 of 3): same reply, no change in git"}},
 		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
 		{events.RetryWait{Wait: time.Minute, Failures: 7, Max: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
@@ -117,7 +130,10 @@ func TestRenderLines(t *testing.T) {
 		{events.CLIMode{Format: "json"}, []string{"INFO Using modern CLI mode (json output)"}},
 		{events.NoLiveStreaming{Agent: "Aider"}, []string{"WARN Aider does not support structured live streaming. Falling back to background mode."}},
 		{events.WriteTimeoutClamped{Write: 20 * time.Minute, Timeout: 15 * time.Minute, Used: 14 * time.Minute}, []string{"WARN WRITE_TIMEOUT_MINUTES (20) >= CLAUDE_TIMEOUT_MINUTES (15), using 14"}},
-		{events.OutputNotStored{Text: "💾 Agent output could not be stored (x)"}, []string{"ERROR 💾 Agent output could not be stored (x)"}},
+		{events.OutputNotStored{Err: errNoSpace, DiskFull: true}, []string{
+			"ERROR 💾 Agent output could not be stored (write .ralph/logs/o.log: no space left on device); the call counts as failed — free disk space, then run ralph_loop again"}},
+		{events.OutputNotStored{Err: errors.New("open .ralph/logs/o.log: permission denied")}, []string{
+			"ERROR 💾 Agent output could not be stored (open .ralph/logs/o.log: permission denied); the call counts as failed — make .ralph/ writable, then run ralph_loop again"}},
 		{events.OutputCapped{MaxMB: 50, File: ".ralph/logs/out.log"}, []string{"ERROR   the agent printed more than MAX_OUTPUT_MB=50 MB and was stopped; .ralph/logs/out.log keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)"}},
 		{events.AgentSucceeded{Agent: "Codex"}, []string{"SUCCESS ✅ Codex execution completed successfully"}},
 		{events.Analysing{Agent: "Codex"}, []string{"INFO 🔍 Analyzing Codex response..."}},
@@ -126,8 +142,9 @@ func TestRenderLines(t *testing.T) {
 		{events.Idle{Count: 2}, []string{"INFO 💤 Agent is idle (2 in a row)"}},
 		{events.DoneMatched{Pattern: "ALL DONE"}, []string{`SUCCESS Done pattern "ALL DONE" matched the agent's reply`}},
 		{events.DoneMatched{Pattern: "ALL DONE", Blocked: true}, []string{`WARN Done pattern "ALL DONE" matched, but a quality gate blocks completion`}},
-		{events.AgentFailed{Agent: "Codex", Why: "timed out", Code: 124}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
-		{events.AgentFailed{Agent: "Codex", Why: "could not start", Code: 127, StartErr: errors.New("no such file")}, []string{
+		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallTimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
+		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},
+		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallNotStarted, Code: 127}, StartErr: errors.New("no such file")}, []string{
 			"ERROR ❌ Codex exited: could not start (code 127)", "ERROR   no such file"}},
 		{events.StderrTail{Tail: "x | y", Log: ".ralph/logs/e.log"}, []string{"ERROR   stderr (last 3 lines): x | y", "ERROR   full stderr log: .ralph/logs/e.log"}},
 		{events.NoWrites{After: 10 * time.Minute}, []string{"WARN Write heartbeat: no file modifications in 10m"}},

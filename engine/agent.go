@@ -100,7 +100,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	case o.Reason == supervise.Exited:
 		o.Reason, o.Err = supervise.WriteFailed, writeFailed(werr).Err
 	default: // the call failed anyway; say that its log is incomplete
-		l.bus.Note(events.OutputNotStored{Text: writeFailedLine(werr)})
+		l.bus.Note(notStored(werr))
 	}
 	return o
 }

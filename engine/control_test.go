@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -164,8 +165,8 @@ func TestIdleMaxStops(t *testing.T) {
 				t0 := time.Now()
 				r := h.run(h.settings(tc.env))
 				h.checkEnd(r, engine.ExitIdle, "idle_timeout", "stopped")
-				if r.Action != "idle_timeout" || !strings.Contains(r.Message, "IDLE_MAX") {
-					t.Errorf("action %q message %q", r.Action, r.Message)
+				if r.Action != "idle_timeout" || !strings.Contains(console.StopLine(r.Stop), "IDLE_MAX") {
+					t.Errorf("action %q message %q", r.Action, console.StopLine(r.Stop))
 				}
 				if diff := cmp.Diff(tc.waits, h.rec.waits()); diff != "" {
 					t.Errorf("waits (-want +got):\n%s", diff)
@@ -377,8 +378,8 @@ func TestStall(t *testing.T) {
 					if st := h.status(); st.LastAction != "stalled" {
 						t.Errorf("status.json last_action %q, want stalled", st.LastAction)
 					}
-					if !strings.Contains(r.Message, "STALL_LIMIT") {
-						t.Errorf("message %q does not name STALL_LIMIT", r.Message)
+					if msg := console.StopLine(r.Stop); !strings.Contains(msg, "STALL_LIMIT") {
+						t.Errorf("message %q does not name STALL_LIMIT", msg)
 					}
 				}
 			})

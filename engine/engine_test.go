@@ -141,6 +141,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	start := time.Now()
 	bus := events.NewBus(time.Now, events.ISOTime(start))
+	bus.SetWords(console.EventWords())
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
@@ -275,7 +276,7 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 	h.t.Helper()
 	if r.Code != code || r.Reason != reason || r.Status != status {
 		h.t.Fatalf("result = code %d, reason %q, status %q (%s); want %d, %q, %q\nlog:\n%s",
-			r.Code, r.Reason, r.Status, r.Message, code, reason, status, h.rec.logText())
+			r.Code, r.Reason, r.Status, console.StopLine(r.Stop), code, reason, status, h.rec.logText())
 	}
 	fin := h.rec.ofType(events.RunFinished)
 	if len(fin) != 1 || fin[0].ExitCode == nil || *fin[0].ExitCode != code || fin[0].Reason != reason {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -43,22 +42,22 @@ func (l *loop) failure(c *call) step {
 		}
 	}
 
-	desc := Describe(code)
+	f := events.Failure{Kind: events.CallExited, Code: code}
 	typ := events.IterationFailed
 	detail := "error"
 	switch o.Reason {
 	case supervise.TimedOut:
-		desc, typ, detail = "timed out", events.IterationTimedOut, "timeout"
+		f.Kind, typ, detail = events.CallTimedOut, events.IterationTimedOut, "timeout"
 	case supervise.Inactive:
-		desc, typ, detail = fmt.Sprintf("timed out (no output for %s)", l.s.Inactivity), events.IterationTimedOut, "inactive"
+		f.Kind, f.Inactivity, typ, detail = events.CallInactive, l.s.Inactivity, events.IterationTimedOut, "inactive"
 	case supervise.StartFailed:
-		desc, detail = "could not start", "start_failed"
+		f.Kind, detail = events.CallNotStarted, "start_failed"
 	case supervise.OutputTooLarge:
-		desc, detail = fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", l.s.MaxOutput>>20), outcomeTooLarge
+		f.Kind, f.MaxMB, detail = events.CallTooLarge, l.s.MaxOutput>>20, outcomeTooLarge
 	case supervise.WriteFailed:
-		desc, detail = "output could not be stored", writeFailure(o.Err)
+		f.Kind, detail = events.CallNotStored, writeFailure(o.Err)
 	}
-	failed := events.AgentFailed{Agent: l.display(), Why: desc, Code: code}
+	failed := events.AgentFailed{Agent: l.display(), Failure: f}
 	if o.Reason == supervise.StartFailed {
 		failed.StartErr = o.Err
 	}
@@ -69,17 +68,16 @@ func (l *loop) failure(c *call) step {
 	}
 	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = events.IntPtr(code)
-	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Reason: desc, DriverExitCode: events.IntPtr(code)})
+	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(code)})
 
 	backoff, giveUp := l.guard.Failure()
 	if giveUp {
 		n := l.guard.Consecutive()
-		msg := fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again", l.display(), n, desc, code, l.rel(c.errName))
+		stop := events.Stop{Kind: events.StopGaveUp, Agent: l.display(), Failures: n, Last: f, Log: l.rel(c.errName)}
 		if o.Reason == supervise.WriteFailed {
-			msg = giveUpWriteMessage(n, o.Err)
+			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: ralphdir.NoSpace(o.Err)}
 		}
-		l.bus.Note(events.Stopping{Reason: giveUpReason(detail), Message: msg, Severe: true})
-		return stopWith(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Message: msg})
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
@@ -96,7 +94,7 @@ func (l *loop) failure(c *call) step {
 func (l *loop) explainFailure(c *call) {
 	switch o := c.outcome; o.Reason {
 	case supervise.WriteFailed:
-		l.bus.Note(events.OutputNotStored{Text: writeFailedLine(o.Err)})
+		l.bus.Note(notStored(o.Err))
 	case supervise.OutputTooLarge:
 		l.bus.Note(events.OutputCapped{MaxMB: l.s.MaxOutput >> 20, File: l.rel(c.outName)})
 	}
@@ -155,7 +153,7 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
 		l.emit(events.Event{Type: events.IterationDenied, Iteration: it})
 		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
-			Message: "permission denied: " + cmds + " (allow the tools in ALLOWED_TOOLS, then run again)"})
+			Stop: events.Stop{Kind: events.StopDenied, Commands: cmds}})
 	}
 	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})
 	l.emit(events.Event{Type: events.IterationDenied, Iteration: it, Action: "permission_denied", Status: "running"})

@@ -75,7 +75,7 @@ func (l *loop) iteration() step {
 
 	spec, err := l.buildCommand(c, ctxText)
 	if err != nil {
-		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Message: err.Error()})
+		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 	}
 	if l.s.Driver == "claude-code" {
 		l.bus.Note(events.CLIMode{Format: l.format})
@@ -84,7 +84,7 @@ func (l *loop) iteration() step {
 		l.bus.Note(events.NoLiveStreaming{Agent: l.display()})
 		l.liveOK = false
 		if spec, err = l.buildCommand(c, ctxText); err != nil {
-			return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Message: err.Error()})
+			return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 		}
 	}
 	c.outcome = l.runAgent(c, spec)

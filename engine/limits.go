@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -14,21 +13,24 @@ import (
 // stops the call that would start past it.
 func (l *loop) limitReached() (Result, bool) {
 	if l.s.MaxLoops > 0 && l.calls >= l.s.MaxLoops {
-		msg := fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", l.calls, l.s.MaxLoops)
-		l.bus.Note(events.Stopping{Reason: "max_loops", Message: msg})
-		return Result{Code: ExitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops", Message: msg}, true
+		return l.stopping(Result{Code: ExitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops",
+			Stop: events.Stop{Kind: events.StopMaxLoops, Calls: l.calls, Limit: l.s.MaxLoops}}), true
 	}
 	if l.s.MaxCostUSD > 0 && l.totals.CostUSD >= l.s.MaxCostUSD {
-		msg := fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", l.totals.CostUSD, l.s.MaxCostUSD)
-		l.bus.Note(events.Stopping{Reason: "max_cost", Message: msg})
-		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost", Message: msg}, true
+		return l.stopping(Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
+			Stop: events.Stop{Kind: events.StopMaxCost, Spent: l.totals.CostUSD, Budget: l.s.MaxCostUSD}}), true
 	}
 	if l.s.MaxTokens > 0 && l.totals.Tokens() >= l.s.MaxTokens {
-		msg := fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", l.totals.Tokens(), l.s.MaxTokens)
-		l.bus.Note(events.Stopping{Reason: "max_tokens", Message: msg})
-		return Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens", Message: msg}, true
+		return l.stopping(Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens",
+			Stop: events.Stop{Kind: events.StopMaxTokens, Tokens: l.totals.Tokens(), TokenLimit: l.s.MaxTokens}}), true
 	}
 	return Result{}, false
+}
+
+// stopping notes that a stop condition ends the run with r.
+func (l *loop) stopping(r Result) Result {
+	l.bus.Note(events.Stopping{Stop: r.Stop})
+	return r
 }
 
 // Paused reports whether the project is paused (ralph_loop --pause).
@@ -83,15 +85,13 @@ func IdleWait(delay time.Duration, backoff float64, max time.Duration, n int) ti
 // loop (idle backoff instead of LOOP_DELAY after an idle iteration).
 func (l *loop) afterIteration() (Result, bool) {
 	if l.s.StallLimit > 0 && l.stallCount >= l.s.StallLimit {
-		msg := fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", l.stallCount, l.s.StallLimit)
-		l.bus.Note(events.Stopping{Reason: "stalled", Message: msg, Severe: true})
-		return Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled", Message: msg}, true
+		return l.stopping(Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled",
+			Stop: events.Stop{Kind: events.StopStalled, Calls: l.stallCount, Limit: l.s.StallLimit}}), true
 	}
 	if l.idleCount > 0 && l.idleEnabled() {
 		if l.s.IdleMax > 0 && l.now().Sub(l.idleSince) >= l.s.IdleMax {
-			msg := fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", l.now().Sub(l.idleSince).Round(time.Second), l.s.IdleMax)
-			l.bus.Note(events.Stopping{Reason: "idle_timeout", Message: msg})
-			return Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout", Message: msg}, true
+			return l.stopping(Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout",
+				Stop: events.Stop{Kind: events.StopIdle, Idle: l.now().Sub(l.idleSince), IdleMax: l.s.IdleMax}}), true
 		}
 		if l.s.IdleDelay > 0 {
 			d := IdleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idleCount)

@@ -131,7 +131,7 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.bus.Note(events.Fault{Err: err})
-		r.Message = err.Error()
+		r.Stop = events.Stop{Kind: events.StopError, Err: err}
 		return r
 	}
 	l.bus.Note(events.MainLoopStarting)
@@ -206,7 +206,8 @@ func (l *loop) signalExit() Result {
 	}
 	l.bus.Note(events.Interrupted{Signal: se.Name})
 	l.resetSession("manual_interrupt")
-	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name, Message: "stopped by " + se.Name}
+	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name,
+		Stop: events.Stop{Kind: events.StopSignal, Signal: se.Name}}
 }
 
 // finish writes the final status.json and the run_finished event.
@@ -214,7 +215,10 @@ func (l *loop) finish(r Result) {
 	if r.Status == "" {
 		return
 	}
-	e := events.Event{Type: events.RunFinished, Action: r.Action, Status: r.Status, Reason: r.Reason, ExitCode: events.IntPtr(r.Code), DriverExitCode: r.DriverExit, Message: r.Message}
+	e := events.Event{Type: events.RunFinished, Action: r.Action, Status: r.Status, Reason: r.Reason, ExitCode: events.IntPtr(r.Code), DriverExitCode: r.DriverExit}
+	if r.Stop.Kind != events.StopNone {
+		e.Stop = &r.Stop
+	}
 	l.emit(e)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
@@ -175,6 +176,7 @@ func (r *obsRun) run() {
 		r.settle(&s)
 	}
 	bus := events.NewBus(r.now, "run-1")
+	bus.SetWords(console.EventWords())
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	r.res = Run(s, Deps{
@@ -246,7 +248,7 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 				wantCode = ExitMaxLoops
 			}
 			if r.calls != tt.calls || r.res.Code != wantCode || r.res.Reason != tt.reason {
-				t.Fatalf("calls=%d code=%d reason=%q, want %d, %d, %q (%s)", r.calls, r.res.Code, r.res.Reason, tt.calls, wantCode, tt.reason, r.res.Message)
+				t.Fatalf("calls=%d code=%d reason=%q, want %d, %d, %q (%s)", r.calls, r.res.Code, r.res.Reason, tt.calls, wantCode, tt.reason, console.StopLine(r.res.Stop))
 			}
 			st := r.status()
 			if st.ExitReason != tt.reason || st.Status != "stopped" || st.LoopCount != tt.calls {
@@ -282,7 +284,7 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	r.settle = func(s *Settings) { s.MaxLoops = 3 }
 	r.run()
 	if r.res.Code != ExitMaxLoops {
-		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Message, ExitMaxLoops)
+		t.Fatalf("exit %d (%s), want %d", r.res.Code, console.StopLine(r.res.Stop), ExitMaxLoops)
 	}
 
 	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}

@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -29,11 +25,11 @@ const (
 // Result is how a run ended.
 type Result struct {
 	Code       int
-	Reason     string // status.json exit_reason
-	Action     string // status.json last_action
-	Status     string // status.json status
-	Message    string // one line for the user
-	Err        error  // set for ExitError
+	Reason     string      // status.json exit_reason
+	Action     string      // status.json last_action
+	Status     string      // status.json status
+	Stop       events.Stop // why the run stopped early, as values (StopNone when complete)
+	Err        error       // set for ExitError
 	DriverExit *int
 }
 
@@ -70,28 +66,10 @@ func writeFailure(err error) string {
 	return outcomeWriteFailed
 }
 
-// writeFix says what to do about output that could not be stored.
-func writeFix(err error) string {
-	if writeFailure(err) == outcomeDiskFull {
-		return "free disk space"
-	}
-	return "make .ralph/ writable"
-}
-
-// writeFailedLine is the one line that says a log could not be written:
-// what, where, and what to do.
-func writeFailedLine(err error) string {
-	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", unwrapWrite(err), writeFix(err))
-}
-
-// unwrapWrite drops the "output could not be written" prefixes, keeping
-// the writer's own error, which names the file.
-func unwrapWrite(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return err
+// notStored is the notice that the agent's output could not be stored
+// (err), naming a full disk, whose remedy differs.
+func notStored(err error) events.OutputNotStored {
+	return events.OutputNotStored{Err: err, DiskFull: ralphdir.NoSpace(err)}
 }
 
 // giveUpReason is status.json's exit_reason when the failure guard stops
@@ -103,10 +81,4 @@ func giveUpReason(detail string) string {
 		return detail
 	}
 	return "consecutive_failures"
-}
-
-// giveUpWriteMessage is the failure guard's message when the last calls
-// failed because their output could not be stored.
-func giveUpWriteMessage(n int, err error) string {
-	return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", n, unwrapWrite(err), writeFix(err))
 }

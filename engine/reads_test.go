@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -95,7 +96,7 @@ func TestPlanAndOutputReadOnce(t *testing.T) {
 	w := watchOpens(t, r.dir.Root(), r.dir.Path(ralphdir.LogsDir))
 	r.run()
 	if r.res.Code != ExitMaxLoops {
-		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Message, ExitMaxLoops)
+		t.Fatalf("exit %d (%s), want %d", r.res.Code, console.StopLine(r.res.Stop), ExitMaxLoops)
 	}
 	w.drain(t)
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -115,25 +114,4 @@ func Cause(ctx context.Context) *SignalError {
 		return se
 	}
 	return nil
-}
-
-// Describe words an exit code as the bash loop (and bmalph's dashboard)
-// does.
-func Describe(code int) string {
-	switch code {
-	case 0:
-		return "completed"
-	case 1:
-		return "error"
-	case 124:
-		return "timed out"
-	case 130:
-		return "interrupted (SIGINT)"
-	case 137:
-		return "killed (OOM or SIGKILL)"
-	case 143:
-		return "terminated (SIGTERM)"
-	default:
-		return fmt.Sprintf("error (exit %d)", code)
-	}
 }

@@ -29,7 +29,7 @@ func (l *loop) usageLimit(c *call, res analysis.Result) step {
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit() {
 		l.bus.Note(events.UsageLimitExit)
 		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
-			Message: "stopped at the usage limit; run ralph_loop again once it has reset"})
+			Stop: events.Stop{Kind: events.StopUsageLimit}})
 	}
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
 	if _, err := l.wait("usage_limit", wait); err != nil {

@@ -38,6 +38,23 @@ type Bus struct {
 	runID   string
 	sinks   []Sink
 	notices []NoticeSink
+	words   Words
+}
+
+// Words turn the typed values an event carries into the text fields its
+// JSON keeps, for the sinks that store it (status.json, events.jsonl):
+// the console's wording, given by whoever builds the bus, so the engine
+// emits values and one function words each of them.
+type Words struct {
+	Stop    func(Stop) string    // run_finished's message
+	Failure func(Failure) string // a failed call's reason
+}
+
+// SetWords sets the words of the events emitted from now on.
+func (b *Bus) SetWords(w Words) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.words = w
 }
 
 // NewBus returns a bus stamping events with now() and runID.
@@ -71,6 +88,12 @@ func (b *Bus) Emit(e Event) {
 	e.RunID = b.runID
 	if e.Delay != 0 && e.DelaySecs == 0 {
 		e.DelaySecs = e.Delay.Seconds()
+	}
+	if e.Stop != nil && e.Message == "" && b.words.Stop != nil {
+		e.Message = b.words.Stop(*e.Stop)
+	}
+	if e.Failure != nil && e.Reason == "" && b.words.Failure != nil {
+		e.Reason = b.words.Failure(*e.Failure)
 	}
 	for _, s := range b.sinks {
 		s.Handle(e)

@@ -58,3 +58,29 @@ func TestBusNotes(t *testing.T) {
 		}
 	}
 }
+
+// The bus words an event's typed values with the words it was given, so
+// every sink of the event sees the same text; a text the emitter set
+// stays, and without words the values stay unworded.
+func TestBusWordsTypedValues(t *testing.T) {
+	var got []Event
+	b := NewBus(func() time.Time { return busT0 }, "run-7")
+	b.Add(sinkFunc(func(e Event) { got = append(got, e) }))
+	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
+	failure := Failure{Kind: CallTimedOut, Code: 124}
+	b.Emit(Event{Type: RunFinished, Stop: &stop})
+	b.SetWords(Words{
+		Stop:    func(s Stop) string { return "stopped by " + s.Signal },
+		Failure: func(f Failure) string { return "timed out" },
+	})
+	b.Emit(Event{Type: RunFinished, Stop: &stop})
+	b.Emit(Event{Type: IterationTimedOut, Failure: &failure})
+	b.Emit(Event{Type: RunFinished, Stop: &stop, Message: "own words", Reason: "SIGINT"})
+	b.Emit(Event{Type: RunFinished})
+	want := []struct{ msg, reason string }{{"", ""}, {"stopped by SIGINT", ""}, {"", "timed out"}, {"own words", "SIGINT"}, {"", ""}}
+	for i, w := range want {
+		if got[i].Message != w.msg || got[i].Reason != w.reason {
+			t.Errorf("event %d: message %q reason %q, want %q %q", i, got[i].Message, got[i].Reason, w.msg, w.reason)
+		}
+	}
+}

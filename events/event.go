@@ -153,6 +153,12 @@ type Event struct {
 	Driver  string `json:"driver,omitempty"`
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
+
+	// Typed values whose words the JSON keeps: the bus fills Message
+	// from Stop (run_finished) and Reason from Failure (a failed call)
+	// with the words it was given (Bus.SetWords).
+	Stop    *Stop    `json:"-"`
+	Failure *Failure `json:"-"`
 }
 
 // IntPtr returns &v.

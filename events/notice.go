@@ -142,14 +142,9 @@ type RateLimitWait struct {
 	Wait       time.Duration
 }
 
-// Stopping: a stop condition ends the run. Reason is the run_finished
-// reason (max_loops, max_cost, max_tokens, idle_timeout, stalled,
-// consecutive failures...), Message the run's final message.
-type Stopping struct {
-	Reason  string
-	Message string
-	Severe  bool // an ERROR line ("🛑 ..."), not a WARN one
-}
+// Stopping: a stop condition (a limit, a stall, the failure guard) ends
+// the run.
+type Stopping struct{ Stop Stop }
 
 // Stalled: the iteration repeated the last reply with no change in git.
 type Stalled struct{ Count, Limit int }
@@ -181,9 +176,13 @@ type LiveOutput struct{ Data []byte }
 // timeout; Used is the value taken instead.
 type WriteTimeoutClamped struct{ Write, Timeout, Used time.Duration }
 
-// OutputNotStored: the agent's output could not be stored; Text is the
-// explanation with the remedy (the same words the final message uses).
-type OutputNotStored struct{ Text string }
+// OutputNotStored: the agent's output could not be stored (Err, the
+// writer's error); DiskFull when the disk or the quota is full, which
+// changes the remedy shown.
+type OutputNotStored struct {
+	Err      error
+	DiskFull bool
+}
 
 // OutputCapped: the agent printed more than MaxOutput and was stopped;
 // File keeps the head and the tail.
@@ -237,12 +236,11 @@ type DoneMatched struct {
 	Blocked bool
 }
 
-// AgentFailed: the agent call failed. Why says how (exited, timed out,
-// could not start...); StartErr is why it could not start.
+// AgentFailed: the agent call failed, as Failure says; StartErr is why it
+// could not start.
 type AgentFailed struct {
 	Agent    string
-	Why      string
-	Code     int
+	Failure  Failure
 	StartErr error
 }
 

@@ -224,14 +224,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		// read that never returns): say so and record the stop ourselves.
 		se := engine.Cause(sig.stopper.Context())
 		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
-		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Message: "stopped by " + se.Name})
-		res = engine.Result{Code: se.Code, Message: "stopped by " + se.Name}
+		stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
+		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Stop: &stop})
+		res = engine.Result{Code: se.Code, Stop: stop}
 	}
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if res.Code != 0 && res.Message != "" {
-		fmt.Fprintf(errOut, "ralph_loop: %s\n", res.Message)
+	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" {
+		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)
 }

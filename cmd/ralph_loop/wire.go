@@ -15,6 +15,7 @@ import (
 // eventsOut, nil for none); onErr receives their write errors. It returns
 // the state store the engine writes through.
 func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
+	bus.SetWords(console.EventWords())
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(events.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
 	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, shown.Verbose)

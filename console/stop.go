@@ -1,0 +1,127 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/events"
+)
+
+// EventWords are the words the bus gives an event's typed values
+// (events.Bus.SetWords): the same sentences the log lines use, so
+// events.jsonl, status.json, the console and ralph.log say one thing.
+func EventWords() events.Words {
+	return events.Words{Stop: StopLine, Failure: FailureWords}
+}
+
+// StopLine is the one sentence that says why a run stopped early: the
+// log's stop line, the final "ralph_loop: ..." line on stderr and
+// run_finished's message. It is "" for no stop (events.StopNone).
+func StopLine(s events.Stop) string {
+	switch s.Kind {
+	case events.StopMaxLoops:
+		return fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", s.Calls, s.Limit)
+	case events.StopMaxCost:
+		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
+	case events.StopMaxTokens:
+		return fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", s.Tokens, s.TokenLimit)
+	case events.StopStalled:
+		return fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", s.Calls, s.Limit)
+	case events.StopIdle:
+		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
+	case events.StopGaveUp:
+		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
+			s.Agent, s.Failures, FailureWords(s.Last), s.Last.Code, s.Log)
+	case events.StopNotStored:
+		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
+	case events.StopDenied:
+		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
+	case events.StopUsageLimit:
+		return "stopped at the usage limit; run ralph_loop again once it has reset"
+	case events.StopSignal:
+		return "stopped by " + s.Signal
+	case events.StopBreaker, events.StopError:
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	}
+	return ""
+}
+
+// stopping renders the log line of a stop condition: ERROR with a stop
+// sign for a fault, WARN for a limit the person set.
+func stopping(s events.Stop) []part {
+	msg := StopLine(s)
+	switch {
+	case s.Severe():
+		return []part{line(events.Error, "🛑 %s", msg)}
+	case s.Kind == events.StopMaxLoops:
+		return []part{line(events.Warn, "Max loops reached: %s", msg)}
+	}
+	return []part{text(events.Warn, msg)}
+}
+
+// FailureWords says how an agent call failed: a failed call's log line,
+// its status.json exit_reason and the failure guard's stop line.
+func FailureWords(f events.Failure) string {
+	switch f.Kind {
+	case events.CallTimedOut:
+		return "timed out"
+	case events.CallInactive:
+		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
+	case events.CallNotStarted:
+		return "could not start"
+	case events.CallTooLarge:
+		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
+	case events.CallNotStored:
+		return "output could not be stored"
+	}
+	return exitWords(f.Code)
+}
+
+// exitWords words an exit code as the bash loop (and bmalph's dashboard)
+// does.
+func exitWords(code int) string {
+	switch code {
+	case 0:
+		return "completed"
+	case 1:
+		return "error"
+	case 124:
+		return "timed out"
+	case 130:
+		return "interrupted (SIGINT)"
+	case 137:
+		return "killed (OOM or SIGKILL)"
+	case 143:
+		return "terminated (SIGTERM)"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}
+
+// notStored is the line that says the agent's output could not be
+// stored: what, where, and what to do.
+func notStored(n events.OutputNotStored) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(n.Err), writeFix(n.DiskFull))
+}
+
+// writeFix says what to do about output that could not be stored.
+func writeFix(diskFull bool) string {
+	if diskFull {
+		return "free disk space"
+	}
+	return "make .ralph/ writable"
+}
+
+// writeError drops the "output could not be written" prefixes from a
+// write error, keeping the writer's own error, which names the file.
+func writeError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}

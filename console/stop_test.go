@@ -1,0 +1,72 @@
+package console
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/events"
+)
+
+// The golden sentences of the stops: the final "ralph_loop: ..." line and
+// run_finished's message say exactly what the loop has always said.
+func TestStopLine(t *testing.T) {
+	tests := []struct {
+		s    events.Stop
+		want string
+	}{
+		{events.Stop{}, ""},
+		{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}, "stopped after 2 agent calls (--max-loops 2)"},
+		{events.Stop{Kind: events.StopMaxCost, Spent: 0.01234, Budget: 0.01}, "cost budget reached: $0.0123 spent of $0.0100 (--max-cost)"},
+		{events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3000}, "token budget reached: 3080 tokens used of 3000 (--max-tokens)"},
+		{events.Stop{Kind: events.StopStalled, Calls: 3, Limit: 3}, "stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"},
+		{events.Stop{Kind: events.StopIdle, Idle: 2*time.Hour + 499*time.Millisecond, IdleMax: 2 * time.Hour}, "idle for 2h0m0s (IDLE_MAX=2h0m0s); nothing left to do"},
+		{events.Stop{Kind: events.StopGaveUp, Agent: "Claude Code", Failures: 5, Last: events.Failure{Kind: events.CallInactive, Code: 143, Inactivity: 5 * time.Minute}, Log: ".ralph/logs/claude_err.log"},
+			"Claude Code failed 5 times in a row (last: timed out (no output for 5m0s), code 143); check .ralph/logs/claude_err.log and the agent's setup, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 1, Last: events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 50}, Log: "e.log"},
+			"Codex failed 1 times in a row (last: output too large (more than MAX_OUTPUT_MB=50), code 143); check e.log and the agent's setup, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true},
+			"the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopNotStored, Failures: 2, Err: errors.New("read-only file system")},
+			"the agent's output could not be stored 2 times in a row (read-only file system); make .ralph/ writable, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopDenied, Commands: "rm, git push"}, "permission denied: rm, git push (allow the tools in ALLOWED_TOOLS, then run again)"},
+		{events.Stop{Kind: events.StopUsageLimit}, "stopped at the usage limit; run ralph_loop again once it has reset"},
+		{events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker is OPEN: no progress")}, "circuit breaker is OPEN: no progress"},
+		{events.Stop{Kind: events.StopSignal, Signal: "SIGTERM"}, "stopped by SIGTERM"},
+		{events.Stop{Kind: events.StopError, Err: errors.New("prompt unreadable")}, "prompt unreadable"},
+		{events.Stop{Kind: events.StopError}, ""},
+	}
+	for _, tc := range tests {
+		if got := StopLine(tc.s); got != tc.want {
+			t.Errorf("StopLine(%+v)\n got %q\nwant %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+// A failed call is worded by how it failed, and an exited one by its
+// code, as the bash loop words exit codes (bmalph shows them).
+func TestFailureWords(t *testing.T) {
+	tests := []struct {
+		f    events.Failure
+		want string
+	}{
+		{events.Failure{Code: 0}, "completed"},
+		{events.Failure{Code: 1}, "error"},
+		{events.Failure{Code: 124}, "timed out"},
+		{events.Failure{Code: 130}, "interrupted (SIGINT)"},
+		{events.Failure{Code: 137}, "killed (OOM or SIGKILL)"},
+		{events.Failure{Code: 143}, "terminated (SIGTERM)"},
+		{events.Failure{Code: 2}, "error (exit 2)"},
+		{events.Failure{Code: -1}, "error (exit -1)"},
+		{events.Failure{Kind: events.CallTimedOut, Code: 124}, "timed out"},
+		{events.Failure{Kind: events.CallInactive, Code: 143, Inactivity: 90 * time.Second}, "timed out (no output for 1m30s)"},
+		{events.Failure{Kind: events.CallNotStarted, Code: 127}, "could not start"},
+		{events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 1}, "output too large (more than MAX_OUTPUT_MB=1)"},
+		{events.Failure{Kind: events.CallNotStored, Code: 0}, "output could not be stored"},
+	}
+	for _, tc := range tests {
+		if got := FailureWords(tc.f); got != tc.want {
+			t.Errorf("FailureWords(%+v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}

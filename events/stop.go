@@ -1,0 +1,82 @@
+package events
+
+import "time"
+
+// StopKind names why a run ended before the project was complete.
+type StopKind uint8
+
+// The ways a run stops early. The zero value is no stop: a completed run,
+// or a start-up check that explained itself already.
+const (
+	StopNone       StopKind = iota
+	StopMaxLoops            // --max-loops reached: Calls of Limit
+	StopMaxCost             // --max-cost reached: Spent of Budget
+	StopMaxTokens           // --max-tokens reached: Tokens of TokenLimit
+	StopStalled             // STALL_LIMIT reached: Calls stalled iterations of Limit
+	StopIdle                // IDLE_MAX reached: idle for Idle of IdleMax
+	StopGaveUp              // the failure guard gave up: Agent failed Failures times, the Last one logged in Log
+	StopNotStored           // the failure guard gave up on output that could not be stored: Failures times, Err
+	StopDenied              // a permission denial halted the run: Commands
+	StopUsageLimit          // the person chose to stop at the usage limit
+	StopBreaker             // the circuit breaker is open: Err is its own account
+	StopSignal              // a signal stopped the run: Signal
+	StopError               // an error ended the run: Err
+)
+
+// Stop is how a run ended early, as values: the console words it for the
+// log, the final "ralph_loop: ..." line and run_finished's message. Only
+// the fields of its Kind are set.
+type Stop struct {
+	Kind StopKind
+
+	Calls, Limit       int
+	Spent, Budget      float64
+	Tokens, TokenLimit int64
+	Idle, IdleMax      time.Duration
+
+	Agent    string
+	Failures int
+	Last     Failure
+	Log      string // the failed call's stderr log, as shown
+
+	Commands string // the denied commands, comma-separated
+	Signal   string // SIGINT, SIGTERM, SIGHUP or SIGQUIT
+
+	// Err: the write error (StopNotStored), the breaker's error
+	// (StopBreaker) or the run's error (StopError).
+	Err error
+	// DiskFull: the output could not be stored because the disk (or the
+	// quota) is full, rather than because .ralph/ is not writable.
+	DiskFull bool
+}
+
+// Severe reports whether the stop is a fault to look into (an ERROR line)
+// rather than a limit the person set (a WARN line).
+func (s Stop) Severe() bool {
+	switch s.Kind {
+	case StopStalled, StopGaveUp, StopNotStored:
+		return true
+	}
+	return false
+}
+
+// FailureKind names how an agent call failed.
+type FailureKind uint8
+
+// The ways an agent call fails.
+const (
+	CallExited     FailureKind = iota // exited with a code other than 0
+	CallTimedOut                      // ran past its timeout
+	CallInactive                      // printed nothing for Inactivity
+	CallNotStarted                    // could not be started
+	CallTooLarge                      // printed more than MaxMB
+	CallNotStored                     // its output could not be stored
+)
+
+// Failure is how one agent call failed.
+type Failure struct {
+	Kind       FailureKind
+	Code       int           // the call's exit code
+	Inactivity time.Duration // CallInactive: the inactivity timeout
+	MaxMB      int64         // CallTooLarge: MAX_OUTPUT_MB
+}
