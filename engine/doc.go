@@ -20,5 +20,6 @@
 // its output (log, live view, stream copy), success.go and failure.go
 // decide what the outcome means (analyse → progress → gates → record →
 // decide, each a step), breaker.go, limits.go, stall.go and ratelimit.go
-// hold the stop conditions, and wait.go the waits.
+// hold the stop conditions, and wait.go the waits. A stop is a Result
+// whose Stop (events.Stop) says why as values; the console words it.
 package engine

@@ -14,6 +14,13 @@
 //     carry typed values, never preformatted text; package console renders
 //     them, for the terminal and (through RalphLog) for logs/ralph.log.
 //
+// How a run ended early (Stop: a limit, a stall, the failure guard, a
+// signal...) and how an agent call failed (Failure) are values too. The
+// console words them (console.StopLine, console.FailureWords); the JSON
+// keeps a text for each (run_finished's message, a failed call's reason),
+// which the bus fills from the words it was given (Bus.SetWords) before
+// any sink sees the event.
+//
 // The engine decides; it never writes a state file or formats a console
 // line itself. Every output is one sink; a new one (a notifier, a web
 // view) is one more Bus.Add.
