@@ -191,6 +191,15 @@ func TestRunawayStopDuringStartup(t *testing.T) {
 	if st["status"] != "stopped" || st["exit_reason"] != "SIGTERM" {
 		t.Errorf("status.json = %v, want stopped by SIGTERM", st)
 	}
+	// The stop is worded once: the last console line and run_finished's
+	// message say the same.
+	if !strings.HasSuffix(console.String(), "\nralph_loop: stopped by SIGTERM\n") {
+		t.Errorf("console does not end with the stop line:\n%s", console.String())
+	}
+	evs, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl"))
+	if !bytes.Contains(evs, []byte(`"type":"run_finished"`)) || !bytes.Contains(evs, []byte(`"message":"stopped by SIGTERM"}`)) {
+		t.Errorf("events.jsonl lacks run_finished with the stop's message:\n%s", evs)
+	}
 }
 
 // mountTmpfs mounts a tmpfs of size bytes on dir, or skips the test when
