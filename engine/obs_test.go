@@ -264,6 +264,14 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 			if e.Type != events.RunFinished || e.Reason != tt.reason || e.ExitCode == nil || *e.ExitCode != wantCode || e.Status != "stopped" {
 				t.Errorf("last event %s reason=%q exit_code=%v status=%q", e.Type, e.Reason, e.ExitCode, e.Status)
 			}
+			// The stop travels as values; its one sentence is run_finished's message.
+			kinds := map[string]events.StopKind{"max_cost": events.StopMaxCost, "max_tokens": events.StopMaxTokens, "max_loops": events.StopMaxLoops}
+			if s := r.res.Stop; s.Kind != kinds[tt.reason] || s.Budget != tt.maxCost || s.TokenLimit != tt.maxTokens {
+				t.Errorf("stop %+v, want kind %d with budget %v and token limit %d", s, kinds[tt.reason], tt.maxCost, tt.maxTokens)
+			}
+			if msg := console.StopLine(r.res.Stop); msg == "" || e.Message != msg {
+				t.Errorf("run_finished message %q, want %q", e.Message, msg)
+			}
 		})
 	}
 }
