@@ -7,8 +7,24 @@ import (
 	"os"
 	"sync"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
+
+// analysedLog writes the output log and feeds the analysis exactly the
+// bytes the file took, in the order written: the head, the omission line
+// and the tail when the output is capped, as a reading of the log would
+// see them. The log is never read back.
+type analysedLog struct {
+	log io.Writer
+	s   *analysis.Stream
+}
+
+func (a analysedLog) Write(p []byte) (int, error) {
+	n, err := a.log.Write(p)
+	a.s.Write(p[:n])
+	return n, err
+}
 
 // checked remembers a writer's first error and fails every write after it.
 type checked struct {
