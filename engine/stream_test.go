@@ -127,3 +127,44 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 		t.Errorf("loop %d: .response_analysis differs from a reading of the log (-log +loop):\n%s", n, diff)
 	}
 }
+
+// TestReviewReadFromItsWrites: a review call's cost counts and its
+// findings are kept, both taken from the writes of its log, which is
+// opened once, for writing (the review is stream-json here, its findings
+// in the result record).
+func TestReviewReadFromItsWrites(t *testing.T) {
+	r := newObsRun(t)
+	if err := os.WriteFile(r.dir.Path(ralphdir.ReviewPrompt), []byte("# Code Review Loop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	findings := "Reviewed.\n---REVIEW_FINDINGS---\n{\"severity\":\"HIGH\",\"issues_found\":1,\"summary\":\"Off-by-one\",\"details\":[]}\n---END_REVIEW_FINDINGS---"
+	var kept []byte
+	r.reply = func(n int) string {
+		if n == 3 { // loop 2, handed the review's findings
+			kept, _, _ = r.dir.ReadFile(ralphdir.ReviewFindings)
+		}
+		if n == 2 { // the review, after loop 1
+			b, _ := json.Marshal(map[string]any{"type": "result", "result": findings, "total_cost_usd": 0.5, "session_id": "review"})
+			return `{"type":"system","subtype":"init","session_id":"review"}` + "\n" + string(b) + "\n"
+		}
+		return claudeReply(n, 0.25, 10, 10, 0, 0)
+	}
+	r.settle = func(s *Settings) {
+		s.MaxLoops, s.ReviewMode, s.ReviewInterval = 2, "enhanced", 1
+	}
+	w := watchOpens(t, r.dir.Path(ralphdir.LogsDir))
+	r.run()
+	w.drain(t)
+	if p := r.dir.Path("logs/review_loop_1.log"); w.opens[p] != 1 || w.write[p] != 1 {
+		t.Errorf("review log: %d opens, %d for writing; want one, for writing", w.opens[p], w.write[p])
+	}
+	if r.calls < 3 {
+		t.Fatalf("%d calls, want a review after loop 1 (exit %d: %s)", r.calls, r.res.Code, r.res.Message)
+	}
+	if st := r.status(); st.CostUSD < 0.5 {
+		t.Errorf("cost_usd_total = %v: the review's 0.5 was not counted", st.CostUSD)
+	}
+	if !strings.Contains(string(kept), "Off-by-one") {
+		t.Errorf(".review_findings.json at loop 2: %q", kept)
+	}
+}

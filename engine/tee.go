@@ -26,6 +26,32 @@ func (a analysedLog) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// keptLog is an analysedLog that also keeps what the log took, up to
+// limit bytes (nothing once over it), for a caller that needs the whole
+// output after the call without reading the log back. Its writes are
+// serialised: stdout and stderr may share it.
+type keptLog struct {
+	analysedLog
+	mu    sync.Mutex
+	limit int64
+	kept  []byte
+	over  bool
+}
+
+func (k *keptLog) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n, err := k.analysedLog.Write(p)
+	switch {
+	case k.over:
+	case int64(len(k.kept)+n) > k.limit:
+		k.over, k.kept = true, nil
+	default:
+		k.kept = append(k.kept, p[:n]...)
+	}
+	return n, err
+}
+
 // checked remembers a writer's first error and fails every write after it.
 type checked struct {
 	mu  sync.Mutex
