@@ -21,8 +21,10 @@
 //	Marshal, ParseExitSignals, InitialExitSignals   // .ralph/.exit_signals and should_exit_gracefully
 //	ErrorHistory: Add, Previous, Marshal, ParseErrorHistory // error lines of recent loops (stuck detection)
 //
-// The package is pure: no clock (Options.Now), no files (except the one
-// AnalyzeFile reads), no processes. The engine persists what it returns.
+// The package is pure: no clock (Options.Now, Ending.Now), no files
+// (except the one AnalyzeFile reads), no processes; a Stream's one
+// goroutine ends when the stream is closed. The engine persists what it
+// returns.
 //
 // # Formats
 //
