@@ -11,7 +11,6 @@ require (
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
-	golang.org/x/time v0.16.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 

@@ -59,26 +59,49 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 		return textAgain(r, opts, ring, nil)
 	}
 
-	var stats rawStats
+	rd, err := onePass(r, hint, ring)
+	if err != nil {
+		return Result{}, err
+	}
+	return rd.build(opts), nil
+}
+
+// reading is one output read to its end: what build needs besides the
+// options.
+type reading struct {
+	stats rawStats
+	raw   *textFacts // the output as plain text
+	d     *decoder   // the JSON reading; nil when the output cannot be JSON
+	p     *parsed    // the JSON shape picked; nil means text
+}
+
+func (rd *reading) build(opts Options) Result {
+	return build(opts, &rd.stats, rd.raw, rd.d, rd.p)
+}
+
+// onePass reads r once, as JSON (unless hint is text and when it starts
+// like JSON) and as plain text at the same time, for a reader that cannot
+// be read twice. ring keeps the last lines for the usage-limit phrases.
+func onePass(r io.Reader, hint wire.Family, ring bool) (*reading, error) {
+	rd := &reading{}
 	raw := newTextScan(MaxResultText, ring)
 	src := &source{}
-	src.init(r, &stats, raw)
-	var d *decoder
-	var p *parsed
+	src.init(r, &rd.stats, raw)
 	if hint != wire.FamilyText {
 		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
-			d = &decoder{src: src, keep: MaxResultText}
-			d.run()
+			rd.d = &decoder{src: src, keep: MaxResultText}
+			rd.d.run()
 		}
 	}
 	src.drain()
 	if src.err != nil {
-		return Result{}, fmt.Errorf("read agent output: %w", src.err)
+		return nil, fmt.Errorf("read agent output: %w", src.err)
 	}
-	if d != nil {
-		p = d.pick(hint)
+	if rd.d != nil {
+		rd.p = rd.d.pick(hint)
 	}
-	return build(opts, &stats, raw.finish(), d, p), nil
+	rd.raw = raw.finish()
+	return rd, nil
 }
 
 // textAgain reads the whole output as plain text.

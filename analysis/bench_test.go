@@ -79,3 +79,32 @@ func TestGeneratedOutputs(t *testing.T) {
 		})
 	}
 }
+
+// benchStream is the loop's way: the output written to a Stream in the
+// pieces a pipe delivers, then Finish.
+func benchStream(b *testing.B, format, driver string) {
+	data := generated(b, format, 50)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s := NewStream(Options{Driver: driver})
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 32<<10)
+			s.Write(rest[:n])
+			rest = rest[n:]
+		}
+		res, err := s.Finish(Ending{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
+			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+		}
+	}
+}
+
+func BenchmarkStreamClaudeStream50MB(b *testing.B) { benchStream(b, "claude-stream", "claude-code") }
+func BenchmarkStreamCodexJSONL50MB(b *testing.B)   { benchStream(b, "codex-jsonl", "codex") }
+func BenchmarkStreamClaudeJSON50MB(b *testing.B)   { benchStream(b, "claude-json", "claude-code") }
+func BenchmarkStreamText50MB(b *testing.B)         { benchStream(b, "text", "copilot") }

@@ -8,30 +8,36 @@ import (
 )
 
 // TestBoundedMemory: reading 20 MB allocates a small, fixed amount,
-// whatever the shape, also on the one-pass path (a reader that cannot seek).
+// whatever the shape, also on the one-pass path (a reader that cannot seek)
+// and through a Stream.
 func TestBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates 20 MB outputs")
 	}
 	for _, format := range []string{"claude-stream", "claude-json", "codex-jsonl", "opencode-jsonl", "text"} {
 		data := generated(t, format, 20)
-		for _, seekable := range []bool{true, false} {
+		for _, mode := range []string{"seekable", "one-pass", "stream"} {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			r := bytes.NewReader(data)
 			var err error
-			if seekable {
+			switch mode {
+			case "seekable":
 				_, err = Analyze(r, Options{})
-			} else {
+			case "one-pass":
 				_, err = Analyze(iotest.HalfReader(r), Options{})
+			default:
+				s := NewStream(Options{})
+				r.WriteTo(s)
+				_, err = s.Finish(Ending{})
 			}
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
-				t.Errorf("%s (seekable %v): %d MB allocated for a %d MB output", format, seekable, got>>20, len(data)>>20)
+				t.Errorf("%s (%s): %d MB allocated for a %d MB output", format, mode, got>>20, len(data)>>20)
 			}
 		}
 	}

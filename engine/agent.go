@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
@@ -15,7 +16,8 @@ import (
 )
 
 // runAgent starts the agent under supervision, streaming stdout to the
-// output log (and, live, to the console and live.log), stderr to its log.
+// output log and the analysis beside it (and, live, to the console and
+// live.log), stderr to its log.
 // Each log keeps at most MAX_OUTPUT_MB (head and tail). A log that cannot
 // be written fails the call (supervise.WriteFailed): its output is lost,
 // so it must never count as a success.
@@ -25,6 +27,8 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		return writeFailed(err)
 	}
 	defer out.Close()
+	c.reading = analysis.NewStream(l.analysisOptions(c))
+	defer c.reading.Close() // the output has ended, with its log's tail
 	errf, err := l.store.CreateLog(c.errName)
 	if err != nil {
 		return writeFailed(err)
@@ -39,7 +43,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	defer live.Close()
 
 	limit := l.s.MaxOutput
-	outLog := &checked{w: supervise.NewHeadTail(out, limit)}
+	outLog := &checked{w: supervise.NewHeadTail(analysedLog{log: out, s: c.reading}, limit)}
 	errLog := &checked{w: supervise.NewHeadTail(errf, limit)}
 	liveLog := &checked{w: supervise.NewHeadTail(live, limit)}
 	tail := &lastLine{}
@@ -156,7 +160,9 @@ func (l *loop) collapseStream(c *call) {
 		l.bus.Note(events.StreamResultInvalid)
 		return
 	}
-	if err := l.store.ReplaceLog(c.outName, append(last, '\n')); err == nil {
+	cut := append(last, '\n')
+	if err := l.store.ReplaceLog(c.outName, cut); err == nil {
+		c.collapsed = cut
 		l.bus.Note(events.StreamCollapsed)
 	}
 }

@@ -7,19 +7,35 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 )
 
-// analyze reads the call's output log, once: the analysis streams it.
-func (l *loop) analyze(c *call) (analysis.Result, error) {
-	opts := analysis.Options{
+// analysisOptions are the options of the call's analysis, known before
+// the call starts.
+func (l *loop) analysisOptions(c *call) analysis.Options {
+	return analysis.Options{
 		Driver:               l.s.Driver,
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
-		Now:                  l.now(),
-		ExitCode:             c.outcome.ExitCode,
-		TimedOut:             c.outcome.Reason != 0,
 		PreviousOutputLength: l.lastOutputLen,
 		PreviousErrors:       l.errHist.Previous(),
 	}
-	res, _, err := analysis.AnalyzeFile(opts.OutputFile, opts)
+}
+
+// analyze finishes the analysis the output log's writes fed: the log is
+// never read back. A log cut down to its result record is analysed from
+// the record kept in memory, as what the log now holds.
+func (l *loop) analyze(c *call) (analysis.Result, error) {
+	s := c.reading
+	if c.collapsed != nil {
+		s = analysis.NewStream(l.analysisOptions(c))
+		s.Write(c.collapsed)
+	}
+	if s == nil {
+		return analysis.Result{}, fmt.Errorf("analyse %s: no output was written", l.rel(c.outName))
+	}
+	res, err := s.Finish(analysis.Ending{
+		ExitCode: c.outcome.ExitCode,
+		TimedOut: c.outcome.Reason != 0,
+		Now:      l.now(),
+	})
 	if err != nil {
 		return res, fmt.Errorf("analyse %s: %w", l.rel(c.outName), err)
 	}

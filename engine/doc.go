@@ -17,9 +17,11 @@
 // disk_full, counted by the failure guard).
 //
 // One iteration: iteration.go builds the call, agent.go runs it and tees
-// its output (log, live view, stream copy), success.go and failure.go
-// decide what the outcome means (analyse → progress → gates → record →
-// decide, each a step), breaker.go, limits.go, stall.go and ratelimit.go
-// hold the stop conditions, and wait.go the waits. A stop is a Result
-// whose Stop (events.Stop) says why as values; the console words it.
+// its output in one pass (log, live view, stream copy, and the analysis
+// that analyze.go finishes after the call: no log is read back),
+// success.go and failure.go decide what the outcome means (analyse →
+// progress → gates → record → decide, each a step), breaker.go, limits.go,
+// stall.go and ratelimit.go hold the stop conditions, and wait.go the
+// waits. A stop is a Result whose Stop (events.Stop) says why as values;
+// the console words it.
 package engine

@@ -29,6 +29,9 @@ type call struct {
 	exitSignal bool        // before quality-gate override (metrics)
 	files      int         // files changed in git by the call, loop-owned files left out
 	stream     *streamCopy // the whole stream, when the output log is cut down to its result
+
+	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
+	collapsed []byte           // what the output log holds once cut down to its result
 }
 
 // streamName is the log that keeps a live call's whole stream.

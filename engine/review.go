@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -48,33 +47,32 @@ func (l *loop) maybeReview(res analysis.Result) {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
-	logPath := l.dir.Path(review.LogName(l.n))
 	f, err := l.store.CreateLog(review.LogName(l.n))
 	if err != nil {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
+	// The review's log is written once and never read back: its cost and
+	// its findings come from the same writes.
+	log := &keptLog{
+		analysedLog: analysedLog{log: f, s: analysis.NewStream(analysis.Options{Driver: l.s.Driver, OutputFile: l.dir.Path(review.LogName(l.n))})},
+		limit:       ralphdir.LogCap,
+	}
 	// A failed review call is ignored, as the bash loop ignores it.
-	l.deps.Run(ctx, toCommand(spec), l.callOptions(f, f))
+	l.deps.Run(ctx, toCommand(spec), l.callOptions(log, log))
 	f.Close()
+	rr, err := log.s.Finish(analysis.Ending{})
 	if ctx.Err() != nil {
 		return
 	}
-	// The review's log is read once, for its cost and its findings.
-	out, rerr := ralphdir.ReadFileCapped(logPath, ralphdir.LogCap)
-	opts := analysis.Options{Driver: l.s.Driver, OutputFile: logPath}
-	if rerr == nil {
-		if rr, err := analysis.Analyze(bytes.NewReader(out), opts); err == nil {
-			l.spend(rr.Usage) // a review call costs like any other
-		}
-	} else if rr, _, err := analysis.AnalyzeFile(logPath, opts); err == nil {
-		l.spend(rr.Usage)
+	if err == nil {
+		l.spend(rr.Usage) // a review call costs like any other
 	}
 	if head != "" {
 		l.reviewSHA = head
 		l.store.SaveReviewSHA(head)
 	}
-	findings, perr := review.ParseFindings(out)
+	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
 		if err := l.store.SaveFindings(findings); err != nil {

@@ -296,5 +296,9 @@ func (s *Store) OpenLiveLog(header string) (*os.File, error) {
 // RemoveLog removes one of the call's logs.
 func (s *Store) RemoveLog(name string) { s.d.Remove(name) }
 
-// ReplaceLog replaces one of the call's logs with data.
-func (s *Store) ReplaceLog(name string, data []byte) error { return s.d.WriteFile(name, data) }
+// ReplaceLog replaces one of the call's logs with data, atomically and
+// without comparing first: the caller cuts the log down, and a comparison
+// would read the log back.
+func (s *Store) ReplaceLog(name string, data []byte) error {
+	return ralphdir.WriteFileAtomic(s.d.Path(name), data, 0o644)
+}
