@@ -264,15 +264,21 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 			if e.Type != events.RunFinished || e.Reason != tt.reason || e.ExitCode == nil || *e.ExitCode != wantCode || e.Status != "stopped" {
 				t.Errorf("last event %s reason=%q exit_code=%v status=%q", e.Type, e.Reason, e.ExitCode, e.Status)
 			}
-			// The stop travels as values; its one sentence is run_finished's message.
-			kinds := map[string]events.StopKind{"max_cost": events.StopMaxCost, "max_tokens": events.StopMaxTokens, "max_loops": events.StopMaxLoops}
-			if s := r.res.Stop; s.Kind != kinds[tt.reason] || s.Budget != tt.maxCost || s.TokenLimit != tt.maxTokens {
-				t.Errorf("stop %+v, want kind %d with budget %v and token limit %d", s, kinds[tt.reason], tt.maxCost, tt.maxTokens)
-			}
-			if msg := console.StopLine(r.res.Stop); msg == "" || e.Message != msg {
-				t.Errorf("run_finished message %q, want %q", e.Message, msg)
-			}
+			checkBudgetStop(t, r.res.Stop, e, tt.reason, tt.maxCost, tt.maxTokens)
 		})
+	}
+}
+
+// checkBudgetStop: the stop travels as values, and its one sentence is
+// run_finished's message.
+func checkBudgetStop(t *testing.T, s events.Stop, finished events.Event, reason string, maxCost float64, maxTokens int64) {
+	t.Helper()
+	kinds := map[string]events.StopKind{"max_cost": events.StopMaxCost, "max_tokens": events.StopMaxTokens, "max_loops": events.StopMaxLoops}
+	if s.Kind != kinds[reason] || s.Budget != maxCost || s.TokenLimit != maxTokens {
+		t.Errorf("stop %+v, want kind %d with budget %v and token limit %d", s, kinds[reason], maxCost, maxTokens)
+	}
+	if msg := console.StopLine(s); msg == "" || finished.Message != msg {
+		t.Errorf("run_finished message %q, want %q", finished.Message, msg)
 	}
 }
 
