@@ -143,10 +143,13 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	bus.Add(h.rec, events.NewRalphLog(h.rd, onErr))
 	bus.Add(store.Sinks(h.rd, nil, onErr)...)
+	st := store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose)
+	bus.Add(st)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
 		Dir:      h.rd,
-		Store:    store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose),
+		State:    st,
+		Logs:     st,
 		Now:      time.Now,
 		Run:      h.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },

@@ -27,7 +27,7 @@ func (l *loop) failure(c *call) step {
 	l.calls++
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
-	l.store.RemoveAnalysis()
+	l.bus.Record(events.AnalysisCleared{})
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -127,7 +127,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	l.saveWindow()
 	l.bus.Warnf("Write heartbeat: no file modifications in %dm", int(l.s.WriteTimeout.Minutes()))
 	l.writeTimedOut = true
-	l.store.MarkWriteTimeout(l.now())
+	l.bus.Record(events.WriteTimeoutMarked{At: l.now()})
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

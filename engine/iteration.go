@@ -51,15 +51,15 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.store.RemoveDiffSummary()
+	l.bus.Record(events.DiffSummaryTaken{})
 	c.startSHA = l.git.head(l.ctx)
-	l.store.SaveLoopStart(c.startSHA)
+	l.bus.Record(events.LoopStarted{SHA: c.startSHA})
 
 	l.bus.Loopf("Executing %s (Call %d/%d)", l.display(), c.calls, l.s.MaxCallsPerHour)
 	l.bus.Infof("⏳ Starting %s execution... (timeout: %dm)", l.display(), int(l.s.Timeout.Minutes()))
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
-		id, err := l.store.ResumeID(l.now(), l.s.SessionExpiry)
+		id, err := l.state.ResumeID(l.now(), l.s.SessionExpiry)
 		if err != nil {
 			l.bus.Warnf("%v", err)
 		}
@@ -93,7 +93,7 @@ func (l *loop) iteration() step {
 	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {
 		// Only a successful call's stream is cut down and kept apart.
 		c.stream.finish()
-		l.store.RemoveLog(c.streamName())
+		l.logs.RemoveLog(c.streamName())
 		c.stream = nil
 	}
 	if c.outcome.Reason == supervise.Canceled {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -29,7 +30,7 @@ func (l *loop) collapseStories() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan); changed {
-		if err := l.store.SavePlan(out); err != nil {
+		if err := l.bus.Record(events.PlanCollapsed{Content: out}); err != nil {
 			l.bus.Warnf("%v", err)
 			return
 		}

@@ -48,7 +48,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	logPath := l.dir.Path(review.LogName(l.n))
-	f, err := l.store.CreateLog(review.LogName(l.n))
+	f, err := l.logs.CreateLog(review.LogName(l.n))
 	if err != nil {
 		l.bus.Warnf("review: %v", err)
 		return
@@ -71,12 +71,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if head != "" {
 		l.reviewSHA = head
-		l.store.SaveReviewSHA(head)
+		l.bus.Record(events.ReviewSHARecorded{SHA: head})
 	}
 	findings, perr := review.ParseFindings(out)
 	if perr == nil {
 		l.findings = &findings
-		if err := l.store.SaveFindings(findings); err != nil {
+		if err := l.bus.Record(events.FindingsRecorded{Findings: findings}); err != nil {
 			l.bus.Warnf("%v", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/guard"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -46,15 +47,15 @@ func (l *loop) startup() error {
 		return err
 	}
 
-	if n := l.store.Repair(); n > 0 {
+	if n := l.state.Repair(); n > 0 {
 		l.bus.Infof("Removed %d temp file(s) left by an interrupted write", n)
 	}
-	l.store.ClearWriteTimeout()
+	l.bus.Record(events.WriteTimeoutCleared{})
 	l.started = true
-	if err := l.store.StartSession(l.now()); err != nil {
+	if err := l.bus.Record(events.SessionStarted{At: l.now()}); err != nil {
 		l.bus.Warnf("%v", err)
 	}
-	saved, err := l.store.Load()
+	saved, err := l.state.Load()
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		if err := l.store.SaveSessionID(res.SessionID, l.now()); err != nil {
+		if err := l.bus.Record(events.SessionIDSaved{ID: res.SessionID, At: l.now()}); err != nil {
 			l.bus.Warnf("%v", err)
 		}
 	}
@@ -81,7 +81,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Debugf("Detected %d unique files changed (commits + working tree) since loop start", files)
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.store.SaveDiffSummary(s)
+		l.bus.Record(events.DiffSummaryRecorded{Text: s})
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -202,7 +202,7 @@ func (l *loop) afterSuccess(res analysis.Result, gate gateResult, idle bool, pen
 		l.bus.Warnf("Done pattern %q matched, but a quality gate blocks completion", l.s.DonePattern.String())
 	}
 	l.findings = nil
-	l.store.RemoveFindings()
+	l.bus.Record(events.FindingsCleared{})
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

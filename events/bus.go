@@ -37,6 +37,9 @@ type Bus struct {
 	sinks   []Sink
 	lines   []LineSink
 	verbose bool
+
+	cmu     sync.Mutex // held while a change is handed over (change.go)
+	changes []ChangeSink
 }
 
 // NewBus returns a bus stamping events with now() and runID.
@@ -50,7 +53,8 @@ func (b *Bus) RunID() string { return b.runID }
 // SetVerbose enables DEBUG lines.
 func (b *Bus) SetVerbose(v bool) { b.verbose = v }
 
-// Add registers sinks. A value that is both a Sink and a LineSink gets both.
+// Add registers sinks. A value that is several of Sink, LineSink and
+// ChangeSink gets each.
 func (b *Bus) Add(sinks ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -60,6 +64,9 @@ func (b *Bus) Add(sinks ...any) {
 		}
 		if ls, ok := s.(LineSink); ok {
 			b.lines = append(b.lines, ls)
+		}
+		if cs, ok := s.(ChangeSink); ok {
+			b.changes = append(b.changes, cs)
 		}
 	}
 }

@@ -5,6 +5,11 @@
 //
 // The engine decides; it never writes a state file or formats a console
 // line itself. It calls Bus.Emit with an Event, and Bus.Log for the
-// reference's human log lines ("[stamp] [LEVEL] msg"). Every sink is one
-// Sink; a new output (a notifier, a web view) is one more.
+// bash loop's human log lines ("[stamp] [LEVEL] msg"), and Bus.Record
+// with a Change (change.go) for every change of the kept state: the call
+// count, the breaker, the analysis, the session... The .ralph/ state store
+// is the ChangeSink that writes them; a Record's error is its write's
+// error, which the engine reports. Every output is one sink: a new one (a
+// notifier, a hook, a dashboard) adds a Sink for the events, a LineSink
+// for the log lines, a ChangeSink for the state changes, or several.
 package events

@@ -10,10 +10,15 @@ import (
 
 // wire attaches the standard sinks of a run to bus: the console (errOut),
 // logs/ralph.log and the .ralph/ files (with the --events copy to
-// eventsOut, nil for none); onErr receives their write errors. It returns
-// the state store the engine writes through.
+// eventsOut, nil for none), and the state store, which subscribes to the
+// changes the engine records; onErr receives the event sinks' write
+// errors (a change's write error goes back to the engine). It returns the
+// state store, which the engine reads at start-up and opens its logs
+// through.
 func wire(bus *events.Bus, dir *ralphdir.Dir, errOut io.Writer, colour bool, eventsOut io.Writer, verbose bool, onErr func(error)) *store.Store {
 	bus.Add(events.NewConsole(errOut, colour), events.NewRalphLog(dir, onErr))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
-	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, verbose)
+	st := store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, verbose)
+	bus.Add(st)
+	return st
 }
