@@ -22,21 +22,21 @@ import (
 // be written fails the call (supervise.WriteFailed): its output is lost,
 // so it must never count as a success.
 func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
-	out, err := l.store.CreateLog(c.outName)
+	out, err := l.logs.CreateLog(c.outName)
 	if err != nil {
 		return writeFailed(err)
 	}
 	defer out.Close()
 	c.reading = analysis.NewStream(l.analysisOptions(c))
 	defer c.reading.Close() // the output has ended, with its log's tail
-	errf, err := l.store.CreateLog(c.errName)
+	errf, err := l.logs.CreateLog(c.errName)
 	if err != nil {
 		return writeFailed(err)
 	}
 	defer errf.Close()
 
 	header := fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp))
-	live, err := l.store.OpenLiveLog(header)
+	live, err := l.logs.OpenLiveLog(header)
 	if err != nil {
 		return writeFailed(err)
 	}
@@ -60,7 +60,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		// record remembered, in the same pass, so that the output log can
 		// be cut down to that record without reading it back.
 		c.stream = &streamCopy{result: &resultLine{limit: ralphdir.LogCap}}
-		if f, err := l.store.CreateLog(c.streamName()); err != nil {
+		if f, err := l.logs.CreateLog(c.streamName()); err != nil {
 			c.stream.err = err
 		} else {
 			defer f.Close()
@@ -145,7 +145,7 @@ func (l *loop) collapseStream(c *call) {
 	if err := s.finish(); err != nil || s.result.over {
 		// No stream copy when it could not be written (said once) or
 		// the output is too big to cut down (said by nothing, as before).
-		l.store.RemoveLog(c.streamName())
+		l.logs.RemoveLog(c.streamName())
 		if err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
@@ -161,7 +161,7 @@ func (l *loop) collapseStream(c *call) {
 		return
 	}
 	cut := append(last, '\n')
-	if err := l.store.ReplaceLog(c.outName, cut); err == nil {
+	if err := l.logs.ReplaceLog(c.outName, cut); err == nil {
 		c.collapsed = cut
 		l.bus.Note(events.StreamCollapsed)
 	}

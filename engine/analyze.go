@@ -41,10 +41,10 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	}
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
-		l.store.SaveErrorHistory(l.errHist)
+		l.bus.Record(events.ErrorHistoryChanged{History: l.errHist})
 		if res.UpdatesLastOutputLength() {
 			l.lastOutputLen = res.OutputLength
-			l.store.SaveOutputLength(res.OutputLength)
+			l.bus.Record(events.OutputLengthChanged{Length: res.OutputLength})
 		}
 	}
 	return res, nil
@@ -65,13 +65,13 @@ func usageOf(u *analysis.Usage) *events.Usage {
 // saveAnalysis keeps ra as the last call's analysis.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	l.lastAnalysis = &ra
-	return l.store.SaveAnalysis(ra)
+	return l.bus.Record(events.AnalysisRecorded{Analysis: ra})
 }
 
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.exitSignals.Update(res.ResponseAnalysis())
-	if err := l.store.SaveExitSignals(l.exitSignals); err != nil {
+	if err := l.bus.Record(events.ExitSignalsChanged{Signals: l.exitSignals}); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 		return
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/gates"
 	"github.com/ralphloop/ralph_loop/review"
@@ -33,7 +34,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	if in.WriteTimedOut {
 		l.writeTimedOut = false
-		l.store.ClearWriteTimeout()
+		l.bus.Record(events.WriteTimeoutCleared{})
 	}
 	return templates.LoopContext(in)
 }

@@ -9,12 +9,13 @@
 // metrics.jsonl and the event stream render themselves from them; the
 // engine never prints, and the words of every line are the console
 // package's), and
-// hands every change of the persistent state to its Store (package store),
-// which loaded that state once at start-up. A Store write that fails comes
-// back as an error, which the engine reports as a warning and goes on, as
-// the bash loop does; the agent's own logs are opened through the Store
-// too, and a call whose output cannot be stored fails (write_failed or
-// disk_full, counted by the failure guard).
+// records every change of the kept state as a typed events.Change
+// (Bus.Record). The state store (package store) loaded that state once at
+// start-up, through State, and subscribes to the changes; a write that
+// fails comes back from Record as an error, which the engine reports as a
+// warning and goes on, as the bash loop does. The agent's own logs are
+// opened through Logs, and a call whose output cannot be stored fails
+// (write_failed or disk_full, counted by the failure guard).
 //
 // One iteration: iteration.go builds the call, agent.go runs it and tees
 // its output in one pass (log, live view, stream copy, and the analysis

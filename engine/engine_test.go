@@ -147,10 +147,13 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
 		console.NewLog(events.NewRalphLog(h.rd, onErr), shown))
 	bus.Add(store.Sinks(h.rd, nil, onErr)...)
+	st := store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose)
+	bus.Add(st)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
 		Dir:      h.rd,
-		Store:    store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose),
+		State:    st,
+		Logs:     st,
 		Now:      time.Now,
 		Run:      h.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },

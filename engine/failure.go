@@ -25,7 +25,7 @@ func (l *loop) failure(c *call) step {
 	l.calls++
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
-	l.store.RemoveAnalysis()
+	l.bus.Record(events.AnalysisCleared{})
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -120,7 +120,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	l.saveWindow()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
-	l.store.MarkWriteTimeout(l.now())
+	l.bus.Record(events.WriteTimeoutMarked{At: l.now()})
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

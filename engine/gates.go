@@ -38,7 +38,7 @@ func (l *loop) runGates(c *call, res *analysis.Result) gateResult {
 	}
 	if d.Results != nil {
 		l.gateResults = d.Results
-		if err := l.store.SaveGates(d.Results); err != nil {
+		if err := l.bus.Record(events.GatesRecorded{Results: d.Results}); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 		if m := d.Results.Status(); m != nil {

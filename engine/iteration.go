@@ -54,14 +54,14 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.store.RemoveDiffSummary()
+	l.bus.Record(events.DiffSummaryTaken{})
 	c.startSHA = l.git.head(l.ctx)
-	l.store.SaveLoopStart(c.startSHA)
+	l.bus.Record(events.LoopStarted{SHA: c.startSHA})
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
-		id, err := l.store.ResumeID(l.now(), l.s.SessionExpiry)
+		id, err := l.state.ResumeID(l.now(), l.s.SessionExpiry)
 		if err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
@@ -95,7 +95,7 @@ func (l *loop) iteration() step {
 	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {
 		// Only a successful call's stream is cut down and kept apart.
 		c.stream.finish()
-		l.store.RemoveLog(c.streamName())
+		l.logs.RemoveLog(c.streamName())
 		c.stream = nil
 	}
 	if c.outcome.Reason == supervise.Canceled {

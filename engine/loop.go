@@ -34,12 +34,14 @@ type loop struct {
 	window ratelimit.Window
 	brk    breaker.State
 	brkCfg breaker.Config
-	store  Store
+	state  State
+	logs   Logs
 	guard  *guard.Guard
 	totals events.Usage
 
-	// The state kept on disk, as the store loaded it at start-up and as
-	// the engine changed it since: decisions read these, never the files.
+	// The kept state, as the store loaded it at start-up and as the
+	// engine changed it since (each change recorded on the bus): decisions
+	// read these, never the files.
 	exitSignals     analysis.ExitSignals
 	haveExitSignals bool
 	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
@@ -110,7 +112,7 @@ func (l *loop) status(typ events.Type, action, status string) {
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, store: deps.Store, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
+	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
 	l.ctx = deps.Stopper.Context()
 	res := l.run()
 	l.finish(res)
@@ -147,7 +149,7 @@ func (l *loop) run() Result {
 			l.readPlan()
 		}
 		l.planFresh = false
-		if err := l.store.TouchSession(l.now()); err != nil {
+		if err := l.bus.Record(events.SessionTouched{At: l.now()}); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 		l.rollWindow()
@@ -232,7 +234,7 @@ func (l *loop) resetSession(reason string) {
 		l.exitSignals = analysis.ExitSignals{}
 	}
 	l.lastAnalysis = nil
-	if err := l.store.ResetSession(reason, l.n, l.now()); err != nil {
+	if err := l.bus.Record(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()}); err != nil {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
 	}
 }

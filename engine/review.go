@@ -47,7 +47,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
 	}
-	f, err := l.store.CreateLog(review.LogName(l.n))
+	f, err := l.logs.CreateLog(review.LogName(l.n))
 	if err != nil {
 		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
 		return
@@ -70,12 +70,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if head != "" {
 		l.reviewSHA = head
-		l.store.SaveReviewSHA(head)
+		l.bus.Record(events.ReviewSHARecorded{SHA: head})
 	}
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
-		if err := l.store.SaveFindings(findings); err != nil {
+		if err := l.bus.Record(events.FindingsRecorded{Findings: findings}); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 	}

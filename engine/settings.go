@@ -75,7 +75,8 @@ type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) 
 type Deps struct {
 	Bus      *events.Bus
 	Dir      *ralphdir.Dir // read only: the plan, the prompt, the call's stderr
-	Store    Store         // every write of the run's state and logs
+	State    State         // the kept state, read at start-up
+	Logs     Logs          // the agent's logs
 	Now      func() time.Time
 	Run      Runner
 	LookPath func(string) (string, error)

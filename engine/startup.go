@@ -42,15 +42,15 @@ func (l *loop) startup() error {
 		return err
 	}
 
-	if n := l.store.Repair(); n > 0 {
+	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.store.ClearWriteTimeout()
+	l.bus.Record(events.WriteTimeoutCleared{})
 	l.started = true
-	if err := l.store.StartSession(l.now()); err != nil {
+	if err := l.bus.Record(events.SessionStarted{At: l.now()}); err != nil {
 		l.bus.Note(events.Warning{Err: err})
 	}
-	saved, err := l.store.Load()
+	saved, err := l.state.Load()
 	if err != nil {
 		return err
 	}

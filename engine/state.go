@@ -4,49 +4,29 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/gates"
-	"github.com/ralphloop/ralph_loop/ratelimit"
-	"github.com/ralphloop/ralph_loop/review"
-	"github.com/ralphloop/ralph_loop/store"
+	"github.com/ralphloop/ralph_loop/events"
 )
 
-// Store keeps the run's state on disk: the .ralph/ state store (package
-// store) in production. The engine keeps the state in memory and decides
-// from it; the store loads it once at start-up and writes each change the
-// engine hands it. A write's error comes back to the engine, which turns
-// it into a warning as the bash loop does and goes on. The agent's logs
-// are opened through it too, so that the engine itself opens no file for
-// writing.
-type Store interface {
+// State is what the engine reads of the state earlier runs kept: the
+// .ralph/ state store (package store) in production. The engine loads it
+// once at start-up (Repair, then Load) and from then on keeps the state in
+// memory; it never writes through State. Each change it decides is
+// recorded on the bus (events.Bus.Record) as a typed events.Change, and
+// the store, subscribed to the bus, writes it.
+//
+// Repair and ResumeID are reads with the bash loop's repairs attached: a
+// file an interrupted write left is removed, a corrupt one moved aside,
+// an expired agent session id dropped.
+type State interface {
 	Repair() (removedTemp int)
-	Load() (store.Saved, error)
-	SaveWindow(ratelimit.Window) error
-	SaveBreakerStartup(st breaker.State, tr *breaker.Transition, created bool) error
-	SaveBreaker(st breaker.State, tr *breaker.Transition) error
-	SaveAnalysis(analysis.ResponseAnalysis) error
-	RemoveAnalysis()
-	SaveExitSignals(analysis.ExitSignals) error
-	SaveErrorHistory(analysis.ErrorHistory)
-	SaveOutputLength(int)
-	SaveGates(*gates.Results) error
-	SaveFindings(review.Findings) error
-	RemoveFindings()
-	SaveReviewSHA(string)
-	SaveLoopStart(sha string)
-	SaveDiffSummary(string)
-	RemoveDiffSummary()
-	MarkWriteTimeout(time.Time)
-	ClearWriteTimeout()
-	SavePlan([]byte) error
-
-	StartSession(now time.Time) error
-	TouchSession(now time.Time) error
+	Load() (events.Saved, error)
 	ResumeID(now time.Time, expiry time.Duration) (string, error)
-	SaveSessionID(id string, now time.Time) error
-	ResetSession(reason string, loop int, now time.Time) error
+}
 
+// Logs opens the agent's logs under .ralph/ (its output, stderr, stream
+// copy, live.log, review logs), so that the engine itself opens no file
+// for writing. Logs are not state: nothing is decided from them later.
+type Logs interface {
 	CreateLog(name string) (*os.File, error)
 	OpenLiveLog(header string) (*os.File, error)
 	RemoveLog(name string)

@@ -53,7 +53,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		if err := l.store.SaveSessionID(res.SessionID, l.now()); err != nil {
+		if err := l.bus.Record(events.SessionIDSaved{ID: res.SessionID, At: l.now()}); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 	}
@@ -81,7 +81,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.store.SaveDiffSummary(s)
+		l.bus.Record(events.DiffSummaryRecorded{Text: s})
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -197,7 +197,7 @@ func (l *loop) afterSuccess(res analysis.Result, gate gateResult, idle bool, pen
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String(), Blocked: true})
 	}
 	l.findings = nil
-	l.store.RemoveFindings()
+	l.bus.Record(events.FindingsCleared{})
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

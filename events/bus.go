@@ -39,6 +39,9 @@ type Bus struct {
 	sinks   []Sink
 	notices []NoticeSink
 	words   Words
+
+	cmu     sync.Mutex // held while a change is handed over (change.go)
+	changes []ChangeSink
 }
 
 // Words turn the typed values an event carries into the text fields its
@@ -62,8 +65,8 @@ func NewBus(now func() time.Time, runID string) *Bus {
 	return &Bus{now: now, runID: runID}
 }
 
-// Add registers sinks. A value that is both a Sink and a NoticeSink gets
-// both.
+// Add registers sinks. A value that is several of Sink, NoticeSink and
+// ChangeSink gets each.
 func (b *Bus) Add(sinks ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -73,6 +76,9 @@ func (b *Bus) Add(sinks ...any) {
 		}
 		if ns, ok := s.(NoticeSink); ok {
 			b.notices = append(b.notices, ns)
+		}
+		if cs, ok := s.(ChangeSink); ok {
+			b.changes = append(b.changes, cs)
 		}
 	}
 }

@@ -22,6 +22,12 @@
 // any sink sees the event.
 //
 // The engine decides; it never writes a state file or formats a console
-// line itself. Every output is one sink; a new one (a notifier, a web
-// view) is one more Bus.Add.
+// line itself. It calls Bus.Emit with an Event, Bus.Note with a Notice,
+// and Bus.Record with a Change (change.go) for every change of the kept
+// state: the call count, the breaker, the analysis, the session... The
+// .ralph/ state store is the ChangeSink that writes them; a Record's error
+// is its write's error, which the engine reports. Every output is one
+// sink: a new one (a notifier, a hook, a dashboard) adds a Sink for the
+// events, a NoticeSink for what a person is told, a ChangeSink for the
+// state changes, or several, with one Bus.Add.
 package events

@@ -20,6 +20,7 @@ type Dir struct {
 	warn    func(msg string)
 	now     func() time.Time
 	refused *refusals // appends refused, each reported once
+	appends *appends  // the logs AppendLine keeps open
 }
 
 // New returns the .ralph/ folder at root. warn receives one-line warnings
@@ -28,7 +29,7 @@ func New(root string, warn func(msg string)) *Dir {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}}
+	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{}}
 }
 
 // SetClock replaces the clock used for quarantine names (tests).
@@ -67,12 +68,27 @@ func (d *Dir) EnsureLayout() error {
 // folder, fsync, rename. Readers see either the old or the new content,
 // never a mix. When the file already holds exactly data nothing is written
 // (the loop rewrites several files every iteration with the same content).
+// The files of the live view and of the hand-over from one loop to the
+// next (see volatile) are renamed into place without the fsync.
 func (d *Dir) WriteFile(name string, data []byte) error {
 	p := d.Path(name)
 	if sameContent(p, data) {
 		return nil
 	}
-	return WriteFileAtomic(p, data, 0o644)
+	return writeAtomic(p, data, 0o644, !volatile[name])
+}
+
+// volatile are the files whose content is worth nothing after a power
+// loss, so that their write skips the fsync (state writes are about half
+// of the loop's own CPU time, see docs/PERFORMANCE.md): status.json and progress.json are
+// rewritten on every event and again by the next run's first one; the
+// start commit, output length, diff summary and write-timeout mark only
+// carry one loop's context into the next. Their replacement is still a
+// rename, atomic for every reader; what a crash can leave is an empty or
+// partial file, which start-up moves aside (with a warning) or reads as empty.
+var volatile = map[string]bool{
+	Status: true, Progress: true, LoopStartSHA: true, LastOutputLength: true,
+	LoopDiffSummary: true, WriteHeartbeatTrigger: true,
 }
 
 // sameContent reports whether path is a regular file (not a link) that
@@ -94,6 +110,12 @@ func sameContent(path string, data []byte) bool {
 // WriteFileAtomic is WriteFile for any path. A link at path is replaced by
 // the new file; its target is never written.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// writeAtomic is WriteFileAtomic; with durable unset the temp file is not
+// fsynced before the rename.
+func writeAtomic(path string, data []byte, perm fs.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -117,8 +139,10 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -275,34 +299,18 @@ func (d *Dir) Remove(name string) error {
 // untouched: the first such refusal for a path returns a *FileError saying
 // so, later ones return nil, so the caller warns once and goes on. (No
 // warning goes through the Dir's warn here: the log sinks call AppendLine
-// and the warning would come back to them.)
+// and the warning would come back to them.) The file stays open for the
+// next line (see appends).
 func (d *Dir) AppendLine(name, line string) error {
 	p := d.Path(name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("append %s: %w", p, err)
-	}
 	if !strings.HasSuffix(line, "\n") {
 		line += "\n"
 	}
-	f, err := d.OpenAppend(name)
-	if IsFileError(err) {
-		if d.refused.first(p) {
-			return err
-		}
+	err := d.appends.write(d, name, p, line)
+	if IsFileError(err) && !d.refused.first(p) {
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString(line)
-	cerr := f.Close()
-	if werr != nil {
-		return fmt.Errorf("append %s: %w", p, werr)
-	}
-	if cerr != nil {
-		return fmt.Errorf("append %s: %w", p, cerr)
-	}
-	return nil
+	return err
 }
 
 // AppendJSONLine appends v as one compact JSON line.

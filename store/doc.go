@@ -8,12 +8,13 @@
 // Metrics, Stream) subscribe to the engine's events.Bus and render their
 // file from each event; their write errors go to an onErr function and
 // never stop the loop. Store holds every other state file: it loads them
-// once at start-up (Repair, then Load), and from then on writes the
-// changes the engine decides, each through one typed method, atomically.
-// A Store method returns its write's error to the engine, which reports it
-// as a warning and goes on, as the bash loop does; nothing here re-reads a
-// file it wrote. The agent's logs (output, stderr, stream copy, live.log)
-// are created through Store too, so that the engine opens no file for
-// writing; a log that cannot be written fails the call in the engine
-// (write_failed or disk_full, counted by the failure guard).
+// once at start-up (Repair, then Load), and from then on subscribes to the
+// changes the engine records on the bus (events.Change, through Apply) and
+// writes each atomically. Apply returns the write's error to the engine
+// (through Bus.Record), which reports it as a warning and goes on, as the
+// bash loop does; nothing here re-reads a file it wrote. The agent's logs
+// (output, stderr, stream copy, live.log) are created through Store too,
+// so that the engine opens no file for writing; a log that cannot be
+// written fails the call in the engine (write_failed or disk_full, counted
+// by the failure guard).
 package store

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/gates"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -33,9 +34,9 @@ const (
 const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
-// at start-up, and writes every change the engine decides, atomically.
-// Each method returns its write's error; the caller decides what a failure
-// means (today: a warning, and the run goes on).
+// at start-up, and writes every change the engine records on the bus
+// (Apply), atomically. A write's error goes back to the engine, which
+// decides what a failure means (today: a warning, and the run goes on).
 type Store struct {
 	d        *ralphdir.Dir
 	sessions *session.Store
@@ -69,27 +70,12 @@ func (s *Store) Repair() (removedTemp int) {
 	return n
 }
 
-// Saved is the state earlier runs left, as start-up reads it.
-type Saved struct {
-	Window          ratelimit.Window
-	Breaker         breaker.State
-	ExitSignals     analysis.ExitSignals
-	HaveExitSignals bool
-	Analysis        *analysis.ResponseAnalysis // nil: none
-	ErrorHistory    analysis.ErrorHistory
-	OutputLength    int // .last_output_length, 0 when none
-	Gates           *gates.Results
-	Findings        *review.Findings
-	ReviewSHA       string
-	DiffSummary     string // .loop_diff_summary, trimmed
-}
-
 // Load reads the state at start-up. A state file that is not valid is
 // moved aside by the directory (with a warning) and counts as missing; a
 // missing .exit_signals is created empty, as the bash loop does. Only the
 // call window and the breaker can fail the start.
-func (s *Store) Load() (Saved, error) {
-	var v Saved
+func (s *Store) Load() (events.Saved, error) {
+	var v events.Saved
 	var err error
 	if !s.d.Exists(ralphdir.ExitSignals) {
 		s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals))
@@ -135,13 +121,13 @@ func (s *Store) Load() (Saved, error) {
 	return v, nil
 }
 
-// SaveWindow writes the call count and its hour.
-func (s *Store) SaveWindow(w ratelimit.Window) error { return ratelimit.Save(s.d, w) }
+// saveWindow writes the call count and its hour.
+func (s *Store) saveWindow(w ratelimit.Window) error { return ratelimit.Save(s.d, w) }
 
-// SaveBreakerStartup keeps the breaker after its per-iteration start-up
+// saveBreakerStartup keeps the breaker after its per-iteration start-up
 // check: the history file always exists, a transition is appended to it,
 // and the state is written when it changed or was never written.
-func (s *Store) SaveBreakerStartup(st breaker.State, tr *breaker.Transition, created bool) error {
+func (s *Store) saveBreakerStartup(st breaker.State, tr *breaker.Transition, created bool) error {
 	if err := breaker.EnsureHistory(s.d); err != nil {
 		return err
 	}
@@ -156,9 +142,9 @@ func (s *Store) SaveBreakerStartup(st breaker.State, tr *breaker.Transition, cre
 	return nil
 }
 
-// SaveBreaker keeps the breaker after a loop was recorded: the state, then
+// saveBreaker keeps the breaker after a loop was recorded: the state, then
 // the transition, if any, in the history.
-func (s *Store) SaveBreaker(st breaker.State, tr *breaker.Transition) error {
+func (s *Store) saveBreaker(st breaker.State, tr *breaker.Transition) error {
 	if err := breaker.Save(s.d, st); err != nil {
 		return err
 	}
@@ -168,8 +154,8 @@ func (s *Store) SaveBreaker(st breaker.State, tr *breaker.Transition) error {
 	return nil
 }
 
-// SaveAnalysis writes .response_analysis.
-func (s *Store) SaveAnalysis(ra analysis.ResponseAnalysis) error {
+// saveAnalysis writes .response_analysis.
+func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	b, err := ra.Marshal()
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", s.d.Path(ralphdir.ResponseAnalysis), err)
@@ -177,11 +163,11 @@ func (s *Store) SaveAnalysis(ra analysis.ResponseAnalysis) error {
 	return s.d.WriteFile(ralphdir.ResponseAnalysis, b)
 }
 
-// RemoveAnalysis removes .response_analysis (a failed call has none).
-func (s *Store) RemoveAnalysis() { s.d.Remove(ralphdir.ResponseAnalysis) }
+// removeAnalysis removes .response_analysis (a failed call has none).
+func (s *Store) removeAnalysis() { s.d.Remove(ralphdir.ResponseAnalysis) }
 
-// SaveExitSignals writes .exit_signals.
-func (s *Store) SaveExitSignals(es analysis.ExitSignals) error {
+// saveExitSignals writes .exit_signals.
+func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
 	b, err := es.Marshal()
 	if err != nil {
 		return err
@@ -189,9 +175,9 @@ func (s *Store) SaveExitSignals(es analysis.ExitSignals) error {
 	return s.d.WriteFile(ralphdir.ExitSignals, b)
 }
 
-// SaveErrorHistory writes the error history (and drops the file of its
+// saveErrorHistory writes the error history (and drops the file of its
 // old place).
-func (s *Store) SaveErrorHistory(h analysis.ErrorHistory) {
+func (s *Store) saveErrorHistory(h analysis.ErrorHistory) {
 	if b, err := h.Marshal(); err == nil {
 		if s.d.WriteFile(ErrorHistoryFile, b) == nil {
 			s.d.Remove(oldErrorHistoryFile)
@@ -199,57 +185,57 @@ func (s *Store) SaveErrorHistory(h analysis.ErrorHistory) {
 	}
 }
 
-// SaveOutputLength writes .last_output_length.
-func (s *Store) SaveOutputLength(n int) {
+// saveOutputLength writes .last_output_length.
+func (s *Store) saveOutputLength(n int) {
 	s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n"))
 }
 
-// SaveGates writes the quality-gate results.
-func (s *Store) SaveGates(r *gates.Results) error { return gates.Save(s.d, r) }
+// saveGates writes the quality-gate results.
+func (s *Store) saveGates(r *gates.Results) error { return gates.Save(s.d, r) }
 
-// SaveFindings writes the review findings.
-func (s *Store) SaveFindings(f review.Findings) error { return review.Save(s.d, f) }
+// saveFindings writes the review findings.
+func (s *Store) saveFindings(f review.Findings) error { return review.Save(s.d, f) }
 
-// RemoveFindings removes the review findings (they reach one loop only).
-func (s *Store) RemoveFindings() { s.d.Remove(ralphdir.ReviewFindings) }
+// removeFindings removes the review findings (they reach one loop only).
+func (s *Store) removeFindings() { s.d.Remove(ralphdir.ReviewFindings) }
 
-// SaveReviewSHA writes the commit the last review saw.
-func (s *Store) SaveReviewSHA(sha string) { review.SaveLastSHA(s.d, sha) }
+// saveReviewSHA writes the commit the last review saw.
+func (s *Store) saveReviewSHA(sha string) { review.SaveLastSHA(s.d, sha) }
 
-// SaveLoopStart writes the commit a loop started from.
-func (s *Store) SaveLoopStart(sha string) {
+// saveLoopStart writes the commit a loop started from.
+func (s *Store) saveLoopStart(sha string) {
 	s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n"))
 }
 
-// SaveDiffSummary writes the loop's diff summary for the next loop's
+// saveDiffSummary writes the loop's diff summary for the next loop's
 // context.
-func (s *Store) SaveDiffSummary(sum string) {
+func (s *Store) saveDiffSummary(sum string) {
 	s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n"))
 }
 
-// RemoveDiffSummary removes the diff summary once a loop has taken it.
-func (s *Store) RemoveDiffSummary() { s.d.Remove(ralphdir.LoopDiffSummary) }
+// removeDiffSummary removes the diff summary once a loop has taken it.
+func (s *Store) removeDiffSummary() { s.d.Remove(ralphdir.LoopDiffSummary) }
 
-// MarkWriteTimeout records a write-heartbeat kill for the next call's
+// markWriteTimeout records a write-heartbeat kill for the next call's
 // context.
-func (s *Store) MarkWriteTimeout(now time.Time) {
+func (s *Store) markWriteTimeout(now time.Time) {
 	s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n"))
 }
 
-// ClearWriteTimeout removes that record.
-func (s *Store) ClearWriteTimeout() { s.d.Remove(ralphdir.WriteHeartbeatTrigger) }
+// clearWriteTimeout removes that record.
+func (s *Store) clearWriteTimeout() { s.d.Remove(ralphdir.WriteHeartbeatTrigger) }
 
-// SavePlan writes @fix_plan.md (finished stories collapsed).
-func (s *Store) SavePlan(plan []byte) error { return s.d.WriteFile(ralphdir.FixPlan, plan) }
+// savePlan writes @fix_plan.md (finished stories collapsed).
+func (s *Store) savePlan(plan []byte) error { return s.d.WriteFile(ralphdir.FixPlan, plan) }
 
-// StartSession starts the session tracking at start-up.
-func (s *Store) StartSession(now time.Time) error {
+// startSession starts the session tracking at start-up.
+func (s *Store) startSession(now time.Time) error {
 	_, err := s.sessions.Start(now)
 	return err
 }
 
-// TouchSession marks the session used at the start of an iteration.
-func (s *Store) TouchSession(now time.Time) error { return s.sessions.Touch(now) }
+// touchSession marks the session used at the start of an iteration.
+func (s *Store) touchSession(now time.Time) error { return s.sessions.Touch(now) }
 
 // ResumeID is the agent session to resume ("" for a new one); an expired
 // one is removed.
@@ -257,12 +243,12 @@ func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
 	return s.sessions.ResumeID(now, expiry)
 }
 
-// SaveSessionID keeps the agent's session id.
-func (s *Store) SaveSessionID(id string, now time.Time) error { return s.sessions.SaveID(id, now) }
+// saveSessionID keeps the agent's session id.
+func (s *Store) saveSessionID(id string, now time.Time) error { return s.sessions.SaveID(id, now) }
 
-// ResetSession ends the session with reason: the session files are reset,
+// resetSession ends the session with reason: the session files are reset,
 // .exit_signals (when present) emptied and .response_analysis removed.
-func (s *Store) ResetSession(reason string, loop int, now time.Time) error {
+func (s *Store) resetSession(reason string, loop int, now time.Time) error {
 	return s.sessions.Reset(reason, loop, now)
 }
 

@@ -208,7 +208,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		return engine.Run(engine.SettingsFrom(cfg, cwd), engine.Deps{
 			Bus:         bus,
 			Dir:         dir,
-			Store:       state,
+			State:       state,
+			Logs:        state,
 			Now:         now,
 			Run:         runAgent,
 			LookPath:    exec.LookPath,

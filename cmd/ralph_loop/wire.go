@@ -12,11 +12,16 @@ import (
 // wire attaches the standard sinks of a run to bus: the console (log
 // lines on errOut; boxes, live output and countdowns on boxOut),
 // logs/ralph.log and the .ralph/ files (with the --events copy to
-// eventsOut, nil for none); onErr receives their write errors. It returns
-// the state store the engine writes through.
+// eventsOut, nil for none), and the state store, which subscribes to the
+// changes the engine records; onErr receives the event sinks' write
+// errors (a change's write error goes back to the engine). It returns the
+// state store, which the engine reads at start-up and opens its logs
+// through.
 func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
 	bus.SetWords(console.EventWords())
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(events.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
-	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, shown.Verbose)
+	st := store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, shown.Verbose)
+	bus.Add(st)
+	return st
 }
