@@ -145,7 +145,7 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
-		console.NewLog(events.NewRalphLog(h.rd, onErr), shown))
+		console.NewLog(store.NewRalphLog(h.rd, onErr), shown))
 	bus.Add(store.Sinks(h.rd, nil, onErr)...)
 	st := store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose)
 	bus.Add(st)

@@ -12,7 +12,7 @@
 //   - Notice (Bus.Note) is what a person watching the loop is told: log
 //     lines, boxes, countdown ticks, the agent's live output. Notices
 //     carry typed values, never preformatted text; package console renders
-//     them, for the terminal and (through RalphLog) for logs/ralph.log.
+//     them, for the terminal and (through store.RalphLog) for logs/ralph.log.
 //
 // How a run ended early (Stop: a limit, a stall, the failure guard, a
 // signal...) and how an agent call failed (Failure) are values too. The

@@ -580,3 +580,28 @@ func TestOutcomeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestRalphLog(t *testing.T) {
+	d := newDir(t)
+	l := NewRalphLog(d, failOnErr(t))
+	l.Line(t0, events.Info, "hello 1")
+	l.Line(t0, events.Warn, "100% literal")
+	l.Line(t0, events.Debug, "shown")
+	stamp := t0.Local().Format(events.LocalStamp)
+	want := "[" + stamp + "] [INFO] hello 1\n[" + stamp + "] [WARN] 100% literal\n[" + stamp + "] [DEBUG] shown\n"
+	if diff := cmp.Diff(want, string(readFile(t, d, ralphdir.RalphLog))); diff != "" {
+		t.Errorf("ralph.log (-want +got):\n%s", diff)
+	}
+
+	if err := os.Remove(d.Path(ralphdir.RalphLog)); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(d.Path(ralphdir.RalphLog), 0o755)
+	var errs []error
+	l2 := NewRalphLog(d, func(err error) { errs = append(errs, err) })
+	l2.Line(t0, events.Info, "a")
+	l2.Line(t0, events.Info, "b")
+	if len(errs) != 1 {
+		t.Errorf("write errors reported %d times, want once", len(errs))
+	}
+}

@@ -19,7 +19,7 @@ import (
 // through.
 func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
 	bus.SetWords(console.EventWords())
-	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(events.NewRalphLog(dir, onErr), shown))
+	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(store.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
 	st := store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, shown.Verbose)
 	bus.Add(st)
