@@ -7,15 +7,18 @@
 //
 // Time is always passed in; the package has no clock.
 //
-//	s, t, err := breaker.Init(d, now, cfg)     // before each iteration: cooldown / auto-reset
-//	if err := s.Err(); err != nil { ... }      // OPEN: print breaker.Halted(s, now, cfg), stop
-//	s, t, err = breaker.RecordAndSave(d, s, breaker.LoopResult{...}, now, cfg)
-//	if t != nil { print(t.Lines()) }           // banner; already in the history
+// The engine keeps the state in memory; the state store writes it:
+//
+//	s, _ := breaker.Load(d)                    // at start-up
+//	s, t := s.Startup(now, cfg)                // before each iteration: cooldown / auto-reset
+//	breaker.SaveStartup(d, s, t, created)      // the store, on the engine's change
+//	if err := s.Err(); err != nil { ... }      // OPEN: show breaker.Halted(s, now, cfg), stop
+//	s, t = s.Record(breaker.LoopResult{...}, now, cfg)
+//	breaker.SaveRecorded(d, s, t)              // the store; t, if any, goes to the history
 //	if !s.CanExecute() { stop with s.Err() }
 //
-// The pieces, for callers that need them separately: Load, Save,
-// LoadOrCreate (for --circuit-status: never changes the state), Fresh,
-// Reset (for --reset-circuit), State.Startup, State.Record, AppendHistory,
+// The other pieces: Save, LoadOrCreate (for --circuit-status: never
+// changes the state), Fresh, Reset (for --reset-circuit), AppendHistory,
 // EnsureHistory, Describe (the --circuit-status text).
 //
 // # What is recorded

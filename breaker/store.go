@@ -99,37 +99,30 @@ func AppendHistory(d *ralphdir.Dir, t Transition) error {
 	return nil
 }
 
-// Init is what the loop runs before every iteration (and what the
-// bash loop's init_circuit_breaker does): load the state, apply the
-// cooldown or auto-reset, make sure both files exist, and log a
-// transition if one happened. The returned transition, if any, is for
-// the console banner; it is already in the history.
-func Init(d *ralphdir.Dir, now time.Time, c Config) (State, *Transition, error) {
-	s, err := Load(d)
-	if err != nil {
-		return s, nil, err
-	}
+// SaveStartup keeps the breaker after the per-iteration start-up check
+// (State.Startup: cooldown, auto-reset), as the bash loop's
+// init_circuit_breaker does: the history file always exists, a transition
+// is appended to it, and the state is written when it changed or was never
+// written (created).
+func SaveStartup(d *ralphdir.Dir, s State, t *Transition, created bool) error {
 	if err := EnsureHistory(d); err != nil {
-		return s, nil, err
+		return err
 	}
-	created := s.LastChange.IsZero() // missing, repaired, or no usable last_change
-	s, t := s.Startup(now, c)
 	if t != nil {
 		if err := AppendHistory(d, *t); err != nil {
-			return s, t, err
+			return err
 		}
 	}
 	if t != nil || created {
-		if err := Save(d, s); err != nil {
-			return s, t, err
-		}
+		return Save(d, s)
 	}
-	return s, t, nil
+	return nil
 }
 
 // LoadOrCreate is Load for --circuit-status: it writes a fresh CLOSED
-// state when there is none but, unlike Init, never applies the cooldown
-// or auto-reset, so looking at the breaker does not change it.
+// state when there is none but, unlike the loop's start-up check
+// (State.Startup), never applies the cooldown or auto-reset, so looking
+// at the breaker does not change it.
 func LoadOrCreate(d *ralphdir.Dir, now time.Time) (State, error) {
 	s, err := Load(d)
 	if err != nil || !s.LastChange.IsZero() {
@@ -142,17 +135,15 @@ func LoadOrCreate(d *ralphdir.Dir, now time.Time) (State, error) {
 	return s, Save(d, s)
 }
 
-// RecordAndSave runs Record, saves the state and, on a transition, appends
-// it to the history (after the state, as the bash loop does).
-func RecordAndSave(d *ralphdir.Dir, s State, r LoopResult, now time.Time, c Config) (State, *Transition, error) {
-	n, t := s.Record(r, now, c)
-	if err := Save(d, n); err != nil {
-		return n, t, err
+// SaveRecorded keeps the breaker after a loop was recorded (State.Record):
+// the state, then the transition, if any, in the history, in the bash
+// loop's order.
+func SaveRecorded(d *ralphdir.Dir, s State, t *Transition) error {
+	if err := Save(d, s); err != nil {
+		return err
 	}
 	if t != nil {
-		if err := AppendHistory(d, *t); err != nil {
-			return n, t, err
-		}
+		return AppendHistory(d, *t)
 	}
-	return n, t, nil
+	return nil
 }

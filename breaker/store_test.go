@@ -61,7 +61,7 @@ func golden(t *testing.T, name string) string {
 // loop's init writes (testdata made with the bash loop's jq calls).
 func TestInitCreatesReferenceFiles(t *testing.T) {
 	d, _ := newDir(t)
-	s, tn, err := Init(d, t0, defaultConfig())
+	s, tn, err := initBreaker(d, t0, defaultConfig())
 	if err != nil || tn != nil {
 		t.Fatalf("Init = %v, %v; want no error, no transition", tn, err)
 	}
@@ -116,7 +116,7 @@ func checkBashOpenLoaded(t *testing.T, d *ralphdir.Dir) {
 // the files as the bash loop does. It returns that HALF_OPEN state.
 func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c Config) State {
 	t.Helper()
-	s, tn, err := Init(d, time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC), c)
+	s, tn, err := initBreaker(d, time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC), c)
 	if err != nil || tn != nil || s.CanExecute() {
 		t.Fatalf("Init at 10:30 = %+v, %v, %v; want OPEN, no transition", s, tn, err)
 	}
@@ -124,7 +124,7 @@ func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c Config) State {
 		t.Errorf("Init rewrote an unchanged state file:\n%s", got)
 	}
 
-	s, tn, err = Init(d, time.Date(2026, 3, 1, 10, 55, 0, 0, time.UTC), c)
+	s, tn, err = initBreaker(d, time.Date(2026, 3, 1, 10, 55, 0, 0, time.UTC), c)
 	if err != nil || tn == nil {
 		t.Fatalf("Init at 10:55 = %v, %v; want a transition", tn, err)
 	}
@@ -142,7 +142,7 @@ func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c Config) State {
 // loop's entries.
 func checkBashReopened(t *testing.T, d *ralphdir.Dir, s State, c Config) {
 	t.Helper()
-	s, tn, err := RecordAndSave(d, s, idle(1), time.Date(2026, 3, 1, 10, 56, 0, 0, time.UTC), c)
+	s, tn, err := recordAndSave(d, s, idle(1), time.Date(2026, 3, 1, 10, 56, 0, 0, time.UTC), c)
 	if err != nil || tn == nil || tn.Reason != "No recovery, opening circuit after 4 loops" {
 		t.Fatalf("RecordAndSave = %+v, %v; want HALF_OPEN -> OPEN 'No recovery, opening circuit after 4 loops'", tn, err)
 	}
@@ -237,7 +237,7 @@ func TestLoadQuarantinesUnusableFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, warnings := newDir(t)
 			put(t, d, ralphdir.CircuitBreakerState, tc.content)
-			s, tn, err := Init(d, t0, defaultConfig())
+			s, tn, err := initBreaker(d, t0, defaultConfig())
 			if err != nil || tn != nil {
 				t.Fatalf("Init = %v, %v", tn, err)
 			}
@@ -374,12 +374,12 @@ func TestLoadOrCreate(t *testing.T) {
 func TestRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 	d, _ := newDir(t)
 	c := defaultConfig()
-	s, _, err := Init(d, t0, c)
+	s, _, err := initBreaker(d, t0, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 3; i++ {
-		if s, _, err = RecordAndSave(d, s, idle(i), at(i), c); err != nil {
+		if s, _, err = recordAndSave(d, s, idle(i), at(i), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -390,4 +390,23 @@ func TestRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 	if err := s.Err(); err == nil {
 		t.Error("Err() = nil on an OPEN state")
 	}
+}
+
+// initBreaker is what the loop does with the breaker before every iteration: load
+// it, apply the cooldown or auto-reset, and keep the result (SaveStartup).
+func initBreaker(d *ralphdir.Dir, now time.Time, c Config) (State, *Transition, error) {
+	s, err := Load(d)
+	if err != nil {
+		return s, nil, err
+	}
+	created := s.LastChange.IsZero()
+	s, t := s.Startup(now, c)
+	return s, t, SaveStartup(d, s, t, created)
+}
+
+// recordAndSave is what the loop does after a successful call: Record,
+// then keep the result (SaveRecorded).
+func recordAndSave(d *ralphdir.Dir, s State, r LoopResult, now time.Time, c Config) (State, *Transition, error) {
+	n, t := s.Record(r, now, c)
+	return n, t, SaveRecorded(d, n, t)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
 )
 
@@ -30,9 +31,9 @@ func (s *Store) applyLoop(c events.Change) (bool, error) {
 	case events.WindowChanged:
 		return true, s.saveWindow(c.Window)
 	case events.BreakerChecked:
-		return true, s.saveBreakerStartup(c.State, c.Transition, c.Created)
+		return true, breaker.SaveStartup(s.d, c.State, c.Transition, c.Created)
 	case events.BreakerRecorded:
-		return true, s.saveBreaker(c.State, c.Transition)
+		return true, breaker.SaveRecorded(s.d, c.State, c.Transition)
 	case events.AnalysisRecorded:
 		return true, s.saveAnalysis(c.Analysis)
 	case events.AnalysisCleared:

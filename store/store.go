@@ -124,36 +124,6 @@ func (s *Store) Load() (events.Saved, error) {
 // saveWindow writes the call count and its hour.
 func (s *Store) saveWindow(w ratelimit.Window) error { return ratelimit.Save(s.d, w) }
 
-// saveBreakerStartup keeps the breaker after its per-iteration start-up
-// check: the history file always exists, a transition is appended to it,
-// and the state is written when it changed or was never written.
-func (s *Store) saveBreakerStartup(st breaker.State, tr *breaker.Transition, created bool) error {
-	if err := breaker.EnsureHistory(s.d); err != nil {
-		return err
-	}
-	if tr != nil {
-		if err := breaker.AppendHistory(s.d, *tr); err != nil {
-			return err
-		}
-	}
-	if tr != nil || created {
-		return breaker.Save(s.d, st)
-	}
-	return nil
-}
-
-// saveBreaker keeps the breaker after a loop was recorded: the state, then
-// the transition, if any, in the history.
-func (s *Store) saveBreaker(st breaker.State, tr *breaker.Transition) error {
-	if err := breaker.Save(s.d, st); err != nil {
-		return err
-	}
-	if tr != nil {
-		return breaker.AppendHistory(s.d, *tr)
-	}
-	return nil
-}
-
 // saveAnalysis writes .response_analysis.
 func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	b, err := ra.Marshal()
