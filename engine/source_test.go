@@ -95,3 +95,24 @@ func TestEngineBuildsNoSentences(t *testing.T) {
 		t.Errorf("%s: fmt.%s: the engine puts values in its notices and results; package console words them", fset.Position(call.Pos()), name)
 	})
 }
+
+// The engine never writes a file: the state store writes the state it
+// records (Bus.Record), and the agent's logs are opened through Logs. No
+// engine source may call a file-writing function or method, whatever its
+// receiver (ralphdir.Dir, os, a file).
+func TestEngineWritesNoFile(t *testing.T) {
+	writers := map[string]bool{
+		"WriteFile": true, "WriteJSON": true, "AppendLine": true, "Create": true, "OpenAppend": true,
+		"OpenFile": true, "Remove": true, "RemoveAll": true, "Rename": true, "CleanTemp": true,
+		"Mkdir": true, "MkdirAll": true, "Truncate": true, "Symlink": true, "Chmod": true,
+	}
+	eachEngineNode(t, func(fset *token.FileSet, n ast.Node) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && writers[sel.Sel.Name] {
+			t.Errorf("%s: .%s: the engine records a change (Bus.Record) and the store writes it", fset.Position(call.Pos()), sel.Sel.Name)
+		}
+	})
+}
