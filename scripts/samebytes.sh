@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# samebytes.sh OLD_BINARY NEW_BINARY — run every shared conformance scenario
+# with both builds and compare what a user and bmalph see: stdout, stderr
+# and every file under the scenario project's .ralph/, after masking what
+# differs from run to run (times, stamps in names, pids in the lock, git
+# object ids, session ids, the fake agent's random text). Prints one line
+# per file that differs and exits 1 if any does; exits 0 when the two
+# builds are indistinguishable. For a change that must be invisible (a
+# refactor), run it against a build of the commit before.
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: scripts/samebytes.sh OLD_BINARY NEW_BINARY" >&2; exit 1; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+suite=${CONFORMANCE:-$here/../shared/conformance/run.sh}
+[ -x "$suite" ] || { echo "samebytes.sh: $suite not found (set CONFORMANCE=path/to/run.sh)" >&2; exit 1; }
+
+keep() { # keep BINARY -> prints the scratch folder the suite kept
+	local out
+	out=$("$suite" --impl "$1" --jobs "${JOBS:-3}" --keep 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
+	echo "$out" | sed -n 's/^scratch kept in //p' | tail -1
+}
+old=$(keep "$(realpath "$1")")
+new=$(keep "$(realpath "$2")")
+
+mask() {
+	sed -E \
+		-e "s#/tmp/ralph-conformance\.[A-Za-z0-9]+#ROOT#g" \
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T_][0-9]{2}[:-][0-9]{2}[:-][0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?(-[0-9]{3})?/TS/g' \
+		-e 's/\b[0-9]{2}:[0-9]{2}:[0-9]{2}\b/HMS/g' \
+		-e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/UUID/g' \
+		-e 's/ralph-[0-9]+-[0-9]+/ralph-ID/g' \
+		-e 's/"(wall_ms|duration_ms|delay_seconds|pid)": *[0-9.]+/"\1":N/g' \
+		-e 's/\b1[6-9][0-9]{8}\b/EPOCH/g' \
+		-e 's/Sleeping for [0-9]+ seconds/Sleeping for N seconds/g' \
+		-e 's/corrupt-[0-9]{8}-[0-9]{6}/corrupt-STAMP/g' \
+		-e 's/\b[0-9a-f]{40}\b/SHA/g' "$1"
+}
+names() { (cd "$1" && find . -path ./proj/.git -prune -o -type f -print | grep -E '^\./(stdout|stderr)|^\./proj/\.ralph/' |
+	grep -v '\.ralph_loop\.lock$' | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{3}/STAMP/; s/corrupt-[0-9]{8}-[0-9]{6}/corrupt-STAMP/' | sort); }
+real() { (cd "$1" && find . -path ./proj/.git -prune -o -type f -print | grep -E '^\./(stdout|stderr)|^\./proj/\.ralph/' | grep -v '\.ralph_loop\.lock$' | sort); }
+
+differ=0
+for sc in $(ls "$old"); do
+	if [ "$(names "$old/$sc")" != "$(names "$new/$sc")" ]; then
+		echo "$sc: not the same files"; differ=1; continue
+	fi
+	paste <(real "$old/$sc") <(real "$new/$sc") | while IFS=$'\t' read -r a b; do
+		# The fake agent's random filler: compare its size only.
+		if grep -q 'Long log follows' "$old/$sc/$a" 2>/dev/null; then
+			[ "$(wc -c < "$old/$sc/$a")" = "$(wc -c < "$new/$sc/$b")" ] || echo "$sc: ${a#./} (size)"
+			continue
+		fi
+		cmp -s <(mask "$old/$sc/$a") <(mask "$new/$sc/$b") || echo "$sc: ${a#./}"
+	done
+done | tee /dev/stderr | grep -q . && differ=1
+rm -rf "$old" "$new"
+[ "$differ" = 0 ] && echo "the same: every scenario's output and .ralph/ files match"
+exit "$differ"
