@@ -17,8 +17,24 @@ import (
 // git runs git in dir and returns its trimmed stdout. With owned set, the
 // change queries leave out the loop's own files under .ralph/.
 type git struct {
-	dir   string
-	owned *ownedPaths
+	dir    string
+	owned  *ownedPaths
+	staged *stagedCache // nil: every change query asks git
+}
+
+// stagedCache remembers the last `git diff --numstat --cached` of a plain
+// repository with the HEAD it compared against and the identity of the
+// index file it read. That diff compares the index with HEAD's tree, so it
+// cannot change while neither does; anything that changes the index (git
+// add, a commit, a checkout, a reset) replaces the index file, which gives
+// it a new inode, size or modification time. The loop asks for the diff on
+// every iteration, and an iteration where the agent staged nothing need not
+// pay for a git process.
+type stagedCache struct {
+	mu    sync.Mutex
+	head  string
+	index os.FileInfo // nil: nothing remembered
+	out   string
 }
 
 // ownedPaths recognises, among repository paths, the files the loop writes
@@ -35,7 +51,7 @@ type ownedPaths struct {
 // newGit is the loop's git: the project's repository, with ralphDir's
 // loop-owned files left out of every change it reports.
 func newGit(projectDir, ralphDir string) git {
-	return git{dir: projectDir, owned: &ownedPaths{ralphDir: ralphDir}}
+	return git{dir: projectDir, owned: &ownedPaths{ralphDir: ralphDir}, staged: &stagedCache{}}
 }
 
 // isOwned reports whether p, a path relative to the repository's top as
@@ -225,11 +241,16 @@ func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
 // answers: the loop pays for every git process on every iteration.
 func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
 	// The three look-ups are independent: run them side by side.
-	var head, work, staged string
+	// A plain repository's HEAD is read first: with it, the staged diff
+	// may be the one remembered.
+	head, plain := readHead(g.dir)
+	var work, staged string
 	var wg sync.WaitGroup
-	wg.Go(func() { head = g.head(ctx) })
+	if !plain {
+		wg.Go(func() { head = g.head(ctx) })
+	}
 	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
-	wg.Go(func() { staged, _ = g.run(ctx, "diff", "--numstat", "--cached") })
+	wg.Go(func() { staged = g.stagedNumstat(ctx, head, plain) })
 	wg.Wait()
 	var parts []string
 	if start != "" && head != "" && head != start {
@@ -251,6 +272,41 @@ func (g git) changes(ctx context.Context, start string) (files int, numstat stri
 		}
 	}
 	return len(set), strings.Join(kept, "\n")
+}
+
+// stagedNumstat is `git diff --numstat --cached`, the index against HEAD.
+// In a plain repository (plain: head was read from its files) without
+// GIT_INDEX_FILE, the output is remembered with head and the index file's
+// identity and given again while both are unchanged. The index is looked
+// at before git runs: should it change in between, the remembered identity
+// is the older one and the next call asks git again.
+func (g git) stagedNumstat(ctx context.Context, head string, plain bool) string {
+	c := g.staged
+	if c == nil || !plain || os.Getenv("GIT_INDEX_FILE") != "" {
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	index, err := os.Stat(filepath.Join(g.dir, ".git", "index"))
+	if err != nil {
+		// No index yet (nothing ever staged) or unreadable: ask git and
+		// remember nothing.
+		c.index = nil
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	if c.index != nil && c.head == head && os.SameFile(c.index, index) &&
+		c.index.Size() == index.Size() && c.index.ModTime().Equal(index.ModTime()) {
+		return c.out
+	}
+	out, err := g.run(ctx, "diff", "--numstat", "--cached")
+	if err != nil {
+		c.index = nil
+		return out
+	}
+	c.head, c.index, c.out = head, index, out
+	return out
 }
 
 // numstatPath is the path `git diff --name-only` prints for one numstat

@@ -29,21 +29,17 @@ var subreaper atomic.Bool
 // subreaper, so every orphaned descendant is re-parented to us, and no
 // thread of ours has a child (zombies included). It is the cheap answer
 // after most calls; false means "cannot tell", and the caller scans.
+//
+// One waitid that neither waits nor reaps (WNOHANG, WNOWAIT) answers it:
+// it fails with ECHILD exactly when no thread of ours has a child of any
+// kind (WALL), running, stopped or ended.
 func noDescendants() bool {
 	if !subreaper.Load() {
 		return false
 	}
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return false
-	}
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil || len(bytes.TrimSpace(b)) > 0 {
-			return false
-		}
-	}
-	return true
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+	return errors.Is(err, unix.ECHILD)
 }
 
 // strays lists the live processes whose environment carries token. A

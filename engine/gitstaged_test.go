@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStagedDiffRemembered: the staged half of changes asks git only when
+// the index or HEAD changed since the last call, and a file staged between
+// two calls is counted by the second.
+func TestStagedDiffRemembered(t *testing.T) {
+	dir, sh, write := testRepo(t)
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	// A git on PATH that notes its arguments, then runs the real one.
+	bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	stagedRuns := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "diff --numstat --cached")
+	}
+
+	write("a.txt", "a\n")
+	write("b.txt", "b\n")
+	sh("init", "-q", ".")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "init")
+	start := sh("rev-parse", "HEAD")
+	g := newGit(dir, filepath.Join(dir, ".ralph"))
+	ctx := context.Background()
+
+	check := func(step string, wantFiles, wantRuns int) string {
+		t.Helper()
+		n, numstat := g.changes(ctx, start)
+		if n != wantFiles {
+			t.Errorf("%s: %d files changed, want %d\n%s", step, n, wantFiles, numstat)
+		}
+		if got := stagedRuns(); got != wantRuns {
+			t.Errorf("%s: git diff --cached ran %d times in all, want %d", step, got, wantRuns)
+		}
+		return numstat
+	}
+	first := check("clean tree", 0, 1)
+	if again := check("nothing changed", 0, 1); again != first {
+		t.Errorf("remembered diff %q, want %q", again, first)
+	}
+	write("a.txt", "a changed\n")
+	check("unstaged edit", 1, 1)
+	sh("add", "a.txt")
+	check("edit staged", 1, 2)
+	check("nothing changed since", 1, 2)
+	write("b.txt", "b changed\n")
+	sh("add", "b.txt")
+	staged := check("second file staged", 2, 3)
+	if !strings.Contains(staged, "b.txt") {
+		t.Errorf("staged diff misses b.txt:\n%s", staged)
+	}
+	sh("commit", "-q", "-m", "both")
+	// HEAD moved: the commits since start count, the staged diff is empty.
+	check("committed", 2, 4)
+	check("nothing changed after the commit", 2, 4)
+
+	// With GIT_INDEX_FILE set, git is asked every time.
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(dir, ".git", "index"))
+	check("GIT_INDEX_FILE", 2, 5)
+	check("GIT_INDEX_FILE again", 2, 6)
+}
