@@ -6,7 +6,8 @@
 # object ids, session ids, the fake agent's random text). Prints one line
 # per file that differs and exits 1 if any does; exits 0 when the two
 # builds are indistinguishable. For a change that must be invisible (a
-# refactor), run it against a build of the commit before.
+# refactor), run it against a build of the commit before. JOBS and FILTER
+# (a scenario-id regex) are passed to the suite.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: scripts/samebytes.sh OLD_BINARY NEW_BINARY" >&2; exit 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,7 @@ suite=${CONFORMANCE:-$here/../shared/conformance/run.sh}
 
 keep() { # keep BINARY -> prints the scratch folder the suite kept
 	local out
-	out=$("$suite" --impl "$1" --jobs "${JOBS:-3}" --keep 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
+	out=$("$suite" --impl "$1" --jobs "${JOBS:-3}" --filter "${FILTER:-.}" --keep 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
 	echo "$out" | sed -n 's/^scratch kept in //p' | tail -1
 }
 old=$(keep "$(realpath "$1")")
@@ -38,10 +39,10 @@ names() { (cd "$1" && find . -path ./proj/.git -prune -o -type f -print | grep -
 	grep -v '\.ralph_loop\.lock$' | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{3}/STAMP/; s/corrupt-[0-9]{8}-[0-9]{6}/corrupt-STAMP/' | sort); }
 real() { (cd "$1" && find . -path ./proj/.git -prune -o -type f -print | grep -E '^\./(stdout|stderr)|^\./proj/\.ralph/' | grep -v '\.ralph_loop\.lock$' | sort); }
 
-differ=0
+report=$(mktemp)
 for sc in $(ls "$old"); do
 	if [ "$(names "$old/$sc")" != "$(names "$new/$sc")" ]; then
-		echo "$sc: not the same files"; differ=1; continue
+		echo "$sc: not the same files"; continue
 	fi
 	paste <(real "$old/$sc") <(real "$new/$sc") | while IFS=$'\t' read -r a b; do
 		# The fake agent's random filler: compare its size only.
@@ -51,7 +52,13 @@ for sc in $(ls "$old"); do
 		fi
 		cmp -s <(mask "$old/$sc/$a") <(mask "$new/$sc/$b") || echo "$sc: ${a#./}"
 	done
-done | tee /dev/stderr | grep -q . && differ=1
+done >"$report"
 rm -rf "$old" "$new"
-[ "$differ" = 0 ] && echo "the same: every scenario's output and .ralph/ files match"
-exit "$differ"
+if [ -s "$report" ]; then
+	cat "$report"; rm -f "$report"
+	echo "differ: the files above (a scenario whose fake agent writes random text may differ in"
+	echo "what that text triggers; run that scenario again with both builds to tell)"
+	exit 1
+fi
+rm -f "$report"
+echo "the same: every scenario's output and .ralph/ files match"
