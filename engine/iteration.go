@@ -19,7 +19,9 @@ type call struct {
 	outName    string // logs/claude_output_<stamp>.log
 	errName    string
 	startSHA   string
-	before     int // checked boxes before the call
+	before     int    // checked boxes before the call
+	planBefore []byte // the plan as read before the call
+	ticked     []string
 	sessionID  string
 	resumed    bool
 	calls      int // .call_count after this call, if it succeeds
@@ -50,6 +52,7 @@ func (l *loop) iteration() step {
 	c.calls = l.window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
+		c.planBefore = l.plan
 	}
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
@@ -162,6 +165,7 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 		HasPermissionDenials:  res.HasPermissionDenials,
 		States:                res.States,
 		OutputFile:            l.rel(c.outName),
+		TasksTicked:           c.ticked,
 	}
 	return it
 }

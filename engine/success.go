@@ -6,6 +6,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -71,6 +72,9 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		after = counts.Checked
 	}
 	l.applyPlanDelta(res, c.before, after)
+	if l.havePlan {
+		c.ticked = fixplan.Ticked(c.planBefore, l.plan)
+	}
 	if after > c.before {
 		l.collapseStories()
 	}

@@ -115,6 +115,7 @@ type Iteration struct {
 	States                []string `json:"states,omitempty"` // <!-- ralph:state NAME --> markers
 	Detail                string   `json:"detail,omitempty"`
 	OutputFile            string   `json:"output_file,omitempty"`
+	TasksTicked           []string `json:"tasks_ticked,omitempty"` // plan tasks checked during the call, their text without the box
 }
 
 // Event is one thing that happened. Fields that do not apply to a type are

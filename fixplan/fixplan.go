@@ -161,3 +161,32 @@ func CountStories(plan []byte) Stories {
 	}
 	return s
 }
+
+// Ticked returns the tasks that were open in before and are checked in
+// after, as their text without the checkbox ("Task A"), in plan order and
+// cut to NextTaskMax characters. A task is matched by its text: one that
+// was reworded as it was ticked is not found.
+func Ticked(before, after []byte) []string {
+	open := map[string]int{}
+	for _, l := range lines(before) {
+		if openRe.MatchString(l) {
+			open[taskText(l)]++
+		}
+	}
+	var out []string
+	for _, l := range lines(after) {
+		if !doneRe.MatchString(l) {
+			continue
+		}
+		if t := taskText(l); open[t] > 0 {
+			open[t]--
+			out = append(out, clip.Runes(t, NextTaskMax))
+		}
+	}
+	return out
+}
+
+// taskText is a checkbox line without its indent and its "- [ ]" or "- [x]".
+func taskText(line string) string {
+	return strings.Trim(strings.TrimLeft(line, " \t\n\v\f\r")[len("- [ ]"):], " \t\n\v\f\r")
+}

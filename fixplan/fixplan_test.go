@@ -185,3 +185,26 @@ func TestCountStories(t *testing.T) {
 		t.Fatalf("crlf: %+v", got)
 	}
 }
+
+func TestTicked(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after string
+		want          []string
+	}{
+		{"none", "- [ ] a\n", "- [ ] a\n", nil},
+		{"one ticked", "- [x] a\n- [ ] b\n- [ ] c\n", "- [x] a\n- [x] b\n- [ ] c\n", []string{"b"}},
+		{"two ticked, indented, in plan order", "  - [ ] b\n\t- [ ] c\n", "\t- [X] c\n  - [x] b\n", []string{"c", "b"}},
+		{"already done is not ticked", "- [x] a\n", "- [x] a\n", nil},
+		{"reworded is not found", "- [ ] a\n", "- [x] a, done\n", nil},
+		{"same text twice, one ticked", "- [ ] a\n- [ ] a\n", "- [x] a\n- [ ] a\n", []string{"a"}},
+		{"no plan before", "", "- [x] a\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, Ticked([]byte(tt.before), []byte(tt.after))); d != "" {
+				t.Errorf("Ticked (-want +got):\n%s", d)
+			}
+		})
+	}
+}
