@@ -193,6 +193,7 @@ type Config struct {
 	// Arguments of the non-loop actions.
 	AnalyzeFile string // --analyze FILE
 	JSON        bool   // --json (with --report)
+	ReportRun   string // --run ID (with --report)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.

@@ -23,6 +23,7 @@ type cli struct {
 	live        bool
 	json        bool
 	analyzeFile string
+	reportRun   string
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -70,7 +71,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
-		{"max-output-mb", ""},
+		{"max-output-mb", ""}, {"run", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
@@ -109,6 +110,9 @@ func parseArgs(args []string) (*cli, error) {
 	}
 	if len(st.modes) == 1 {
 		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
+	}
+	if st.reportRun != "" && st.action != Report {
+		return nil, &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
 	if st.json && st.action != Report {
 		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report"}
@@ -156,6 +160,14 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		}
 		st.analyzeFile = value
 		st.modes = append(st.modes, name)
+		return nil
+	}
+	if f.Name == "run" {
+		if value == "" {
+			return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a run id",
+				Msg: "--run requires a run id (ralph_loop --report lists them)"}
+		}
+		st.reportRun = value
 		return nil
 	}
 	key := flagKeys[f.Name]
@@ -247,6 +259,8 @@ func translateParseError(err error, args []string) error {
 		switch {
 		case f.Name == "analyze":
 			accepted = "a file name (a saved agent output)"
+		case f.Name == "run":
+			accepted = "a run id (ralph_loop --report lists them)"
 		case flagKeys[f.Name] != "":
 			accepted = keyIndex[flagKeys[f.Name]].accepts
 		}

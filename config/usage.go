@@ -59,6 +59,7 @@ Commands:
       --resume                let a paused loop go on, and exit
       --report                summarise the runs so far and exit
       --json                  with --report: print the summary as JSON
+      --run ID                with --report: that run alone
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)
 

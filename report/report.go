@@ -23,6 +23,30 @@ type Loop struct {
 	Duration time.Duration `json:"-"`
 	Seconds  float64       `json:"seconds"`
 	Usage    *events.Usage `json:"usage,omitempty"`
+	Ticked   []string      `json:"tasks_ticked,omitempty"`
+}
+
+// Receipt is what one ticked task took: the loops since the previous tick
+// (or the start of the run) up to and including the loop that ticked it.
+// Tasks ticked by the same loop share one set of numbers (SharedBy > 1).
+type Receipt struct {
+	Task     string  `json:"task"`
+	Loop     int     `json:"loop"` // the loop that ticked it
+	Loops    int     `json:"loops"`
+	Calls    int     `json:"calls"`
+	Tokens   int64   `json:"tokens"`
+	CostUSD  float64 `json:"cost_usd"`
+	Seconds  float64 `json:"seconds"` // wall time from the previous tick (or the start) to this one
+	SharedBy int     `json:"shared_by,omitempty"`
+}
+
+// pending adds up the calls since the last tick.
+type pending struct {
+	loops  map[int]bool
+	calls  int
+	tokens int64
+	cost   float64
+	since  time.Time
 }
 
 // Change is one breaker transition.
@@ -50,7 +74,9 @@ type Summary struct {
 	Breaker    []Change       `json:"breaker_changes"`
 	Waits      map[string]int `json:"waits"`
 	Invalid    int            `json:"invalid_lines"`
+	Receipts   []Receipt      `json:"receipts"`
 
+	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
 	starts  map[int]time.Time // iteration_started times by loop
 }
@@ -96,7 +122,8 @@ func Read(r io.Reader) ([]*Summary, error) {
 				s := byID[e.RunID]
 				if s == nil || e.Type == events.RunStarted && s.started {
 					s = &Summary{RunID: e.RunID, Started: e.TS, Loops: []Loop{}, Outcomes: map[string]int{},
-						Breaker: []Change{}, Waits: map[string]int{}, starts: map[int]time.Time{}}
+						Breaker: []Change{}, Waits: map[string]int{}, starts: map[int]time.Time{},
+						Receipts: []Receipt{}, open: pending{loops: map[int]bool{}, since: e.TS}}
 					byID[e.RunID] = s
 					runs = append(runs, s)
 					s.Invalid, orphans = orphans, 0
@@ -145,6 +172,7 @@ func apply(s *Summary, e events.Event) {
 	switch e.Type {
 	case events.RunStarted:
 		s.Driver, s.Started, s.started = e.Driver, e.TS, true
+		s.open.since = e.TS
 	case events.IterationStarted:
 		starts[e.Loop] = e.TS
 	case events.IterationCompleted, events.IterationFailed, events.IterationTimedOut, events.IterationIdle, events.IterationDenied:
@@ -152,6 +180,7 @@ func apply(s *Summary, e events.Event) {
 		if it := e.Iteration; it != nil {
 			l.Outcome = it.Outcome
 			l.Usage = it.Usage
+			l.Ticked = it.TasksTicked
 			l.Duration = time.Duration(it.WallMS) * time.Millisecond
 		} else if t, ok := starts[e.Loop]; ok {
 			l.Duration = e.TS.Sub(t)
@@ -159,6 +188,7 @@ func apply(s *Summary, e events.Event) {
 		l.Seconds = l.Duration.Seconds()
 		s.Loops = append(s.Loops, l)
 		s.Outcomes[l.Outcome]++
+		s.account(l, e.TS)
 	case events.BreakerChanged:
 		s.Breaker = append(s.Breaker, Change{At: e.TS, Loop: e.Loop, From: e.From, To: e.To, Reason: e.Reason})
 	case events.DelayStarted:
@@ -166,6 +196,66 @@ func apply(s *Summary, e events.Event) {
 	case events.RunFinished:
 		s.Finished, s.ExitReason, s.ExitCode, s.Status = true, e.Reason, e.ExitCode, e.Status
 	}
+}
+
+// account adds a finished call to the open receipt and closes it when the
+// call ticked tasks.
+func (s *Summary) account(l Loop, at time.Time) {
+	o := &s.open
+	o.loops[l.Loop] = true
+	o.calls++
+	if l.Usage != nil {
+		o.tokens += l.Usage.Tokens()
+		o.cost += l.Usage.CostUSD
+	}
+	if len(l.Ticked) == 0 {
+		return
+	}
+	shared := 0
+	if len(l.Ticked) > 1 {
+		shared = len(l.Ticked)
+	}
+	for _, t := range l.Ticked {
+		s.Receipts = append(s.Receipts, Receipt{Task: t, Loop: l.Loop, Loops: len(o.loops), Calls: o.calls,
+			Tokens: o.tokens, CostUSD: events.RoundCost(o.cost), Seconds: at.Sub(o.since).Seconds(), SharedBy: shared})
+	}
+	s.open = pending{loops: map[int]bool{}, since: at}
+}
+
+// Find returns the last run with the id, or nil.
+func Find(runs []*Summary, id string) *Summary {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].RunID == id {
+			return runs[i]
+		}
+	}
+	return nil
+}
+
+// Logs names an event log and its rotated copies, oldest first:
+// NAME.5 … NAME.1, then NAME.
+func Logs(name string) []string {
+	out := make([]string, 0, Rotations+1)
+	for i := Rotations; i >= 1; i-- {
+		out = append(out, fmt.Sprintf("%s.%d", name, i))
+	}
+	return append(out, name)
+}
+
+// Rotations is how many rotated copies of an event log are read.
+const Rotations = 5
+
+// Concat reads logs one after the other as one log. A newline goes between
+// them, so a copy that ends without one cannot join two events.
+func Concat(logs ...io.Reader) io.Reader {
+	rs := make([]io.Reader, 0, 2*len(logs))
+	for i, r := range logs {
+		if i > 0 {
+			rs = append(rs, bytes.NewReader([]byte("\n")))
+		}
+		rs = append(rs, r)
+	}
+	return io.MultiReader(rs...)
 }
 
 // Last returns the most recent run, or nil.
@@ -215,13 +305,71 @@ func WriteText(w io.Writer, s *Summary) {
 			fmt.Fprintf(w, "    loop %d: %s -> %s (%s)\n", c.Loop, c.From, c.To, c.Reason)
 		}
 	}
+	writeReceipts(w, s.Receipts)
 	if s.Invalid > 0 {
 		fmt.Fprintf(w, "\n  (%d unreadable event lines skipped)\n", s.Invalid)
 	}
 }
 
-// WriteJSON renders s as indented JSON.
-func WriteJSON(w io.Writer, s *Summary) error {
+func writeReceipts(w io.Writer, rs []Receipt) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n  tasks ticked:\n  %-5s %5s %5s %12s %10s %9s  %s\n", "loop", "loops", "calls", "tokens", "cost USD", "seconds", "task")
+	for _, r := range rs {
+		shared := ""
+		if r.SharedBy > 1 {
+			shared = fmt.Sprintf("  (shared by %d tasks)", r.SharedBy)
+		}
+		fmt.Fprintf(w, "  %-5d %5d %5d %12d %10.4f %9.1f  %s%s\n", r.Loop, r.Loops, r.Calls, r.Tokens, r.CostUSD, r.Seconds, r.Task, shared)
+	}
+}
+
+// Line is one run in the history.
+type Line struct {
+	RunID      string    `json:"run_id"`
+	Started    time.Time `json:"started"`
+	Seconds    float64   `json:"seconds"`
+	Finished   bool      `json:"finished"`
+	ExitReason string    `json:"exit_reason,omitempty"`
+	Loops      int       `json:"loops"`
+	Tasks      int       `json:"tasks_ticked"`
+	Tokens     int64     `json:"tokens"`
+	CostUSD    float64   `json:"cost_usd"`
+}
+
+// History is one Line per run, oldest first.
+func History(runs []*Summary) []Line {
+	out := make([]Line, 0, len(runs))
+	for _, s := range runs {
+		out = append(out, Line{RunID: s.RunID, Started: s.Started, Seconds: s.Ended.Sub(s.Started).Seconds(),
+			Finished: s.Finished, ExitReason: s.ExitReason, Loops: len(s.Loops), Tasks: len(s.Receipts),
+			Tokens: s.Totals.Tokens(), CostUSD: s.Totals.CostUSD})
+	}
+	return out
+}
+
+// WriteHistory renders one line per run, oldest first.
+func WriteHistory(w io.Writer, runs []*Summary) {
+	fmt.Fprintf(w, "\nRuns (%d):\n  %-19s %-19s %9s %5s %5s %12s %10s  %s\n", len(runs), "run", "started", "seconds", "loops", "tasks", "tokens", "cost USD", "stopped")
+	for _, l := range History(runs) {
+		why := l.ExitReason
+		if !l.Finished {
+			why = "(no run_finished: running or killed)"
+		}
+		fmt.Fprintf(w, "  %-25s %-19s %9.0f %5d %5d %12d %10.4f  %s\n", l.RunID, l.Started.Local().Format(events.LocalStamp),
+			l.Seconds, l.Loops, l.Tasks, l.Tokens, l.CostUSD, why)
+	}
+}
+
+// All is --report --json: the last run in full and the history.
+type All struct {
+	Last *Summary `json:"last"`
+	Runs []Line   `json:"runs"`
+}
+
+// WriteJSON renders s (a *Summary or an All) as indented JSON.
+func WriteJSON(w io.Writer, s any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
