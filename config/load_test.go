@@ -547,6 +547,8 @@ func TestUsageErrors(t *testing.T) {
 		{"pause with resume", setup{args: []string{"--pause", "--resume"}}, "--resume", []string{"--pause and --resume cannot be used together"}, false},
 		{"monitor with report", setup{args: []string{"--monitor", "--report"}}, "--report", []string{"--monitor and --report cannot be used together"}, false},
 		{"json without report", setup{args: []string{"--json"}}, "--json", []string{"--json only applies to --report"}, false},
+		{"run without report", setup{args: []string{"--run", "r1"}}, "--run", []string{"--run only applies to --report"}, false},
+		{"run empty", setup{args: []string{"--report", "--run", ""}}, "--run", []string{"--run requires a run id"}, false},
 		{"bad value before status", setup{args: []string{"--timeout", "0", "--status"}}, "--timeout", []string{"Timeout must be"}, false},
 
 		// Tools: claude-code only.
@@ -705,6 +707,11 @@ func TestActions(t *testing.T) {
 		{"report json", []string{"--report", "--json"}, Report, func(t *testing.T, c *Config) {
 			if !c.JSON {
 				t.Error("JSON not set")
+			}
+		}},
+		{"report run", []string{"--report", "--run", "r1", "--json"}, Report, func(t *testing.T, c *Config) {
+			if c.ReportRun != "r1" || !c.JSON {
+				t.Errorf("ReportRun=%q JSON=%v", c.ReportRun, c.JSON)
 			}
 		}},
 		{"analyze", []string{"--analyze", "out.log", "--driver", "codex"}, Analyze, func(t *testing.T, c *Config) {
