@@ -90,7 +90,8 @@ func TestReadRebuildsRun(t *testing.T) {
 			{At: t0.Add(7 * time.Second), Loop: 3, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"},
 			{At: t0.Add(10 * time.Second), Loop: 3, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
 		},
-		Waits: map[string]int{"failure_backoff": 1},
+		Waits:    map[string]int{"failure_backoff": 1},
+		Receipts: []report.Receipt{},
 	}}
 	if diff := cmp.Diff(want, runs, cmpopts.IgnoreUnexported(report.Summary{}), cmpopts.EquateApproxTime(0)); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
@@ -278,5 +279,72 @@ func TestReadOverlongLine(t *testing.T) {
 	}
 	if len(runs) != 1 || runs[0].Invalid != 1 || !runs[0].Finished {
 		t.Fatalf("runs = %d, invalid = %d", len(runs), runs[0].Invalid)
+	}
+}
+
+// TestReceipts: the calls since the previous tick are what a ticked task
+// took; tasks ticked by one call share its numbers; calls after the last
+// tick belong to no receipt.
+func TestReceipts(t *testing.T) {
+	l := newLog("r", t0)
+	l.emit(events.Event{Type: events.RunStarted, Driver: "codex"}) // t0
+	l.call(1, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1})
+	l.call(2, events.IterationFailed, &events.Iteration{Outcome: "error", Usage: u3})
+	l.call(3, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u3, TasksTicked: []string{"A"}}) // t0+6s
+	l.call(4, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1, TasksTicked: []string{"B", "C"}})
+	l.call(5, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1})
+	runs, err := report.Read(&l.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u1t, u3t := u1.Tokens(), u3.Tokens()
+	want := []report.Receipt{
+		{Task: "A", Loop: 3, Loops: 3, Calls: 3, Tokens: u1t + 2*u3t, CostUSD: 0.1877, Seconds: 6},
+		{Task: "B", Loop: 4, Loops: 1, Calls: 1, Tokens: u1t, CostUSD: 0.0123, Seconds: 2, SharedBy: 2},
+		{Task: "C", Loop: 4, Loops: 1, Calls: 1, Tokens: u1t, CostUSD: 0.0123, Seconds: 2, SharedBy: 2},
+	}
+	if d := cmp.Diff(want, runs[0].Receipts); d != "" {
+		t.Errorf("receipts (-want +got):\n%s", d)
+	}
+	var out bytes.Buffer
+	report.WriteText(&out, runs[0])
+	for _, line := range []string{
+		"  tasks ticked:\n",
+		"  3         3     3         6772     0.1877       6.0  A\n",
+		"  4         1     1         6740     0.0123       2.0  C  (shared by 2 tasks)\n",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// TestConcat: logs read one after the other; a copy that ends without its
+// newline does not join its last event with the next copy's first.
+func TestConcat(t *testing.T) {
+	a, b := newLog("r1", t0), newLog("r2", t0.Add(time.Hour))
+	haltedRun(a)
+	b.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
+	old := bytes.TrimSuffix(a.buf.Bytes(), []byte("\n"))
+	runs, err := report.Read(report.Concat(bytes.NewReader(old), &b.buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].RunID != "r1" || !runs[0].Finished || runs[1].RunID != "r2" || runs[0].Invalid+runs[1].Invalid != 0 {
+		t.Fatalf("runs = %+v", runs)
+	}
+	if report.Find(runs, "r1") != runs[0] || report.Find(runs, "r9") != nil {
+		t.Error("Find")
+	}
+	h := report.History(runs)
+	if len(h) != 2 || h[0].Loops != 3 || h[0].ExitReason != "stagnation_detected" || h[0].Tokens != u1.Tokens()+u3.Tokens() {
+		t.Errorf("History = %+v", h)
+	}
+}
+
+func TestLogs(t *testing.T) {
+	want := []string{"e.5", "e.4", "e.3", "e.2", "e.1", "e"}
+	if d := cmp.Diff(want, report.Logs("e")); d != "" {
+		t.Error(d)
 	}
 }
