@@ -351,7 +351,7 @@ func History(runs []*Summary) []Line {
 
 // WriteHistory renders one line per run, oldest first.
 func WriteHistory(w io.Writer, runs []*Summary) {
-	fmt.Fprintf(w, "\nRuns (%d):\n  %-19s %-19s %9s %5s %5s %12s %10s  %s\n", len(runs), "run", "started", "seconds", "loops", "tasks", "tokens", "cost USD", "stopped")
+	fmt.Fprintf(w, "\nRuns (%d):\n  %-25s %-19s %9s %5s %5s %12s %10s  %s\n", len(runs), "run", "started", "seconds", "loops", "tasks", "tokens", "cost USD", "stopped")
 	for _, l := range History(runs) {
 		why := l.ExitReason
 		if !l.Finished {
