@@ -156,7 +156,7 @@ Notes:
 | ` + "`-s`, `--status`" + ` | flag | print status.json and exit |
 | ` + "`--circuit-status`, `--reset-circuit`, `--reset-session`" + ` | flag | breaker and session maintenance, then exit |
 | ` + "`--pause`, `--resume`" + ` | flag | pause or resume a running loop, then exit |
-| ` + "`--report` [`--json`]" + ` | flag | summary of the runs so far, then exit |
+| ` + "`--report` [`--json`] [`--run ID`]" + ` | flag | the last run, per-task receipts and one line per run (or run ID alone), then exit |
 | ` + "`--analyze FILE` [`--driver NAME`]" + ` | flag | analyse a saved agent output, then exit |
 | ` + "`--version`, `-h`, `--help`" + ` | flag | version or help, then exit |
 `)
