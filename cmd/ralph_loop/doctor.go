@@ -165,7 +165,8 @@ func gitCheck(cwd string) check {
 }
 
 // configCheck: values the loop would refuse to start with were only
-// warnings here (so that --doctor can run at all); each is a failure.
+// warnings here (so that --doctor can run at all); each is a failure. Its
+// message names the file and line or the variable, and what is accepted.
 func configCheck(cfg *config.Config, warnings []config.Warning) check {
 	from := "built-in defaults"
 	if cfg.RCFile != "" {
@@ -173,25 +174,17 @@ func configCheck(cfg *config.Config, warnings []config.Warning) check {
 	}
 	var notes []string
 	for _, w := range warnings {
+		msg := w.String()
 		if w.Invalid {
-			return bad("configuration: %s; fix it in %s", w.String(), fixWhere(w, cfg))
+			msg = strings.TrimSuffix(strings.TrimSuffix(msg, "; using the defaults"), "; using the default")
+			return bad("configuration: %s", msg)
 		}
-		notes = append(notes, w.String())
+		notes = append(notes, msg)
 	}
 	if len(notes) > 0 {
 		return good("configuration: valid (%s; warning: %s)", from, strings.Join(notes, "; "))
 	}
 	return good("configuration: valid (%s)", from)
-}
-
-func fixWhere(w config.Warning, cfg *config.Config) string {
-	switch {
-	case w.File != "":
-		return w.File
-	case cfg.RCFile != "":
-		return cfg.RCFile + " or the environment"
-	}
-	return "the environment"
 }
 
 // ralphDirCheck: the project was set up, with the prompt the loop sends.
