@@ -29,6 +29,7 @@ const (
 	Pause
 	Resume
 	Init
+	Doctor
 )
 
 // runsLoop reports whether the action starts the loop. Only then are
@@ -79,6 +80,9 @@ type Warning struct {
 	File string
 	Line int
 	Msg  string
+	// Invalid marks a value the loop itself would refuse to start with
+	// (accepted here only because the action does not run the loop).
+	Invalid bool
 }
 
 // String formats the warning as "<file>:<line>: <msg>" (or just msg).
@@ -191,9 +195,10 @@ type Config struct {
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Arguments of the non-loop actions.
-	AnalyzeFile string // --analyze FILE
-	JSON        bool   // --json (with --report)
-	ReportRun   string // --run ID (with --report)
+	AnalyzeFile   string // --analyze FILE
+	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
+	JSON          bool   // --json (with --report)
+	ReportRun     string // --run ID (with --report)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.

@@ -24,6 +24,7 @@ type cli struct {
 	json        bool
 	analyzeFile string
 	reportRun   string
+	monitor     bool // --doctor --monitor
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -39,6 +40,7 @@ var immediate = map[string]Action{
 // modeFlags are the other action flags; at most one of them may be given.
 var modeFlags = map[string]Action{
 	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
+	"doctor": Doctor,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -63,6 +65,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
 		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""},
+		{"doctor", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -105,6 +108,10 @@ func parseArgs(args []string) (*cli, error) {
 	if st.action != Run {
 		return st, nil // an immediate action wins over everything else
 	}
+	if len(st.modes) == 2 && st.modes[0] != st.modes[1] && doctorMonitor(st.modes) {
+		// --doctor --monitor checks what a monitored run needs (tmux).
+		st.modes, st.monitor = []string{"--doctor"}, true
+	}
 	if len(st.modes) > 1 {
 		return nil, &UsageError{Key: st.modes[1], Msg: fmt.Sprintf("%s and %s cannot be used together", st.modes[0], st.modes[1])}
 	}
@@ -136,7 +143,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			return errStop
 		}
 		switch f.Name {
-		case "monitor", "pause", "resume", "report":
+		case "monitor", "pause", "resume", "report", "doctor":
 			if b {
 				st.modes = append(st.modes, name)
 			}
@@ -303,4 +310,11 @@ func rejectGotestArgs(fs *pflag.FlagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+// doctorMonitor reports whether modes are --doctor and --monitor, in
+// either order.
+func doctorMonitor(modes []string) bool {
+	m := map[string]bool{modes[0]: true, modes[1]: true}
+	return m["--doctor"] && m["--monitor"]
 }

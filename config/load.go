@@ -48,14 +48,15 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	}
 
 	c := &Config{
-		Action:      cl.action,
-		RalphDir:    ralphDir,
-		ProjectDir:  projectDir,
-		Live:        cl.live,
-		JSON:        cl.json,
-		AnalyzeFile: cl.analyzeFile,
-		ReportRun:   cl.reportRun,
-		Sources:     map[string]Source{"RALPH_DIR": dirSrc},
+		Action:        cl.action,
+		RalphDir:      ralphDir,
+		ProjectDir:    projectDir,
+		Live:          cl.live,
+		JSON:          cl.json,
+		AnalyzeFile:   cl.analyzeFile,
+		ReportRun:     cl.reportRun,
+		DoctorMonitor: cl.monitor,
+		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {
 		v := k.def
@@ -143,7 +144,7 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 			if l.strict {
 				return rerr
 			}
-			l.warns = append(l.warns, Warning{Msg: rerr.Error() + "; using the defaults"})
+			l.warns = append(l.warns, Warning{Msg: rerr.Error() + "; using the defaults", Invalid: true})
 			return nil
 		}
 		l.rcFile = name
@@ -218,7 +219,7 @@ func (l *loader) fail(ue *UsageError, src Source) error {
 	if l.strict || src.Kind == SourceFlag {
 		return ue
 	}
-	l.warns = append(l.warns, Warning{Msg: ue.Msg + "; using the default"})
+	l.warns = append(l.warns, Warning{Msg: ue.Msg + "; using the default", Invalid: true})
 	return nil
 }
 

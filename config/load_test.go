@@ -546,6 +546,9 @@ func TestUsageErrors(t *testing.T) {
 		{"driver flag unknown", setup{args: []string{"--driver", "nope"}}, "--driver", []string{"Platform driver not found: 'nope' (--driver)", "claude-code codex cursor copilot opencode command"}, false},
 		{"pause with resume", setup{args: []string{"--pause", "--resume"}}, "--resume", []string{"--pause and --resume cannot be used together"}, false},
 		{"monitor with report", setup{args: []string{"--monitor", "--report"}}, "--report", []string{"--monitor and --report cannot be used together"}, false},
+		{"doctor with pause", setup{args: []string{"--doctor", "--pause"}}, "--pause", []string{"--doctor and --pause cannot be used together"}, false},
+		{"doctor twice with monitor", setup{args: []string{"--doctor", "--doctor", "--monitor"}}, "--doctor", []string{"--doctor and --doctor cannot be used together"}, false},
+		{"doctor with json", setup{args: []string{"--doctor", "--json"}}, "--json", []string{"--json only applies to --report"}, false},
 		{"json without report", setup{args: []string{"--json"}}, "--json", []string{"--json only applies to --report"}, false},
 		{"run without report", setup{args: []string{"--run", "r1"}}, "--run", []string{"--run only applies to --report"}, false},
 		{"run empty", setup{args: []string{"--report", "--run", ""}}, "--run", []string{"--run requires a run id"}, false},
@@ -720,6 +723,21 @@ func TestActions(t *testing.T) {
 			}
 		}},
 		{"status false is not status", []string{"--status=false"}, Run, nil},
+		{"doctor", []string{"--doctor", "--driver", "codex"}, Doctor, func(t *testing.T, c *Config) {
+			if c.DoctorMonitor || c.Driver != "codex" {
+				t.Errorf("DoctorMonitor=%v driver=%q", c.DoctorMonitor, c.Driver)
+			}
+		}},
+		{"doctor monitor", []string{"--doctor", "--monitor"}, Doctor, func(t *testing.T, c *Config) {
+			if !c.DoctorMonitor {
+				t.Error("DoctorMonitor not set")
+			}
+		}},
+		{"monitor doctor", []string{"-m", "--doctor"}, Doctor, func(t *testing.T, c *Config) {
+			if !c.DoctorMonitor {
+				t.Error("DoctorMonitor not set")
+			}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -757,7 +775,7 @@ func TestMaintenanceIsLenient(t *testing.T) {
 		env: map[string]string{"PLATFORM_DRIVER": "nope", "ALLOWED_TOOLS": "Hack"},
 		rc:  rc("MAX_CALLS_PER_HOUR=abc", "CB_COOLDOWN_MINUTES=5"),
 	}
-	for _, args := range [][]string{{"--status"}, {"--circuit-status"}, {"--reset-circuit"}, {"--reset-session"}, {"--report"}, {"--pause"}, {"--resume"}, {"--analyze", "f"}} {
+	for _, args := range [][]string{{"--status"}, {"--circuit-status"}, {"--reset-circuit"}, {"--reset-session"}, {"--report"}, {"--pause"}, {"--resume"}, {"--analyze", "f"}, {"--doctor"}} {
 		s := bad
 		s.args = args
 		c, warns, err := s.load(t)
@@ -776,6 +794,9 @@ func TestMaintenanceIsLenient(t *testing.T) {
 		var text []string
 		for _, w := range warns {
 			text = append(text, w.String())
+			if !w.Invalid {
+				t.Errorf("%v: %q not marked Invalid", args, w.String())
+			}
 		}
 		all := strings.Join(text, "\n")
 		for _, want := range []string{"Invalid MAX_CALLS_PER_HOUR: 'abc' (.ralph/.ralphrc:1)", "Platform driver not found: 'nope'", "Invalid tool in ALLOWED_TOOLS: 'Hack'", "using the default"} {

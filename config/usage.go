@@ -62,6 +62,7 @@ Commands:
       --run ID                with --report: that run alone
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)
+      --doctor                check this project is ready to run unattended, and exit
 
 DURATION is 30s, 5m, 6h, 1d or a plain number of seconds.
 Each option has a .ralphrc key and an environment variable as well (docs/CONFIG.md).

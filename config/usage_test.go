@@ -158,6 +158,7 @@ Notes:
 | ` + "`--pause`, `--resume`" + ` | flag | pause or resume a running loop, then exit |
 | ` + "`--report` [`--json`] [`--run ID`]" + ` | flag | the last run, per-task receipts and one line per run (or run ID alone), then exit |
 | ` + "`--analyze FILE` [`--driver NAME`]" + ` | flag | analyse a saved agent output, then exit |
+| ` + "`--doctor` [`--monitor`]" + ` | flag | pre-flight checks for an unattended run, then exit |
 | ` + "`--version`, `-h`, `--help`" + ` | flag | version or help, then exit |
 `)
 	return b.String()

@@ -125,15 +125,9 @@ func (l *loop) checkGit() error {
 // checkAgent makes sure the agent CLI is there (and, for Claude Code, new
 // enough): a missing CLI is one clear line naming where to get it.
 func (l *loop) checkAgent() error {
-	o := drivers.CheckOptions{LookPath: l.deps.LookPath, Version: cliVersion}
-	if l.s.Driver == "claude-code" {
-		o.MinVersion = l.s.MinVersion
-	}
-	if l.s.Driver == "command" {
-		if len(l.s.AgentArgv) == 0 {
-			return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
-		}
-		o.Binary, o.Version = l.s.AgentArgv[0], nil
+	o, ok := agentCheckOptions(l.s, l.deps.LookPath)
+	if !ok {
+		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 	}
 	res, err := drivers.Check(l.ctx, l.drv, o)
 	if err != nil {
@@ -147,6 +141,38 @@ func (l *loop) checkAgent() error {
 		l.bus.Note(events.AgentFound{Agent: l.display(), Version: res.Version, Path: res.Path})
 	}
 	return nil
+}
+
+// agentCheckOptions is how the start-up check finds the agent CLI and
+// reads its version; false when the command driver has no command.
+func agentCheckOptions(s Settings, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
+	o := drivers.CheckOptions{LookPath: lookPath, Version: cliVersion}
+	if s.Driver == "claude-code" {
+		o.MinVersion = s.MinVersion
+	}
+	if s.Driver == "command" {
+		if len(s.AgentArgv) == 0 {
+			return o, false
+		}
+		o.Binary, o.Version = s.AgentArgv[0], nil
+	}
+	return o, true
+}
+
+// CheckAgent runs the loop's start-up check of the agent CLI on its own
+// (ralph_loop --doctor): where it is, its version, and a warning when that
+// version is too old. It starts nothing but `<cli> --version`.
+func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+	drv, err := drivers.Get(s.Driver)
+	if err != nil {
+		return nil, drivers.CheckResult{}, err
+	}
+	o, ok := agentCheckOptions(s, lookPath)
+	if !ok {
+		return drv, drivers.CheckResult{}, errors.New("PLATFORM_DRIVER=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
+	}
+	res, err := drivers.Check(ctx, drv, o)
+	return drv, res, err
 }
 
 // cliVersion runs `<path> --version` (10 s at most).

@@ -64,6 +64,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	dir := ralphdir.New(ralphPath, warn)
 	colour := colourOn(lookupEnv)
+	if cfg.Action == config.Doctor {
+		return doctor(cfg, warnings, dir, cwd, lookupEnv, stdout)
+	}
 	if cfg.Action != config.Run {
 		return command(cfg, args, dir, colour(stdout), stdout, stderr)
 	}

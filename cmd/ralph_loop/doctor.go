@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+)
+
+// minFreeMB is the free space --doctor asks for on the .ralph/ filesystem:
+// a long run writes a log per call, and a full disk stops the loop.
+const minFreeMB = 500
+
+// check is one line of --doctor: a mark, what was checked, and on failure
+// how to fix it.
+type check struct {
+	mark string // ✓ passed, ✗ failed, – skipped (cannot tell)
+	text string
+}
+
+func good(format string, a ...any) check { return check{"✓", fmt.Sprintf(format, a...)} }
+func bad(format string, a ...any) check  { return check{"✗", fmt.Sprintf(format, a...)} }
+func skip(format string, a ...any) check { return check{"–", fmt.Sprintf(format, a...)} }
+
+// doctorEnv is what the checks read from the outside world.
+type doctorEnv struct {
+	cwd       string
+	lookPath  func(string) (string, error)
+	lookupEnv func(string) (string, bool)
+	home      string
+	goos      string
+}
+
+// doctor is --doctor: the checks a person wants passed before leaving a
+// loop to run unattended, one line each, exit 1 when any fails. It writes
+// nothing under .ralph/ and never takes the lock.
+func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
+	home, _ := os.UserHomeDir()
+	if h, found := lookupEnv("HOME"); found && h != "" {
+		home = h
+	}
+	env := doctorEnv{cwd: cwd, lookPath: exec.LookPath, lookupEnv: lookupEnv, home: home, goos: runtime.GOOS}
+	var checks []check
+	checks = append(checks, agentChecks(cfg, env)...)
+	checks = append(checks, gitCheck(cwd), configCheck(cfg, warnings), ralphDirCheck(cfg, dir))
+	if exists(dir.Root()) {
+		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir))
+	}
+	if cfg.DoctorMonitor {
+		checks = append(checks, tmuxCheck(env))
+	}
+	failed := 0
+	for _, c := range checks {
+		fmt.Fprintf(stdout, "%s %s\n", c.mark, c.text)
+		if c.mark == "✗" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, lines: []string{fmt.Sprintf("ralph_loop: --doctor: %d of %d checks failed", failed, len(checks))}}
+	}
+	return nil
+}
+
+// agentChecks: the agent CLI, as the loop's start-up check finds it, and
+// whether it is logged in where that can be told without a network call.
+func agentChecks(cfg *config.Config, env doctorEnv) []check {
+	drv, res, err := engine.CheckAgent(context.Background(), engine.SettingsFrom(cfg, env.cwd), env.lookPath)
+	if err != nil {
+		return []check{bad("agent: %v", err)}
+	}
+	name := drv.DisplayName()
+	line := fmt.Sprintf("agent: %s found at %s", name, res.Path)
+	if res.Version != "" {
+		line = fmt.Sprintf("agent: %s %s found at %s", name, res.Version, res.Path)
+	}
+	if res.Warning != "" {
+		line += " (warning: " + res.Warning + ")"
+	}
+	if cfg.Driver == "command" { // a command of one's own: nothing to log in to that we know of
+		return []check{good("%s", line)}
+	}
+	return []check{good("%s", line), loginCheck(cfg.Driver, name, env)}
+}
+
+// loginCheck looks for the credentials the CLI documents keeping on disk
+// or reading from the environment. Their absence is not a failure: the
+// CLI may keep them where only it can look (macOS keychain, a cloud
+// provider's login), so that line is marked as not told.
+func loginCheck(driver, name string, env doctorEnv) check {
+	var vars, files []string
+	switch driver {
+	case "claude-code":
+		vars = []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"}
+		cfgDir := filepath.Join(env.home, ".claude")
+		if v, found := env.lookupEnv("CLAUDE_CONFIG_DIR"); found && v != "" {
+			cfgDir = v
+		}
+		files = []string{filepath.Join(cfgDir, ".credentials.json")}
+	case "codex":
+		vars = []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+		codexHome := filepath.Join(env.home, ".codex")
+		if v, found := env.lookupEnv("CODEX_HOME"); found && v != "" {
+			codexHome = v
+		}
+		files = []string{filepath.Join(codexHome, "auth.json")}
+	default:
+		return skip("login: %s cannot tell without a network call; skipped", name)
+	}
+	for _, v := range vars {
+		if s, found := env.lookupEnv(v); found && s != "" {
+			return good("login: %s is set", v)
+		}
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return good("login: %s credentials found (%s)", name, f)
+		}
+	}
+	where := "no " + strings.Join(files, ", ") + " and no " + strings.Join(vars, "/")
+	if env.goos == "darwin" && driver == "claude-code" {
+		where = "no API key set; the login may be in the macOS keychain, which is not read"
+	}
+	return skip("login: cannot tell (%s); run %s once by hand and log in if it asks", where, loginHint(driver))
+}
+
+// loginHint is the command a person runs to log a driver's CLI in.
+func loginHint(driver string) string {
+	if driver == "codex" {
+		return "'codex login'"
+	}
+	return "'claude' (then /login)"
+}
+
+// gitCheck: the loop needs a git repository with at least one commit.
+func gitCheck(cwd string) check {
+	if _, err := exec.LookPath("git"); err != nil {
+		return bad("git: not found on PATH; install git, then run 'git init' here")
+	}
+	run := func(args ...string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = cwd
+		return cmd.Run()
+	}
+	if run("rev-parse", "--is-inside-work-tree") != nil {
+		return bad("git: %s is not a git repository; run 'git init' here", cwd)
+	}
+	if run("rev-parse", "--verify", "-q", "HEAD") != nil {
+		return bad("git: the repository has no commit yet; make one: git add -A && git commit -m 'initial commit'")
+	}
+	return good("git: a repository with commits")
+}
+
+// configCheck: values the loop would refuse to start with were only
+// warnings here (so that --doctor can run at all); each is a failure. Its
+// message names the file and line or the variable, and what is accepted.
+func configCheck(cfg *config.Config, warnings []config.Warning) check {
+	from := "built-in defaults"
+	if cfg.RCFile != "" {
+		from = cfg.RCFile
+	}
+	var notes []string
+	for _, w := range warnings {
+		msg := w.String()
+		if w.Invalid {
+			msg = strings.TrimSuffix(strings.TrimSuffix(msg, "; using the defaults"), "; using the default")
+			return bad("configuration: %s", msg)
+		}
+		notes = append(notes, msg)
+	}
+	if len(notes) > 0 {
+		return good("configuration: valid (%s; warning: %s)", from, strings.Join(notes, "; "))
+	}
+	return good("configuration: valid (%s)", from)
+}
+
+// ralphDirCheck: the project was set up, with the prompt the loop sends.
+func ralphDirCheck(cfg *config.Config, dir *ralphdir.Dir) check {
+	if !exists(dir.Root()) {
+		return bad("%s: not set up here; run 'ralph_loop --init' (or 'bmalph init')", cfg.RalphDir)
+	}
+	p := cfg.PromptFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cfg.ProjectDir, p)
+	}
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		return bad("%s: no prompt file %s; run 'ralph_loop --init' to add the template, then edit it", cfg.RalphDir, cfg.PromptFile)
+	}
+	return good("%s: set up, prompt %s", cfg.RalphDir, cfg.PromptFile)
+}
+
+// lockCheck: no other loop runs in this project.
+func lockCheck(dir *ralphdir.Dir) check {
+	le, err := dir.LockHolder()
+	if err != nil {
+		return bad("lock: %v", err)
+	}
+	if le == nil {
+		return good("lock: no other ralph_loop runs here")
+	}
+	stop := "stop it first (Ctrl+C where it runs)"
+	who := "another ralph_loop"
+	if le.PID > 0 {
+		who = fmt.Sprintf("another ralph_loop (pid %d)", le.PID)
+		stop = fmt.Sprintf("stop it first (Ctrl+C where it runs, or kill %d), or watch it with --status", le.PID)
+	}
+	return bad("lock: %s holds %s; %s", who, le.Path, stop)
+}
+
+// diskCheck: room for the logs of a long run.
+func diskCheck(root string) check {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(root, &st); err != nil {
+		return bad("disk: cannot read the free space of %s: %v", root, err)
+	}
+	free := st.Bavail * uint64(st.Bsize) / (1 << 20)
+	if free < minFreeMB {
+		return bad("disk: only %d MB free on the filesystem of %s (at least %d MB wanted); free some space", free, root, minFreeMB)
+	}
+	return good("disk: %s free on the filesystem of %s", humanMB(free), root)
+}
+
+func humanMB(mb uint64) string {
+	if mb >= 10*1024 {
+		return fmt.Sprintf("%d GB", mb/1024)
+	}
+	return fmt.Sprintf("%d MB", mb)
+}
+
+// ignoreCheck: git ignores the logs, as `git check-ignore` says (so the
+// loop's own commits and the agent's never carry them).
+func ignoreCheck(cwd string, dir *ralphdir.Dir) check {
+	logs := dir.Path(ralphdir.LogsDir)
+	rel, err := filepath.Rel(cwd, logs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return skip("gitignore: %s is outside the project; skipped", logs)
+	}
+	// A path inside logs/ is asked about, so that a pattern such as
+	// ".ralph/logs/*" counts as well as ".ralph/logs/"; the file need not exist.
+	probe := filepath.ToSlash(filepath.Join(rel, "ralph.log"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "check-ignore", "-q", "--no-index", probe)
+	cmd.Dir = cwd
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return good("gitignore: %s/ is ignored", filepath.ToSlash(rel))
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return bad("gitignore: %s/ is not ignored; add the line '%s/' to .gitignore", filepath.ToSlash(rel), filepath.ToSlash(rel))
+	}
+	return skip("gitignore: cannot ask git (%v); skipped", err)
+}
+
+// tmuxCheck: --monitor runs the loop inside tmux.
+func tmuxCheck(env doctorEnv) check {
+	p, err := env.lookPath("tmux")
+	if err != nil {
+		return bad("tmux: not found on PATH, and --monitor needs it; install tmux (apt install tmux, brew install tmux) or run without --monitor")
+	}
+	return good("tmux: found at %s (for --monitor)", p)
+}

@@ -1,0 +1,54 @@
+package ralphdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// LockHolder reports whether another ralph_loop holds the project's lock
+// (or an older version's lock), without taking it and without creating,
+// writing or touching any file: the lock file, when there is one, is opened
+// read-only and probed with a non-blocking flock that is released at once.
+// It returns nil when no loop holds it.
+func (d *Dir) LockHolder() (*LockedError, error) {
+	for _, name := range []string{LockFile, OldLockFile} {
+		p := d.Path(name)
+		held, err := probeLock(p)
+		if err != nil {
+			return nil, fmt.Errorf("probe the lock %s: %w", p, err)
+		}
+		if held {
+			return &LockedError{Path: p, PID: lockPID(p)}, nil
+		}
+	}
+	return nil, nil
+}
+
+func probeLock(p string) (bool, error) {
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() { // never a lock of ours; the loop replaces it
+		return false, nil
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}
