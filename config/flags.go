@@ -22,6 +22,8 @@ type cli struct {
 	values      map[string]flagValue
 	live        bool
 	json        bool
+	status      bool   // --status: read the rest of the line for --json
+	actionFlag  string // the immediate action's flag ("--help")
 	analyzeFile string
 }
 
@@ -31,7 +33,7 @@ var errStop = errors.New("stop parsing")
 
 // immediate are the actions that end parsing where they stand.
 var immediate = map[string]Action{
-	"help": Help, "version": Version, "status": Status, "circuit-status": CircuitStatus,
+	"help": Help, "version": Version, "circuit-status": CircuitStatus,
 	"reset-circuit": ResetCircuit, "reset-session": ResetSession, "init": Init,
 }
 
@@ -101,6 +103,9 @@ func parseArgs(args []string) (*cli, error) {
 			return nil, unknownOption(rest[0])
 		}
 	}
+	if st.status {
+		return st, statusOnly(st)
+	}
 	if st.action != Run {
 		return st, nil // an immediate action wins over everything else
 	}
@@ -128,10 +133,12 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			if !b {
 				return nil
 			}
-			st.action = a
+			st.action, st.actionFlag = a, name
 			return errStop
 		}
 		switch f.Name {
+		case "status":
+			st.status = b
 		case "monitor", "pause", "resume", "report":
 			if b {
 				st.modes = append(st.modes, name)
@@ -288,5 +295,24 @@ func rejectGotestArgs(fs *pflag.FlagSet, args []string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// statusOnly checks a command line with --status: --json and value flags
+// (checked as for a run) go with it; another action flag or --live does not.
+func statusOnly(st *cli) error {
+	other := ""
+	switch {
+	case st.action != Run:
+		other = st.actionFlag
+	case len(st.modes) > 0:
+		other = st.modes[0]
+	case st.live:
+		other = "--live"
+	}
+	if other != "" {
+		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}
+	}
+	st.action = Status
 	return nil
 }
