@@ -17,15 +17,15 @@ import (
 // showStatus is --status: status.json, pretty-printed, then a short
 // summary; --status --json prints one JSON object instead. Nothing under
 // .ralph/ is written.
-func showStatus(d *ralphdir.Dir, asJSON bool, stdout io.Writer) error {
-	if asJSON {
-		return showStatusJSON(d, stdout)
+func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
+	if c.JSON {
+		return showStatusJSON(d, c.MaxCallsPerHour, stdout)
 	}
 	data, found, err := d.ReadFile(ralphdir.Status)
 	if err != nil {
 		return &exitError{code: 1, lines: []string{"Cannot show the status: " + err.Error()}, stdout: true}
 	}
-	defer func() { writeSummary(stdout, readStatus(d, time.Now())) }()
+	defer func() { writeSummary(stdout, readStatus(d, c.MaxCallsPerHour, time.Now())) }()
 	if !found {
 		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
 		return nil

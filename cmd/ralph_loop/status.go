@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
 	"github.com/ralphloop/ralph_loop/ralphdir"
@@ -91,7 +92,8 @@ type statusFile struct {
 }
 
 // readStatus gathers the view at now.
-func readStatus(d *ralphdir.Dir, now time.Time) *statusView {
+// maxCalls is the configured hourly limit, shown while status.json has none.
+func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 	v := &statusView{Progress: &progressView{}}
 	var sf statusFile
 	if data, found, err := d.ReadFile(ralphdir.Status); err == nil && found {
@@ -111,7 +113,10 @@ func readStatus(d *ralphdir.Dir, now time.Time) *statusView {
 	v.Breaker = readBreaker(d)
 	v.Session = readSession(d)
 	w := readWindow(d, now)
-	v.Calls = callsView{ThisHour: w.Count, Max: sf.MaxCalls, NextReset: ratelimit.NextResetClock(now)}
+	if sf.MaxCalls > 0 {
+		maxCalls = sf.MaxCalls
+	}
+	v.Calls = callsView{ThisHour: w.Count, Max: maxCalls, NextReset: ratelimit.NextResetClock(now)}
 	return v
 }
 
@@ -192,7 +197,7 @@ func readPlan(d *ralphdir.Dir, p *progressView) {
 func readAnalysis(d *ralphdir.Dir, p *progressView) {
 	var ra analysis.ResponseAnalysis
 	if data, found, err := d.ReadFile(ralphdir.ResponseAnalysis); err == nil && found && json.Unmarshal(data, &ra) == nil {
-		p.LastLoopSummary = ra.Analysis.WorkSummary
+		p.LastLoopSummary = console.SummaryLine(ra.Analysis.WorkSummary)
 		p.LastLoopComplete = ra.Analysis.TasksCompletedThisLoop
 	}
 }
@@ -232,8 +237,8 @@ func readWindow(d *ralphdir.Dir, now time.Time) ratelimit.Window {
 }
 
 // showStatusJSON is --status --json: one JSON object on stdout.
-func showStatusJSON(d *ralphdir.Dir, stdout io.Writer) error {
-	b, err := json.MarshalIndent(readStatus(d, time.Now()), "", "  ")
+func showStatusJSON(d *ralphdir.Dir, maxCalls int, stdout io.Writer) error {
+	b, err := json.MarshalIndent(readStatus(d, maxCalls, time.Now()), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -252,17 +257,13 @@ func writeSummary(w io.Writer, v *statusView) {
 		fmt.Fprintf(w, "  Tasks:     %d/%d done\n", v.Progress.TasksCompleted, v.Progress.TasksTotal)
 	}
 	if s := v.Progress.LastLoopSummary; s != "" {
-		fmt.Fprintf(w, "  Last loop: %s\n", oneLineClip(s, 200))
+		fmt.Fprintf(w, "  Last loop: %s\n", s)
 	}
 	if b := v.Breaker; b != nil {
 		fmt.Fprintf(w, "  Breaker:   %s (no progress %d, same error %d, permission denials %d, opens %d)\n",
 			b.State, b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.ConsecutivePermissionDenials, b.TotalOpens)
 	}
-	max := "?"
-	if v.Calls.Max > 0 {
-		max = strconv.Itoa(v.Calls.Max)
-	}
-	fmt.Fprintf(w, "  Calls:     %d/%s this hour, next reset %s\n", v.Calls.ThisHour, max, v.Calls.NextReset)
+	fmt.Fprintf(w, "  Calls:     %d/%d this hour, next reset %s\n", v.Calls.ThisHour, v.Calls.Max, v.Calls.NextReset)
 	if t := v.Totals; t != nil {
 		fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
 	}
@@ -293,13 +294,4 @@ func stateLine(v *statusView) string {
 		fmt.Fprintf(&b, ", agent call running for %s", (time.Duration(*e) * time.Second).String())
 	}
 	return b.String()
-}
-
-// oneLineClip keeps a summary on one line, cut to n runes.
-func oneLineClip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
