@@ -129,7 +129,9 @@ func phase(v *statusView, sf statusFile, last *events.Event, now time.Time) stri
 		}
 		v.State.Reason = sf.ExitReason
 		if v.State.Reason == "" {
-			v.State.Reason = sf.Status
+			// No loop holds the lock, yet none wrote why it ended: it
+			// was killed, or the machine went down.
+			v.State.Reason = "no loop is running; status.json last said " + sf.Status
 		}
 		return "stopped"
 	}

@@ -165,3 +165,16 @@ func TestStatusDamagedFiles(t *testing.T) {
 		t.Fatalf("--status changed .ralph/: %d entries", len(entries))
 	}
 }
+
+// A status.json that says running with no loop holding the lock is a loop
+// that was killed: stopped, and the summary says so.
+func TestStatusKilledLoop(t *testing.T) {
+	d := writeFiles(t, t.TempDir(), map[string]string{
+		ralphdir.Status:   `{"loop_count":7,"status":"running","exit_reason":""}`,
+		ralphdir.LockFile: "12345\n",
+	})
+	v := readStatus(d, 100, time.Now())
+	if v.State.Phase != "stopped" || v.State.Running || v.State.Reason != "no loop is running; status.json last said running" {
+		t.Fatalf("state = %+v", v.State)
+	}
+}
