@@ -142,7 +142,11 @@ func phase(v *statusView, sf statusFile, last *events.Event, now time.Time) stri
 			secs := int64(now.Sub(last.TS).Seconds())
 			v.Progress.CallElapsedSecs = &secs
 		case events.DelayStarted, events.RateLimited, events.UsageLimited:
-			v.State.WaitingFor, v.State.Until = last.Wait, last.Until
+			v.State.WaitingFor = last.Wait
+			if last.Until != nil {
+				until := last.Until.Truncate(time.Second)
+				v.State.Until = &until
+			}
 			if v.State.WaitingFor == "" {
 				v.State.WaitingFor = string(last.Type)
 			}

@@ -22,6 +22,21 @@ import (
 func init() {
 	extraCmds["jsonout"] = cmdJSONOut
 	extraCmds["dirsum"] = cmdDirsum
+	extraCmds["waitgrep"] = cmdWaitgrep
+}
+
+// waitgrep FILE TEXT: wait until FILE contains TEXT (at most 20 s).
+func cmdWaitgrep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitgrep FILE TEXT")
+	}
+	p := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(args[1])) {
+			return
+		}
+	}
+	ts.Fatalf("%s did not contain %q within 20s", args[0], args[1])
 }
 
 // jsonout PATH WANT: the last command's stdout is exactly one JSON object
