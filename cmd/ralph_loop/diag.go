@@ -25,11 +25,15 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	if err != nil {
 		return &exitError{code: 1, lines: []string{"Cannot show the status: " + err.Error()}, stdout: true}
 	}
-	defer func() { writeSummary(stdout, readStatus(d, c.MaxCallsPerHour, time.Now())) }()
+	v := readStatus(d, c.MaxCallsPerHour, time.Now())
 	if !found {
 		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		if v.State.Running { // a loop that is starting up
+			writeSummary(stdout, v)
+		}
 		return nil
 	}
+	defer writeSummary(stdout, v)
 	fmt.Fprintln(stdout, "Current Status:")
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, bytes.TrimSpace(data), "", "  ") == nil {
