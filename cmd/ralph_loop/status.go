@@ -30,6 +30,8 @@ type statusView struct {
 	Session  *sessionView    `json:"session"`
 	Calls    callsView       `json:"calls"`
 	Totals   *events.Usage   `json:"totals"`
+
+	statusFound bool // status.json exists, readable or not
 }
 
 // stateView says what the loop is doing now.
@@ -96,7 +98,8 @@ type statusFile struct {
 func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 	v := &statusView{Progress: &progressView{}}
 	var sf statusFile
-	if data, found, err := d.ReadFile(ralphdir.Status); err == nil && found {
+	if data, found, err := d.ReadFile(ralphdir.Status); err != nil || found {
+		v.statusFound = true
 		if trimmed := bytes.TrimSpace(data); json.Valid(trimmed) && json.Unmarshal(trimmed, &sf) == nil {
 			v.Status = trimmed
 			v.Totals = &events.Usage{InputTokens: sf.Input, OutputTokens: sf.Output, CacheReadTokens: sf.CacheRead,
@@ -124,7 +127,7 @@ func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 // why) or not started, from the lock, the pause file and the last event.
 func phase(v *statusView, sf statusFile, last *events.Event, now time.Time) string {
 	if !v.State.Running {
-		if v.Status == nil {
+		if !v.statusFound {
 			return "not_started"
 		}
 		v.State.Reason = sf.ExitReason
@@ -132,6 +135,9 @@ func phase(v *statusView, sf statusFile, last *events.Event, now time.Time) stri
 			// No loop holds the lock, yet none wrote why it ended: it
 			// was killed, or the machine went down.
 			v.State.Reason = "no loop is running; status.json last said " + sf.Status
+			if sf.Status == "" {
+				v.State.Reason = "no loop is running; status.json cannot be read"
+			}
 		}
 		return "stopped"
 	}

@@ -172,7 +172,8 @@ func TestStatusDamagedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := readStatus(d, 7, time.Now())
-	if v.Status != nil || v.Breaker != nil || v.Session != nil || v.Totals != nil || v.Calls.ThisHour != 0 || v.Calls.Max != 7 || v.State.Phase != "not_started" {
+	if v.Status != nil || v.Breaker != nil || v.Session != nil || v.Totals != nil || v.Calls.ThisHour != 0 || v.Calls.Max != 7 ||
+		v.State.Phase != "stopped" || v.State.Reason != "no loop is running; status.json cannot be read" {
 		t.Fatalf("view = %+v", v)
 	}
 	entries, _ := os.ReadDir(filepath.Join(root, ".ralph"))
