@@ -22,6 +22,8 @@ type cli struct {
 	values      map[string]flagValue
 	live        bool
 	json        bool
+	status      bool   // --status: read the rest of the line for --json
+	actionFlag  string // the immediate action's flag ("--help")
 	analyzeFile string
 	reportRun   string
 	monitor     bool // --doctor --monitor
@@ -33,7 +35,7 @@ var errStop = errors.New("stop parsing")
 
 // immediate are the actions that end parsing where they stand.
 var immediate = map[string]Action{
-	"help": Help, "version": Version, "status": Status, "circuit-status": CircuitStatus,
+	"help": Help, "version": Version, "circuit-status": CircuitStatus,
 	"reset-circuit": ResetCircuit, "reset-session": ResetSession, "init": Init,
 }
 
@@ -105,6 +107,9 @@ func parseArgs(args []string) (*cli, error) {
 			return nil, unknownOption(rest[0])
 		}
 	}
+	if st.status {
+		return st, statusOnly(st)
+	}
 	if st.action != Run {
 		return st, nil // an immediate action wins over everything else
 	}
@@ -122,7 +127,7 @@ func parseArgs(args []string) (*cli, error) {
 		return nil, &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
 	if st.json && st.action != Report {
-		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report"}
+		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report and --status"}
 	}
 	return st, nil
 }
@@ -139,10 +144,12 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			if !b {
 				return nil
 			}
-			st.action = a
+			st.action, st.actionFlag = a, name
 			return errStop
 		}
 		switch f.Name {
+		case "status":
+			st.status = b
 		case "monitor", "pause", "resume", "report", "doctor":
 			if b {
 				st.modes = append(st.modes, name)
@@ -317,4 +324,25 @@ func rejectGotestArgs(fs *pflag.FlagSet, args []string) error {
 func doctorMonitor(modes []string) bool {
 	m := map[string]bool{modes[0]: true, modes[1]: true}
 	return m["--doctor"] && m["--monitor"]
+}
+
+// statusOnly checks a command line with --status: --json and value flags
+// (checked as for a run) go with it; another action flag or --live does not.
+func statusOnly(st *cli) error {
+	other := ""
+	switch {
+	case st.action != Run:
+		other = st.actionFlag
+	case len(st.modes) > 0:
+		other = st.modes[0]
+	case st.live:
+		other = "--live"
+	case st.reportRun != "":
+		other = "--run"
+	}
+	if other != "" {
+		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}
+	}
+	st.action = Status
+	return nil
 }

@@ -553,6 +553,13 @@ func TestUsageErrors(t *testing.T) {
 		{"run without report", setup{args: []string{"--run", "r1"}}, "--run", []string{"--run only applies to --report"}, false},
 		{"run empty", setup{args: []string{"--report", "--run", ""}}, "--run", []string{"--run requires a run id"}, false},
 		{"bad value before status", setup{args: []string{"--timeout", "0", "--status"}}, "--timeout", []string{"Timeout must be"}, false},
+		{"bad value after status", setup{args: []string{"--status", "--timeout", "0"}}, "--timeout", []string{"Timeout must be"}, false},
+		{"report with status", setup{args: []string{"--report", "--status"}}, "--report", []string{"--report does not apply with --status"}, false},
+		{"status with monitor", setup{args: []string{"--status", "--monitor"}}, "--monitor", []string{"--monitor does not apply with --status"}, false},
+		{"status with help", setup{args: []string{"--status", "--help"}}, "--help", []string{"--help does not apply with --status"}, false},
+		{"status with run", setup{args: []string{"--status", "--run", "x"}}, "--run", []string{"--run does not apply with --status"}, false},
+		{"status with live", setup{args: []string{"-s", "--live"}}, "--live", []string{"--live does not apply with --status"}, false},
+		{"status with stray word", setup{args: []string{"--status", "now"}}, "now", []string{"now"}, true},
 
 		// Tools: claude-code only.
 		{"tool flag invalid", setup{args: []string{"--allowed-tools", "Write,Hack"}}, "--allowed-tools", []string{"Invalid tool in --allowed-tools: 'Hack'", "valid tools: Write Read", "Bash(...)"}, false},
@@ -684,8 +691,12 @@ func TestActions(t *testing.T) {
 		{"help stops parsing", []string{"--help", "--bogus"}, Help, nil},
 		{"version", []string{"--version", "x"}, Version, nil},
 		{"status", []string{"-s"}, Status, nil},
-		{"status stops parsing", []string{"--status", "--timeout", "0"}, Status, nil},
-		{"status after report wins", []string{"--report", "--status"}, Status, nil},
+		{"status json", []string{"--status", "--json"}, Status, func(t *testing.T, c *Config) {
+			if !c.JSON {
+				t.Error("--status --json: JSON not set")
+			}
+		}},
+		{"json before status", []string{"--json", "-s", "--timeout", "5"}, Status, nil},
 		{"circuit status", []string{"--circuit-status"}, CircuitStatus, nil},
 		{"circuit status sees earlier auto reset", []string{"--auto-reset-circuit", "--circuit-status"}, CircuitStatus,
 			func(t *testing.T, c *Config) {

@@ -17,7 +17,7 @@ Options:
   -c, --calls NUM             agent calls allowed per clock hour (default: 100)
   -p, --prompt FILE           prompt file, relative to the current directory
                               (default: .ralph/PROMPT.md)
-  -s, --status                print .ralph/status.json and exit
+  -s, --status                print status.json and a summary (--json: one object), exit
   -m, --monitor               run inside a tmux session next to a live monitor (needs tmux)
   -v, --verbose               report more progress while running
   -l, --live                  stream the agent's output as it works (switches to JSON output)
@@ -58,7 +58,7 @@ Commands:
       --pause                 ask the running loop to pause, and exit
       --resume                let a paused loop go on, and exit
       --report                summarise the runs so far and exit
-      --json                  with --report: print the summary as JSON
+      --json                  with --report or --status: print JSON
       --run ID                with --report: that run alone
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)

@@ -153,7 +153,7 @@ Notes:
 | ` + "`RALPH_DIR`" + ` | environment | the Ralph directory: ` + "`.ralph`" + ` (default) or an absolute path without ` + "`..`" + ` |
 | ` + "`-l`, `--live`" + ` | flag | stream the agent's output |
 | ` + "`-m`, `--monitor`" + ` | flag | run inside tmux with a monitor |
-| ` + "`-s`, `--status`" + ` | flag | print status.json and exit |
+| ` + "`-s`, `--status` [`--json`]" + ` | flag | print status.json and a summary, then exit |
 | ` + "`--circuit-status`, `--reset-circuit`, `--reset-session`" + ` | flag | breaker and session maintenance, then exit |
 | ` + "`--pause`, `--resume`" + ` | flag | pause or resume a running loop, then exit |
 | ` + "`--report` [`--json`] [`--run ID`]" + ` | flag | the last run, per-task receipts and one line per run (or run ID alone), then exit |

@@ -14,16 +14,26 @@ import (
 	"github.com/ralphloop/ralph_loop/session"
 )
 
-// showStatus is --status: status.json, pretty-printed, unchanged on disk.
-func showStatus(d *ralphdir.Dir, stdout io.Writer) error {
+// showStatus is --status: status.json, pretty-printed, then a short
+// summary; --status --json prints one JSON object instead. Nothing under
+// .ralph/ is written.
+func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
+	if c.JSON {
+		return showStatusJSON(d, c.MaxCallsPerHour, stdout)
+	}
 	data, found, err := d.ReadFile(ralphdir.Status)
 	if err != nil {
 		return &exitError{code: 1, lines: []string{"Cannot show the status: " + err.Error()}, stdout: true}
 	}
+	v := readStatus(d, c.MaxCallsPerHour, time.Now())
 	if !found {
 		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		if v.State.Running { // a loop that is starting up
+			writeSummary(stdout, v)
+		}
 		return nil
 	}
+	defer writeSummary(stdout, v)
 	fmt.Fprintln(stdout, "Current Status:")
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, bytes.TrimSpace(data), "", "  ") == nil {
