@@ -29,11 +29,13 @@ const (
 	Pause
 	Resume
 	Init
+	DryRun
 )
 
-// runsLoop reports whether the action starts the loop. Only then are
+// runsLoop reports whether the action starts the loop (or previews its
+// next call). Only then are
 // environment and .ralphrc values validated strictly (see Load).
-func (a Action) runsLoop() bool { return a == Run || a == Monitor }
+func (a Action) runsLoop() bool { return a == Run || a == Monitor || a == DryRun }
 
 // Source kinds.
 const (
@@ -192,7 +194,7 @@ type Config struct {
 
 	// Arguments of the non-loop actions.
 	AnalyzeFile string // --analyze FILE
-	JSON        bool   // --json (with --report)
+	JSON        bool   // --json (with --report or --dry-run)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.

@@ -38,6 +38,7 @@ var immediate = map[string]Action{
 // modeFlags are the other action flags; at most one of them may be given.
 var modeFlags = map[string]Action{
 	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
+	"dry-run": DryRun,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -61,7 +62,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
-		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""},
+		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -110,8 +111,8 @@ func parseArgs(args []string) (*cli, error) {
 	if len(st.modes) == 1 {
 		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
 	}
-	if st.json && st.action != Report {
-		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report"}
+	if st.json && st.action != Report && st.action != DryRun {
+		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report and --dry-run"}
 	}
 	return st, nil
 }
@@ -132,7 +133,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			return errStop
 		}
 		switch f.Name {
-		case "monitor", "pause", "resume", "report":
+		case "monitor", "pause", "resume", "report", "dry-run":
 			if b {
 				st.modes = append(st.modes, name)
 			}
