@@ -8,6 +8,7 @@ import (
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 	"github.com/ralphloop/ralph_loop/store"
 )
 
@@ -57,24 +58,30 @@ func TestDryRunWaits(t *testing.T) {
 		if counter.n == 0 {
 			t.Errorf("no change recorded on the bus: the start-up checks did not run")
 		}
-		if len(p.Waits) != 2 || p.Waits[0].Kind != "rate_limit" || p.Waits[1].Kind != "pause" {
-			t.Fatalf("waits = %+v, want rate_limit then pause", p.Waits)
-		}
-		next := time.Now().Truncate(time.Hour).Add(time.Hour)
-		if !p.Waits[0].Until.Equal(next) {
-			t.Errorf("rate-limit wait until %v, want %v", p.Waits[0].Until, next)
-		}
-		if !p.WouldCall || p.Calls != 1 || p.MaxCalls != 1 || p.Loop != 1 || !p.Paused {
-			t.Errorf("preview = %+v", p)
-		}
-		if p.NextTask != "- [ ] Task A" || p.TasksLeft != 2 || p.TasksTotal != 2 {
-			t.Errorf("next task %q, %d of %d left", p.NextTask, p.TasksLeft, p.TasksTotal)
-		}
-		if p.SessionID == "" {
-			t.Errorf("no session to resume after a call that saved one")
-		}
-		if len(p.Argv) == 0 || p.Argv[0] != "claude" || p.Dir != h.dir || p.Context == "" {
-			t.Errorf("call: argv %q in %s, context %q", p.Argv, p.Dir, p.Context)
-		}
+		checkWaitingPreview(t, h, p)
 	})
+}
+
+// checkWaitingPreview checks the preview of TestDryRunWaits.
+func checkWaitingPreview(t *testing.T, h *ctlHarness, p engine.Preview) {
+	t.Helper()
+	if len(p.Waits) != 2 || p.Waits[0].Kind != "rate_limit" || p.Waits[1].Kind != "pause" {
+		t.Fatalf("waits = %+v, want rate_limit then pause", p.Waits)
+	}
+	next := ratelimit.NextReset(time.Now()) // the top of the next local hour
+	if !p.Waits[0].Until.Equal(next) {
+		t.Errorf("rate-limit wait until %v, want %v", p.Waits[0].Until, next)
+	}
+	if !p.WouldCall || p.Calls != 1 || p.MaxCalls != 1 || p.Loop != 1 || !p.Paused {
+		t.Errorf("preview = %+v", p)
+	}
+	if p.NextTask != "- [ ] Task A" || p.TasksLeft != 2 || p.TasksTotal != 2 {
+		t.Errorf("next task %q, %d of %d left", p.NextTask, p.TasksLeft, p.TasksTotal)
+	}
+	if p.SessionID == "" {
+		t.Errorf("no session to resume after a call that saved one")
+	}
+	if len(p.Argv) == 0 || p.Argv[0] != "claude" || p.Dir != h.dir || p.Context == "" {
+		t.Errorf("call: argv %q in %s, context %q", p.Argv, p.Dir, p.Context)
+	}
 }
