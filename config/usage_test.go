@@ -157,6 +157,7 @@ Notes:
 | ` + "`--circuit-status`, `--reset-circuit`, `--reset-session`" + ` | flag | breaker and session maintenance, then exit |
 | ` + "`--pause`, `--resume`" + ` | flag | pause or resume a running loop, then exit |
 | ` + "`--report` [`--json`]" + ` | flag | summary of the runs so far, then exit |
+| ` + "`--dry-run` [`--json`]" + ` | flag | start-up checks and the next agent call, shown and not made; writes nothing ([DRY-RUN.md](DRY-RUN.md)) |
 | ` + "`--analyze FILE` [`--driver NAME`]" + ` | flag | analyse a saved agent output, then exit |
 | ` + "`--version`, `-h`, `--help`" + ` | flag | version or help, then exit |
 `)
