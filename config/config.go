@@ -30,11 +30,13 @@ const (
 	Resume
 	Init
 	Doctor
+	DryRun
 )
 
-// runsLoop reports whether the action starts the loop. Only then are
+// runsLoop reports whether the action starts the loop (or previews its
+// next call). Only then are
 // environment and .ralphrc values validated strictly (see Load).
-func (a Action) runsLoop() bool { return a == Run || a == Monitor }
+func (a Action) runsLoop() bool { return a == Run || a == Monitor || a == DryRun }
 
 // Source kinds.
 const (
@@ -197,7 +199,7 @@ type Config struct {
 	// Arguments of the non-loop actions.
 	AnalyzeFile   string // --analyze FILE
 	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
-	JSON          bool   // --json (with --report)
+	JSON          bool   // --json (with --report, --status or --dry-run)
 	ReportRun     string // --run ID (with --report)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",

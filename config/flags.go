@@ -42,7 +42,8 @@ var immediate = map[string]Action{
 // modeFlags are the other action flags; at most one of them may be given.
 var modeFlags = map[string]Action{
 	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
-	"doctor": Doctor,
+	"doctor":  Doctor,
+	"dry-run": DryRun,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -66,7 +67,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
-		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""},
+		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
 		{"doctor", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
@@ -126,8 +127,8 @@ func parseArgs(args []string) (*cli, error) {
 	if st.reportRun != "" && st.action != Report {
 		return nil, &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
-	if st.json && st.action != Report {
-		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report and --status"}
+	if st.json && st.action != Report && st.action != DryRun {
+		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
 	return st, nil
 }
@@ -150,7 +151,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		switch f.Name {
 		case "status":
 			st.status = b
-		case "monitor", "pause", "resume", "report", "doctor":
+		case "monitor", "pause", "resume", "report", "doctor", "dry-run":
 			if b {
 				st.modes = append(st.modes, name)
 			}

@@ -503,7 +503,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		// Command line (the bash loop's wording where the conformance suite checks it).
 		{"unknown long flag", setup{args: []string{"--bogus-flag"}}, "--bogus-flag", []string{"unknown flag --bogus-flag", "(ralph_loop --help lists all)"}, true},
-		{"dry-run is unknown", setup{args: []string{"--dry-run"}}, "--dry-run", []string{"unknown flag --dry-run", "(ralph_loop --help lists all)"}, true},
+		{"dry-run with report", setup{args: []string{"--dry-run", "--report"}}, "--report", []string{"--dry-run and --report cannot be used together"}, false},
 		{"unknown short flag", setup{args: []string{"-x"}}, "-x", []string{"unknown flag -x", "(ralph_loop --help lists all)"}, true},
 		{"unknown short in group", setup{args: []string{"-xv"}}, "-xv", []string{"unknown flag -xv", "(ralph_loop --help lists all)"}, true},
 		{"unknown short after known", setup{args: []string{"-vx"}}, "-vx", []string{"unknown flag -vx", "(ralph_loop --help lists all)"}, true},

@@ -58,7 +58,10 @@ Commands:
       --pause                 ask the running loop to pause, and exit
       --resume                let a paused loop go on, and exit
       --report                summarise the runs so far and exit
-      --json                  with --report or --status: print JSON
+      --dry-run               run the start-up checks, show the next agent call
+                              (argv, prompt, context, limits) and exit; calls
+                              no agent and writes nothing
+      --json                  with --report, --status or --dry-run: print JSON
       --run ID                with --report: that run alone
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)

@@ -157,6 +157,7 @@ Notes:
 | ` + "`--circuit-status`, `--reset-circuit`, `--reset-session`" + ` | flag | breaker and session maintenance, then exit |
 | ` + "`--pause`, `--resume`" + ` | flag | pause or resume a running loop, then exit |
 | ` + "`--report` [`--json`] [`--run ID`]" + ` | flag | the last run, per-task receipts and one line per run (or run ID alone), then exit |
+| ` + "`--dry-run` [`--json`]" + ` | flag | start-up checks and the next agent call, shown and not made; writes nothing ([DRY-RUN.md](DRY-RUN.md)) |
 | ` + "`--analyze FILE` [`--driver NAME`]" + ` | flag | analyse a saved agent output, then exit |
 | ` + "`--doctor` [`--monitor`]" + ` | flag | pre-flight checks for an unattended run, then exit |
 | ` + "`--version`, `-h`, `--help`" + ` | flag | version or help, then exit |

@@ -67,6 +67,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cfg.Action == config.Doctor {
 		return doctor(cfg, warnings, dir, cwd, lookupEnv, stdout)
 	}
+	if cfg.Action == config.DryRun {
+		return dryRun(cfg, dir, cwd, colour(stderr), stdout, stderr, sig)
+	}
 	if cfg.Action != config.Run {
 		return command(cfg, args, dir, colour(stdout), stdout, stderr)
 	}
@@ -246,17 +249,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 // writable folder, no stop yet; and the loop adopts the orphans of its
 // agents' helpers.
 func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
-	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
-	// before anything under .ralph/ exists.
-	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
-		return nil, &exitError{code: 1, lines: []string{
-			"ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).",
-			"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.",
-		}}
-	}
-	// A folder that was never set up: say how, and create nothing.
-	if !exists(dir.Root()) {
-		return nil, fmt.Errorf("no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again", cfg.RalphDir, cwd)
+	if err := checkLayout(cfg, dir, cwd); err != nil {
+		return nil, err
 	}
 	if err := dir.EnsureLayout(); err != nil {
 		return nil, err
@@ -279,6 +273,23 @@ func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, st
 		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
 	}
 	return lock, nil
+}
+
+// checkLayout makes sure there is a .ralph/ folder in the current layout.
+func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
+	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
+	// before anything under .ralph/ exists.
+	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
+		return &exitError{code: 1, lines: []string{
+			"ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).",
+			"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.",
+		}}
+	}
+	// A folder that was never set up: say how, and create nothing.
+	if !exists(dir.Root()) {
+		return fmt.Errorf("no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again", cfg.RalphDir, cwd)
+	}
+	return nil
 }
 
 func exists(p string) bool {

@@ -107,7 +107,9 @@ func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 		}
 	}
 	v.Progress.Loop, v.Progress.TasksCompleted, v.Progress.TasksTotal = sf.LoopCount, sf.TasksCompleted, sf.TasksTotal
-	v.State.Running, v.State.PID = lockHeld(d)
+	if held, _ := d.LockHolder(); held != nil {
+		v.State.Running, v.State.PID = true, held.PID
+	}
 	v.State.Paused = d.Exists(ralphdir.PauseFile)
 	last := lastEvent(d)
 	v.State.Phase = phase(v, sf, last, now)

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/console"
+	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/store"
+)
+
+// dryRunJSON is the --dry-run --json object: the preview, and the loop
+// that holds the project's lock, if any.
+type dryRunJSON struct {
+	engine.Preview
+	PromptBytes  int    `json:"prompt_bytes"`
+	ContextBytes int    `json:"context_bytes"`
+	Command      string `json:"command"` // argv, shell-quoted
+	LockedBy     *int   `json:"locked_by_pid,omitempty"`
+	Locked       bool   `json:"locked"`
+}
+
+// dryRun runs the start-up checks and shows the next agent call without
+// making it. Nothing under .ralph/ is written: the state is loaded from a
+// throw-away copy, and only the console listens to the engine (the start-up
+// lines go to stderr, the preview to stdout).
+func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) error {
+	if cfg.EventsFile != "" {
+		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
+	}
+	if err := checkLayout(cfg, dir, cwd); err != nil {
+		return err
+	}
+	copyDir, err := os.MkdirTemp("", "ralph_dryrun_")
+	if err != nil {
+		return fmt.Errorf("dry run: cannot make a temporary folder: %w (set TMPDIR to a writable folder)", err)
+	}
+	defer os.RemoveAll(copyDir)
+	if err := copyStateFiles(dir.Root(), copyDir); err != nil {
+		return fmt.Errorf("dry run: cannot copy the state of %s: %w", dir.Root(), err)
+	}
+	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
+	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) { warn(msg) }, cfg.Verbose)
+
+	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
+	bus.SetWords(console.EventWords())
+	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
+	p, err := engine.DryRun(engine.SettingsFrom(cfg, cwd), engine.Deps{
+		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
+		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: version,
+	})
+	if err != nil {
+		return exitStatus(1) // the console has shown what failed
+	}
+	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv)}
+	if held, _ := dir.LockHolder(); held != nil {
+		out.Locked = true
+		if held.PID > 0 {
+			out.LockedBy = &held.PID
+		}
+	}
+	if cfg.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printDryRun(stdout, out)
+	return nil
+}
+
+// problemsOnly passes on the notices that say something is wrong (a failed
+// start-up check, a warning): a dry run shows those, and not the lines of
+// a loop starting.
+type problemsOnly struct{ next events.NoticeSink }
+
+func (p problemsOnly) Notice(ts time.Time, n events.Notice) {
+	switch n := n.(type) {
+	case events.StartupFailed, events.Warning, events.Fault:
+		p.next.Notice(ts, n)
+	case events.Logged:
+		if n.Level == events.Warn || n.Level == events.Error {
+			p.next.Notice(ts, n)
+		}
+	}
+}
+
+// printDryRun shows the preview for a person.
+func printDryRun(w io.Writer, d dryRunJSON) {
+	p := d.Preview
+	line := func(label, format string, a ...any) {
+		fmt.Fprintf(w, "%-13s %s\n", label+":", fmt.Sprintf(format, a...))
+	}
+	fmt.Fprintln(w, "Dry run: the next agent call (no agent is called, nothing under .ralph/ is written)")
+	driver := p.Driver
+	if p.CLIVersion != "" {
+		driver += " (" + p.CLIVersion + ")"
+	}
+	line("Driver", "%s", driver)
+	line("Command", "%s", d.Command)
+	line("Directory", "%s", p.Dir)
+	if len(p.EnvAdded) == 0 {
+		line("Environment", "nothing added")
+	} else {
+		line("Environment", "%s", shellJoin(p.EnvAdded))
+	}
+	if p.Stdin > 0 {
+		line("Stdin", "%d bytes", p.Stdin)
+	} else {
+		line("Stdin", "none")
+	}
+	line("Loop", "%d", p.Loop)
+	line("Prompt", "%s (%d bytes)", p.PromptFile, d.PromptBytes)
+	line("Context", "%d bytes", d.ContextBytes)
+	if p.SessionID != "" {
+		line("Session", "resumes %s", p.SessionID)
+	}
+	switch {
+	case !p.HavePlan:
+		line("Next task", "none (no @fix_plan.md)")
+	case p.NextTask == "":
+		line("Next task", "none (%d of %d tasks left)", p.TasksLeft, p.TasksTotal)
+	default:
+		line("Next task", "%s (%d of %d tasks left)", p.NextTask, p.TasksLeft, p.TasksTotal)
+	}
+	line("Breaker", "%s (no progress %d, same error %d)", p.Breaker, p.NoProgress, p.SameError)
+	line("Calls", "%d of %d this hour (next reset %s)", p.Calls, p.MaxCalls, p.NextReset)
+	line("Usage limit", "%s", p.UsageLimit)
+	if len(p.Waits) == 0 {
+		line("Waits first", "none")
+	}
+	for _, wt := range p.Waits {
+		if wt.Until.IsZero() {
+			line("Waits first", "%s: %s", wt.Kind, wt.Note)
+		} else {
+			line("Waits first", "%s until %s: %s", wt.Kind, wt.Until.Format("15:04:05"), wt.Note)
+		}
+	}
+	if d.Locked {
+		who := "another ralph_loop"
+		if d.LockedBy != nil {
+			who = fmt.Sprintf("another ralph_loop (pid %d)", *d.LockedBy)
+		}
+		line("Lock", "%s is running here: a loop started now would refuse to start", who)
+	}
+	if p.WouldCall {
+		line("Next", "call the agent")
+	} else {
+		line("Next", "stop without calling (%s)", p.WouldStopAs)
+	}
+	fmt.Fprintf(w, "\n--- prompt (%d bytes) ---\n%s\n", d.PromptBytes, p.Prompt)
+	if p.Context != "" {
+		fmt.Fprintf(w, "--- loop context (%d bytes) ---\n%s\n", d.ContextBytes, p.Context)
+	}
+}
+
+// shellJoin quotes each word for a POSIX shell.
+func shellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, s := range words {
+		q[i] = shellQuote(s)
+	}
+	return strings.Join(q, " ")
+}
+
+// copyStateFiles copies the regular files at the top of .ralph/ (where the
+// loop keeps its state) into to, for a load that may write.
+func copyStateFiles(from, to string) error {
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := ralphdir.ReadFileCapped(filepath.Join(from, e.Name()), ralphdir.TextCap)
+		if err != nil {
+			continue // too big or unreadable: the load treats it as missing
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
