@@ -188,6 +188,8 @@ type Config struct {
 	MaxTokens              int64          // MAX_TOKENS, 0 = off
 	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
 	MaxOutputMB            int            // MAX_OUTPUT_MB, default 256, 0 = no limit
+	LogKeep                int            // LOG_KEEP, default 200, 0 = keep all
+	LogMaxMB               int            // LOG_MAX_MB, default 50, 0 = never rotate
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Arguments of the non-loop actions.

@@ -70,7 +70,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
-		{"max-output-mb", ""},
+		{"max-output-mb", ""}, {"log-keep", ""}, {"log-max-mb", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}

@@ -48,6 +48,9 @@ Loop control:
                               stop an agent call that prints nothing for this long
       --max-output-mb MB      stop an agent call whose output passes MB megabytes; its
                               log keeps the head and the tail (default: 256, 0 = no limit)
+      --log-keep N            keep the logs of the last N agent calls (default: 200, 0 = all)
+      --log-max-mb MB         rotate ralph.log, events.jsonl, metrics.jsonl past MB
+                              megabytes to NAME.1 … NAME.5 (default: 50, 0 = never)
       --max-cost USD          stop once the agent reports this much spend
       --max-tokens N          stop once the agent reports this many tokens
       --events FILE           append one JSON object per event to FILE ('-' = stdout)
