@@ -34,6 +34,16 @@ func (a *appends) write(d *Dir, name, p, line string) error {
 	if err != nil {
 		return err
 	}
+	if st, err := f.Stat(); err == nil && d.rotates(name, st.Size(), len(line)) {
+		f.Close()
+		delete(a.open, p)
+		if err := rotateFile(p); err != nil {
+			return err
+		}
+		if f, err = a.file(d, name, p); err != nil {
+			return err
+		}
+	}
 	if _, err := f.WriteString(line); err != nil {
 		f.Close()
 		delete(a.open, p)
