@@ -29,6 +29,7 @@ const (
 	Pause
 	Resume
 	Init
+	Clean
 )
 
 // runsLoop reports whether the action starts the loop. Only then are
@@ -194,6 +195,7 @@ type Config struct {
 
 	// Arguments of the non-loop actions.
 	AnalyzeFile string // --analyze FILE
+	CleanKeep   int    // --clean --keep N; -1 when not given (LOG_KEEP applies)
 	JSON        bool   // --json (with --report)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",

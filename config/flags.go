@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,6 +24,7 @@ type cli struct {
 	live        bool
 	json        bool
 	analyzeFile string
+	keep        int // --keep N, -1 when not given
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -38,6 +40,7 @@ var immediate = map[string]Action{
 // modeFlags are the other action flags; at most one of them may be given.
 var modeFlags = map[string]Action{
 	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
+	"clean": Clean,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -61,7 +64,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
-		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""},
+		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"clean", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -70,7 +73,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
-		{"max-output-mb", ""}, {"log-keep", ""}, {"log-max-mb", ""},
+		{"max-output-mb", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
@@ -84,7 +87,7 @@ func parseArgs(args []string) (*cli, error) {
 	if err := rejectGotestArgs(fs, args); err != nil {
 		return nil, err
 	}
-	st := &cli{values: map[string]flagValue{}}
+	st := &cli{values: map[string]flagValue{}, keep: -1}
 	err := fs.ParseAll(args, func(f *pflag.Flag, value string) error {
 		return st.apply(f, value)
 	})
@@ -110,6 +113,9 @@ func parseArgs(args []string) (*cli, error) {
 	if len(st.modes) == 1 {
 		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
 	}
+	if st.keep >= 0 && st.action != Clean {
+		return nil, &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
+	}
 	if st.json && st.action != Report {
 		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report"}
 	}
@@ -132,7 +138,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			return errStop
 		}
 		switch f.Name {
-		case "monitor", "pause", "resume", "report":
+		case "monitor", "pause", "resume", "report", "clean":
 			if b {
 				st.modes = append(st.modes, name)
 			}
@@ -156,6 +162,15 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		}
 		st.analyzeFile = value
 		st.modes = append(st.modes, name)
+		return nil
+	}
+	if f.Name == "keep" {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "integer >= 0",
+				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
+		}
+		st.keep = n
 		return nil
 	}
 	key := flagKeys[f.Name]

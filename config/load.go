@@ -54,6 +54,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		Live:        cl.live,
 		JSON:        cl.json,
 		AnalyzeFile: cl.analyzeFile,
+		CleanKeep:   cl.keep,
 		Sources:     map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {

@@ -85,7 +85,7 @@ func TestDefaults(t *testing.T) {
 		CBPermissionDenialThreshold: 2, CBReadOnlyTimeoutThreshold: 2, CBCooldownMinutes: 30,
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50,
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 	}
 	got := *c
 	got.Sources = nil

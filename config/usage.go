@@ -62,6 +62,9 @@ Commands:
       --resume                let a paused loop go on, and exit
       --report                summarise the runs so far and exit
       --json                  with --report: print the summary as JSON
+      --clean                 remove the logs of old agent calls (beyond LOG_KEEP) and
+                              the rotated logs (NAME.1 … NAME.5); print what was freed
+      --keep N                with --clean: keep the logs of the last N calls instead
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)
 

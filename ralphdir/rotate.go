@@ -115,10 +115,10 @@ func (a stampKey) less(b stampKey) bool {
 // PruneCallLogs removes the output, stderr and stream logs of all but the
 // newest keep calls under logs/, oldest first by their stamp; the logs of
 // the call stamped current are never removed and count among the keep.
-// keep <= 0 removes nothing.
+// keep < 0 removes nothing; keep 0 removes all but the current call's.
 func (d *Dir) PruneCallLogs(keep int, current string) (Freed, error) {
 	var freed Freed
-	if keep <= 0 {
+	if keep < 0 {
 		return freed, nil
 	}
 	entries, err := os.ReadDir(d.Path(LogsDir))

@@ -231,7 +231,7 @@ func (s *Store) resetSession(reason string, loop int, now time.Time) error {
 // Creating a call's output log starts the call: the logs of older calls
 // beyond LOG_KEEP (this one counted) are removed then, oldest first.
 func (s *Store) CreateLog(name string) (*os.File, error) {
-	if stamp, ok := strings.CutPrefix(name, ralphdir.LogsDir+"/claude_output_"); ok && !strings.HasSuffix(stamp, "_stream.log") {
+	if stamp, ok := strings.CutPrefix(name, ralphdir.LogsDir+"/claude_output_"); ok && s.logKeep > 0 && !strings.HasSuffix(stamp, "_stream.log") {
 		s.d.PruneCallLogs(s.logKeep, strings.TrimSuffix(stamp, ".log"))
 	}
 	return s.d.Create(name)

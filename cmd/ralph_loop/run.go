@@ -135,6 +135,8 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 		return analyze(cfg, stdout, stderr)
 	case config.Report:
 		return showReport(dir, cfg, stdout, stderr)
+	case config.Clean:
+		return clean(dir, cfg, stdout)
 	case config.Monitor:
 		return monitor(cfg, args, stderr)
 	}
