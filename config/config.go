@@ -31,6 +31,7 @@ const (
 	Init
 	Doctor
 	DryRun
+	Clean
 )
 
 // runsLoop reports whether the action starts the loop (or previews its
@@ -194,10 +195,13 @@ type Config struct {
 	MaxTokens              int64          // MAX_TOKENS, 0 = off
 	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
 	MaxOutputMB            int            // MAX_OUTPUT_MB, default 256, 0 = no limit
+	LogKeep                int            // LOG_KEEP, default 200, 0 = keep all
+	LogMaxMB               int            // LOG_MAX_MB, default 50, 0 = never rotate
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Arguments of the non-loop actions.
 	AnalyzeFile   string // --analyze FILE
+	CleanKeep     int    // --clean --keep N; -1 when not given (LOG_KEEP applies)
 	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
 	JSON          bool   // --json (with --report, --status or --dry-run)
 	ReportRun     string // --run ID (with --report)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -27,6 +28,7 @@ type cli struct {
 	analyzeFile string
 	reportRun   string
 	monitor     bool // --doctor --monitor
+	keep        int  // --keep N, -1 when not given
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -44,6 +46,7 @@ var modeFlags = map[string]Action{
 	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
 	"doctor":  Doctor,
 	"dry-run": DryRun,
+	"clean":   Clean,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -68,7 +71,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
 		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
-		{"doctor", ""},
+		{"doctor", ""}, {"clean", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -77,7 +80,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
-		{"max-output-mb", ""}, {"run", ""},
+		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
@@ -91,7 +94,7 @@ func parseArgs(args []string) (*cli, error) {
 	if err := rejectGotestArgs(fs, args); err != nil {
 		return nil, err
 	}
-	st := &cli{values: map[string]flagValue{}}
+	st := &cli{values: map[string]flagValue{}, keep: -1}
 	err := fs.ParseAll(args, func(f *pflag.Flag, value string) error {
 		return st.apply(f, value)
 	})
@@ -127,6 +130,9 @@ func parseArgs(args []string) (*cli, error) {
 	if st.reportRun != "" && st.action != Report {
 		return nil, &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
+	if st.keep >= 0 && st.action != Clean {
+		return nil, &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
+	}
 	if st.json && st.action != Report && st.action != DryRun {
 		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
@@ -151,7 +157,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		switch f.Name {
 		case "status":
 			st.status = b
-		case "monitor", "pause", "resume", "report", "doctor", "dry-run":
+		case "monitor", "pause", "resume", "report", "doctor", "dry-run", "clean":
 			if b {
 				st.modes = append(st.modes, name)
 			}
@@ -183,6 +189,15 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 				Msg: "--run requires a run id (ralph_loop --report lists them)"}
 		}
 		st.reportRun = value
+		return nil
+	}
+	if f.Name == "keep" {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "integer >= 0",
+				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
+		}
+		st.keep = n
 		return nil
 	}
 	key := flagKeys[f.Name]
@@ -340,6 +355,8 @@ func statusOnly(st *cli) error {
 		other = "--live"
 	case st.reportRun != "":
 		other = "--run"
+	case st.keep >= 0:
+		other = "--keep"
 	}
 	if other != "" {
 		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}

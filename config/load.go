@@ -56,6 +56,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		AnalyzeFile:   cl.analyzeFile,
 		ReportRun:     cl.reportRun,
 		DoctorMonitor: cl.monitor,
+		CleanKeep:     cl.keep,
 		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {

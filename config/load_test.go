@@ -85,7 +85,7 @@ func TestDefaults(t *testing.T) {
 		CBPermissionDenialThreshold: 2, CBReadOnlyTimeoutThreshold: 2, CBCooldownMinutes: 30,
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256,
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 	}
 	got := *c
 	got.Sources = nil
@@ -558,6 +558,7 @@ func TestUsageErrors(t *testing.T) {
 		{"status with monitor", setup{args: []string{"--status", "--monitor"}}, "--monitor", []string{"--monitor does not apply with --status"}, false},
 		{"status with help", setup{args: []string{"--status", "--help"}}, "--help", []string{"--help does not apply with --status"}, false},
 		{"status with run", setup{args: []string{"--status", "--run", "x"}}, "--run", []string{"--run does not apply with --status"}, false},
+		{"status with keep", setup{args: []string{"--status", "--keep", "3"}}, "--keep", []string{"--keep does not apply with --status"}, false},
 		{"status with live", setup{args: []string{"-s", "--live"}}, "--live", []string{"--live does not apply with --status"}, false},
 		{"status with stray word", setup{args: []string{"--status", "now"}}, "now", []string{"now"}, true},
 

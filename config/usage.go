@@ -48,6 +48,9 @@ Loop control:
                               stop an agent call that prints nothing for this long
       --max-output-mb MB      stop an agent call whose output passes MB megabytes; its
                               log keeps the head and the tail (default: 256, 0 = no limit)
+      --log-keep N            keep the logs of the last N agent calls (default: 200, 0 = all)
+      --log-max-mb MB         rotate ralph.log, events.jsonl, metrics.jsonl past MB
+                              megabytes to NAME.1 … NAME.5 (default: 50, 0 = never)
       --max-cost USD          stop once the agent reports this much spend
       --max-tokens N          stop once the agent reports this many tokens
       --events FILE           append one JSON object per event to FILE ('-' = stdout)
@@ -63,6 +66,9 @@ Commands:
                               no agent and writes nothing
       --json                  with --report, --status or --dry-run: print JSON
       --run ID                with --report: that run alone
+      --clean                 remove the logs of old agent calls (beyond LOG_KEEP) and
+                              the rotated logs (NAME.1 … NAME.5); print what was freed
+      --keep N                with --clean: keep the logs of the last N calls instead
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)
       --doctor                check this project is ready to run unattended, and exit

@@ -34,12 +34,33 @@ func (a *appends) write(d *Dir, name, p, line string) error {
 	if err != nil {
 		return err
 	}
+	if f, err = a.rotate(d, name, p, f, len(line)); err != nil {
+		return err
+	}
 	if _, err := f.WriteString(line); err != nil {
 		f.Close()
 		delete(a.open, p)
 		return fmt.Errorf("append %s: %w", p, err)
 	}
 	return nil
+}
+
+// rotate rotates the held file f of p when a line of n bytes would take it
+// past the Dir's limit, and returns the file to write to.
+func (a *appends) rotate(d *Dir, name, p string, f *os.File, n int) (*os.File, error) {
+	if d.rotateAt <= 0 {
+		return f, nil
+	}
+	st, err := f.Stat()
+	if err != nil || !d.rotates(name, st.Size(), n) {
+		return f, nil
+	}
+	f.Close()
+	delete(a.open, p)
+	if err := rotateFile(p); err != nil {
+		return nil, err
+	}
+	return a.file(d, name, p)
 }
 
 // file returns the held descriptor of p, or opens it.

@@ -16,11 +16,12 @@ import (
 
 // Dir is a project's .ralph/ folder.
 type Dir struct {
-	root    string
-	warn    func(msg string)
-	now     func() time.Time
-	refused *refusals // appends refused, each reported once
-	appends *appends  // the logs AppendLine keeps open
+	root     string
+	warn     func(msg string)
+	now      func() time.Time
+	refused  *refusals // appends refused, each reported once
+	appends  *appends  // the logs AppendLine keeps open
+	rotateAt int64     // size past which the RotatedLogs rotate, 0 = never
 }
 
 // New returns the .ralph/ folder at root. warn receives one-line warnings

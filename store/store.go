@@ -40,7 +40,12 @@ const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completio
 type Store struct {
 	d        *ralphdir.Dir
 	sessions *session.Store
+	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
+
+// SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
+// all.
+func (s *Store) SetLogKeep(n int) { s.logKeep = n }
 
 // New returns the state store of d. log receives the session files' log
 // lines (level and message), as session.New takes them.
@@ -223,7 +228,14 @@ func (s *Store) resetSession(reason string, loop int, now time.Time) error {
 }
 
 // CreateLog creates (or truncates) one of the call's logs under .ralph/.
-func (s *Store) CreateLog(name string) (*os.File, error) { return s.d.Create(name) }
+// Creating a call's output log starts the call: the logs of older calls
+// beyond LOG_KEEP (this one counted) are removed then, oldest first.
+func (s *Store) CreateLog(name string) (*os.File, error) {
+	if stamp, ok := strings.CutPrefix(name, ralphdir.LogsDir+"/claude_output_"); ok && s.logKeep > 0 && !strings.HasSuffix(stamp, "_stream.log") {
+		s.d.PruneCallLogs(s.logKeep, strings.TrimSuffix(stamp, ".log"))
+	}
+	return s.d.Create(name)
+}
 
 // OpenLiveLog starts logs/live.log with header and opens it for appending.
 // A plain file of its own is truncated in place (one open per call, where

@@ -141,6 +141,8 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 		return analyze(cfg, stdout, stderr)
 	case config.Report:
 		return showReport(dir, cfg, stdout, stderr)
+	case config.Clean:
+		return clean(dir, cfg, stdout)
 	case config.Monitor:
 		return monitor(cfg, args, stderr)
 	}
@@ -193,6 +195,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on.
 	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
+	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
+	state.SetLogKeep(cfg.LogKeep)
 
 	for _, w := range warnings {
 		bus.Warnf("%s", w.String())

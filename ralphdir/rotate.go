@@ -1,0 +1,187 @@
+package ralphdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RotateKeep is how many rotated copies of a log are kept: NAME.1 (the
+// newest) to NAME.5.
+const RotateKeep = 5
+
+// HooksLog is where notifier hooks write their output.
+const HooksLog = "logs/hooks.log"
+
+// RotatedLogs are the appended logs that are rotated once they pass the
+// size set by SetRotation.
+var RotatedLogs = []string{RalphLog, EventsLog, MetricsLog, HooksLog}
+
+// SetRotation makes AppendLine rotate the RotatedLogs: before a line would
+// take a file past maxBytes, NAME.4 becomes NAME.5 (the old NAME.5 goes),
+// …, NAME becomes NAME.1, and the line starts a new NAME. A reader that
+// follows the name (tail -F, bmalph's dashboard) goes on with the new
+// file, as after logrotate's default rename-and-create. maxBytes <= 0
+// turns rotation off (the default).
+func (d *Dir) SetRotation(maxBytes int64) {
+	d.rotateAt = maxBytes
+}
+
+// rotates reports whether name is rotated, and when the next line would
+// take a file of size to the limit.
+func (d *Dir) rotates(name string, size int64, line int) bool {
+	if d.rotateAt <= 0 || size == 0 || size+int64(line) <= d.rotateAt {
+		return false
+	}
+	for _, n := range RotatedLogs {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// rotateFile shifts p.1 … p.4 one up, dropping p.5, and renames p to p.1.
+func rotateFile(p string) error {
+	os.Remove(p + "." + strconv.Itoa(RotateKeep))
+	for i := RotateKeep - 1; i >= 1; i-- {
+		err := os.Rename(p+"."+strconv.Itoa(i), p+"."+strconv.Itoa(i+1))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("rotate %s: %w", p, err)
+		}
+	}
+	if err := os.Rename(p, p+".1"); err != nil {
+		return fmt.Errorf("rotate %s: %w", p, err)
+	}
+	return nil
+}
+
+// Freed counts what a clean-up removed.
+type Freed struct {
+	Files int
+	Bytes int64
+}
+
+func (f *Freed) add(o Freed) { f.Files += o.Files; f.Bytes += o.Bytes }
+
+// callLog splits a per-call log name (claude_output_STAMP.log,
+// claude_stderr_STAMP.log, claude_output_STAMP_stream.log) into its stamp.
+func callLog(name string) (stamp string, ok bool) {
+	if !strings.HasSuffix(name, ".log") {
+		return "", false
+	}
+	base := strings.TrimSuffix(name, ".log")
+	for _, pre := range []string{"claude_output_", "claude_stderr_"} {
+		if s, found := strings.CutPrefix(base, pre); found {
+			if pre == "claude_output_" {
+				s = strings.TrimSuffix(s, "_stream")
+			}
+			return s, s != ""
+		}
+	}
+	return "", false
+}
+
+// stampKey orders call stamps (TIME-MS_loopN[-K]) by time, then loop
+// number, then the collision suffix.
+type stampKey struct {
+	time    string
+	loop, k int
+}
+
+func keyOf(stamp string) stampKey {
+	t, rest, _ := strings.Cut(stamp, "_loop")
+	n, k, _ := strings.Cut(rest, "-")
+	key := stampKey{time: t}
+	key.loop, _ = strconv.Atoi(n)
+	key.k, _ = strconv.Atoi(k)
+	return key
+}
+
+func (a stampKey) less(b stampKey) bool {
+	if a.time != b.time {
+		return a.time < b.time
+	}
+	if a.loop != b.loop {
+		return a.loop < b.loop
+	}
+	return a.k < b.k
+}
+
+// PruneCallLogs removes the output, stderr and stream logs of all but the
+// newest keep calls under logs/, oldest first by their stamp; the logs of
+// the call stamped current are never removed and count among the keep.
+// keep < 0 removes nothing; keep 0 removes all but the current call's.
+func (d *Dir) PruneCallLogs(keep int, current string) (Freed, error) {
+	var freed Freed
+	if keep < 0 {
+		return freed, nil
+	}
+	entries, err := os.ReadDir(d.Path(LogsDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return freed, nil
+		}
+		return freed, fmt.Errorf("list %s: %w", d.Path(LogsDir), err)
+	}
+	files := map[string][]fs.DirEntry{}
+	var stamps []string
+	for _, e := range entries {
+		s, ok := callLog(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if files[s] == nil {
+			stamps = append(stamps, s)
+		}
+		files[s] = append(files[s], e)
+	}
+	if current != "" && files[current] == nil {
+		stamps = append(stamps, current) // about to be created
+	}
+	sort.Slice(stamps, func(i, j int) bool { return keyOf(stamps[i]).less(keyOf(stamps[j])) })
+	extra := len(stamps) - keep
+	for _, s := range stamps {
+		if extra <= 0 {
+			break
+		}
+		if s == current {
+			continue
+		}
+		extra--
+		for _, e := range files[s] {
+			freed.add(d.removeCounted(LogsDir + "/" + e.Name()))
+		}
+	}
+	return freed, nil
+}
+
+// RemoveRotated removes every rotated copy (NAME.1 … NAME.5) of the
+// RotatedLogs and of live.log.
+func (d *Dir) RemoveRotated() Freed {
+	var freed Freed
+	for _, name := range append(RotatedLogs, LiveLog) {
+		for i := 1; i <= RotateKeep; i++ {
+			freed.add(d.removeCounted(name + "." + strconv.Itoa(i)))
+		}
+	}
+	return freed
+}
+
+// removeCounted removes name (a link itself, never its target) and
+// counts it when it was there.
+func (d *Dir) removeCounted(name string) Freed {
+	p := d.Path(name)
+	st, err := os.Lstat(p)
+	if err != nil {
+		return Freed{}
+	}
+	if os.Remove(p) != nil {
+		return Freed{}
+	}
+	return Freed{Files: 1, Bytes: st.Size()}
+}

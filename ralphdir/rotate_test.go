@@ -1,0 +1,93 @@
+package ralphdir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAppendLineRotates(t *testing.T) {
+	d := New(t.TempDir(), nil)
+	d.SetRotation(100)
+	line := strings.Repeat("x", 29) // 30 bytes with the newline
+	for i := 0; i < 40; i++ {
+		if err := d.AppendLine(EventsLog, line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 40 lines of 30 bytes, 3 a file: NAME holds 1, NAME.1 … NAME.5 hold 3
+	// each, the older ones are gone.
+	for i, want := range []int64{30, 90, 90, 90, 90, 90} {
+		name := EventsLog
+		if i > 0 {
+			name += "." + string(rune('0'+i))
+		}
+		st, err := os.Stat(d.Path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() != want {
+			t.Errorf("%s: %d bytes, want %d", name, st.Size(), want)
+		}
+	}
+	if d.Exists(EventsLog + ".6") {
+		t.Error("a sixth rotated copy is kept")
+	}
+	// A log not in the list is never rotated.
+	for i := 0; i < 10; i++ {
+		d.AppendLine("logs/other.log", line)
+	}
+	if d.Exists("logs/other.log.1") {
+		t.Error("logs/other.log rotated")
+	}
+}
+
+func TestAppendLineNoRotationByDefault(t *testing.T) {
+	d := New(t.TempDir(), nil)
+	for i := 0; i < 100; i++ {
+		d.AppendLine(RalphLog, strings.Repeat("y", 99))
+	}
+	if d.Exists(RalphLog + ".1") {
+		t.Error("rotated without SetRotation")
+	}
+}
+
+func TestPruneCallLogs(t *testing.T) {
+	d := New(t.TempDir(), nil)
+	os.MkdirAll(d.Path(LogsDir), 0o755)
+	stamps := []string{
+		"2026-01-01_10-00-00-000_loop1", "2026-01-01_10-00-00-000_loop2",
+		"2026-01-01_10-00-00-000_loop10", "2026-01-01_10-00-01-000_loop11",
+		"2026-01-01_10-00-01-000_loop11-2",
+	}
+	for _, s := range stamps {
+		for _, n := range []string{"claude_output_" + s + ".log", "claude_stderr_" + s + ".log", "claude_output_" + s + "_stream.log"} {
+			os.WriteFile(filepath.Join(d.Path(LogsDir), n), []byte("12345"), 0o644)
+		}
+	}
+	os.WriteFile(d.Path("logs/review_loop1.log"), []byte("r"), 0o644)
+	freed, err := d.PruneCallLogs(3, "2026-01-01_10-00-02-000_loop12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freed.Files != 9 || freed.Bytes != 45 {
+		t.Errorf("freed %+v, want 9 files, 45 bytes", freed)
+	}
+	for i, s := range stamps {
+		kept := d.Exists("logs/claude_stderr_" + s + ".log")
+		if kept != (i >= 3) {
+			t.Errorf("%s kept=%v", s, kept)
+		}
+	}
+	if !d.Exists("logs/review_loop1.log") {
+		t.Error("a log that is not a call's was removed")
+	}
+	// The current call is never removed, even when it sorts first.
+	if _, err := d.PruneCallLogs(1, stamps[3]); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Exists("logs/claude_output_"+stamps[3]+".log") || d.Exists("logs/claude_output_"+stamps[4]+".log") {
+		t.Error("the current call's logs were removed, or an older one kept")
+	}
+}
