@@ -117,26 +117,32 @@ func parseArgs(args []string) (*cli, error) {
 	if st.action != Run {
 		return st, nil // an immediate action wins over everything else
 	}
+	return st, st.pickMode()
+}
+
+// pickMode turns the mode flags into the one action of the command line
+// and refuses the flags that do not go with it.
+func (st *cli) pickMode() error {
 	if len(st.modes) == 2 && st.modes[0] != st.modes[1] && doctorMonitor(st.modes) {
 		// --doctor --monitor checks what a monitored run needs (tmux).
 		st.modes, st.monitor = []string{"--doctor"}, true
 	}
 	if len(st.modes) > 1 {
-		return nil, &UsageError{Key: st.modes[1], Msg: fmt.Sprintf("%s and %s cannot be used together", st.modes[0], st.modes[1])}
+		return &UsageError{Key: st.modes[1], Msg: fmt.Sprintf("%s and %s cannot be used together", st.modes[0], st.modes[1])}
 	}
 	if len(st.modes) == 1 {
 		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
 	}
 	if st.reportRun != "" && st.action != Report {
-		return nil, &UsageError{Key: "--run", Msg: "--run only applies to --report"}
+		return &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
 	if st.keep >= 0 && st.action != Clean {
-		return nil, &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
+		return &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
 	}
 	if st.json && st.action != Report && st.action != DryRun {
-		return nil, &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
+		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
-	return st, nil
+	return nil
 }
 
 func (st *cli) apply(f *pflag.Flag, value string) error {
@@ -174,31 +180,8 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		}
 		return nil
 	}
-	if f.Name == "analyze" {
-		if value == "" {
-			return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a file name",
-				Msg: "--analyze requires a file name (a saved agent output)"}
-		}
-		st.analyzeFile = value
-		st.modes = append(st.modes, name)
-		return nil
-	}
-	if f.Name == "run" {
-		if value == "" {
-			return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a run id",
-				Msg: "--run requires a run id (ralph_loop --report lists them)"}
-		}
-		st.reportRun = value
-		return nil
-	}
-	if f.Name == "keep" {
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 {
-			return &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "integer >= 0",
-				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
-		}
-		st.keep = n
-		return nil
+	if done, err := st.commandValue(f.Name, name, value); done {
+		return err
 	}
 	key := flagKeys[f.Name]
 	spec := keyIndex[key]
@@ -208,6 +191,37 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 	}
 	st.values[key] = flagValue{value: value, flag: name}
 	return nil
+}
+
+// commandValue reads the flags whose value belongs to a command rather than
+// to the configuration (--analyze FILE, --run ID, --keep N); done is false
+// for any other flag.
+func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
+	switch flag {
+	case "analyze":
+		if value == "" {
+			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a file name",
+				Msg: "--analyze requires a file name (a saved agent output)"}
+		}
+		st.analyzeFile = value
+		st.modes = append(st.modes, name)
+	case "run":
+		if value == "" {
+			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a run id",
+				Msg: "--run requires a run id (ralph_loop --report lists them)"}
+		}
+		st.reportRun = value
+	case "keep":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return true, &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "integer >= 0",
+				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
+		}
+		st.keep = n
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // flagValueError words a bad flag value; three flags keep the bash loop's
