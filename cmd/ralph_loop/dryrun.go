@@ -49,7 +49,13 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 		return fmt.Errorf("dry run: cannot copy the state of %s: %w", dir.Root(), err)
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
-	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) { warn(msg) }, cfg.Verbose)
+	// The store's own log lines (a session started or resumed...) are what
+	// a real run would log; a dry run shows only its warnings and errors.
+	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) {
+		if events.Level(level) == events.Warn || events.Level(level) == events.Error {
+			warn(msg)
+		}
+	}, cfg.Verbose)
 
 	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
 	bus.SetWords(console.EventWords())
