@@ -32,6 +32,21 @@ func Load(d *ralphdir.Dir) (Window, error) {
 	return w, nil
 }
 
+// Peek reads .call_count and .last_reset as Load does but never moves a
+// file aside: a missing, unreadable or invalid file reads as a zero count
+// or an unknown hour. It is for readers that must not change .ralph/
+// (--status) while a loop may be running.
+func Peek(d *ralphdir.Dir) Window {
+	var w Window
+	if b, found, err := d.ReadFile(ralphdir.CallCount); err == nil && found {
+		w.Count, _ = parseCount(b)
+	}
+	if b, found, err := d.ReadFile(ralphdir.LastReset); err == nil && found {
+		w.Hour, _ = parseHour(b)
+	}
+	return w
+}
+
 // Save writes w as the bash loop does: the count, then the hour, each
 // followed by a newline, each atomically. The count goes first so that a
 // crash in between leaves an old hour (which rolls over to 0), never a new

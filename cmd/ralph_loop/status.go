@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -239,14 +238,7 @@ func readSession(d *ralphdir.Dir) *sessionView {
 // readWindow is the call count of the current clock hour: a count of an
 // earlier hour is 0 now.
 func readWindow(d *ralphdir.Dir, now time.Time) ratelimit.Window {
-	var w ratelimit.Window
-	if data, found, err := d.ReadFile(ralphdir.CallCount); err == nil && found {
-		w.Count, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-	}
-	if data, found, err := d.ReadFile(ralphdir.LastReset); err == nil && found {
-		w.Hour = strings.TrimSpace(string(data))
-	}
-	w, _ = w.Roll(now)
+	w, _ := ratelimit.Peek(d).Roll(now)
 	return w
 }
 
