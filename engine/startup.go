@@ -109,17 +109,34 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	ctx := context.Background()
-	if !l.git.available() {
-		return startupFailed(events.StartupFailed{Check: events.GitMissing})
-	}
-	if !l.git.isRepo(ctx) {
-		return startupFailed(events.StartupFailed{Check: events.NoGitRepo, Path: l.s.ProjectDir})
-	}
-	if l.git.head(ctx) == "" {
-		return startupFailed(events.StartupFailed{Check: events.NoCommits})
+	switch c := gitProblem(l.git); c {
+	case 0:
+	case events.NoGitRepo:
+		return startupFailed(events.StartupFailed{Check: c, Path: l.s.ProjectDir})
+	default:
+		return startupFailed(events.StartupFailed{Check: c})
 	}
 	return nil
+}
+
+// CheckGit runs the loop's start-up check of the project's repository on
+// its own (ralph_loop --doctor): 0 when git is there and the project is a
+// repository with a commit, else the check that failed.
+func CheckGit(projectDir string) events.StartupCheck {
+	return gitProblem(git{dir: projectDir})
+}
+
+func gitProblem(g git) events.StartupCheck {
+	ctx := context.Background()
+	switch {
+	case !g.available():
+		return events.GitMissing
+	case !g.isRepo(ctx):
+		return events.NoGitRepo
+	case g.head(ctx) == "":
+		return events.NoCommits
+	}
+	return 0
 }
 
 // checkAgent makes sure the agent CLI is there (and, for Claude Code, new

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -143,22 +144,15 @@ func loginHint(driver string) string {
 	return "'claude' (then /login)"
 }
 
-// gitCheck: the loop needs a git repository with at least one commit.
+// gitCheck: the loop needs a git repository with at least one commit; the
+// loop's own start-up check decides.
 func gitCheck(cwd string) check {
-	if _, err := exec.LookPath("git"); err != nil {
+	switch engine.CheckGit(cwd) {
+	case events.GitMissing:
 		return bad("git: not found on PATH; install git, then run 'git init' here")
-	}
-	run := func(args ...string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = cwd
-		return cmd.Run()
-	}
-	if run("rev-parse", "--is-inside-work-tree") != nil {
+	case events.NoGitRepo:
 		return bad("git: %s is not a git repository; run 'git init' here", cwd)
-	}
-	if run("rev-parse", "--verify", "-q", "HEAD") != nil {
+	case events.NoCommits:
 		return bad("git: the repository has no commit yet; make one: git add -A && git commit -m 'initial commit'")
 	}
 	return good("git: a repository with commits")
