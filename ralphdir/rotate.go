@@ -160,6 +160,17 @@ func (d *Dir) PruneCallLogs(keep int, current string) (Freed, error) {
 	return freed, nil
 }
 
+// WithRotated names a log and its rotated copies in the order their lines
+// were written, oldest first: NAME.5 … NAME.1, then NAME (readers of a
+// whole log, such as --report, read them in this order).
+func WithRotated(name string) []string {
+	out := make([]string, 0, RotateKeep+1)
+	for i := RotateKeep; i >= 1; i-- {
+		out = append(out, name+"."+strconv.Itoa(i))
+	}
+	return append(out, name)
+}
+
 // RemoveRotated removes every rotated copy (NAME.1 … NAME.5) of the
 // RotatedLogs and of live.log.
 func (d *Dir) RemoveRotated() Freed {

@@ -91,3 +91,10 @@ func TestPruneCallLogs(t *testing.T) {
 		t.Error("the current call's logs were removed, or an older one kept")
 	}
 }
+
+func TestWithRotated(t *testing.T) {
+	want := []string{"e.5", "e.4", "e.3", "e.2", "e.1", "e"}
+	if got := WithRotated("e"); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("WithRotated = %v, want %v", got, want)
+	}
+}

@@ -232,19 +232,6 @@ func Find(runs []*Summary, id string) *Summary {
 	return nil
 }
 
-// Logs names an event log and its rotated copies, oldest first:
-// NAME.5 … NAME.1, then NAME.
-func Logs(name string) []string {
-	out := make([]string, 0, Rotations+1)
-	for i := Rotations; i >= 1; i-- {
-		out = append(out, fmt.Sprintf("%s.%d", name, i))
-	}
-	return append(out, name)
-}
-
-// Rotations is how many rotated copies of an event log are read.
-const Rotations = 5
-
 // Concat reads logs one after the other as one log. A newline goes between
 // them, so a copy that ends without one cannot join two events.
 func Concat(logs ...io.Reader) io.Reader {

@@ -341,10 +341,3 @@ func TestConcat(t *testing.T) {
 		t.Errorf("History = %+v", h)
 	}
 }
-
-func TestLogs(t *testing.T) {
-	want := []string{"e.5", "e.4", "e.3", "e.2", "e.1", "e"}
-	if d := cmp.Diff(want, report.Logs("e")); d != "" {
-		t.Error(d)
-	}
-}

@@ -101,7 +101,7 @@ func openEventLogs(d *ralphdir.Dir) ([]io.Reader, func(), error) {
 			f.Close()
 		}
 	}
-	names := report.Logs(d.Path(ralphdir.EventsLog))
+	names := ralphdir.WithRotated(d.Path(ralphdir.EventsLog))
 	for i, name := range names {
 		f, err := ralphdir.OpenRegular(name)
 		if err != nil {
