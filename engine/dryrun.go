@@ -63,8 +63,7 @@ type Wait struct {
 // A failed check or a call that cannot be built is noted on the bus as in
 // a run (the console words it) and returned.
 func DryRun(s Settings, deps Deps) (Preview, error) {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
-	l.ctx = deps.Stopper.Context()
+	l := newLoop(s, deps)
 	p, err := l.preview()
 	if err != nil {
 		var se *StartupError

@@ -112,11 +112,16 @@ func (l *loop) status(typ events.Type, action, status string) {
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
-	l := &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs, git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live}
-	l.ctx = deps.Stopper.Context()
+	l := newLoop(s, deps)
 	res := l.run()
 	l.finish(res)
 	return res
+}
+
+// newLoop is the loop of a run (or a dry run) before its start-up checks.
+func newLoop(s Settings, deps Deps) *loop {
+	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
+		git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
 func (l *loop) run() Result {
