@@ -42,7 +42,6 @@ type Preview struct {
 	NextReset   string   `json:"next_reset"`
 	Paused      bool     `json:"paused"`
 	ExitReason  string   `json:"exit_reason,omitempty"` // the loop would stop before calling, for this reason
-	UsageLimit  string   `json:"usage_limit"`
 	Waits       []Wait   `json:"waits"`
 	WouldCall   bool     `json:"would_call"`
 	WouldStopAs string   `json:"would_stop,omitempty"`
@@ -52,7 +51,6 @@ type Preview struct {
 type Wait struct {
 	Kind  string    `json:"kind"` // rate_limit, pause
 	Until time.Time `json:"until,omitzero"`
-	Note  string    `json:"note"`
 }
 
 // DryRun runs the start-up checks and builds the next iteration's call as
@@ -86,8 +84,7 @@ func (l *loop) preview() (Preview, error) {
 	p := Preview{Driver: l.s.Driver, CLIVersion: l.cliVersion, Loop: l.n, PromptFile: l.s.PromptFile,
 		Breaker: l.brk.State, BreakerOK: l.brk.CanExecute(), NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
-		Paused: Paused(l.dir), HavePlan: l.havePlan, Waits: []Wait{}, EnvAdded: []string{},
-		UsageLimit: "no wait pending: a usage-limit wait starts only when a call reports the limit"}
+		Paused: Paused(l.dir), HavePlan: l.havePlan, Waits: []Wait{}, EnvAdded: []string{}}
 	if l.havePlan {
 		counts := fixplan.Count(l.plan)
 		p.NextTask, p.TasksLeft, p.TasksTotal = fixplan.NextTask(l.plan), counts.Unchecked, counts.Total()
@@ -132,15 +129,14 @@ func (l *loop) previewWaits(p *Preview) {
 	case !p.BreakerOK:
 		p.WouldStopAs = "circuit_breaker_open"
 	case !l.window.Allow(l.now(), l.s.MaxCallsPerHour):
-		p.Waits = append(p.Waits, Wait{Kind: "rate_limit", Until: ratelimit.NextReset(l.now()),
-			Note: "the hour's calls are used up: wait for the next hour"})
+		p.Waits = append(p.Waits, Wait{Kind: "rate_limit", Until: ratelimit.NextReset(l.now())})
 	}
 	if p.WouldStopAs == "" {
 		p.ExitReason = l.exitReason()
 		p.WouldStopAs = p.ExitReason
 	}
 	if p.Paused {
-		p.Waits = append(p.Waits, Wait{Kind: "pause", Note: "paused: waits until 'ralph_loop --resume'"})
+		p.Waits = append(p.Waits, Wait{Kind: "pause"})
 	}
 	p.WouldCall = p.WouldStopAs == ""
 }

@@ -22,12 +22,29 @@ import (
 // that holds the project's lock, if any.
 type dryRunJSON struct {
 	engine.Preview
-	PromptBytes  int    `json:"prompt_bytes"`
-	ContextBytes int    `json:"context_bytes"`
-	Command      string `json:"command"` // argv, shell-quoted
-	LockedBy     *int   `json:"locked_by_pid,omitempty"`
-	Locked       bool   `json:"locked"`
+	PromptBytes  int        `json:"prompt_bytes"`
+	ContextBytes int        `json:"context_bytes"`
+	Command      string     `json:"command"` // argv, shell-quoted
+	LockedBy     *int       `json:"locked_by_pid,omitempty"`
+	Locked       bool       `json:"locked"`
+	UsageLimit   string     `json:"usage_limit"`
+	Waits        []waitJSON `json:"waits"` // the preview's waits, with their words
 }
+
+// waitJSON is a wait that would come before the call, and what it means.
+type waitJSON struct {
+	engine.Wait
+	Note string `json:"note"`
+}
+
+// The words of the preview's waits and of the usage limit, which the engine
+// gives as values.
+var waitNotes = map[string]string{
+	"rate_limit": "the hour's calls are used up: wait for the next hour",
+	"pause":      "paused: waits until 'ralph_loop --resume'",
+}
+
+const usageLimitNote = "no wait pending: a usage-limit wait starts only when a call reports the limit"
 
 // dryRun runs the start-up checks and shows the next agent call without
 // making it. Nothing under .ralph/ is written: the state is loaded from a
@@ -67,7 +84,11 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 	if err != nil {
 		return exitStatus(1) // the console has shown what failed
 	}
-	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv)}
+	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv),
+		UsageLimit: usageLimitNote, Waits: []waitJSON{}}
+	for _, w := range p.Waits {
+		out.Waits = append(out.Waits, waitJSON{Wait: w, Note: waitNotes[w.Kind]})
+	}
 	if held, _ := dir.LockHolder(); held != nil {
 		out.Locked = true
 		if held.PID > 0 {
@@ -139,11 +160,11 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 	}
 	line("Breaker", "%s (no progress %d, same error %d)", p.Breaker, p.NoProgress, p.SameError)
 	line("Calls", "%d of %d this hour (next reset %s)", p.Calls, p.MaxCalls, p.NextReset)
-	line("Usage limit", "%s", p.UsageLimit)
-	if len(p.Waits) == 0 {
+	line("Usage limit", "%s", d.UsageLimit)
+	if len(d.Waits) == 0 {
 		line("Waits first", "none")
 	}
-	for _, wt := range p.Waits {
+	for _, wt := range d.Waits {
 		if wt.Until.IsZero() {
 			line("Waits first", "%s: %s", wt.Kind, wt.Note)
 		} else {
