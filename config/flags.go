@@ -139,6 +139,9 @@ func (st *cli) pickMode() error {
 	if st.keep >= 0 && st.action != Clean {
 		return &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
 	}
+	if st.live && (st.action == Report || st.action == Doctor || st.action == Clean) {
+		return &UsageError{Key: "--live", Msg: fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", st.modes[0])}
+	}
 	if st.json && st.action != Report && st.action != DryRun {
 		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
