@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -52,7 +53,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		d.warn(fmt.Sprintf("%s %s; removed it and created a regular lock file", p, strings.TrimSuffix(kind(st.Mode()), ", not a regular file")))
 	}
 	fl := flock.New(p)
-	ok, err := fl.TryLock()
+	ok, err := tryLock(fl)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
@@ -69,6 +70,25 @@ func (d *Dir) Lock() (*Lock, error) {
 		f.Close()
 	}
 	return &Lock{fl: fl}, nil
+}
+
+// lockRetries and lockRetryGap bound how long Lock waits for a lock that
+// is held only for a moment: --status, --doctor and the dashboard probe it
+// with a non-blocking lock that they release at once, and a loop starting
+// in that instant must not take them for another loop.
+const (
+	lockRetries  = 20
+	lockRetryGap = 10 * time.Millisecond
+)
+
+func tryLock(fl *flock.Flock) (bool, error) {
+	for i := 0; ; i++ {
+		ok, err := fl.TryLock()
+		if ok || err != nil || i == lockRetries {
+			return ok, err
+		}
+		time.Sleep(lockRetryGap)
+	}
 }
 
 // dropOldLock removes the lock file of an older version, unless a loop of

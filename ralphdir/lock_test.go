@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -101,4 +102,29 @@ func TestLockNeverFollowsALink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A lock held for a moment, as --status and --doctor hold it to probe it,
+// does not make a starting loop think another loop runs.
+func TestLockWaitsOutAProbe(t *testing.T) {
+	d, _ := newDir(t)
+	if err := os.MkdirAll(d.Path("logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe := flock.New(d.Path(LockFile))
+	if ok, err := probe.TryLock(); !ok || err != nil {
+		t.Fatalf("trylock: %v %v", ok, err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(3 * lockRetryGap)
+		probe.Unlock()
+	}()
+	l, err := d.Lock()
+	<-released
+	if err != nil {
+		t.Fatalf("Lock while a probe held the lock for a moment: %v", err)
+	}
+	l.Unlock()
 }
