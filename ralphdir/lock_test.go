@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -111,20 +112,22 @@ func TestLockWaitsOutAProbe(t *testing.T) {
 	if err := os.MkdirAll(d.Path("logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	probe := flock.New(d.Path(LockFile))
-	if ok, err := probe.TryLock(); !ok || err != nil {
-		t.Fatalf("trylock: %v %v", ok, err)
-	}
-	released := make(chan struct{})
-	go func() {
-		defer close(released)
-		time.Sleep(3 * lockRetryGap)
-		probe.Unlock()
-	}()
-	l, err := d.Lock()
-	<-released
-	if err != nil {
-		t.Fatalf("Lock while a probe held the lock for a moment: %v", err)
-	}
-	l.Unlock()
+	synctest.Test(t, func(t *testing.T) {
+		probe := flock.New(d.Path(LockFile))
+		if ok, err := probe.TryLock(); !ok || err != nil {
+			t.Fatalf("trylock: %v %v", ok, err)
+		}
+		released := make(chan struct{})
+		go func() {
+			defer close(released)
+			time.Sleep(3 * lockRetryGap)
+			probe.Unlock()
+		}()
+		l, err := d.Lock()
+		<-released
+		if err != nil {
+			t.Fatalf("Lock while a probe held the lock for a moment: %v", err)
+		}
+		l.Unlock()
+	})
 }
