@@ -129,9 +129,3 @@ func (s *Stopper) Skip() bool {
 	s.skip = nil
 	return true
 }
-
-// Stop stops the loop as sig would, even during a wait that a Ctrl+C from
-// a terminal would only skip.
-func (s *Stopper) Stop(sig os.Signal) {
-	s.cancel(NewSignalError(sig))
-}
