@@ -3,6 +3,7 @@ module github.com/ralphloop/ralph_loop
 go 1.26.0
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
 	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.1
@@ -16,6 +17,5 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/chromedp/chromedp v0.23.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )

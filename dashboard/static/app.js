@@ -100,7 +100,7 @@ function renderOne(s) {
   $("stateText").textContent = stateText(s);
   document.title = words(st.phase) + " · " + (s.name || "ralph_loop");
   const p = s.progress || {};
-  $("task").textContent = p.task ? "Next task: " + p.task : (p.last_loop_summary || "");
+  $("task").textContent = p.task ? "Next task: " + p.task.replace(/^- \[ \]\s*/, "") : (p.last_loop_summary || "");
   $("bar").style.width = p.tasks_total ? Math.round((100 * p.tasks_completed) / p.tasks_total) + "%" : "0";
 
   const b = s.breaker;
