@@ -149,7 +149,10 @@ func TestServeBesideARunningLoop(t *testing.T) {
 		loop.Process.Kill()
 		<-done
 	}()
-	if !waitFor(20*time.Second, func() bool { ev, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl")); return bytes.Contains(ev, []byte("delay_started")) }) {
+	if !waitFor(20*time.Second, func() bool {
+		ev, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl"))
+		return bytes.Contains(ev, []byte("delay_started"))
+	}) {
 		t.Fatalf("loop 1 never finished\n%s", console.String())
 	}
 
