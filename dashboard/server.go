@@ -21,9 +21,10 @@ var static embed.FS
 
 // Source is what the dashboard shows of one loop.
 type Source interface {
-	// Stamp is cheap to compute and changes whenever Snapshot or Live may
-	// return something new (file sizes and times, say).
-	Stamp() string
+	// Stamps are cheap to compute: snap changes whenever Snapshot may
+	// return something new, live whenever Live may (file sizes and times,
+	// say).
+	Stamps() (snap, live string)
 	// Snapshot is the loop's state, marshalled to JSON for the page.
 	Snapshot() any
 	// Live is the end of the running (or last) call's output.
@@ -90,22 +91,21 @@ func (s *Server) Poke() {
 	}
 }
 
-// Run reads the sources again on every poll and every Poke until ctx ends.
+// Run looks at the sources on every poll and every Poke until ctx ends,
+// and reads again the ones whose stamps moved.
 // Between two reads it waits at least a tenth of the poll, so a burst of
 // pokes (a fast stream of live output) costs a few reads a second.
 func (s *Server) Run(ctx context.Context) {
 	tick := time.NewTicker(s.opts.Poll)
 	defer tick.Stop()
 	for {
-		force := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		case <-s.poke:
-			force = true
 		}
-		s.Refresh(force)
+		s.Refresh(false)
 		select {
 		case <-ctx.Done():
 			return
@@ -114,8 +114,8 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
-// Refresh reads every source whose stamp changed (every source when force
-// is set) and tells the pages what is new.
+// Refresh reads every source whose stamps changed (every source when
+// force is set) and tells the pages what is new.
 func (s *Server) Refresh(force bool) {
 	changed := false
 	rows := make([]overviewRow, len(s.projects))
@@ -145,38 +145,39 @@ type overviewRow struct {
 type feed struct {
 	p Project
 
-	mu      sync.Mutex
-	stamp   string
-	snap    []byte
-	live    []byte
-	changed chan struct{}
+	mu        sync.Mutex
+	snapStamp string
+	liveStamp string
+	snap      []byte
+	live      []byte
+	changed   chan struct{}
 }
 
 func newFeed(p Project) *feed {
 	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), changed: make(chan struct{})}
 }
 
-// refresh reads the source when its stamp moved (or force) and reports
-// whether anything changed.
+// refresh reads the parts of the source whose stamp moved (both with
+// force) and reports whether anything changed.
 func (f *feed) refresh(force bool) bool {
 	if f.p.Source == nil {
 		return false
 	}
-	stamp := f.p.Source.Stamp()
+	snapStamp, liveStamp := f.p.Source.Stamps()
 	f.mu.Lock()
-	same := stamp == f.stamp
+	readSnap, readLive := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
+	f.snapStamp, f.liveStamp = snapStamp, liveStamp
 	f.mu.Unlock()
-	if same && !force {
-		return false
+	var snap, live []byte
+	if readSnap {
+		var err error
+		if snap, err = json.Marshal(f.p.Source.Snapshot()); err != nil {
+			snap, _ = json.Marshal(map[string]string{"error": err.Error()})
+		}
 	}
-	snap, err := json.Marshal(f.p.Source.Snapshot())
-	if err != nil {
-		snap, _ = json.Marshal(map[string]string{"error": err.Error()})
+	if readLive {
+		live, _ = json.Marshal(f.p.Source.Live())
 	}
-	live, _ := json.Marshal(f.p.Source.Live())
-	f.mu.Lock()
-	f.stamp = stamp
-	f.mu.Unlock()
 	return f.set(snap, live)
 }
 

@@ -20,10 +20,11 @@ type fakeSource struct {
 	stamp int
 }
 
-func (f *fakeSource) Stamp() string {
+func (f *fakeSource) Stamps() (string, string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return strings.Repeat("x", f.stamp)
+	s := strings.Repeat("x", f.stamp)
+	return s, s
 }
 
 func (f *fakeSource) Snapshot() any {

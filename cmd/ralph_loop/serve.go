@@ -80,29 +80,34 @@ type projectSource struct {
 }
 
 // stampFiles are the files whose change changes the snapshot.
-var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.LiveLog, ralphdir.FixPlan,
-	ralphdir.CircuitBreakerState, ralphdir.CallCount, ralphdir.PauseFile, ralphdir.ResponseAnalysis, ralphdir.LockFile}
+var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.FixPlan, ralphdir.CircuitBreakerState,
+	ralphdir.CallCount, ralphdir.PauseFile, ralphdir.ResponseAnalysis, ralphdir.LockFile}
 
-// Stamp is the size, time and inode of each file the snapshot reads, the
-// lock's holder and the clock hour (the call count rolls over with it).
-func (p *projectSource) Stamp() string {
+// Stamps are the size, time and inode of each file the snapshot reads, the
+// lock's holder and the clock hour (the call count rolls over with it);
+// and those of live.log.
+func (p *projectSource) Stamps() (snap, live string) {
 	var b strings.Builder
 	for _, name := range stampFiles {
-		if st, err := os.Stat(p.dir.Path(name)); err == nil {
-			ino := uint64(0)
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-				ino = sys.Ino
-			}
-			fmt.Fprintf(&b, "%d.%d.%d;", st.Size(), st.ModTime().UnixNano(), ino)
-		} else {
-			b.WriteString("-;")
-		}
+		b.WriteString(fileStamp(p.dir.Path(name)))
 	}
 	if held, _ := p.dir.LockHolder(); held != nil {
 		fmt.Fprintf(&b, "pid%d;", held.PID)
 	}
 	fmt.Fprintf(&b, "%d", p.now().Unix()/3600)
-	return b.String()
+	return b.String(), fileStamp(p.dir.Path(ralphdir.LiveLog))
+}
+
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "-;"
+	}
+	ino := uint64(0)
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = sys.Ino
+	}
+	return fmt.Sprintf("%d.%d.%d;", st.Size(), st.ModTime().UnixNano(), ino)
 }
 
 // Snapshot reads the project's state as --status does, and the timeline
@@ -143,7 +148,7 @@ func (p *projectSource) Live() string {
 			data = data[i+1:]
 		}
 	}
-	return strings.ToValidUTF8(ansi.ReplaceAllString(string(data), ""), "\uFFFD")
+	return strings.TrimLeft(strings.ToValidUTF8(ansi.ReplaceAllString(string(data), ""), "\uFFFD"), "\n")
 }
 
 // tailLogs is the last n bytes of the files, oldest first, read as one
