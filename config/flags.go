@@ -297,6 +297,9 @@ func (st *cli) serveFlags() error {
 	if len(st.projects) > 0 && st.action != Serve {
 		return &UsageError{Key: "--projects", Msg: "--projects only applies to --serve"}
 	}
+	if st.live && st.action == Serve {
+		return &UsageError{Key: "--live", Msg: "--live does not apply with --serve, which runs no loop; the dashboard shows the live output of the loop it watches"}
+	}
 	return nil
 }
 

@@ -42,6 +42,7 @@ func TestServeFlagsRefused(t *testing.T) {
 		{[]string{"--dashboard", "--monitor"}, "--dashboard runs the loop and cannot be used with --monitor"},
 		{[]string{"--projects", "a"}, "--projects only applies to --serve"},
 		{[]string{"--serve", "--report"}, "--serve and --report cannot be used together"},
+		{[]string{"--serve", "--live"}, "--live does not apply with --serve"},
 		{[]string{"--serve", "nohost"}, "Invalid --serve: 'nohost'"},
 		{[]string{"--status", "--dashboard"}, "--dashboard does not apply with --status"},
 		{[]string{"--serve", "--projects"}, "--projects requires a value: one or more project folders"},
