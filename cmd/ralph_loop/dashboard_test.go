@@ -122,8 +122,11 @@ func TestDashboardRunsAndControlsTheLoop(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the loop did not go on after the skip\n%s", console.String())
 	}
-	if !strings.Contains(console.String(), "Dashboard: http://"+addr+"/?token="+testToken) {
+	if !strings.Contains(console.String(), "Dashboard: http://"+addr+"/ (open it with ?token=<SERVE_TOKEN>") {
 		t.Errorf("no dashboard address on the console:\n%s", console.String())
+	}
+	if log, _ := os.ReadFile(p.path(".ralph/logs/ralph.log")); bytes.Contains(log, []byte(testToken)) || strings.Contains(console.String(), testToken) {
+		t.Errorf("the token was written to the console or ralph.log")
 	}
 	ev, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl"))
 	if !bytes.Contains(ev, []byte(`"type":"delay_ended","run_id"`)) || !bytes.Contains(ev, []byte(`"skipped":true`)) {

@@ -397,7 +397,12 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *even
 			bus.Warnf("dashboard: %v", err)
 		}
 	}()
-	bus.Infof("Dashboard: %s", dashURL(l.Addr().String(), cfg.ServeToken))
+	// The console's lines also go to ralph.log: the token stays out of them.
+	hint := ""
+	if cfg.ServeToken != "" {
+		hint = " (open it with ?token=<SERVE_TOKEN> to use its controls or to reach it from another machine)"
+	}
+	bus.Infof("Dashboard: %s%s", dashURL(l.Addr().String(), ""), hint)
 	return func() { cancel(); <-done }, nil
 }
 
