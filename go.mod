@@ -3,6 +3,7 @@ module github.com/ralphloop/ralph_loop
 go 1.26.0
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
 	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.1
@@ -14,4 +15,7 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require golang.org/x/tools v0.38.0 // indirect
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
+)

@@ -32,6 +32,7 @@ const (
 	Doctor
 	DryRun
 	Clean
+	Serve
 )
 
 // runsLoop reports whether the action starts the loop (or previews its
@@ -198,6 +199,13 @@ type Config struct {
 	LogKeep                int            // LOG_KEEP, default 200, 0 = keep all
 	LogMaxMB               int            // LOG_MAX_MB, default 50, 0 = never rotate
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
+
+	// Web dashboard (--serve, --dashboard).
+	ServeAddr    string   // SERVE_ADDR / --serve ADDR / --dashboard ADDR
+	ServeControl bool     // SERVE_CONTROL: the page offers pause, resume, skip and stop
+	ServeToken   string   // SERVE_TOKEN: required for controls and any non-loopback request
+	Dashboard    bool     // --dashboard: run the loop and serve its dashboard
+	Projects     []string // --serve --projects DIR...
 
 	// Arguments of the non-loop actions.
 	AnalyzeFile   string // --analyze FILE

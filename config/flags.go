@@ -29,6 +29,44 @@ type cli struct {
 	reportRun   string
 	monitor     bool // --doctor --monitor
 	keep        int  // --keep N, -1 when not given
+	dashboard   bool // --dashboard [ADDR]
+	projects    []string
+}
+
+// noAddr is the value pflag gives --serve and --dashboard without an
+// address: the configured SERVE_ADDR applies.
+const noAddr = "\x00"
+
+// optionalValues rewrites the words that pflag cannot read as flag values:
+// the address after --serve or --dashboard (which may be left out) and the
+// folders after --projects (one or more).
+func optionalValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		out = append(out, a)
+		switch a {
+		case "--serve", "--dashboard":
+			if i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
+				out[len(out)-1] = a + "=" + args[i+1]
+				i++
+			}
+		case "--projects":
+			out = out[:len(out)-1]
+			n := 0
+			for i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
+				out = append(out, "--projects="+args[i+1])
+				i++
+				n++
+			}
+			if n == 0 {
+				out = append(out, a)
+			}
+		case "--":
+			return append(out, args[i+1:]...)
+		}
+	}
+	return out
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -47,6 +85,7 @@ var modeFlags = map[string]Action{
 	"doctor":  Doctor,
 	"dry-run": DryRun,
 	"clean":   Clean,
+	"serve":   Serve,
 }
 
 // flagKeys maps value flags to the key they set.
@@ -81,9 +120,12 @@ func newFlagSet() *pflag.FlagSet {
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
+		{"serve", ""}, {"dashboard", ""}, {"projects", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
+	fs.Lookup("serve").NoOptDefVal = noAddr
+	fs.Lookup("dashboard").NoOptDefVal = noAddr
 	return fs
 }
 
@@ -91,6 +133,7 @@ func newFlagSet() *pflag.FlagSet {
 // as they are met, so the first bad word is the one reported.
 func parseArgs(args []string) (*cli, error) {
 	fs := newFlagSet()
+	args = optionalValues(args)
 	if err := rejectGotestArgs(fs, args); err != nil {
 		return nil, err
 	}
@@ -141,6 +184,9 @@ func (st *cli) pickMode() error {
 	}
 	if st.live && (st.action == Report || st.action == Doctor || st.action == Clean) {
 		return &UsageError{Key: "--live", Msg: fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", st.modes[0])}
+	}
+	if err := st.serveFlags(); err != nil {
+		return err
 	}
 	if st.json && st.action != Report && st.action != DryRun {
 		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
@@ -214,6 +260,25 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 				Msg: "--run requires a run id (ralph_loop --report lists them)"}
 		}
 		st.reportRun = value
+	case "serve", "dashboard":
+		if value != noAddr {
+			var scratch Config
+			if err := addrSetter(&scratch, value); err != nil {
+				return true, flagValueError(name, value, err)
+			}
+			st.values["SERVE_ADDR"] = flagValue{value: value, flag: name}
+		}
+		if flag == "serve" {
+			st.modes = append(st.modes, name)
+		} else {
+			st.dashboard = true
+		}
+	case "projects":
+		if value == "" {
+			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "one or more folders",
+				Msg: "--projects requires one or more project folders (each holding .ralph/), or a folder of worktrees"}
+		}
+		st.projects = append(st.projects, value)
 	case "keep":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
@@ -225,6 +290,20 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// serveFlags refuses --dashboard and --projects where they do not apply.
+func (st *cli) serveFlags() error {
+	if st.dashboard && st.action != Run {
+		return &UsageError{Key: "--dashboard", Msg: fmt.Sprintf("--dashboard runs the loop and cannot be used with %s; use --serve to watch a loop without running it", st.modes[0])}
+	}
+	if len(st.projects) > 0 && st.action != Serve {
+		return &UsageError{Key: "--projects", Msg: "--projects only applies to --serve"}
+	}
+	if st.live && st.action == Serve {
+		return &UsageError{Key: "--live", Msg: "--live does not apply with --serve, which runs no loop; the dashboard shows the live output of the loop it watches"}
+	}
+	return nil
 }
 
 // flagValueError words a bad flag value; three flags keep the bash loop's
@@ -308,6 +387,8 @@ func translateParseError(err error, args []string) error {
 			accepted = "a file name (a saved agent output)"
 		case f.Name == "run":
 			accepted = "a run id (ralph_loop --report lists them)"
+		case f.Name == "projects":
+			accepted = "one or more project folders (each holding .ralph/), or a folder of worktrees"
 		case flagKeys[f.Name] != "":
 			accepted = keyIndex[flagKeys[f.Name]].accepts
 		}
@@ -374,6 +455,10 @@ func statusOnly(st *cli) error {
 		other = "--run"
 	case st.keep >= 0:
 		other = "--keep"
+	case st.dashboard:
+		other = "--dashboard"
+	case len(st.projects) > 0:
+		other = "--projects"
 	}
 	if other != "" {
 		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -287,6 +288,35 @@ var keys = []*keySpec{
 	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, flag: "events", def: "", path: true,
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
+	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765",
+		accepts: "HOST:PORT (loopback unless SERVE_TOKEN is set)", doc: "address of the web dashboard (--serve ADDR, --dashboard ADDR)",
+		set: addrSetter},
+	{name: "SERVE_CONTROL", env: []string{"SERVE_CONTROL"}, rc: true, def: "false",
+		accepts: "boolean", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
+		set: boolSetter(func(c *Config) *bool { return &c.ServeControl })},
+	{name: "SERVE_TOKEN", env: []string{"SERVE_TOKEN"}, rc: true, def: "",
+		accepts: "a secret of 16 or more characters, empty = none", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
+		set: func(c *Config, v string) error {
+			v = strings.TrimSpace(v)
+			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {
+				return reject("expected 16 or more printable ASCII characters without spaces (for example: openssl rand -hex 16)")
+			}
+			c.ServeToken = v
+			return nil
+		}},
+}
+
+// addrSetter accepts HOST:PORT with a numeric port; an empty host means
+// every interface.
+func addrSetter(c *Config, v string) error {
+	v = strings.TrimSpace(v)
+	host, port, err := net.SplitHostPort(v)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, " /") {
+		return reject("expected HOST:PORT, for example 127.0.0.1:8765")
+	}
+	c.ServeAddr = v
+	return nil
 }
 
 var keyIndex = func() map[string]*keySpec {

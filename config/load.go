@@ -57,6 +57,8 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		ReportRun:     cl.reportRun,
 		DoctorMonitor: cl.monitor,
 		CleanKeep:     cl.keep,
+		Dashboard:     cl.dashboard,
+		Projects:      cl.projects,
 		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {

@@ -73,6 +73,14 @@ Commands:
                               (--driver tells which agent wrote it)
       --doctor                check this project is ready to run unattended, and exit
 
+Web dashboard (docs/DASHBOARD.md):
+      --dashboard [ADDR]      run the loop and serve its dashboard on ADDR
+                              (default: SERVE_ADDR, 127.0.0.1:8765)
+      --serve [ADDR]          serve the dashboard of this project's loop, running or
+                              finished, without running it
+      --projects DIR...       with --serve: one row per project (or per worktree of a
+                              folder of worktrees), each linked to its dashboard
+
 DURATION is 30s, 5m, 6h, 1d or a plain number of seconds.
 Each option has a .ralphrc key and an environment variable as well (docs/CONFIG.md).
 Precedence: option > environment > .ralph/.ralphrc > built-in default.

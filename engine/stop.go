@@ -115,3 +115,17 @@ func Cause(ctx context.Context) *SignalError {
 	}
 	return nil
 }
+
+// Skip skips the wait under way, as a Ctrl+C from a terminal does, with or
+// without a terminal on stdin; it reports false when no wait runs.
+func (s *Stopper) Skip() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.skip == nil {
+		return false
+	}
+	s.lastSkip = s.now()
+	close(s.skip)
+	s.skip = nil
+	return true
+}

@@ -190,3 +190,27 @@ func Ticked(before, after []byte) []string {
 func taskText(line string) string {
 	return strings.Trim(strings.TrimLeft(line, " \t\n\v\f\r")[len("- [ ]"):], " \t\n\v\f\r")
 }
+
+// Task is one checkbox line of the plan.
+type Task struct {
+	Text string `json:"text"` // without the indent and the checkbox, cut to NextTaskMax characters
+	Done bool   `json:"done"`
+}
+
+// Tasks lists the plan's checkbox tasks in order, indented ones included:
+// at most max of them (all when max <= 0), and how many there were.
+func Tasks(plan []byte, max int) ([]Task, int) {
+	var out []Task
+	n := 0
+	for _, l := range lines(plan) {
+		done := doneRe.MatchString(l)
+		if !done && !openRe.MatchString(l) {
+			continue
+		}
+		n++
+		if max <= 0 || len(out) < max {
+			out = append(out, Task{Text: clip.Runes(taskText(l), NextTaskMax), Done: done})
+		}
+	}
+	return out, n
+}

@@ -1,6 +1,7 @@
 package fixplan
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -206,5 +207,17 @@ func TestTicked(t *testing.T) {
 				t.Errorf("Ticked (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+func TestTasks(t *testing.T) {
+	plan := []byte("# Plan\n- [x] One\n  - [ ] Two, indented\r\n- [X] Three\n* [ ] not a task\n- [ ] Four\n")
+	got, n := Tasks(plan, 3)
+	want := []Task{{"One", true}, {"Two, indented", false}, {"Three", true}}
+	if n != 4 || !reflect.DeepEqual(got, want) {
+		t.Errorf("Tasks = %v, %d; want %v, 4", got, n, want)
+	}
+	if all, _ := Tasks(plan, 0); len(all) != 4 {
+		t.Errorf("Tasks(plan, 0) = %v, want 4 tasks", all)
 	}
 }

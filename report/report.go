@@ -24,6 +24,9 @@ type Loop struct {
 	Seconds  float64       `json:"seconds"`
 	Usage    *events.Usage `json:"usage,omitempty"`
 	Ticked   []string      `json:"tasks_ticked,omitempty"`
+	// FilesChanged is the files the call changed in git (the dashboard
+	// shows it; --report --json does not).
+	FilesChanged int `json:"-"`
 }
 
 // Receipt is what one ticked task took: the loops since the previous tick
@@ -181,6 +184,7 @@ func apply(s *Summary, e events.Event) {
 			l.Outcome = it.Outcome
 			l.Usage = it.Usage
 			l.Ticked = it.TasksTicked
+			l.FilesChanged = it.FilesChanged
 			l.Duration = time.Duration(it.WallMS) * time.Millisecond
 		} else if t, ok := starts[e.Loop]; ok {
 			l.Duration = e.TS.Sub(t)

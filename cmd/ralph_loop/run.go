@@ -145,6 +145,8 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 		return clean(dir, cfg, stdout)
 	case config.Monitor:
 		return monitor(cfg, args, stderr)
+	case config.Serve:
+		return serve(cfg, dir, cfg.ProjectDir, stdout)
 	}
 	return nil
 }
@@ -204,6 +206,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.RCFile != "" {
 		bus.Infof("Loaded configuration from %s", cfg.RCFile)
 	}
+
+	if cfg.Dashboard {
+		stopServing, err := startDashboard(cfg, dir, cwd, bus, sig)
+		if err != nil {
+			return err
+		}
+		defer stopServing()
+	}
+	defer skipOnUSR1(sig)()
 
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)

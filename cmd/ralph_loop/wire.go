@@ -2,8 +2,10 @@ package main
 
 import (
 	"io"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/console"
+	"github.com/ralphloop/ralph_loop/dashboard"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/store"
@@ -25,3 +27,17 @@ func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown co
 	bus.Add(st)
 	return st
 }
+
+// wireDashboard subscribes the web dashboard to bus: every event, notice
+// (live output included) and state change makes it read the project again
+// (after the store's sinks, added before it, have written their files).
+func wireDashboard(bus *events.Bus, srv *dashboard.Server) {
+	bus.Add(dashSink{srv})
+}
+
+// dashSink pokes the dashboard; it never blocks.
+type dashSink struct{ srv *dashboard.Server }
+
+func (s dashSink) Handle(events.Event)             { s.srv.Poke() }
+func (s dashSink) Notice(time.Time, events.Notice) { s.srv.Poke() }
+func (s dashSink) Apply(events.Change) error       { s.srv.Poke(); return nil }

@@ -1,0 +1,405 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed static
+var static embed.FS
+
+// Source is what the dashboard shows of one loop.
+type Source interface {
+	// Stamps are cheap to compute: snap changes whenever Snapshot may
+	// return something new, live whenever Live may (file sizes and times,
+	// say).
+	Stamps() (snap, live string)
+	// Snapshot is the loop's state, marshalled to JSON for the page.
+	Snapshot() any
+	// Live is the end of the running (or last) call's output.
+	Live() string
+}
+
+// Control does what a button asks: "pause", "resume", "skip" or "stop".
+type Control func(action string) error
+
+// Actions are the controls a page may offer.
+var Actions = []string{"pause", "resume", "skip", "stop"}
+
+// Project is one loop the server shows.
+type Project struct {
+	Name    string
+	Source  Source
+	Control Control // nil: this loop offers no controls
+}
+
+// Options set up a Server.
+type Options struct {
+	// Token guards the controls and every request from another machine;
+	// empty means none (the server then binds to loopback only).
+	Token string
+	// Controls turns the controls on (they still need the token).
+	Controls bool
+	// Poll is how often the sources are looked at (their Stamp); 0 means
+	// every second.
+	Poll time.Duration
+}
+
+// Server is the dashboard's HTTP handler.
+type Server struct {
+	opts     Options
+	projects []*feed
+	overview *feed
+	poke     chan struct{}
+	files    http.Handler
+}
+
+// New builds a server for one or more projects.
+func New(projects []Project, opts Options) *Server {
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		panic(err) // the embedded folder is part of the binary
+	}
+	s := &Server{opts: opts, overview: newFeed(Project{}), poke: make(chan struct{}, 1),
+		files: http.FileServerFS(sub)}
+	for _, p := range projects {
+		s.projects = append(s.projects, newFeed(p))
+	}
+	s.Refresh(true)
+	return s
+}
+
+// Poke asks for the sources to be read again soon; it never blocks.
+func (s *Server) Poke() {
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Run looks at the sources on every poll and every Poke until ctx ends,
+// and reads again the ones whose stamps moved.
+// Between two reads it waits at least a tenth of the poll, so a burst of
+// pokes (a fast stream of live output) costs a few reads a second.
+func (s *Server) Run(ctx context.Context) {
+	tick := time.NewTicker(s.opts.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.poke:
+		}
+		s.Refresh(false)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(s.opts.Poll / 10):
+		}
+	}
+}
+
+// Refresh reads every source whose stamps changed (every source when
+// force is set) and tells the pages what is new.
+func (s *Server) Refresh(force bool) {
+	changed := false
+	rows := make([]overviewRow, len(s.projects))
+	for i, f := range s.projects {
+		if f.refresh(force) {
+			changed = true
+		}
+		snap, _, _ := f.get()
+		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Snapshot: snap}
+	}
+	if changed || force {
+		b, err := json.Marshal(rows)
+		if err == nil {
+			s.overview.set(b, nil)
+		}
+	}
+}
+
+type overviewRow struct {
+	Name     string          `json:"name"`
+	Href     string          `json:"href"`
+	Snapshot json.RawMessage `json:"snapshot"`
+}
+
+// feed is the last snapshot and live output of one source, and the
+// channel closed when either changes.
+type feed struct {
+	p Project
+
+	mu        sync.Mutex
+	snapStamp string
+	liveStamp string
+	snap      []byte
+	live      []byte
+	changed   chan struct{}
+}
+
+func newFeed(p Project) *feed {
+	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), changed: make(chan struct{})}
+}
+
+// refresh reads the parts of the source whose stamp moved (both with
+// force) and reports whether anything changed.
+func (f *feed) refresh(force bool) bool {
+	if f.p.Source == nil {
+		return false
+	}
+	snapStamp, liveStamp := f.p.Source.Stamps()
+	f.mu.Lock()
+	readSnap, readLive := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
+	f.snapStamp, f.liveStamp = snapStamp, liveStamp
+	f.mu.Unlock()
+	var snap, live []byte
+	if readSnap {
+		var err error
+		if snap, err = json.Marshal(f.p.Source.Snapshot()); err != nil {
+			snap, _ = json.Marshal(map[string]string{"error": err.Error()})
+		}
+	}
+	if readLive {
+		live, _ = json.Marshal(f.p.Source.Live())
+	}
+	return f.set(snap, live)
+}
+
+// set stores snap and live (nil keeps the old value) and wakes the pages
+// when either changed.
+func (f *feed) set(snap, live []byte) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	changed := false
+	if snap != nil && !bytes.Equal(snap, f.snap) {
+		f.snap, changed = snap, true
+	}
+	if live != nil && !bytes.Equal(live, f.live) {
+		f.live, changed = live, true
+	}
+	if changed {
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
+	return changed
+}
+
+func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap, f.live, f.changed
+}
+
+// ServeHTTP applies the access rules, then routes the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if why, code := s.refused(r); why != "" {
+		http.Error(w, why, code)
+		return
+	}
+	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
+		// A link with the token: keep it in a cookie and drop it from the
+		// address bar (and from the history).
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+		return
+	}
+	s.route(w, r)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch {
+	case path == "/" && r.Method == http.MethodGet:
+		if len(s.projects) == 1 {
+			http.Redirect(w, r, "/p/0/", http.StatusSeeOther)
+			return
+		}
+		s.page(w, r)
+	case strings.HasPrefix(path, "/static/") && r.Method == http.MethodGet:
+		http.StripPrefix("/static", s.files).ServeHTTP(w, r)
+	case path == "/api/overview/events" && r.Method == http.MethodGet:
+		s.stream(w, r, s.overview, false)
+	default:
+		s.projectRoute(w, r)
+	}
+}
+
+// projectRoute serves /p/N/ (the page) and /api/p/N/... (its data and
+// controls).
+func (s *Server) projectRoute(w http.ResponseWriter, r *http.Request) {
+	rest, api := strings.CutPrefix(r.URL.Path, "/api/p/")
+	if !api {
+		var ok bool
+		if rest, ok = strings.CutPrefix(r.URL.Path, "/p/"); !ok {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	num, tail, _ := strings.Cut(rest, "/")
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= len(s.projects) || strconv.Itoa(i) != num {
+		http.NotFound(w, r)
+		return
+	}
+	f := s.projects[i]
+	switch {
+	case !api && tail == "" && r.Method == http.MethodGet:
+		s.page(w, r)
+	case api && tail == "events" && r.Method == http.MethodGet:
+		s.stream(w, r, f, true)
+	case api && tail == "snapshot" && r.Method == http.MethodGet:
+		snap, _, _ := f.get()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(snap)
+	case api && strings.HasPrefix(tail, "control/"):
+		s.control(w, r, f, strings.TrimPrefix(tail, "control/"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	b, err := static.ReadFile("static/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b)
+}
+
+// meta tells the page what it may offer.
+type meta struct {
+	Name       string `json:"name"`
+	Controls   bool   `json:"controls"`   // the server offers controls for this loop
+	Authorized bool   `json:"authorized"` // this request carries the token
+	Poll       int64  `json:"poll_ms"`
+}
+
+// keepAlive is how often an idle event stream gets a comment line, so that
+// proxies and tunnels do not close it.
+const keepAlive = 15 * time.Second
+
+// stream sends f's snapshot (and, for a project, its live output) as
+// Server-Sent Events, again each time it changes, until the page goes.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project bool) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	if project {
+		m, _ := json.Marshal(meta{Name: f.p.Name, Controls: s.opts.Controls && f.p.Control != nil,
+			Authorized: s.authorized(r), Poll: s.opts.Poll.Milliseconds()})
+		fmt.Fprintf(w, "event: meta\ndata: %s\n\n", m)
+	}
+	var sentSnap, sentLive []byte
+	alive := time.NewTicker(keepAlive)
+	defer alive.Stop()
+	for {
+		snap, live, changed := f.get()
+		if !bytes.Equal(snap, sentSnap) {
+			fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", snap)
+			sentSnap = snap
+		}
+		if project && !bytes.Equal(live, sentLive) {
+			fmt.Fprintf(w, "event: live\ndata: %s\n\n", live)
+			sentLive = live
+		}
+		fl.Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		case <-alive.C:
+			fmt.Fprint(w, ": alive\n\n")
+		}
+	}
+}
+
+// control runs one of the controls for a POST that carries the token.
+func (s *Server) control(w http.ResponseWriter, r *http.Request, f *feed, action string) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "controls take a POST", http.StatusMethodNotAllowed)
+		return
+	}
+	known := false
+	for _, a := range Actions {
+		known = known || a == action
+	}
+	switch {
+	case !known:
+		http.NotFound(w, r)
+		return
+	case !s.opts.Controls || f.p.Control == nil:
+		http.Error(w, "controls are off: start the dashboard with SERVE_CONTROL=true and SERVE_TOKEN set", http.StatusForbidden)
+		return
+	case !s.authorized(r):
+		http.Error(w, "this control needs the token: open the dashboard through its ?token= link", http.StatusUnauthorized)
+		return
+	}
+	if err := f.p.Control(action); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	s.Poke()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, "{\"done\":%q}\n", action)
+}
+
+// Listen binds addr, refusing a non-loopback address when no token is set.
+func Listen(addr, token string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard address %q: %w; use HOST:PORT such as 127.0.0.1:8765", addr, err)
+	}
+	if token == "" && !loopbackHost(host) {
+		return nil, fmt.Errorf("dashboard address %s is not a loopback address; set SERVE_TOKEN to serve it to other machines, or keep 127.0.0.1 and use an SSH tunnel (docs/DASHBOARD.md)", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w; pick another port with SERVE_ADDR or --serve HOST:PORT", err)
+	}
+	return l, nil
+}
+
+// Serve serves s on l until ctx ends, then closes the server.
+func Serve(ctx context.Context, l net.Listener, s *Server) error {
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go s.Run(ctx)
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
