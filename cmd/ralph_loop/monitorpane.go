@@ -88,8 +88,9 @@ func loopPane(specPath string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := ralphdir.WriteFileAtomic(s.Exit, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
 	}
-	fmt.Fprintf(stdout, "\nralph_loop exited with code %d; this %s closes in %d s (Enter closes it now).\n", code, s.Close, int(monitorLinger.Seconds()))
-	waitForEnter(stdin, monitorLinger)
+	waitForEnter(stdin, monitorLinger, func() {
+		fmt.Fprintf(stdout, "\nralph_loop exited with code %d; this %s closes in %d s (Enter closes it now).\n", code, s.Close, int(monitorLinger.Seconds()))
+	})
 	if pane := os.Getenv("TMUX_PANE"); pane != "" && (s.Close == "window" || s.Close == "session") {
 		exec.Command(s.Tmux, "kill-"+s.Close, "-t", pane).Run()
 	}
@@ -143,12 +144,18 @@ func paneEnv(caller, pane []string) []string {
 	return env
 }
 
-// waitForEnter waits for d, or less when a line is typed on in (a
-// terminal): what was typed during the run does not count.
-func waitForEnter(in io.Reader, d time.Duration) {
+// waitForEnter shows prompt, then waits for d, or less when a line is
+// typed on in (a terminal) after the prompt: what was typed during the
+// run does not count.
+func waitForEnter(in io.Reader, d time.Duration, prompt func()) {
 	typed := make(chan struct{})
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	f, _ := in.(*os.File)
+	tty := f != nil && term.IsTerminal(int(f.Fd()))
+	if tty {
 		discardTypeahead(f)
+	}
+	prompt()
+	if tty {
 		go func() {
 			bufio.NewReader(f).ReadString('\n')
 			close(typed)
