@@ -1,6 +1,10 @@
 package main
 
 import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +119,43 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// The spec holds the caller's environment: only its owner may read it,
+// and the pane removes it as it reads it.
+func TestPaneSpecRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".monitor-x.json")
+	want := loopPaneSpec{Exe: "/bin/ralph_loop", Args: []string{"--live"}, Env: []string{"MY_VAR=a\nb", "K=it's"}, Dir: "/p", Exit: "/p/x.exit", Tmux: "/usr/bin/tmux", Close: "window"}
+	if err := writePaneSpec(p, want); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("spec file mode: %v %v", st, err)
+	}
+	got, err := readPaneSpec(p)
+	if err != nil || !slices.Equal(got.Env, want.Env) || got.Exe != want.Exe || got.Exit != want.Exit {
+		t.Fatalf("readPaneSpec = %+v, %v", got, err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("the spec is still there: %v", err)
+	}
+	if _, err := readPaneSpec(p); err == nil || !strings.Contains(err.Error(), "ralph_loop --monitor") {
+		t.Errorf("a missing spec: %v", err)
+	}
+	if err := writePaneSpec(p, loopPaneSpec{Env: []string{strings.Repeat("x", monitorSpecCap)}}); err == nil {
+		t.Error("an environment over the cap was written")
+	}
+}
+
+func TestExitCodeOf(t *testing.T) {
+	if got := exitCodeOf(exec.Command("sh", "-c", "exit 4").Run(), io.Discard); got != 4 {
+		t.Errorf("exit 4: %d", got)
+	}
+	if got := exitCodeOf(exec.Command("sh", "-c", "kill -TERM $$").Run(), io.Discard); got != 143 {
+		t.Errorf("killed by SIGTERM: %d", got)
+	}
+	if got := exitCodeOf(exec.Command("/nonexistent/ralph_loop").Run(), io.Discard); got != 1 {
+		t.Errorf("not started: %d", got)
 	}
 }

@@ -44,7 +44,7 @@ type loopPaneSpec struct {
 	Dir   string   `json:"dir"`
 	Exit  string   `json:"exit"`  // the file that gets the loop's exit code
 	Tmux  string   `json:"tmux"`  // the tmux binary
-	Close string   `json:"close"` // what to close when done: "window" or "session"
+	Close string   `json:"close"` // what closes when done, for the closing line: "window" or "session"
 }
 
 // monitorPane runs one pane's program: "loop SPEC" or "status DIR MAX_CALLS".
@@ -64,37 +64,56 @@ func monitorPane(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // loopPane runs the loop in the pane with the caller's environment,
 // reports its exit code, shows the end for monitorLinger (Enter closes
-// at once) and closes the window or session --monitor made.
+// at once) and closes the window --monitor made (outside tmux, the
+// session's only window: the session goes with it).
 func loopPane(specPath string, stdin io.Reader, stdout, stderr io.Writer) error {
-	data, err := ralphdir.ReadFileCapped(specPath, monitorSpecCap)
-	os.Remove(specPath)
-	if err != nil {
-		return fmt.Errorf("%s loop: %w", monitorPaneFlag, err)
-	}
-	var s loopPaneSpec
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("%s loop: %s is not a pane spec: %v", monitorPaneFlag, specPath, err)
-	}
-	cmd := exec.Command(s.Exe, s.Args...)
-	cmd.Dir = s.Dir
-	cmd.Env = paneEnv(s.Env, os.Environ())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	// Ctrl+C in the pane reaches the loop (the terminal signals its whole
 	// foreground group); this program stays to report how it ended.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
-	code := exitCodeOf(cmd.Run(), stderr)
-	signal.Stop(sigs)
-	if err := ralphdir.WriteFileAtomic(s.Exit, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
+	s, err := readPaneSpec(specPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
+		s = loopPaneSpec{Tmux: "tmux", Close: "window"}
+	} else {
+		code := s.run(stdin, stdout, stderr)
+		drain(sigs)
+		if err := ralphdir.WriteFileAtomic(s.Exit, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
+		}
+		fmt.Fprintf(stdout, "\nralph_loop exited with code %d; ", code)
 	}
-	waitForEnter(stdin, monitorLinger, func() {
-		fmt.Fprintf(stdout, "\nralph_loop exited with code %d; this %s closes in %d s (Enter closes it now).\n", code, s.Close, int(monitorLinger.Seconds()))
+	waitForEnter(stdin, monitorLinger, sigs, func() {
+		fmt.Fprintf(stdout, "this %s closes in %d s (Enter closes it now).\n", s.Close, int(monitorLinger.Seconds()))
 	})
-	if pane := os.Getenv("TMUX_PANE"); pane != "" && (s.Close == "window" || s.Close == "session") {
-		exec.Command(s.Tmux, "kill-"+s.Close, "-t", pane).Run()
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		exec.Command(s.Tmux, "kill-window", "-t", pane).Run()
 	}
 	return nil
+}
+
+// readPaneSpec reads the loop pane's spec and removes it: it holds the
+// caller's environment.
+func readPaneSpec(path string) (loopPaneSpec, error) {
+	var s loopPaneSpec
+	data, err := ralphdir.ReadFileCapped(path, monitorSpecCap)
+	os.Remove(path)
+	if err != nil {
+		return s, fmt.Errorf("%s loop: %w; start the run again with ralph_loop --monitor", monitorPaneFlag, err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s loop: %s is not a pane spec (%v); start the run again with ralph_loop --monitor", monitorPaneFlag, path, err)
+	}
+	return s, nil
+}
+
+// run runs the loop in the pane and returns its exit code.
+func (s loopPaneSpec) run(stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := exec.Command(s.Exe, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = paneEnv(s.Env, os.Environ())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	return exitCodeOf(cmd.Run(), stderr)
 }
 
 // exitCodeOf is a finished command's exit code, 128 + the signal's number
@@ -144,10 +163,21 @@ func paneEnv(caller, pane []string) []string {
 	return env
 }
 
+// drain empties c of the signals that came while the loop ran.
+func drain(c chan os.Signal) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
+
 // waitForEnter shows prompt, then waits for d, or less when a line is
-// typed on in (a terminal) after the prompt: what was typed during the
-// run does not count.
-func waitForEnter(in io.Reader, d time.Duration, prompt func()) {
+// typed on in (a terminal) after the prompt or a signal arrives (Ctrl+C
+// closes at once too): what was typed during the run does not count.
+func waitForEnter(in io.Reader, d time.Duration, sigs <-chan os.Signal, prompt func()) {
 	typed := make(chan struct{})
 	f, _ := in.(*os.File)
 	tty := f != nil && term.IsTerminal(int(f.Fd()))
@@ -163,6 +193,7 @@ func waitForEnter(in io.Reader, d time.Duration, prompt func()) {
 	}
 	select {
 	case <-typed:
+	case <-sigs:
 	case <-time.After(d):
 	}
 }
