@@ -2,18 +2,22 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -83,6 +87,9 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 		return err
 	}
 	code, err := m.follow(exitFile)
+	if errors.Is(err, errDetached) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -198,7 +205,8 @@ func (m *monitorRun) follow(exitFile string) (int, error) {
 	}
 	if attachErr == nil {
 		fmt.Fprintf(m.stderr, "Detached: the loop keeps running in tmux session %s ('tmux attach -t %s' to reattach).\n", m.name, m.name)
-		return 0, nil
+		unwatched(exitFile)
+		return 0, errDetached
 	}
 	fmt.Fprintf(m.stderr, "ralph_loop: tmux attach: %v; the loop runs in tmux session %s ('tmux attach -t %s'); waiting for it to end.\n", attachErr, m.name, m.name)
 	return m.wait(exitFile)
@@ -211,8 +219,27 @@ const (
 	monitorAliveEvery = 2 * time.Second
 )
 
-// wait polls for the exit code until the window or session is gone.
+// errDetached: the person detached from the session, the loop goes on.
+var errDetached = errors.New("detached from the monitor's tmux session")
+
+// unwatchedSuffix marks an exit file nobody waits for any more: the
+// loop's pane then writes none.
+const unwatchedSuffix = ".unwatched"
+
+// unwatched tells the loop's pane that nobody waits for its exit code.
+func unwatched(exitFile string) {
+	ralphdir.WriteFileAtomic(exitFile+unwatchedSuffix, nil, 0o644)
+	if _, err := os.Stat(exitFile); err == nil { // it came in the meantime
+		os.Remove(exitFile + unwatchedSuffix)
+	}
+}
+
+// wait polls for the exit code until the window or session is gone. A
+// signal (Ctrl+C) ends the waiting, not the loop.
 func (m *monitorRun) wait(exitFile string) (int, error) {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(stop)
 	lastCheck := time.Now()
 	for {
 		if code, ok := readExitCode(exitFile); ok {
@@ -228,7 +255,13 @@ func (m *monitorRun) wait(exitFile string) (int, error) {
 				return 0, fmt.Errorf("the monitor's tmux %s %s closed before the loop reported its exit code; see .ralph/logs/ralph.log for how the run ended", map[bool]string{true: "window", false: "session"}[m.inside], m.name)
 			}
 		}
-		time.Sleep(monitorPoll)
+		select {
+		case sig := <-stop:
+			unwatched(exitFile)
+			fmt.Fprintf(m.stderr, "\nralph_loop: stopped waiting; the loop goes on in tmux %s %s.\n", map[bool]string{true: "window", false: "session"}[m.inside], m.name)
+			return 0, engine.NewSignalError(sig)
+		case <-time.After(monitorPoll):
+		}
 	}
 }
 

@@ -159,3 +159,25 @@ func TestExitCodeOf(t *testing.T) {
 		t.Errorf("not started: %d", got)
 	}
 }
+
+// The exit code is written for a --monitor that waits for it; once it
+// stopped waiting (a detach, Ctrl+C) nothing is left behind.
+func TestReportExit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".monitor-x.exit")
+	reportExit(p, 4, io.Discard)
+	if code, ok := readExitCode(p); !ok || code != 4 {
+		t.Fatalf("readExitCode = %d, %v", code, ok)
+	}
+	os.Remove(p)
+	unwatched(p)
+	reportExit(p, 2, io.Discard)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	reportExit(p, 2, io.Discard)
+	unwatched(p) // too late: the code came first
+	if _, err := os.Stat(p + unwatchedSuffix); err == nil {
+		t.Error("a marker beside an exit code")
+	}
+}

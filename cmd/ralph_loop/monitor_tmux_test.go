@@ -279,3 +279,40 @@ func TestMonitorOutsideTmux(t *testing.T) {
 		t.Error("the agent did not get MY_VAR")
 	}
 }
+
+// A person who detaches gets the command line back (exit 0) while the
+// loop goes on; the loop's pane still closes the session afterwards and
+// leaves no file behind.
+func TestMonitorDetach(t *testing.T) {
+	t.Parallel()
+	s := newTmuxServer(t)
+	dir := monitorProject(t, true)
+	os.WriteFile(filepath.Join(dir, "agent", "default.delay"), []byte("1s\n"), 0o644)
+	s.must("new-session", "-d", "-s", "user", "-x", "80", "-y", "24", "-c", dir, callerCommand(dir, "unset TMUX; ", "--max-loops 1"))
+	var client string
+	s.poll(t, 20*time.Second, "the monitor's client", func() bool {
+		out, _ := s.tmux("list-clients", "-F", "#{client_name} #{session_name}")
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 2 && strings.HasPrefix(f[1], "ralph-") {
+				client = f[0]
+			}
+		}
+		return client != ""
+	})
+	s.must("detach-client", "-t", client)
+	if code := s.outerCode(t, dir); code != "0" {
+		t.Errorf("ralph_loop --monitor exited %s after a detach, want 0", code)
+	}
+	if out := s.must("capture-pane", "-p", "-J", "-t", "user"); !strings.Contains(out, "Detached: the loop keeps running") || strings.Contains(out, "ended with exit code") {
+		t.Errorf("the caller's pane after a detach:\n%s", out)
+	}
+	s.watchLoop(t, 80)
+	s.poll(t, 10*time.Second, "the monitor's session to close", func() bool {
+		out, _ := s.tmux("list-sessions", "-F", "#{session_name}")
+		return strings.TrimSpace(out) == "user"
+	})
+	left, _ := filepath.Glob(filepath.Join(dir, ".ralph", "logs", ".monitor-*"))
+	if len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

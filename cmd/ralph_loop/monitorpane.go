@@ -78,9 +78,7 @@ func loopPane(specPath string, stdin io.Reader, stdout, stderr io.Writer) error 
 	} else {
 		code := s.run(stdin, stdout, stderr)
 		drain(sigs)
-		if err := ralphdir.WriteFileAtomic(s.Exit, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
-			fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
-		}
+		reportExit(s.Exit, code, stderr)
 		fmt.Fprintf(stdout, "\nralph_loop exited with code %d; ", code)
 	}
 	waitForEnter(stdin, monitorLinger, sigs, func() {
@@ -90,6 +88,17 @@ func loopPane(specPath string, stdin io.Reader, stdout, stderr io.Writer) error 
 		exec.Command(s.Tmux, "kill-window", "-t", pane).Run()
 	}
 	return nil
+}
+
+// reportExit writes the loop's exit code for --monitor, unless nobody
+// waits for it any more.
+func reportExit(path string, code int, stderr io.Writer) {
+	if os.Remove(path+unwatchedSuffix) == nil {
+		return
+	}
+	if err := ralphdir.WriteFileAtomic(path, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
+	}
 }
 
 // readPaneSpec reads the loop pane's spec and removes it: it holds the
