@@ -76,7 +76,7 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 	defer os.Remove(exitFile)
 	if err := writePaneSpec(spec, loopPaneSpec{
 		Exe: self, Args: loopArgs(args), Env: os.Environ(), Dir: cwd, Exit: exitFile, Tmux: tmux,
-		Close: map[bool]string{true: "window", false: "session"}[m.inside],
+		Close: m.kind(),
 	}); err != nil {
 		return err
 	}
@@ -105,6 +105,14 @@ type monitorRun struct {
 	inside bool   // started from inside tmux: a window, not a session
 	name   string // the session's (outside tmux) or the window's name
 	target string // the session or window it made (tmux id)
+}
+
+// kind is what --monitor made: a window inside tmux, else a session.
+func (m *monitorRun) kind() string {
+	if m.inside {
+		return "window"
+	}
+	return "session"
 }
 
 // run runs a tmux command whose output does not matter.
@@ -170,13 +178,13 @@ func (m *monitorRun) open(cwd string, lay paneLayout, loopCmd, statusCmd string)
 	split := []string{"split-window", "-b", lay.direction(), "-l", strconv.Itoa(lay.loopSize()), "-t", status, "-c", cwd, "-P", "-F", "#{pane_id}", loopCmd}
 	loop, err := m.output(split...)
 	if err != nil {
-		m.run("kill-"+map[bool]string{true: "window", false: "session"}[m.inside], "-t", m.target)
+		m.run("kill-"+m.kind(), "-t", m.target)
 		return err
 	}
 	m.run("select-pane", "-t", status, "-T", "Status")
 	m.run("select-pane", "-t", loop, "-T", "Ralph Loop")
 	where := map[bool][2]string{true: {"Top:   ", "Bottom:"}, false: {"Left: ", "Right:"}}[lay.stacked]
-	fmt.Fprintf(m.stderr, "Tmux %s created with 2 panes:\n", map[bool]string{true: "window", false: "session"}[m.inside])
+	fmt.Fprintf(m.stderr, "Tmux %s created with 2 panes:\n", m.kind())
 	fmt.Fprintf(m.stderr, "  %s Ralph loop (--live)\n", where[0])
 	fmt.Fprintf(m.stderr, "  %s Status (ralph_loop --status summary, every %d s)\n", where[1], int(statusEvery.Seconds()))
 	return nil
@@ -252,13 +260,13 @@ func (m *monitorRun) wait(exitFile string) (int, error) {
 				if code, ok := readExitCode(exitFile); ok {
 					return code, nil
 				}
-				return 0, fmt.Errorf("the monitor's tmux %s %s closed before the loop reported its exit code; see .ralph/logs/ralph.log for how the run ended", map[bool]string{true: "window", false: "session"}[m.inside], m.name)
+				return 0, fmt.Errorf("the monitor's tmux %s %s closed before the loop reported its exit code; see .ralph/logs/ralph.log for how the run ended", m.kind(), m.name)
 			}
 		}
 		select {
 		case sig := <-stop:
 			unwatched(exitFile)
-			fmt.Fprintf(m.stderr, "\nralph_loop: stopped waiting; the loop goes on in tmux %s %s.\n", map[bool]string{true: "window", false: "session"}[m.inside], m.name)
+			fmt.Fprintf(m.stderr, "\nralph_loop: stopped waiting; the loop goes on in tmux %s %s.\n", m.kind(), m.name)
 			return 0, engine.NewSignalError(sig)
 		case <-time.After(monitorPoll):
 		}
