@@ -49,9 +49,18 @@ func (c *Console) Notice(ts time.Time, n events.Notice) {
 		case p.end:
 			redrawer(c.out).EndRedraw()
 		default:
-			io.WriteString(c.out, p.text)
+			io.WriteString(c.out, c.fit(p.text))
 		}
 	}
+}
+
+// fit is text with its boxes redrawn to the terminal's width, when that
+// is known.
+func (c *Console) fit(text string) string {
+	if c.r.o.Width == nil {
+		return text
+	}
+	return fitBoxes(text, c.r.o.Width())
 }
 
 // redrawer is w's own Redrawer (a Terminal stream), or plain writes to w:

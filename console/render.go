@@ -23,6 +23,10 @@ type Options struct {
 	TTY bool
 	// Verbose shows DEBUG lines.
 	Verbose bool
+	// Width, when set, is the terminal's width in columns, asked before
+	// each box is shown: a box or banner wider than that is redrawn to
+	// fit (a tmux pane). Nil or 0 keeps the 62-column boxes.
+	Width func() int
 }
 
 // part is one piece of a rendered notice: a log line (level set), text

@@ -73,7 +73,7 @@ func post(t *testing.T, addr, action, token string) (int, string) {
 	return res.StatusCode, strings.TrimSpace(string(b))
 }
 
-func exitCodeOf(err error) int {
+func commandExitCode(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode()
@@ -116,7 +116,7 @@ func TestDashboardRunsAndControlsTheLoop(t *testing.T) {
 	select {
 	case err := <-done:
 		done <- err
-		if c := exitCodeOf(err); c != 4 {
+		if c := commandExitCode(err); c != 4 {
 			t.Fatalf("exit code %d, want 4 (max loops after the skipped wait)\n%s", c, console.String())
 		}
 	case <-time.After(30 * time.Second):
@@ -195,7 +195,7 @@ func TestServeBesideARunningLoop(t *testing.T) {
 	select {
 	case err := <-done:
 		done <- err
-		if c := exitCodeOf(err); c != 143 {
+		if c := commandExitCode(err); c != 143 {
 			t.Fatalf("exit code %d, want 143 (stopped as by SIGTERM)\n%s", c, console.String())
 		}
 	case <-time.After(20 * time.Second):
@@ -226,8 +226,8 @@ func TestServeRefusals(t *testing.T) {
 		cmd := p.command(t, tc.env, tc.args...)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
-		if exitCodeOf(err) != 1 || !strings.Contains(out.String(), tc.want) || strings.Count(strings.TrimSpace(out.String()), "\n") > 0 {
-			t.Errorf("%v %v: exit %d, output %q; want exit 1 and one line with %q", tc.env, tc.args, exitCodeOf(err), out.String(), tc.want)
+		if commandExitCode(err) != 1 || !strings.Contains(out.String(), tc.want) || strings.Count(strings.TrimSpace(out.String()), "\n") > 0 {
+			t.Errorf("%v %v: exit %d, output %q; want exit 1 and one line with %q", tc.env, tc.args, commandExitCode(err), out.String(), tc.want)
 		}
 	}
 }

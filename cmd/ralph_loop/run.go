@@ -31,6 +31,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 // dispatch reads the configuration and runs the command it names: the
 // loop, or one of the commands that show or change its state.
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) error {
+	if len(args) > 0 && args[0] == monitorPaneFlag {
+		return monitorPane(args[1:], stdin, stdout, stderr)
+	}
 	useShim(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
@@ -144,7 +147,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Clean:
 		return clean(dir, cfg, stdout)
 	case config.Monitor:
-		return monitor(cfg, args, stderr)
+		return monitor(cfg, args, dir, stderr)
 	case config.Serve:
 		return serve(cfg, dir, cfg.ProjectDir, stdout)
 	}
@@ -188,11 +191,11 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 	// With --events - stdout carries only the event stream; the boxes and
 	// the live output go to stderr instead.
-	var boxOut io.Writer = outOut
+	var boxOut, boxFile io.Writer = outOut, stdout
 	if cfg.EventsFile == "-" {
-		boxOut = errOut
+		boxOut, boxFile = errOut, stderr
 	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose}
+	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
 	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on.

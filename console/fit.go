@@ -1,0 +1,99 @@
+package console
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Boxes and banners are drawn 62 columns wide, as the bash loop draws
+// them. On a narrower terminal (a tmux pane) a line that long wraps and
+// the box falls apart, so fitBoxes redraws each box and banner line that
+// does not fit at the terminal's width; every other line is left as it is
+// (the terminal wraps long text lines well enough).
+
+var (
+	leadingSGR  = regexp.MustCompile(`^(\x1b\[[0-9;]*m)+`)
+	trailingSGR = regexp.MustCompile(`(\x1b\[[0-9;]*m)+$`)
+)
+
+// minFitWidth is the narrowest width a box is redrawn for: below it a
+// box is beyond saving and is left as drawn.
+const minFitWidth = 12
+
+// fitBoxes returns text with every box or banner line wider than width
+// columns redrawn to width columns; colour codes around a line are kept.
+func fitBoxes(text string, width int) string {
+	if width < minFitWidth || !strings.ContainsAny(text, "╔║╚━") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lead := leadingSGR.FindString(l)
+		trail := trailingSGR.FindString(l[len(lead):])
+		body := l[len(lead) : len(l)-len(trail)]
+		if utf8.RuneCountInString(body) <= width {
+			continue
+		}
+		if fitted, ok := fitLine(body, width); ok {
+			lines[i] = lead + fitted + trail
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fitLine redraws one box or banner line at width columns; ok is false
+// for any other line.
+func fitLine(l string, width int) (string, bool) {
+	switch {
+	case edges(l, "╔", "╗") && strings.Trim(l[len("╔"):len(l)-len("╗")], "═") == "":
+		return "╔" + strings.Repeat("═", width-2) + "╗", true
+	case edges(l, "╚", "╝") && strings.Trim(l[len("╚"):len(l)-len("╝")], "═") == "":
+		return "╚" + strings.Repeat("═", width-2) + "╝", true
+	case edges(l, "║", "║"):
+		return "║" + fitInside(l[len("║"):len(l)-len("║")], width-2) + "║", true
+	case edges(l, "━", "━"):
+		return banner(strings.Trim(l, "━ "), width), true
+	}
+	return "", false
+}
+
+func edges(l, first, last string) bool {
+	return len(l) >= len(first)+len(last) && strings.HasPrefix(l, first) && strings.HasSuffix(l, last)
+}
+
+// fitInside is the text of a box line in n columns: a title indented by
+// more than two spaces stays centred, other text keeps its indent; text
+// too long for the box is cut with "…".
+func fitInside(inside string, n int) string {
+	text := strings.TrimSpace(inside)
+	indent := len(inside) - len(strings.TrimLeft(inside, " "))
+	size := utf8.RuneCountInString(text)
+	if size > n {
+		return clipRunes(text, n)
+	}
+	if indent > 2 {
+		indent = (n - size) / 2
+	}
+	indent = min(indent, n-size)
+	return strings.Repeat(" ", indent) + text + strings.Repeat(" ", n-size-indent)
+}
+
+// banner is a "━━━ label ━━━" line of width columns.
+func banner(label string, width int) string {
+	size := utf8.RuneCountInString(label)
+	if size+4 > width {
+		return clipRunes(label, width)
+	}
+	left := (width - size - 2) / 2
+	return strings.Repeat("━", left) + " " + label + " " + strings.Repeat("━", width-size-2-left)
+}
+
+// clipRunes is s cut to n runes, the last one "…" when s was longer.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
