@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/gofrs/flock"
 )
@@ -64,7 +63,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		return nil, err
 	}
 	// The pid is informational; write it in place (the file is ours while locked).
-	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644); err == nil {
+	if f, err := OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
 		fmt.Fprintf(f, "%d\n", os.Getpid())
 		f.Close()
 	}
