@@ -208,7 +208,8 @@ func command(ctx context.Context, c Command, p *pipes, token string, grace time.
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	argv := resolveArgv(c.Argv)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(env[:len(env):len(env)], token)
 	cmd.Dir = c.Dir
 	cmd.Stdout = p.outW

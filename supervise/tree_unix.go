@@ -37,3 +37,7 @@ func (*tree) kill(p *os.Process) { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) }
 
 // close has nothing to release on Unix.
 func (*tree) close() {}
+
+// resolveArgv is argv: Unix runs scripts through their #! line, with
+// every argument intact.
+func resolveArgv(argv []string) []string { return argv }
