@@ -38,6 +38,6 @@ func (*tree) kill(p *os.Process) { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) }
 // close has nothing to release on Unix.
 func (*tree) close() {}
 
-// resolveArgv is argv: Unix runs scripts through their #! line, with
-// every argument intact.
-func resolveArgv(argv []string) []string { return argv }
+// batchFile is false: Unix runs scripts through their #! line, with every
+// argument intact.
+func batchFile(string) (string, bool) { return "", false }

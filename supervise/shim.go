@@ -3,7 +3,6 @@ package supervise
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -20,12 +19,8 @@ const shimCap = 64 << 10
 // shim npm writes, its extensionless sh sibling is read; when neither is,
 // argv is run as it is.
 func resolveArgv(argv []string) []string {
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return argv
-	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".cmd" && ext != ".bat" {
+	path, ok := batchFile(argv[0])
+	if !ok {
 		return argv
 	}
 	dir := filepath.Dir(path)
