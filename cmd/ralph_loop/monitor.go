@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,23 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
+// noTmux is the refusal of --monitor on a system without tmux: Windows has
+// none, so one line points to --live there.
+func noTmux(goos string) error {
+	if goos == "windows" {
+		return &exitError{code: 1, lines: []string{
+			"--monitor needs tmux, which Windows does not have; run ralph_loop --live instead (and ralph_loop --status in a second window to watch it)",
+		}}
+	}
+	return &exitError{code: 1, lines: []string{
+		"tmux is not installed. Please install tmux or run without --monitor flag.",
+		"Install tmux:",
+		"  Ubuntu/Debian: sudo apt-get install tmux",
+		"  macOS: brew install tmux",
+		"  CentOS/RHEL: sudo yum install tmux",
+	}}
+}
+
 // monitor is --monitor: a tmux session laid out as the bash loop's — the
 // loop (with --live) on the left, a tail -F of live.log (it is replaced
 // atomically each loop) top right, a status view bottom right — all run by
@@ -21,13 +39,7 @@ import (
 func monitor(cfg *config.Config, args []string, stderr io.Writer) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		return &exitError{code: 1, lines: []string{
-			"tmux is not installed. Please install tmux or run without --monitor flag.",
-			"Install tmux:",
-			"  Ubuntu/Debian: sudo apt-get install tmux",
-			"  macOS: brew install tmux",
-			"  CentOS/RHEL: sudo yum install tmux",
-		}}
+		return noTmux(runtime.GOOS)
 	}
 	self, err := os.Executable()
 	if err != nil {
