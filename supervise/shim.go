@@ -23,6 +23,12 @@ func resolveArgv(argv []string) []string {
 	if !ok {
 		return argv
 	}
+	return resolveShim(path, argv)
+}
+
+// resolveShim is resolveArgv for argv whose program is the batch file at
+// path.
+func resolveShim(path string, argv []string) []string {
 	dir := filepath.Dir(path)
 	for _, cand := range []struct {
 		path string
