@@ -9,8 +9,9 @@
 #      call leaves a grandchild holding the pipes, which the Job Object must end),
 #   5. the same with an npm-style claude.cmd shim: the prompt must arrive intact (a plain .cmd
 #      lets cmd.exe expand %OS% in it, the resolved shim must not),
-#   6. Ctrl+C (SIGINT, which Wine turns into a console event) during a hanging call: exit 130
-#      and no process of the call left.
+#   6. during a hanging call, a second loop in the project is refused (the lock) and --status
+#      reads the running one; then Ctrl+C (SIGINT, which Wine turns into a console event): exit
+#      130 and no process of the call left.
 # Wine has no git: a stub git.cmd answers every command with nothing (exit 0) and HEAD is read
 # from the .git that Linux git made. Exits non-zero on the first failed case.
 set -euo pipefail
@@ -101,7 +102,13 @@ p=$(project stop)
 (cd "$p" && { run npm --max-loops 2 >"$work/stop.out" 2>&1 && echo 0 || echo $?; } >"$work/stop.rc") &
 for _ in $(seq 300); do [ -f "$work/agent/calls/1.started" ] && break; sleep 0.1; done
 [ -f "$work/agent/calls/1.started" ] || fail "the call never started: $(tail -5 "$work/stop.out")"
-pkill -INT -f '^[^ ]*ralph_loop\.exe --max-loops' || fail "no ralph_loop.exe to interrupt"
+step "a second loop in the same project is refused (the lock); --status reads the running one"
+out=$(cd "$p" && run npm --max-loops 1 2>&1) && fail "a second loop ran: $out"
+grep -q 'already running in this project' <<<"$out" || fail "second loop: $out"
+echo "   $out" | head -2
+out=$(cd "$p" && run npm --status 2>&1) || fail "--status exited $?: $out"
+grep -qi 'running' <<<"$out" || fail "--status: $out"
+pkill -INT -f '^[^ ]*ralph_loop\.exe --max-loops 2' || fail "no ralph_loop.exe to interrupt"
 wait
 rm "$work/agent/default.hang" "$work/agent/default.child"
 [ "$(cat "$work/stop.rc")" = 130 ] || fail "exit $(cat "$work/stop.rc") after Ctrl+C, want 130: $(tail -5 "$work/stop.out")"
