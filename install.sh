@@ -44,12 +44,13 @@ done
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bindir="$PREFIX/bin"
-bin="$bindir/ralph_loop"
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "install.sh: Go is not installed or not on PATH; install Go 1.26+ from https://go.dev/dl/ and retry" >&2
 	exit 1
 fi
+# ".exe" under Git Bash on Windows, where the shim then execs ralph_loop.exe.
+bin="$bindir/ralph_loop$(cd "$src" && go env GOEXE)"
 
 mkdir -p "$bindir"
 # A release tag (v1.2.3) when there is one, else the development version

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -15,6 +16,19 @@ import (
 // command and process substitution, arithmetic, redirections, pipes, lists,
 // assignments and parameter operators are rejected. No globbing.
 func splitCommand(s string, lookupEnv func(string) (string, bool)) ([]string, error) {
+	return splitCommandOn(runtime.GOOS, s, lookupEnv)
+}
+
+// splitCommandOn is splitCommand as it works on the system goos. On
+// Windows a backslash outside quotes is a path separator
+// (C:\tools\agent.exe), not an escape, unless it escapes a blank, a quote,
+// a $, a backtick or another backslash; and ~ is %USERPROFILE% when HOME
+// is not set.
+func splitCommandOn(goos, s string, lookupEnv func(string) (string, bool)) ([]string, error) {
+	if goos == "windows" {
+		s = keepBackslashes(s)
+		lookupEnv = userProfileHome(lookupEnv)
+	}
 	call, err := simpleCall(s)
 	if err != nil {
 		return nil, err
@@ -39,6 +53,55 @@ func splitCommand(s string, lookupEnv func(string) (string, bool)) ([]string, er
 		return nil, errors.New("the command name is empty")
 	}
 	return argv, nil
+}
+
+// keepBackslashes doubles each backslash outside quotes that does not
+// escape a blank, a quote, a $, a backtick or a backslash, so that the
+// POSIX split keeps it.
+func keepBackslashes(s string) string {
+	var b strings.Builder
+	var quote rune // the open quote, 0 outside quotes
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else if r == '\\' && quote == '"' && i+1 < len(rs) {
+				b.WriteRune(r) // an escape inside double quotes stays one
+				i++
+				r = rs[i]
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '\\':
+			if i+1 < len(rs) && strings.ContainsRune(" \t\"'$`\\", rs[i+1]) {
+				b.WriteRune(r)
+				i++
+				r = rs[i]
+			} else {
+				b.WriteRune('\\')
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// userProfileHome answers HOME with USERPROFILE when HOME is not set.
+func userProfileHome(lookupEnv func(string) (string, bool)) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		var v string
+		var ok bool
+		if lookupEnv != nil {
+			v, ok = lookupEnv(name)
+		}
+		if name == "HOME" && (!ok || v == "") && lookupEnv != nil {
+			return lookupEnv("USERPROFILE")
+		}
+		return v, ok
+	}
 }
 
 // simpleCall parses s as one plain command with arguments: no lists,

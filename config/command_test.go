@@ -77,3 +77,35 @@ func TestCommandDriverLenient(t *testing.T) {
 		t.Errorf("warnings %v", warns)
 	}
 }
+
+// On Windows a backslash outside quotes is a path separator unless it
+// escapes a blank, a quote, a $, a backtick or a backslash, and ~ falls back
+// to %USERPROFILE%; other systems keep POSIX splitting.
+func TestSplitCommandWindows(t *testing.T) {
+	env := envOf(map[string]string{"USERPROFILE": `C:\Users\ann`, "X": "x"})
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`C:\tools\agent.exe --yes`, []string{`C:\tools\agent.exe`, "--yes"}},
+		{`"C:\Program Files\Agent\agent.exe" -p`, []string{`C:\Program Files\Agent\agent.exe`, "-p"}},
+		{`'C:\a b\agent.exe'`, []string{`C:\a b\agent.exe`}},
+		{`C:\a\ b\agent.exe`, []string{`C:\a b\agent.exe`}},
+		{`agent \$X \\srv\share "a\"b"`, []string{"agent", "$X", `\srv\share`, `a"b`}},
+		{`~/bin/agent.exe`, []string{`C:\Users\ann/bin/agent.exe`}},
+		{`agent.exe C:\x\`, []string{"agent.exe", `C:\x\`}},
+	} {
+		got, err := splitCommandOn("windows", tc.in, env)
+		if err != nil {
+			t.Errorf("windows %q: %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("windows %q (-want +got):\n%s", tc.in, diff)
+		}
+	}
+	got, err := splitCommandOn("linux", `C:\tools\agent.exe`, env)
+	if err != nil || len(got) != 1 || got[0] != `C:toolsagent.exe` {
+		t.Errorf("linux: %q, %v; want POSIX escapes", got, err)
+	}
+}

@@ -30,6 +30,7 @@ func TestParseRC(t *testing.T) {
 		{"comments and blanks count as lines", "# c\n\n   \nA=1\n", nil, map[string]rcValue{"A": {"1", 4}}, nil},
 		{"indented comment", "   # A=1\n", nil, map[string]rcValue{}, nil},
 		{"surrounding blanks and CRLF", "  A=1  \r\nB=2\r\n", nil, map[string]rcValue{"A": {"1", 1}, "B": {"2", 2}}, nil},
+		{"quotes and comments with CRLF", "# c\r\nA=\"x y\"\r\nB='z'\r\n", nil, map[string]rcValue{"A": {"x y", 2}, "B": {"z", 3}}, nil},
 		{"inline comment is value", "A=1 # one\n", nil, map[string]rcValue{"A": {"1 # one", 1}}, nil},
 		{"double quotes", `A="x y"` + "\n", nil, map[string]rcValue{"A": {"x y", 1}}, nil},
 		{"single quotes", `A='x y'` + "\n", nil, map[string]rcValue{"A": {"x y", 1}}, nil},

@@ -18,7 +18,7 @@ type outcome struct {
 	timedOut bool
 }
 
-// run runs `bash -c command` through supervise.Run: in its own process
+// run runs `bash -c command` (see shellArgv) through supervise.Run: in its own process
 // group, with stdout and stderr on one pipe as 2>&1 gives them, under
 // cfg.Timeout. On timeout the group gets SIGTERM, and SIGKILL once
 // cfg.Grace has passed; after every run the group is swept with SIGKILL so
@@ -38,7 +38,7 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	}
 	out := &capture{limit: 8 << 10}
 	res := supervise.Run(ctx,
-		supervise.Command{Argv: []string{"bash", "-c", command}, Env: cfg.Env, Dir: cfg.Dir},
+		supervise.Command{Argv: shellArgv(command), Env: cfg.Env, Dir: cfg.Dir},
 		supervise.Options{Timeout: timeout, Grace: grace, Stdout: out, Combined: true})
 
 	o := outcome{exitCode: res.ExitCode, output: out.text(OutputMax), elapsed: res.Duration}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 )
 
 // appends holds the logs AppendLine writes to open for the Dir's life: the
@@ -67,7 +66,7 @@ func (a *appends) rotate(d *Dir, name, p string, f *os.File, n int) (*os.File, e
 func (a *appends) file(d *Dir, name, p string) (*os.File, error) {
 	if f := a.open[p]; f != nil {
 		if st, err := f.Stat(); err == nil {
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 0 {
+			if n, ok := Links(st); ok && n > 0 {
 				return f, nil
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -95,7 +94,7 @@ var volatile = map[string]bool{
 // sameContent reports whether path is a regular file (not a link) that
 // holds exactly data. It never blocks and reads at most len(data)+1 bytes.
 func sameContent(path string, data []byte) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}

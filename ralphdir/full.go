@@ -10,7 +10,7 @@ import (
 
 // NoSpace reports a full disk or quota.
 func NoSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+	return noSpace(err)
 }
 
 // overwriteInPlace is WriteFileAtomic's last resort on a full disk: when
@@ -24,11 +24,11 @@ func overwriteInPlace(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !st.Mode().IsRegular() || !ok || int64(len(data)) > sys.Blocks*512 {
+	room, ok := allocated(st)
+	if !st.Mode().IsRegular() || !ok || int64(len(data)) > room {
 		return syscall.ENOSPC
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := OpenNoFollow(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -53,7 +52,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		d.warn(fmt.Sprintf("%s %s; removed it and created a regular lock file", p, strings.TrimSuffix(kind(st.Mode()), ", not a regular file")))
 	}
 	fl := flock.New(p)
-	ok, err := tryLock(fl)
+	ok, err := takeLock(fl)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
@@ -65,7 +64,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		return nil, err
 	}
 	// The pid is informational; write it in place (the file is ours while locked).
-	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644); err == nil {
+	if f, err := OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
 		fmt.Fprintf(f, "%d\n", os.Getpid())
 		f.Close()
 	}
@@ -81,7 +80,7 @@ const (
 	lockRetryGap = 10 * time.Millisecond
 )
 
-func tryLock(fl *flock.Flock) (bool, error) {
+func takeLock(fl *flock.Flock) (bool, error) {
 	for i := 0; ; i++ {
 		ok, err := fl.TryLock()
 		if ok || err != nil || i == lockRetries {

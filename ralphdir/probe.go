@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // LockHolder reports whether another ralph_loop holds the project's lock
@@ -38,17 +37,14 @@ func probeLock(p string) (bool, error) {
 	if !st.Mode().IsRegular() { // never a lock of ours; the loop replaces it
 		return false, nil
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := OpenNoFollow(p, os.O_RDONLY, 0)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
+	held, err := tryLock(f)
+	if held || err != nil {
+		return held, err
 	}
-	if err != nil {
-		return false, err
-	}
-	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false, unlock(f)
 }

@@ -168,7 +168,7 @@ func (r *refusals) first(path string) bool {
 // regular file, without ever blocking on a named pipe. It returns a
 // *FileError for such a file.
 func openWrite(op, path string, flag int, fix string) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	f, err := OpenNoFollow(path, flag, 0o644)
 	if err != nil {
 		var problem string
 		switch {

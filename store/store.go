@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -245,8 +244,8 @@ func (s *Store) CreateLog(name string) (*os.File, error) {
 func (s *Store) OpenLiveLog(header string) (*os.File, error) {
 	p := s.d.Path(ralphdir.LiveLog)
 	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink == 1 {
-			f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if n, ok := ralphdir.Links(st); ok && n == 1 {
+			f, err := ralphdir.OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0)
 			if err == nil {
 				if _, err := f.WriteString(header); err == nil {
 					return f, nil

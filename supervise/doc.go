@@ -25,4 +25,9 @@
 // (also when the leader exited on its own and left helpers running). Output is
 // copied through pipes owned by Run, so a grandchild that keeps the pipes open
 // cannot hold Run up.
+//
+// On Windows the group is a Job Object that the command joins before it
+// runs: the graceful stop is CTRL_BREAK_EVENT to its console process
+// group, the final one TerminateJobObject, and an npm .cmd shim runs as the
+// node command line it wraps (see docs/PLATFORMS.md).
 package supervise

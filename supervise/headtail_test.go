@@ -3,7 +3,9 @@ package supervise
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -83,4 +85,26 @@ func TestHeadTailWriteError(t *testing.T) {
 	if err := h.Close(); !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("Close err = %v, want ENOSPC", err)
 	}
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// fullDisk accepts ok bytes, then fails every write with ENOSPC.
+type fullDisk struct {
+	mu sync.Mutex
+	ok int
+}
+
+func (f *fullDisk) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(p) <= f.ok {
+		f.ok -= len(p)
+		return len(p), nil
+	}
+	n := f.ok
+	f.ok = 0
+	return n, &os.PathError{Op: "write", Path: "claude_output.log", Err: syscall.ENOSPC}
 }

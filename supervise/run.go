@@ -145,7 +145,9 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	defer p.closeParent()
 
 	token := newToken()
-	cmd, signalled := command(runCtx, c, p, token, grace)
+	t := newTree()
+	defer t.close()
+	cmd, signalled := command(runCtx, c, p, token, grace, t)
 	if err := cmd.Start(); err != nil {
 		p.closeChild()
 		if runCtx.Err() != nil {
@@ -155,7 +157,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		code, serr := startError(name, err)
 		return Outcome{ExitCode: code, Reason: StartFailed, Err: serr, Duration: time.Since(start)}
 	}
-	pgid := cmd.Process.Pid
+	t.attach(cmd.Process)
 	p.closeChild()
 
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
@@ -165,7 +167,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	watchers := watch(done, c, o, out, start, stop)
 
 	_ = cmd.Wait() // the ending is read from ProcessState and the context below
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	t.kill(cmd.Process)
 	close(done)
 	watchers.Wait()
 	// Descendants that left the group (setsid, a daemon's double fork)
@@ -197,17 +199,17 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// command prepares c to run in its own process group on the child's ends
-// of p, with token added to its environment. Cancelling ctx sends SIGTERM
-// to the group and to the strays carrying the token, and marks the call
-// as signalled; Go kills the leader and stops waiting on the pipes grace
-// later.
-func command(ctx context.Context, c Command, p *pipes, token string, grace time.Duration) (*exec.Cmd, *atomic.Bool) {
+// command prepares c to run in its own process tree t on the child's ends
+// of p, with token added to its environment. Cancelling ctx asks the tree
+// to stop (see tree.stop) and marks the call as signalled; Go kills the
+// leader and stops waiting on the pipes grace later.
+func command(ctx context.Context, c Command, p *pipes, token string, grace time.Duration, t *tree) (*exec.Cmd, *atomic.Bool) {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	argv := resolveArgv(c.Argv)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(env[:len(env):len(env)], token)
 	cmd.Dir = c.Dir
 	cmd.Stdout = p.outW
@@ -218,16 +220,11 @@ func command(ctx context.Context, c Command, p *pipes, token string, grace time.
 	if p.inR != nil {
 		cmd.Stdin = p.inR
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.prepare(cmd)
 	signalled := new(atomic.Bool)
 	cmd.Cancel = func() error {
 		signalled.Store(true)
-		signalStrays(token, syscall.SIGTERM)
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
+		return t.stop(cmd.Process, token)
 	}
 	cmd.WaitDelay = grace
 	return cmd, signalled

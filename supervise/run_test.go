@@ -1,3 +1,5 @@
+//go:build unix
+
 package supervise
 
 import (
@@ -9,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,24 +240,6 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
-// fullDisk accepts ok bytes, then fails every write with ENOSPC.
-type fullDisk struct {
-	mu sync.Mutex
-	ok int
-}
-
-func (f *fullDisk) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(p) <= f.ok {
-		f.ok -= len(p)
-		return len(p), nil
-	}
-	n := f.ok
-	f.ok = 0
-	return n, &os.PathError{Op: "write", Path: "claude_output.log", Err: syscall.ENOSPC}
-}
-
 func TestSinkErrorDoesNotBlockChild(t *testing.T) {
 	t.Parallel()
 	got := Run(context.Background(), helperCmd(t, "bigline", "1000000"), Options{Stdout: failWriter{}})
@@ -322,10 +305,6 @@ func TestMaxOutputAfterExit(t *testing.T) {
 		t.Fatalf("under the limit: Run = %+v, want Exited", got)
 	}
 }
-
-type countWriter struct{ n int64 }
-
-func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
 // A grandchild that left the group with setsid is still stopped when the
 // call ends, without waiting the grace period for the pipes it holds.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/config"
@@ -216,11 +215,10 @@ func lockCheck(dir *ralphdir.Dir) check {
 
 // diskCheck: room for the logs of a long run.
 func diskCheck(root string) check {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(root, &st); err != nil {
+	free, err := freeMB(root)
+	if err != nil {
 		return bad("disk: cannot read the free space of %s: %v", root, err)
 	}
-	free := st.Bavail * uint64(st.Bsize) / (1 << 20)
 	if free < minFreeMB {
 		return bad("disk: only %d MB free on the filesystem of %s (at least %d MB wanted); free some space", free, root, minFreeMB)
 	}

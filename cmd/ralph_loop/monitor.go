@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +22,23 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
+// noTmux is the refusal of --monitor on a system without tmux: Windows has
+// none, so one line points to --live there.
+func noTmux(goos string) error {
+	if goos == "windows" {
+		return &exitError{code: 1, lines: []string{
+			"--monitor needs tmux, which Windows does not have; run ralph_loop --live instead (and ralph_loop --status in a second window to watch it)",
+		}}
+	}
+	return &exitError{code: 1, lines: []string{
+		"tmux is not installed. Please install tmux or run without --monitor flag.",
+		"Install tmux:",
+		"  Ubuntu/Debian: sudo apt-get install tmux",
+		"  macOS: brew install tmux",
+		"  CentOS/RHEL: sudo yum install tmux",
+	}}
+}
+
 // monitor is --monitor: the loop (with --live) and a refreshed --status
 // summary in two tmux panes, run by this binary's own path, never a
 // different ralph found on PATH. Outside tmux it makes a session and
@@ -32,13 +50,7 @@ import (
 func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Writer) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		return &exitError{code: 1, lines: []string{
-			"tmux is not installed. Please install tmux or run without --monitor flag.",
-			"Install tmux:",
-			"  Ubuntu/Debian: sudo apt-get install tmux",
-			"  macOS: brew install tmux",
-			"  CentOS/RHEL: sudo yum install tmux",
-		}}
+		return noTmux(runtime.GOOS)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {

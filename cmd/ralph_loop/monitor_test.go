@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -179,5 +180,17 @@ func TestReportExit(t *testing.T) {
 	unwatched(p) // too late: the code came first
 	if _, err := os.Stat(p + unwatchedSuffix); err == nil {
 		t.Error("a marker beside an exit code")
+	}
+}
+
+// Without tmux, Windows gets one line that points to --live; other systems
+// keep the bash loop's install hints.
+func TestNoTmux(t *testing.T) {
+	var ee *exitError
+	if !errors.As(noTmux("windows"), &ee) || ee.code != 1 || len(ee.lines) != 1 || !strings.Contains(ee.lines[0], "--live") {
+		t.Errorf("noTmux(windows) = %#v, want one line naming --live, exit 1", ee)
+	}
+	if !errors.As(noTmux("linux"), &ee) || ee.code != 1 || ee.lines[0] != "tmux is not installed. Please install tmux or run without --monitor flag." {
+		t.Errorf("noTmux(linux) = %#v, want the bash loop's lines", ee)
 	}
 }

@@ -211,7 +211,9 @@ func waitForEnter(in io.Reader, d time.Duration, sigs <-chan os.Signal, prompt f
 // the pane is resized) until the pane closes.
 func statusPane(d *ralphdir.Dir, maxCalls int, out io.Writer) error {
 	resized := make(chan os.Signal, 1)
-	signal.Notify(resized, syscall.SIGWINCH)
+	if len(resizeSignals) > 0 {
+		signal.Notify(resized, resizeSignals...)
+	}
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	io.WriteString(out, "\033[?25l\033[2J") // no cursor; a clean screen

@@ -87,14 +87,14 @@ func useShim(lookupEnv func(string) (string, bool)) {
 	}
 }
 
-// colourOn reports whether a writer gets colours: a terminal, unless
-// NO_COLOR is set.
+// colourOn reports whether a writer gets colours: a terminal that reads
+// escape sequences, unless NO_COLOR is set.
 func colourOn(lookupEnv func(string) (string, bool)) func(io.Writer) bool {
 	noColour := false
 	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
 		noColour = true
 	}
-	return func(w io.Writer) bool { return !noColour && isTerminal(w) }
+	return func(w io.Writer) bool { return !noColour && isTerminal(w) && escapes(w) }
 }
 
 // loadConfig resolves the configuration, giving up as soon as a stop
@@ -165,7 +165,9 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// One writer owns the terminal: log lines, boxes, the live stream and
 	// the countdown go through one ordered queue, so a redrawn line is
 	// always ended before another line is printed, on either stream.
-	term := console.NewTerminal(stdout, stderr, isTerminal(stdout), isTerminal(stderr), 8192)
+	// A console that cannot read escapes (before Windows 10) gets its
+	// redrawn lines ended as a pipe's are.
+	term := console.NewTerminal(stdout, stderr, isTerminal(stdout) && escapes(stdout), isTerminal(stderr) && escapes(stderr), 8192)
 	errOut, outOut := term.Stderr(), term.Stdout()
 	// Flush what the console will take, but never hold the exit for it: a
 	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full

@@ -103,11 +103,7 @@ func fileStamp(path string) string {
 	if err != nil {
 		return "-;"
 	}
-	ino := uint64(0)
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = sys.Ino
-	}
-	return fmt.Sprintf("%d.%d.%d;", st.Size(), st.ModTime().UnixNano(), ino)
+	return fmt.Sprintf("%d.%d.%d;", st.Size(), st.ModTime().UnixNano(), fileID(st))
 }
 
 // Snapshot reads the project's state as --status does, and the timeline
@@ -251,14 +247,7 @@ func fileControl(d *ralphdir.Dir) dashboard.Control {
 		if held == nil || held.PID <= 0 {
 			return errors.New("no loop is running in this project")
 		}
-		sig := syscall.SIGTERM
-		if action == "skip" {
-			sig = syscall.SIGUSR1
-		}
-		if err := syscall.Kill(held.PID, sig); err != nil {
-			return fmt.Errorf("cannot signal the loop (pid %d): %w", held.PID, err)
-		}
-		return nil
+		return signalLoop(held.PID, action == "skip")
 	}
 }
 
@@ -418,20 +407,7 @@ func selfControl(d *ralphdir.Dir, sig *signals) dashboard.Control {
 			}
 			return nil
 		}
-		return syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		sig.deliver(syscall.SIGTERM)
+		return nil
 	}
-}
-
-// skipOnUSR1 lets another process (--serve's skip control) skip the wait
-// under way, as a Ctrl+C from a terminal does. The returned function stops
-// listening.
-func skipOnUSR1(sig *signals) func() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGUSR1)
-	go func() {
-		for range ch {
-			sig.stopper.Skip()
-		}
-	}()
-	return func() { signal.Stop(ch); close(ch) }
 }

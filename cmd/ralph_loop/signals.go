@@ -41,14 +41,20 @@ func catchSignals(interactive bool, out io.Writer) *signals {
 	signal.Notify(s.ch, stopSignals...)
 	go func() {
 		for sig := range s.ch {
-			if s.stopper.Signal(sig) == "stop" {
-				s.mu.Lock()
-				fmt.Fprintf(s.out, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
-				s.mu.Unlock()
-			}
+			s.deliver(sig)
 		}
 	}()
 	return s
+}
+
+// deliver acts on one stop signal, caught or sent from within (the
+// dashboard's stop control).
+func (s *signals) deliver(sig os.Signal) {
+	if s.stopper.Signal(sig) == "stop" {
+		s.mu.Lock()
+		fmt.Fprintf(s.out, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
+		s.mu.Unlock()
+	}
 }
 
 // setOut sends later notices to w.

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -319,7 +318,7 @@ func (c *call) startChild() error {
 	cmd.Env = append(os.Environ(), envSleeper+"=1")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if c.flag("setsid") {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		leaveGroup(cmd)
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf(".child: %w", err)
