@@ -149,18 +149,40 @@ func TestIndexedJob(t *testing.T) {
 		t.Fatalf("%d containers; want the one that runs ralph_loop", len(j.Spec.Template.Spec.Containers))
 	}
 	c := j.Spec.Template.Spec.Containers[0]
+	checkPolicy(t, j.Spec.PodFailurePolicy, c.Name)
 
+	script := strings.Join(c.Args, "\n")
+	env := map[string]string{}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			env[e.Name] = e.Value
+		}
+	}
+	cfg := loadCommandLine(t, script, "exec ralph_loop ", env)
+	if cfg.EventsFile != "-" {
+		t.Errorf("events go to %q; want - (stdout, for the log pipeline)", cfg.EventsFile)
+	}
+	if !slices.Equal(c.Command, []string{"/bin/sh", "-c"}) {
+		t.Fatalf("command %q; want /bin/sh -c SCRIPT", c.Command)
+	}
+	runPodScript(t, script)
+}
+
+// checkPolicy checks that the podFailurePolicy of the container named
+// container maps ralph_loop's exit codes as docs/SCALING.md says.
+func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
+	t.Helper()
 	byAction := map[string][]int{}
 	disruption := false
-	for _, r := range j.Spec.PodFailurePolicy.Rules {
+	for _, r := range p.Rules {
 		for _, pc := range r.OnPodConditions {
 			disruption = disruption || (pc.Type == "DisruptionTarget" && r.Action == "Ignore")
 		}
 		if r.OnExitCodes == nil {
 			continue
 		}
-		if r.OnExitCodes.ContainerName != c.Name || r.OnExitCodes.Operator != "In" {
-			t.Errorf("rule %s: container %q, operator %q; want %q and In", r.Action, r.OnExitCodes.ContainerName, r.OnExitCodes.Operator, c.Name)
+		if r.OnExitCodes.ContainerName != container || r.OnExitCodes.Operator != "In" {
+			t.Errorf("rule %s: container %q, operator %q; want %q and In", r.Action, r.OnExitCodes.ContainerName, r.OnExitCodes.Operator, container)
 		}
 		for _, code := range r.OnExitCodes.Values {
 			if !slices.Contains(exitCodes, code) {
@@ -185,22 +207,6 @@ func TestIndexedJob(t *testing.T) {
 			t.Errorf("%s on exit codes %v; want %v", action, got, codes)
 		}
 	}
-
-	script := strings.Join(c.Args, "\n")
-	env := map[string]string{}
-	for _, e := range c.Env {
-		if e.ValueFrom == nil {
-			env[e.Name] = e.Value
-		}
-	}
-	cfg := loadCommandLine(t, script, "exec ralph_loop ", env)
-	if cfg.EventsFile != "-" {
-		t.Errorf("events go to %q; want - (stdout, for the log pipeline)", cfg.EventsFile)
-	}
-	if !slices.Equal(c.Command, []string{"/bin/sh", "-c"}) {
-		t.Fatalf("command %q; want /bin/sh -c SCRIPT", c.Command)
-	}
-	runPodScript(t, script)
 }
 
 // loadCommandLine finds the line of script that starts with prefix (the
