@@ -6,13 +6,21 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
-// version is set at build time (-ldflags "-X main.version=...").
+// version is set at build time (-ldflags "-X main.version=..."); a binary
+// built by `go install ...@VERSION` has no stamp and takes the module's
+// version.
 var version = "0.1.0-dev"
 
 func main() {
+	if version == "0.1.0-dev" {
+		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
+			version = v
+		}
+	}
 	// A write to a closed stdout/stderr (bmalph's dashboard detaches by
 	// closing our pipes) must fail with EPIPE, not kill the loop. Notify,
 	// unlike Ignore, keeps SIGPIPE at its default for the agent we start.

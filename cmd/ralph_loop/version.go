@@ -1,0 +1,25 @@
+package main
+
+import "runtime/debug"
+
+// moduleVersion is the version that `go install
+// github.com/ralphloop/ralph_loop/cmd/ralph_loop@VERSION` records in the
+// binary, without its v: such a build has no -ldflags stamp, only the
+// module's version. "" for every other build: a build in a checkout records
+// "(devel)" or a version derived from git next to its vcs settings, and is
+// stamped (install.sh, scripts/release.sh) or keeps the development version.
+func moduleVersion(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs" {
+			return ""
+		}
+	}
+	v := bi.Main.Version
+	if v[0] == 'v' {
+		v = v[1:]
+	}
+	return v
+}
