@@ -63,7 +63,7 @@ func reject(accepted string) error { return &valueError{accepted: accepted} }
 
 // keys lists every key. The order is the order of validation, so the first
 // invalid value reported is the one the bash loop would report first.
-var keys = []*keySpec{
+var keys = append([]*keySpec{
 	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, flag: "driver", def: "claude-code",
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
 		set: func(c *Config, v string) error {
@@ -287,7 +287,7 @@ var keys = []*keySpec{
 	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, flag: "events", def: "", path: true,
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
-}
+}, usageKeys...)
 
 var keyIndex = func() map[string]*keySpec {
 	m := make(map[string]*keySpec, len(keys))

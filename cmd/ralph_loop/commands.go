@@ -43,7 +43,7 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, analysis.Options{Driver: driver, Now: time.Now()})
+	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, analysis.Options{Driver: driver, Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns})
 	if err != nil {
 		return err
 	}
