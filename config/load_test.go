@@ -314,7 +314,9 @@ func TestPrecedence(t *testing.T) {
 		{"done pattern flag", setup{args: []string{"--done-pattern", `ALL (DONE|FINISHED)`}},
 			check{"DONE_PATTERN", "flag --done-pattern", func(c *Config) any { return c.DonePattern.String() }, `ALL (DONE|FINISHED)`}},
 		{"usage limit patterns", setup{rc: rc(`USAGE_LIMIT_PATTERNS='quota exceeded; credits? exhausted'`)},
-			check{"USAGE_LIMIT_PATTERNS", ".ralph/.ralphrc:1", func(c *Config) any { return len(c.UsageLimitPatterns) == 2 && c.UsageLimitPatterns[1].MatchString("credit exhausted") }, true}},
+			check{"USAGE_LIMIT_PATTERNS", ".ralph/.ralphrc:1", func(c *Config) any {
+				return len(c.UsageLimitPatterns) == 2 && c.UsageLimitPatterns[1].MatchString("credit exhausted")
+			}, true}},
 		{"done pattern ralphrc", setup{rc: rc(`DONE_PATTERN='^DONE$'`)},
 			check{"DONE_PATTERN", ".ralph/.ralphrc:1", func(c *Config) any { return c.DonePattern.MatchString("DONE") }, true}},
 		{"inactivity timeout", setup{args: []string{"--inactivity-timeout", "10m"}},
