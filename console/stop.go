@@ -42,6 +42,10 @@ func StopLine(s events.Stop) string {
 	case events.StopUsageLimit:
 		return "stopped at the usage limit; run ralph_loop again once it has reset"
 	case events.StopUsageTooFar:
+		if s.Usage.ResetsAt == nil {
+			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
+				s.Usage.Window, s.MaxWait)
+		}
 		return fmt.Sprintf("usage limit reached in the %s window; %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset",
 			s.Usage.Window, resetWords(s.Usage), s.MaxWait)
 	case events.StopUsagePercent:

@@ -34,6 +34,8 @@ func TestStopLine(t *testing.T) {
 		{events.Stop{Kind: events.StopUsageLimit}, "stopped at the usage limit; run ralph_loop again once it has reset"},
 		{events.Stop{Kind: events.StopUsageTooFar, Usage: events.UsageWindow{Window: "seven_day", ResetsAt: &weekly}, MaxWait: 6 * time.Hour},
 			"usage limit reached in the seven_day window; it resets at 2026-03-01 09:00 UTC, later than USAGE_LIMIT_MAX_WAIT=6h0m0s: run ralph_loop again after the reset"},
+		{events.Stop{Kind: events.StopUsageTooFar, Usage: events.UsageWindow{Window: "unknown"}, MaxWait: 30 * time.Minute},
+			"usage limit reached in the unknown window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=30m0s: run ralph_loop again later"},
 		{events.Stop{Kind: events.StopUsagePercent, Usage: events.UsageWindow{Window: "primary", UsedPercent: &used, ResetsAt: &weekly}, StopPercent: 90},
 			"usage of the primary window reached 92.5% (USAGE_STOP_PERCENT=90); it resets at 2026-03-01 09:00 UTC: run ralph_loop again after the reset"},
 		{events.Stop{Kind: events.StopUsageWarning, Usage: events.UsageWindow{Window: "five_hour"}},

@@ -60,13 +60,17 @@ type Stop struct {
 
 // UsageReason is the exit_reason of a stop at a usage window: the stop's
 // name, then the window and its reset time (RFC 3339, UTC) in brackets,
-// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)".
+// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)", or
+// "(window unknown, reset time unknown)" for what the CLI did not say.
 func UsageReason(name string, w UsageWindow) string {
-	reset := "reset time unknown"
-	if w.ResetsAt != nil {
-		reset = "resets " + w.ResetsAt.UTC().Format(time.RFC3339)
+	win := w.Window
+	if win == "" || win == "unknown" {
+		win = "window unknown"
 	}
-	return name + " (" + w.Window + " " + reset + ")"
+	if w.ResetsAt == nil {
+		return name + " (" + win + ", reset time unknown)"
+	}
+	return name + " (" + win + " resets " + w.ResetsAt.UTC().Format(time.RFC3339) + ")"
 }
 
 // Severe reports whether the stop is a fault to look into (an ERROR line)
