@@ -23,39 +23,11 @@ var limitText = regexp.MustCompile(`(?i)5.*hour.*limit|limit.*reached.*try.*back
 var limitError = regexp.MustCompile(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
 
 func detectLimit(res *Result, p *parsed, raw *textFacts, opts Options) {
-	said := "" // the message that told of the limit, for its window and reset
-	set := func(reason, msg string) {
-		if !res.UsageLimited {
-			res.UsageLimited, res.UsageLimitReason, said = true, reason, msg
-		}
-	}
-	if p != nil {
-		for _, w := range res.UsageWindows {
-			if w.Status == LimitRejected {
-				reason := "rate_limit_event rejected"
-				if w.Window == "primary" || w.Window == "secondary" {
-					reason = "rate-limit snapshot at 100%"
-				}
-				if w.Window != "" {
-					reason += " (" + w.Window + ")"
-				}
-				set(reason, "")
-				res.UsageLimitWindow, res.UsageLimitResetsAt = w.Window, w.ResetsAt
-				break
-			}
-		}
-		if p.api429 {
-			set("API error 429 (rate limit)", "")
-		}
-		for _, m := range p.errMsgs {
-			if limitError.MatchString(m) || matchAny(opts.LimitPatterns, m) {
-				set("CLI error: "+cutBytes([]byte(m), 200), m)
-			}
-		}
-	}
+	said := structuredLimit(res, p, opts)
 	if !res.UsageLimited && !opts.TimedOut && (opts.ExitCode != 0 || res.IsError) {
 		if l, ok := limitLine(res, p, raw, opts); ok {
-			set("agent said: "+cutBytes([]byte(strings.TrimSpace(l)), 200), l)
+			res.UsageLimited, res.UsageLimitReason = true, "agent said: "+cutBytes([]byte(strings.TrimSpace(l)), 200)
+			said = l
 		}
 	}
 	if !res.UsageLimited {
@@ -76,6 +48,41 @@ func detectLimit(res *Result, p *parsed, raw *textFacts, opts Options) {
 	if res.UsageLimitResetsAt == 0 {
 		res.UsageLimitResetsAt = resetFromText(said, opts.Now)
 	}
+}
+
+// structuredLimit reads the limits a JSON output reports whatever the
+// call's ending: a rejected window, an API 429, a CLI error naming a
+// limit. It returns the error message that told of it ("" for the others).
+func structuredLimit(res *Result, p *parsed, opts Options) string {
+	if p == nil {
+		return ""
+	}
+	for _, w := range res.UsageWindows {
+		if w.Status != LimitRejected {
+			continue
+		}
+		reason := "rate_limit_event rejected"
+		if w.Window == "primary" || w.Window == "secondary" {
+			reason = "rate-limit snapshot at 100%"
+		}
+		if w.Window != "" {
+			reason += " (" + w.Window + ")"
+		}
+		res.UsageLimited, res.UsageLimitReason = true, reason
+		res.UsageLimitWindow, res.UsageLimitResetsAt = w.Window, w.ResetsAt
+		return ""
+	}
+	if p.api429 {
+		res.UsageLimited, res.UsageLimitReason = true, "API error 429 (rate limit)"
+		return ""
+	}
+	for _, m := range p.errMsgs {
+		if limitError.MatchString(m) || matchAny(opts.LimitPatterns, m) {
+			res.UsageLimited, res.UsageLimitReason = true, "CLI error: "+cutBytes([]byte(m), 200)
+			return m
+		}
+	}
+	return ""
 }
 
 // limitLine is the first line of the agent's own text that tells of a
