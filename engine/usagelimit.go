@@ -176,6 +176,7 @@ func (l *loop) usageGate() (Result, bool) {
 		s := l.tooFar(*w)
 		return s.result, true
 	}
+	l.bus.Note(events.UsageWarning{Usage: *w})
 	until := now.Add(wait)
 	l.emit(events.Event{Type: events.UsageLimited, Action: "usage_warning", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: events.UsageReason("usage_warning", *w)})
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})

@@ -203,6 +203,9 @@ func TestUsageWarningAction(t *testing.T) {
 				if waited != tc.waited {
 					t.Errorf("usage waits = %s, want %s", waited, tc.waited)
 				}
+				if said := strings.Contains(h.rec.logText(), "Usage warning for the seven_day window (80% used); it resets at 2000-01-01 03:00 UTC"); said != (tc.action == "wait") {
+					t.Errorf("the warning line was said: %v\n%s", said, h.rec.logText())
+				}
 			})
 		})
 	}
