@@ -40,6 +40,21 @@ func (u *usageState) put(w events.UsageWindow) bool {
 	return true
 }
 
+// lifted marks the rejected windows of driver that a call which was not
+// limited did not report again as allowed: the call went through, so the
+// limit is over (a CLI that reports only when limited never says so).
+func (u *usageState) lifted(driver string, reported []analysis.LimitWindow, now time.Time) bool {
+	changed := false
+	for i, w := range u.windows {
+		if w.Driver != driver || w.Status != analysis.LimitRejected || slices.ContainsFunc(reported, func(r analysis.LimitWindow) bool { return r.Window == w.Window || (r.Window == "" && w.Window == "unknown") }) {
+			continue
+		}
+		u.windows[i].Status, u.windows[i].UpdatedAt = analysis.LimitAllowed, now
+		changed = true
+	}
+	return changed
+}
+
 func sameWindow(a, b events.UsageWindow) bool {
 	samePct := (a.UsedPercent == nil) == (b.UsedPercent == nil) && (a.UsedPercent == nil || *a.UsedPercent == *b.UsedPercent)
 	sameReset := (a.ResetsAt == nil) == (b.ResetsAt == nil) && (a.ResetsAt == nil || a.ResetsAt.Equal(*b.ResetsAt))
@@ -78,6 +93,9 @@ func (l *loop) noteUsage(res analysis.Result) {
 		if l.usage.put(l.usageWindow(w)) {
 			changed = true
 		}
+	}
+	if !res.UsageLimited && l.usage.lifted(l.s.Driver, reported, l.now()) {
+		changed = true
 	}
 	if w, ok := res.Warning(); ok && !res.UsageLimited && l.s.UsageWarningAction != "" && l.s.UsageWarningAction != "continue" {
 		ew := l.usageWindow(w)

@@ -79,6 +79,9 @@ func reply(rate string, n int) string {
 // synctest's clock starts at 2000-01-01 00:00 UTC.
 var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// local is a reset time as the console words it: in the machine's zone.
+func local(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") }
+
 // A usage limit whose reset is further away than USAGE_LIMIT_MAX_WAIT
 // (6 h by default) is not waited for: the run stops with exit 8, and
 // exit_reason and status.json's usage_limits name the window and its reset.
@@ -105,7 +108,7 @@ func TestUsageLimitTooFarStops(t *testing.T) {
 			st.UsageLimits[0].ResetsAt == nil || !st.UsageLimits[0].ResetsAt.Equal(reset) {
 			t.Errorf("status.json usage_limits = %+v", st.UsageLimits)
 		}
-		if got := console.StopLine(r.Stop); !strings.Contains(got, "seven_day window; it resets at 2000-01-04 00:00 UTC, later than USAGE_LIMIT_MAX_WAIT=6h0m0s") {
+		if got := console.StopLine(r.Stop); !strings.Contains(got, "seven_day window; it resets at "+local(reset)+", later than USAGE_LIMIT_MAX_WAIT=6h0m0s") {
 			t.Errorf("stop line %q", got)
 		}
 	})
@@ -154,7 +157,7 @@ func TestUsageStopPercent(t *testing.T) {
 		if len(st.UsageLimits) != 1 || st.UsageLimits[0].UsedPercent == nil || *st.UsageLimits[0].UsedPercent != 95 {
 			t.Errorf("status.json usage_limits = %+v", st.UsageLimits)
 		}
-		if got := console.StopLine(r.Stop); got != "usage of the five_hour window reached 95% (USAGE_STOP_PERCENT=90); it resets at 2000-01-01 02:00 UTC: run ralph_loop again after the reset" {
+		if got := console.StopLine(r.Stop); got != "usage of the five_hour window reached 95% (USAGE_STOP_PERCENT=90); it resets at "+local(reset)+": run ralph_loop again after the reset" {
 			t.Errorf("stop line %q", got)
 		}
 	})
@@ -203,10 +206,40 @@ func TestUsageWarningAction(t *testing.T) {
 				if waited != tc.waited {
 					t.Errorf("usage waits = %s, want %s", waited, tc.waited)
 				}
-				if said := strings.Contains(h.rec.logText(), "Usage warning for the seven_day window (80% used); it resets at 2000-01-01 03:00 UTC"); said != (tc.action == "wait") {
+				if said := strings.Contains(h.rec.logText(), "Usage warning for the seven_day window (80% used); it resets at "+local(bubbleStart.Add(3*time.Hour))); said != (tc.action == "wait") {
 					t.Errorf("the warning line was said: %v\n%s", said, h.rec.logText())
 				}
 			})
 		})
 	}
+}
+
+// A limit only the agent's words told of is shown as a rejected window
+// until a call goes through: then the window is allowed again, and
+// usage_updated says so.
+func TestUsageLimitLifted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return ctlReply{Raw: `{"type":"result","subtype":"success","is_error":true,"result":"5-hour limit reached, try again in 2 hours","session_id":"s1"}`,
+					Outcome: &supervise.Outcome{ExitCode: 1, Reason: supervise.Exited}}
+			}
+			return ctlReply{Text: "Did a task.", Check: true, Touch: "src/app.txt"}
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
+		h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
+		if waited := time.Since(bubbleStart); waited < 2*time.Hour {
+			t.Errorf("ran %s of virtual time; the wait was 2 hours", waited)
+		}
+		up := h.rec.ofType(events.UsageUpdated)
+		if len(up) != 2 || up[0].UsageLimits[0].Status != "rejected" || up[1].UsageLimits[0].Status != "allowed" {
+			t.Fatalf("usage_updated events = %+v", up)
+		}
+		if w := up[0].UsageLimits[0]; w.Window != "five_hour" || w.ResetsAt == nil {
+			t.Errorf("the worded limit's window = %+v", w)
+		}
+		if st := h.status(); len(st.UsageLimits) != 1 || st.UsageLimits[0].Status != "allowed" {
+			t.Errorf("status.json usage_limits = %+v", st.UsageLimits)
+		}
+	})
 }
