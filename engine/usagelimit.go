@@ -46,7 +46,9 @@ func (u *usageState) put(w events.UsageWindow) bool {
 func (u *usageState) lifted(driver string, reported []analysis.LimitWindow, now time.Time) bool {
 	changed := false
 	for i, w := range u.windows {
-		if w.Driver != driver || w.Status != analysis.LimitRejected || slices.ContainsFunc(reported, func(r analysis.LimitWindow) bool { return r.Window == w.Window || (r.Window == "" && w.Window == "unknown") }) {
+		if w.Driver != driver || w.Status != analysis.LimitRejected || slices.ContainsFunc(reported, func(r analysis.LimitWindow) bool {
+			return r.Window == w.Window || (r.Window == "" && w.Window == "unknown")
+		}) {
 			continue
 		}
 		u.windows[i].Status, u.windows[i].UpdatedAt = analysis.LimitAllowed, now
