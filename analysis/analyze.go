@@ -286,10 +286,7 @@ type parsed struct {
 	denied      []string // structured denials, formatted
 	denialCount int
 
-	rlRejected bool
-	rlType     string
-	rlResetsAt string
-	api429     bool
+	api429 bool
 }
 
 // pick decides the output's shape, the way detect_output_format and
@@ -423,7 +420,7 @@ func (d *decoder) arrayShape() *parsed {
 
 func (d *decoder) streamShape() *parsed {
 	a := &d.stream
-	p := &parsed{format: FormatStreamJSON, rlRejected: a.rlRejected, rlType: a.rlType, rlResetsAt: a.rlResetsAt}
+	p := &parsed{format: FormatStreamJSON}
 	if o := a.last; o != nil {
 		p.obj, p.text, p.where = o, resultText(o), "last result event"
 		p.session = firstSession(o.line.SessionID, o.line.SessionIDCamel, o.line.Metadata.SessionID, wire.Value{Kind: wire.String, Text: a.initSession})
@@ -576,6 +573,9 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed)
 		if res.RepeatsErrors {
 			res.IsStuck = true
 		}
+	}
+	if d != nil && p != nil {
+		res.UsageWindows = d.limits.resolved(opts.Now)
 	}
 	detectLimit(&res, p, raw, opts)
 	if res.DeniedCommands == nil {

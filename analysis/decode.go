@@ -134,9 +134,6 @@ type streamAgg struct {
 	asstFeed    feeder
 	deltas      []byte // text deltas after the last assistant message
 	deltaOver   bool
-	rlRejected  bool
-	rlType      string
-	rlResetsAt  string
 }
 
 type codexAgg struct {
@@ -188,6 +185,7 @@ type decoder struct {
 	arr    streamAgg
 	codex  codexAgg
 	oc     opencodeAgg
+	limits limitAgg
 
 	truncated bool // a joined message text was cut at maxPieces
 
@@ -629,6 +627,7 @@ func (d *decoder) endEvent() {
 	if e.truncated {
 		d.truncated = true
 	}
+	d.absorbLimits()
 	if d.toArr {
 		d.absorbStream(&d.arr, false)
 		return
@@ -710,12 +709,6 @@ func (d *decoder) absorbStream(a *streamAgg, live bool) {
 		d.replay(tDelta, &df)
 		if e.line.Event.Type.Is("content_block_stop") && len(a.deltas) > 0 && a.deltas[len(a.deltas)-1] != '\n' {
 			deltaWriter{a}.Write(nl)
-		}
-	case "rate_limit_event":
-		if e.line.RateLimitInfo.Status.Is("rejected") {
-			a.rlRejected = true
-			a.rlType = e.line.RateLimitInfo.RateLimitType.Alt("")
-			a.rlResetsAt = e.line.RateLimitInfo.ResetsAt.Alt("")
 		}
 	}
 }

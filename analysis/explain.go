@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Explanation is a short account, for people, of how one output was read
@@ -42,11 +44,42 @@ func (r *Result) Explain() Explanation {
 	}
 	if r.UsageLimited {
 		add("usage limit: %s", r.UsageLimitReason)
+		if r.UsageLimitWindow != "" || r.UsageLimitResetsAt > 0 {
+			add("usage limit in: %s", windowWords(r.Limit()))
+		}
+	}
+	for _, w := range r.UsageWindows {
+		add("usage window: %s", windowWords(w))
 	}
 	if len(r.States) > 0 {
 		add("states: %s", strings.Join(r.States, ", "))
 	}
 	return out
+}
+
+// windowWords describes one usage window: its name, status, used percent
+// and reset time (UTC), the parts that are known.
+func windowWords(w LimitWindow) string {
+	name := w.Window
+	if name == "" {
+		name = "(window not named)"
+	}
+	parts := []string{name}
+	if w.Status != "" {
+		parts = append(parts, w.Status)
+	}
+	if w.UsedPercent != nil {
+		parts = append(parts, strconv.FormatFloat(*w.UsedPercent, 'f', -1, 64)+"% used")
+	}
+	if w.WindowMinutes > 0 {
+		parts = append(parts, fmt.Sprintf("%d-minute window", w.WindowMinutes))
+	}
+	if w.ResetsAt > 0 {
+		parts = append(parts, "resets "+time.Unix(w.ResetsAt, 0).UTC().Format(time.RFC3339))
+	} else {
+		parts = append(parts, "reset time not given")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // shape is the format the output was read as, with its document counts.

@@ -141,7 +141,7 @@ var extraCases = []struct {
 	}},
 	{"text_usage_limit.txt", Options{ExitCode: 1}, extraWant{
 		Format: FormatText, OutputFormat: "text", TextPrefix: "Working...", Tests: "UNKNOWN", Limited: true,
-		LimitReason: "agent said: Claude AI usage limit reached|1753567200", FormatConf: 30,
+		LimitReason: "agent said: Claude AI usage limit reached|1753567200", ResetsAt: 1753567200, FormatConf: 30,
 		WorkSumPrefix: "Output analyzed",
 	}},
 	{"text_usage_limit.txt", Options{ExitCode: 0}, extraWant{

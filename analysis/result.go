@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis/wire"
@@ -49,6 +50,11 @@ type Options struct {
 	// during the loop; a claim that does not match suppresses completion
 	// (see ApplyFixPlanDelta).
 	FixPlanDelta *int
+
+	// LimitPatterns are more phrases of a usage limit (USAGE_LIMIT_PATTERNS),
+	// read like the built-in ones: in the agent's own text of a failed
+	// call and in the errors the CLI reported.
+	LimitPatterns []*regexp.Regexp
 
 	ExitCode int  // the agent's exit code
 	TimedOut bool // the call was stopped by a timeout
@@ -142,7 +148,12 @@ type Result struct {
 
 	UsageLimited       bool
 	UsageLimitReason   string
-	UsageLimitResetsAt int64 // unix seconds, 0 when unknown
+	UsageLimitResetsAt int64  // unix seconds, 0 when unknown
+	UsageLimitWindow   string // the window the limit is in (five_hour, seven_day, primary...), "" when unknown
+	// UsageWindows are the usage windows the CLI reported (Claude's
+	// rate_limit_event, Codex's rate-limit snapshot), the last report of
+	// each; nil when it reported none.
+	UsageWindows []LimitWindow
 
 	States []string // <!-- ralph:state NAME --> markers in the agent's text
 

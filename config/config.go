@@ -207,6 +207,12 @@ type Config struct {
 	Dashboard    bool     // --dashboard: run the loop and serve its dashboard
 	Projects     []string // --serve --projects DIR...
 
+	// Usage limits (docs/USAGE-LIMITS.md).
+	UsageLimitPatterns []*regexp.Regexp // USAGE_LIMIT_PATTERNS, nil = the built-in phrases only
+	UsageStopPercent   float64          // USAGE_STOP_PERCENT, 0 = off
+	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
+	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
+
 	// Arguments of the non-loop actions.
 	AnalyzeFile   string // --analyze FILE
 	CleanKeep     int    // --clean --keep N; -1 when not given (LOG_KEEP applies)

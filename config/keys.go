@@ -64,7 +64,7 @@ func reject(accepted string) error { return &valueError{accepted: accepted} }
 
 // keys lists every key. The order is the order of validation, so the first
 // invalid value reported is the one the bash loop would report first.
-var keys = []*keySpec{
+var keys = append([]*keySpec{
 	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, flag: "driver", def: "claude-code",
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
 		set: func(c *Config, v string) error {
@@ -304,7 +304,7 @@ var keys = []*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}
+}, usageKeys...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.

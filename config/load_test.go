@@ -86,7 +86,8 @@ func TestDefaults(t *testing.T) {
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
-		ServeAddr: "127.0.0.1:8765",
+		ServeAddr:          "127.0.0.1:8765",
+		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
 	}
 	got := *c
 	got.Sources = nil
@@ -313,6 +314,10 @@ func TestPrecedence(t *testing.T) {
 			check{"STALL_LIMIT", "env STALL_LIMIT", func(c *Config) any { return c.StallLimit }, 6}},
 		{"done pattern flag", setup{args: []string{"--done-pattern", `ALL (DONE|FINISHED)`}},
 			check{"DONE_PATTERN", "flag --done-pattern", func(c *Config) any { return c.DonePattern.String() }, `ALL (DONE|FINISHED)`}},
+		{"usage limit patterns", setup{rc: rc(`USAGE_LIMIT_PATTERNS='quota exceeded; credits? exhausted'`)},
+			check{"USAGE_LIMIT_PATTERNS", ".ralph/.ralphrc:1", func(c *Config) any {
+				return len(c.UsageLimitPatterns) == 2 && c.UsageLimitPatterns[1].MatchString("credit exhausted")
+			}, true}},
 		{"done pattern ralphrc", setup{rc: rc(`DONE_PATTERN='^DONE$'`)},
 			check{"DONE_PATTERN", ".ralph/.ralphrc:1", func(c *Config) any { return c.DonePattern.MatchString("DONE") }, true}},
 		{"inactivity timeout", setup{args: []string{"--inactivity-timeout", "10m"}},
@@ -593,6 +598,10 @@ func TestUsageErrors(t *testing.T) {
 		{"idle backoff < 1", setup{env: map[string]string{"IDLE_DELAY": "1s", "IDLE_BACKOFF": "0.5"}}, "IDLE_BACKOFF", []string{"Invalid IDLE_BACKOFF: '0.5'", ">= 1"}, false},
 		{"idle max delay below idle delay", setup{env: map[string]string{"IDLE_DELAY": "1m", "IDLE_MAX_DELAY": "30s"}}, "IDLE_MAX_DELAY", []string{"Invalid IDLE_MAX_DELAY: '30s' (env IDLE_MAX_DELAY)", "at least IDLE_DELAY (1m0s)"}, false},
 		{"done pattern env", setup{env: map[string]string{"DONE_PATTERN": "a(b"}}, "DONE_PATTERN", []string{"Invalid DONE_PATTERN: 'a(b' (env DONE_PATTERN)"}, false},
+		{"usage limit patterns", setup{rc: rc("USAGE_LIMIT_PATTERNS='quota (exceeded;credits? exhausted'")}, "USAGE_LIMIT_PATTERNS", []string{"Invalid USAGE_LIMIT_PATTERNS: 'quota (exceeded;credits? exhausted' (.ralph/.ralphrc:1)", "pattern 1 (quota (exceeded)"}, false},
+		{"usage stop percent", setup{env: map[string]string{"USAGE_STOP_PERCENT": "120"}}, "USAGE_STOP_PERCENT", []string{"Invalid USAGE_STOP_PERCENT: '120'", "from 0 to 100"}, false},
+		{"usage warning action", setup{env: map[string]string{"USAGE_WARNING_ACTION": "pause"}}, "USAGE_WARNING_ACTION", []string{"Invalid USAGE_WARNING_ACTION: 'pause'", "continue wait stop"}, false},
+		{"usage max wait", setup{env: map[string]string{"USAGE_LIMIT_MAX_WAIT": "soon"}}, "USAGE_LIMIT_MAX_WAIT", []string{"Invalid USAGE_LIMIT_MAX_WAIT: 'soon'"}, false},
 		{"prompt mode", setup{rc: rc("AGENT_PROMPT_MODE=file")}, "AGENT_PROMPT_MODE", []string{"Invalid AGENT_PROMPT_MODE: 'file'", "stdin arg"}, false},
 		{"max failures", setup{env: map[string]string{"MAX_CONSECUTIVE_FAILURES": "x"}}, "MAX_CONSECUTIVE_FAILURES", []string{"Invalid MAX_CONSECUTIVE_FAILURES: 'x'"}, false},
 		{"max output negative", setup{env: map[string]string{"MAX_OUTPUT_MB": "-1"}}, "MAX_OUTPUT_MB", []string{"Invalid MAX_OUTPUT_MB: '-1'"}, false},

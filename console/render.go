@@ -174,6 +174,12 @@ func waitNotices(n events.Notice) []part {
 			of = "unlimited"
 		}
 		return []part{line(events.Warn, "Execution failed, waiting %s before retry (failure %d of %s)...", n.Wait, n.Failures, of)}
+	case events.UsageWarning:
+		used := ""
+		if p := n.Usage.UsedPercent; p != nil {
+			used = " (" + percent(*p) + "% used)"
+		}
+		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", n.Usage.Window, used, resetWords(n.Usage))}
 	case events.UsageLimitWait:
 		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", n.Wait.Round(time.Minute), n.Until.Local().Format("15:04:05"))}
 	case events.WaitSkipped:

@@ -46,6 +46,7 @@ func render(o Options, ns ...events.Notice) (string, string) {
 // "[stamp] [LEVEL] msg" lines).
 func TestRenderLines(t *testing.T) {
 	until := time.Date(2030, 1, 2, 15, 4, 5, 0, time.Local)
+	warnPct, warnReset := 81.0, time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
 	tests := []struct {
 		n    events.Notice
 		want []string
@@ -124,6 +125,8 @@ func TestRenderLines(t *testing.T) {
 		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
 		{events.RetryWait{Wait: time.Minute, Failures: 7, Max: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
 		{events.UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
+		{events.UsageWarning{Usage: events.UsageWindow{Window: "five_hour", UsedPercent: &warnPct, ResetsAt: &warnReset}},
+			[]string{"WARN ⚠️ Usage warning for the five_hour window (81% used); it resets at 2026-11-25 05:00 UTC: waiting for it (USAGE_WARNING_ACTION=wait)"}},
 		{events.WaitSkipped{Window: 2 * time.Second}, []string{"INFO Wait skipped (Ctrl+C). Starting the next call in 2 s — press Ctrl+C again to stop."}},
 		{events.CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute}, []string{
 			"LOOP Executing Claude Code (Call 2/100)", "INFO ⏳ Starting Claude Code execution... (timeout: 15m)"}},

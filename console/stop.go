@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
@@ -40,6 +41,19 @@ func StopLine(s events.Stop) string {
 		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
 	case events.StopUsageLimit:
 		return "stopped at the usage limit; run ralph_loop again once it has reset"
+	case events.StopUsageTooFar:
+		if s.Usage.ResetsAt == nil {
+			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
+				s.Usage.Window, s.MaxWait)
+		}
+		return fmt.Sprintf("usage limit reached in the %s window; %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage), s.MaxWait)
+	case events.StopUsagePercent:
+		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
+			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case events.StopUsageWarning:
+		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage))
 	case events.StopSignal:
 		return "stopped by " + s.Signal
 	case events.StopBreaker, events.StopError:
@@ -49,6 +63,18 @@ func StopLine(s events.Stop) string {
 	}
 	return ""
 }
+
+// resetWords says when a usage window resets, at the time and zone the
+// engine gave.
+func resetWords(w events.UsageWindow) string {
+	if w.ResetsAt == nil {
+		return "its reset time was not reported"
+	}
+	return "it resets at " + w.ResetsAt.Format("2006-01-02 15:04 MST")
+}
+
+// percent words a percentage without trailing zeros (92, 92.5).
+func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // stopping renders the log line of a stop condition: ERROR with a stop
 // sign for a fault, WARN for a limit the person set.

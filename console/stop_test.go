@@ -11,6 +11,7 @@ import (
 // The golden sentences of the stops: the final "ralph_loop: ..." line and
 // run_finished's message say exactly what the loop has always said.
 func TestStopLine(t *testing.T) {
+	weekly, used := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), 92.5
 	tests := []struct {
 		s    events.Stop
 		want string
@@ -31,6 +32,14 @@ func TestStopLine(t *testing.T) {
 			"the agent's output could not be stored 2 times in a row (read-only file system); make .ralph/ writable, then run ralph_loop again"},
 		{events.Stop{Kind: events.StopDenied, Commands: "rm, git push"}, "permission denied: rm, git push (allow the tools in ALLOWED_TOOLS, then run again)"},
 		{events.Stop{Kind: events.StopUsageLimit}, "stopped at the usage limit; run ralph_loop again once it has reset"},
+		{events.Stop{Kind: events.StopUsageTooFar, Usage: events.UsageWindow{Window: "seven_day", ResetsAt: &weekly}, MaxWait: 6 * time.Hour},
+			"usage limit reached in the seven_day window; it resets at 2026-03-01 09:00 UTC, later than USAGE_LIMIT_MAX_WAIT=6h0m0s: run ralph_loop again after the reset"},
+		{events.Stop{Kind: events.StopUsageTooFar, Usage: events.UsageWindow{Window: "unknown"}, MaxWait: 30 * time.Minute},
+			"usage limit reached in the unknown window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=30m0s: run ralph_loop again later"},
+		{events.Stop{Kind: events.StopUsagePercent, Usage: events.UsageWindow{Window: "primary", UsedPercent: &used, ResetsAt: &weekly}, StopPercent: 90},
+			"usage of the primary window reached 92.5% (USAGE_STOP_PERCENT=90); it resets at 2026-03-01 09:00 UTC: run ralph_loop again after the reset"},
+		{events.Stop{Kind: events.StopUsageWarning, Usage: events.UsageWindow{Window: "five_hour"}},
+			"usage warning for the five_hour window (USAGE_WARNING_ACTION=stop); its reset time was not reported: run ralph_loop again after the reset"},
 		{events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker is OPEN: no progress")}, "circuit breaker is OPEN: no progress"},
 		{events.Stop{Kind: events.StopSignal, Signal: "SIGTERM"}, "stopped by SIGTERM"},
 		{events.Stop{Kind: events.StopError, Err: errors.New("prompt unreadable")}, "prompt unreadable"},

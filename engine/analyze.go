@@ -16,6 +16,7 @@ func (l *loop) analysisOptions(c *call) analysis.Options {
 		OutputFile:           l.dir.Path(c.outName),
 		PreviousOutputLength: l.lastOutputLen,
 		PreviousErrors:       l.errHist.Previous(),
+		LimitPatterns:        l.s.UsageLimitPatterns,
 	}
 }
 
@@ -39,6 +40,7 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("analyse %s: %w", l.rel(c.outName), err)
 	}
+	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
 		l.bus.Record(events.ErrorHistoryChanged{History: l.errHist})

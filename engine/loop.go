@@ -73,6 +73,7 @@ type loop struct {
 	format      string
 	lastSummary string // .loop_diff_summary read before it is replaced
 	cliVersion  string
+	usage       usageState // what the agent CLIs said of the provider's usage windows
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
@@ -101,6 +102,7 @@ func (l *loop) snapshot() events.Snapshot {
 		BreakerState:   string(l.brk.State),
 		Totals:         l.totals,
 		QualityGates:   l.gates,
+		UsageLimits:    l.usage.known(),
 	}
 }
 
@@ -175,6 +177,9 @@ func (l *loop) run() Result {
 			return l.gracefulExit(reason)
 		}
 		if r, stop := l.limitReached(); stop {
+			return r
+		}
+		if r, stop := l.usageGate(); stop {
 			return r
 		}
 		if r, stop := l.pauseGate(); stop {

@@ -15,7 +15,8 @@ const (
 	ExitBudget     = 5   // --max-cost or --max-tokens reached
 	ExitIdle       = 6   // idle for longer than IDLE_MAX
 	ExitStalled    = 7   // STALL_LIMIT stalled iterations in a row
-	ExitUsageLimit = 8   // the user chose to stop at the 5-hour usage limit
+	ExitUsageLimit = 8   // stopped at a usage limit: the person chose to, or its reset is past USAGE_LIMIT_MAX_WAIT
+	ExitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
 	ExitSIGHUP     = 129 // stopped by SIGHUP
 	ExitSIGINT     = 130 // stopped by SIGINT
 	ExitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)

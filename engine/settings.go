@@ -66,6 +66,11 @@ type Settings struct {
 	MaxCostUSD             float64
 	MaxTokens              int64
 	MaxConsecutiveFailures int
+
+	UsageLimitPatterns []*regexp.Regexp // more phrases of a usage limit
+	UsageStopPercent   float64          // stop before a call once a window's use reaches it; 0 = off
+	UsageWarningAction string           // continue, wait, stop: what a usage warning does
+	UsageLimitMaxWait  time.Duration    // longest usage-limit wait; 0 = no cap
 }
 
 // Runner runs one agent command; supervise.Run in production.
@@ -133,5 +138,9 @@ func SettingsFrom(c *config.Config, projectDir string) Settings {
 		MaxCostUSD:             c.MaxCostUSD,
 		MaxTokens:              c.MaxTokens,
 		MaxConsecutiveFailures: c.MaxConsecutiveFailures,
+		UsageLimitPatterns:     c.UsageLimitPatterns,
+		UsageStopPercent:       c.UsageStopPercent,
+		UsageWarningAction:     c.UsageWarningAction,
+		UsageLimitMaxWait:      c.UsageLimitMaxWait,
 	}
 }

@@ -26,6 +26,7 @@ const (
 	BreakerChanged     Type = "breaker_changed"
 	RateLimited        Type = "rate_limited"
 	UsageLimited       Type = "usage_limited"
+	UsageUpdated       Type = "usage_updated" // the known usage of the provider's windows changed (Snapshot.UsageLimits)
 	Paused             Type = "paused"
 	Resumed            Type = "resumed"
 	ReviewCompleted    Type = "review_completed"
@@ -87,6 +88,22 @@ type Snapshot struct {
 	BreakerState   string `json:"breaker_state,omitempty"`
 	Totals         Usage  `json:"totals"`
 	QualityGates   *Gates `json:"quality_gates,omitempty"`
+	// UsageLimits is the latest usage the agent CLIs reported of the
+	// provider's windows; absent until one reports any.
+	UsageLimits []UsageWindow `json:"usage_limits,omitempty"`
+}
+
+// UsageWindow is the latest known state of one usage window of one agent
+// CLI's provider (Claude's five_hour and seven_day, Codex's primary and
+// secondary...).
+type UsageWindow struct {
+	Driver        string     `json:"driver"`                   // the PLATFORM_DRIVER that reported it
+	Window        string     `json:"window"`                   // five_hour, seven_day, primary, secondary...; "unknown" when the CLI did not name it
+	Status        string     `json:"status"`                   // allowed, allowed_warning, rejected
+	UsedPercent   *float64   `json:"used_percent,omitempty"`   // 0..100, when reported
+	ResetsAt      *time.Time `json:"resets_at,omitempty"`      // when reported
+	WindowMinutes int        `json:"window_minutes,omitempty"` // the window's length, when reported
+	UpdatedAt     time.Time  `json:"updated_at"`               // the end of the call that reported it
 }
 
 // Gates is the quality-gate summary merged into status.json.

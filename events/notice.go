@@ -291,6 +291,10 @@ type UsageLimitWait struct {
 	Until time.Time
 }
 
+// UsageWarning: the agent CLI warned that Usage's window is close to its
+// limit and USAGE_WARNING_ACTION=wait: the loop waits for its reset.
+type UsageWarning struct{ Usage UsageWindow }
+
 // WaitSkipped: Ctrl+C skipped a wait; the next call starts after Window.
 type WaitSkipped struct{ Window time.Duration }
 
@@ -348,6 +352,7 @@ func (BreakerChange) notice()       {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}
+func (UsageWarning) notice()        {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}
 func (WaitOver) notice()            {}

@@ -8,19 +8,22 @@ type StopKind uint8
 // The ways a run stops early. The zero value is no stop: a completed run,
 // or a start-up check that explained itself already.
 const (
-	StopNone       StopKind = iota
-	StopMaxLoops            // --max-loops reached: Calls of Limit
-	StopMaxCost             // --max-cost reached: Spent of Budget
-	StopMaxTokens           // --max-tokens reached: Tokens of TokenLimit
-	StopStalled             // STALL_LIMIT reached: Calls stalled iterations of Limit
-	StopIdle                // IDLE_MAX reached: idle for Idle of IdleMax
-	StopGaveUp              // the failure guard gave up: Agent failed Failures times, the Last one logged in Log
-	StopNotStored           // the failure guard gave up on output that could not be stored: Failures times, Err
-	StopDenied              // a permission denial halted the run: Commands
-	StopUsageLimit          // the person chose to stop at the usage limit
-	StopBreaker             // the circuit breaker is open: Err is its own account
-	StopSignal              // a signal stopped the run: Signal
-	StopError               // an error ended the run: Err
+	StopNone         StopKind = iota
+	StopMaxLoops              // --max-loops reached: Calls of Limit
+	StopMaxCost               // --max-cost reached: Spent of Budget
+	StopMaxTokens             // --max-tokens reached: Tokens of TokenLimit
+	StopStalled               // STALL_LIMIT reached: Calls stalled iterations of Limit
+	StopIdle                  // IDLE_MAX reached: idle for Idle of IdleMax
+	StopGaveUp                // the failure guard gave up: Agent failed Failures times, the Last one logged in Log
+	StopNotStored             // the failure guard gave up on output that could not be stored: Failures times, Err
+	StopDenied                // a permission denial halted the run: Commands
+	StopUsageLimit            // the person chose to stop at the usage limit
+	StopBreaker               // the circuit breaker is open: Err is its own account
+	StopSignal                // a signal stopped the run: Signal
+	StopError                 // an error ended the run: Err
+	StopUsageTooFar           // a usage limit resets later than USAGE_LIMIT_MAX_WAIT: Usage, MaxWait
+	StopUsagePercent          // a window's reported use reached USAGE_STOP_PERCENT: Usage, StopPercent
+	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -48,6 +51,26 @@ type Stop struct {
 	// DiskFull: the output could not be stored because the disk (or the
 	// quota) is full, rather than because .ralph/ is not writable.
 	DiskFull bool
+
+	// The usage window a usage stop is about, and the setting it met.
+	Usage       UsageWindow
+	MaxWait     time.Duration
+	StopPercent float64
+}
+
+// UsageReason is the exit_reason of a stop at a usage window: the stop's
+// name, then the window and its reset time (RFC 3339, UTC) in brackets,
+// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)", or
+// "(window unknown, reset time unknown)" for what the CLI did not say.
+func UsageReason(name string, w UsageWindow) string {
+	win := w.Window
+	if win == "" || win == "unknown" {
+		win = "window unknown"
+	}
+	if w.ResetsAt == nil {
+		return name + " (" + win + ", reset time unknown)"
+	}
+	return name + " (" + win + " resets " + w.ResetsAt.UTC().Format(time.RFC3339) + ")"
 }
 
 // Severe reports whether the stop is a fault to look into (an ERROR line)

@@ -32,6 +32,9 @@ type StatusFile struct {
 	CacheCreateTokens int64         `json:"cache_creation_tokens_total"`
 	CostUSD           float64       `json:"cost_usd_total"`
 	QualityGates      *events.Gates `json:"quality_gates,omitempty"`
+	// UsageLimits: the latest usage the agent CLIs reported of the
+	// provider's windows, once any reported one (an added field).
+	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
 }
 
 // StatusOf renders the status.json content for e.
@@ -59,6 +62,7 @@ func StatusOf(e events.Event) StatusFile {
 		CacheCreateTokens: e.Totals.CacheCreationTokens,
 		CostUSD:           e.Totals.CostUSD,
 		QualityGates:      e.QualityGates,
+		UsageLimits:       e.UsageLimits,
 	}
 }
 

@@ -75,6 +75,9 @@ type Line struct {
 	Message        Message    `json:"message"` // Claude/Cursor assistant and OpenCode's older events: an object; Codex error event: a string
 	Event          Event      `json:"event"`   // Claude stream_event
 	RateLimitInfo  RateLimit  `json:"rate_limit_info"`
+	RateLimits     RateLimits `json:"rate_limits"`            // Codex token_count event: the usage windows
+	Msg            CodexMsg   `json:"msg"`                    // Codex's older exec --json: {"id", "msg": {event}}
+	Payload        CodexMsg   `json:"payload"`                // Codex session log: {"type": "event_msg", "payload": {event}}
 	ToolCall       ToolCall   `json:"tool_call" analysis:"-"` // Cursor tool_call event
 	Name           Value      `json:"name" analysis:"-"`      // Cursor tool_call event: the tool's name (older CLIs)
 	ThreadID       Value      `json:"thread_id"`              // Codex thread.started
@@ -149,9 +152,37 @@ type Event struct {
 
 // RateLimit is Claude's rate_limit_event payload.
 type RateLimit struct {
-	Status        Value `json:"status"`
+	Status        Value `json:"status"` // allowed, allowed_warning, rejected
 	ResetsAt      Value `json:"resetsAt"`
-	RateLimitType Value `json:"rateLimitType"`
+	RateLimitType Value `json:"rateLimitType"` // five_hour, seven_day, seven_day_opus, ...
+	Utilization   Value `json:"utilization"`   // when sent: the window's used fraction (0..1)
+}
+
+// CodexMsg is a Codex protocol event wrapped in another record: the older
+// exec --json's "msg" and the session log's "payload".
+type CodexMsg struct {
+	Type       Value      `json:"type"`
+	RateLimits RateLimits `json:"rate_limits"`
+}
+
+// RateLimits is Codex's rate-limit snapshot (protocol RateLimitSnapshot):
+// the primary (shorter) and secondary (weekly) windows, and the flat
+// fields of the first versions that sent one.
+type RateLimits struct {
+	Primary                RateWindow `json:"primary"`
+	Secondary              RateWindow `json:"secondary"`
+	PrimaryUsedPercent     Value      `json:"primary_used_percent"`
+	SecondaryUsedPercent   Value      `json:"secondary_used_percent"`
+	PrimaryWindowMinutes   Value      `json:"primary_window_minutes"`
+	SecondaryWindowMinutes Value      `json:"secondary_window_minutes"`
+}
+
+// RateWindow is one window of a Codex snapshot.
+type RateWindow struct {
+	UsedPercent     Value `json:"used_percent"`
+	WindowMinutes   Value `json:"window_minutes"`
+	ResetsAt        Value `json:"resets_at"`         // unix seconds (newer CLIs)
+	ResetsInSeconds Value `json:"resets_in_seconds"` // seconds from the event (older CLIs)
 }
 
 // Item is a Codex item: an agent message, a command, a file change, an error...

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -43,9 +44,13 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, analysis.Options{Driver: driver, Now: time.Now()})
+	opts := analysis.Options{Driver: driver, Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err
+	}
+	if !res.UsageLimited {
+		why = append(why, limitIfFailed(cfg.AnalyzeFile, opts)...)
 	}
 	b, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
@@ -54,6 +59,24 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	stdout.Write(b)
 	io.WriteString(stderr, why.String())
 	return nil
+}
+
+// limitIfFailed explains the usage limit the agent's text tells of, which
+// counts only for a call that failed: a saved output does not say how its
+// call ended, so --analyze reads it once more as a failed call's.
+func limitIfFailed(path string, opts analysis.Options) []string {
+	opts.ExitCode = 1
+	res, why, err := analysis.AnalyzeFile(path, opts)
+	if err != nil || !res.UsageLimited {
+		return nil
+	}
+	var out []string
+	for _, l := range why {
+		if strings.HasPrefix(l, "usage limit") {
+			out = append(out, "if the call failed, "+l)
+		}
+	}
+	return out
 }
 
 // showReport is --report [--json] [--run ID]: the last run and one line per

@@ -60,6 +60,12 @@ func TestScript(t *testing.T) {
 			env.Setenv("WRITE_TIMEOUT_MINUTES", "0")
 			env.Setenv("TZ", "UTC")
 			env.Setenv("FAKE_AGENT_VERSION", "2.1.330 (Claude Code)")
+			// the analyser's fixtures, for --analyze scenarios
+			fixtures, err := filepath.Abs(filepath.Join("..", "..", "analysis", "testdata"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("ANALYSIS_TESTDATA", fixtures)
 			return nil
 		},
 		Cmds: scriptCmds(),

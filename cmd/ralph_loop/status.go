@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ type statusView struct {
 	Session  *sessionView    `json:"session"`
 	Calls    callsView       `json:"calls"`
 	Totals   *events.Usage   `json:"totals"`
+	// Usage is status.json's usage_limits: the provider's usage windows as
+	// last reported (absent until an agent CLI reported one).
+	Usage []events.UsageWindow `json:"usage_limits,omitempty"`
 
 	statusFound bool // status.json exists, readable or not
 }
@@ -90,6 +94,8 @@ type statusFile struct {
 	CacheRead      int64   `json:"cache_read_tokens_total"`
 	CacheCreate    int64   `json:"cache_creation_tokens_total"`
 	Cost           float64 `json:"cost_usd_total"`
+
+	UsageLimits []events.UsageWindow `json:"usage_limits"`
 }
 
 // readStatus gathers the view at now.
@@ -103,6 +109,7 @@ func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 			v.Status = trimmed
 			v.Totals = &events.Usage{InputTokens: sf.Input, OutputTokens: sf.Output, CacheReadTokens: sf.CacheRead,
 				CacheCreationTokens: sf.CacheCreate, CostUSD: sf.Cost}
+			v.Usage = sf.UsageLimits
 		}
 	}
 	v.Progress.Loop, v.Progress.TasksCompleted, v.Progress.TasksTotal = sf.LoopCount, sf.TasksCompleted, sf.TasksTotal
@@ -273,6 +280,24 @@ func writeSummary(w io.Writer, v *statusView) {
 	if t := v.Totals; t != nil {
 		fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
 	}
+	for _, u := range v.Usage {
+		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
+	}
+}
+
+// usageLine is one usage window for a person: driver and window, the
+// used percent and status, and the reset time (local).
+func usageLine(u events.UsageWindow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", u.Driver, u.Window)
+	if u.UsedPercent != nil {
+		fmt.Fprintf(&b, " %s%% used", strconv.FormatFloat(*u.UsedPercent, 'f', -1, 64))
+	}
+	fmt.Fprintf(&b, " (%s)", u.Status)
+	if u.ResetsAt != nil {
+		fmt.Fprintf(&b, ", resets %s", u.ResetsAt.Local().Format("2006-01-02 15:04 MST"))
+	}
+	return b.String()
 }
 
 func stateLine(v *statusView) string {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,8 @@ func cmdWaitgrep(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // jsonout PATH WANT: the last command's stdout is exactly one JSON object
-// and its value at PATH (keys joined by dots) prints as WANT.
+// and its value at PATH (keys, or list indexes, joined by dots) prints as
+// WANT.
 func cmdJSONOut(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: jsonout PATH WANT")
@@ -69,6 +71,15 @@ func jsonPath(data []byte, path string) (string, error) {
 		return "", fmt.Errorf("stdout holds more than one JSON value")
 	}
 	for _, k := range strings.Split(path, ".") {
+		if a, ok := v.([]any); ok {
+			// a number indexes a list
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(a) {
+				return "<missing>", nil
+			}
+			v = a[i]
+			continue
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return "<missing>", nil

@@ -284,8 +284,15 @@ func flagOn(b []byte) bool {
 func (c *call) expand(b []byte) []byte {
 	n := strconv.Itoa(c.n)
 	b = bytes.ReplaceAll(b, []byte("{{CALL}}"), []byte(n))
-	return bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte("sess-"+n))
+	b = bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte("sess-"+n))
+	return epochRe.ReplaceAllFunc(b, func(m []byte) []byte {
+		secs, _ := strconv.ParseInt(string(epochRe.FindSubmatch(m)[1]), 10, 64)
+		return []byte(strconv.FormatInt(time.Now().Unix()+secs, 10))
+	})
 }
+
+// epochRe is {{EPOCH+N}}: the Unix time N seconds after the call.
+var epochRe = regexp.MustCompile(`\{\{EPOCH\+([0-9]{1,10})\}\}`)
 
 func (c *call) touch(spec string) error {
 	for _, p := range strings.Split(spec, "\n") {

@@ -481,3 +481,16 @@ func TestScriptWrite(t *testing.T) {
 		t.Error("Argv of a call that never happened succeeded")
 	}
 }
+
+// {{EPOCH+S}} is the Unix time S seconds after the call: a reset time
+// days away in a scripted reply.
+func TestEpochTemplate(t *testing.T) {
+	t.Parallel()
+	dir := writeScript(t, Script{Default: Reply{Out: "{{EPOCH+259200}}"}})
+	before := time.Now().Unix()
+	stdout, _, _ := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.run(t)
+	got, err := strconv.ParseInt(stdout, 10, 64)
+	if err != nil || got < before+259200 || got > time.Now().Unix()+259200 {
+		t.Errorf("{{EPOCH+259200}} = %q, want now + 3 days", stdout)
+	}
+}

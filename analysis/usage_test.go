@@ -1,0 +1,176 @@
+package analysis
+
+import (
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis/wire"
+)
+
+// The analysis time of the fixtures: 2026-02-18 01:00 UTC, four hours
+// before the reset most of them give (05:00 UTC, 1771390800).
+var usageNow = time.Date(2026, 2, 18, 1, 0, 0, 0, time.UTC)
+
+func pct(f float64) *float64 { return &f }
+
+// Each shape a CLI reports usage in gives the window, its status, the
+// reset time and the used percent, from the file as --analyze reads it.
+func TestUsageFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		family  wire.Family
+		exit    int
+		limited bool
+		window  string // the limited window, or the first window reported
+		status  string
+		reset   int64
+		percent *float64
+		windows int
+	}{
+		{"claude_stream_allowed_warning.jsonl", wire.FamilyClaude, 0, false, "seven_day", LimitWarning, 1771390800, pct(82), 1},
+		{"claude_stream_rejected.jsonl", wire.FamilyClaude, 1, true, "five_hour", LimitRejected, 1771390800, nil, 1},
+		{"claude_json_error_text.json", wire.FamilyClaude, 1, true, "five_hour", LimitRejected, time.Date(2026, 2, 18, 2, 0, 0, 0, time.UTC).Unix(), nil, 0},
+		{"codex_usage_limit_reached.jsonl", wire.FamilyCodex, 1, true, "", LimitRejected, 1771390800, nil, 0},
+		{"codex_rate_limit_snapshot.jsonl", wire.FamilyCodex, 0, false, "primary", LimitAllowed, 1771390800, pct(92), 2},
+		{"copilot_text_limit.txt", wire.FamilyText, 1, true, "", LimitRejected, usageNow.Add(3 * time.Hour).Unix(), nil, 0},
+		{"opencode_error_limit.jsonl", wire.FamilyOpenCode, 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Family: tc.family, ExitCode: tc.exit, Now: usageNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.UsageLimited != tc.limited {
+				t.Fatalf("limited = %v (%q), want %v", res.UsageLimited, res.UsageLimitReason, tc.limited)
+			}
+			if len(res.UsageWindows) != tc.windows {
+				t.Errorf("windows = %+v, want %d", res.UsageWindows, tc.windows)
+			}
+			w := res.Limit()
+			if !tc.limited {
+				w = res.UsageWindows[0]
+			}
+			if w.Window != tc.window || w.Status != tc.status || w.ResetsAt != tc.reset {
+				t.Errorf("window %q %q resets %d, want %q %q %d", w.Window, w.Status, w.ResetsAt, tc.window, tc.status, tc.reset)
+			}
+			switch {
+			case (w.UsedPercent == nil) != (tc.percent == nil):
+				t.Errorf("used percent %v, want %v", w.UsedPercent, tc.percent)
+			case w.UsedPercent != nil && *w.UsedPercent != *tc.percent:
+				t.Errorf("used percent %v, want %v", *w.UsedPercent, *tc.percent)
+			}
+		})
+	}
+}
+
+// A file the agent read that tells of a usage limit is a tool result, not
+// the agent's text: a failed call that echoed it is no limit.
+func TestUsageToolResultIsNoLimit(t *testing.T) {
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Family: wire.FamilyClaude, ExitCode: 1, Now: usageNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UsageLimited {
+		t.Errorf("an echoed file counted as a limit: %q", res.UsageLimitReason)
+	}
+}
+
+// USAGE_LIMIT_PATTERNS add phrases, read where the built-in ones are: the
+// agent's text of a failed call and the CLI's errors.
+func TestUsageLimitPatterns(t *testing.T) {
+	pats := []*regexp.Regexp{regexp.MustCompile(`(?i)credits? exhausted`)}
+	out := "Working...\nError: credits exhausted for this billing period\n"
+	if res := analyzeString(t, out, Options{ExitCode: 1}); res.UsageLimited {
+		t.Fatalf("without the pattern: limited (%q)", res.UsageLimitReason)
+	}
+	res := analyzeString(t, out, Options{ExitCode: 1, LimitPatterns: pats})
+	if !res.UsageLimited || res.UsageLimitReason != "agent said: Error: credits exhausted for this billing period" {
+		t.Errorf("with the pattern: %v %q", res.UsageLimited, res.UsageLimitReason)
+	}
+	if res := analyzeString(t, out, Options{ExitCode: 0, LimitPatterns: pats}); res.UsageLimited {
+		t.Errorf("a successful call matched a pattern: %q", res.UsageLimitReason)
+	}
+	codex := `{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.failed","error":{"message":"Credit exhausted, come back later"}}
+`
+	res = analyzeString(t, codex, Options{Family: wire.FamilyCodex, ExitCode: 1, LimitPatterns: pats})
+	if !res.UsageLimited {
+		t.Errorf("a CLI error matching a pattern is a limit")
+	}
+}
+
+// Codex snapshots are read in each nesting a version used: the event
+// itself, the older exec --json's "msg", the session log's "payload"; the
+// older relative reset (resets_in_seconds) counts from the analysis time.
+func TestCodexSnapshotShapes(t *testing.T) {
+	head := `{"type":"thread.started","thread_id":"t1"}` + "\n"
+	tail := `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}` + "\n"
+	for name, line := range map[string]string{
+		"event":   `{"type":"token_count","rate_limits":{"primary":{"used_percent":100,"window_minutes":300,"resets_in_seconds":600}}}`,
+		"msg":     `{"id":"1","msg":{"type":"token_count","rate_limits":{"primary":{"used_percent":100,"window_minutes":300,"resets_in_seconds":600}}}}`,
+		"payload": `{"type":"event_msg","payload":{"type":"token_count","rate_limits":{"primary":{"used_percent":100,"window_minutes":300,"resets_in_seconds":600}}}}`,
+		"flat":    `{"id":"1","msg":{"type":"token_count","rate_limits":{"primary_used_percent":100,"primary_window_minutes":300,"secondary_used_percent":3}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := analyzeString(t, head+line+"\n"+tail, Options{Family: wire.FamilyCodex, Now: usageNow})
+			if !res.UsageLimited || res.UsageLimitWindow != "primary" {
+				t.Fatalf("limited %v in %q (%q)", res.UsageLimited, res.UsageLimitWindow, res.UsageLimitReason)
+			}
+			w := res.Limit()
+			if w.WindowMinutes != 300 || *w.UsedPercent != 100 {
+				t.Errorf("window %+v", w)
+			}
+			if name != "flat" && w.ResetsAt != usageNow.Unix()+600 {
+				t.Errorf("reset %d, want now + 600 s", w.ResetsAt)
+			}
+		})
+	}
+}
+
+func TestResetFromText(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip("no time zone data")
+	}
+	now := time.Date(2026, 2, 18, 22, 30, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		text string
+		want time.Time
+	}{
+		{"5-hour limit reached ∙ resets 2am", time.Date(2026, 2, 19, 2, 0, 0, 0, time.UTC)},
+		{"5-hour limit reached ∙ resets 11pm", time.Date(2026, 2, 18, 23, 0, 0, 0, time.UTC)},
+		{"You've hit your limit · resets 5pm (Europe/Paris)", time.Date(2026, 2, 19, 17, 0, 0, 0, paris)},
+		{"Weekly limit reached ∙ resets Feb 20, 9am", time.Time{}}, // a date is not read: no guess
+		{"or try again at 3:15 PM.", time.Date(2026, 2, 19, 15, 15, 0, 0, time.UTC)},
+		{"try again in 2 hours", now.Add(2 * time.Hour)},
+		{"Claude AI usage limit reached|1771390800", time.Unix(1771390800, 0)},
+		{"usage limit reached", time.Time{}},
+	} {
+		got := resetFromText(tc.text, now)
+		want := int64(0)
+		if !tc.want.IsZero() {
+			want = tc.want.Unix()
+		}
+		if got != want {
+			t.Errorf("%q: %v, want %v", tc.text, time.Unix(got, 0).UTC(), tc.want.UTC())
+		}
+	}
+	if got := resetFromText("resets 2am", time.Time{}); got != 0 {
+		t.Errorf("a clock time without the analysis time: %d", got)
+	}
+}
+
+func TestWindowFromText(t *testing.T) {
+	for text, want := range map[string]string{
+		"5-hour limit reached ∙ resets 2am":      "five_hour",
+		"Weekly limit reached":                   "seven_day",
+		"Opus weekly limit reached ∙ resets Mon": "seven_day_opus",
+		"usage limit reached":                    "",
+	} {
+		if got := windowFromText(text); got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}
