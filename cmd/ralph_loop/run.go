@@ -73,6 +73,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cfg.Action == config.DryRun {
 		return dryRun(cfg, dir, cwd, colour(stderr), stdout, stderr, sig)
 	}
+	if cfg.Action == config.Serve {
+		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
+		// is said before it serves without it.
+		for _, w := range warnings {
+			warn(w.Msg)
+		}
+	}
 	if cfg.Action != config.Run {
 		return command(cfg, args, dir, colour(stdout), stdout, stderr)
 	}
