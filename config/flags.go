@@ -81,6 +81,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
+		{"fallback-driver", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}

@@ -87,6 +87,9 @@ type Snapshot struct {
 	BreakerState   string `json:"breaker_state,omitempty"`
 	Totals         Usage  `json:"totals"`
 	QualityGates   *Gates `json:"quality_gates,omitempty"`
+	// ActiveDriver is the driver the calls go to, set only when a
+	// FALLBACK_DRIVER is configured.
+	ActiveDriver string `json:"active_driver,omitempty"`
 }
 
 // Gates is the quality-gate summary merged into status.json.
@@ -149,6 +152,9 @@ type Event struct {
 	// run_finished
 	ExitCode       *int `json:"exit_code,omitempty"`
 	DriverExitCode *int `json:"driver_exit_code,omitempty"`
+
+	// driver_switched (with From, To and Until)
+	Why string `json:"why,omitempty"`
 
 	// run_started
 	Driver  string `json:"driver,omitempty"`
