@@ -285,8 +285,7 @@ var keys = []*keySpec{
 		accepts: "stdin, arg", doc: "how the command driver passes the prompt",
 		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.AgentPromptMode })},
 	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, flag: "fallback-driver", def: "",
-		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)",
-		doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
+		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)", doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" {

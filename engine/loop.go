@@ -28,6 +28,7 @@ type loop struct {
 	dir  *ralphdir.Dir
 	git  git
 	drv  drivers.Driver
+	fb   *fallback // FALLBACK_DRIVER, nil when none
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
@@ -101,6 +102,7 @@ func (l *loop) snapshot() events.Snapshot {
 		BreakerState:   string(l.brk.State),
 		Totals:         l.totals,
 		QualityGates:   l.gates,
+		ActiveDriver:   l.activeDriver(),
 	}
 }
 
@@ -181,6 +183,7 @@ func (l *loop) run() Result {
 			return r
 		}
 
+		l.pickDriver()
 		l.status(events.IterationStarted, "executing", "running")
 		if s := l.iteration(); s.stop {
 			return s.result
