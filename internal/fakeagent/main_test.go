@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -477,5 +478,19 @@ func TestScriptWrite(t *testing.T) {
 	}
 	if _, err := Argv(dir, 1); err == nil {
 		t.Error("Argv of a call that never happened succeeded")
+	}
+}
+
+func TestExpandEpoch(t *testing.T) {
+	t.Parallel()
+	dir := writeScript(t, Script{Default: Reply{Out: "{{EPOCH}} {{EPOCH+30}}\n"}})
+	before := time.Now().Unix()
+	stdout, _, _ := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.run(t)
+	var now, later int64
+	if _, err := fmt.Sscanf(stdout, "%d %d", &now, &later); err != nil {
+		t.Fatalf("stdout %q: %v", stdout, err)
+	}
+	if now < before || now > time.Now().Unix() || later != now+30 {
+		t.Errorf("stdout %q: want now (%d or later) and now+30", stdout, before)
 	}
 }
