@@ -67,79 +67,96 @@ func TestFallbackUntilReset(t *testing.T) {
 		start := time.Now()
 		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "6", "FALLBACK_DRIVER": "codex", "MAX_CONSECUTIVE_FAILURES": "1"}))
 		h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
-
-		want := []string{"claude", "claude", "codex", "codex", "claude", "claude"}
-		for i, argv := range h.argvs {
-			if argv[0] != want[i] {
-				t.Fatalf("call %d went to %s, want %s (argvs %q)", i+1, argv[0], want[i], h.argvs)
-			}
-		}
-		for i := 2; i < 4; i++ {
-			if slices.Contains(h.argvs[i], "sess-1") || slices.Contains(h.argvs[i], "claude-limited") {
-				t.Errorf("codex call %d got a Claude session id: %q", i+1, h.argvs[i])
-			}
-		}
-		if slices.Contains(h.argvs[2], "resume") {
-			t.Errorf("the first codex call resumes something: %q", h.argvs[2])
-		}
-		if !resumes(h.argvs[3], "resume", "codex-T1") {
-			t.Errorf("the second codex call does not resume codex's thread: %q", h.argvs[3])
-		}
-		if !resumes(h.argvs[4], "--resume", "sess-1") {
-			t.Errorf("back on claude, the call does not resume Claude's own session sess-1: %q", h.argvs[4])
-		}
-		if !resumes(h.argvs[5], "--resume", "sess-5") {
-			t.Errorf("the next claude call does not resume sess-5: %q", h.argvs[5])
-		}
-
-		sw := h.rec.ofType(events.DriverSwitched)
-		if len(sw) != 2 {
-			t.Fatalf("driver_switched events = %+v, want 2", sw)
-		}
-		until := time.Unix(reset0200, 0).Add(5 * time.Second)
-		if e := sw[0]; e.From != "claude-code" || e.To != "codex" || e.Why != "usage_limit" || e.Until == nil || !e.Until.Equal(until) || e.ActiveDriver != "codex" || e.Status != "running" {
-			t.Errorf("switch to codex = %+v", e)
-		}
-		if e := sw[1]; e.From != "codex" || e.To != "claude-code" || e.Why != "reset" || e.Until != nil || e.ActiveDriver != "claude-code" {
-			t.Errorf("switch back = %+v", e)
-		}
-		if sw[1].TS.Before(until) {
-			t.Errorf("switched back at %s, before the reset %s", sw[1].TS.UTC(), until.UTC())
-		}
-		// No wait for the limit: the loop went on with Codex at once.
-		for _, w := range h.rec.waits() {
-			if w.Kind == "usage_limit" {
-				t.Errorf("waited for the usage limit: %+v", w)
-			}
-		}
 		if got := time.Since(start); got > 3*time.Hour {
 			t.Errorf("the run took %s", got)
 		}
-		// Each call is recorded with the driver that served it.
-		var drivers []string
-		for _, e := range h.rec.all() {
-			if e.Iteration != nil {
-				drivers = append(drivers, e.Iteration.Driver)
-			}
-		}
-		if !slices.Equal(drivers, []string{"claude-code", "claude-code", "codex", "codex", "claude-code", "claude-code"}) {
-			t.Errorf("iteration drivers = %q", drivers)
-		}
-		if st := h.status(); st.ActiveDriver != "claude-code" {
-			t.Errorf("status.json active_driver = %q", st.ActiveDriver)
-		}
-		if got, _, _ := h.rd.ReadFile(".fallback_session_id.codex"); string(got) != "codex-T1\n" {
-			t.Errorf("codex's session file holds %q", got)
-		}
-		if got, _, _ := h.rd.ReadFile(".claude_session_id"); string(got) != "sess-6\n" {
-			t.Errorf(".claude_session_id holds %q", got)
-		}
-		for _, l := range []string{"Claude Code is at its usage limit: going on with OpenAI Codex until", "Saved codex session: codex-T1", "Resuming codex session: codex-T1", "usage limit has reset: back to Claude Code"} {
-			if !h.rec.hasLine(l) {
-				t.Errorf("no log line %q in:\n%s", l, h.rec.logText())
-			}
-		}
+		checkFallbackCalls(t, h)
+		checkFallbackSwitches(t, h)
+		checkFallbackRecords(t, h)
 	})
+}
+
+// checkFallbackCalls: who served each call, and which session it resumed.
+func checkFallbackCalls(t *testing.T, h *ctlHarness) {
+	t.Helper()
+	want := []string{"claude", "claude", "codex", "codex", "claude", "claude"}
+	for i, argv := range h.argvs {
+		if argv[0] != want[i] {
+			t.Fatalf("call %d went to %s, want %s (argvs %q)", i+1, argv[0], want[i], h.argvs)
+		}
+	}
+	for i := 2; i < 4; i++ {
+		if slices.Contains(h.argvs[i], "sess-1") || slices.Contains(h.argvs[i], "claude-limited") {
+			t.Errorf("codex call %d got a Claude session id: %q", i+1, h.argvs[i])
+		}
+	}
+	for _, c := range []struct {
+		call     int
+		flag, id string
+		resumes  bool
+	}{
+		{3, "resume", "", false},
+		{4, "resume", "codex-T1", true},
+		{5, "--resume", "sess-1", true},
+		{6, "--resume", "sess-5", true},
+	} {
+		if got := resumes(h.argvs[c.call-1], c.flag, c.id); got != c.resumes {
+			t.Errorf("call %d resumes %s %q: %v, want %v (argv %q)", c.call, c.flag, c.id, got, c.resumes, h.argvs[c.call-1])
+		}
+	}
+}
+
+// checkFallbackSwitches: one switch to Codex at the limit, one back to
+// Claude after its reset, and no usage-limit wait.
+func checkFallbackSwitches(t *testing.T, h *ctlHarness) {
+	t.Helper()
+	sw := h.rec.ofType(events.DriverSwitched)
+	if len(sw) != 2 {
+		t.Fatalf("driver_switched events = %+v, want 2", sw)
+	}
+	until := time.Unix(reset0200, 0).Add(5 * time.Second)
+	if e := sw[0]; e.From != "claude-code" || e.To != "codex" || e.Why != "usage_limit" || e.Until == nil || !e.Until.Equal(until) || e.ActiveDriver != "codex" || e.Status != "running" {
+		t.Errorf("switch to codex = %+v", e)
+	}
+	if e := sw[1]; e.From != "codex" || e.To != "claude-code" || e.Why != "reset" || e.Until != nil || e.ActiveDriver != "claude-code" {
+		t.Errorf("switch back = %+v", e)
+	}
+	if sw[1].TS.Before(until) {
+		t.Errorf("switched back at %s, before the reset %s", sw[1].TS.UTC(), until.UTC())
+	}
+	for _, w := range h.rec.waits() {
+		if w.Kind == "usage_limit" {
+			t.Errorf("waited for the usage limit: %+v", w)
+		}
+	}
+}
+
+// checkFallbackRecords: the metrics' drivers, status.json, each driver's
+// session file and the log lines.
+func checkFallbackRecords(t *testing.T, h *ctlHarness) {
+	t.Helper()
+	var drivers []string
+	for _, e := range h.rec.all() {
+		if e.Iteration != nil {
+			drivers = append(drivers, e.Iteration.Driver)
+		}
+	}
+	if !slices.Equal(drivers, []string{"claude-code", "claude-code", "codex", "codex", "claude-code", "claude-code"}) {
+		t.Errorf("iteration drivers = %q", drivers)
+	}
+	if st := h.status(); st.ActiveDriver != "claude-code" {
+		t.Errorf("status.json active_driver = %q", st.ActiveDriver)
+	}
+	for name, want := range map[string]string{".fallback_session_id.codex": "codex-T1\n", ".claude_session_id": "sess-6\n"} {
+		if got, _, _ := h.rd.ReadFile(name); string(got) != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
+	}
+	for _, l := range []string{"Claude Code is at its usage limit: going on with OpenAI Codex until", "Saved codex session: codex-T1", "Resuming codex session: codex-T1", "usage limit has reset: back to Claude Code"} {
+		if !h.rec.hasLine(l) {
+			t.Errorf("no log line %q in:\n%s", l, h.rec.logText())
+		}
+	}
 }
 
 // When the fallback is limited too, the loop waits for the earlier of the
@@ -218,7 +235,8 @@ func TestNoFallbackNoActiveDriver(t *testing.T) {
 	})
 }
 
-// resumes reports whether argv holds flag followed by id.
+// resumes reports whether argv holds flag followed by id (any value when
+// id is "").
 func resumes(argv []string, flag, id string) bool {
 	i := slices.Index(argv, flag)
 	return i >= 0 && i+1 < len(argv) && strings.HasPrefix(argv[i+1], id)
