@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -51,18 +53,7 @@ func (l *loop) checkFallback() error {
 	if l.s.FallbackDriver == "" {
 		return nil
 	}
-	drv, err := drivers.Get(l.s.FallbackDriver)
-	if err != nil {
-		return startupFailed(events.StartupFailed{Err: err})
-	}
-	s := l.s
-	s.Driver = l.s.FallbackDriver
-	o, ok := agentCheckOptions(s, l.deps.LookPath)
-	if !ok {
-		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
-	}
-	o.Key = "FALLBACK_DRIVER"
-	res, err := drivers.Check(l.ctx, drv, o)
+	drv, res, err := CheckFallbackAgent(l.ctx, l.s, l.deps.LookPath)
 	if err != nil {
 		return startupFailed(events.StartupFailed{Err: err})
 	}
@@ -77,6 +68,25 @@ func (l *loop) checkFallback() error {
 		{name: drv.Name(), drv: drv, version: res.Version, liveOK: l.liveOK},
 	}}
 	return nil
+}
+
+// CheckFallbackAgent is the start-up check of FALLBACK_DRIVER's CLI, also
+// run on its own (ralph_loop --doctor): where it is, its version, and a
+// warning when that version is too old; a missing CLI names
+// FALLBACK_DRIVER.
+func CheckFallbackAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+	s.Driver = s.FallbackDriver
+	drv, err := drivers.Get(s.Driver)
+	if err != nil {
+		return nil, drivers.CheckResult{}, err
+	}
+	o, ok := agentCheckOptions(s, lookPath)
+	if !ok {
+		return drv, drivers.CheckResult{}, errors.New("FALLBACK_DRIVER=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
+	}
+	o.Key = "FALLBACK_DRIVER"
+	res, err := drivers.Check(ctx, drv, o)
+	return drv, res, err
 }
 
 // activeDriver is the driver the calls go to, for the run's snapshot; ""
