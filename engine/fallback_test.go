@@ -232,6 +232,9 @@ func TestNoFallbackNoActiveDriver(t *testing.T) {
 		if h.argvs[1][0] != "claude" {
 			t.Errorf("call 2 went to %s", h.argvs[1][0])
 		}
+		if b, _, _ := h.rd.ReadFile("status.json"); strings.Contains(string(b), "active_driver") {
+			t.Errorf("status.json without a fallback: %s", b)
+		}
 	})
 }
 
