@@ -128,6 +128,7 @@ type Config struct {
 
 	// Agent and driver.
 	Driver          string   // PLATFORM_DRIVER: claude-code, codex, cursor, copilot, opencode, command
+	FallbackDriver  string   // FALLBACK_DRIVER: another driver, "" = none
 	AgentCommand    string   // AGENT_COMMAND as written (driver "command")
 	AgentArgv       []string // AGENT_COMMAND split into words (quotes and $VAR honoured)
 	AgentPromptMode string   // AGENT_PROMPT_MODE: stdin or arg

@@ -121,6 +121,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
 		{"serve", ""}, {"dashboard", ""}, {"projects", ""},
+		{"fallback-driver", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}

@@ -285,6 +285,22 @@ var keys = append([]*keySpec{
 	{name: "AGENT_PROMPT_MODE", env: []string{"AGENT_PROMPT_MODE"}, rc: true, def: "stdin",
 		accepts: "stdin, arg", doc: "how the command driver passes the prompt",
 		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.AgentPromptMode })},
+	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, flag: "fallback-driver", def: "",
+		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)", doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
+		set: func(c *Config, v string) error {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				c.FallbackDriver = ""
+				return nil
+			}
+			for _, d := range validDrivers {
+				if v == d {
+					c.FallbackDriver = v
+					return nil
+				}
+			}
+			return reject("available drivers: " + strings.Join(validDrivers, " "))
+		}},
 	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, flag: "events", def: "", path: true,
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},

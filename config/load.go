@@ -292,10 +292,10 @@ func (l *loader) finish() error {
 			return l.failDriver(invalidValue("AGENT_COMMAND", c.AgentCommand, src, err.Error()), src)
 		}
 		c.AgentArgv = argv
-	} else if c.AgentCommand != "" {
+	} else if c.AgentCommand != "" && c.FallbackDriver != "command" {
 		l.warns = append(l.warns, Warning{Msg: "AGENT_COMMAND is ignored unless PLATFORM_DRIVER=command"})
 	}
-	return nil
+	return l.checkFallback()
 }
 
 // failDriver handles a problem with the command driver; in lenient mode

@@ -39,6 +39,8 @@ Agent options:
                               hours (default: 24)
       --driver NAME           agent CLI: claude-code, codex, cursor, copilot, opencode
                               or command (default: claude-code)
+      --fallback-driver NAME  agent CLI to go on with while the main one is at its usage
+                              limit, back to the main one after its reset (default: none)
 
 Loop control:
       --delay DURATION        wait between loops (default: 5s)

@@ -60,6 +60,9 @@ type CheckOptions struct {
 	// Version returns the output of `<path> --version`; nil skips the
 	// version check.
 	Version func(ctx context.Context, path string) (string, error)
+	// Key is the setting that chose the driver, named in the error of a
+	// missing CLI; "" is PLATFORM_DRIVER.
+	Key string
 }
 
 // CheckResult is what Check found.
@@ -90,7 +93,11 @@ func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 	}
 	path, ok := resolve(lp, names)
 	if !ok {
-		return CheckResult{}, missingError(d, names[0])
+		key := o.Key
+		if key == "" {
+			key = "PLATFORM_DRIVER"
+		}
+		return CheckResult{}, missingError(d, names[0], key)
 	}
 	res := CheckResult{Path: path}
 	if o.Version == nil {
@@ -119,9 +126,9 @@ func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 	return res, nil
 }
 
-func missingError(d Driver, bin string) error {
+func missingError(d Driver, bin, key string) error {
 	if d.Install() == "" {
 		return fmt.Errorf("%s: command %q not found on PATH (check AGENT_COMMAND)", d.Name(), bin)
 	}
-	return fmt.Errorf("%s CLI %q not found on PATH: it comes from %s, install it with: %s (or pick another PLATFORM_DRIVER)", d.DisplayName(), bin, d.Package(), d.Install())
+	return fmt.Errorf("%s CLI %q not found on PATH: it comes from %s, install it with: %s (or pick another %s)", d.DisplayName(), bin, d.Package(), d.Install(), key)
 }

@@ -38,7 +38,7 @@ func (l *loop) failure(c *call) step {
 		res, _ = l.analyze(c)
 		l.spend(res.Usage)
 		if !timedOut && res.UsageLimited {
-			return l.usageLimit(c, res)
+			return l.onUsageLimit(c, res)
 		}
 	}
 

@@ -64,7 +64,7 @@ func (l *loop) iteration() step {
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
-		id, err := l.state.ResumeID(l.now(), l.s.SessionExpiry)
+		id, err := l.resumeID()
 		if err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}

@@ -28,6 +28,7 @@ type loop struct {
 	dir  *ralphdir.Dir
 	git  git
 	drv  drivers.Driver
+	fb   *fallback // FALLBACK_DRIVER, nil when none
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
@@ -103,6 +104,7 @@ func (l *loop) snapshot() events.Snapshot {
 		Totals:         l.totals,
 		QualityGates:   l.gates,
 		UsageLimits:    l.usage.known(),
+		ActiveDriver:   l.activeDriver(),
 	}
 }
 
@@ -186,6 +188,7 @@ func (l *loop) run() Result {
 			return r
 		}
 
+		l.pickDriver()
 		l.status(events.IterationStarted, "executing", "running")
 		if s := l.iteration(); s.stop {
 			return s.result

@@ -22,6 +22,7 @@ type Settings struct {
 	PromptFile string // path as configured (relative to ProjectDir or absolute)
 
 	Driver         string   // claude-code, codex, cursor, copilot, opencode, command
+	FallbackDriver string   // FALLBACK_DRIVER: another driver, "" = none
 	AgentArgv      []string // PLATFORM_DRIVER=command: AGENT_COMMAND split into words
 	PromptMode     string   // command driver: stdin or arg
 	OutputFormat   string   // json or text
@@ -101,6 +102,7 @@ func SettingsFrom(c *config.Config, projectDir string) Settings {
 		ProjectDir:             projectDir,
 		PromptFile:             c.PromptFile,
 		Driver:                 c.Driver,
+		FallbackDriver:         c.FallbackDriver,
 		AgentArgv:              c.AgentArgv,
 		PromptMode:             c.AgentPromptMode,
 		OutputFormat:           c.OutputFormat,

@@ -41,6 +41,9 @@ func (l *loop) startup() error {
 	if err := l.checkAgent(); err != nil {
 		return err
 	}
+	if err := l.checkFallback(); err != nil {
+		return err
+	}
 
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})

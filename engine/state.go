@@ -21,6 +21,8 @@ type State interface {
 	Repair() (removedTemp int)
 	Load() (events.Saved, error)
 	ResumeID(now time.Time, expiry time.Duration) (string, error)
+	// FallbackResumeID is ResumeID for FALLBACK_DRIVER's own session.
+	FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error)
 }
 
 // Logs opens the agent's logs under .ralph/ (its output, stderr, stream

@@ -54,7 +54,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		if err := l.bus.Record(events.SessionIDSaved{ID: res.SessionID, At: l.now()}); err != nil {
+		if err := l.bus.Record(l.sessionSaved(res.SessionID)); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}
 	}

@@ -91,6 +91,9 @@ type Snapshot struct {
 	// UsageLimits is the latest usage the agent CLIs reported of the
 	// provider's windows; absent until one reports any.
 	UsageLimits []UsageWindow `json:"usage_limits,omitempty"`
+	// ActiveDriver is the driver the calls go to, set only when a
+	// FALLBACK_DRIVER is configured.
+	ActiveDriver string `json:"active_driver,omitempty"`
 }
 
 // UsageWindow is the latest known state of one usage window of one agent
@@ -166,6 +169,9 @@ type Event struct {
 	// run_finished
 	ExitCode       *int `json:"exit_code,omitempty"`
 	DriverExitCode *int `json:"driver_exit_code,omitempty"`
+
+	// driver_switched (with From, To and Until)
+	Why string `json:"why,omitempty"`
 
 	// run_started
 	Driver  string `json:"driver,omitempty"`

@@ -129,7 +129,7 @@ type (
 
 // exitCodes are all of ralph_loop's own exit codes but 0.
 var exitCodes = []int{engine.ExitError, engine.ExitHalted, engine.ExitFailed, engine.ExitMaxLoops, engine.ExitBudget,
-	engine.ExitIdle, engine.ExitStalled, engine.ExitUsageLimit, engine.ExitSIGHUP, engine.ExitSIGINT, engine.ExitSIGQUIT, engine.ExitSIGTERM}
+	engine.ExitIdle, engine.ExitStalled, engine.ExitUsageLimit, engine.ExitUsagePace, engine.ExitSIGHUP, engine.ExitSIGINT, engine.ExitSIGQUIT, engine.ExitSIGTERM}
 
 func TestIndexedJob(t *testing.T) {
 	var j job
@@ -199,7 +199,7 @@ func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
 	// counting: a stop at the usage limit.
 	want := map[string][]int{
 		"FailIndex": {engine.ExitError, engine.ExitHalted, engine.ExitBudget, engine.ExitStalled},
-		"Ignore":    {engine.ExitUsageLimit},
+		"Ignore":    {engine.ExitUsageLimit, engine.ExitUsagePace},
 	}
 	for action, codes := range want {
 		got := slices.Sorted(slices.Values(byAction[action]))

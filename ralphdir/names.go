@@ -41,6 +41,15 @@ const (
 	FailureState          = ".failure_guard"
 )
 
+// FallbackSessionPrefix starts the name of a fallback driver's own agent
+// session file (FALLBACK_DRIVER): ".fallback_session_id.codex". The main
+// driver's session stays in .claude_session_id, whatever the driver.
+const FallbackSessionPrefix = ".fallback_session_id."
+
+// FallbackSessionID is the session file of the fallback driver named
+// driver.
+func FallbackSessionID(driver string) string { return FallbackSessionPrefix + driver }
+
 // loopOwnedNames are the files the loop itself writes directly under
 // .ralph/ (state, history, markers, the lock of older versions), plus the
 // heartbeat markers the bash loop's helpers write there.
@@ -68,7 +77,7 @@ func LoopOwned(rel string) bool {
 	if strings.Contains(rel, "/") {
 		return false
 	}
-	if loopOwnedNames[rel] {
+	if loopOwnedNames[rel] || strings.HasPrefix(rel, FallbackSessionPrefix) {
 		return true
 	}
 	// Atomic-write temp files (".NAME.tmp-XXXX", the bash loop's

@@ -143,8 +143,8 @@ func (s *Store) sync(id string, now time.Time) error {
 
 // Reset is the bash loop's reset_session: .ralph_session becomes inactive
 // with reason (ReasonManualReset when empty) and reset_at = now;
-// .claude_session_id is removed; .exit_signals, when it exists, is replaced
-// by the empty one-liner; .response_analysis is removed; a history entry
+// .claude_session_id (and any fallback driver's session file) is removed;
+// .exit_signals, when it exists, is replaced by the empty one-liner; .response_analysis is removed; a history entry
 // {timestamp, "active", "reset", reason, loop} is appended; and "Session
 // reset: <reason>" is logged. loop is the current loop number, 0 outside
 // the loop (--reset-session, --reset-circuit). A failure to write the
@@ -160,6 +160,9 @@ func (s *Store) Reset(reason string, loop int, now time.Time) error {
 		errs = append(errs, err)
 	}
 	if err := s.ClearID(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.clearFallbackIDs(); err != nil {
 		errs = append(errs, err)
 	}
 	if s.d.Exists(ralphdir.ExitSignals) {

@@ -645,3 +645,75 @@ func (s *Store) history() ([]HistoryEntry, error) {
 	}
 	return out, nil
 }
+
+// The fallback driver's session lives in its own file: saved and resumed
+// there, never mixed with .claude_session_id or .ralph_session, expired
+// by its own age, and ended by a reset with the main one.
+func TestFallbackSession(t *testing.T) {
+	r := newRig(t)
+	if _, err := r.s.Start(t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.s.SaveID("claude-1", t0); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := r.s.FallbackResumeID("codex", t0, 24*time.Hour); id != "" || err != nil {
+		t.Fatalf("no codex session yet: resume %q, %v", id, err)
+	}
+	if err := r.s.SaveFallbackID("codex", "0199a213-aaaa", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.s.SaveFallbackID("codex", "null", t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.read(t, ".fallback_session_id.codex"); got != "0199a213-aaaa\n" {
+		t.Fatalf("codex session file = %q", got)
+	}
+	if got := r.read(t, ralphdir.ClaudeSessionID); got != "claude-1\n" {
+		t.Fatalf(".claude_session_id = %q, want the main driver's id untouched", got)
+	}
+	if cur, _, _ := r.s.Current(t0); cur.SessionID != "claude-1" {
+		t.Fatalf(".ralph_session follows %q, want the main driver's claude-1", cur.SessionID)
+	}
+	r.setMtime(t, ".fallback_session_id.codex", t0)
+	if id, _ := r.s.FallbackResumeID("codex", t0.Add(time.Hour), 24*time.Hour); id != "0199a213-aaaa" {
+		t.Fatalf("resume codex = %q", id)
+	}
+	if id, _ := r.s.ResumeID(t0.Add(time.Hour), 24*time.Hour); id != "claude-1" {
+		t.Fatalf("resume main = %q", id)
+	}
+	if id, _ := r.s.FallbackResumeID("opencode", t0.Add(time.Hour), 24*time.Hour); id != "" {
+		t.Fatalf("another fallback driver resumes codex's id %q", id)
+	}
+	if id, _ := r.s.FallbackResumeID("codex", t0.Add(25*time.Hour), 24*time.Hour); id != "" {
+		t.Fatalf("expired codex session resumed: %q", id)
+	}
+	if _, err := os.Stat(r.d.Path(".fallback_session_id.codex")); !os.IsNotExist(err) {
+		t.Fatalf("expired codex session file kept: %v", err)
+	}
+	want := []string{
+		"INFO Saved session: claude-1...",
+		"INFO Starting new codex session",
+		"INFO Saved codex session: 0199a213-aaaa...",
+		`WARN Ignoring invalid codex session id "null" from the agent's output; keeping the previous session`,
+		"INFO Resuming codex session: 0199a213-aaaa... (1h old)",
+		"INFO Resuming session: claude-1... (1h old)",
+		"INFO Starting new opencode session",
+		"INFO codex session expired (25h old, max 24h), starting new session",
+	}
+	if d := cmp.Diff(want, r.logs[1:]); d != "" {
+		t.Errorf("log lines (-want +got):\n%s", d)
+	}
+
+	r.write(t, ".fallback_session_id.cursor", "cur-1\n")
+	r.write(t, ".fallback_session_id.codex.corrupt-20260101-100000", "x\n")
+	if err := r.s.Reset(ReasonManualInterrupt, 3, t0.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(r.d.Path(".fallback_session_id.cursor")); !os.IsNotExist(err) {
+		t.Errorf("a reset kept the fallback session file: %v", err)
+	}
+	if r.quarantined(".fallback_session_id.codex") != 1 {
+		t.Errorf("a reset removed a quarantined copy")
+	}
+}

@@ -90,6 +90,8 @@ func (s *Store) applySession(c events.Change) (bool, error) {
 		return true, s.touchSession(c.At)
 	case events.SessionIDSaved:
 		return true, s.saveSessionID(c.ID, c.At)
+	case events.FallbackSessionIDSaved:
+		return true, s.sessions.SaveFallbackID(c.Driver, c.ID, c.At)
 	case events.SessionReset:
 		return true, s.resetSession(c.Reason, c.Loop, c.At)
 	}

@@ -26,6 +26,7 @@ type StatusFile struct {
 	DriverExitCode    *int          `json:"driver_exit_code"`
 	TasksCompleted    int           `json:"tasks_completed"`
 	TasksTotal        int           `json:"tasks_total"`
+	ActiveDriver      string        `json:"active_driver,omitempty"` // FALLBACK_DRIVER configured: the driver in use
 	InputTokens       int64         `json:"input_tokens_total"`
 	OutputTokens      int64         `json:"output_tokens_total"`
 	CacheReadTokens   int64         `json:"cache_read_tokens_total"`
@@ -56,6 +57,7 @@ func StatusOf(e events.Event) StatusFile {
 		DriverExitCode:    e.DriverExitCode,
 		TasksCompleted:    e.TasksCompleted,
 		TasksTotal:        e.TasksTotal,
+		ActiveDriver:      e.ActiveDriver,
 		InputTokens:       e.Totals.InputTokens,
 		OutputTokens:      e.Totals.OutputTokens,
 		CacheReadTokens:   e.Totals.CacheReadTokens,

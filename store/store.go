@@ -217,6 +217,12 @@ func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
 	return s.sessions.ResumeID(now, expiry)
 }
 
+// FallbackResumeID is the fallback driver's own session to resume ("" for
+// a new one); an expired one is removed.
+func (s *Store) FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error) {
+	return s.sessions.FallbackResumeID(driver, now, expiry)
+}
+
 // saveSessionID keeps the agent's session id.
 func (s *Store) saveSessionID(id string, now time.Time) error { return s.sessions.SaveID(id, now) }
 

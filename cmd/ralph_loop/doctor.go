@@ -53,6 +53,7 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	env := doctorEnv{cwd: cwd, lookPath: exec.LookPath, lookupEnv: lookupEnv, home: home, goos: runtime.GOOS}
 	var checks []check
 	checks = append(checks, agentChecks(cfg, env)...)
+	checks = append(checks, fallbackChecks(cfg, env)...)
 	checks = append(checks, gitCheck(cwd), configCheck(cfg, warnings), ralphDirCheck(cfg, dir))
 	if exists(dir.Root()) {
 		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir))

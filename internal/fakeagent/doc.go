@@ -52,7 +52,8 @@
 // Flag files (.hang, .child, .setsid, .check) are on when present, unless their content
 // is 0, false, no or off, so a per-call file can switch off a default. In
 // .out and .err, {{CALL}} becomes N, {{SESSION}} becomes sess-N and
-// {{EPOCH+S}} the Unix time S seconds after the call.
+// {{EPOCH+S}} the Unix time S seconds from now ({{EPOCH}}: now), for a
+// usage-limit reset a few seconds away.
 //
 // In order: record, .check, .touch, .child, .err, .flood, .out, then calls/N.started
 // (written atomically, so tests can wait for it), then .delay or .hang, and

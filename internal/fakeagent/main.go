@@ -285,14 +285,14 @@ func (c *call) expand(b []byte) []byte {
 	n := strconv.Itoa(c.n)
 	b = bytes.ReplaceAll(b, []byte("{{CALL}}"), []byte(n))
 	b = bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte("sess-"+n))
-	return epochRe.ReplaceAllFunc(b, func(m []byte) []byte {
-		secs, _ := strconv.ParseInt(string(epochRe.FindSubmatch(m)[1]), 10, 64)
-		return []byte(strconv.FormatInt(time.Now().Unix()+secs, 10))
+	return epochRE.ReplaceAllFunc(b, func(m []byte) []byte {
+		secs, _ := strconv.ParseInt(string(epochRE.FindSubmatch(m)[1]), 10, 64)
+		return strconv.AppendInt(nil, time.Now().Unix()+secs, 10)
 	})
 }
 
-// epochRe is {{EPOCH+N}}: the Unix time N seconds after the call.
-var epochRe = regexp.MustCompile(`\{\{EPOCH\+([0-9]{1,10})\}\}`)
+// epochRE is {{EPOCH}} or {{EPOCH+N}}: the Unix time now, plus N seconds.
+var epochRE = regexp.MustCompile(`\{\{EPOCH(?:\+([0-9]{1,9}))?\}\}`)
 
 func (c *call) touch(spec string) error {
 	for _, p := range strings.Split(spec, "\n") {

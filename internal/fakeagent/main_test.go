@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -482,15 +483,16 @@ func TestScriptWrite(t *testing.T) {
 	}
 }
 
-// {{EPOCH+S}} is the Unix time S seconds after the call: a reset time
-// days away in a scripted reply.
-func TestEpochTemplate(t *testing.T) {
+func TestExpandEpoch(t *testing.T) {
 	t.Parallel()
-	dir := writeScript(t, Script{Default: Reply{Out: "{{EPOCH+259200}}"}})
+	dir := writeScript(t, Script{Default: Reply{Out: "{{EPOCH}} {{EPOCH+30}}\n"}})
 	before := time.Now().Unix()
 	stdout, _, _ := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.run(t)
-	got, err := strconv.ParseInt(stdout, 10, 64)
-	if err != nil || got < before+259200 || got > time.Now().Unix()+259200 {
-		t.Errorf("{{EPOCH+259200}} = %q, want now + 3 days", stdout)
+	var now, later int64
+	if _, err := fmt.Sscanf(stdout, "%d %d", &now, &later); err != nil {
+		t.Fatalf("stdout %q: %v", stdout, err)
+	}
+	if now < before || now > time.Now().Unix() || later != now+30 {
+		t.Errorf("stdout %q: want now (%d or later) and now+30", stdout, before)
 	}
 }

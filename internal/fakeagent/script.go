@@ -12,7 +12,7 @@ import (
 
 // Reply is the fake agent's whole answer to one call.
 type Reply struct {
-	Out   string        // stdout; {{CALL}} and {{SESSION}} are expanded
+	Out   string        // stdout; {{CALL}}, {{SESSION}} and {{EPOCH+S}} are expanded
 	Err   string        // stderr; expanded like Out
 	RC    int           // exit code
 	Delay time.Duration // sleep before exiting

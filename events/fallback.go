@@ -1,0 +1,35 @@
+package events
+
+import "time"
+
+// DriverSwitched: the loop goes on with another agent CLI (FALLBACK_DRIVER).
+// From and To are the driver names, Why is "usage_limit" (From hit its
+// usage limit) or "reset" (the main driver's reset time has passed), and
+// Until, on a switch to the fallback, is when the loop goes back to the
+// main driver.
+const DriverSwitched Type = "driver_switched"
+
+// Why values of a driver_switched event.
+const (
+	SwitchUsageLimit = "usage_limit"
+	SwitchReset      = "reset"
+)
+
+// DriverSwitch: the console's line for a driver_switched event. From and To
+// are display names ("Claude Code", "OpenAI Codex").
+type DriverSwitch struct {
+	From, To string
+	Why      string
+	Until    time.Time // zero on a switch back
+}
+
+// FallbackSessionIDSaved: the fallback driver Driver reported its session id
+// at At; it is kept in that driver's own session file.
+type FallbackSessionIDSaved struct {
+	Driver string
+	ID     string
+	At     time.Time
+}
+
+func (DriverSwitch) notice()           {}
+func (FallbackSessionIDSaved) change() {}
