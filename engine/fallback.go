@@ -11,13 +11,6 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 )
 
-// The usage-limit wait's own rule, which the fallback follows so that it
-// goes back to the main driver when a wait would have ended: a reported
-// reset plus resetMargin, else limitDefault from the limit.
-const (
-	resetMargin  = 5 * time.Second
-	limitDefault = time.Hour
-)
 
 // agentSlot is one agent CLI the loop can call: its driver, the version
 // its start-up check found, whether its output can still be streamed

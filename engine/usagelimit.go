@@ -108,14 +108,22 @@ func (l *loop) noteUsage(res analysis.Result) {
 	}
 }
 
+// The usage-limit wait, which the fallback follows too (it goes back to
+// the main driver when the wait would have ended): a reported reset plus
+// resetMargin, else limitDefault from the limit, as the bash loop waits.
+const (
+	resetMargin  = 5 * time.Second
+	limitDefault = time.Hour
+)
+
 // usageWait is the wait for a usage limit that resets at resetsAt (zero
 // when not reported: an hour, as the bash loop waits), and whether the
 // reset is within maxWait (0: no cap). A reset further away is not waited
 // for: the run stops instead.
 func usageWait(now, resetsAt time.Time, maxWait time.Duration) (wait time.Duration, within bool) {
-	wait = time.Hour
+	wait = limitDefault
 	if !resetsAt.IsZero() && resetsAt.After(now) {
-		wait = resetsAt.Sub(now) + 5*time.Second
+		wait = resetsAt.Sub(now) + resetMargin
 		return wait, maxWait <= 0 || resetsAt.Sub(now) <= maxWait
 	}
 	return wait, maxWait <= 0 || wait <= maxWait
