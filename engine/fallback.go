@@ -11,7 +11,6 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 )
 
-
 // agentSlot is one agent CLI the loop can call: its driver, the version
 // its start-up check found, whether its output can still be streamed
 // live, and the reset of its last usage limit (unix seconds, 0 = none).
