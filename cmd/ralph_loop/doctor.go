@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
@@ -78,21 +79,30 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 // whether it is logged in where that can be told without a network call.
 func agentChecks(cfg *config.Config, env doctorEnv) []check {
 	drv, res, err := engine.CheckAgent(context.Background(), engine.SettingsFrom(cfg, env.cwd), env.lookPath)
+	return agentLines("", cfg.Driver, drv, res, err, env)
+}
+
+// agentLines are the lines of one agent CLI's check: found (where, which
+// version) and, unless it is a command of one's own, its login. label
+// names a second agent ("fallback ").
+func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResult, err error, env doctorEnv) []check {
 	if err != nil {
-		return []check{bad("agent: %v", err)}
+		return []check{bad("%sagent: %v", label, err)}
 	}
 	name := drv.DisplayName()
-	line := fmt.Sprintf("agent: %s found at %s", name, res.Path)
+	line := fmt.Sprintf("%sagent: %s found at %s", label, name, res.Path)
 	if res.Version != "" {
-		line = fmt.Sprintf("agent: %s %s found at %s", name, res.Version, res.Path)
+		line = fmt.Sprintf("%sagent: %s %s found at %s", label, name, res.Version, res.Path)
 	}
 	if res.Warning != "" {
 		line += " (warning: " + res.Warning + ")"
 	}
-	if cfg.Driver == "command" { // a command of one's own: nothing to log in to that we know of
+	if driver == "command" { // a command of one's own: nothing to log in to that we know of
 		return []check{good("%s", line)}
 	}
-	return []check{good("%s", line), loginCheck(cfg.Driver, name, env)}
+	login := loginCheck(driver, name, env)
+	login.text = label + login.text
+	return []check{good("%s", line), login}
 }
 
 // loginCheck looks for the credentials the CLI documents keeping on disk

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
@@ -15,21 +14,5 @@ func fallbackChecks(cfg *config.Config, env doctorEnv) []check {
 		return nil
 	}
 	drv, res, err := engine.CheckFallbackAgent(context.Background(), engine.SettingsFrom(cfg, env.cwd), env.lookPath)
-	if err != nil {
-		return []check{bad("fallback agent: %v", err)}
-	}
-	name := drv.DisplayName()
-	line := fmt.Sprintf("fallback agent: %s found at %s", name, res.Path)
-	if res.Version != "" {
-		line = fmt.Sprintf("fallback agent: %s %s found at %s", name, res.Version, res.Path)
-	}
-	if res.Warning != "" {
-		line += " (warning: " + res.Warning + ")"
-	}
-	if cfg.FallbackDriver == "command" {
-		return []check{good("%s", line)}
-	}
-	login := loginCheck(cfg.FallbackDriver, name, env)
-	login.text = "fallback " + login.text
-	return []check{good("%s", line), login}
+	return agentLines("fallback ", cfg.FallbackDriver, drv, res, err, env)
 }
