@@ -29,6 +29,7 @@ type cli struct {
 	reportRun   string
 	monitor     bool // --doctor --monitor
 	keep        int  // --keep N, -1 when not given
+	notifyTest  bool // --doctor --notify-test
 }
 
 // errStop ends parsing at an action that acts at once, as the bash loop
@@ -71,7 +72,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
 		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
-		{"doctor", ""}, {"clean", ""},
+		{"doctor", ""}, {"clean", ""}, {"notify-desktop", ""}, {"notify-test", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -81,6 +82,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
+		{"notify-on", ""}, {"notify-command", ""}, {"notify-webhook", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
@@ -139,6 +141,9 @@ func (st *cli) pickMode() error {
 	if st.keep >= 0 && st.action != Clean {
 		return &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
 	}
+	if st.notifyTest && st.action != Doctor {
+		return &UsageError{Key: "--notify-test", Msg: "--notify-test only applies to --doctor"}
+	}
 	if st.json && st.action != Report && st.action != DryRun {
 		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
@@ -177,6 +182,10 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			st.values["SESSION_CONTINUITY"] = flagValue{value: fmt.Sprint(!b), flag: name}
 		case "auto-reset-circuit":
 			st.values["CB_AUTO_RESET"] = flagValue{value: fmt.Sprint(b), flag: name}
+		case "notify-desktop":
+			st.values["NOTIFY_DESKTOP"] = flagValue{value: fmt.Sprint(b), flag: name}
+		case "notify-test":
+			st.notifyTest = b
 		}
 		return nil
 	}

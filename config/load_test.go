@@ -86,6 +86,7 @@ func TestDefaults(t *testing.T) {
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
+		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up"}, NotifyTimeout: 10 * time.Second,
 	}
 	got := *c
 	got.Sources = nil
