@@ -94,7 +94,7 @@ func TestHandleNeverBlocks(t *testing.T) {
 		f := &fake{block: true, release: make(chan struct{})}
 		n := start(testConfig(&r), Select([]string{"all"}), []target{f})
 		n.Handle(events.Event{Type: events.DelayStarted})
-		synctest.Wait() // the worker has taken it and waits
+		synctest.Wait()           // the worker has taken it and waits
 		for range queueSize + 9 { // queueSize queued, 9 dropped
 			n.Handle(events.Event{Type: events.DelayStarted})
 		}
