@@ -52,3 +52,37 @@ func wireNotify(cfg *config.Config, bus *events.Bus, dir *ralphdir.Dir, cwd stri
 	bus.Add(n)
 	return n
 }
+
+// notifyChecks are --doctor's lines for the notifiers: each configured one
+// looked at without sending anything, or with --notify-test sent a test
+// notification. None configured: no line, unless a test was asked for.
+func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string, error)) []check {
+	nc := notifyConfig(cfg, cwd, nil, nil)
+	nc.LookPath = lookPath
+	configured := len(nc.Command) > 0 || nc.Webhook != "" || nc.Desktop
+	if !configured {
+		if cfg.NotifyTest {
+			return []check{bad("notify: no notifier configured to test; set NOTIFY_COMMAND, NOTIFY_WEBHOOK or NOTIFY_DESKTOP=true (docs/NOTIFY.md)")}
+		}
+		return nil
+	}
+	var out []check
+	if unknown := notify.Select(cfg.NotifyOn).Unknown(); len(unknown) > 0 {
+		out = append(out, bad("notify: NOTIFY_ON names %s, which this version never emits; see docs/NOTIFY.md for the event names", strings.Join(unknown, ", ")))
+	}
+	results := notify.Probe(nc, nil)
+	if cfg.NotifyTest {
+		results = notify.SendTest(nc)
+	}
+	for _, r := range results {
+		switch {
+		case r.Skipped:
+			out = append(out, skip("notify: %s: %s", r.Notifier, r.Detail))
+		case r.OK:
+			out = append(out, good("notify: %s: %s", r.Notifier, r.Detail))
+		default:
+			out = append(out, bad("notify: %s: %s", r.Notifier, r.Detail))
+		}
+	}
+	return out
+}
