@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -78,7 +77,7 @@ func outcomeError(o supervise.Outcome, timeout time.Duration) error {
 	case supervise.TimedOut:
 		return fmt.Errorf("timed out after %s (NOTIFY_TIMEOUT)", timeout)
 	case supervise.Canceled:
-		return errors.New("stopped: the run ended first")
+		return fmt.Errorf("stopped: still running when the run's end had waited NOTIFY_TIMEOUT (%s)", timeout)
 	case supervise.OutputTooLarge:
 		return fmt.Errorf("stopped: printed more than %d bytes", maxOutput)
 	}

@@ -116,7 +116,7 @@ func unquoteURL(err error, timeout time.Duration) error {
 		return fmt.Errorf("no answer within %s (NOTIFY_TIMEOUT)", timeout)
 	}
 	if errors.Is(ue.Err, context.Canceled) {
-		return errors.New("stopped: the run ended first")
+		return fmt.Errorf("stopped: still waiting when the run's end had waited NOTIFY_TIMEOUT (%s)", timeout)
 	}
 	return ue.Err
 }
