@@ -380,6 +380,8 @@ func statusOnly(st *cli) error {
 		other = "--run"
 	case st.keep >= 0:
 		other = "--keep"
+	case st.notifyTest:
+		other = "--notify-test"
 	}
 	if other != "" {
 		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}

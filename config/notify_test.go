@@ -34,7 +34,8 @@ func TestNotifyRefusals(t *testing.T) {
 		{"command substitution", setup{env: map[string]string{"NOTIFY_COMMAND": "hook $(id)"}}, "Invalid NOTIFY_COMMAND: 'hook $(id)' (env NOTIFY_COMMAND); command substitution is not allowed"},
 		{"timeout zero", setup{env: map[string]string{"NOTIFY_TIMEOUT": "0"}}, "Invalid NOTIFY_TIMEOUT: '0' (env NOTIFY_TIMEOUT); expected a duration > 0"},
 		{"notify-test alone", setup{args: []string{"--notify-test"}}, "--notify-test only applies to --doctor"},
-		{"notify-test with status", setup{args: []string{"--report", "--notify-test"}}, "--notify-test only applies to --doctor"},
+		{"notify-test with report", setup{args: []string{"--report", "--notify-test"}}, "--notify-test only applies to --doctor"},
+		{"notify-test with status", setup{args: []string{"--status", "--notify-test"}}, "--notify-test does not apply with --status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.s.load(t)
