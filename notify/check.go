@@ -93,13 +93,13 @@ func unwrapOp(err error) error {
 }
 
 func probeDesktop(cfg Config) Check {
-	d := desktop(cfg, nil)
+	d := desktop(cfg, cfg.Env)
 	if d == nil {
 		goos := cfg.GOOS
 		if goos == "" {
 			goos = runtime.GOOS
 		}
-		return Check{Notifier: "desktop", Skipped: true, Detail: fmt.Sprintf("no way to show a notice on this %s system (notify-send, osascript or PowerShell); none will be shown", goos)}
+		return Check{Notifier: "desktop", Skipped: true, Detail: fmt.Sprintf("no way to show a notice here (%s: notify-send in a desktop session, osascript, PowerShell); none will be shown", goos)}
 	}
 	return Check{Notifier: d.String(), OK: true, Detail: "found at " + d.argv[0]}
 }
@@ -132,7 +132,7 @@ func SendTest(cfg Config) []Check {
 		}
 		out = append(out, c)
 	}
-	if cfg.Desktop && desktop(cfg, nil) == nil {
+	if cfg.Desktop && desktop(cfg, cfg.Env) == nil {
 		out = append(out, probeDesktop(cfg))
 	}
 	return out

@@ -31,7 +31,7 @@ func TestProbe(t *testing.T) {
 	want := []string{
 		"true command hook: found at /usr/bin/hook",
 		"true webhook https://up.example/…: up.example:443 reachable (nothing sent; --doctor --notify-test sends a test)",
-		"false desktop: no way to show a notice on this linux system (notify-send, osascript or PowerShell); none will be shown",
+		"false desktop: no way to show a notice here (linux: notify-send in a desktop session, osascript, PowerShell); none will be shown",
 		"false command nohook: not found (executable file not found in $PATH); fix NOTIFY_COMMAND or make the file executable",
 		"false webhook http://down.example:8080/…: down.example:8080 cannot be reached (connection refused); check the URL and the network",
 	}
@@ -43,5 +43,35 @@ func TestProbe(t *testing.T) {
 	}
 	if len(got) != len(want) || !got[2].Skipped {
 		t.Errorf("%d checks, desktop skipped %v", len(got), got[2].Skipped)
+	}
+}
+
+func TestGraphical(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		env  []string
+		want bool
+	}{
+		{"linux", nil, false},
+		{"linux", []string{"DISPLAY="}, false},
+		{"linux", []string{"DISPLAY=:0"}, true},
+		{"linux", []string{"WAYLAND_DISPLAY=wayland-0"}, true},
+		{"freebsd", []string{"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus"}, true},
+		{"darwin", nil, true},
+		{"windows", nil, true},
+	} {
+		if got := graphical(tc.goos, tc.env); got != tc.want {
+			t.Errorf("graphical(%s, %q) = %v", tc.goos, tc.env, got)
+		}
+	}
+	// notify-send on PATH but no desktop session: no notifier.
+	found := func(string) (string, error) { return "/usr/bin/notify-send", nil }
+	if n := New(Config{On: []string{"all"}, Desktop: true, GOOS: "linux", LookPath: found, Env: []string{"PATH=/usr/bin"}}); n != nil {
+		t.Error("a desktop notifier without a desktop session")
+	}
+	if n := New(Config{On: []string{"all"}, Desktop: true, GOOS: "linux", LookPath: found, Env: []string{"DISPLAY=:0"}}); n == nil {
+		t.Error("no desktop notifier in a desktop session")
+	} else {
+		n.Drain(0)
 	}
 }

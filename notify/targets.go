@@ -3,6 +3,7 @@ package notify
 import (
 	"os"
 	"runtime"
+	"strings"
 )
 
 // targets lists the configured notifiers: the command hook, the webhook
@@ -37,7 +38,7 @@ func desktop(cfg Config, env []string) *command {
 	if goos == "" {
 		goos = runtime.GOOS
 	}
-	if lookPath == nil {
+	if lookPath == nil || !graphical(goos, env) {
 		return nil
 	}
 	argv := desktopArgv(goos, lookPath)
@@ -50,4 +51,21 @@ func desktop(cfg Config, env []string) *command {
 	}
 	return &command{argv: argv(title, ""), env: env, dir: cfg.Dir, project: cfg.Project, timeout: cfg.Timeout, label: "desktop",
 		build: func(m message) []string { return argv(title, m.headline) }}
+}
+
+// graphical reports whether a desktop notice can be seen: on macOS and
+// Windows always; elsewhere only in a desktop session (a display or a
+// session bus in the environment), not on a server or in a container.
+func graphical(goos string, env []string) bool {
+	if goos == "darwin" || goos == "windows" {
+		return true
+	}
+	for _, kv := range env {
+		for _, name := range []string{"DISPLAY=", "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="} {
+			if strings.HasPrefix(kv, name) && len(kv) > len(name) {
+				return true
+			}
+		}
+	}
+	return false
 }
