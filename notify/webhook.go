@@ -21,7 +21,7 @@ const Tries = 3
 // backoff is the wait before try n+1 (1 s, then 2 s).
 func backoff(n int) time.Duration { return time.Duration(1<<(n-1)) * time.Second }
 
-// webhook POSTs the event's JSON with a text field, so that a Slack or
+// webhook POSTs the event's JSON under a text field, so that a Slack or
 // Mattermost incoming webhook shows the text as it is.
 type webhook struct {
 	url    string
@@ -121,7 +121,10 @@ func unquoteURL(err error, timeout time.Duration) error {
 	return ue.Err
 }
 
-// webhookBody is the event's JSON with "text" first.
+// webhookBody is {"text": the event for a person, "event": the event's
+// JSON}. The event is nested rather than merged: its "type" at the top
+// level would be read by Mattermost as the post's type, which it refuses
+// unless it starts with "custom_".
 func webhookBody(m message) ([]byte, error) {
 	text, err := json.Marshal(m.text)
 	if err != nil {
@@ -133,10 +136,9 @@ func webhookBody(m message) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"text":`)
 	b.Write(text)
-	if len(m.json) > 2 {
-		b.WriteByte(',')
-	}
-	b.Write(m.json[1:])
+	b.WriteString(`,"event":`)
+	b.Write(m.json)
+	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 

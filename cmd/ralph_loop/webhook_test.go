@@ -62,7 +62,8 @@ func cmdWebhook(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // jsonlines FILE KEY...: for each line of FILE (a JSON object, after any
-// words before its first '{'), print the keys' values on one line.
+// words before its first '{'), print the keys' values on one line; a key
+// such as event.type reads a field of an object field.
 func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: jsonlines FILE KEY...")
@@ -78,13 +79,7 @@ func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var vals []string
 		for _, k := range args[1:] {
-			v, ok := m[k]
-			switch {
-			case !ok:
-				vals = append(vals, "-")
-			default:
-				vals = append(vals, fmt.Sprint(v))
-			}
+			vals = append(vals, lookupPath(m, k))
 		}
 		fmt.Fprintln(ts.Stdout(), strings.Join(vals, " | "))
 	}
@@ -108,4 +103,19 @@ func cmdClock(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("usage: clock start | clock within SECONDS")
 	}
+}
+
+// lookupPath is the value at a dotted path of m, "-" when there is none.
+func lookupPath(m map[string]any, path string) string {
+	var v any = m
+	for _, k := range strings.Split(path, ".") {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "-"
+		}
+		if v, ok = obj[k]; !ok {
+			return "-"
+		}
+	}
+	return fmt.Sprint(v)
 }
