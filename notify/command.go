@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -77,7 +78,7 @@ func outcomeError(o supervise.Outcome, timeout time.Duration) error {
 	case supervise.TimedOut:
 		return fmt.Errorf("timed out after %s (NOTIFY_TIMEOUT)", timeout)
 	case supervise.Canceled:
-		return fmt.Errorf("stopped: still running when the run's end had waited NOTIFY_TIMEOUT (%s)", timeout)
+		return errors.New("stopped: still running when the loop exited")
 	case supervise.OutputTooLarge:
 		return fmt.Errorf("stopped: printed more than %d bytes", maxOutput)
 	}

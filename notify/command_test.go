@@ -77,7 +77,7 @@ func TestOutcomeError(t *testing.T) {
 		{supervise.Outcome{Reason: supervise.Exited}, ""},
 		{supervise.Outcome{Reason: supervise.Exited, ExitCode: 2}, "exit 2"},
 		{supervise.Outcome{Reason: supervise.TimedOut, ExitCode: 124}, "timed out after 10s (NOTIFY_TIMEOUT)"},
-		{supervise.Outcome{Reason: supervise.Canceled}, "stopped: still running when the run's end had waited NOTIFY_TIMEOUT (10s)"},
+		{supervise.Outcome{Reason: supervise.Canceled}, "stopped: still running when the loop exited"},
 		{supervise.Outcome{Reason: supervise.OutputTooLarge}, "stopped: printed more than 1048576 bytes"},
 		{supervise.Outcome{Reason: supervise.StartFailed, ExitCode: 127, Err: errors.New("start hook: executable file not found in $PATH")}, "start hook: executable file not found in $PATH"},
 	} {

@@ -236,7 +236,7 @@ func (n *Notifier) Drain(bound time.Duration) {
 	case <-done: // the workers' counts are final
 		for _, w := range n.workers {
 			if w.undelivered > 0 {
-				warns = append(warns, fmt.Sprintf("notify: %d events for %s were not sent: the run ended first (NOTIFY_TIMEOUT %s)", w.undelivered, w.t, n.cfg.Timeout))
+				warns = append(warns, fmt.Sprintf("notify: %d events for %s were not sent: the loop exited first", w.undelivered, w.t))
 			}
 		}
 	default:

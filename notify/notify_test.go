@@ -106,7 +106,7 @@ func TestHandleNeverBlocks(t *testing.T) {
 		want := []string{
 			"notify: fake to fake failed: stopped: the run ended first (logs/hooks.log has its output)",
 			"notify: 9 events for fake were dropped: its queue of 64 was full",
-			"notify: 64 events for fake were not sent: the run ended first (NOTIFY_TIMEOUT 10s)",
+			"notify: 64 events for fake were not sent: the loop exited first",
 		}
 		want[0] = strings.Replace(want[0], "fake to", "all to", 1)
 		if diff := cmp.Diff(want, r.warns); diff != "" {

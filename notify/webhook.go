@@ -59,7 +59,7 @@ func (w *webhook) send(ctx context.Context, m message) (string, error) {
 	for ; try <= Tries; try++ {
 		if try > 1 {
 			if err := sleep(ctx, backoff(try-1)); err != nil {
-				return "", fmt.Errorf("%v; stopped before try %d: the run ended first", last, try)
+				return "", fmt.Errorf("%v; stopped before try %d: the loop exited first", last, try)
 			}
 		}
 		status, err := w.post(ctx, body)
@@ -116,7 +116,7 @@ func unquoteURL(err error, timeout time.Duration) error {
 		return fmt.Errorf("no answer within %s (NOTIFY_TIMEOUT)", timeout)
 	}
 	if errors.Is(ue.Err, context.Canceled) {
-		return fmt.Errorf("stopped: still waiting when the run's end had waited NOTIFY_TIMEOUT (%s)", timeout)
+		return errors.New("stopped: still waiting when the loop exited")
 	}
 	return ue.Err
 }

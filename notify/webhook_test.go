@@ -112,7 +112,7 @@ func TestWebhookStopsWithTheRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { time.Sleep(500 * time.Millisecond); cancel() }()
 		_, err := w.send(ctx, testMessage(t))
-		if err == nil || !strings.Contains(err.Error(), "stopped before try 2: the run ended first") || time.Since(a.start) != 500*time.Millisecond {
+		if err == nil || !strings.Contains(err.Error(), "stopped before try 2: the loop exited first") || time.Since(a.start) != 500*time.Millisecond {
 			t.Errorf("err %v after %s", err, time.Since(a.start))
 		}
 	})

@@ -5,9 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/console"
+	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/notify"
 )
 
@@ -66,4 +68,16 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 		}
 	}
 	return out
+}
+
+// signalDrain bounds the wait for the notifiers after a stop signal: the
+// person who pressed Ctrl+C (or the service manager) waits for the exit.
+const signalDrain = 1500 * time.Millisecond
+
+// drainBound is how long the run's end waits for the notifiers.
+func drainBound(timeout time.Duration, stop events.Stop) time.Duration {
+	if stop.Kind == events.StopSignal {
+		return min(timeout, signalDrain)
+	}
+	return timeout
 }

@@ -241,8 +241,9 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		res = engine.Result{Code: se.Code, Stop: stop}
 	}
 	// The run's last events reach the notifiers before the exit, but a
-	// hook that hangs holds it up for at most NOTIFY_TIMEOUT.
-	notifier.Drain(cfg.NotifyTimeout)
+	// hook that hangs holds it up for at most NOTIFY_TIMEOUT (a stop
+	// signal's exit for at most signalDrain).
+	notifier.Drain(drainBound(cfg.NotifyTimeout, res.Stop))
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
