@@ -213,11 +213,19 @@ type Config struct {
 	UsageStopPercent   float64          // USAGE_STOP_PERCENT, 0 = off
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
+	// Notifiers (all off by default).
+	NotifyOn      []string      // NOTIFY_ON: event types and derived names
+	NotifyCommand string        // NOTIFY_COMMAND as written
+	NotifyArgv    []string      // NOTIFY_COMMAND split into words, as AGENT_COMMAND is
+	NotifyWebhook string        // NOTIFY_WEBHOOK, "" = off
+	NotifyDesktop bool          // NOTIFY_DESKTOP / --notify-desktop
+	NotifyTimeout time.Duration // NOTIFY_TIMEOUT, default 10s
 
 	// Arguments of the non-loop actions.
 	AnalyzeFile   string // --analyze FILE
 	CleanKeep     int    // --clean --keep N; -1 when not given (LOG_KEEP applies)
 	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
+	NotifyTest    bool   // --doctor --notify-test: send a test notification to each notifier
 	JSON          bool   // --json (with --report, --status or --dry-run)
 	ReportRun     string // --run ID (with --report)
 

@@ -31,6 +31,7 @@ type cli struct {
 	keep        int  // --keep N, -1 when not given
 	dashboard   bool // --dashboard [ADDR]
 	projects    []string
+	notifyTest  bool // --doctor --notify-test
 }
 
 // noAddr is the value pflag gives --serve and --dashboard without an
@@ -110,7 +111,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
 		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
 		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
-		{"doctor", ""}, {"clean", ""},
+		{"doctor", ""}, {"clean", ""}, {"notify-desktop", ""}, {"notify-test", ""},
 	} {
 		fs.BoolP(b.name, b.short, false, "")
 	}
@@ -122,6 +123,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
 		{"serve", ""}, {"dashboard", ""}, {"projects", ""},
 		{"fallback-driver", ""},
+		{"notify-on", ""}, {"notify-command", ""}, {"notify-webhook", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")
 	}
@@ -189,6 +191,9 @@ func (st *cli) pickMode() error {
 	if err := st.serveFlags(); err != nil {
 		return err
 	}
+	if st.notifyTest && st.action != Doctor {
+		return &UsageError{Key: "--notify-test", Msg: "--notify-test only applies to --doctor"}
+	}
 	if st.json && st.action != Report && st.action != DryRun {
 		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
@@ -227,6 +232,10 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			st.values["SESSION_CONTINUITY"] = flagValue{value: fmt.Sprint(!b), flag: name}
 		case "auto-reset-circuit":
 			st.values["CB_AUTO_RESET"] = flagValue{value: fmt.Sprint(b), flag: name}
+		case "notify-desktop":
+			st.values["NOTIFY_DESKTOP"] = flagValue{value: fmt.Sprint(b), flag: name}
+		case "notify-test":
+			st.notifyTest = b
 		}
 		return nil
 	}
@@ -460,6 +469,8 @@ func statusOnly(st *cli) error {
 		other = "--dashboard"
 	case len(st.projects) > 0:
 		other = "--projects"
+	case st.notifyTest:
+		other = "--notify-test"
 	}
 	if other != "" {
 		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}

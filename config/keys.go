@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ var (
 	claudeTools  = claudeCode.ValidTools()
 	versionRe    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 	floatRe      = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+	notifyNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
 // keySpec describes one configuration key.
@@ -301,6 +303,45 @@ var keys = append([]*keySpec{
 			}
 			return reject("available drivers: " + strings.Join(validDrivers, " "))
 		}},
+	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, flag: "notify-on", def: DefaultNotifyOn,
+		accepts: "comma-separated event types, breaker_opened, guard_gave_up or all (docs/NOTIFY.md)", doc: "the events sent to the notifiers",
+		set: func(c *Config, v string) error {
+			names := splitList(v, ",")
+			for _, n := range names {
+				if !notifyNameRe.MatchString(n) {
+					return reject("expected comma-separated event names such as run_finished,breaker_opened")
+				}
+			}
+			c.NotifyOn = names
+			return nil
+		}},
+	{name: "NOTIFY_COMMAND", env: []string{"NOTIFY_COMMAND"}, rc: true, flag: "notify-command", def: "",
+		accepts: "command line (quotes and $VAR allowed, no $(...))", doc: "run for each selected event, the event's JSON on stdin",
+		set: func(c *Config, v string) error { c.NotifyCommand = v; return nil }},
+	{name: "NOTIFY_WEBHOOK", env: []string{"NOTIFY_WEBHOOK"}, rc: true, flag: "notify-webhook", def: "",
+		accepts: "http:// or https:// URL", doc: "POST each selected event as JSON with a text field (Slack, Mattermost)",
+		set: func(c *Config, v string) error {
+			v = strings.TrimSpace(v)
+			if v != "" && !webhookURL(v) {
+				// The value is not quoted: a webhook's path is its secret.
+				return &valueError{head: "Invalid NOTIFY_WEBHOOK", accepted: "expected an http:// or https:// URL with a host"}
+			}
+			c.NotifyWebhook = v
+			return nil
+		}},
+	{name: "NOTIFY_DESKTOP", env: []string{"NOTIFY_DESKTOP"}, rc: true, flag: "notify-desktop", def: "false",
+		accepts: "boolean", doc: "a desktop notice for each selected event (notify-send, osascript, PowerShell)",
+		set: boolSetter(func(c *Config) *bool { return &c.NotifyDesktop })},
+	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
+		accepts: "duration > 0", doc: "time limit of one notification (a hook's run, a webhook's try)",
+		set: func(c *Config, v string) error {
+			d, err := ParseDuration(v)
+			if err != nil || d <= 0 {
+				return reject("expected a duration > 0 such as 10s")
+			}
+			c.NotifyTimeout = d
+			return nil
+		}},
 	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, flag: "events", def: "", path: true,
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
@@ -487,6 +528,16 @@ func splitList(v, sep string) []string {
 		}
 	}
 	return out
+}
+
+// DefaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
+// opening, a usage-limit wait starting and the failure guard giving up.
+const DefaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+
+// webhookURL reports whether v is an absolute http or https URL with a host.
+func webhookURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Hostname() != ""
 }
 
 func regexpReason(err error) string {

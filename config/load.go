@@ -56,6 +56,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		AnalyzeFile:   cl.analyzeFile,
 		ReportRun:     cl.reportRun,
 		DoctorMonitor: cl.monitor,
+		NotifyTest:    cl.notifyTest,
 		CleanKeep:     cl.keep,
 		Dashboard:     cl.dashboard,
 		Projects:      cl.projects,
@@ -279,6 +280,10 @@ func (l *loader) finish() error {
 		}
 	}
 
+	if err := l.splitNotifyCommand(); err != nil {
+		return err
+	}
+
 	if c.Driver == "command" {
 		src := c.Sources["AGENT_COMMAND"]
 		if strings.TrimSpace(c.AgentCommand) == "" {
@@ -296,6 +301,30 @@ func (l *loader) finish() error {
 		l.warns = append(l.warns, Warning{Msg: "AGENT_COMMAND is ignored unless PLATFORM_DRIVER=command"})
 	}
 	return l.checkFallback()
+}
+
+// splitNotifyCommand splits NOTIFY_COMMAND into words as AGENT_COMMAND
+// is split; in lenient mode a bad one is dropped.
+func (l *loader) splitNotifyCommand() error {
+	c := l.c
+	if strings.TrimSpace(c.NotifyCommand) == "" {
+		return nil
+	}
+	argv, err := splitCommand(c.NotifyCommand, l.env)
+	if err == nil {
+		c.NotifyArgv = argv
+		return nil
+	}
+	src := c.Sources["NOTIFY_COMMAND"]
+	label := "NOTIFY_COMMAND"
+	if src.Kind == SourceFlag {
+		label = src.Name
+	}
+	if err := l.fail(invalidValue(label, c.NotifyCommand, src, err.Error()), src); err != nil {
+		return err
+	}
+	c.NotifyCommand = ""
+	return nil
 }
 
 // failDriver handles a problem with the command driver; in lenient mode

@@ -57,6 +57,13 @@ Loop control:
       --max-tokens N          stop once the agent reports this many tokens
       --events FILE           append one JSON object per event to FILE ('-' = stdout)
 
+Notifications (docs/NOTIFY.md):
+      --notify-on EVENTS      the events to send, comma-separated (default:
+                              run_finished,breaker_opened,usage_limited,guard_gave_up)
+      --notify-command CMD    run CMD for each event, the event's JSON on stdin
+      --notify-webhook URL    POST each event as JSON with a text field (Slack, Mattermost)
+      --notify-desktop        show a desktop notice for each event
+
 Commands:
       --init                  set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md,
                               .ralphrc, specs/) where missing, and exit
@@ -74,6 +81,7 @@ Commands:
       --analyze FILE          analyse a saved agent output file and exit
                               (--driver tells which agent wrote it)
       --doctor                check this project is ready to run unattended, and exit
+      --notify-test           with --doctor: send a test notification to each notifier
 
 Web dashboard (docs/DASHBOARD.md):
       --dashboard [ADDR]      run the loop and serve its dashboard on ADDR

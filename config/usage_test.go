@@ -159,7 +159,7 @@ Notes:
 | ` + "`--report` [`--json`] [`--run ID`]" + ` | flag | the last run, per-task receipts and one line per run (or run ID alone), then exit |
 | ` + "`--dry-run` [`--json`]" + ` | flag | start-up checks and the next agent call, shown and not made; writes nothing ([DRY-RUN.md](DRY-RUN.md)) |
 | ` + "`--analyze FILE` [`--driver NAME`]" + ` | flag | analyse a saved agent output, then exit |
-| ` + "`--doctor` [`--monitor`]" + ` | flag | pre-flight checks for an unattended run, then exit |
+| ` + "`--doctor` [`--monitor`] [`--notify-test`]" + ` | flag | pre-flight checks for an unattended run, then exit; ` + "`--notify-test`" + ` sends a test notification to each notifier ([NOTIFY.md](NOTIFY.md)) |
 | ` + "`--version`, `-h`, `--help`" + ` | flag | version or help, then exit |
 `)
 	return b.String()

@@ -62,6 +62,7 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	if cfg.DoctorMonitor {
 		checks = append(checks, tmuxCheck(env))
 	}
+	checks = append(checks, notifyChecks(cfg, cwd, env.lookPath)...)
 	failed := 0
 	for _, c := range checks {
 		fmt.Fprintf(stdout, "%s %s\n", c.mark, c.text)

@@ -206,6 +206,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
 	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
+	notifier := wireNotify(cfg, bus, dir, cwd)
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on.
 	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
@@ -262,6 +263,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Stop: &stop})
 		res = engine.Result{Code: se.Code, Stop: stop}
 	}
+	// The run's last events reach the notifiers before the exit, but a
+	// hook that hangs holds it up for at most NOTIFY_TIMEOUT (a stop
+	// signal's exit for at most signalDrain).
+	notifier.Drain(drainBound(cfg.NotifyTimeout, res.Stop))
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.

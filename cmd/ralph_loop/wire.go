@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/dashboard"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/notify"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/store"
 )
@@ -41,3 +45,25 @@ type dashSink struct{ srv *dashboard.Server }
 func (s dashSink) Handle(events.Event)             { s.srv.Poke() }
 func (s dashSink) Notice(time.Time, events.Notice) { s.srv.Poke() }
 func (s dashSink) Apply(events.Change) error       { s.srv.Poke(); return nil }
+
+// wireNotify adds the notifiers to bus when any is configured, and returns
+// them (nil for none) for the run's end to drain.
+func wireNotify(cfg *config.Config, bus *events.Bus, dir *ralphdir.Dir, cwd string) *notify.Notifier {
+	warn := func(msg string) { bus.Warnf("%s", msg) }
+	var once sync.Once
+	log := func(block string) {
+		if err := dir.AppendLine(ralphdir.HooksLog, block); err != nil {
+			once.Do(func() { warn(fmt.Sprintf("notify: cannot write the hooks' log: %v", err)) })
+		}
+	}
+	nc := notifyConfig(cfg, cwd, log, warn)
+	n := notify.New(nc)
+	if n == nil {
+		return nil
+	}
+	for _, name := range notify.Select(cfg.NotifyOn).Unknown() {
+		warn("NOTIFY_ON: '" + name + "' is not an event type this version emits (docs/NOTIFY.md lists them); it selects nothing")
+	}
+	bus.Add(n)
+	return n
+}
