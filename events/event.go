@@ -33,6 +33,15 @@ const (
 	RunFinished        Type = "run_finished"
 )
 
+// Types are the event types a run writes to the event log
+// (iteration_progress is not written).
+var Types = []Type{
+	RunStarted, IterationStarted, IterationCompleted, IterationFailed,
+	IterationTimedOut, IterationIdle, IterationDenied, DelayStarted,
+	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
+	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
+}
+
 // Usage is the token and cost accounting of one agent call (or a total).
 type Usage struct {
 	InputTokens         int64   `json:"input_tokens"`

@@ -18,16 +18,6 @@ const (
 	GuardGaveUp = "guard_gave_up"
 )
 
-// knownTypes are the event types a run emits today, for the warning about
-// a name that matches none of them; any other name still selects events
-// of that type, so a type added later is selected by its name.
-var knownTypes = []events.Type{
-	events.RunStarted, events.IterationStarted, events.IterationCompleted, events.IterationFailed,
-	events.IterationTimedOut, events.IterationIdle, events.IterationDenied, events.DelayStarted,
-	events.DelayEnded, events.BreakerChanged, events.RateLimited, events.UsageLimited,
-	events.Paused, events.Resumed, events.ReviewCompleted, events.RunFinished,
-}
-
 // Selection is a set of names from NOTIFY_ON.
 type Selection struct {
 	names map[string]bool
@@ -67,7 +57,7 @@ func Known(name string) bool {
 	case All, BreakerOpened, GuardGaveUp:
 		return true
 	}
-	return slices.Contains(knownTypes, events.Type(name))
+	return slices.Contains(events.Types, events.Type(name))
 }
 
 // Match returns the selected name that picks e, the narrowest one when

@@ -43,8 +43,8 @@ func TestMatch(t *testing.T) {
 }
 
 func TestUnknown(t *testing.T) {
-	got := Select([]string{"run_finished", " ", "usage_updated", "breaker_opened", "all", "bogus"}).Unknown()
-	if diff := cmp.Diff([]string{"bogus", "usage_updated"}, got); diff != "" {
+	got := Select([]string{"run_finished", " ", "usage_updated", "driver_switched", "breaker_opened", "all", "bogus"}).Unknown()
+	if diff := cmp.Diff([]string{"bogus"}, got); diff != "" {
 		t.Errorf("Unknown (-want +got):\n%s", diff)
 	}
 	if !Select([]string{" "}).Empty() {
