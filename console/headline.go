@@ -35,6 +35,10 @@ func Headline(e events.Event) string {
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	case events.IterationFailed, events.IterationTimedOut:
 		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+	case events.UsageUpdated:
+		return usageHeadline(e.UsageLimits)
+	case events.DriverSwitched:
+		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
 	}
 	return fmt.Sprintf("%s (loop #%d)", strings.ReplaceAll(string(e.Type), "_", " "), e.Loop)
 }
@@ -67,4 +71,25 @@ func reasonSuffix(r string) string {
 		return ""
 	}
 	return ": " + r
+}
+
+// usageHeadline: each known usage window, "claude-code five_hour 92%
+// allowed_warning, resets 14:00:00".
+func usageHeadline(ws []events.UsageWindow) string {
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		p := w.Driver + " " + w.Window
+		if w.UsedPercent != nil {
+			p += fmt.Sprintf(" %.0f%%", *w.UsedPercent)
+		}
+		p += " " + w.Status
+		if w.ResetsAt != nil {
+			p += ", resets " + w.ResetsAt.Local().Format("15:04:05")
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "Usage updated"
+	}
+	return "Usage: " + strings.Join(parts, "; ")
 }

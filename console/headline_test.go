@@ -11,6 +11,7 @@ import (
 func TestHeadline(t *testing.T) {
 	until := time.Date(2026, 11, 25, 3, 4, 5, 0, time.Local)
 	snap := events.Snapshot{Loop: 4, TasksCompleted: 2, TasksTotal: 3, MaxCalls: 100}
+	pct := 92.0
 	stop := events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker open: no progress")}
 	for _, tc := range []struct {
 		e    events.Event
@@ -34,7 +35,13 @@ func TestHeadline(t *testing.T) {
 		{events.Event{Type: events.Resumed}, "Resumed"},
 		{events.Event{Type: events.IterationCompleted, Snapshot: snap}, "Loop #4 done; tasks 2/3"},
 		{events.Event{Type: events.IterationFailed, Snapshot: snap, Reason: "error (exit 2)"}, "Loop #4 failed: error (exit 2)"},
-		{events.Event{Type: "usage_updated", Snapshot: snap}, "usage updated (loop #4)"},
+		{events.Event{Type: events.UsageUpdated, Snapshot: events.Snapshot{UsageLimits: []events.UsageWindow{
+			{Driver: "codex", Window: "primary", Status: "allowed", UsedPercent: &pct, ResetsAt: &until},
+			{Driver: "claude-code", Window: "seven_day", Status: "rejected"}}}},
+			"Usage: codex primary 92% allowed, resets 03:04:05; claude-code seven_day rejected"},
+		{events.Event{Type: events.DriverSwitched, From: "claude-code", To: "codex", Why: "usage_limit", Until: &until},
+			"Agent switched: claude-code → codex (usage limit) until 03:04:05"},
+		{events.Event{Type: "some_new_type", Snapshot: snap}, "some new type (loop #4)"},
 	} {
 		if got := Headline(tc.e); got != tc.want {
 			t.Errorf("Headline(%s) = %q, want %q", tc.e.Type, got, tc.want)
