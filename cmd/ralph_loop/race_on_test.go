@@ -1,0 +1,7 @@
+//go:build race
+
+package main
+
+// maxRSSKiB bounds the memory of the test binary run as ralph_loop: the
+// race detector's shadow memory and the larger binary add about half again.
+const maxRSSKiB = 100 << 10
