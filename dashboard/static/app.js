@@ -107,7 +107,7 @@ function renderOne(s) {
   if (b) {
     defs($("breaker"), [
       ["State", b.state], ["No progress", b.consecutive_no_progress], ["Same error", b.consecutive_same_error],
-      ["Permission denials", b.consecutive_permission_denials], ["Opened", b.total_opens + " times"], ["Reason", b.reason],
+      ["Permission denials", b.consecutive_permission_denials], ["Opened", b.total_opens + (b.total_opens === 1 ? " time" : " times")], ["Reason", b.reason],
     ]);
     $("breaker").querySelector("dd").className = "s-" + b.state;
   } else {
