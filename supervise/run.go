@@ -251,7 +251,7 @@ func watch(done <-chan struct{}, c Command, o Options, out *output, start time.T
 // ending is the call's Outcome once the group is gone: the leader's exit
 // status, unless Run stopped the call or its output could not be kept.
 func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, signalled bool, out *output, start time.Time) Outcome {
-	res := Outcome{ExitCode: exitCode(ps), Reason: Exited, Duration: time.Since(start)}
+	res := Outcome{ExitCode: ExitCode(ps), Reason: Exited, Duration: time.Since(start)}
 	if signalled {
 		res.Reason, res.Err = stopReason(ctx, name, o)
 		if res.Reason == TimedOut {
@@ -300,8 +300,10 @@ func startError(name string, err error) (int, error) {
 	return 126, fmt.Errorf("start %s: %w", filepath.Base(name), err)
 }
 
-// exitCode is the shell-style status of a reaped process.
-func exitCode(ps *os.ProcessState) int {
+// ExitCode is the shell-style status of a reaped process: its exit
+// status, or 128 + the signal's number when a signal ended it; -1 for
+// none.
+func ExitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // monitorPaneFlag starts one of the programs --monitor runs in its tmux
@@ -133,10 +134,7 @@ func exitCodeOf(err error, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ee.ExitCode()
+		return supervise.ExitCode(ee.ProcessState)
 	}
 	fmt.Fprintf(stderr, "ralph_loop: cannot start the loop: %v\n", err)
 	return 1
