@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // Boxes and banners are drawn 62 columns wide, as the bash loop draws
@@ -70,7 +72,7 @@ func fitInside(inside string, n int) string {
 	indent := len(inside) - len(strings.TrimLeft(inside, " "))
 	size := utf8.RuneCountInString(text)
 	if size > n {
-		return clipRunes(text, n)
+		return clip.Ellipsis(text, n)
 	}
 	if indent > 2 {
 		indent = (n - size) / 2
@@ -83,17 +85,8 @@ func fitInside(inside string, n int) string {
 func banner(label string, width int) string {
 	size := utf8.RuneCountInString(label)
 	if size+4 > width {
-		return clipRunes(label, width)
+		return clip.Ellipsis(label, width)
 	}
 	left := (width - size - 2) / 2
 	return strings.Repeat("━", left) + " " + label + " " + strings.Repeat("━", width-size-2-left)
-}
-
-// clipRunes is s cut to n runes, the last one "…" when s was longer.
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

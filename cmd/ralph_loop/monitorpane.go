@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -253,7 +254,7 @@ func statusScreen(v *statusView, now time.Time, cols, rows int) []string {
 		lines = lines[:rows]
 	}
 	for i, l := range lines {
-		lines[i] = clipRunes(l, cols)
+		lines[i] = clip.Ellipsis(l, cols)
 	}
 	return lines
 }
@@ -275,13 +276,4 @@ func wrapLine(l string, cols int, indent string) []string {
 		l = indent + strings.TrimLeft(l[cut:], " ")
 	}
 	return append(out, l)
-}
-
-// clipRunes is s cut to n runes, the last one "…" when s was longer.
-func clipRunes(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -22,6 +22,15 @@ func Runes(s string, n int) string {
 	return s
 }
 
+// Ellipsis returns s cut to n runes, the last of them "…", when s is
+// longer than n runes; otherwise (and for n <= 0) s as it is.
+func Ellipsis(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return Runes(s, n-1) + "…"
+}
+
 // Bytes returns at most n bytes of s, cut back to the start of a UTF-8
 // sequence so the result stays valid where s was.
 func Bytes(s string, n int) string {

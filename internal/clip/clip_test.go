@@ -25,6 +25,24 @@ func TestRunes(t *testing.T) {
 	}
 }
 
+func TestEllipsis(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello", 4, "hel…"},
+		{"日本語", 2, "日…"},
+		{"hello", 1, "…"},
+		{"hello", 0, "hello"},
+	} {
+		if got := Ellipsis(tc.s, tc.n); got != tc.want {
+			t.Errorf("Ellipsis(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestBytes(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
