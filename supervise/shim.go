@@ -1,12 +1,12 @@
 package supervise
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/cmdshim"
+	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
 // shimCap bounds the read of a batch file that may be an npm shim (they
@@ -52,14 +52,6 @@ func exists(p string) bool {
 
 // readSmall reads a regular file of at most shimCap bytes.
 func readSmall(p string) (string, bool) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > shimCap {
-		return "", false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, shimCap))
+	b, err := ralphdir.ReadFileCapped(p, shimCap)
 	return string(b), err == nil
 }
