@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,14 +106,21 @@ func fileStamp(path string) string {
 }
 
 // Snapshot reads the project's state as --status does, and the timeline
-// from the end of the event log (across a rotation) as --report does.
+// from the end of the event log (across a rotation) as --report does; the
+// end read once gives the timeline, the last events and the last event
+// --status's phase is told from.
 func (p *projectSource) Snapshot() any {
-	s := &dashSnapshot{Name: p.name, statusView: readStatus(p.dir, p.maxCalls, p.now()), Loops: []dashLoop{},
+	tail := tailLogs(ralphdir.WithRotated(p.dir.Path(ralphdir.EventsLog)), dashEventBytes)
+	evs := tailEvents(tail, dashEvents)
+	var last *events.Event
+	if len(evs) > 0 {
+		last = &evs[len(evs)-1]
+	}
+	s := &dashSnapshot{Name: p.name, statusView: statusAt(p.dir, p.maxCalls, p.now(), last), Loops: []dashLoop{},
 		Plan: []fixplan.Task{}, Events: []dashEventLine{}}
 	if data, found, err := p.dir.ReadFile(ralphdir.FixPlan); err == nil && found {
 		s.Plan, s.PlanTotal = fixplan.Tasks(data, dashPlanTasks)
 	}
-	tail := tailLogs(ralphdir.WithRotated(p.dir.Path(ralphdir.EventsLog)), dashEventBytes)
 	runs, _ := report.Read(bytes.NewReader(tail))
 	if last := report.Last(runs); last != nil {
 		s.Run = &dashRun{RunID: last.RunID, Driver: last.Driver, Started: last.Started, Finished: last.Finished,
@@ -128,7 +134,9 @@ func (p *projectSource) Snapshot() any {
 			s.Loops = append(s.Loops, d)
 		}
 	}
-	s.Events = lastEvents(tail, dashEvents)
+	for _, e := range evs {
+		s.Events = append(s.Events, dashEventLine{TS: e.TS, Type: string(e.Type), Text: eventText(e)})
+	}
 	return s
 }
 
@@ -173,23 +181,6 @@ func tailLogs(names []string, n int64) []byte {
 	var out []byte
 	for i := len(parts) - 1; i >= 0; i-- {
 		out = append(out, parts[i]...)
-	}
-	return out
-}
-
-// lastEvents describes the last n whole events of an event log's tail.
-func lastEvents(tail []byte, n int) []dashEventLine {
-	out := []dashEventLine{}
-	lines := bytes.Split(tail, []byte("\n"))
-	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
-		var e events.Event
-		if json.Unmarshal(lines[i], &e) != nil || e.Type == "" {
-			continue
-		}
-		out = append(out, dashEventLine{TS: e.TS, Type: string(e.Type), Text: eventText(e)})
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,12 @@ type statusFile struct {
 // readStatus gathers the view at now.
 // maxCalls is the configured hourly limit, shown while status.json has none.
 func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
+	return statusAt(d, maxCalls, now, lastEvent(d))
+}
+
+// statusAt is readStatus with the event log's last event (nil for none)
+// already read.
+func statusAt(d *ralphdir.Dir, maxCalls int, now time.Time, last *events.Event) *statusView {
 	v := &statusView{Progress: &progressView{}}
 	var sf statusFile
 	if data, found, err := d.ReadFile(ralphdir.Status); err != nil || found {
@@ -117,7 +124,6 @@ func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 		v.State.Running, v.State.PID = true, held.PID
 	}
 	v.State.Paused = d.Exists(ralphdir.PauseFile)
-	last := lastEvent(d)
 	v.State.Phase = phase(v, sf, last, now)
 	readPlan(d, v.Progress)
 	readAnalysis(d, v.Progress)
@@ -181,31 +187,26 @@ const tailBytes = 256 << 10
 // lastEvent is the last whole event of logs/events.jsonl, nil when there
 // is none or it cannot be read.
 func lastEvent(d *ralphdir.Dir) *events.Event {
-	f, err := ralphdir.OpenRegular(d.Path(ralphdir.EventsLog))
-	if err != nil {
+	evs := tailEvents(tailLogs([]string{d.Path(ralphdir.EventsLog)}, tailBytes), 1)
+	if len(evs) == 0 {
 		return nil
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	off := st.Size() - tailBytes
-	if off < 0 {
-		off = 0
-	}
-	data, err := io.ReadAll(io.NewSectionReader(f, off, tailBytes))
-	if err != nil {
-		return nil
-	}
-	lines := bytes.Split(data, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
+	return &evs[0]
+}
+
+// tailEvents is the last n whole events of an event log's tail, oldest
+// first.
+func tailEvents(tail []byte, n int) []events.Event {
+	var out []events.Event
+	lines := bytes.Split(tail, []byte("\n"))
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
 		var e events.Event
 		if json.Unmarshal(lines[i], &e) == nil && e.Type != "" {
-			return &e
+			out = append(out, e)
 		}
 	}
-	return nil
+	slices.Reverse(out)
+	return out
 }
 
 func readPlan(d *ralphdir.Dir, p *progressView) {
