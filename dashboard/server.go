@@ -115,22 +115,27 @@ func (s *Server) Run(ctx context.Context) {
 }
 
 // Refresh reads every source whose stamps changed (every source when
-// force is set) and tells the pages what is new.
+// force is set) and tells the pages what is new. The overview, made of
+// the snapshots, is built again only when a snapshot changed: live output
+// alone leaves it as it is.
 func (s *Server) Refresh(force bool) {
 	changed := false
-	rows := make([]overviewRow, len(s.projects))
-	for i, f := range s.projects {
+	for _, f := range s.projects {
 		if f.refresh(force) {
 			changed = true
 		}
+	}
+	if !changed && !force {
+		return
+	}
+	rows := make([]overviewRow, len(s.projects))
+	for i, f := range s.projects {
 		snap, _, _ := f.get()
 		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Snapshot: snap}
 	}
-	if changed || force {
-		b, err := json.Marshal(rows)
-		if err == nil {
-			s.overview.set(b, nil)
-		}
+	b, err := json.Marshal(rows)
+	if err == nil {
+		s.overview.set(b, nil)
 	}
 }
 
@@ -158,7 +163,7 @@ func newFeed(p Project) *feed {
 }
 
 // refresh reads the parts of the source whose stamp moved (both with
-// force) and reports whether anything changed.
+// force) and reports whether the snapshot changed.
 func (f *feed) refresh(force bool) bool {
 	if f.p.Source == nil {
 		return false
@@ -181,23 +186,23 @@ func (f *feed) refresh(force bool) bool {
 	return f.set(snap, live)
 }
 
-// set stores snap and live (nil keeps the old value) and wakes the pages
-// when either changed.
-func (f *feed) set(snap, live []byte) bool {
+// set stores snap and live (nil keeps the old value), wakes the pages
+// when either changed, and reports whether snap did.
+func (f *feed) set(snap, live []byte) (snapChanged bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	changed := false
+	liveChanged := false
 	if snap != nil && !bytes.Equal(snap, f.snap) {
-		f.snap, changed = snap, true
+		f.snap, snapChanged = snap, true
 	}
 	if live != nil && !bytes.Equal(live, f.live) {
-		f.live, changed = live, true
+		f.live, liveChanged = live, true
 	}
-	if changed {
+	if snapChanged || liveChanged {
 		close(f.changed)
 		f.changed = make(chan struct{})
 	}
-	return changed
+	return snapChanged
 }
 
 func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
