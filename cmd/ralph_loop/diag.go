@@ -21,12 +21,12 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	if c.JSON {
 		return showStatusJSON(d, c.MaxCallsPerHour, stdout)
 	}
-	data, found, err := d.ReadFile(ralphdir.Status)
-	if err != nil {
-		return &exitError{code: 1, lines: []string{"Cannot show the status: " + err.Error()}, stdout: true}
-	}
 	v := readStatus(d, c.MaxCallsPerHour, time.Now())
-	if !found {
+	if v.statusErr != nil {
+		return &exitError{code: 1, lines: []string{"Cannot show the status: " + v.statusErr.Error()}, stdout: true}
+	}
+	data := v.statusData
+	if !v.statusFound {
 		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
 		if v.State.Running { // a loop that is starting up
 			writeSummary(stdout, v)

@@ -35,7 +35,9 @@ type statusView struct {
 	// last reported (absent until an agent CLI reported one).
 	Usage []events.UsageWindow `json:"usage_limits,omitempty"`
 
-	statusFound bool // status.json exists, readable or not
+	statusFound bool   // status.json exists, readable or not
+	statusData  []byte // status.json as read, for --status to show
+	statusErr   error  // why status.json could not be read
 }
 
 // stateView says what the loop is doing now.
@@ -110,7 +112,9 @@ func readStatus(d *ralphdir.Dir, maxCalls int, now time.Time) *statusView {
 func statusAt(d *ralphdir.Dir, maxCalls int, now time.Time, last *events.Event) *statusView {
 	v := &statusView{Progress: &progressView{}}
 	var sf statusFile
-	if data, found, err := d.ReadFile(ralphdir.Status); err != nil || found {
+	data, found, err := d.ReadFile(ralphdir.Status)
+	v.statusData, v.statusErr = data, err
+	if err != nil || found {
 		v.statusFound = true
 		if trimmed := bytes.TrimSpace(data); json.Valid(trimmed) && json.Unmarshal(trimmed, &sf) == nil {
 			v.Status = trimmed
