@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -128,40 +127,31 @@ func (l *loop) pickDriver() {
 	l.emit(e)
 }
 
-// onUsageLimit handles a call stopped by its provider's usage limit. With a
-// fallback, the loop goes on at once with the driver that is not limited;
-// when both are, it waits (the usage-limit wait) for the earlier reset.
+// onUsageLimit handles a call stopped by its provider's usage limit: the
+// call is recorded, then the loop waits for the limit (usageLimit). With a
+// fallback, it goes on at once with the driver that is not limited; when
+// both are, it waits for the earlier reset.
 func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
-	if l.fb == nil {
-		return l.usageLimit(c, res)
-	}
-	now := l.now()
-	cur := &l.fb.slots[l.fb.active]
-	cur.reset = limitReset(res, now)
-	other := l.fb.slots[1-l.fb.active]
-	if now.Before(other.until()) {
-		earliest := min(cur.reset, other.reset)
-		if earliest <= now.Unix() {
-			earliest = now.Unix() + 1 // within the margin: the wait ends just after it
-		}
-		res.UsageLimitResetsAt = earliest
-		// The wait is for whichever driver resets first, whatever the
-		// window this call named.
-		windows := slices.Clone(res.UsageWindows)
-		for i := range windows {
-			if windows[i].Status == analysis.LimitRejected {
-				windows[i].ResetsAt = earliest
-			}
-		}
-		res.UsageWindows = windows
-		return l.usageLimit(c, res)
-	}
 	l.bus.Note(events.UsageLimitHit)
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
 	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})
-	l.pickDriver()
-	return goOn
+	limit := res.Limit()
+	if l.fb != nil {
+		now := l.now()
+		cur := &l.fb.slots[l.fb.active]
+		cur.reset = limitReset(res, now)
+		other := l.fb.slots[1-l.fb.active]
+		if !now.Before(other.until()) {
+			l.pickDriver()
+			return goOn
+		}
+		// The wait is for whichever driver resets first, whatever the
+		// window this call named; a reset within the margin ends the wait
+		// just after it.
+		limit.ResetsAt = max(min(cur.reset, other.reset), now.Unix()+1)
+	}
+	return l.usageLimit(l.usageWindow(limit), res.UsageLimitReason)
 }
 
 // limitReset is the reset a limited call reported (unix seconds), or,

@@ -145,22 +145,19 @@ func (l *loop) tooFar(w events.UsageWindow) step {
 		Stop:   events.Stop{Kind: events.StopUsageTooFar, Usage: w, MaxWait: l.s.UsageLimitMaxWait}}))
 }
 
-// usageLimit handles the provider's usage limit: a reset further away than
-// USAGE_LIMIT_MAX_WAIT stops the run (exit 8); otherwise ask on a terminal,
-// else wait; an unattended run never exits on a limit it can wait for.
-// The failure guard does not count it: waiting it out is the remedy.
-func (l *loop) usageLimit(c *call, res analysis.Result) step {
-	l.bus.Note(events.UsageLimitHit)
-	it := l.iterationRecord(c, res, "api_limit")
-	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
-	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})
-	limited := l.usageWindow(res.Limit())
+// usageLimit waits for the usage limit of window limited, which the call
+// that hit it gave reason for: a reset further away than
+// USAGE_LIMIT_MAX_WAIT stops the run (exit 8); otherwise ask on a
+// terminal, else wait; an unattended run never exits on a limit it can
+// wait for. The failure guard does not count it: waiting it out is the
+// remedy.
+func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	wait, within := usageWait(l.now(), resetOf(limited), l.s.UsageLimitMaxWait)
 	if !within {
 		return l.tooFar(limited)
 	}
 	until := l.now().Add(wait)
-	l.emit(events.Event{Type: events.UsageLimited, Action: "api_limit", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: res.UsageLimitReason})
+	l.emit(events.Event{Type: events.UsageLimited, Action: "api_limit", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: reason})
 	l.bus.Note(events.UsageLimitReached)
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit() {
 		l.bus.Note(events.UsageLimitExit)
