@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -68,17 +67,7 @@ func (l *loop) checkFallback() error {
 // FALLBACK_DRIVER.
 func CheckFallbackAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
 	s.Driver = s.FallbackDriver
-	drv, err := drivers.Get(s.Driver)
-	if err != nil {
-		return nil, drivers.CheckResult{}, err
-	}
-	o, ok := agentCheckOptions(s, lookPath)
-	if !ok {
-		return drv, drivers.CheckResult{}, errors.New("FALLBACK_DRIVER=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
-	}
-	o.Key = "FALLBACK_DRIVER"
-	res, err := drivers.Check(ctx, drv, o)
-	return drv, res, err
+	return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
 }
 
 // activeDriver is the driver the calls go to, for the run's snapshot; ""

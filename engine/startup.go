@@ -183,14 +183,21 @@ func agentCheckOptions(s Settings, lookPath func(string) (string, error)) (drive
 // (ralph_loop --doctor): where it is, its version, and a warning when that
 // version is too old. It starts nothing but `<cli> --version`.
 func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+	return checkAgentOf(ctx, s, lookPath, "PLATFORM_DRIVER")
+}
+
+// checkAgentOf checks the CLI of s.Driver, which the setting key chose: a
+// missing CLI, or the command driver without AGENT_COMMAND, names key.
+func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
 	drv, err := drivers.Get(s.Driver)
 	if err != nil {
 		return nil, drivers.CheckResult{}, err
 	}
 	o, ok := agentCheckOptions(s, lookPath)
 	if !ok {
-		return drv, drivers.CheckResult{}, errors.New("PLATFORM_DRIVER=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
+		return drv, drivers.CheckResult{}, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
 	}
+	o.Key = key
 	res, err := drivers.Check(ctx, drv, o)
 	return drv, res, err
 }
