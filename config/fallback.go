@@ -1,9 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // checkFallback applies FALLBACK_DRIVER's rules: it must differ from
 // PLATFORM_DRIVER; as claude-code it takes ALLOWED_TOOLS (checked as for
@@ -30,18 +27,9 @@ func (l *loader) checkFallback() error {
 	case c.FallbackDriver == "claude-code":
 		return l.checkTools()
 	case c.FallbackDriver == "command":
-		if strings.TrimSpace(c.AgentCommand) == "" {
-			ue = &UsageError{Key: "AGENT_COMMAND", Source: src, Accepted: "the agent's command line",
-				Msg: fmt.Sprintf("%s=command (%s) needs AGENT_COMMAND, the agent's command line (e.g. AGENT_COMMAND=\"my-agent --yes\")", label, src.describe())}
-			break
+		if ue = l.agentArgv(label, src); ue == nil {
+			return nil
 		}
-		argv, err := splitCommand(c.AgentCommand, l.env)
-		if err != nil {
-			ue = invalidValue("AGENT_COMMAND", c.AgentCommand, c.Sources["AGENT_COMMAND"], err.Error())
-			break
-		}
-		c.AgentArgv = argv
-		return nil
 	default:
 		return nil
 	}

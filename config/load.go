@@ -285,22 +285,30 @@ func (l *loader) finish() error {
 	}
 
 	if c.Driver == "command" {
-		src := c.Sources["AGENT_COMMAND"]
-		if strings.TrimSpace(c.AgentCommand) == "" {
-			dsrc := c.Sources["PLATFORM_DRIVER"]
-			ue := &UsageError{Key: "AGENT_COMMAND", Source: dsrc, Accepted: "the agent's command line",
-				Msg: fmt.Sprintf("PLATFORM_DRIVER=command (%s) needs AGENT_COMMAND, the agent's command line (e.g. AGENT_COMMAND=\"my-agent --yes\")", dsrc.describe())}
-			return l.failDriver(ue, dsrc)
+		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {
+			return l.failDriver(ue, ue.Source)
 		}
-		argv, err := splitCommand(c.AgentCommand, l.env)
-		if err != nil {
-			return l.failDriver(invalidValue("AGENT_COMMAND", c.AgentCommand, src, err.Error()), src)
-		}
-		c.AgentArgv = argv
 	} else if c.AgentCommand != "" && c.FallbackDriver != "command" {
 		l.warns = append(l.warns, Warning{Msg: "AGENT_COMMAND is ignored unless PLATFORM_DRIVER=command"})
 	}
 	return l.checkFallback()
+}
+
+// agentArgv splits AGENT_COMMAND into c.AgentArgv for the command driver
+// that key (set in src) chose; a blank or unsplittable AGENT_COMMAND is the
+// problem returned.
+func (l *loader) agentArgv(key string, src Source) *UsageError {
+	c := l.c
+	if strings.TrimSpace(c.AgentCommand) == "" {
+		return &UsageError{Key: "AGENT_COMMAND", Source: src, Accepted: "the agent's command line",
+			Msg: fmt.Sprintf("%s=command (%s) needs AGENT_COMMAND, the agent's command line (e.g. AGENT_COMMAND=\"my-agent --yes\")", key, src.describe())}
+	}
+	argv, err := splitCommand(c.AgentCommand, l.env)
+	if err != nil {
+		return invalidValue("AGENT_COMMAND", c.AgentCommand, c.Sources["AGENT_COMMAND"], err.Error())
+	}
+	c.AgentArgv = argv
+	return nil
 }
 
 // splitNotifyCommand splits NOTIFY_COMMAND into words as AGENT_COMMAND
