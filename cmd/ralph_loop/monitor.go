@@ -84,7 +84,14 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 	}
 	files := filepath.Join(dir.Path(ralphdir.LogsDir), ".monitor-"+m.name+"-"+strconv.Itoa(os.Getpid()))
 	spec, exitFile := files+".json", files+".exit"
-	defer os.Remove(spec)
+	// The loop's pane removes the spec once it has read it; after a
+	// detach it may not have started yet, so the spec stays for it.
+	detached := false
+	defer func() {
+		if !detached {
+			os.Remove(spec)
+		}
+	}()
 	defer os.Remove(exitFile)
 	if err := writePaneSpec(spec, loopPaneSpec{
 		Exe: self, Args: loopArgs(args), Env: os.Environ(), Dir: cwd, Exit: exitFile, Tmux: tmux,
@@ -100,6 +107,7 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 	}
 	code, err := m.follow(exitFile)
 	if errors.Is(err, errDetached) {
+		detached = true
 		return nil
 	}
 	if err != nil {
