@@ -5,9 +5,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +21,29 @@ import (
 func init() {
 	extraCmds["mkfifo"] = cmdMkfifo
 	extraCmds["fill"] = cmdFill
+	mainCmds["rss-probe"] = rssProbe
+}
+
+// rssProbe runs its arguments as a command with this process's stdio and
+// environment, writes the command's peak RSS in KiB to $RSS_PROBE_OUT and
+// exits with the command's code. The measurement needs a fresh process in
+// between: a child the test binary starts itself begins with the test
+// binary's own peak RSS, which Linux carries across vfork and exec.
+func rssProbe() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintln(os.Stderr, "rss-probe:", err)
+		os.Exit(125)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	if err := os.WriteFile(os.Getenv("RSS_PROBE_OUT"), []byte(strconv.FormatInt(rss, 10)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "rss-probe:", err)
+		os.Exit(125)
+	}
+	os.Exit(cmd.ProcessState.ExitCode())
 }
 
 // mkfifo PATH...: make named pipes.
@@ -133,15 +158,21 @@ func runHostile(t *testing.T, work, bin string) (code int, out string, rss int64
 	// well under 2 s.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "ralph_loop"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rssFile := filepath.Join(t.TempDir(), "rss")
+	cmd := exec.CommandContext(ctx, self, filepath.Join(bin, "ralph_loop"))
+	cmd.Args[0] = "rss-probe"
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+work,
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+work, "RSS_PROBE_OUT="+rssFile,
 		"FAKE_AGENT_DIR="+filepath.Join(work, "agent"), "LOOP_DELAY=0", "WRITE_TIMEOUT_MINUTES=0",
 		"GORACE=atexit_sleep_ms=0", "FAKE_AGENT_VERSION=2.1.330 (Claude Code)")
 	var b strings.Builder
 	cmd.Stdout, cmd.Stderr = &b, &b
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	elapsed := time.Since(start)
 	if ctx.Err() != nil {
 		t.Fatalf("ralph_loop hung in %s", work)
@@ -152,7 +183,16 @@ func runHostile(t *testing.T, work, bin string) (code int, out string, rss int64
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	if code == 125 {
+		t.Fatalf("rss-probe failed:\n%s", b.String())
+	}
+	data, err := os.ReadFile(rssFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss, err = strconv.ParseInt(string(data), 10, 64); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("exit %d in %v, max RSS %d KiB", code, elapsed, rss)
 	return code, b.String(), rss
 }

@@ -24,11 +24,15 @@ func getenvBool(k string) bool { v, _ := strconv.ParseBool(os.Getenv(k)); return
 // extraCmds lets other _test.go files add script commands from init().
 var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
+// mainCmds lets other _test.go files add programs the test binary doubles
+// as, from init().
+var mainCmds = map[string]func(){}
+
 // TestMain makes the test binary double as ralph_loop and as every agent
 // CLI (a scriptable fake), so testscript scenarios run the real program.
 func TestMain(m *testing.M) {
 	fake := func() { fakeagent.Main() }
-	testscript.Main(m, map[string]func(){
+	cmds := map[string]func(){
 		"ralph_loop":   func() { main() },
 		"claude":       fake,
 		"codex":        fake,
@@ -36,7 +40,11 @@ func TestMain(m *testing.M) {
 		"copilot":      fake,
 		"opencode":     fake,
 		"my-agent":     fake,
-	})
+	}
+	for name, f := range mainCmds {
+		cmds[name] = f
+	}
+	testscript.Main(m, cmds)
 }
 
 func TestScript(t *testing.T) {
