@@ -180,12 +180,27 @@ func waitNotices(n events.Notice) []part {
 			used = " (" + percent(*p) + "% used)"
 		}
 		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", n.Usage.Window, used, resetWords(n.Usage))}
+	case events.UsageLimitHit:
+		return []part{line(events.Error, "🚫 %s usage limit reached (%s)", n.Agent, windowWords(n.Usage))}
+	case events.UsageLimitReached:
+		return []part{line(events.Warn, "🛑 Usage limit reached for %s; %s", windowWords(n.Usage), resetWords(n.Usage))}
+	case events.UsageLimitQuestion:
+		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:
-		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", n.Wait.Round(time.Minute), n.Until.Local().Format("15:04:05"))}
+		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", roundWait(n.Wait), n.Until.Local().Format("15:04:05"))}
 	case events.WaitSkipped:
 		return []part{line(events.Info, "Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(n.Window.Seconds()))}
 	}
 	return nil
+}
+
+// roundWait rounds a wait for a person: to the minute, or to the second
+// under a minute.
+func roundWait(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
 }
 
 // callNotices renders the notices of one agent call while it runs.
@@ -287,10 +302,7 @@ var phrases = map[events.Phrase][]part{
 	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
 	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
 	events.DenialsNotCleared:     {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
-	events.UsageLimitHit:         {{level: events.Error, text: "🚫 Claude API 5-hour usage limit reached"}},
-	events.UsageLimitReached:     {{level: events.Warn, text: "🛑 Claude API 5-hour limit reached!"}},
 	events.UsageLimitExit:        {{level: events.Info, text: "User chose to exit. Exiting loop..."}},
-	events.UsageLimitQuestion:    {{text: "\nThe Claude API 5-hour usage limit has been reached.\nYou can either:\n  1) Wait for the limit to reset (usually within an hour)\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): "}},
 	events.UsageLimitNoAnswer: {
 		{text: "\n"},
 		{level: events.Info, text: "No answer within 30 seconds: waiting for the limit to reset."}},

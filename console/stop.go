@@ -73,6 +73,15 @@ func resetWords(w events.UsageWindow) string {
 	return "it resets at " + w.ResetsAt.Format("2006-01-02 15:04 MST")
 }
 
+// windowWords names a usage window: "the five_hour window", or "a window
+// the CLI did not name".
+func windowWords(w events.UsageWindow) string {
+	if w.Window == "" || w.Window == "unknown" {
+		return "a window the CLI did not name"
+	}
+	return "the " + w.Window + " window"
+}
+
 // percent words a percentage without trailing zeros (92, 92.5).
 func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 

@@ -11,13 +11,15 @@ import (
 
 // agentSlot is one agent CLI the loop can call: its driver, the version
 // its start-up check found, whether its output can still be streamed
-// live, and the reset of its last usage limit (unix seconds, 0 = none).
+// live, and its last usage limit: the window and its reset (unix
+// seconds, 0 = none).
 type agentSlot struct {
 	name    string
 	drv     drivers.Driver
 	version string
 	liveOK  bool
 	reset   int64
+	limit   events.UsageWindow
 }
 
 // until is when the slot can be called again: its reset plus the margin.
@@ -121,26 +123,31 @@ func (l *loop) pickDriver() {
 // fallback, it goes on at once with the driver that is not limited; when
 // both are, it waits for the earlier reset.
 func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
-	l.bus.Note(events.UsageLimitHit)
+	limited := l.usageWindow(res.Limit())
+	l.bus.Note(events.UsageLimitHit{Agent: l.drv.DisplayName(), Usage: limited})
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
 	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})
-	limit := res.Limit()
 	if l.fb != nil {
 		now := l.now()
 		cur := &l.fb.slots[l.fb.active]
-		cur.reset = limitReset(res, now)
+		cur.reset, cur.limit = limitReset(res, now), limited
 		other := l.fb.slots[1-l.fb.active]
 		if !now.Before(other.until()) {
 			l.pickDriver()
 			return goOn
 		}
-		// The wait is for whichever driver resets first, whatever the
-		// window this call named; a reset within the margin ends the wait
-		// just after it.
-		limit.ResetsAt = max(min(cur.reset, other.reset), now.Unix()+1)
+		// The wait is for whichever driver resets first, and names its
+		// window; a reset within the margin ends the wait just after it.
+		first := *cur
+		if other.reset < cur.reset {
+			first = other
+		}
+		reset := time.Unix(max(first.reset, now.Unix()+1), 0).In(now.Location())
+		limited = first.limit
+		limited.ResetsAt = &reset
 	}
-	return l.usageLimit(l.usageWindow(limit), res.UsageLimitReason)
+	return l.usageLimit(limited, res.UsageLimitReason)
 }
 
 // limitReset is the reset a limited call reported (unix seconds), or,

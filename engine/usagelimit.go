@@ -158,8 +158,8 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	}
 	until := l.now().Add(wait)
 	l.emit(events.Event{Type: events.UsageLimited, Action: "api_limit", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: reason})
-	l.bus.Note(events.UsageLimitReached)
-	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit() {
+	l.bus.Note(events.UsageLimitReached{Usage: limited})
+	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
 		l.bus.Note(events.UsageLimitExit)
 		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
 			Stop: events.Stop{Kind: events.StopUsageLimit}})
@@ -211,9 +211,10 @@ func (l *loop) usageGate() (Result, bool) {
 	return Result{}, false
 }
 
-// askExit shows the bash loop's prompt and reads one answer (30 s).
-func (l *loop) askExit() bool {
-	l.bus.Note(events.UsageLimitQuestion)
+// askExit asks, as the bash loop does, whether to wait for the limit of
+// window limited or to stop, and reads one answer (30 s).
+func (l *loop) askExit(limited events.UsageWindow) bool {
+	l.bus.Note(events.UsageLimitQuestion{Usage: limited})
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(l.deps.Stdin).ReadString('\n')

@@ -46,10 +46,7 @@ const (
 	WriteEarlyRetry                         // WARN, retrying after a read-only loop
 	BreakerHalting                          // ERROR + INFO, the breaker opened during the loop
 	DenialsNotCleared                       // WARN, the permission denial markers stay
-	UsageLimitHit                           // ERROR, the provider's usage limit stopped the call
-	UsageLimitReached                       // WARN, before waiting for it (or asking)
 	UsageLimitExit                          // INFO, the person chose to stop
-	UsageLimitQuestion                      // console: the wait-or-exit question
 	UsageLimitNoAnswer                      // console + INFO, no answer in time: wait
 	StreamKept                              // INFO, the whole stream stays in the output log
 	StreamResultInvalid                     // WARN, the final result record was not JSON
@@ -291,6 +288,21 @@ type UsageLimitWait struct {
 	Until time.Time
 }
 
+// UsageLimitHit: the provider's usage limit stopped Agent's call; Usage
+// is the limited window as far as the CLI told it. ERROR.
+type UsageLimitHit struct {
+	Agent string
+	Usage UsageWindow
+}
+
+// UsageLimitReached: the loop is about to wait for (or ask about) the
+// limit of Usage's window. WARN.
+type UsageLimitReached struct{ Usage UsageWindow }
+
+// UsageLimitQuestion: console, the wait-or-exit question for the limit of
+// Usage's window.
+type UsageLimitQuestion struct{ Usage UsageWindow }
+
 // UsageWarning: the agent CLI warned that Usage's window is close to its
 // limit and USAGE_WARNING_ACTION=wait: the loop waits for its reset.
 type UsageWarning struct{ Usage UsageWindow }
@@ -353,6 +365,9 @@ func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}
 func (UsageWarning) notice()        {}
+func (UsageLimitHit) notice()       {}
+func (UsageLimitReached) notice()   {}
+func (UsageLimitQuestion) notice()  {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}
 func (WaitOver) notice()            {}
