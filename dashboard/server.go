@@ -241,7 +241,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/p/0/", http.StatusSeeOther)
 			return
 		}
-		s.page(w, r)
+		s.page(w, r, s.overview, false)
 	case strings.HasPrefix(path, "/static/") && r.Method == http.MethodGet:
 		http.StripPrefix("/static", s.files).ServeHTTP(w, r)
 	case path == "/api/overview/events" && r.Method == http.MethodGet:
@@ -271,7 +271,7 @@ func (s *Server) projectRoute(w http.ResponseWriter, r *http.Request) {
 	f := s.projects[i]
 	switch {
 	case !api && tail == "" && r.Method == http.MethodGet:
-		s.page(w, r)
+		s.page(w, r, f, true)
 	case api && tail == "events" && r.Method == http.MethodGet:
 		s.stream(w, r, f, true)
 	case api && tail == "snapshot" && r.Method == http.MethodGet:
@@ -285,14 +285,30 @@ func (s *Server) projectRoute(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+// page serves the page with f's data as it is now, so that it shows the
+// loop before its event stream connects (and to a one-shot screenshot).
+// The data goes in a JSON block, which the page reads and never runs;
+// encoding/json escapes '<', '>' and '&', so no value can end the block.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, f *feed, project bool) {
 	b, err := static.ReadFile("static/index.html")
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	snap, live, _ := f.get()
+	data := map[string]json.RawMessage{"snapshot": snap}
+	if project {
+		data["meta"] = s.meta(r, f)
+		data["live"] = live
+	}
+	inline, err := json.Marshal(data)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	block := append(append([]byte(`<script id="initial" type="application/json">`), inline...), "</script>\n</body>"...)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b)
+	w.Write(bytes.Replace(b, []byte("</body>"), block, 1))
 }
 
 // meta tells the page what it may offer.
@@ -301,6 +317,13 @@ type meta struct {
 	Controls   bool   `json:"controls"`   // the server offers controls for this loop
 	Authorized bool   `json:"authorized"` // this request carries the token
 	Poll       int64  `json:"poll_ms"`
+}
+
+// meta is what the page of f may offer to the sender of r, as JSON.
+func (s *Server) meta(r *http.Request, f *feed) []byte {
+	m, _ := json.Marshal(meta{Name: f.p.Name, Controls: s.opts.Controls && f.p.Control != nil,
+		Authorized: s.authorized(r), Poll: s.opts.Poll.Milliseconds()})
+	return m
 }
 
 // keepAlive is how often an idle event stream gets a comment line, so that
@@ -319,9 +342,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	if project {
-		m, _ := json.Marshal(meta{Name: f.p.Name, Controls: s.opts.Controls && f.p.Control != nil,
-			Authorized: s.authorized(r), Poll: s.opts.Poll.Milliseconds()})
-		fmt.Fprintf(w, "event: meta\ndata: %s\n\n", m)
+		fmt.Fprintf(w, "event: meta\ndata: %s\n\n", s.meta(r, f))
 	}
 	var sentSnap, sentLive []byte
 	alive := time.NewTicker(keepAlive)

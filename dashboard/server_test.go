@@ -249,3 +249,40 @@ func TestOverviewListsProjects(t *testing.T) {
 		t.Errorf("overview: %s", got)
 	}
 }
+
+// hostileSource is a loop whose output and plan try to end the page's
+// data block.
+type hostileSource struct{}
+
+func (hostileSource) Stamps() (string, string) { return "", "" }
+func (hostileSource) Snapshot() any {
+	return map[string]string{"task": "</script><script>alert(1)</script>"}
+}
+func (hostileSource) Live() string { return "<!-- </script> & done" }
+
+// The page carries the loop as it is, so that it shows before its event
+// stream connects; nothing in the data can end the block it sits in.
+func TestPageCarriesInitialData(t *testing.T) {
+	s := New([]Project{{Name: "demo", Source: hostileSource{}}}, Options{})
+	w := do(s, request("GET", "/p/0/", here, host, nil))
+	body := w.Body.String()
+	const open = `<script id="initial" type="application/json">`
+	i := strings.Index(body, open)
+	if w.Code != 200 || i < 0 {
+		t.Fatalf("/p/0/: %d, no data block:\n%s", w.Code, body)
+	}
+	block, _, _ := strings.Cut(body[i+len(open):], "</script>")
+	want := `{"live":"\u003c!-- \u003c/script\u003e \u0026 done","meta":{"name":"demo","controls":false,"authorized":false,"poll_ms":1000},"snapshot":{"task":"\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e"}}`
+	if block != want {
+		t.Errorf("data block\n got %s\nwant %s", block, want)
+	}
+	if n := strings.Count(body, "</script>"); n != 2 {
+		t.Errorf("%d </script> in the page, want 2 (app.js's and the data block's)", n)
+	}
+
+	s = New([]Project{{Name: "a", Source: hostileSource{}}, {Name: "b", Source: hostileSource{}}}, Options{})
+	body = do(s, request("GET", "/", here, host, nil)).Body.String()
+	if !strings.Contains(body, open+`{"snapshot":[{"name":"a","href":"/p/0/","snapshot":{"task":"\u003c/script\u003e`) {
+		t.Errorf("the overview page carries no rows:\n%s", body)
+	}
+}

@@ -235,16 +235,37 @@ function setupControls(base, meta) {
   }
 }
 
+// initial is the data the server put in the page: the loop as it was when
+// the page was served, shown until the event stream brings news.
+function initial() {
+  const block = $("initial");
+  if (!block) return {};
+  try {
+    return JSON.parse(block.textContent) || {};
+  } catch (e) {
+    return {};
+  }
+}
+
+function follow(url, handlers) {
+  for (const [name, value] of Object.entries(initial())) {
+    if (handlers[name] && value !== null) handlers[name](value);
+  }
+  // Changes animate from here on; the page as served shows at once.
+  requestAnimationFrame(() => document.body.classList.add("ready"));
+  connect(url, handlers);
+}
+
 function start() {
   const m = location.pathname.match(/^\/p\/(\d+)\/$/);
   if (!m) {
     $("overview").hidden = false;
-    connect("/api/overview/events", { snapshot: renderOverview });
+    follow("/api/overview/events", { snapshot: renderOverview });
     return;
   }
   $("one").hidden = false;
   const base = "/api/p/" + m[1] + "/";
-  connect(base + "events", {
+  follow(base + "events", {
     meta: (meta) => { $("project").textContent = meta.name; setupControls(base, meta); },
     snapshot: (s) => { snap = s; receivedAt = Date.now(); if (s) renderOne(s); },
     live: renderLive,
