@@ -276,7 +276,7 @@ var keys = append([]*keySpec{
 		accepts: "integer >= 0 (0 = keep all)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.LogKeep })},
 	{name: "LOG_MAX_MB", env: []string{"LOG_MAX_MB"}, rc: true, flag: "log-max-mb", def: "50",
-		accepts: "integer 0..1048576 (MB, 0 = never rotate)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl and hooks.log are rotated to NAME.1 … NAME.5",
+		accepts: "integer 0..1048576 (MB, 0 = never rotate)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl, hooks.log and live.log are rotated to NAME.1 … NAME.5",
 		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.LogMaxMB })},
 	{name: "MAX_CONSECUTIVE_FAILURES", env: []string{"MAX_CONSECUTIVE_FAILURES"}, rc: true, def: "5",
 		accepts: "integer >= 0 (0 = never stop)", doc: "stop after this many failed agent calls in a row",

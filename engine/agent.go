@@ -115,7 +115,7 @@ func writeFailed(err error) supervise.Outcome {
 }
 
 // closeLog writes a log's kept tail and closes its file.
-func closeLog(c *checked, f *os.File) error {
+func closeLog(c *checked, f io.Closer) error {
 	if ht, ok := c.w.(*supervise.HeadTail); ok {
 		if err := ht.Close(); err != nil {
 			return c.fail(err)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io"
 	"os"
 	"time"
 
@@ -30,7 +31,7 @@ type State interface {
 // for writing. Logs are not state: nothing is decided from them later.
 type Logs interface {
 	CreateLog(name string) (*os.File, error)
-	OpenLiveLog(header string) (*os.File, error)
+	OpenLiveLog(header string) (io.WriteCloser, error)
 	RemoveLog(name string)
 	ReplaceLog(name string, data []byte) error
 }

@@ -1,6 +1,9 @@
 package ralphdir
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // File names under .ralph/, exactly as the bash loop uses them.
 const (
@@ -65,7 +68,7 @@ var loopOwnedNames = map[string]bool{
 
 // LoopOwned reports whether rel, a slash-separated path relative to
 // .ralph/, is a file the loop writes for itself: state, history, markers,
-// locks, temp and quarantined copies, and everything under logs/. Such
+// locks, temp, rotated and quarantined copies, and everything under logs/. Such
 // files are never the agent's progress, tracked or not, committed or not.
 // The user's files (PROMPT.md, @fix_plan.md, @AGENT.md, specs/,
 // REVIEW_PROMPT.md, .ralphrc, …) are not loop-owned.
@@ -85,6 +88,12 @@ func LoopOwned(rel string) bool {
 	// quarantined copies of loop-owned files ("NAME.corrupt-YYYYMMDD-HHMMSS").
 	if strings.HasPrefix(rel, ".") && strings.Contains(rel, ".tmp-") || strings.HasSuffix(rel, ".collapse_tmp") {
 		return true
+	}
+	// Rotated copies ("live.log.1" … "live.log.5").
+	if i := strings.LastIndexByte(rel, '.'); i > 0 && loopOwnedNames[rel[:i]] {
+		if n, err := strconv.Atoi(rel[i+1:]); err == nil && n >= 1 && n <= RotateKeep {
+			return true
+		}
 	}
 	for _, sep := range []string{".corrupt-", ".qg_tmp", ".tmp"} {
 		if i := strings.Index(rel, sep); i > 0 && loopOwnedNames[rel[:i]] {

@@ -98,3 +98,29 @@ func TestWithRotated(t *testing.T) {
 		t.Errorf("WithRotated = %v, want %v", got, want)
 	}
 }
+
+// A piece is cut after its last newline that fits; a line longer than the
+// limit is cut at the limit in an empty file, and goes to a new file when
+// the current one holds anything.
+func TestRotatingCutsPieces(t *testing.T) {
+	d := New(t.TempDir(), nil)
+	os.MkdirAll(d.Path(LogsDir), 0o755)
+	d.SetRotation(10)
+	f, err := d.Create(LiveLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.NewRotating(LiveLog, f, 0)
+	for _, p := range []string{"ab\ncd\nefghi", "ij\n", "0123456789012"} {
+		if n, err := r.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	r.Close()
+	want := map[string]string{LiveLog + ".3": "ab\ncd\n", LiveLog + ".2": "efghiij\n", LiveLog + ".1": "0123456789", LiveLog: "012"}
+	for name, w := range want {
+		if b, _ := os.ReadFile(d.Path(name)); string(b) != w {
+			t.Errorf("%s = %q, want %q", name, b, w)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -242,19 +243,20 @@ func (s *Store) CreateLog(name string) (*os.File, error) {
 	return s.d.Create(name)
 }
 
-// OpenLiveLog starts logs/live.log with header and opens it for appending.
-// A plain file of its own is truncated in place (one open per call, where
-// an atomic replace costs a temp file, an fsync and a rename); anything
-// else in its place (a link, a planted folder) is replaced atomically, so
-// that no other file is ever written through it.
-func (s *Store) OpenLiveLog(header string) (*os.File, error) {
+// OpenLiveLog starts logs/live.log with header and opens it for appending;
+// it is rotated as the other logs are (LOG_MAX_MB). A plain file of its
+// own is truncated in place (one open per call, where an atomic replace
+// costs a temp file, an fsync and a rename); anything else in its place (a
+// link, a planted folder) is replaced atomically, so that no other file
+// is ever written through it.
+func (s *Store) OpenLiveLog(header string) (io.WriteCloser, error) {
 	p := s.d.Path(ralphdir.LiveLog)
 	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
 		if n, ok := ralphdir.Links(st); ok && n == 1 {
 			f, err := ralphdir.OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0)
 			if err == nil {
 				if _, err := f.WriteString(header); err == nil {
-					return f, nil
+					return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
 				}
 				f.Close()
 			}
@@ -263,7 +265,11 @@ func (s *Store) OpenLiveLog(header string) (*os.File, error) {
 	if err := s.d.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
 		return nil, err
 	}
-	return s.d.OpenAppend(ralphdir.LiveLog)
+	f, err := s.d.OpenAppend(ralphdir.LiveLog)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
 }
 
 // RemoveLog removes one of the call's logs.

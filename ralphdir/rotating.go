@@ -1,0 +1,84 @@
+package ralphdir
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+)
+
+// Rotating is a log written in pieces as they come (live.log) and rotated
+// as the RotatedLogs are: before a write would take the file past the
+// Dir's limit (SetRotation), NAME becomes NAME.1, …, and the rest goes to
+// a new NAME. A piece is cut after its last newline that still fits, so
+// that lines stay whole where they can. A write error is kept and
+// returned by every later write.
+type Rotating struct {
+	d    *Dir
+	name string
+	f    *os.File
+	size int64
+	err  error
+}
+
+// NewRotating writes name through f, an open appending descriptor of it
+// that holds size bytes.
+func (d *Dir) NewRotating(name string, f *os.File, size int64) *Rotating {
+	return &Rotating{d: d, name: name, f: f, size: size}
+}
+
+// Write appends p, rotating the file first whenever it is full.
+func (r *Rotating) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 && r.err == nil {
+		k := r.fits(p)
+		if k == 0 {
+			r.rotate()
+			continue
+		}
+		m, err := r.f.Write(p[:k])
+		r.size += int64(m)
+		n += m
+		p = p[m:]
+		if err != nil {
+			r.err = fmt.Errorf("write %s: %w", r.d.Path(r.name), err)
+		}
+	}
+	return n, r.err
+}
+
+// fits is how much of p goes into the current file: all of it without a
+// limit or when it fits, else up to its last newline that fits, else (an
+// empty file, a longer line) as much as fits. 0 means rotate first.
+func (r *Rotating) fits(p []byte) int {
+	limit := r.d.rotateAt
+	if limit <= 0 || r.size+int64(len(p)) <= limit {
+		return len(p)
+	}
+	room := int(max(limit-r.size, 0))
+	if i := bytes.LastIndexByte(p[:room], '\n'); i >= 0 {
+		return i + 1
+	}
+	if r.size == 0 {
+		return max(room, 1)
+	}
+	return 0
+}
+
+// rotate shifts the copies one up and starts an empty NAME.
+func (r *Rotating) rotate() {
+	r.f.Close()
+	if err := rotateFile(r.d.Path(r.name)); err != nil {
+		r.err = err
+		return
+	}
+	r.f, r.err = r.d.Create(r.name)
+	r.size = 0
+}
+
+// Close closes the current file.
+func (r *Rotating) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Close()
+}
