@@ -3,8 +3,8 @@ package store
 import (
 	"io"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/ralphdir"
