@@ -21,8 +21,10 @@ type appends struct {
 }
 
 // write appends line to the file at p (name inside the Dir), opening it
-// when it is not held or no longer named.
-func (a *appends) write(d *Dir, name, p, line string) error {
+// when it is not held or no longer named. A rotation that fails leaves the
+// line in the current file and returns why (rotErr), for a warning that
+// the caller gives outside the lock.
+func (a *appends) write(d *Dir, name, p, line string) (rotErr, err error) {
 	if a == nil { // a Dir not made by New: open and close each time
 		a = &appends{}
 		defer a.closeAll()
@@ -31,35 +33,35 @@ func (a *appends) write(d *Dir, name, p, line string) error {
 	defer a.mu.Unlock()
 	f, err := a.file(d, name, p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if f, err = a.rotate(d, name, p, f, len(line)); err != nil {
-		return err
+	if f, rotErr, err = a.rotate(d, name, p, f, len(line)); err != nil {
+		return rotErr, err
 	}
 	if _, err := f.WriteString(line); err != nil {
 		f.Close()
 		delete(a.open, p)
-		return fmt.Errorf("append %s: %w", p, err)
+		return rotErr, fmt.Errorf("append %s: %w", p, err)
 	}
-	return nil
+	return rotErr, nil
 }
 
 // rotate rotates the held file f of p when a line of n bytes would take it
-// past the Dir's limit, and returns the file to write to.
-func (a *appends) rotate(d *Dir, name, p string, f *os.File, n int) (*os.File, error) {
+// past the Dir's limit, and returns the file to write to: the new one, or
+// the old one again when the rotation failed (rotErr).
+func (a *appends) rotate(d *Dir, name, p string, f *os.File, n int) (_ *os.File, rotErr, err error) {
 	if d.rotateAt <= 0 {
-		return f, nil
+		return f, nil, nil
 	}
 	st, err := f.Stat()
 	if err != nil || !d.rotates(name, st.Size(), n) {
-		return f, nil
+		return f, nil, nil
 	}
 	f.Close()
 	delete(a.open, p)
-	if err := rotateFile(p); err != nil {
-		return nil, err
-	}
-	return a.file(d, name, p)
+	rotErr = rotateFile(p)
+	f, err = a.file(d, name, p)
+	return f, rotErr, err
 }
 
 // file returns the held descriptor of p, or opens it.

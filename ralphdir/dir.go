@@ -299,14 +299,21 @@ func (d *Dir) Remove(name string) error {
 // untouched: the first such refusal for a path returns a *FileError saying
 // so, later ones return nil, so the caller warns once and goes on. (No
 // warning goes through the Dir's warn here: the log sinks call AppendLine
-// and the warning would come back to them.) The file stays open for the
-// next line (see appends).
+// and the warning would come back to them.) A rotation that fails
+// (SetRotation) leaves the line in name and returns why, once, the same
+// way. The file stays open for the next line (see appends).
 func (d *Dir) AppendLine(name, line string) error {
 	p := d.Path(name)
 	if !strings.HasSuffix(line, "\n") {
 		line += "\n"
 	}
-	err := d.appends.write(d, name, p, line)
+	rotErr, err := d.appends.write(d, name, p, line)
+	if err == nil && rotErr != nil && d.refused.first(p+"\x00rotate") {
+		// The line is written; the log grows on past the limit. The caller
+		// reports it as any append error (a sink holds the bus, so the Dir
+		// cannot warn through it here).
+		return rotErr
+	}
 	if IsFileError(err) && !d.refused.first(p) {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,16 +47,18 @@ func (d *Dir) rotates(name string, size int64, line int) bool {
 }
 
 // rotateFile shifts p.1 … p.4 one up, dropping p.5, and renames p to p.1.
+// A copy that cannot move up (something else, a folder say, holds the
+// next name) is dropped as the oldest one is.
 func rotateFile(p string) error {
 	os.Remove(p + "." + strconv.Itoa(RotateKeep))
 	for i := RotateKeep - 1; i >= 1; i-- {
-		err := os.Rename(p+"."+strconv.Itoa(i), p+"."+strconv.Itoa(i+1))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("rotate %s: %w", p, err)
+		from := p + "." + strconv.Itoa(i)
+		if err := os.Rename(from, p+"."+strconv.Itoa(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			os.Remove(from)
 		}
 	}
 	if err := os.Rename(p, p+".1"); err != nil {
-		return fmt.Errorf("rotate %s: %w", p, err)
+		return fmt.Errorf("cannot rotate %s: %w; it grows on past LOG_MAX_MB until you remove what is at %s.1", p, err, filepath.Base(p))
 	}
 	return nil
 }

@@ -124,3 +124,70 @@ func TestRotatingCutsPieces(t *testing.T) {
 		}
 	}
 }
+
+// Folders planted at rotated names never stop a log: a copy that cannot
+// move up is dropped, and when NAME itself cannot be rotated, the line
+// goes to NAME, past the limit, and the reason comes once (AppendLine's
+// error, or a warning for live.log).
+func TestRotationPastPlantedFolders(t *testing.T) {
+	var warnings []string
+	d := New(t.TempDir(), func(m string) { warnings = append(warnings, m) })
+	d.SetRotation(100)
+	os.MkdirAll(d.Path(LogsDir), 0o755)
+	for _, n := range []string{".3/x", ".5/x"} {
+		os.MkdirAll(d.Path(EventsLog+n), 0o755)
+	}
+	line := strings.Repeat("x", 59) // 60 bytes with the newline: one a file
+	for i := 0; i < 8; i++ {
+		if err := d.AppendLine(EventsLog, line); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+	if st, err := os.Stat(d.Path(EventsLog)); err != nil || st.Size() != 60 {
+		t.Errorf("events.jsonl: %v, %v", st, err)
+	}
+
+	// Folders with something in them at .1 … .5: none can move or go.
+	for i := 1; i <= RotateKeep; i++ {
+		n := EventsLog + "." + string(rune('0'+i))
+		os.RemoveAll(d.Path(n))
+		os.MkdirAll(d.Path(n+"/x"), 0o755)
+	}
+	for i := 0; i < 3; i++ {
+		err := d.AppendLine(EventsLog, line)
+		if i == 0 && (err == nil || !strings.Contains(err.Error(), "cannot rotate")) || i > 0 && err != nil {
+			t.Errorf("line %d: %v", i, err)
+		}
+	}
+	if st, _ := os.Stat(d.Path(EventsLog)); st.Size() != 4*60 {
+		t.Errorf("events.jsonl holds %d bytes, want the 4 lines that could not rotate", st.Size())
+	}
+	if len(warnings) != 0 {
+		t.Errorf("AppendLine warned: %q", warnings)
+	}
+
+	// live.log the same way.
+	for i := 1; i <= RotateKeep; i++ {
+		os.MkdirAll(d.Path(LiveLog+"."+string(rune('0'+i))+"/x"), 0o755)
+	}
+	f, err := d.Create(LiveLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.NewRotating(LiveLog, f, 0)
+	for i := 0; i < 3; i++ {
+		if _, err := r.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close()
+	if st, _ := os.Stat(d.Path(LiveLog)); st.Size() != 3*60 {
+		t.Errorf("live.log holds %d bytes, want all 3 lines", st.Size())
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "cannot rotate") {
+		t.Errorf("want one warning, for live.log, got %q", warnings)
+	}
+}

@@ -18,6 +18,8 @@ type Rotating struct {
 	f    *os.File
 	size int64
 	err  error
+	// stuck: a rotation failed, and the file grows on past the limit.
+	stuck bool
 }
 
 // NewRotating writes name through f, an open appending descriptor of it
@@ -51,7 +53,7 @@ func (r *Rotating) Write(p []byte) (int, error) {
 // empty file, a longer line) as much as fits. 0 means rotate first.
 func (r *Rotating) fits(p []byte) int {
 	limit := r.d.rotateAt
-	if limit <= 0 || r.size+int64(len(p)) <= limit {
+	if limit <= 0 || r.stuck || r.size+int64(len(p)) <= limit {
 		return len(p)
 	}
 	room := int(max(limit-r.size, 0))
@@ -64,11 +66,17 @@ func (r *Rotating) fits(p []byte) int {
 	return 0
 }
 
-// rotate shifts the copies one up and starts an empty NAME.
+// rotate shifts the copies one up and starts an empty NAME. When that
+// fails it warns once and goes on appending to NAME.
 func (r *Rotating) rotate() {
 	r.f.Close()
-	if err := rotateFile(r.d.Path(r.name)); err != nil {
-		r.err = err
+	p := r.d.Path(r.name)
+	if err := rotateFile(p); err != nil {
+		r.stuck = true
+		if r.d.refused.first(p + "\x00rotate") {
+			r.d.warn(err.Error())
+		}
+		r.f, r.err = r.d.OpenAppend(r.name)
 		return
 	}
 	r.f, r.err = r.d.Create(r.name)
