@@ -251,8 +251,10 @@ function follow(url, handlers) {
   for (const [name, value] of Object.entries(initial())) {
     if (handlers[name] && value !== null) handlers[name](value);
   }
-  // Changes animate from here on; the page as served shows at once.
-  requestAnimationFrame(() => document.body.classList.add("ready"));
+  // Changes animate from here on; the page as served shows at once: the
+  // layout read settles it before transitions are turned on.
+  void document.body.offsetWidth;
+  document.body.classList.add("ready");
   connect(url, handlers);
 }
 
