@@ -3,6 +3,7 @@ package ralphdir
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,6 +126,24 @@ func TestRotatingCutsPieces(t *testing.T) {
 	}
 }
 
+// plantFolders puts a folder with a file in it at name.1 … name.5.
+func plantFolders(d *Dir, name string) {
+	for i := 1; i <= RotateKeep; i++ {
+		p := d.Path(name + "." + strconv.Itoa(i))
+		os.RemoveAll(p)
+		os.MkdirAll(filepath.Join(p, "x"), 0o755)
+	}
+}
+
+// size is the size of name, -1 when it cannot be read.
+func size(d *Dir, name string) int64 {
+	st, err := os.Stat(d.Path(name))
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}
+
 // Folders planted at rotated names never stop a log: a copy that cannot
 // move up is dropped, and when NAME itself cannot be rotated, the line
 // goes to NAME, past the limit, and the reason comes once (AppendLine's
@@ -134,45 +153,34 @@ func TestRotationPastPlantedFolders(t *testing.T) {
 	d := New(t.TempDir(), func(m string) { warnings = append(warnings, m) })
 	d.SetRotation(100)
 	os.MkdirAll(d.Path(LogsDir), 0o755)
-	for _, n := range []string{".3/x", ".5/x"} {
-		os.MkdirAll(d.Path(EventsLog+n), 0o755)
-	}
+	os.MkdirAll(d.Path(EventsLog+".3/x"), 0o755)
+	os.MkdirAll(d.Path(EventsLog+".5/x"), 0o755)
 	line := strings.Repeat("x", 59) // 60 bytes with the newline: one a file
 	for i := 0; i < 8; i++ {
 		if err := d.AppendLine(EventsLog, line); err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
 	}
-	if len(warnings) != 0 {
-		t.Errorf("warnings: %q", warnings)
-	}
-	if st, err := os.Stat(d.Path(EventsLog)); err != nil || st.Size() != 60 {
-		t.Errorf("events.jsonl: %v, %v", st, err)
+	if n := size(d, EventsLog); n != 60 || len(warnings) != 0 {
+		t.Errorf("events.jsonl holds %d bytes (want 60), warnings %q", n, warnings)
 	}
 
-	// Folders with something in them at .1 … .5: none can move or go.
-	for i := 1; i <= RotateKeep; i++ {
-		n := EventsLog + "." + string(rune('0'+i))
-		os.RemoveAll(d.Path(n))
-		os.MkdirAll(d.Path(n+"/x"), 0o755)
-	}
+	// None of .1 … .5 can move or go.
+	plantFolders(d, EventsLog)
+	var errs []string
 	for i := 0; i < 3; i++ {
-		err := d.AppendLine(EventsLog, line)
-		if i == 0 && (err == nil || !strings.Contains(err.Error(), "cannot rotate")) || i > 0 && err != nil {
-			t.Errorf("line %d: %v", i, err)
+		if err := d.AppendLine(EventsLog, line); err != nil {
+			errs = append(errs, err.Error())
 		}
 	}
-	if st, _ := os.Stat(d.Path(EventsLog)); st.Size() != 4*60 {
-		t.Errorf("events.jsonl holds %d bytes, want the 4 lines that could not rotate", st.Size())
+	if len(errs) != 1 || !strings.Contains(errs[0], "cannot rotate") {
+		t.Errorf("want one error saying so, got %q", errs)
 	}
-	if len(warnings) != 0 {
-		t.Errorf("AppendLine warned: %q", warnings)
+	if n := size(d, EventsLog); n != 4*60 || len(warnings) != 0 {
+		t.Errorf("events.jsonl holds %d bytes (want the 4 lines that could not rotate), warnings %q", n, warnings)
 	}
 
-	// live.log the same way.
-	for i := 1; i <= RotateKeep; i++ {
-		os.MkdirAll(d.Path(LiveLog+"."+string(rune('0'+i))+"/x"), 0o755)
-	}
+	plantFolders(d, LiveLog)
 	f, err := d.Create(LiveLog)
 	if err != nil {
 		t.Fatal(err)
@@ -184,10 +192,7 @@ func TestRotationPastPlantedFolders(t *testing.T) {
 		}
 	}
 	r.Close()
-	if st, _ := os.Stat(d.Path(LiveLog)); st.Size() != 3*60 {
-		t.Errorf("live.log holds %d bytes, want all 3 lines", st.Size())
-	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "cannot rotate") {
-		t.Errorf("want one warning, for live.log, got %q", warnings)
+	if n := size(d, LiveLog); n != 3*60 || len(warnings) != 1 || !strings.Contains(warnings[0], "cannot rotate") {
+		t.Errorf("live.log holds %d bytes (want all 3 lines), warnings %q (want one)", n, warnings)
 	}
 }
