@@ -76,7 +76,7 @@ func resetWords(w events.UsageWindow) string {
 // windowWords names a usage window: "the five_hour window", or "a window
 // the CLI did not name".
 func windowWords(w events.UsageWindow) string {
-	if w.Window == "" || w.Window == "unknown" {
+	if !w.Named() {
 		return "a window the CLI did not name"
 	}
 	return "the " + w.Window + " window"

@@ -118,6 +118,10 @@ type UsageWindow struct {
 	UpdatedAt     time.Time  `json:"updated_at"`               // the end of the call that reported it
 }
 
+// Named reports whether the CLI named the window ("unknown" or empty when
+// it did not).
+func (w UsageWindow) Named() bool { return w.Window != "" && w.Window != "unknown" }
+
 // Gates is the quality-gate summary merged into status.json.
 type Gates struct {
 	OverallStatus string `json:"overall_status"`

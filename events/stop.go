@@ -64,7 +64,7 @@ type Stop struct {
 // "(window unknown, reset time unknown)" for what the CLI did not say.
 func UsageReason(name string, w UsageWindow) string {
 	win := w.Window
-	if win == "" || win == "unknown" {
+	if !w.Named() {
 		win = "window unknown"
 	}
 	if w.ResetsAt == nil {
