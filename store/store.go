@@ -250,13 +250,23 @@ func (s *Store) CreateLog(name string) (*os.File, error) {
 // link, a planted folder) is replaced atomically, so that no other file
 // is ever written through it.
 func (s *Store) OpenLiveLog(header string) (io.WriteCloser, error) {
+	f, err := s.startLiveLog(header)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
+}
+
+// startLiveLog writes header as the whole of live.log and opens it for
+// appending.
+func (s *Store) startLiveLog(header string) (*os.File, error) {
 	p := s.d.Path(ralphdir.LiveLog)
 	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
 		if n, ok := ralphdir.Links(st); ok && n == 1 {
 			f, err := ralphdir.OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0)
 			if err == nil {
 				if _, err := f.WriteString(header); err == nil {
-					return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
+					return f, nil
 				}
 				f.Close()
 			}
@@ -265,11 +275,7 @@ func (s *Store) OpenLiveLog(header string) (io.WriteCloser, error) {
 	if err := s.d.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
 		return nil, err
 	}
-	f, err := s.d.OpenAppend(ralphdir.LiveLog)
-	if err != nil {
-		return nil, err
-	}
-	return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
+	return s.d.OpenAppend(ralphdir.LiveLog)
 }
 
 // RemoveLog removes one of the call's logs.
