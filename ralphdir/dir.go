@@ -308,7 +308,7 @@ func (d *Dir) AppendLine(name, line string) error {
 		line += "\n"
 	}
 	rotErr, err := d.appends.write(d, name, p, line)
-	if err == nil && rotErr != nil && d.refused.first(p+"\x00rotate") {
+	if err == nil && rotErr != nil && d.firstRotateFailure(p) {
 		// The line is written; the log grows on past the limit. The caller
 		// reports it as any append error (a sink holds the bus, so the Dir
 		// cannot warn through it here).

@@ -46,6 +46,10 @@ func (d *Dir) rotates(name string, size int64, line int) bool {
 	return false
 }
 
+// firstRotateFailure reports whether the log at p failed to rotate for the
+// first time, so that it is reported once.
+func (d *Dir) firstRotateFailure(p string) bool { return d.refused.first(p + "\x00rotate") }
+
 // rotateFile shifts p.1 … p.4 one up, dropping p.5, and renames p to p.1.
 // A copy that cannot move up (something else, a folder say, holds the
 // next name) is dropped as the oldest one is.

@@ -73,7 +73,7 @@ func (r *Rotating) rotate() {
 	p := r.d.Path(r.name)
 	if err := rotateFile(p); err != nil {
 		r.stuck = true
-		if r.d.refused.first(p + "\x00rotate") {
+		if r.d.firstRotateFailure(p) {
 			r.d.warn(err.Error())
 		}
 		r.f, r.err = r.d.OpenAppend(r.name)
