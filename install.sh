@@ -53,15 +53,13 @@ fi
 bin="$bindir/ralph_loop$(cd "$src" && go env GOEXE)"
 
 mkdir -p "$bindir"
-# A release tag (v1.2.3) when there is one, else the development version
-# with the commit as build metadata: 0.1.0-dev+abc1234.
-if version="$(git -C "$src" describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)"; then
-	version="${version#v}"
-else
-	version="0.1.0-dev+$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)"
-fi
-echo "Building ralph_loop ($version) ..."
+# The version from CHANGELOG.md (scripts/version.sh): the release when HEAD is its tag, else
+# the development version with the commit as build metadata, 0.1.0-dev+abc1234.
+version="$("$src/scripts/version.sh")" || exit 1
+echo "Building ralph_loop $version (a first build fetches modules and compiles for a minute or two) ..."
+start=$(date +%s)
 (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$bin.tmp" ./cmd/ralph_loop)
+echo "Built in $(($(date +%s) - start)) s"
 mv -f "$bin.tmp" "$bin"
 echo "Installed $bin"
 case ":$PATH:" in

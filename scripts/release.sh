@@ -11,7 +11,9 @@
 #
 # RELEASE_DRY_RUN=1 is --dry-run. RELEASE_TARGETS="linux/amd64 darwin/arm64" builds only these
 # targets (default: linux, darwin and windows, each amd64 and arm64). RELEASE_VERSION replaces
-# the version from git (the tag vX.Y.Z without its v, else 0.1.0-dev+COMMIT, as install.sh).
+# the version from CHANGELOG.md (scripts/version.sh: X.Y.Z at the tag vX.Y.Z, else
+# X.Y.Z-dev+COMMIT, as install.sh). The release notes (RELEASE_NOTES.md beside the archives) are
+# CHANGELOG.md's section of that version.
 # SOURCE_DATE_EPOCH (default: the commit's time) dates every archive entry.
 set -euo pipefail
 
@@ -71,14 +73,12 @@ for t in "${targets[@]}"; do
 	[[ $t =~ ^[a-z0-9]+/[a-z0-9]+$ ]] || die "RELEASE_TARGETS: '$t' is not OS/ARCH (e.g. linux/amd64); see 'go tool dist list'"
 done
 
-# The version as install.sh stamps it: the tag without its v, else the development version
-# with the commit as build metadata.
+# The version as install.sh stamps it (scripts/version.sh, from CHANGELOG.md): the release when
+# HEAD is tagged vX.Y.Z, else the development version with the commit as build metadata.
 if [ -n "${RELEASE_VERSION:-}" ]; then
 	version=$RELEASE_VERSION
-elif version="$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)"; then
-	version="${version#v}"
 else
-	version="0.1.0-dev+$(git describe --always --dirty 2>/dev/null || echo unknown)"
+	version=$(scripts/version.sh) || die "no version: see the line above"
 fi
 [[ $version =~ ^[0-9A-Za-z.+-]+$ ]] || die "version '$version' has characters a file name cannot carry; set RELEASE_VERSION=X.Y.Z"
 if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
@@ -102,14 +102,14 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/ralph_loop_*.tar.gz "$out"/ralph_loop_*.zip "$out"/SHA256SUMS
+rm -f "$out"/ralph_loop_*.tar.gz "$out"/ralph_loop_*.zip "$out"/SHA256SUMS "$out"/RELEASE_NOTES.md
 
 # The same bytes wherever it is built: no local paths (-trimpath), no VCS stamp or build id,
 # the baseline instruction sets, no cgo, nothing from the caller's GOFLAGS.
 export GOFLAGS="" CGO_ENABLED=0 GOAMD64=v1 GOARM64=v8.0
 go build -o "$work/archive" ./scripts/archive
 extras=()
-for f in README.md LICENSE LICENSE.md; do
+for f in README.md LICENSE CHANGELOG.md; do
 	[ -f "$f" ] && extras+=("$root/$f")
 done
 
@@ -140,14 +140,18 @@ for a in "${archives[@]}"; do
 	esac
 	grep -qxE 'ralph_loop(\.exe)?' <<<"$listing" || die "$out/$a has no ralph_loop binary"
 done
-(cd "$out" && ls -l "${archives[@]}" SHA256SUMS | awk '{printf "  %10d  %s\n", $5, $NF}')
+# The release notes: CHANGELOG.md's section of the newest release.
+notes=$(scripts/version.sh --notes)
+[ -n "$notes" ] || die "CHANGELOG.md's section of $(scripts/version.sh --base) is empty; write the release's notes there"
+printf '%s\n' "$notes" >"$out/RELEASE_NOTES.md"
+(cd "$out" && ls -l "${archives[@]}" SHA256SUMS RELEASE_NOTES.md | awk '{printf "  %10d  %s\n", $5, $NF}')
 
 if $dry; then
 	echo "dry run: nothing published"
 	exit 0
 fi
 if $publish; then
-	gh release create "v$version" --verify-tag --title "ralph_loop $version" --generate-notes \
+	gh release create "v$version" --verify-tag --title "ralph_loop $version" --notes-file "$out/RELEASE_NOTES.md" \
 		"${archives[@]/#/$out/}" "$out/SHA256SUMS"
 	echo "published release v$version"
 else

@@ -44,6 +44,9 @@ func TestInstallScript(t *testing.T) {
 	if !strings.Contains(out, "Installed "+bin) || !strings.Contains(out, "not on your PATH") {
 		t.Errorf("install.sh does not say where it installed and whether that is on PATH:\n%s", out)
 	}
+	if !strings.Contains(out, "compiles for a minute or two") {
+		t.Errorf("install.sh does not say that a first build takes a while:\n%s", out)
+	}
 	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md"} {
 		if _, err := os.Stat(filepath.Join(ralph, name)); err != nil {
 			t.Errorf("%s not installed: %v", name, err)
@@ -61,8 +64,8 @@ func TestInstallScript(t *testing.T) {
 	}
 	// bmalph runs the shim with bash; it must reach the binary.
 	v, err := exec.Command("bash", filepath.Join(ralph, "ralph_loop.sh"), "--version").CombinedOutput()
-	if err != nil || !regexp.MustCompile(`^ralph_loop \d+\.\d+\.\d+`).Match(v) {
-		t.Fatalf("shim --version: %v %q", err, v)
+	if err != nil || !regexp.MustCompile(`^ralph_loop `+regexp.QuoteMeta(devVersion)+`\+[0-9a-f]+`).Match(v) {
+		t.Fatalf("shim --version: %v %q; want CHANGELOG.md's version %s with the commit", err, v, devVersion)
 	}
 	// bmalph upgrade overwrites the shim; installing again restores it and
 	// touches nothing else.

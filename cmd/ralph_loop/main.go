@@ -10,13 +10,13 @@ import (
 	"syscall"
 )
 
-// version is set at build time (-ldflags "-X main.version=..."); a binary
-// built by `go install ...@VERSION` has no stamp and takes the module's
-// version.
-var version = "0.1.0-dev"
+// version is set at build time (-ldflags "-X main.version=...", from
+// CHANGELOG.md through scripts/version.sh); a binary built by `go install
+// ...@VERSION` has no stamp and takes the module's version.
+var version = devVersion
 
 func main() {
-	if version == "0.1.0-dev" {
+	if version == devVersion {
 		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
 			version = v
 		}
