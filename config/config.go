@@ -33,6 +33,7 @@ const (
 	DryRun
 	Clean
 	Serve
+	HelpAll
 )
 
 // runsLoop reports whether the action starts the loop (or previews its

@@ -76,7 +76,7 @@ var errStop = errors.New("stop parsing")
 
 // immediate are the actions that end parsing where they stand.
 var immediate = map[string]Action{
-	"help": Help, "version": Version, "circuit-status": CircuitStatus,
+	"help": Help, "help-all": HelpAll, "version": Version, "circuit-status": CircuitStatus,
 	"reset-circuit": ResetCircuit, "reset-session": ResetSession, "init": Init,
 }
 
@@ -106,26 +106,12 @@ func newFlagSet() *pflag.FlagSet {
 	fs.Usage = func() {}
 	fs.SortFlags = false
 	fs.SetInterspersed(false) // a stray word ends parsing and is reported in order
-	for _, b := range []struct{ name, short string }{
-		{"help", "h"}, {"status", "s"}, {"monitor", "m"}, {"verbose", "v"}, {"live", "l"},
-		{"reset-circuit", ""}, {"circuit-status", ""}, {"auto-reset-circuit", ""},
-		{"reset-session", ""}, {"no-continue", ""}, {"version", ""}, {"pause", ""},
-		{"resume", ""}, {"report", ""}, {"json", ""}, {"init", ""}, {"dry-run", ""},
-		{"doctor", ""}, {"clean", ""}, {"notify-desktop", ""}, {"notify-test", ""},
-	} {
-		fs.BoolP(b.name, b.short, false, "")
-	}
-	for _, s := range []struct{ name, short string }{
-		{"calls", "c"}, {"prompt", "p"}, {"timeout", "t"}, {"output-format", ""},
-		{"allowed-tools", ""}, {"session-expiry", ""}, {"delay", ""}, {"max-loops", ""},
-		{"done-pattern", ""}, {"inactivity-timeout", ""}, {"max-cost", ""},
-		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
-		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
-		{"serve", ""}, {"dashboard", ""}, {"projects", ""},
-		{"fallback-driver", ""},
-		{"notify-on", ""}, {"notify-command", ""}, {"notify-webhook", ""},
-	} {
-		fs.StringP(s.name, s.short, "", "")
+	for _, f := range flagDefs {
+		if f.arg == "" {
+			fs.BoolP(f.long, f.short, false, "")
+		} else {
+			fs.StringP(f.long, f.short, "", "")
+		}
 	}
 	fs.Lookup("serve").NoOptDefVal = noAddr
 	fs.Lookup("dashboard").NoOptDefVal = noAddr
@@ -351,7 +337,7 @@ func valueUsageError(label, value string, src Source, err error) *UsageError {
 // unknownOption is the one-line error for an unknown flag or a stray
 // word, with the nearest known flag when the word looks like a typo of one.
 func unknownOption(word string) *UsageError {
-	const more = " (ralph_loop --help lists all)"
+	const more = " (ralph_loop --help-all lists all)"
 	if !strings.HasPrefix(word, "-") || word == "--" {
 		return &UsageError{Key: word, Unknown: true, Msg: "unexpected argument " + show(word) + "; ralph_loop takes only flags" + more}
 	}

@@ -72,7 +72,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		}
 		c.Sources[k.name] = Source{Kind: SourceDefault}
 	}
-	if c.Action == Help || c.Action == Version {
+	if c.Action == Help || c.Action == HelpAll || c.Action == Version {
 		return c, nil, nil
 	}
 

@@ -414,11 +414,11 @@ func startupFailed(f events.StartupFailed) []part {
 		}
 		lines = append(lines, "",
 			"To fix this:",
-			"  1. Set up this project for bmalph: bmalph init",
+			"  1. Set up this project: ralph_loop --init (in a bmalph project: bmalph init)",
 			"  2. Restore the Ralph files after an update: bmalph upgrade",
 			"  3. Turn planning output into a Ralph plan: bmalph implement",
 			"  4. Or change to the directory of an existing Ralph project",
-			"  5. Or create the files yourself (ralph_loop's install.sh --project DIR adds templates)",
+			"  5. Or create the files yourself: PROMPT.md, @fix_plan.md and @AGENT.md in .ralph/",
 			"",
 			"Ralph projects should contain: .ralph/PROMPT.md, .ralph/@fix_plan.md, .ralph/specs/, src/, etc.")
 	case events.GitMissing:

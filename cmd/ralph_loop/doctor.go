@@ -195,7 +195,7 @@ func configCheck(cfg *config.Config, warnings []config.Warning) check {
 // ralphDirCheck: the project was set up, with the prompt the loop sends.
 func ralphDirCheck(cfg *config.Config, dir *ralphdir.Dir) check {
 	if !exists(dir.Root()) {
-		return bad("%s: not set up here; run 'ralph_loop --init' (or 'bmalph init')", cfg.RalphDir)
+		return bad("%s: not set up here; set it up with %s", cfg.RalphDir, config.SetupHint)
 	}
 	p := cfg.PromptFile
 	if !filepath.IsAbs(p) {

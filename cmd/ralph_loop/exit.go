@@ -80,6 +80,6 @@ func showUsageError(ue *config.UsageError, stdout, stderr io.Writer) {
 	}
 	fmt.Fprintln(stderr, ue.Error())
 	if !isTerminal(stdout) && ue.Key != "" {
-		fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n", ue.ShownKey())
+		fmt.Fprintf(stdout, "Unknown option: %s\nUsage: ralph_loop [OPTIONS] (ralph_loop --help-all lists all)\n", ue.ShownKey())
 	}
 }

@@ -71,7 +71,7 @@ func TestRunEndings(t *testing.T) {
 		stderr string // %[1]s is the project directory
 	}{
 		{name: "no .ralph", code: 1,
-			stderr: "ralph_loop: no .ralph here (%[1]s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again\n"},
+			stderr: "ralph_loop: no .ralph here (%[1]s); set it up with 'ralph_loop --init' (in a bmalph project: 'bmalph init'), then run ralph_loop again\n"},
 		{name: "old flat layout", code: 1,
 			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "PROMPT.md"), "do it\n") },
 			stderr: "ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).\n" +
@@ -79,8 +79,8 @@ func TestRunEndings(t *testing.T) {
 		{name: "invalid value", args: []string{"--calls", "many"}, code: 1,
 			stdout: "Invalid --calls: 'many'; expected a positive integer\n"},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 1,
-			stdout: "Unknown option: --bogus\nUsage: ralph_loop [OPTIONS] (ralph_loop --help lists all)\n",
-			stderr: "unknown flag --bogus (ralph_loop --help lists all)\n"},
+			stdout: "Unknown option: --bogus\nUsage: ralph_loop [OPTIONS] (ralph_loop --help-all lists all)\n",
+			stderr: "unknown flag --bogus (ralph_loop --help-all lists all)\n"},
 		{name: "status unreadable", args: []string{"--status"}, code: 1,
 			setup:  func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, ".ralph", "status.json")) },
 			stdout: "Cannot show the status: read %[1]s/.ralph/status.json: is a directory, not a regular file; replace it with a regular file\n"},

@@ -131,6 +131,8 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	switch cfg.Action {
 	case config.Help:
 		config.Usage(stdout)
+	case config.HelpAll:
+		config.UsageAll(stdout)
 	case config.Init:
 		return installTemplates(dir.Root(), stdout)
 	case config.Version:
@@ -319,7 +321,7 @@ func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
 	}
 	// A folder that was never set up: say how, and create nothing.
 	if !exists(dir.Root()) {
-		return fmt.Errorf("no %s here (%s); set it up with 'ralph_loop --init', 'bmalph init' or 'install.sh --project .', then run ralph_loop again", cfg.RalphDir, cwd)
+		return fmt.Errorf("no %s here (%s); set it up with %s, then run ralph_loop again", cfg.RalphDir, cwd, config.SetupHint)
 	}
 	return nil
 }

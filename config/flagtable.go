@@ -1,0 +1,250 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// flagDef is one flag of the command line: how it is written, what it does
+// and where the help shows it. The parser (newFlagSet), --help, --help-all
+// and README's flag table are all made from flagDefs; a flag that sets a
+// key (keySpec.flag) shows that key's default, never a copy of it.
+type flagDef struct {
+	long, short string
+	arg         string // the value's name in the help ("NUM"); "" for a switch
+	optional    bool   // the value may be left out (--serve [ADDR])
+	group       string // the heading it is listed under
+	common      bool   // --help lists it; --help-all lists every flag
+	help        string // what it does: one or two sentences, wrapped to fit
+	noDefault   bool   // the key's default is too long to show here
+	doc         string // the doc that tells more, linked from README's table
+}
+
+// Flag groups, in the order the help shows them.
+const (
+	groupMain     = "Options"
+	groupAgent    = "Agent"
+	groupLoop     = "Loop control"
+	groupNotify   = "Notifications (docs/NOTIFY.md)"
+	groupCommands = "Commands"
+	groupWeb      = "Web dashboard (docs/DASHBOARD.md)"
+)
+
+var flagGroups = []string{groupMain, groupAgent, groupLoop, groupNotify, groupCommands, groupWeb}
+
+// flagDefs lists every flag. The bash loop's flags are common, so --help
+// still names each of them.
+var flagDefs = []flagDef{
+	{long: "help", short: "h", group: groupMain, common: true, help: "show the common options and exit"},
+	{long: "help-all", group: groupMain, common: true, help: "show every option and exit"},
+	{long: "version", group: groupMain, common: true, help: "print the version and exit"},
+	{long: "calls", short: "c", arg: "NUM", group: groupMain, common: true, help: "agent calls allowed per clock hour"},
+	{long: "prompt", short: "p", arg: "FILE", group: groupMain, common: true, help: "prompt file, relative to the current directory"},
+	{long: "status", doc: "STATUS.md", short: "s", group: groupMain, common: true, help: "print status.json and a summary (--json: one object), exit"},
+	{long: "monitor", short: "m", group: groupMain, common: true, help: "run inside tmux next to a live status view (needs tmux)"},
+	{long: "verbose", short: "v", group: groupMain, common: true, help: "report more progress while running"},
+	{long: "live", short: "l", group: groupMain, common: true, help: "stream the agent's output as it works (uses JSON output)"},
+	{long: "timeout", short: "t", arg: "MIN", group: groupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
+	{long: "reset-circuit", group: groupMain, common: true, help: "close the circuit breaker, reset the session, and exit"},
+	{long: "circuit-status", group: groupMain, common: true, help: "show the circuit breaker's state and exit"},
+	{long: "auto-reset-circuit", group: groupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
+	{long: "reset-session", group: groupMain, common: true, help: "forget the agent session and exit"},
+
+	{long: "driver", doc: "DRIVERS.md", arg: "NAME", group: groupAgent, common: true, help: "agent CLI: claude-code, codex, cursor, copilot, opencode or command"},
+	{long: "output-format", arg: "FORMAT", group: groupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
+	{long: "allowed-tools", arg: "TOOLS", group: groupAgent, common: true, noDefault: true,
+		help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
+	{long: "no-continue", group: groupAgent, common: true, help: "start a fresh agent session on every loop"},
+	{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
+	{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
+
+	{long: "max-loops", arg: "N", group: groupLoop, common: true, help: "stop after N loops, 0 for no limit"},
+	{long: "delay", arg: "DURATION", group: groupLoop, help: "wait between loops"},
+	{long: "done-pattern", arg: "REGEX", group: groupLoop, help: "stop when the agent's output matches REGEX"},
+	{long: "inactivity-timeout", arg: "DURATION", group: groupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
+	{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
+	{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
+	{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
+	{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
+	{long: "max-tokens", arg: "N", group: groupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
+	{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
+
+	{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
+	{long: "notify-command", arg: "CMD", group: groupNotify, help: "run CMD for each event, the event's JSON on stdin"},
+	{long: "notify-webhook", arg: "URL", group: groupNotify, help: "POST each event as JSON with a text field (Slack, Mattermost)"},
+	{long: "notify-desktop", group: groupNotify, help: "show a desktop notice for each event"},
+
+	{long: "init", group: groupCommands, common: true, help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit"},
+	{long: "doctor", doc: "DOCTOR.md", group: groupCommands, common: true, help: "check this project is ready to run unattended, and exit"},
+	{long: "dry-run", doc: "DRY-RUN.md", group: groupCommands, common: true, help: "run the start-up checks, show the next agent call and exit; calls no agent and writes nothing"},
+	{long: "report", doc: "EVENTS.md", group: groupCommands, common: true, help: "summarise the runs so far and exit"},
+	{long: "pause", doc: "LOOP-CONTROL.md", group: groupCommands, help: "ask the running loop to pause, and exit"},
+	{long: "resume", group: groupCommands, help: "let a paused loop go on, and exit"},
+	{long: "json", group: groupCommands, help: "with --report, --status or --dry-run: print JSON"},
+	{long: "run", arg: "ID", group: groupCommands, help: "with --report: that run alone"},
+	{long: "clean", group: groupCommands, help: "remove the logs of old agent calls (beyond LOG_KEEP) and the rotated logs; print what was freed"},
+	{long: "keep", arg: "N", group: groupCommands, help: "with --clean: keep the logs of the last N calls instead"},
+	{long: "analyze", arg: "FILE", group: groupCommands, help: "analyse a saved agent output file and exit (--driver tells which agent wrote it)"},
+	{long: "notify-test", group: groupCommands, help: "with --doctor: send a test notification to each notifier"},
+
+	{long: "dashboard", doc: "DASHBOARD.md", arg: "ADDR", optional: true, group: groupWeb, common: true, help: "run the loop and serve its dashboard on ADDR (default: SERVE_ADDR, 127.0.0.1:8765)"},
+	{long: "serve", arg: "ADDR", optional: true, group: groupWeb, help: "serve the dashboard of this project's loop, running or finished, without running it"},
+	{long: "projects", arg: "DIR...", group: groupWeb, help: "with --serve: one row per project (or per worktree of a folder of worktrees)"},
+}
+
+// SetupHint is the one way to set up a project, as --help, the README, the
+// error messages and --doctor say it.
+const SetupHint = "'ralph_loop --init' (in a bmalph project: 'bmalph init')"
+
+// flagKey is the key a value flag sets, or nil.
+func (f flagDef) key() *keySpec {
+	if name, ok := flagKeys[f.long]; ok {
+		return keyIndex[name]
+	}
+	return nil
+}
+
+// usage is how the flag is written in the help: "-c, --calls NUM".
+func (f flagDef) usage() string {
+	s := "--" + f.long
+	if f.short != "" {
+		s = "-" + f.short + ", " + s
+	} else {
+		s = "    " + s
+	}
+	switch {
+	case f.arg != "" && f.optional:
+		s += " [" + f.arg + "]"
+	case f.arg != "":
+		s += " " + f.arg
+	}
+	return s
+}
+
+// text is what the help says of the flag: its meaning and, for a flag that
+// sets a key, that key's built-in default.
+func (f flagDef) text() string {
+	t := f.help
+	if k := f.key(); k != nil && f.arg != "" && !f.noDefault && k.def != "" {
+		def := strings.ReplaceAll(k.def, ",", ", ") // a list wraps at its commas
+		if k.path {
+			def = ".ralph/" + def
+		}
+		t += " (default: " + def + ")"
+	}
+	return t
+}
+
+const (
+	helpWidth  = 80
+	helpColumn = 30 // where the meaning starts
+)
+
+// wrap cuts text into lines of at most width columns, at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
+
+// writeFlags writes the flags of the given groups; all=false keeps the
+// common ones.
+func writeFlags(w io.Writer, all bool) {
+	pad := strings.Repeat(" ", helpColumn)
+	for _, g := range flagGroups {
+		var rows []flagDef
+		for _, f := range flagDefs {
+			if f.group == g && (all || f.common) {
+				rows = append(rows, f)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", g)
+		for _, f := range rows {
+			head := "  " + f.usage()
+			text := wrap(f.text(), helpWidth-helpColumn)
+			if len([]rune(head)) >= helpColumn-1 {
+				fmt.Fprintln(w, head)
+			} else {
+				fmt.Fprintf(w, "%-*s%s\n", helpColumn, head, text[0])
+				text = text[1:]
+			}
+			for _, l := range text {
+				fmt.Fprintln(w, pad+l)
+			}
+		}
+	}
+}
+
+// Usage writes the --help text: the common options and where the rest are.
+func Usage(w io.Writer) { usage(w, false) }
+
+// UsageAll writes the --help-all text: every option.
+func UsageAll(w io.Writer) { usage(w, true) }
+
+func usage(w io.Writer, all bool) {
+	fmt.Fprint(w, "ralph_loop - run an AI coding agent again and again until the project's plan\nis done\n\nUsage: ralph_loop [OPTIONS]\n\n")
+	for _, l := range wrap("To start, in your project's root: set it up with "+SetupHint+
+		", write the plan in .ralph/@fix_plan.md, then run 'ralph_loop'.", helpWidth) {
+		fmt.Fprintln(w, l)
+	}
+	writeFlags(w, all)
+	if !all {
+		fmt.Fprint(w, `
+Every option: ralph_loop --help-all. Every setting: docs/CONFIG.md.
+`)
+		return
+	}
+	fmt.Fprint(w, `
+DURATION is 30s, 5m, 6h, 1d or a plain number of seconds. Each option has a
+.ralphrc key and an environment variable as well (docs/CONFIG.md).
+Precedence: option > environment > .ralph/.ralphrc > built-in default.
+
+Files it keeps in .ralph/:
+  logs/                 one log per agent call, plus ralph.log and events.jsonl
+  status.json           current state, read by bmalph and --status
+  .ralph_session        session lifecycle (.ralph_session_history: last 50)
+  .call_count, .last_reset  calls made in the current hour
+
+Examples:
+  bmalph run                           # let bmalph start the loop
+  ralph_loop --calls 50 --prompt my_prompt.md
+  ralph_loop --live --verbose          # watch the agent work, with more detail
+  ralph_loop --monitor --timeout 30    # tmux view, 30 minutes per call
+  ralph_loop --no-continue             # no session carried between loops
+  ralph_loop --max-loops 10 --delay 30s
+  ralph_loop --driver codex --analyze .ralph/logs/claude_output_LOOP.log
+`)
+}
+
+// FlagTable is README's table of flags, made from flagDefs.
+func FlagTable() string {
+	var b strings.Builder
+	b.WriteString("| flag | meaning |\n| --- | --- |\n")
+	for _, g := range flagGroups {
+		for _, f := range flagDefs {
+			if f.group != g {
+				continue
+			}
+			text := strings.ReplaceAll(f.text(), "|", `\|`)
+			if f.doc != "" {
+				text += " ([docs/" + f.doc + "](docs/" + f.doc + "))"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.TrimSpace(f.usage()), text)
+		}
+	}
+	return b.String()
+}
