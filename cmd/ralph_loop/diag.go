@@ -23,7 +23,7 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	}
 	v := readStatus(d, c.MaxCallsPerHour, time.Now())
 	if v.statusErr != nil {
-		return &exitError{code: 1, lines: []string{"Cannot show the status: " + v.statusErr.Error()}, stdout: true}
+		return fmt.Errorf("cannot show the status: %w", v.statusErr)
 	}
 	data := v.statusData
 	if !v.statusFound {

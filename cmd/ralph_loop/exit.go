@@ -13,9 +13,8 @@ import (
 // it, shown exactly as given: for the endings whose words are not the usual
 // one "ralph_loop: <error>" line on stderr.
 type exitError struct {
-	code   int
-	lines  []string // shown one per line; none for an ending already explained
-	stdout bool     // show the lines on stdout (--status answers there, as the bash loop does)
+	code  int
+	lines []string // shown one per line on stderr; none for an ending already explained
 }
 
 func (e *exitError) Error() string {
@@ -53,12 +52,8 @@ func exitCode(err error, stdout, stderr io.Writer) int {
 	case errors.As(err, &stop):
 		return stop.Code
 	case errors.As(err, &ee):
-		w := stderr
-		if ee.stdout {
-			w = stdout
-		}
 		for _, line := range ee.lines {
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(stderr, line)
 		}
 		return ee.code
 	default:
@@ -67,15 +62,17 @@ func exitCode(err error, stdout, stderr io.Writer) int {
 	}
 }
 
-// showUsageError shows a bad command line or configuration value. A bad
-// value is one line on stdout, where the bash loop prints it. An unknown
-// flag is one line on stderr, not under a screenful of help; a script
-// reading stdout also gets the bash loop's short form there
-// (docs/COMPATIBILITY.md), while a person at a terminal sees only the
-// stderr line.
+// showUsageError shows a bad command line or configuration value: one line
+// on stderr, as every error is. A script reading stdout also gets the line
+// the bash loop prints there (the bad value's message, or its short form for
+// an unknown flag: docs/COMPATIBILITY.md); a person at a terminal sees only
+// the stderr line.
 func showUsageError(ue *config.UsageError, stdout, stderr io.Writer) {
 	if !ue.Unknown {
-		fmt.Fprintln(stdout, ue.Error())
+		fmt.Fprintf(stderr, "ralph_loop: %s\n", ue.Error())
+		if !isTerminal(stdout) {
+			fmt.Fprintln(stdout, ue.Error())
+		}
 		return
 	}
 	fmt.Fprintln(stderr, ue.Error())

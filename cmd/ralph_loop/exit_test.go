@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -37,8 +38,9 @@ func TestExitCode(t *testing.T) {
 		{name: "exit status 0 is success", err: exitStatus(0), code: 0},
 		{name: "lines on stderr", err: &exitError{code: 1, lines: []string{"one", "  two"}}, code: 1,
 			stderr: "one\n  two\n"},
-		{name: "lines on stdout", err: &exitError{code: 1, lines: []string{"Cannot show the status: x"}, stdout: true}, code: 1,
-			stdout: "Cannot show the status: x\n"},
+		{name: "a bad value: stderr with the prefix, and the bash loop's line on stdout for a script",
+			err: &config.UsageError{Key: "--calls", Msg: "Invalid --calls: 'x'"}, code: 1,
+			stdout: "Invalid --calls: 'x'\n", stderr: "ralph_loop: Invalid --calls: 'x'\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,13 +79,14 @@ func TestRunEndings(t *testing.T) {
 			stderr: "ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).\n" +
 				"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.\n"},
 		{name: "invalid value", args: []string{"--calls", "many"}, code: 1,
-			stdout: "Invalid --calls: 'many'; expected a positive integer\n"},
+			stdout: "Invalid --calls: 'many'; expected a positive integer\n",
+			stderr: "ralph_loop: Invalid --calls: 'many'; expected a positive integer\n"},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 1,
 			stdout: "Unknown option: --bogus\nUsage: ralph_loop [OPTIONS] (ralph_loop --help-all lists all)\n",
 			stderr: "unknown flag --bogus (ralph_loop --help-all lists all)\n"},
 		{name: "status unreadable", args: []string{"--status"}, code: 1,
 			setup:  func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, ".ralph", "status.json")) },
-			stdout: "Cannot show the status: read %[1]s/.ralph/status.json: is a directory, not a regular file; replace it with a regular file\n"},
+			stderr: "ralph_loop: cannot show the status: read %[1]s/.ralph/status.json: is a directory, not a regular file; replace it with a regular file\n"},
 		{name: "no status", args: []string{"--status"}, code: 0,
 			setup:  func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, ".ralph")) },
 			stdout: "No status file found. Ralph may not be running.\n"},
