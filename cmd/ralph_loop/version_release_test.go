@@ -87,3 +87,29 @@ func TestVersionScript(t *testing.T) {
 		t.Errorf("scripts/version.sh --base = %q; want %q", got, want)
 	}
 }
+
+// TestDocsIndex: docs/README.md links every page under docs/, and every
+// page it links exists.
+func TestDocsIndex(t *testing.T) {
+	docs := filepath.Join("..", "..", "docs")
+	index, err := os.ReadFile(filepath.Join(docs, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(docs, "*.md"))
+	more, _ := filepath.Glob(filepath.Join(docs, "compat", "*.md"))
+	for _, p := range append(pages, more...) {
+		rel, _ := filepath.Rel(docs, p)
+		if rel == "README.md" {
+			continue
+		}
+		if !regexp.MustCompile(`\]\(` + regexp.QuoteMeta(filepath.ToSlash(rel)) + `\)`).Match(index) {
+			t.Errorf("docs/README.md does not list %s", rel)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)#]+\.md)\)`).FindAllSubmatch(index, -1) {
+		if _, err := os.Stat(filepath.Join(docs, string(m[1]))); err != nil {
+			t.Errorf("docs/README.md links %s, which is not there", m[1])
+		}
+	}
+}
