@@ -195,6 +195,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("live update: %v", err)
 	}
 
+	// Times are on one 24-hour clock whatever the browser's locale, scroll
+	// bars are dark, and an agent's raw JSON records show as its text.
+	r.appendTo(ralphdir.LiveLog, `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Streaming the third step"}}}`+"\n")
+	if err := chromedp.Do(ctx,
+		until(`document.querySelectorAll("#events time").length > 0 && [...document.querySelectorAll("#events time")].every(e => /^\d\d:\d\d:\d\d$/.test(e.textContent))`),
+		until(`/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/.test(`+text("#run")+`)`),
+		until(`getComputedStyle(document.documentElement).colorScheme === "dark"`),
+		until(text("#live")+`.includes("Streaming the third step") && !`+text("#live")+`.includes('{"type"')`),
+	); err != nil {
+		t.Fatalf("clock, scroll bars, live text: %v", err)
+	}
+
 	// A control without the token is refused, and changes nothing.
 	if err := chromedp.Do(ctx,
 		until(`!document.getElementById("controls").hidden`),

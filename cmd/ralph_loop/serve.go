@@ -143,8 +143,8 @@ func (p *projectSource) Snapshot() any {
 // ansi matches the terminal escapes a live renderer may have written.
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
 
-// Live is the end of live.log from a whole line on, without terminal
-// escapes.
+// Live is the end of live.log from a whole line on, as the agent's text
+// (liveText), without terminal escapes.
 func (p *projectSource) Live() string {
 	data := tailLogs([]string{p.dir.Path(ralphdir.LiveLog)}, dashLiveBytes)
 	if len(data) == dashLiveBytes {
@@ -152,7 +152,7 @@ func (p *projectSource) Live() string {
 			data = data[i+1:]
 		}
 	}
-	return strings.TrimLeft(strings.ToValidUTF8(ansi.ReplaceAllString(string(data), ""), "\uFFFD"), "\n")
+	return strings.TrimLeft(strings.ToValidUTF8(ansi.ReplaceAllString(liveText(data), ""), "\uFFFD"), "\n")
 }
 
 // tailLogs is the last n bytes of the files, oldest first, read as one

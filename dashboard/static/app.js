@@ -123,7 +123,7 @@ function renderOne(s) {
 
   const r = s.run || {};
   defs($("run"), [
-    ["Run", r.run_id], ["Driver", r.driver], ["Started", r.started ? new Date(r.started).toLocaleString() : ""],
+    ["Run", r.run_id], ["Driver", r.driver], ["Started", r.started ? stamp(r.started) : ""],
     ["Tasks", p.tasks_total ? p.tasks_completed + " / " + p.tasks_total + " done" : ""],
     ["Finished", r.finished ? (r.exit_reason || "yes") + (r.exit_code !== undefined ? " (exit " + r.exit_code + ")" : "") : ""],
     ["Last loop", p.last_loop_summary],
@@ -161,11 +161,22 @@ function renderOne(s) {
   clear(ev);
   for (const e of (s.events || []).slice().reverse()) {
     const li = el("li");
-    li.appendChild(el("time", e.ts ? new Date(e.ts).toLocaleTimeString() : ""));
+    li.appendChild(el("time", e.ts ? stamp(e.ts).slice(11) : ""));
     li.appendChild(document.createTextNode(e.text));
     ev.appendChild(li);
   }
   tick();
+}
+
+// stamp is a time as ralph.log writes it, on the 24-hour clock in the
+// browser's time zone: "2026-11-27 14:05:09". Every time on the page uses it
+// (or its HH:MM:SS part), whatever the browser's locale.
+function stamp(t) {
+  const d = new Date(t);
+  if (isNaN(d)) return "";
+  const p = (n) => String(n).padStart(2, "0");
+  return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " +
+    p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
 }
 
 function renderLive(text) {
