@@ -372,10 +372,17 @@ func (r *renderer) analysed(a events.Analysed) []part {
 		out("║           Response Analysis - Loop #%-23d║\n", a.Loop),
 		out("╚════════════════════════════════════════════════════════════╝%s\n", r.c(reset)),
 		out("Exit Signal:      %v\n", a.ExitSignal),
-		out("Confidence:       %d%%\n", a.Confidence),
+	}
+	// Completion is how sure the analysis is that the agent says it is done
+	// (100 with an exit signal, 80 for an explicit EXIT_SIGNAL: false, the
+	// text heuristics' score otherwise); 0 measured nothing, and is not shown.
+	if a.Confidence > 0 {
+		p = append(p, out("Completion:       %d%%\n", a.Confidence))
+	}
+	p = append(p,
 		out("Test Only:        %v\n", a.TestOnly),
 		out("Files Changed:    %d\n", a.FilesChanged),
-	}
+	)
 	if sum := boxSummary(a.Summary); sum != "" {
 		p = append(p, out("Summary:          %s\n", clip.Bytes(sum, 200)))
 	}

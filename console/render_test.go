@@ -224,7 +224,7 @@ func TestRenderOut(t *testing.T) {
 	analysed := events.Analysed{Loop: 7, ExitSignal: true, Confidence: 80, FilesChanged: 2,
 		Summary: "Summary: Fixed the parser.\n---RALPH_STATUS---\nSTATUS: COMPLETE\n---END_RALPH_STATUS---"}
 	box := "║           Response Analysis - Loop #7                      ║\n" + boxBottom + "%s\n" +
-		"Exit Signal:      true\nConfidence:       80%%\nTest Only:        false\nFiles Changed:    2\nSummary:          Fixed the parser.\n\n"
+		"Exit Signal:      true\nCompletion:       80%%\nTest Only:        false\nFiles Changed:    2\nSummary:          Fixed the parser.\n\n"
 	help := events.PermissionHelp{Agent: "Claude Code", Help: []string{"  1. Edit .ralphrc", "  2. Run again"}, ShowTools: true, AllowedTools: []string{"Write", "Bash(git *)"}}
 	denied := "║  PERMISSION DENIED - Loop Halted                           ║\n" + boxBottom + "%s\n" +
 		"Claude Code was denied permission to execute commands.\n\nTo fix this:\n  1. Edit .ralphrc\n  2. Run again\nCurrent ALLOWED_TOOLS: Write,Bash(git *)\n"
@@ -240,7 +240,7 @@ func TestRenderOut(t *testing.T) {
 			blue + boxTop + strings.ReplaceAll(strings.Replace(box, "%s", reset, 1), "%%", "%"), nil},
 		{"analysis box without summary", []events.Notice{events.Analysed{Loop: 1, Summary: "---RALPH_STATUS---\nEXIT_SIGNAL: false"}}, false,
 			boxTop + "║           Response Analysis - Loop #1                      ║\n" + boxBottom + "\n" +
-				"Exit Signal:      false\nConfidence:       0%\nTest Only:        false\nFiles Changed:    0\n\n", nil},
+				"Exit Signal:      false\nTest Only:        false\nFiles Changed:    0\n\n", nil},
 		{"permission box", []events.Notice{help}, false, boxTop + strings.Replace(denied, "%s", "", 1), nil},
 		{"permission box on a terminal", []events.Notice{help}, true, red + boxTop + strings.Replace(denied, "%s", reset, 1), nil},
 		{"live", []events.Notice{events.LiveStarted{Agent: "Claude Code"}, events.LiveOutput{Data: []byte("hi\n")}, events.LiveEnded}, false,
