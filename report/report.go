@@ -123,7 +123,7 @@ func Read(r io.Reader) ([]*Summary, error) {
 				}
 			} else {
 				s := byID[e.RunID]
-				if s == nil || e.Type == events.RunStarted && s.started {
+				if s == nil || e.Type == events.RunStarted && s.started || s.Finished {
 					s = &Summary{RunID: e.RunID, Started: e.TS, Loops: []Loop{}, Outcomes: map[string]int{},
 						Breaker: []Change{}, Waits: map[string]int{}, starts: map[int]time.Time{},
 						Receipts: []Receipt{}, open: pending{loops: map[int]bool{}, since: e.TS}}
@@ -249,8 +249,19 @@ func Concat(logs ...io.Reader) io.Reader {
 	return io.MultiReader(rs...)
 }
 
-// Last returns the most recent run, or nil.
+// FailedStartup reports whether the run ended before it started: a
+// run_finished without run_started and without a loop (no git commit, a
+// missing prompt, a bad setting...).
+func (s *Summary) FailedStartup() bool { return s.Finished && !s.started && len(s.Loops) == 0 }
+
+// Last returns the most recent run that got past its start-up, else the
+// most recent run, or nil.
 func Last(runs []*Summary) *Summary {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if !runs[i].FailedStartup() {
+			return runs[i]
+		}
+	}
 	if len(runs) == 0 {
 		return nil
 	}
@@ -274,6 +285,10 @@ func WriteText(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "  stopped  %s, exit code %s, status %s\n", s.ExitReason, code, s.Status)
 	} else {
 		fmt.Fprintf(w, "  last event %s: still running, or ended without a run_finished event (killed)\n", s.Ended.Local().Format(events.LocalStamp))
+	}
+	if s.FailedStartup() {
+		fmt.Fprintf(w, "  the start-up failed: no loop ran (logs/ralph.log says why)\n")
+		return
 	}
 	fmt.Fprintf(w, "\n  %-5s %-22s %9s %12s %12s %10s\n", "loop", "outcome", "seconds", "input tok", "output tok", "cost USD")
 	for _, l := range s.Loops {
@@ -343,10 +358,27 @@ func History(runs []*Summary) []Line {
 // WriteHistory renders one line per run, oldest first.
 func WriteHistory(w io.Writer, runs []*Summary) {
 	fmt.Fprintf(w, "\nRuns (%d):\n  %-25s %-19s %9s %5s %5s %12s %10s  %s\n", len(runs), "run", "started", "seconds", "loops", "tasks", "tokens", "cost USD", "stopped")
-	for _, l := range History(runs) {
+	lines := History(runs)
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		// Failed start-ups in a row are one line: how many, from when to when.
+		n := 0
+		for i+n < len(runs) && runs[i+n].FailedStartup() {
+			n++
+		}
+		if n > 1 {
+			last := lines[i+n-1]
+			fmt.Fprintf(w, "  %-25s %-19s %9s %5s %5s %12s %10s  %d failed start-ups, the last at %s (%s)\n", "(start-up failed)",
+				l.Started.Local().Format(events.LocalStamp), "", "", "", "", "", n, last.Started.Local().Format(events.LocalStamp), last.ExitReason)
+			i += n - 1
+			continue
+		}
 		why := l.ExitReason
-		if !l.Finished {
+		switch {
+		case !l.Finished:
 			why = "(no run_finished: running or killed)"
+		case n == 1:
+			why += " (start-up failed)"
 		}
 		fmt.Fprintf(w, "  %-25s %-19s %9.0f %5d %5d %12d %10.4f  %s\n", l.RunID, l.Started.Local().Format(events.LocalStamp),
 			l.Seconds, l.Loops, l.Tasks, l.Tokens, l.CostUSD, why)

@@ -341,3 +341,37 @@ func TestConcat(t *testing.T) {
 		t.Errorf("History = %+v", h)
 	}
 }
+
+// TestFailedStartupsGrouped: start-ups that failed before the loop began
+// (a run_finished alone, three in the same second share a run id) are one
+// line of the history, and the last run shown in full is the one that ran.
+func TestFailedStartupsGrouped(t *testing.T) {
+	var all bytes.Buffer
+	a := newLog("2030-03-04T05:06:07+00:00", t0)
+	haltedRun(a)
+	all.Write(a.buf.Bytes())
+	for range 3 {
+		f := newLog("2030-03-04T06:00:00+00:00", t0.Add(time.Hour))
+		f.emit(events.Event{Type: events.RunFinished, Action: "startup_failed", Status: "stopped", Reason: "error", ExitCode: events.IntPtr(1)})
+		all.Write(f.buf.Bytes())
+	}
+	runs, err := report.Read(&all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 4 (one that ran, three failed start-ups)", len(runs))
+	}
+	if last := report.Last(runs); last != runs[0] {
+		t.Errorf("Last is %+v; want the run that got past its start-up", last)
+	}
+	var b bytes.Buffer
+	report.WriteHistory(&b, runs)
+	text := b.String()
+	if n := strings.Count(text, "\n  "); n != 3 { // the header, the run, one line for the start-ups
+		t.Errorf("history has %d lines, want 3:\n%s", n, text)
+	}
+	if !strings.Contains(text, "3 failed start-ups, the last at") {
+		t.Errorf("history does not group the failed start-ups:\n%s", text)
+	}
+}
