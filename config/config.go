@@ -214,6 +214,12 @@ type Config struct {
 	UsageStopPercent   float64          // USAGE_STOP_PERCENT, 0 = off
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
+
+	// The sandbox of the agent and the gates (docs/SANDBOX.md).
+	Sandbox        string // SANDBOX: off, bwrap, seatbelt, container, auto
+	SandboxNetwork bool   // SANDBOX_NETWORK
+	SandboxImage   string // SANDBOX_IMAGE
+	SandboxEngine  string // SANDBOX_ENGINE: "", docker, podman
 	// Notifiers (all off by default).
 	NotifyOn      []string      // NOTIFY_ON: event types and derived names
 	NotifyCommand string        // NOTIFY_COMMAND as written

@@ -57,6 +57,8 @@ var flagDefs = []flagDef{
 		help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
 	{long: "no-continue", group: groupAgent, common: true, help: "start a fresh agent session on every loop"},
 	{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
+	{long: "sandbox", arg: "MODE", group: groupAgent, doc: "SANDBOX.md",
+		help: "run the agent and the quality gates in a sandbox: off, bwrap, seatbelt, container or auto"},
 	{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
 
 	{long: "max-loops", arg: "N", group: groupLoop, common: true, help: "stop after N loops, 0 for no limit"},

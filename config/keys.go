@@ -361,7 +361,7 @@ var keys = append([]*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}, usageKeys...)
+}, append(usageKeys, sandboxKeys...)...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.

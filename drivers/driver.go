@@ -107,6 +107,10 @@ type Driver interface {
 	// Family is the agent CLI whose output formats the analysis reads
 	// first (wire.FamilyText: plain text only; wire.FamilyAny: detect).
 	Family() wire.Family
+	// HomePaths are the files and folders under $HOME that the CLI reads and
+	// writes (its configuration and credentials), relative to $HOME; a
+	// sandbox (SANDBOX) lets the agent reach these and hides the rest.
+	HomePaths() []string
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string

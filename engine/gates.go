@@ -23,6 +23,7 @@ func (l *loop) gatesConfig() gates.Config {
 		OnCompletionOnly: l.s.QualityGateOnlyOnEnd,
 		Dir:              l.s.ProjectDir,
 		Env:              l.deps.Env,
+		Wrap:             l.deps.Sandbox,
 	}
 }
 

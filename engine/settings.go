@@ -93,6 +93,9 @@ type Deps struct {
 	Interactive bool
 	Stdin       io.Reader
 	Version     string
+	// Sandbox, when set, wraps each quality gate as the agent's calls are
+	// wrapped (SANDBOX).
+	Sandbox func(supervise.Command) (supervise.Command, func(), error)
 }
 
 // SettingsFrom maps the resolved configuration onto the engine's settings,

@@ -37,9 +37,18 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 		grace = DefaultGrace
 	}
 	out := &capture{limit: 8 << 10}
-	res := supervise.Run(ctx,
-		supervise.Command{Argv: shellArgv(command), Env: cfg.Env, Dir: cfg.Dir},
-		supervise.Options{Timeout: timeout, Grace: grace, Stdout: out, Combined: true})
+	cmd := supervise.Command{Argv: shellArgv(command), Env: cfg.Env, Dir: cfg.Dir}
+	if cfg.Wrap != nil {
+		wrapped, cleanup, err := cfg.Wrap(cmd)
+		if err != nil {
+			return outcome{exitCode: 126, output: clip.Runes(err.Error(), OutputMax)}, nil
+		}
+		if cleanup != nil {
+			defer cleanup()
+		}
+		cmd = wrapped
+	}
+	res := supervise.Run(ctx, cmd, supervise.Options{Timeout: timeout, Grace: grace, Stdout: out, Combined: true})
 
 	o := outcome{exitCode: res.ExitCode, output: out.text(OutputMax), elapsed: res.Duration}
 	switch res.Reason {

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"github.com/ralphloop/ralph_loop/supervise"
 	"strings"
 	"time"
 )
@@ -41,6 +42,9 @@ type Config struct {
 	Dir              string        // project root: the commands' working directory
 	Env              []string      // the commands' environment; nil inherits ralph_loop's
 	Grace            time.Duration // between SIGTERM and SIGKILL on timeout; <= 0 means DefaultGrace
+	// Wrap, when set, runs each command in the agent's sandbox (SANDBOX): it
+	// returns the command to run instead and what to do once it has ended.
+	Wrap func(supervise.Command) (supervise.Command, func(), error)
 }
 
 // Enabled reports whether any gate is configured.

@@ -16,6 +16,7 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/store"
+	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // dryRunJSON is the --dry-run --json object: the preview, and the loop
@@ -29,6 +30,10 @@ type dryRunJSON struct {
 	Locked       bool       `json:"locked"`
 	UsageLimit   string     `json:"usage_limit"`
 	Waits        []waitJSON `json:"waits"` // the preview's waits, with their words
+	// Sandbox says what SANDBOX confines; SandboxCommand is the whole
+	// command line the call runs as in it ("" without a sandbox).
+	Sandbox        []string `json:"sandbox"`
+	SandboxCommand string   `json:"sandbox_command,omitempty"`
 }
 
 // waitJSON is a wait that would come before the call, and what it means.
@@ -55,6 +60,10 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
 	}
 	if err := checkLayout(cfg, dir, cwd); err != nil {
+		return err
+	}
+	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
+	if err != nil {
 		return err
 	}
 	copyDir, err := os.MkdirTemp("", "ralph_dryrun_")
@@ -88,6 +97,14 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 		UsageLimit: usageLimitNote, Waits: []waitJSON{}}
 	for _, w := range p.Waits {
 		out.Waits = append(out.Waits, waitJSON{Wait: w, Note: waitNotes[w.Kind]})
+	}
+	out.Sandbox = sb.describe()
+	if sb != nil && len(p.Argv) > 0 {
+		argv, err := sb.preview(supervise.Command{Argv: p.Argv, Dir: cwd})
+		if err != nil {
+			return err
+		}
+		out.SandboxCommand = shellJoin(argv)
 	}
 	if held, _ := dir.LockHolder(); held != nil {
 		out.Locked = true
@@ -134,6 +151,16 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 	line("Driver", "%s", driver)
 	line("Command", "%s", d.Command)
 	line("Directory", "%s", p.Dir)
+	for i, l := range d.Sandbox {
+		if i == 0 {
+			line("Sandbox", "%s", l)
+		} else {
+			fmt.Fprintf(w, "%-13s %s\n", "", l)
+		}
+	}
+	if d.SandboxCommand != "" {
+		line("In sandbox", "%s", d.SandboxCommand)
+	}
 	if len(p.EnvAdded) == 0 {
 		line("Environment", "nothing added")
 	} else {

@@ -165,11 +165,20 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 
 // runLoop runs the engine with every sink attached.
 func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+	// A sandbox this machine cannot give is refused before anything runs
+	// or is written.
+	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
+	if err != nil {
+		return err
+	}
 	lock, err := prepare(cfg, dir, cwd, sig, stderr)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
+	if err := sb.sweep(); err != nil {
+		return err
+	}
 
 	// One writer owns the terminal: log lines, boxes, the live stream and
 	// the countdown go through one ordered queue, so a redrawn line is
@@ -237,6 +246,16 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
+		if sb != nil {
+			w, cleanup, err := sb.wrap(c)
+			if err != nil {
+				return supervise.Outcome{ExitCode: 126, Reason: supervise.StartFailed, Err: err}
+			}
+			if cleanup != nil {
+				defer cleanup()
+			}
+			c = w
+		}
 		return supervise.Run(ctx, c, o)
 	}
 
@@ -254,6 +273,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Interactive: interactive,
 			Stdin:       stdin,
 			Version:     version,
+			Sandbox:     sb.gateWrap(),
 		})
 	})
 	if !ok {

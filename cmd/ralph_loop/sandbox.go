@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/sandbox"
+	"github.com/ralphloop/ralph_loop/supervise"
+)
+
+// agentSandbox is SANDBOX as this run applies it: the policy every agent
+// call and quality gate runs under (nil when SANDBOX=off).
+type agentSandbox struct {
+	policy   sandbox.Policy
+	lookPath func(string) (string, error)
+	calls    atomic.Int64
+}
+
+// newSandbox resolves SANDBOX for this project. A mode this machine cannot
+// run (a missing tool, a container without an image) is an error before
+// any call is made; nil, nil when SANDBOX=off.
+func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(string) (string, error)) (*agentSandbox, error) {
+	mode, tool, err := sandbox.Resolve(cfg.Sandbox, runtime.GOOS, cfg.SandboxEngine, lookPath)
+	if err != nil || mode == sandbox.Off {
+		return nil, err
+	}
+	if mode == sandbox.Container && cfg.SandboxImage == "" {
+		return nil, errors.New("SANDBOX=container needs SANDBOX_IMAGE: an image with the agent CLI and the gates' tools in it (docs/SANDBOX.md)")
+	}
+	project, err = filepath.Abs(project)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	ralphDir, err = filepath.Abs(ralphDir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	home, _ := os.UserHomeDir()
+	var homePaths []string
+	for _, name := range []string{cfg.Driver, cfg.FallbackDriver} {
+		if d, err := drivers.Get(name); err == nil && name != "" {
+			homePaths = append(homePaths, d.HomePaths()...)
+		}
+	}
+	return &agentSandbox{lookPath: lookPath, policy: sandbox.Policy{
+		Mode: mode, Tool: tool, Project: project, RalphDir: ralphDir,
+		Home: home, HomePaths: homePaths, Path: os.Getenv("PATH"),
+		Network: cfg.SandboxNetwork, Image: cfg.SandboxImage,
+		Root: os.Geteuid() == 0, UID: os.Geteuid(), GID: os.Getegid(),
+		Label: project,
+	}}, nil
+}
+
+// wrap is c as it runs in the sandbox, and what to do once it has ended
+// (a container's watcher is already running).
+func (s *agentSandbox) wrap(c supervise.Command) (supervise.Command, func(), error) {
+	p := s.policy
+	p.Name = fmt.Sprintf("ralph_loop-%d-%d", os.Getpid(), s.calls.Add(1))
+	w, err := sandbox.Wrap(p, c, s.lookPath)
+	if err != nil {
+		return supervise.Command{}, nil, err
+	}
+	if w.Cleanup == nil {
+		return w.Command, nil, nil
+	}
+	stopWatch := sandbox.Watch(p)
+	return w.Command, func() { w.Cleanup(); stopWatch() }, nil
+}
+
+// preview is the command line of c in the sandbox, for --dry-run: Wrap
+// alone, which starts nothing.
+func (s *agentSandbox) preview(c supervise.Command) ([]string, error) {
+	p := s.policy
+	p.Name = fmt.Sprintf("ralph_loop-%d-1", os.Getpid())
+	w, err := sandbox.Wrap(p, c, s.lookPath)
+	return w.Command.Argv, err
+}
+
+// gateWrap is wrap for the quality gates, nil without a sandbox.
+func (s *agentSandbox) gateWrap() func(supervise.Command) (supervise.Command, func(), error) {
+	if s == nil {
+		return nil
+	}
+	return s.wrap
+}
+
+// sweep stops the containers an earlier run of this project left behind
+// (a loop killed with kill -9 cannot stop its own).
+func (s *agentSandbox) sweep() error {
+	if s == nil || s.policy.Mode != sandbox.Container {
+		return nil
+	}
+	_, err := sandbox.Sweep(s.policy.Tool, s.policy.Label)
+	return err
+}
+
+// describe is what --doctor and --dry-run say of the sandbox, one line per
+// fact.
+func (s *agentSandbox) describe() []string {
+	if s == nil {
+		return []string{"off: the agent and the gates run with your rights (SANDBOX=bwrap, seatbelt, container or auto confines them; docs/SANDBOX.md)"}
+	}
+	p := s.policy
+	net := "network on (the agent reaches its API)"
+	if !p.Network {
+		net = "network off"
+	}
+	var home []string
+	for _, h := range p.HomePaths {
+		home = append(home, "~/"+h)
+	}
+	keep := "your git identity (read-only)"
+	if len(home) > 0 {
+		keep = strings.Join(home, ", ") + " (read-write) and " + keep
+	}
+	mode := p.Mode
+	if p.Mode == sandbox.Container {
+		mode += " (" + filepath.Base(p.Tool) + ", image " + p.Image + ")"
+	}
+	return []string{
+		fmt.Sprintf("%s with %s; %s", mode, p.Tool, net),
+		fmt.Sprintf("writable: %s (with .git), and in .ralph/ only %s", p.Project, strings.Join(sandbox.AgentFiles, ", ")),
+		fmt.Sprintf("hidden: $HOME except %s; .ralph/logs (the logs and the lock)", keep),
+		fmt.Sprintf("kept from its environment: %s", strings.Join(sandbox.Secrets, ", ")),
+	}
+}
+
+// sandboxCheck is --doctor's line on SANDBOX: the mode in use, what the
+// agent may write and what it cannot see, or why the mode cannot run here
+// and how to install its tool.
+func sandboxCheck(cfg *config.Config, dir interface{ Root() string }, cwd string, lookPath func(string) (string, error)) check {
+	sb, err := newSandbox(cfg, dir.Root(), cwd, lookPath)
+	if err != nil {
+		return bad("sandbox: %v", err)
+	}
+	lines := sb.describe()
+	return good("sandbox: %s", strings.Join(lines, "; "))
+}
