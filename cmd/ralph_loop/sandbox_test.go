@@ -161,3 +161,36 @@ func git(t *testing.T, p *loopProject, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestSandboxContainer runs a call in a real container when
+// RALPH_SANDBOX_IMAGE names an image with a POSIX shell (for example one
+// built FROM scratch with a static busybox) and docker or podman runs
+// here; CI machines without a container engine skip it. The agent cannot
+// rewrite status.json, ticks its plan, and no container is left behind.
+func TestSandboxContainer(t *testing.T) {
+	image := os.Getenv("RALPH_SANDBOX_IMAGE")
+	if image == "" {
+		t.Skip("RALPH_SANDBOX_IMAGE is not set (an image with /bin/sh)")
+	}
+	p := newLoopProject(t, 2, fakeagent.Script{})
+	mustWrite(t, p.path("agent.sh"), `echo '{}' > .ralph/status.json 2>/dev/null || echo refused >&2
+env > agent-env.txt
+`+agentReply)
+	cmd := p.command(t, []string{"PLATFORM_DRIVER=command", "AGENT_COMMAND=sh agent.sh", "SANDBOX_IMAGE=" + image, "SANDBOX_ENGINE=" + os.Getenv("SANDBOX_ENGINE"),
+		"SERVE_TOKEN=loop-secret-0123456789abcdef", "CONTAINERS_CONF=" + os.Getenv("CONTAINERS_CONF")},
+		"--sandbox", "container", "--max-loops", "1")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 4 {
+		t.Fatalf("exit %d (%v), want 4:\n%s", code, err, out)
+	}
+	if b, _ := os.ReadFile(p.path(".ralph/@fix_plan.md")); !strings.Contains(string(b), "- [x] Task 1") {
+		t.Errorf("the agent could not tick its plan:\n%s", b)
+	}
+	if b, _ := os.ReadFile(p.path("agent-env.txt")); strings.Contains(string(b), "loop-secret") {
+		t.Errorf("the loop's secret reached the container")
+	}
+	var status map[string]any
+	if b, _ := os.ReadFile(p.path(".ralph/status.json")); json.Unmarshal(b, &status) != nil || status["exit_reason"] != "max_loops" {
+		t.Errorf("status.json was rewritten: %s", b)
+	}
+}
