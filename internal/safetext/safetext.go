@@ -51,39 +51,46 @@ func Line(s string) string { return convert(s, 0) }
 func Colour(s string) string { return convert(s, keepNewline|keepSGR) }
 
 func convert(s string, m mode) string {
-	if isSafe(s, m) {
+	if safePrefix(s, m) == len(s) {
 		return s
 	}
 	b, _ := appendSafe(make([]byte, 0, len(s)+16), []byte(s), m, true)
 	return string(b)
 }
 
-// isSafe reports whether s is already as appendSafe would make it.
-func isSafe(s string, m mode) bool {
-	for i := 0; i < len(s); {
+// safePrefix is the length of the longest start of s that appendSafe
+// leaves as it is, whatever follows it.
+func safePrefix[T string | []byte](s T, m mode) int {
+	i := 0
+	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == '\t' || c == '\n' && m&keepNewline != 0:
+		case c >= 0x20 && c < 0x7f, c == '\t', c == '\n' && m&keepNewline != 0:
 			i++
 		case c == 0x1b && m&keepSGR != 0:
-			n, _ := sgrLen(s[i:min(len(s), i+maxSGR)])
+			n, _ := sgrLen(string(s[i:min(len(s), i+maxSGR)]))
 			if n == 0 {
-				return false
+				return i
 			}
 			i += n
-		case c < 0x20 || c == 0x7f:
-			return false
 		case c < utf8.RuneSelf:
-			i++
+			return i
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
+			r, size := decodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 || isControl(r) {
-				return false
+				return i
 			}
 			i += size
 		}
 	}
-	return true
+	return i
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b)
+	}
+	return utf8.DecodeRuneInString(string(s))
 }
 
 // appendSafe appends the safe form of p to dst. Unless final, a sequence
@@ -92,11 +99,13 @@ func isSafe(s string, m mode) bool {
 // text made safe piece by piece comes out as it would whole.
 func appendSafe(dst, p []byte, m mode, final bool) ([]byte, int) {
 	for i := 0; i < len(p); {
+		n := safePrefix(p[i:], m)
+		dst = append(dst, p[i:i+n]...)
+		if i += n; i == len(p) {
+			break
+		}
 		c := p[i]
 		switch {
-		case c == '\t' || c == '\n' && m&keepNewline != 0:
-			dst = append(dst, c)
-			i++
 		case c == '\r':
 			if i+1 == len(p) && !final {
 				return dst, len(p) - i
@@ -119,24 +128,18 @@ func appendSafe(dst, p []byte, m mode, final bool) ([]byte, int) {
 			}
 			dst = appendRune(dst, 0x1b)
 			i++
-		case c < 0x20 || c == 0x7f:
+		case c < utf8.RuneSelf: // a control: a printable one is in the safe prefix
 			dst = appendRune(dst, rune(c))
-			i++
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
 			i++
 		default:
 			if !final && !utf8.FullRune(p[i:]) {
 				return dst, len(p) - i
 			}
 			r, size := utf8.DecodeRune(p[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
+			if r == utf8.RuneError && size == 1 {
 				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&0xf])
-			case isControl(r):
-				dst = appendRune(dst, r)
-			default:
-				dst = append(dst, p[i:i+size]...)
+			} else {
+				dst = appendRune(dst, r) // a control: any other rune is in the safe prefix
 			}
 			i += size
 		}
@@ -195,6 +198,10 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write makes p safe and writes it. It reports len(p) and the underlying
 // writer's error.
 func (w *Writer) Write(p []byte) (int, error) {
+	if len(w.pending) == 0 && safePrefix(p, keepNewline|keepSGR) == len(p) {
+		_, err := w.w.Write(p)
+		return len(p), err
+	}
 	in := p
 	if len(w.pending) > 0 {
 		w.pending = append(w.pending, p...)
