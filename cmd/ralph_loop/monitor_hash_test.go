@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,24 @@ func TestMonitorHashInFolderName(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// The panes' start directory never holds a '#': the nearest parent
+// without one.
+func TestTmuxStartDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no tmux on Windows; the paths are POSIX ones")
+	}
+	for in, want := range map[string]string{
+		"/home/me/app":               "/home/me/app",
+		"/home/me/x#(touch M)y":      "/home/me",
+		"/tmp/a#b/c/d":               "/tmp",
+		"/#{pane_id}/x":              "/",
+		"/home/me/issue#12/sub#2/go": "/home/me",
+	} {
+		if got := tmuxStartDir(in); got != want {
+			t.Errorf("tmuxStartDir(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
