@@ -88,6 +88,7 @@ func TestDefaults(t *testing.T) {
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
+		Sandbox: "off", SandboxNetwork: true,
 		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up"}, NotifyTimeout: 10 * time.Second,
 	}
 	got := *c

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // levelColours colour a log line on a terminal, by level.
@@ -31,7 +32,11 @@ func New(out, err io.Writer, o Options) *Console {
 	return &Console{out: out, err: err, r: renderer{o: o}}
 }
 
-// Notice implements events.NoticeSink.
+// Notice implements events.NoticeSink. What a notice carries from outside
+// (the agent's words, a file's contents, a folder's name) is made safe on
+// the way out (package safetext): a log line keeps no control at all, one
+// line of its text per log line, and the rest keeps only colours; the
+// console's own colours are added after.
 func (c *Console) Notice(ts time.Time, n events.Notice) {
 	for _, p := range c.r.render(n) {
 		switch {
@@ -39,17 +44,19 @@ func (c *Console) Notice(ts time.Time, n events.Notice) {
 			if p.level == events.Debug && !c.r.o.Verbose {
 				continue
 			}
-			l := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(p.level) + "] " + p.text
-			if c.r.o.Colour {
-				l = levelColours[p.level] + l + reset
+			for _, text := range safetext.Lines(p.text) {
+				l := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(p.level) + "] " + text
+				if c.r.o.Colour {
+					l = levelColours[p.level] + l + reset
+				}
+				io.WriteString(c.err, l+"\n")
 			}
-			io.WriteString(c.err, l+"\n")
 		case p.redraw:
-			redrawer(c.out).Redraw(p.text)
+			redrawer(c.out).Redraw(safetext.Colour(p.text))
 		case p.end:
 			redrawer(c.out).EndRedraw()
 		default:
-			io.WriteString(c.out, c.fit(p.text))
+			io.WriteString(c.out, c.fit(safetext.Colour(p.text)))
 		}
 	}
 }
@@ -92,12 +99,15 @@ type Log struct {
 // NewLog returns the sink writing to to.
 func NewLog(to LineSink, o Options) *Log { return &Log{to: to, r: renderer{o: o}} }
 
-// Notice implements events.NoticeSink.
+// Notice implements events.NoticeSink: one log line for each line of a
+// log part's text, made safe as on the console.
 func (l *Log) Notice(ts time.Time, n events.Notice) {
 	for _, p := range l.r.render(n) {
 		if p.level == "" || p.level == events.Debug && !l.r.o.Verbose {
 			continue
 		}
-		l.to.Line(ts, p.level, p.text)
+		for _, text := range safetext.Lines(p.text) {
+			l.to.Line(ts, p.level, text)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // Terminal is the one writer of the program's stdout and stderr while the
@@ -178,16 +180,19 @@ type TermStream struct {
 	stream int
 }
 
-// Write queues p; it always reports success.
+// Write queues p, made safe as safetext.Colour makes it (each write
+// whole): nothing written to the terminal but the Terminal's own line
+// endings and erasures acts on it, except colours. It always reports
+// success.
 func (s *TermStream) Write(p []byte) (int, error) {
-	s.t.put(termItem{stream: s.stream, kind: termWrite, data: append([]byte(nil), p...)})
+	s.t.put(termItem{stream: s.stream, kind: termWrite, data: []byte(safetext.Colour(string(p)))})
 	return len(p), nil
 }
 
-// Redraw implements Redrawer: line is drawn after a carriage return, with
-// the rest of the screen line cleared.
+// Redraw implements Redrawer: line, made safe as a write is, is drawn
+// after a carriage return, with the rest of the screen line cleared.
 func (s *TermStream) Redraw(line string) {
-	s.t.put(termItem{stream: s.stream, kind: termRedraw, data: []byte(line + "\033[K")})
+	s.t.put(termItem{stream: s.stream, kind: termRedraw, data: []byte(safetext.Colour(line) + "\033[K")})
 }
 
 // EndRedraw implements Redrawer.

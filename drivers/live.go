@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // maxLiveLine bounds how much of one unterminated line the renderer keeps.
@@ -20,8 +21,11 @@ var maxLiveLine = 16 << 20
 // Write never fails, so a broken console cannot stop the caller from saving
 // the raw output (e.g. behind an io.MultiWriter); the first error of the
 // underlying writer is returned by Close.
+//
+// What it writes is made safe for a terminal (safetext.Colour): the
+// agent's colours pass, no other escape sequence or control does.
 type LiveRenderer struct {
-	w      io.Writer
+	w      *safetext.Writer
 	render func(*wire.Line) string // nil: pass bytes through (text formats)
 	ev     wire.Line               // the line being rendered
 	buf    []byte                  // start of an unterminated line
@@ -45,7 +49,7 @@ type LiveRenderer struct {
 // In the JSON formats a line that is not JSON (a CLI's own error message) is
 // shown as it is; JSON lines of other kinds show nothing.
 func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
-	r := &LiveRenderer{w: w}
+	r := &LiveRenderer{w: safetext.NewWriter(w)}
 	switch format {
 	case FormatClaudeStreamJSON, FormatClaudeJSON:
 		r.render = renderClaude
@@ -95,6 +99,9 @@ func (r *LiveRenderer) Close() error {
 		r.line(r.buf)
 	}
 	r.buf, r.skip = nil, false
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
 	return r.err
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -48,7 +49,10 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	liveLog := &checked{w: supervise.NewHeadTail(live, limit)}
 	tail := &lastLine{}
 	var renderer *drivers.LiveRenderer
-	stdout := &fanout{ws: []io.Writer{outLog, tail, liveLog}, watch: []*checked{outLog, liveLog}}
+	// live.log is shown on terminals (tail -f, a monitor pane): the raw
+	// stream goes there made safe, as the live renderer's rendering does.
+	safeLive := safetext.NewWriter(liveLog)
+	stdout := &fanout{ws: []io.Writer{outLog, tail, safeLive}, watch: []*checked{outLog, liveLog}}
 	if l.liveOK {
 		l.bus.Note(events.LiveStarted{Agent: l.display()})
 		// The renderer drops write errors: the fan-out checks live.log.
@@ -92,6 +96,8 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	<-tickerDone // no progress.json "executing" after the call has ended
 	if renderer != nil {
 		renderer.Close()
+	} else {
+		safeLive.Flush()
 	}
 	if l.liveOK {
 		l.bus.Note(events.LiveEnded)

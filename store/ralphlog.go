@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -23,9 +24,11 @@ func NewRalphLog(d *ralphdir.Dir, onErr func(error)) *RalphLog {
 	return &RalphLog{d: d, onErr: onErr}
 }
 
-// Line implements console.LineSink.
+// Line implements console.LineSink. msg is made safe as one line
+// (safetext.Line): no escape sequence reaches a terminal that shows the
+// log, and no newline in it can start a line that looks like the loop's.
 func (r *RalphLog) Line(ts time.Time, level events.Level, msg string) {
-	line := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(level) + "] " + msg
+	line := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(level) + "] " + safetext.Line(msg)
 	if err := r.d.AppendLine(ralphdir.RalphLog, line); err != nil && r.onErr != nil {
 		r.once.Do(func() { r.onErr(err) })
 	}

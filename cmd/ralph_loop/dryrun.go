@@ -23,17 +23,28 @@ import (
 // that holds the project's lock, if any.
 type dryRunJSON struct {
 	engine.Preview
-	PromptBytes  int        `json:"prompt_bytes"`
-	ContextBytes int        `json:"context_bytes"`
-	Command      string     `json:"command"` // argv, shell-quoted
-	LockedBy     *int       `json:"locked_by_pid,omitempty"`
-	Locked       bool       `json:"locked"`
-	UsageLimit   string     `json:"usage_limit"`
-	Waits        []waitJSON `json:"waits"` // the preview's waits, with their words
+	PromptBytes  int         `json:"prompt_bytes"`
+	ContextBytes int         `json:"context_bytes"`
+	Command      string      `json:"command"` // argv, shell-quoted
+	LockedBy     *int        `json:"locked_by_pid,omitempty"`
+	Locked       bool        `json:"locked"`
+	UsageLimit   string      `json:"usage_limit"`
+	Waits        []waitJSON  `json:"waits"` // the preview's waits, with their words
+	Reach        []reachJSON `json:"reach"` // the keys set that run programs or send data away
 	// Sandbox says what SANDBOX confines; SandboxCommand is the whole
 	// command line the call runs as in it ("" without a sandbox).
 	Sandbox        []string `json:"sandbox"`
 	SandboxCommand string   `json:"sandbox_command,omitempty"`
+}
+
+// reachJSON is a key that is set and starts a program, decides what the
+// agent may do, or sends data off the machine (config.ReachKeys).
+type reachJSON struct {
+	Key            string `json:"key"`
+	Value          string `json:"value"`
+	Source         string `json:"source"`          // ".ralph/.ralphrc:3", "env KEY", "flag --x"
+	FromRepository bool   `json:"from_repository"` // a .ralphrc: the repository chose it
+	Does           string `json:"does"`
 }
 
 // waitJSON is a wait that would come before the call, and what it means.
@@ -94,7 +105,10 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 		return exitStatus(1) // the console has shown what failed
 	}
 	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv),
-		UsageLimit: usageLimitNote, Waits: []waitJSON{}}
+		UsageLimit: usageLimitNote, Waits: []waitJSON{}, Reach: []reachJSON{}}
+	for _, r := range cfg.Reach() {
+		out.Reach = append(out.Reach, reachJSON{Key: r.Key, Value: r.Value, Source: r.Source.String(), FromRepository: r.FromRepository(), Does: r.Does})
+	}
 	for _, w := range p.Waits {
 		out.Waits = append(out.Waits, waitJSON{Wait: w, Note: waitNotes[w.Kind]})
 	}
@@ -210,9 +224,26 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 	} else {
 		line("Next", "stop without calling (%s)", p.WouldStopAs)
 	}
+	printReach(w, d.Reach)
 	fmt.Fprintf(w, "\n--- prompt (%d bytes) ---\n%s\n", d.PromptBytes, p.Prompt)
 	if p.Context != "" {
 		fmt.Fprintf(w, "--- loop context (%d bytes) ---\n%s\n", d.ContextBytes, p.Context)
+	}
+}
+
+// printReach lists the keys set that run programs or send data away, and
+// where each came from: a .ralphrc is the repository's choice.
+func printReach(w io.Writer, reach []reachJSON) {
+	fmt.Fprintln(w, "\nWhat runs or leaves this machine (the settings that start programs, widen what the agent may do or send data away):")
+	if len(reach) == 0 {
+		fmt.Fprintln(w, "  none set: the agent CLI of the default driver only")
+	}
+	for _, r := range reach {
+		from := r.Source
+		if r.FromRepository {
+			from += ", the repository's .ralphrc"
+		}
+		fmt.Fprintf(w, "  %s=%s (%s): %s\n", r.Key, r.Value, from, r.Does)
 	}
 }
 

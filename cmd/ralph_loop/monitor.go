@@ -176,6 +176,7 @@ func (m *monitorRun) size() (cols, rows int) {
 // that the loop starts in a pane of its final size.
 func (m *monitorRun) open(cwd string, lay paneLayout, loopCmd, statusCmd string) error {
 	format := []string{"-P", "-F", "#{session_id} #{window_id} #{pane_id}"}
+	cwd = tmuxStartDir(cwd)
 	var out string
 	var err error
 	if m.inside {
@@ -208,6 +209,22 @@ func (m *monitorRun) open(cwd string, lay paneLayout, loopCmd, statusCmd string)
 	fmt.Fprintf(m.stderr, "  %s Ralph loop (--live)\n", where[0])
 	fmt.Fprintf(m.stderr, "  %s Status (ralph_loop --status summary, every %d s)\n", where[1], int(statusEvery.Seconds()))
 	return nil
+}
+
+// tmuxStartDir is the folder the panes start in: dir, or its nearest
+// parent with no '#' in its path. tmux expands a start directory as a
+// format, so #(command) in a folder's name would run the command; the
+// panes' programs get the project's folder in their arguments and change
+// to it themselves, never through tmux.
+func tmuxStartDir(dir string) string {
+	for strings.Contains(dir, "#") {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return string(filepath.Separator)
+		}
+		dir = parent
+	}
+	return dir
 }
 
 // follow waits for the loop's exit code: attached to the session outside

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -248,7 +249,7 @@ func statusScreen(v *statusView, now time.Time, cols, rows int) []string {
 		if l == "" || l == "Summary:" {
 			continue
 		}
-		lines = append(lines, wrapLine(l, cols, statusIndent)...)
+		lines = append(lines, wrapLine(safetext.Line(l), cols, statusIndent)...)
 	}
 	if rows > 0 && len(lines) > rows {
 		lines = lines[:rows]

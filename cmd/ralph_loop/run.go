@@ -18,6 +18,7 @@ import (
 	"github.com/ralphloop/ralph_loop/console"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -25,7 +26,11 @@ import (
 // run is the whole program: arguments in, exit code out. Every command
 // returns an error, and exitCode alone shows it and picks the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	return exitCode(dispatch(args, stdin, stdout, stderr, lookupEnv), stdout, stderr)
+	err := dispatch(args, stdin, stdout, stderr, lookupEnv)
+	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	defer safeOut.Flush()
+	defer safeErr.Flush()
+	return exitCode(err, safeOut, safeErr)
 }
 
 // dispatch reads the configuration and runs the command it names: the
@@ -34,6 +39,12 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if len(args) > 0 && args[0] == monitorPaneFlag {
 		return monitorPane(args[1:], stdin, stdout, stderr)
 	}
+	// What the commands print quotes the repository's files and folder
+	// names: it reaches the terminal made safe (colours pass, no other
+	// escape sequence). The loop's console makes its own writes safe.
+	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	defer safeOut.Flush()
+	defer safeErr.Flush()
 	useShim(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
@@ -53,7 +64,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 			args = []string{"--init"}
 		case 2:
 			sig.release()
-			return installTemplates(args[1], stdout)
+			return installTemplates(args[1], safeOut)
 		}
 	}
 	cfg, warnings, err := loadConfig(args, lookupEnv, cwd, sig)
@@ -64,14 +75,14 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if !filepath.IsAbs(ralphPath) {
 		ralphPath = filepath.Join(cwd, ralphPath)
 	}
-	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
+	warn := func(msg string) { fmt.Fprintf(safeErr, "ralph_loop: warning: %s\n", msg) }
 	dir := ralphdir.New(ralphPath, warn)
 	colour := colourOn(lookupEnv)
 	if cfg.Action == config.Doctor {
-		return doctor(cfg, warnings, dir, cwd, lookupEnv, stdout)
+		return doctor(cfg, warnings, dir, cwd, lookupEnv, safeOut)
 	}
 	if cfg.Action == config.DryRun {
-		return dryRun(cfg, dir, cwd, colour(stderr), stdout, stderr, sig)
+		return dryRun(cfg, dir, cwd, colour(stderr), safeOut, safeErr, sig)
 	}
 	if cfg.Action == config.Serve {
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
@@ -81,7 +92,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		}
 	}
 	if cfg.Action != config.Run {
-		return command(cfg, args, dir, colour(stdout), stdout, stderr)
+		return command(cfg, args, dir, colour(stdout), safeOut, safeErr)
 	}
 	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
 }
@@ -351,8 +362,11 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// isTerminal reports whether v is a terminal file.
+// isTerminal reports whether v is a terminal file, or a writer to one.
 func isTerminal(v any) bool {
+	if u, ok := v.(interface{ Unwrap() io.Writer }); ok {
+		v = u.Unwrap()
+	}
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
