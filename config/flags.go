@@ -122,7 +122,7 @@ func newFlagSet() *pflag.FlagSet {
 		{"max-tokens", ""}, {"events", ""}, {"analyze", ""}, {"driver", ""},
 		{"max-output-mb", ""}, {"run", ""}, {"log-keep", ""}, {"log-max-mb", ""}, {"keep", ""},
 		{"serve", ""}, {"dashboard", ""}, {"projects", ""},
-		{"fallback-driver", ""},
+		{"fallback-driver", ""}, {"retry-max-delay", ""}, {"outage-max", ""},
 		{"notify-on", ""}, {"notify-command", ""}, {"notify-webhook", ""},
 	} {
 		fs.StringP(s.name, s.short, "", "")

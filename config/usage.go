@@ -53,6 +53,11 @@ Loop control:
       --log-keep N            keep the logs of the last N agent calls (default: 200, 0 = all)
       --log-max-mb MB         rotate ralph.log, events.jsonl, metrics.jsonl past MB
                               megabytes to NAME.1 … NAME.5 (default: 50, 0 = never)
+      --retry-max-delay DURATION
+                              longest wait between tries while the provider is
+                              down (overloaded, 5xx, unreachable) (default: 30m)
+      --outage-max DURATION   stop once such an outage has lasted this long
+                              (default: 6h, 0 = no limit; exit 10)
       --max-cost USD          stop once the agent reports this much spend
       --max-tokens N          stop once the agent reports this many tokens
       --events FILE           append one JSON object per event to FILE ('-' = stdout)
