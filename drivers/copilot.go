@@ -30,6 +30,8 @@ var copilotErrors = patterns([]ErrorPattern{
 		"GitHub Copilot CLI is not logged in", "run `copilot` once and /login (or set GH_TOKEN to a token with Copilot access)"),
 	permanent(`(no|not have) access to (github )?copilot|copilot is not enabled|copilot subscription`,
 		"this GitHub account has no Copilot access", "enable Copilot for the account, or log in with one that has it"),
+	permanent(`invalid command format`,
+		"GitHub Copilot CLI rejected the command line ralph_loop gave it", "update it (`npm install -g @github/copilot`)"),
 	modelUnknown("GitHub Copilot CLI", "choose a model it offers (/model in `copilot`, or COPILOT_MODEL)"),
 }, providerErrors, networkErrors)
 

@@ -66,6 +66,7 @@ func TestDiagnose(t *testing.T) {
 		{"cursor", "Error: Connection error: ECONNREFUSED", T, "could not be reached"},
 		{"copilot", "Error: No authentication information found.", P, "not logged in"},
 		{"copilot", "Error: 503 Service Unavailable", T, "server error"},
+		{"copilot", "Invalid command format", P, "command line"},
 		{"opencode", "ProviderAuthError: no API key found for anthropic", P, "not logged in"},
 		{"opencode", "ProviderModelNotFoundError: model not found: anthropic/claude-nope", P, "model"},
 		{"opencode", `AI_APICallError: Overloaded`, T, "overloaded"},
