@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
@@ -71,7 +72,7 @@ func Diagnose(d Driver, text string) Diagnosis {
 		}
 		for _, p := range pats {
 			if p.Re.MatchString(line) {
-				return Diagnosis{Class: p.Class, Cause: p.Cause, Fix: p.Fix, Said: clip.Bytes(line, maxSaid)}
+				return Diagnosis{Class: p.Class, Cause: p.Cause, Fix: p.Fix, Said: quote(line)}
 			}
 		}
 	}
@@ -88,10 +89,23 @@ func NotStarted(d Driver, argv0 string, err error) Diagnosis {
 	}
 	if d.Install() == "" {
 		return Diagnosis{Class: FailurePermanent, Cause: "the agent command " + argv0 + " was not found",
-			Fix: "check AGENT_COMMAND and PATH", Said: clip.Bytes(err.Error(), maxSaid)}
+			Fix: "check AGENT_COMMAND and PATH", Said: quote(err.Error())}
 	}
 	return Diagnosis{Class: FailurePermanent, Cause: d.DisplayName() + " (" + argv0 + ") was not found",
-		Fix: "install it with `" + d.Install() + "` or put it on PATH", Said: clip.Bytes(err.Error(), maxSaid)}
+		Fix: "install it with `" + d.Install() + "` or put it on PATH", Said: quote(err.Error())}
+}
+
+// quote is a line the agent printed, fit to be shown: control characters
+// (a terminal escape sequence the agent's output may carry) are dropped
+// and it is clipped to maxSaid bytes.
+func quote(line string) string {
+	line = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, line)
+	return clip.Bytes(line, maxSaid)
 }
 
 // re compiles a case-insensitive pattern.

@@ -115,6 +115,15 @@ func TestDiagnoseClipsWhatItQuotes(t *testing.T) {
 	}
 }
 
+// What it quotes from the agent is shown on a terminal: no escape
+// sequences get through.
+func TestDiagnoseDropsControlCharacters(t *testing.T) {
+	got := Diagnose(claudeCode{}, "API Error: 529 \x1b]0;pwned\a\x1b[31mOverloaded\r")
+	if got.Class != FailureTransient || got.Said != "API Error: 529 ]0;pwned[31mOverloaded" {
+		t.Errorf("Diagnose = %+v", got)
+	}
+}
+
 func TestNotStarted(t *testing.T) {
 	notFound := &exec.Error{Name: "claude", Err: exec.ErrNotFound}
 	got := NotStarted(claudeCode{}, "claude", notFound)
