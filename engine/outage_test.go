@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,6 +133,34 @@ func TestOutageWaitStops(t *testing.T) {
 		ended := h.rec.ofType(events.DelayEnded)
 		if last := ended[len(ended)-1]; last.Wait != "outage_backoff" || last.Reason != "stopped" {
 			t.Errorf("last delay_ended = %+v", last)
+		}
+	})
+}
+
+// Ctrl+C on a terminal (or the dashboard's skip) skips a wait in an
+// outage as any other: the next try starts 2 s later, not 17 min later.
+func TestOutageWaitSkipped(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, true, func(n int) ctlReply {
+			if n <= 11 {
+				return claudeError(overloaded)
+			}
+			return working(n)
+		})
+		t0 := time.Now()
+		done := h.start(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "12"}))
+		time.Sleep(1023*time.Second + time.Minute) // a minute into the 11th wait (1024 s)
+		if got := h.stopper.Signal(os.Interrupt); got != "skip" {
+			t.Errorf("Ctrl+C during the outage: %s, want skip", got)
+		}
+		h.checkEnd(<-done, engine.ExitMaxLoops, "max_loops", "stopped")
+		starts := h.rec.starts(t0)
+		if got, want := starts[len(starts)-1], 1023*time.Second+time.Minute+engine.SkipWindow; got != want {
+			t.Errorf("the last try started at %v, want %v (skipped)", got, want)
+		}
+		if w := h.rec.waits(); !w[len(w)-1].Skipped || w[len(w)-1].Kind != "outage_backoff" {
+			t.Errorf("last wait %+v, want a skipped outage_backoff", w[len(w)-1])
 		}
 	})
 }
