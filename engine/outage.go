@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"strings"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -34,6 +35,37 @@ func (l *loop) diagnose(c *call, res analysis.Result, stderr []string) drivers.D
 	return drivers.Diagnose(l.drv, strings.Join(text, "\n"))
 }
 
+// errorReply handles a call that exited 0 but whose result is an error
+// the driver's patterns know: some Claude Code versions end `claude -p`
+// with exit 0 and is_error: true when the API failed. A provider outage
+// is waited out and a permanent failure stops the run, as for a call
+// that exited non-zero; the breaker never sees it. Any other reply
+// (done=false) is analysed as one.
+func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
+	if !res.IsError || res.UsageLimited {
+		return goOn, false
+	}
+	d := l.diagnose(c, res, l.stderrLines(c))
+	if d.Class == drivers.FailureUnknown || d.Class == drivers.FailurePermanent && l.neverGiveUp() {
+		return goOn, false
+	}
+	// A failed call breaks the streaks a reply builds.
+	l.stallCount, l.haveLast = 0, false
+	l.idleCount, l.idleSince = 0, time.Time{}
+	l.lastAnalysis = nil
+	l.bus.Record(events.AnalysisCleared{})
+	f := events.Failure{Kind: events.CallReportedError}
+	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
+	it := l.iterationRecord(c, res, "error")
+	it.DriverExitCode = events.IntPtr(0)
+	l.emit(events.Event{Type: events.IterationFailed, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(0)})
+	s, _ = l.diagnosed(c, d, f)
+	return s, true
+}
+
+// neverGiveUp: MAX_CONSECUTIVE_FAILURES=0, never stop on failures.
+func (l *loop) neverGiveUp() bool { return l.guard.Max() >= math.MaxInt32 }
+
 // argv0 is the program the driver runs.
 func (l *loop) argv0() string {
 	if b := l.drv.Binary(); b != "" {
@@ -54,7 +86,7 @@ func (l *loop) argv0() string {
 func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step, done bool) {
 	switch d.Class {
 	case drivers.FailurePermanent:
-		if l.guard.Max() >= math.MaxInt32 {
+		if l.neverGiveUp() {
 			return goOn, false
 		}
 		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}

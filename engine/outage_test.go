@@ -215,3 +215,58 @@ func TestUnknownFailureCounted(t *testing.T) {
 		}
 	})
 }
+
+// Some Claude Code versions end `claude -p` with exit 0 and is_error:
+// true when the API failed. Such a reply is the provider's failure, not a
+// loop without progress: the outage is waited out and the breaker (which
+// opens after three loops without progress) never sees it.
+func TestOutageInAnExitZeroReply(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n <= 5 {
+				r := claudeError(overloaded)
+				r.Outcome = nil // exit 0
+				return r
+			}
+			return working(n)
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "6"}))
+		h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
+		if diff := cmp.Diff(waitsOf("outage_backoff", 1, 2, 4, 8, 16), h.rec.waits()); diff != "" {
+			t.Errorf("waits (-want +got):\n%s", diff)
+		}
+		if got := h.breakerState(); got != "CLOSED" {
+			t.Errorf("breaker %s after an outage", got)
+		}
+		if n := len(h.rec.ofType(events.IterationFailed)); n != 5 {
+			t.Errorf("%d iteration_failed events, want 5", n)
+		}
+		if !h.rec.hasLine("Claude Code exited: reported an error (code 0)") {
+			t.Errorf("log:\n%s", h.rec.logText())
+		}
+	})
+}
+
+// An exit-0 reply that says the API key is invalid stops the run; an
+// is_error reply nobody recognises is analysed as a reply.
+func TestPermanentInAnExitZeroReply(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(int) ctlReply { r := claudeError(badKey); r.Outcome = nil; return r })
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
+		h.checkEnd(r, engine.ExitFailed, "permanent_failure", "error")
+		if h.callCount() != 1 {
+			t.Errorf("%d calls", h.callCount())
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(int) ctlReply {
+			r := claudeError("Reached the maximum number of turns")
+			r.Outcome = nil
+			return r
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
+		h.checkEnd(r, engine.ExitHalted, "stagnation_detected", "halted")
+	})
+}

@@ -102,6 +102,7 @@ const (
 	CallNotStarted                    // could not be started
 	CallTooLarge                      // printed more than MaxMB
 	CallNotStored                     // its output could not be stored
+	CallReportedError                 // exited 0 but reported an API error (is_error) in its result
 )
 
 // Failure is how one agent call failed.
