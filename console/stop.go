@@ -125,7 +125,7 @@ func FailureWords(f events.Failure) string {
 		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
 	case events.CallNotStored:
 		return "output could not be stored"
-	case events.CallReportedError:
+	case events.CallErrored:
 		return "reported an error"
 	}
 	return exitWords(f.Code)

@@ -78,7 +78,7 @@ func TestFailureWords(t *testing.T) {
 		{events.Failure{Kind: events.CallNotStarted, Code: 127}, "could not start"},
 		{events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 1}, "output too large (more than MAX_OUTPUT_MB=1)"},
 		{events.Failure{Kind: events.CallNotStored, Code: 0}, "output could not be stored"},
-		{events.Failure{Kind: events.CallReportedError, Code: 0}, "reported an error"},
+		{events.Failure{Kind: events.CallErrored, Code: 0}, "reported an error"},
 	}
 	for _, tc := range tests {
 		if got := FailureWords(tc.f); got != tc.want {

@@ -54,7 +54,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
 	l.bus.Record(events.AnalysisCleared{})
-	f := events.Failure{Kind: events.CallReportedError}
+	f := events.Failure{Kind: events.CallErrored}
 	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = events.IntPtr(0)

@@ -96,13 +96,13 @@ type FailureKind uint8
 
 // The ways an agent call fails.
 const (
-	CallExited        FailureKind = iota // exited with a code other than 0
-	CallTimedOut                         // ran past its timeout
-	CallInactive                         // printed nothing for Inactivity
-	CallNotStarted                       // could not be started
-	CallTooLarge                         // printed more than MaxMB
-	CallNotStored                        // its output could not be stored
-	CallReportedError                    // exited 0 but reported an API error (is_error) in its result
+	CallExited     FailureKind = iota // exited with a code other than 0
+	CallTimedOut                      // ran past its timeout
+	CallInactive                      // printed nothing for Inactivity
+	CallNotStarted                    // could not be started
+	CallTooLarge                      // printed more than MaxMB
+	CallNotStored                     // its output could not be stored
+	CallErrored                       // exited 0 but reported an API error (is_error) in its result
 )
 
 // Failure is how one agent call failed.
