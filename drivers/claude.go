@@ -37,7 +37,7 @@ func (claudeCode) Family() wire.Family        { return wire.FamilyClaude }
 func (claudeCode) Errors() []ErrorPattern { return claudeErrors }
 
 var claudeErrors = patterns([]ErrorPattern{
-	permanent(`invalid api key|missing api key|/login\b|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
+	permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
 		"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
 	permanent(`credit balance is too low`,
 		"the Anthropic account Claude Code uses has no credit left", "add credits in the Anthropic Console, or /login with a Claude subscription"),
