@@ -197,6 +197,8 @@ type Config struct {
 	MaxCostUSD             float64        // MAX_COST_USD, 0 = off
 	MaxTokens              int64          // MAX_TOKENS, 0 = off
 	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
+	RetryMaxDelay          time.Duration  // RETRY_MAX_DELAY, default 30m: longest wait in a provider outage
+	OutageMax              time.Duration  // OUTAGE_MAX, default 6h, 0 = no limit
 	MaxOutputMB            int            // MAX_OUTPUT_MB, default 256, 0 = no limit
 	LogKeep                int            // LOG_KEEP, default 200, 0 = keep all
 	LogMaxMB               int            // LOG_MAX_MB, default 50, 0 = never rotate

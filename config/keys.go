@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -361,7 +362,7 @@ var keys = append([]*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}, append(usageKeys, sandboxKeys...)...)
+}, slices.Concat(usageKeys, outageKeys, sandboxKeys)...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.

@@ -85,7 +85,7 @@ func TestDefaults(t *testing.T) {
 		CBPermissionDenialThreshold: 2, CBReadOnlyTimeoutThreshold: 2, CBCooldownMinutes: 30,
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
 		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
 		Sandbox: "off", SandboxNetwork: true,

@@ -174,6 +174,9 @@ func waitNotices(n events.Notice) []part {
 			of = "unlimited"
 		}
 		return []part{line(events.Warn, "Execution failed, waiting %s before retry (failure %d of %s)...", n.Wait, n.Failures, of)}
+	case events.OutageWait:
+		return []part{line(events.Warn, "⏳ Provider outage: %s%s; next try in %s (try %d, failing for %s; %s)",
+			n.Cause, said(n.Said), n.Wait.Round(time.Second), n.Tries, n.Lasted.Round(time.Second), outageLimit(n.Max))}
 	case events.UsageWarning:
 		used := ""
 		if p := n.Usage.UsedPercent; p != nil {
@@ -192,6 +195,14 @@ func waitNotices(n events.Notice) []part {
 		return []part{line(events.Info, "Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(n.Window.Seconds()))}
 	}
 	return nil
+}
+
+// outageLimit says when an outage stops the run.
+func outageLimit(max time.Duration) string {
+	if max <= 0 {
+		return "no OUTAGE_MAX: waiting as long as it takes"
+	}
+	return "stops at OUTAGE_MAX=" + max.String()
 }
 
 // roundWait rounds a wait for a person: to the minute, or to the second
@@ -338,6 +349,7 @@ var waitLabels = map[string]string{
 	"loop_delay":      "Next loop in",
 	"idle_backoff":    "Idle; next iteration in",
 	"failure_backoff": "Retrying in",
+	"outage_backoff":  "Provider outage; next try in",
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
 }

@@ -126,6 +126,13 @@ func TestRenderLines(t *testing.T) {
 		{events.Stalled{Count: 1, Limit: 3}, []string{"WARN Stalled iteration (1 of 3): same reply, no change in git"}},
 		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
 		{events.RetryWait{Wait: time.Minute, Failures: 7, Max: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
+		{events.OutageWait{Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded", Wait: 4 * time.Second,
+			Lasted: 70*time.Second + 200*time.Millisecond, Max: 6 * time.Hour, Tries: 3}, []string{
+			"WARN ⏳ Provider outage: the provider is overloaded — it said: API Error: 529 Overloaded; next try in 4s (try 3, failing for 1m10s; stops at OUTAGE_MAX=6h0m0s)"}},
+		{events.OutageWait{Cause: "the provider's API could not be reached", Wait: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
+			"WARN ⏳ Provider outage: the provider's API could not be reached; next try in 30m0s (try 12, failing for 2h0m0s; no OUTAGE_MAX: waiting as long as it takes)"}},
+		{events.Stopping{Stop: events.Stop{Kind: events.StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}}, []string{
+			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
 		{events.UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
 		{events.UsageLimitWait{Wait: 8*time.Second + 300*time.Millisecond, Until: until}, []string{"INFO Waiting 8s before retrying (until 15:04:05)..."}},
 		{events.UsageWarning{Usage: events.UsageWindow{Window: "five_hour", UsedPercent: &warnPct, ResetsAt: &warnReset}},

@@ -54,6 +54,11 @@ func StopLine(s events.Stop) string {
 	case events.StopUsageWarning:
 		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
 			s.Usage.Window, resetWords(s.Usage))
+	case events.StopOutage:
+		return fmt.Sprintf("%s's provider has been failing for %s, OUTAGE_MAX=%s (%d tries; last: %s%s); run ralph_loop again once it is back",
+			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
+	case events.StopPermanent:
+		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
 	case events.StopSignal:
 		return "stopped by " + s.Signal
 	case events.StopBreaker, events.StopError:
@@ -62,6 +67,14 @@ func StopLine(s events.Stop) string {
 		}
 	}
 	return ""
+}
+
+// said quotes the agent's own line after a cause: " — it said: ...".
+func said(line string) string {
+	if line == "" {
+		return ""
+	}
+	return " — it said: " + line
 }
 
 // resetWords says when a usage window resets, at the time and zone the
@@ -112,6 +125,8 @@ func FailureWords(f events.Failure) string {
 		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
 	case events.CallNotStored:
 		return "output could not be stored"
+	case events.CallErrored:
+		return "reported an error"
 	}
 	return exitWords(f.Code)
 }

@@ -41,6 +41,12 @@ func TestStopLine(t *testing.T) {
 		{events.Stop{Kind: events.StopUsageWarning, Usage: events.UsageWindow{Window: "five_hour"}},
 			"usage warning for the five_hour window (USAGE_WARNING_ACTION=stop); its reset time was not reported: run ralph_loop again after the reset"},
 		{events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker is OPEN: no progress")}, "circuit breaker is OPEN: no progress"},
+		{events.Stop{Kind: events.StopOutage, Agent: "Claude Code", Failures: 14, Outage: 6*time.Hour + 300*time.Millisecond, OutageMax: 6 * time.Hour,
+			Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded"},
+			"Claude Code's provider has been failing for 6h0m0s, OUTAGE_MAX=6h0m0s (14 tries; last: the provider is overloaded — it said: API Error: 529 Overloaded); run ralph_loop again once it is back"},
+		{events.Stop{Kind: events.StopPermanent, Agent: "Claude Code", Cause: "Claude Code is not logged in or its API key is invalid",
+			Fix: "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)", Said: "Invalid API key · Please run /login"},
+			"Claude Code is not logged in or its API key is invalid: run `claude` once and /login (or set a valid ANTHROPIC_API_KEY) — it said: Invalid API key · Please run /login"},
 		{events.Stop{Kind: events.StopSignal, Signal: "SIGTERM"}, "stopped by SIGTERM"},
 		{events.Stop{Kind: events.StopError, Err: errors.New("prompt unreadable")}, "prompt unreadable"},
 		{events.Stop{Kind: events.StopError}, ""},
@@ -72,6 +78,7 @@ func TestFailureWords(t *testing.T) {
 		{events.Failure{Kind: events.CallNotStarted, Code: 127}, "could not start"},
 		{events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 1}, "output too large (more than MAX_OUTPUT_MB=1)"},
 		{events.Failure{Kind: events.CallNotStored, Code: 0}, "output could not be stored"},
+		{events.Failure{Kind: events.CallErrored, Code: 0}, "reported an error"},
 	}
 	for _, tc := range tests {
 		if got := FailureWords(tc.f); got != tc.want {

@@ -21,6 +21,11 @@ func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
 func (command) Family() wire.Family        { return wire.FamilyAny }
 
+// Errors: none. An arbitrary command's output is its own text, where
+// "connection refused" may be a test it ran; only a command that cannot
+// be started is told apart (NotStarted).
+func (command) Errors() []ErrorPattern { return nil }
+
 func (d command) PermissionHelp(ralphrc string) []string {
 	return []string{
 		"  - AGENT_COMMAND runs your own agent command; ALLOWED_TOOLS in " + ralphrc + " has no effect on it",

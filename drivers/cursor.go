@@ -24,6 +24,17 @@ func (cursor) SupportsLive() bool         { return true }
 func (cursor) Family() wire.Family        { return wire.FamilyCursor }
 func (cursor) candidates() []string       { return cursorCandidates }
 
+// Errors: Cursor CLI's error messages: "Authentication required. Please
+// run 'cursor-agent login' first, or set CURSOR_API_KEY", an unknown
+// model, and the provider's and the network's transient failures.
+func (cursor) Errors() []ErrorPattern { return cursorErrors }
+
+var cursorErrors = patterns([]ErrorPattern{
+	permanent(`authentication required|not (logged in|authenticated)|agent login|invalid api key`,
+		"Cursor CLI is not logged in or its API key is invalid", "run `cursor-agent login` (or set a valid CURSOR_API_KEY)"),
+	modelUnknown("Cursor CLI", "choose a model it offers (`cursor-agent --list-models`)"),
+}, providerErrors, networkErrors)
+
 func (cursor) ValidTools() []string {
 	return []string{"file_edit", "file_read", "file_write", "terminal", "search"}
 }

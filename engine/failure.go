@@ -63,13 +63,19 @@ func (l *loop) failure(c *call) step {
 	}
 	l.bus.Note(failed)
 	l.explainFailure(c)
-	if tail := l.stderrTail(c, 3); tail != "" {
+	stderr := l.stderrLines(c)
+	if tail := clip.Bytes(strings.TrimSpace(strings.Join(lastN(stderr, 3), " ")), 500); tail != "" {
 		l.bus.Note(events.StderrTail{Tail: tail, Log: l.rel(c.errName)})
 	}
 	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = events.IntPtr(code)
 	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(code)})
 
+	// What the agent said of its failure: the provider's outage is
+	// waited out, a setup it cannot work with stops the run.
+	if s, done := l.diagnosed(c, l.diagnose(c, res, stderr), f); done {
+		return s
+	}
 	backoff, giveUp := l.guard.Failure()
 	if giveUp {
 		n := l.guard.Consecutive()
@@ -100,17 +106,22 @@ func (l *loop) explainFailure(c *call) {
 	}
 }
 
-func (l *loop) stderrTail(c *call, n int) string {
+// stderrLines are the lines of a failed call's stderr log (none when
+// there is none).
+func (l *loop) stderrLines(c *call) []string {
 	data, found, _ := l.dir.ReadFile(c.errName)
-	if !found {
-		return ""
+	if !found || len(data) == 0 {
+		return nil
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+// lastN are the last n of lines (all of them when fewer).
+func lastN(lines []string, n int) []string {
 	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+		return lines[len(lines)-n:]
 	}
-	s := strings.TrimSpace(strings.Join(lines, " "))
-	return clip.Bytes(s, 500)
+	return lines
 }
 
 // readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,

@@ -17,6 +17,7 @@ const (
 	ExitStalled    = 7   // STALL_LIMIT stalled iterations in a row
 	ExitUsageLimit = 8   // stopped at a usage limit: the person chose to, or its reset is past USAGE_LIMIT_MAX_WAIT
 	ExitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
+	ExitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
 	ExitSIGHUP     = 129 // stopped by SIGHUP
 	ExitSIGINT     = 130 // stopped by SIGINT
 	ExitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)

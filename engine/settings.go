@@ -67,6 +67,8 @@ type Settings struct {
 	MaxCostUSD             float64
 	MaxTokens              int64
 	MaxConsecutiveFailures int
+	RetryMaxDelay          time.Duration // longest wait in a provider outage
+	OutageMax              time.Duration // a provider outage that lasts this long stops the run; 0 = never
 
 	UsageLimitPatterns []*regexp.Regexp // more phrases of a usage limit
 	UsageStopPercent   float64          // stop before a call once a window's use reaches it; 0 = off
@@ -143,6 +145,8 @@ func SettingsFrom(c *config.Config, projectDir string) Settings {
 		MaxCostUSD:             c.MaxCostUSD,
 		MaxTokens:              c.MaxTokens,
 		MaxConsecutiveFailures: c.MaxConsecutiveFailures,
+		RetryMaxDelay:          c.RetryMaxDelay,
+		OutageMax:              c.OutageMax,
 		UsageLimitPatterns:     c.UsageLimitPatterns,
 		UsageStopPercent:       c.UsageStopPercent,
 		UsageWarningAction:     c.UsageWarningAction,

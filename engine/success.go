@@ -27,6 +27,9 @@ func stopWith(r Result) step { return step{stop: true, result: r} }
 func (l *loop) success(c *call) step {
 	l.countSuccess()
 	res := l.analyseReply(c)
+	if s, done := l.errorReply(c, res); done {
+		return s // exit 0, yet the CLI reported the provider's failure
+	}
 	l.measureProgress(c, &res)
 	gate := l.checkGates(c, &res)
 	pending := l.recordAnalysis(c, res)

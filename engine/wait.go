@@ -12,7 +12,7 @@ import (
 var errSkipped = errors.New("wait skipped")
 
 // wait blocks for d (kind names it in events: loop_delay, idle_backoff,
-// failure_backoff, rate_limit, usage_limit), noting the time left at the
+// failure_backoff, outage_backoff, rate_limit, usage_limit), noting the time left at the
 // start and at every whole second (the console shows a countdown). A Ctrl+C from a terminal skips
 // it (returns nil, skipped=true), and every further wait until the next
 // agent call; the next call then starts once the double-press window

@@ -168,7 +168,7 @@ type Event struct {
 	Iteration *Iteration `json:"iteration,omitempty"`
 
 	// Waits (delay_started/ended, rate_limited, usage_limited, paused).
-	Wait      string        `json:"wait,omitempty"` // loop_delay, idle_backoff, failure_backoff, rate_limit, usage_limit, pause
+	Wait      string        `json:"wait,omitempty"` // loop_delay, idle_backoff, failure_backoff, outage_backoff, rate_limit, usage_limit, pause
 	Delay     time.Duration `json:"-"`
 	DelaySecs float64       `json:"delay_seconds,omitempty"`
 	Until     *time.Time    `json:"until,omitempty"`

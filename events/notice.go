@@ -312,7 +312,7 @@ type WaitSkipped struct{ Window time.Duration }
 
 // WaitTick is the time left in a wait, at the wait's start and at every
 // whole second after. Kind is the wait's name in events (loop_delay,
-// idle_backoff, failure_backoff, rate_limit, usage_limit).
+// idle_backoff, failure_backoff, outage_backoff, rate_limit, usage_limit).
 type WaitTick struct {
 	Kind string
 	Left time.Duration

@@ -24,6 +24,8 @@ const (
 	StopUsageTooFar           // a usage limit resets later than USAGE_LIMIT_MAX_WAIT: Usage, MaxWait
 	StopUsagePercent          // a window's reported use reached USAGE_STOP_PERCENT: Usage, StopPercent
 	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
+	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
+	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -52,6 +54,12 @@ type Stop struct {
 	// quota) is full, rather than because .ralph/ is not writable.
 	DiskFull bool
 
+	// What a failed call's error text says (drivers.Diagnosis): a
+	// provider outage's last cause, or a permanent failure's cause and
+	// fix, with the agent's line that told it.
+	Cause, Fix, Said  string
+	Outage, OutageMax time.Duration
+
 	// The usage window a usage stop is about, and the setting it met.
 	Usage       UsageWindow
 	MaxWait     time.Duration
@@ -77,7 +85,7 @@ func UsageReason(name string, w UsageWindow) string {
 // rather than a limit the person set (a WARN line).
 func (s Stop) Severe() bool {
 	switch s.Kind {
-	case StopStalled, StopGaveUp, StopNotStored:
+	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent:
 		return true
 	}
 	return false
@@ -94,6 +102,7 @@ const (
 	CallNotStarted                    // could not be started
 	CallTooLarge                      // printed more than MaxMB
 	CallNotStored                     // its output could not be stored
+	CallErrored                       // exited 0 but reported an API error (is_error) in its result
 )
 
 // Failure is how one agent call failed.

@@ -9,7 +9,10 @@
 // backoff (1 s, 2 s, 4 s, … capped at 300 s) and gives up after
 // MAX_CONSECUTIVE_FAILURES failures in a row (default 5). A successful
 // call resets the count. A call the user stopped is not reported at all.
-// See docs/COMPATIBILITY.md.
+// Transient failures (the provider overloaded or unreachable) are not
+// counted: they back off up to RETRY_MAX_DELAY (default 30 min) and give
+// up once the outage has lasted OUTAGE_MAX (default 6 h); a success ends
+// the outage. See docs/COMPATIBILITY.md.
 //
 // The guard is a plain counter: it never sleeps and has no clock of its
 // own; the engine waits the returned backoff (in its cancellable wait)

@@ -11,6 +11,12 @@ const DefaultMaxFailures = 5
 type Guard struct {
 	max   int
 	count int // failures since the last success, at most max
+
+	// The outage: transient failures since the last success.
+	maxDelay, outageMax time.Duration
+	outageSet           bool
+	tries               int
+	since               time.Time
 }
 
 // New returns a guard that gives up after maxFailures failures in a row;
@@ -37,8 +43,9 @@ func (g *Guard) Failure() (backoff time.Duration, giveUp bool) {
 	return Backoff(g.count), false
 }
 
-// Success records a successful call: the count starts over.
-func (g *Guard) Success() { g.count = 0 }
+// Success records a successful call: the count starts over and an
+// outage is over.
+func (g *Guard) Success() { g.count, g.tries, g.since = 0, 0, time.Time{} }
 
 // Consecutive is the number of failures since the last success.
 func (g *Guard) Consecutive() int { return g.count }
@@ -53,8 +60,5 @@ func Backoff(n int) time.Duration {
 	if n < 1 {
 		return 0
 	}
-	if n > 9 { // 2^9 s already exceeds the cap
-		return maxBackoff
-	}
-	return min(time.Second<<(n-1), maxBackoff)
+	return backoff(n, maxBackoff)
 }

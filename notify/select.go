@@ -85,10 +85,14 @@ func (s Selection) Match(e events.Event) string {
 // up on.
 func gaveUp(e events.Event) bool {
 	if e.Stop != nil {
-		return e.Stop.Kind == events.StopGaveUp || e.Stop.Kind == events.StopNotStored
+		switch e.Stop.Kind {
+		case events.StopGaveUp, events.StopNotStored, events.StopPermanent, events.StopOutage:
+			return true
+		}
+		return false
 	}
 	switch e.Reason {
-	case "consecutive_failures", "disk_full", "write_failed":
+	case "consecutive_failures", "disk_full", "write_failed", "permanent_failure", "provider_outage":
 		return true
 	}
 	return false
