@@ -40,8 +40,12 @@ type ctlReply struct {
 	Outcome *supervise.Outcome // returned instead of a clean exit
 	Touch   string             // append a line to this project file (a git-visible change)
 	Commit  bool               // commit everything after Touch
-	Pause   bool               // run "ralph_loop --pause" while the call runs
-	Check   bool               // tick the first open box of @fix_plan.md
+	// CommitRalph commits .ralph/ alone (the loop's own files, as an
+	// agent's `git add -A && git commit` takes them along), even when
+	// nothing there changed.
+	CommitRalph bool
+	Pause       bool // run "ralph_loop --pause" while the call runs
+	Check       bool // tick the first open box of @fix_plan.md
 }
 
 // ctlHarness is one project and one run of the loop.
@@ -212,6 +216,13 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 	}
 	if r.Commit {
 		for _, args := range [][]string{{"add", "-A", "--", ".", ":!.ralph"}, {"commit", "-q", "-m", fmt.Sprintf("call %d", n)}} {
+			if out, err := ctlGitCmd(h.dir, args...).CombinedOutput(); err != nil {
+				h.t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	}
+	if r.CommitRalph {
+		for _, args := range [][]string{{"add", "-A", "--", ".ralph"}, {"commit", "-q", "--allow-empty", "-m", fmt.Sprintf("call %d", n)}} {
 			if out, err := ctlGitCmd(h.dir, args...).CombinedOutput(); err != nil {
 				h.t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
