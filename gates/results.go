@@ -27,6 +27,9 @@ type Results struct {
 	CustomGates   []CustomGate `json:"custom_gates"`
 	OverallStatus string       `json:"overall_status"`
 	Mode          string       `json:"mode"`
+	// Log is where the failed commands' whole output is, relative to the
+	// project (an added field; absent when every gate passed).
+	Log string `json:"log,omitempty"`
 }
 
 // TestGate is the test gate's entry.
