@@ -839,7 +839,7 @@ func TestDonePatternHeldByQualityGate(t *testing.T) {
 					return
 				}
 				h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
-				if !h.rec.hasLine("a quality gate blocks completion") {
+				if !h.rec.hasLine("Not done: the agent reported completion (done_pattern), but QUALITY_GATES `false` exited 1; going on") {
 					t.Errorf("no line says the gate held the done pattern back:\n%s", h.rec.logText())
 				}
 			})
