@@ -64,24 +64,24 @@ type Change struct {
 
 // Summary is one run.
 type Summary struct {
-	RunID      string         `json:"run_id"`
-	Driver     string         `json:"driver,omitempty"`
-	Started    time.Time      `json:"started"`
-	Ended      time.Time      `json:"ended,omitempty"`
-	Finished   bool           `json:"finished"`
-	ExitReason string         `json:"exit_reason,omitempty"`
-	ExitCode   *int           `json:"exit_code,omitempty"`
-	Status     string         `json:"status,omitempty"`
+	RunID      string    `json:"run_id"`
+	Driver     string    `json:"driver,omitempty"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended,omitempty"`
+	Finished   bool      `json:"finished"`
+	ExitReason string    `json:"exit_reason,omitempty"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Status     string    `json:"status,omitempty"`
 	// QualityGates is the quality gates as the run's end saw them
 	// (run_finished's quality_gates); absent when none ran.
-	QualityGates *events.Gates `json:"quality_gates,omitempty"`
-	Loops      []Loop         `json:"loops"`
-	Outcomes   map[string]int `json:"outcomes"`
-	Totals     events.Usage   `json:"totals"`
-	Breaker    []Change       `json:"breaker_changes"`
-	Waits      map[string]int `json:"waits"`
-	Invalid    int            `json:"invalid_lines"`
-	Receipts   []Receipt      `json:"receipts"`
+	QualityGates *events.Gates  `json:"quality_gates,omitempty"`
+	Loops        []Loop         `json:"loops"`
+	Outcomes     map[string]int `json:"outcomes"`
+	Totals       events.Usage   `json:"totals"`
+	Breaker      []Change       `json:"breaker_changes"`
+	Waits        map[string]int `json:"waits"`
+	Invalid      int            `json:"invalid_lines"`
+	Receipts     []Receipt      `json:"receipts"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
