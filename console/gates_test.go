@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/events"
@@ -54,6 +55,14 @@ func TestHeadlineFailingGates(t *testing.T) {
 	}
 	e.QualityGates = &events.Gates{OverallStatus: "pass", Mode: "warn"}
 	if got, want := Headline(e), "Ralph has completed the project (plan_complete; 2 loops, tasks 2/2)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestRenderBreakerOpenAtStart(t *testing.T) {
+	stop := events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker open: no progress (run ralph_loop --reset-circuit to continue)")}
+	_, got := render(Options{}, events.BreakerOpenAtStart{Stop: stop})
+	if want := logged("ERROR 🛑 Not starting: circuit breaker open: no progress (run ralph_loop --reset-circuit to continue)"); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -130,6 +130,9 @@ func newLoop(s Settings, deps Deps) *loop {
 }
 
 func (l *loop) run() Result {
+	if r, stop := l.openAtStart(); stop {
+		return r
+	}
 	if err := l.startup(); err != nil {
 		if r, stop := l.interrupted(); stop {
 			return r // a start-up check cut short by a stop
