@@ -122,10 +122,18 @@ type Failure struct {
 const TailMax = 1000
 
 // Tail is the end of a command's output for a person or the agent to
-// read: colour codes removed, trailing blank lines dropped, and cut to its
-// last TailMax characters (starting at a line when one starts there).
+// read: colour codes removed, other control characters (a NUL cannot go
+// into the agent's argv) turned into spaces, trailing blank lines
+// dropped, and cut to its last TailMax characters (starting at a line
+// when one starts there).
 func Tail(out string) string {
-	out = strings.TrimRight(ansiRe.ReplaceAllString(out, ""), " \t\r\n")
+	out = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, ansiRe.ReplaceAllString(out, ""))
+	out = strings.TrimRight(out, " \t\n")
 	r := []rune(out)
 	if len(r) <= TailMax {
 		return out

@@ -313,6 +313,7 @@ func TestFeedback(t *testing.T) {
 		{"test output", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
 		{"bare message", &Results{OverallStatus: StatusFail, Mode: ModeCircuitBreaker, TestGate: TestGate{Status: StatusFail}}, "TESTS FAILING. "},
 		{"sanitised", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
+		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
 		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
 		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
 	}
@@ -439,5 +440,18 @@ func TestFailuresAndLog(t *testing.T) {
 	}
 	if diff := cmp.Diff([]Failure{{Gate: GateReported}}, d.Failures); diff != "" {
 		t.Errorf("a FAILING report (-want +got):\n%s", diff)
+	}
+}
+
+func TestTail(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"ok\n\n", "ok"},
+		{"\x1b[31mFAIL\x1b[0m x\x00y\r\n", "FAIL x y"},
+		{strings.Repeat("a", TailMax) + "\nlast", "last"},
+		{strings.Repeat("é", TailMax+5), strings.Repeat("é", TailMax)},
+	} {
+		if got := Tail(tc.in); got != tc.want {
+			t.Errorf("Tail(%.20q) = %.40q, want %.40q", tc.in, got, tc.want)
+		}
 	}
 }
