@@ -118,7 +118,10 @@ func (l *loop) status(typ events.Type, action, status string) {
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
 	l := newLoop(s, deps)
-	res := l.run()
+	res, stop := l.openAtStart()
+	if !stop {
+		res = l.run()
+	}
 	l.finish(res)
 	return res
 }
@@ -130,9 +133,6 @@ func newLoop(s Settings, deps Deps) *loop {
 }
 
 func (l *loop) run() Result {
-	if r, stop := l.openAtStart(); stop {
-		return r
-	}
 	if err := l.startup(); err != nil {
 		if r, stop := l.interrupted(); stop {
 			return r // a start-up check cut short by a stop

@@ -19,21 +19,24 @@ import (
 func TestCompletionVerified(t *testing.T) {
 	t.Parallel()
 	tick := func(int) ctlReply { return ctlReply{Text: "Did a task.", Touch: "src/app.txt", Check: true} }
+	type ending struct {
+		code           int
+		reason, status string
+	}
+	maxLoops := ending{engine.ExitMaxLoops, "max_loops", "stopped"}
+	done := ending{engine.ExitComplete, "plan_complete", "completed"}
 	tests := []struct {
-		name   string
-		env    map[string]string
-		code   int
-		reason string
-		status string
-		held   bool
+		name string
+		env  map[string]string
+		end  ending
+		held bool
 	}{
-		{"block", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block"}, engine.ExitMaxLoops, "max_loops", "stopped", true},
-		{"block, gates on completion only", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block", "QUALITY_GATE_ON_COMPLETION_ONLY": "true"},
-			engine.ExitMaxLoops, "max_loops", "stopped", true},
+		{"block", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block"}, maxLoops, true},
+		{"block, gates on completion only", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block", "QUALITY_GATE_ON_COMPLETION_ONLY": "true"}, maxLoops, true},
 		{"circuit-breaker", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "circuit-breaker", "MAX_LOOPS": "8"},
-			engine.ExitHalted, "stagnation_detected", "halted", true},
-		{"warn", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "warn"}, engine.ExitComplete, "plan_complete", "completed", false},
-		{"block, passing", map[string]string{"QUALITY_GATES": "test -f src/app.txt", "QUALITY_GATE_MODE": "block"}, engine.ExitComplete, "plan_complete", "completed", false},
+			ending{engine.ExitHalted, "stagnation_detected", "halted"}, true},
+		{"warn", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "warn"}, done, false},
+		{"block, passing", map[string]string{"QUALITY_GATES": "test -f src/app.txt", "QUALITY_GATE_MODE": "block"}, done, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,14 +48,14 @@ func TestCompletionVerified(t *testing.T) {
 					env[k] = v
 				}
 				r := h.run(h.settings(env))
-				h.checkEnd(r, tc.code, tc.reason, tc.status)
+				h.checkEnd(r, tc.end.code, tc.end.reason, tc.end.status)
 				if got := h.rec.hasLine("Not done: plan 2/2 ticked, but QUALITY_GATES `test -f fixed` exited 1; going on"); got != tc.held {
 					t.Errorf("completion held = %v, want %v:\n%s", got, tc.held, h.rec.logText())
 				}
 				if tc.held {
 					// One a call from the one that ticked the last box on
 					// (the breaker stops the run before its last call's).
-					if n, want := strings.Count(h.rec.logText(), "Not done:"), h.callCount()-1; n != want && !(tc.code == engine.ExitHalted && n == want-1) {
+					if n, want := strings.Count(h.rec.logText(), "Not done:"), h.callCount()-1; n != want && !(tc.end.code == engine.ExitHalted && n == want-1) {
 						t.Errorf("%d 'Not done' lines after %d calls, want one per call after the plan was done", n, h.callCount())
 					}
 					if last := h.argvs[len(h.argvs)-1]; !strings.Contains(strings.Join(last, " "), "NOT DONE: every task in @fix_plan.md is ticked (2/2), but the quality gate QUALITY_GATES `test -f fixed` fails (exit 1)") {
