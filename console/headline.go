@@ -54,9 +54,22 @@ func finishedHeadline(e events.Event) string {
 	case e.Message != "":
 		return fmt.Sprintf("Ralph stopped: %s (exit %d; %s)", e.Message, code, stats)
 	case code == 0:
-		return fmt.Sprintf("Ralph has completed the project (%s; %s)", e.Reason, stats)
+		return fmt.Sprintf("Ralph has completed the project (%s; %s)", e.Reason, stats) + failingGates(e.QualityGates)
 	}
 	return fmt.Sprintf("Ralph stopped: %s (exit %d; %s)", e.Reason, code, stats)
+}
+
+// failingGates: a completion's quality gates that fail (warn mode let
+// them through), named; "" when none fails.
+func failingGates(g *events.Gates) string {
+	if g == nil || g.OverallStatus != "fail" {
+		return ""
+	}
+	names := make([]string, len(g.Failing))
+	for i, c := range g.Failing {
+		names[i] = "`" + flat(c) + "`"
+	}
+	return fmt.Sprintf(" but quality gates FAIL (QUALITY_GATE_MODE=%s): %s", g.Mode, strings.Join(names, ", "))
 }
 
 func until(e events.Event) string {

@@ -104,7 +104,7 @@ func (r *renderer) render(n events.Notice) []part {
 	case events.PermissionHelp:
 		return r.permissionHelp(n)
 	}
-	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices} {
+	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices, gateNotices, startNotices} {
 		if p := group(n); p != nil {
 			return p
 		}
@@ -267,9 +267,6 @@ func resultNotices(n events.Notice) []part {
 	case events.Idle:
 		return []part{line(events.Info, "💤 Agent is idle (%d in a row)", n.Count)}
 	case events.DoneMatched:
-		if n.Blocked {
-			return []part{line(events.Warn, "Done pattern %q matched, but a quality gate blocks completion", n.Pattern)}
-		}
 		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.AgentFailed:
 		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, FailureWords(n.Failure), n.Failure.Code)}

@@ -154,7 +154,6 @@ func TestRenderLines(t *testing.T) {
 		{events.UnknownState{Name: "sleepy"}, []string{`INFO Agent reported unknown state "sleepy" (ignored)`}},
 		{events.Idle{Count: 2}, []string{"INFO 💤 Agent is idle (2 in a row)"}},
 		{events.DoneMatched{Pattern: "ALL DONE"}, []string{`SUCCESS Done pattern "ALL DONE" matched the agent's reply`}},
-		{events.DoneMatched{Pattern: "ALL DONE", Blocked: true}, []string{`WARN Done pattern "ALL DONE" matched, but a quality gate blocks completion`}},
 		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallTimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
 		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},
 		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallNotStarted, Code: 127}, StartErr: errors.New("no such file")}, []string{

@@ -29,6 +29,7 @@ func (l *loop) loopContext(c *call) string {
 	if l.gateResults != nil {
 		in.QualityGateFeedback = gates.Feedback(l.gateResults)
 	}
+	in.Held, l.gate.held = l.gate.held, nil // once: a later hold sets it again
 	if l.findings != nil {
 		in.ReviewContext = review.ContextFor(*l.findings)
 	}

@@ -342,6 +342,8 @@ func TestStall(t *testing.T) {
 		{"limit 3", map[string]string{"STALL_LIMIT": "3"}, same(3), 4, engine.ExitStalled, "stalled"},
 		{"limit 2", map[string]string{"STALL_LIMIT": "2"}, same(3), 3, engine.ExitStalled, "stalled"},
 		{"a commit resets", map[string]string{"STALL_LIMIT": "2"}, ctlReply{Text: "Looked at the code again.", Touch: "src/app.txt", Commit: true}, 5, engine.ExitStalled, "stalled"},
+		// A moved HEAD is a change, whatever the commit holds.
+		{"a commit of the loop's own files resets", map[string]string{"STALL_LIMIT": "2"}, ctlReply{Text: "Looked at the code again.", CommitRalph: true}, 5, engine.ExitStalled, "stalled"},
 		{"a new file resets", map[string]string{"STALL_LIMIT": "2"}, ctlReply{Text: "Looked at the code again.", Touch: "src/new.txt"}, 5, engine.ExitStalled, "stalled"},
 		{"another reply resets", map[string]string{"STALL_LIMIT": "2"}, ctlReply{Text: "Looked at the tests."}, 6, engine.ExitStalled, "stalled"},
 		{"a ticked plan box resets", map[string]string{"STALL_LIMIT": "2"}, ctlReply{Text: "Looked at the code again.", Check: true}, 5, engine.ExitStalled, "stalled"},
@@ -837,7 +839,7 @@ func TestDonePatternHeldByQualityGate(t *testing.T) {
 					return
 				}
 				h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
-				if !h.rec.hasLine("a quality gate blocks completion") {
+				if !h.rec.hasLine("Not done: the agent reported completion (done_pattern), but QUALITY_GATES `false` exited 1; going on") {
 					t.Errorf("no line says the gate held the done pattern back:\n%s", h.rec.logText())
 				}
 			})

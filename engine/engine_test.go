@@ -40,8 +40,12 @@ type ctlReply struct {
 	Outcome *supervise.Outcome // returned instead of a clean exit
 	Touch   string             // append a line to this project file (a git-visible change)
 	Commit  bool               // commit everything after Touch
-	Pause   bool               // run "ralph_loop --pause" while the call runs
-	Check   bool               // tick the first open box of @fix_plan.md
+	// CommitRalph commits .ralph/ alone (the loop's own files, as an
+	// agent's `git add -A && git commit` takes them along), even when
+	// nothing there changed.
+	CommitRalph bool
+	Pause       bool // run "ralph_loop --pause" while the call runs
+	Check       bool // tick the first open box of @fix_plan.md
 }
 
 // ctlHarness is one project and one run of the loop.
@@ -210,13 +214,7 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 			f.Close()
 		}
 	}
-	if r.Commit {
-		for _, args := range [][]string{{"add", "-A", "--", ".", ":!.ralph"}, {"commit", "-q", "-m", fmt.Sprintf("call %d", n)}} {
-			if out, err := ctlGitCmd(h.dir, args...).CombinedOutput(); err != nil {
-				h.t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-		}
-	}
+	h.commit(r, n)
 	if r.Took > 0 {
 		select {
 		case <-time.After(r.Took):
@@ -238,6 +236,25 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 		o.Stdout.Write([]byte(out))
 	}
 	return supervise.Outcome{ExitCode: 0, Reason: supervise.Exited, Duration: r.Took}
+}
+
+// commit commits what the reply says: the project without .ralph/
+// (Commit), or .ralph/ alone (CommitRalph).
+func (h *ctlHarness) commit(r ctlReply, n int) {
+	var add []string
+	switch {
+	case r.Commit:
+		add = []string{"add", "-A", "--", ".", ":!.ralph"}
+	case r.CommitRalph:
+		add = []string{"add", "-A", "--", ".ralph"}
+	default:
+		return
+	}
+	for _, args := range [][]string{add, {"commit", "-q", "--allow-empty", "-m", fmt.Sprintf("call %d", n)}} {
+		if out, err := ctlGitCmd(h.dir, args...).CombinedOutput(); err != nil {
+			h.t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 }
 
 func (h *ctlHarness) callCount() int {

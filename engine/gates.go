@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/gates"
 )
 
@@ -27,27 +26,15 @@ func (l *loop) gatesConfig() gates.Config {
 	}
 }
 
-// runGates runs TEST_COMMAND and QUALITY_GATES when configured.
+// runGates runs TEST_COMMAND and QUALITY_GATES when configured, after
+// call c.
 func (l *loop) runGates(c *call, res *analysis.Result) gateResult {
-	cfg := l.gatesConfig()
-	if !cfg.Enabled() {
+	if !l.gatesConfig().Enabled() {
 		return gateResult{}
 	}
-	d, err := gates.Run(l.ctx, cfg, gates.Input{Loop: l.n, ExitSignal: res.ExitSignal, HaveAnalysis: true, TestsStatus: res.TestsStatus}, l.now())
-	if err != nil || !d.Ran {
+	d, ok := l.gateRun(gates.Input{Loop: l.n, ExitSignal: res.ExitSignal, HaveAnalysis: true, TestsStatus: res.TestsStatus}, c.stamp)
+	if !ok {
 		return gateResult{}
-	}
-	if d.Results != nil {
-		l.gateResults = d.Results
-		if err := l.bus.Record(events.GatesRecorded{Results: d.Results}); err != nil {
-			l.bus.Note(events.Warning{Err: err})
-		}
-		if m := d.Results.Status(); m != nil {
-			l.gates = &events.Gates{OverallStatus: m.OverallStatus, Mode: m.Mode}
-		}
-	}
-	if d.Warning != "" {
-		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Warning})
 	}
 	code := d.ResultCode
 	return gateResult{Block: d.Blocked, WithholdProgress: d.WithholdProgress, Code: &code}

@@ -48,6 +48,7 @@ func (l *loop) iteration() step {
 		c.stamp = fmt.Sprintf("%s-%d", callStamp(c.started, l.n), i)
 	}
 	c.outName = "logs/claude_output_" + c.stamp + ".log"
+	l.gate.fresh = false // the agent may change what the gates checked
 	c.errName = "logs/claude_stderr_" + c.stamp + ".log"
 	c.calls = l.window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {

@@ -61,6 +61,7 @@ type loop struct {
 
 	tasksDone, tasksTotal int
 	gates                 *events.Gates
+	gate                  gateState // the quality gates' last run in this run
 
 	idleSince   time.Time // first idle iteration of the current idle streak
 	idleCount   int
@@ -117,7 +118,10 @@ func (l *loop) status(typ events.Type, action, status string) {
 // met, or ctx (the Stopper's) is canceled.
 func Run(s Settings, deps Deps) Result {
 	l := newLoop(s, deps)
-	res := l.run()
+	res, stop := l.openAtStart()
+	if !stop {
+		res = l.run()
+	}
 	l.finish(res)
 	return res
 }
@@ -176,7 +180,9 @@ func (l *loop) run() Result {
 			continue
 		}
 		if reason := l.exitReason(); reason != "" {
-			return l.gracefulExit(reason)
+			if r, stop := l.complete(reason); stop {
+				return r
+			}
 		}
 		if r, stop := l.limitReached(); stop {
 			return r
@@ -256,6 +262,7 @@ func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
 	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
+	l.bus.Note(events.Completed{Reason: reason, Evidence: l.evidence()})
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
 }
 

@@ -4,22 +4,21 @@ import "github.com/ralphloop/ralph_loop/events"
 
 // noteStall compares this iteration with the previous one: the same reply
 // and no change to git HEAD or the working tree is a stalled iteration.
+// Any move of HEAD is a change: an agent that commits is not stalled,
+// whatever it committed (the breaker, which counts only the project's
+// files, still sees a loop that committed nothing else as no progress).
 // The loop's own files under .ralph/ (ralphdir.LoopOwned) are left out of
-// `git status --porcelain`, and a commit of nothing else does not count as
-// a move of HEAD; the fix plan is also compared by content (an untracked
-// plan shows no edit in git).
+// `git status --porcelain`; the fix plan is also compared by content (an
+// untracked plan shows no edit in git).
 func (l *loop) noteStall(text string) {
 	if l.s.StallLimit <= 0 {
 		return
 	}
 	head, porcel := "", ""
 	if l.git.isRepo(l.ctx) {
-		// The loop's own files change on every iteration, and an agent
-		// may commit them: neither is movement.
+		// The loop's own files change on every iteration: an edit of
+		// them alone is no movement.
 		head = l.git.head(l.ctx)
-		if l.haveLast && head != l.lastHead && !l.git.committedBeyondOwned(l.ctx, l.lastHead, head) {
-			head = l.lastHead
-		}
 		porcel = l.git.porcelain(l.ctx)
 	}
 	if l.havePlan {

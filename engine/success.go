@@ -147,7 +147,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	}
 	l.noteIdle(c, it, idle)
 	l.guard.Success()
-	return l.afterSuccess(res, gate, idle, pending)
+	return l.afterSuccess(res, idle, pending)
 }
 
 // progressOf is the breaker's view of one successful loop; a gate in
@@ -190,18 +190,19 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
 }
 
-// afterSuccess ends the run on a pending exit reason or the done pattern,
-// else runs the periodic review and watches for stalls.
-func (l *loop) afterSuccess(res analysis.Result, gate gateResult, idle bool, pending string) step {
+// afterSuccess ends the run on a pending exit reason or the done pattern
+// (unless a blocking quality gate fails), else runs the periodic review and
+// watches for stalls.
+func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step {
 	if pending != "" {
-		return stopWith(l.gracefulExit(pending))
-	}
-	if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
-		if !gate.Block {
-			l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
-			return stopWith(l.gracefulExit("done_pattern"))
+		if r, stop := l.complete(pending); stop {
+			return stopWith(r)
 		}
-		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String(), Blocked: true})
+	} else if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
+		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
+		if r, stop := l.complete("done_pattern"); stop {
+			return stopWith(r)
+		}
 	}
 	l.findings = nil
 	l.bus.Record(events.FindingsCleared{})

@@ -126,6 +126,10 @@ func (w UsageWindow) Named() bool { return w.Window != "" && w.Window != "unknow
 type Gates struct {
 	OverallStatus string `json:"overall_status"`
 	Mode          string `json:"mode"`
+	// Failing names the gates that failed (their commands), and Log the
+	// file with their whole output: added fields, absent when all pass.
+	Failing []string `json:"failing,omitempty"`
+	Log     string   `json:"log,omitempty"`
 }
 
 // Iteration describes one finished agent call (the metrics.jsonl line).

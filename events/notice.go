@@ -226,11 +226,10 @@ type UnknownState struct{ Name string }
 // Idle: the agent reported it had nothing to do, Count times in a row.
 type Idle struct{ Count int }
 
-// DoneMatched: DONE_PATTERN matched the reply; Blocked when a quality
-// gate keeps the run going.
+// DoneMatched: DONE_PATTERN matched the reply (a failing quality gate may
+// still hold the run's completion: CompletionHeld).
 type DoneMatched struct {
 	Pattern string
-	Blocked bool
 }
 
 // AgentFailed: the agent call failed, as Failure says; StartErr is why it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/ralphloop/ralph_loop/supervise"
+	"io"
 	"strings"
 	"time"
 )
@@ -42,6 +43,13 @@ type Config struct {
 	Dir              string        // project root: the commands' working directory
 	Env              []string      // the commands' environment; nil inherits ralph_loop's
 	Grace            time.Duration // between SIGTERM and SIGKILL on timeout; <= 0 means DefaultGrace
+	// Log, when set, receives each command's whole output (stdout and
+	// stderr as 2>&1 gives them) between a line naming the command and a
+	// line with its exit code; LogMax bounds each command's output there
+	// (head and tail, as supervise.HeadTail keeps them; <= 0 keeps all).
+	// A write that fails is dropped: the log never fails a gate.
+	Log    io.Writer
+	LogMax int64
 	// Wrap, when set, runs each command in the agent's sandbox (SANDBOX): it
 	// returns the command to run instead and what to do once it has ended.
 	Wrap func(supervise.Command) (supervise.Command, func(), error)
@@ -93,6 +101,52 @@ type Decision struct {
 	ResultCode int
 	// Results is what to write to .quality_gate_results (nil when not run).
 	Results *Results
+	// Failures are the gates that failed, test gate first.
+	Failures []Failure
+}
+
+// Names of the gates in a Failure.
+const (
+	GateTest        = "TEST_COMMAND"  // the test gate, decided by TEST_COMMAND
+	GateReported    = "TESTS_STATUS"  // the test gate, decided by the agent's TESTS_STATUS: FAILING
+	GateQualityGate = "QUALITY_GATES" // one of the QUALITY_GATES commands
+)
+
+// Failure is one failed gate.
+type Failure struct {
+	Gate     string // GateTest, GateReported or GateQualityGate
+	Command  string // the command that failed ("" for GateReported)
+	ExitCode int
+	TimedOut bool
+	Tail     string // the end of its output (Tail)
+}
+
+// TailMax is how many characters of a failed command's output end its
+// Failure keeps.
+const TailMax = 1000
+
+// Tail is the end of a command's output for a person or the agent to
+// read: colour codes removed, other control characters (a NUL cannot go
+// into the agent's argv) turned into spaces, trailing blank lines
+// dropped, and cut to its last TailMax characters (starting at a line
+// when one starts there).
+func Tail(out string) string {
+	out = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, ansiRe.ReplaceAllString(out, ""))
+	out = strings.TrimRight(out, " \t\n")
+	r := []rune(out)
+	if len(r) <= TailMax {
+		return out
+	}
+	t := string(r[len(r)-TailMax:])
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
+		t = t[i+1:]
+	}
+	return t
 }
 
 // Run runs the configured gates for one loop, one command after another.
@@ -113,15 +167,26 @@ func Run(ctx context.Context, cfg Config, in Input, now time.Time) (Decision, er
 		CustomGates: []CustomGate{},
 		Mode:        mode,
 	}
-	tg, err := testGate(ctx, cfg, in)
+	tg, to, err := testGate(ctx, cfg, in)
 	if err != nil {
 		return Decision{}, err
 	}
 	r.TestGate = tg
+	var failures []Failure
+	switch {
+	case tg.Status != StatusFail:
+	case to != nil:
+		failures = append(failures, Failure{Gate: GateTest, Command: cfg.TestCommand, ExitCode: to.exitCode, TimedOut: to.timedOut, Tail: to.tail})
+	default:
+		failures = append(failures, Failure{Gate: GateReported})
+	}
 	for _, c := range cfg.Commands() {
 		o, err := run(ctx, cfg, c)
 		if err != nil {
 			return Decision{}, err
+		}
+		if o.exitCode != 0 {
+			failures = append(failures, Failure{Gate: GateQualityGate, Command: c, ExitCode: o.exitCode, TimedOut: o.timedOut, Tail: o.tail})
 		}
 		g := CustomGate{
 			Command:         c,
@@ -140,7 +205,9 @@ func Run(ctx context.Context, cfg Config, in Input, now time.Time) (Decision, er
 	if r.TestGate.Status == StatusFail || r.CustomFailures() > 0 {
 		r.OverallStatus = StatusFail
 	}
-	return decide(r), nil
+	d := decide(r)
+	d.Failures = failures
+	return d, nil
 }
 
 // decide turns results into the Decision for their mode.
@@ -160,11 +227,12 @@ func decide(r *Results) Decision {
 }
 
 // testGate decides the test gate: without an analysis it is skipped; with
-// TEST_COMMAND the command decides; otherwise the agent's report does
-// (UNKNOWN skips, FAILING fails, anything else passes).
-func testGate(ctx context.Context, cfg Config, in Input) (TestGate, error) {
+// TEST_COMMAND the command decides (and its outcome is returned);
+// otherwise the agent's report does (UNKNOWN skips, FAILING fails,
+// anything else passes).
+func testGate(ctx context.Context, cfg Config, in Input) (TestGate, *outcome, error) {
 	if !in.HaveAnalysis {
-		return TestGate{Status: StatusSkip}, nil
+		return TestGate{Status: StatusSkip}, nil, nil
 	}
 	reported := in.TestsStatus
 	if reported == "" {
@@ -175,12 +243,13 @@ func testGate(ctx context.Context, cfg Config, in Input) (TestGate, error) {
 	case cfg.TestCommand != "":
 		o, err := run(ctx, cfg, cfg.TestCommand)
 		if err != nil {
-			return TestGate{}, err
+			return TestGate{}, nil, err
 		}
 		g.Verified, g.Output, g.Status = true, o.output, StatusPass
 		if o.exitCode != 0 {
 			g.Status = StatusFail
 		}
+		return g, &o, nil
 	case reported == "UNKNOWN":
 		g.Status = StatusSkip
 	case reported == "FAILING":
@@ -188,5 +257,5 @@ func testGate(ctx context.Context, cfg Config, in Input) (TestGate, error) {
 	default:
 		g.Status = StatusPass
 	}
-	return g, nil
+	return g, nil, nil
 }

@@ -313,6 +313,7 @@ func TestFeedback(t *testing.T) {
 		{"test output", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
 		{"bare message", &Results{OverallStatus: StatusFail, Mode: ModeCircuitBreaker, TestGate: TestGate{Status: StatusFail}}, "TESTS FAILING. "},
 		{"sanitised", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
+		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
 		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
 		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
 	}
@@ -393,5 +394,64 @@ func TestSaveLoadShape(t *testing.T) {
 	os.WriteFile(d.Path(ralphdir.QualityGateResults), []byte("{oops"), 0o644)
 	if r, err := Load(d); r != nil || err != nil {
 		t.Fatalf("corrupt Load = %v, %v", r, err)
+	}
+}
+
+// A failed gate names its command, exit code and the end of its output,
+// and the log gets each command's whole output between a header and its
+// exit code.
+func TestFailuresAndLog(t *testing.T) {
+	var log strings.Builder
+	c := cfg(t, Config{
+		TestCommand: "seq 1 2000; echo 'FAIL: 3 tests failed'; exit 2",
+		Gates:       "true; echo lint broken >&2 && exit 7",
+		Mode:        ModeBlock,
+		Log:         &log,
+	})
+	d, err := Run(context.Background(), c, Input{Loop: 3, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Failures) != 2 {
+		t.Fatalf("failures = %+v", d.Failures)
+	}
+	f := d.Failures[0]
+	if f.Gate != GateTest || f.Command != c.TestCommand || f.ExitCode != 2 || f.TimedOut {
+		t.Errorf("test gate failure = %+v", f)
+	}
+	if !strings.HasSuffix(f.Tail, "2000\nFAIL: 3 tests failed") || len(f.Tail) > TailMax || strings.HasPrefix(f.Tail, "1\n") {
+		t.Errorf("tail = %q", f.Tail)
+	}
+	if g := d.Failures[1]; g.Gate != GateQualityGate || g.Command != "echo lint broken >&2 && exit 7" || g.ExitCode != 7 || g.Tail != "lint broken" {
+		t.Errorf("custom gate failure = %+v", g)
+	}
+	for _, want := range []string{"=== " + c.TestCommand + " ===\n1\n2\n", "FAIL: 3 tests failed\n\n=== exit 2 ===\n", "=== true ===\n\n=== exit 0 ===\n", "lint broken\n\n=== exit 7 ===\n"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String()[max(0, log.Len()-400):])
+		}
+	}
+	if !strings.Contains(log.String(), "\n1000\n") {
+		t.Error("the log does not hold the whole output")
+	}
+
+	d, err = Run(context.Background(), cfg(t, Config{Gates: "true", Mode: ModeBlock}), Input{Loop: 3, HaveAnalysis: true, TestsStatus: "FAILING"}, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Failure{{Gate: GateReported}}, d.Failures); diff != "" {
+		t.Errorf("a FAILING report (-want +got):\n%s", diff)
+	}
+}
+
+func TestTail(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"ok\n\n", "ok"},
+		{"\x1b[31mFAIL\x1b[0m x\x00y\r\n", "FAIL x y"},
+		{strings.Repeat("a", TailMax) + "\nlast", "last"},
+		{strings.Repeat("é", TailMax+5), strings.Repeat("é", TailMax)},
+	} {
+		if got := Tail(tc.in); got != tc.want {
+			t.Errorf("Tail(%.20q) = %.40q, want %.40q", tc.in, got, tc.want)
+		}
 	}
 }

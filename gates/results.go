@@ -27,6 +27,9 @@ type Results struct {
 	CustomGates   []CustomGate `json:"custom_gates"`
 	OverallStatus string       `json:"overall_status"`
 	Mode          string       `json:"mode"`
+	// Log is where the failed commands' whole output is, relative to the
+	// project (an added field; absent when every gate passed).
+	Log string `json:"log,omitempty"`
 }
 
 // TestGate is the test gate's entry.
@@ -123,8 +126,10 @@ func Feedback(r *Results) string {
 	var b strings.Builder
 	if r.TestGate.Status == StatusFail {
 		out := ansiRe.ReplaceAllString(r.TestGate.Output, "")
+		// Control characters separate words too: a NUL cannot go into
+		// the agent's argv.
 		out = strings.Join(strings.FieldsFunc(out, func(c rune) bool {
-			return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+			return c == ' ' || c < 0x20 || c == 0x7f
 		}), " ")
 		if out != "" {
 			b.WriteString("TESTS FAILING: " + clip.Runes(out, FeedbackOutputMax) + ". ")

@@ -76,13 +76,14 @@ type Freed struct {
 func (f *Freed) add(o Freed) { f.Files += o.Files; f.Bytes += o.Bytes }
 
 // callLog splits a per-call log name (claude_output_STAMP.log,
-// claude_stderr_STAMP.log, claude_output_STAMP_stream.log) into its stamp.
+// claude_stderr_STAMP.log, claude_output_STAMP_stream.log, and the
+// quality gates' quality_gates_STAMP.log) into its stamp.
 func callLog(name string) (stamp string, ok bool) {
 	if !strings.HasSuffix(name, ".log") {
 		return "", false
 	}
 	base := strings.TrimSuffix(name, ".log")
-	for _, pre := range []string{"claude_output_", "claude_stderr_"} {
+	for _, pre := range []string{"claude_output_", "claude_stderr_", "quality_gates_"} {
 		if s, found := strings.CutPrefix(base, pre); found {
 			if pre == "claude_output_" {
 				s = strings.TrimSuffix(s, "_stream")

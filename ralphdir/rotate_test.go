@@ -196,3 +196,19 @@ func TestRotationPastPlantedFolders(t *testing.T) {
 		t.Errorf("live.log holds %d bytes (want all 3 lines), warnings %q (want one)", n, warnings)
 	}
 }
+
+// The quality gates' log of a call goes with the call's other logs.
+func TestPruneCallLogsGates(t *testing.T) {
+	d := New(t.TempDir(), nil)
+	os.MkdirAll(d.Path(LogsDir), 0o755)
+	old, cur := "2026-01-01_10-00-00-000_loop1", "2026-01-01_10-00-01-000_loop2"
+	for _, n := range []string{"claude_output_" + old + ".log", "quality_gates_" + old + ".log"} {
+		os.WriteFile(filepath.Join(d.Path(LogsDir), n), []byte("x"), 0o644)
+	}
+	if _, err := d.PruneCallLogs(1, cur); err != nil {
+		t.Fatal(err)
+	}
+	if d.Exists("logs/quality_gates_" + old + ".log") {
+		t.Error("an old call's quality gates log was kept")
+	}
+}

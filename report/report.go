@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/events"
@@ -63,21 +64,24 @@ type Change struct {
 
 // Summary is one run.
 type Summary struct {
-	RunID      string         `json:"run_id"`
-	Driver     string         `json:"driver,omitempty"`
-	Started    time.Time      `json:"started"`
-	Ended      time.Time      `json:"ended,omitempty"`
-	Finished   bool           `json:"finished"`
-	ExitReason string         `json:"exit_reason,omitempty"`
-	ExitCode   *int           `json:"exit_code,omitempty"`
-	Status     string         `json:"status,omitempty"`
-	Loops      []Loop         `json:"loops"`
-	Outcomes   map[string]int `json:"outcomes"`
-	Totals     events.Usage   `json:"totals"`
-	Breaker    []Change       `json:"breaker_changes"`
-	Waits      map[string]int `json:"waits"`
-	Invalid    int            `json:"invalid_lines"`
-	Receipts   []Receipt      `json:"receipts"`
+	RunID      string    `json:"run_id"`
+	Driver     string    `json:"driver,omitempty"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended,omitempty"`
+	Finished   bool      `json:"finished"`
+	ExitReason string    `json:"exit_reason,omitempty"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Status     string    `json:"status,omitempty"`
+	// QualityGates is the quality gates as the run's end saw them
+	// (run_finished's quality_gates); absent when none ran.
+	QualityGates *events.Gates  `json:"quality_gates,omitempty"`
+	Loops        []Loop         `json:"loops"`
+	Outcomes     map[string]int `json:"outcomes"`
+	Totals       events.Usage   `json:"totals"`
+	Breaker      []Change       `json:"breaker_changes"`
+	Waits        map[string]int `json:"waits"`
+	Invalid      int            `json:"invalid_lines"`
+	Receipts     []Receipt      `json:"receipts"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -199,6 +203,7 @@ func apply(s *Summary, e events.Event) {
 		s.Waits[e.Wait]++
 	case events.RunFinished:
 		s.Finished, s.ExitReason, s.ExitCode, s.Status = true, e.Reason, e.ExitCode, e.Status
+		s.QualityGates = e.QualityGates
 	}
 }
 
@@ -268,6 +273,23 @@ func Last(runs []*Summary) *Summary {
 	return runs[len(runs)-1]
 }
 
+// writeGates says how the quality gates stood at the run's end; failing
+// gates are named, whatever the mode let the run do.
+func writeGates(w io.Writer, g *events.Gates) {
+	if g == nil {
+		return
+	}
+	if g.OverallStatus != "fail" {
+		fmt.Fprintf(w, "  quality gates %s (%s mode)\n", g.OverallStatus, g.Mode)
+		return
+	}
+	fmt.Fprintf(w, "  quality gates FAILING (%s mode): %s", g.Mode, strings.Join(g.Failing, "; "))
+	if g.Log != "" {
+		fmt.Fprintf(w, "; full output: %s", g.Log)
+	}
+	fmt.Fprintln(w)
+}
+
 // WriteText renders s as a table for a terminal.
 func WriteText(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "Run %s", s.RunID)
@@ -283,6 +305,7 @@ func WriteText(w io.Writer, s *Summary) {
 		}
 		fmt.Fprintf(w, "  ended    %s  (%s)\n", s.Ended.Local().Format(events.LocalStamp), s.Ended.Sub(s.Started).Round(time.Second))
 		fmt.Fprintf(w, "  stopped  %s, exit code %s, status %s\n", s.ExitReason, code, s.Status)
+		writeGates(w, s.QualityGates)
 	} else {
 		fmt.Fprintf(w, "  last event %s: still running, or ended without a run_finished event (killed)\n", s.Ended.Local().Format(events.LocalStamp))
 	}

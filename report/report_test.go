@@ -375,3 +375,28 @@ func TestFailedStartupsGrouped(t *testing.T) {
 		t.Errorf("history does not group the failed start-ups:\n%s", text)
 	}
 }
+
+// A completed run whose quality gates fail (warn mode let it through)
+// says so, naming the failing gates and their log; passing gates are one
+// short line.
+func TestWriteTextGates(t *testing.T) {
+	for _, tc := range []struct {
+		gates *events.Gates
+		want  string
+	}{
+		{&events.Gates{OverallStatus: "fail", Mode: "warn", Failing: []string{"go test ./..."}, Log: ".ralph/logs/quality_gates_x.log"},
+			"  quality gates FAILING (warn mode): go test ./...; full output: .ralph/logs/quality_gates_x.log\n"},
+		{&events.Gates{OverallStatus: "pass", Mode: "block"}, "  quality gates pass (block mode)\n"},
+	} {
+		l := newLog("g", t0)
+		l.emit(events.Event{Type: events.RunStarted})
+		l.snap.QualityGates = tc.gates
+		l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: events.IntPtr(0)})
+		runs, _ := report.Read(&l.buf)
+		var out bytes.Buffer
+		report.WriteText(&out, runs[0])
+		if !strings.Contains(out.String(), "  stopped  plan_complete, exit code 0, status completed\n"+tc.want) {
+			t.Errorf("report lacks %q:\n%s", tc.want, out.String())
+		}
+	}
+}

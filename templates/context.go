@@ -36,6 +36,9 @@ type ContextInput struct {
 
 	ReviewContext string // review.ContextFor of pending findings
 	WriteTimedOut bool   // the previous call was stopped by the write heartbeat
+	// Held: the run would have ended as complete, but a blocking quality
+	// gate fails (HeldNotice); sent with --no-continue too.
+	Held *Held
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
 	// write-timeout text: what the bash loop sends with --no-continue.
@@ -50,12 +53,19 @@ type ContextInput struct {
 //	Previous: <summary>. TESTS FAILING: <output>. QG fail: <gates>. Changed: <files>.
 //
 // (one line in reality), cut to ContextMax characters so the most useful
-// parts survive. Review findings and the write-timeout notice follow it with
-// their own caps, so the agent gets a single addition per call.
+// parts survive. A held completion, review findings and the write-timeout
+// notice follow it with their own caps, so the agent gets a single
+// addition per call.
 func LoopContext(in ContextInput) string {
 	var b strings.Builder
 	if !in.LoopStateOff {
 		b.WriteString(clip.Runes(loopPart(in), ContextMax))
+	}
+	if in.Held != nil {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(HeldNotice(*in.Held))
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {

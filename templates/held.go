@@ -1,0 +1,58 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+)
+
+// HeldTailMax caps, in characters, the gate output the held-completion
+// notice quotes.
+const HeldTailMax = 400
+
+// Held is a completion the loop did not accept: the agent ticked every
+// task of the plan (or signalled that it is done) while a blocking quality
+// gate fails. The next loop is told which gate, and how its output ends.
+type Held struct {
+	PlanDone, PlanTotal int    // the plan's ticked and total tasks; PlanTotal 0: no plan to speak of
+	Gate                string // what failed: "TEST_COMMAND", "QUALITY_GATES" or "TESTS_STATUS"
+	Command             string // the failing command ("" when the agent's own TESTS_STATUS failed it)
+	ExitCode            int
+	TimedOut            bool
+	Tail                string // the last lines of its output
+	More                int    // further gates that fail as well
+}
+
+// HeldNotice is the sentence that tells the agent its completion was not
+// accepted, with the failing gate's output tail (cut to HeldTailMax
+// characters, on one line).
+func HeldNotice(h Held) string {
+	var b strings.Builder
+	b.WriteString("NOT DONE: ")
+	if h.PlanTotal > 0 && h.PlanDone == h.PlanTotal {
+		fmt.Fprintf(&b, "every task in @fix_plan.md is ticked (%d/%d), but ", h.PlanDone, h.PlanTotal)
+	} else {
+		b.WriteString("you reported the work complete, but ")
+	}
+	switch {
+	case h.Command == "":
+		b.WriteString("you reported TESTS_STATUS: FAILING")
+	case h.TimedOut:
+		fmt.Fprintf(&b, "the quality gate %s `%s` times out", h.Gate, h.Command)
+	default:
+		fmt.Fprintf(&b, "the quality gate %s `%s` fails (exit %d)", h.Gate, h.Command, h.ExitCode)
+	}
+	if h.More > 0 {
+		fmt.Fprintf(&b, " (and %d more)", h.More)
+	}
+	b.WriteString(". The run ends only when every quality gate passes: make it pass. ")
+	if t := oneLine(h.Tail); t != "" {
+		if n := len([]rune(t)); n > HeldTailMax {
+			t = "…" + string([]rune(t)[n-HeldTailMax+1:])
+		}
+		b.WriteString("Its output ends: " + t + " ")
+	}
+	return b.String()
+}
+
+// oneLine joins s's whitespace runs into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
