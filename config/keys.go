@@ -333,7 +333,7 @@ var keys = append([]*keySpec{
 		accepts: "boolean", doc: "a desktop notice for each selected event (notify-send, osascript, PowerShell)",
 		set: boolSetter(func(c *Config) *bool { return &c.NotifyDesktop })},
 	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
-		accepts: "duration > 0", doc: "time limit of one notification (a hook's run, a webhook's try)",
+		accepts: "duration > 0, at most 1m", doc: "time limit of one notification (a hook's run, a webhook's try) and of the wait for them at the end",
 		set: func(c *Config, v string) error {
 			d, err := ParseDuration(v)
 			if err != nil || d <= 0 {

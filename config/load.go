@@ -290,6 +290,7 @@ func (l *loader) finish() error {
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}
+	l.capNotifyTimeout()
 
 	if c.Driver == "command" {
 		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // personOnly says why a project's .ralphrc may not set key to v, or "" when
@@ -56,4 +58,20 @@ func resolved(p string) string {
 		return r
 	}
 	return filepath.Clean(p)
+}
+
+// MaxNotifyTimeout caps NOTIFY_TIMEOUT: the run's end waits that long at
+// most for its notifiers, and a stop must not wait on a hook for hours.
+const MaxNotifyTimeout = time.Minute
+
+// capNotifyTimeout lowers a NOTIFY_TIMEOUT above MaxNotifyTimeout to it,
+// with one warning.
+func (l *loader) capNotifyTimeout() {
+	c := l.c
+	if c.NotifyTimeout <= MaxNotifyTimeout {
+		return
+	}
+	l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("NOTIFY_TIMEOUT=%s (%s) is above the cap of %s; using %s (docs/NOTIFY.md)",
+		c.NotifyTimeout, c.Sources["NOTIFY_TIMEOUT"].describe(), MaxNotifyTimeout, MaxNotifyTimeout)})
+	c.NotifyTimeout = MaxNotifyTimeout
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRalphrcCannotExposeTheDashboard: a cloned project's .ralphrc cannot
@@ -67,5 +68,22 @@ func TestRalphrcCannotExposeTheDashboard(t *testing.T) {
 	c, warns, _ = Load([]string{"--serve"}, w.lookup, proj, w.read)
 	if c.ServeControl || c.ServeToken != "" || len(warns) != 3 {
 		t.Errorf("RALPH_DIR inside the project: control %v token %q warnings %q", c.ServeControl, c.ServeToken, warns)
+	}
+}
+
+// TestNotifyTimeoutCapped: a NOTIFY_TIMEOUT of hours would hold a stopped
+// loop for hours; it is capped with one warning naming where it was set.
+func TestNotifyTimeoutCapped(t *testing.T) {
+	c, warns, err := setup{rc: rc("NOTIFY_TIMEOUT=6h")}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NotifyTimeout != MaxNotifyTimeout || len(warns) != 1 ||
+		warns[0].String() != "NOTIFY_TIMEOUT=6h0m0s (.ralph/.ralphrc:1) is above the cap of 1m0s; using 1m0s (docs/NOTIFY.md)" {
+		t.Errorf("timeout %s, warnings %q", c.NotifyTimeout, warns)
+	}
+	c, warns, _ = setup{env: map[string]string{"NOTIFY_TIMEOUT": "1m"}}.load(t)
+	if c.NotifyTimeout != time.Minute || len(warns) != 0 {
+		t.Errorf("at the cap: timeout %s, warnings %q", c.NotifyTimeout, warns)
 	}
 }
