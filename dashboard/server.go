@@ -54,7 +54,24 @@ type Options struct {
 	// Poll is how often the sources are looked at (their Stamp); 0 means
 	// every second.
 	Poll time.Duration
+	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
+	// past it new ones wait in the system's queue, costing no file here.
+	// MaxStreams bounds the event streams among them (0:
+	// DefaultMaxStreams); one more is refused.
+	MaxConns, MaxStreams int
+	// Timeout is how long a connection may take to send a request's
+	// headers, sit idle between requests, or leave an answer unread
+	// (0: DefaultTimeout).
+	Timeout time.Duration
 }
+
+// The defaults of Options' bounds: a dashboard is a few pages, and its
+// server must never take the files its loop needs.
+const (
+	DefaultMaxConns   = 64
+	DefaultMaxStreams = 32
+	DefaultTimeout    = 10 * time.Second
+)
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
@@ -63,6 +80,7 @@ type Server struct {
 	overview *feed
 	poke     chan struct{}
 	files    http.Handler
+	streams  chan struct{} // one per open event stream
 }
 
 // New builds a server for one or more projects.
@@ -70,12 +88,21 @@ func New(projects []Project, opts Options) *Server {
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embedded folder is part of the binary
 	}
 	s := &Server{opts: opts, overview: newFeed(Project{}), poke: make(chan struct{}, 1),
-		files: http.FileServerFS(sub)}
+		files: http.FileServerFS(sub), streams: make(chan struct{}, opts.MaxStreams)}
 	for _, p := range projects {
 		s.projects = append(s.projects, newFeed(p))
 	}
@@ -220,17 +247,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	if why, code := s.refused(r); why != "" {
+		// A refused client gets its answer and loses its connection.
+		h.Set("Connection", "close")
 		http.Error(w, why, code)
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
 		// A link with the token: keep it in a cookie and drop it from the
-		// address bar (and from the history).
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+		// address bar (and from the history). Only the right token is
+		// kept, and the redirect goes to one of the server's own pages.
+		if !s.isToken(t) {
+			h.Set("Connection", "close")
+			http.Error(w, "this link's token is wrong: open the ?token= link the dashboard printed", http.StatusUnauthorized)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: cookieFor(r), Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.Redirect(w, r, s.landing(r.URL.Path), http.StatusSeeOther)
 		return
 	}
 	s.route(w, r)
+}
+
+// landing is the page a token link leads to: path when it is one of the
+// server's pages (/ or /p/N/), else /. It is never built from anything
+// else of the request, so a link cannot send the browser elsewhere
+// (//evil.example/ is a path to the server and an address to a browser).
+func (s *Server) landing(path string) string {
+	if num, ok := strings.CutPrefix(path, "/p/"); ok {
+		num, ok = strings.CutSuffix(num, "/")
+		if i, err := strconv.Atoi(num); ok && err == nil && i >= 0 && i < len(s.projects) && strconv.Itoa(i) == num {
+			return "/p/" + num + "/"
+		}
+	}
+	return "/"
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
@@ -333,11 +382,16 @@ const keepAlive = 15 * time.Second
 // stream sends f's snapshot (and, for a project, its live output) as
 // Server-Sent Events, again each time it changes, until the page goes.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project bool) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+	select {
+	case s.streams <- struct{}{}:
+		defer func() { <-s.streams }()
+	default:
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "too many dashboard pages are open; close some and reload", http.StatusServiceUnavailable)
 		return
 	}
+	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
@@ -348,6 +402,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
 	for {
+		// A page that stops reading loses its stream (and its
+		// connection) once a write has waited Timeout.
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.Timeout))
 		snap, live, changed := f.get()
 		if !bytes.Equal(snap, sentSnap) {
 			fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", snap)
@@ -357,7 +414,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project
 			fmt.Fprintf(w, "event: live\ndata: %s\n\n", live)
 			sentLive = live
 		}
-		fl.Flush()
+		if rc.Flush() != nil {
+			return
+		}
 		select {
 		case <-r.Context().Done():
 			return
@@ -387,6 +446,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, f *feed, action
 		http.Error(w, "controls are off: start the dashboard with SERVE_CONTROL=true and SERVE_TOKEN set", http.StatusForbidden)
 		return
 	case !s.authorized(r):
+		w.Header().Set("Connection", "close")
 		http.Error(w, "this control needs the token: open the dashboard through its ?token= link", http.StatusUnauthorized)
 		return
 	}
@@ -415,10 +475,14 @@ func Listen(addr, token string) (net.Listener, error) {
 	return l, nil
 }
 
-// Serve serves s on l until ctx ends, then closes the server.
+// Serve serves s on l until ctx ends, then closes the server. It holds at
+// most Options.MaxConns connections; a connection that sends no headers,
+// idles or leaves an answer unread for Options.Timeout is closed.
 func Serve(ctx context.Context, l net.Listener, s *Server) error {
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
+	t := s.opts.Timeout
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: t, IdleTimeout: t, WriteTimeout: t, MaxHeaderBytes: 64 << 10,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
+	l = limitListener(l, s.opts.MaxConns)
 	go s.Run(ctx)
 	go func() {
 		<-ctx.Done()
