@@ -77,7 +77,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
 		// is said before it serves without it.
 		for _, w := range warnings {
-			warn(w.Msg)
+			warn(w.String())
 		}
 	}
 	if cfg.Action != config.Run {
