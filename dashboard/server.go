@@ -141,14 +141,25 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
-// Refresh reads every source whose stamps changed (every source when
-// force is set) and tells the pages what is new. The overview, made of
-// the snapshots, is built again only when a snapshot changed: live output
-// alone leaves it as it is.
+// Summarizer is a Source that can say in a few fields how its loop is,
+// for the overview of many loops. The overview carries these summaries
+// only (a Source that is no Summarizer shows its name only): it stays
+// small and cheap for hundreds of loops, and a loop's whole snapshot is
+// read when its own page or API asks for it.
+type Summarizer interface {
+	Summary() any
+}
+
+// Refresh looks at every source's stamps (and reads every summary when
+// force is set) and tells the pages what is new. Nothing else is read
+// here: a snapshot or live output whose stamp moved is read when a page,
+// stream or request asks for it. The overview is built again only when
+// a summary changed.
 func (s *Server) Refresh(force bool) {
+	summarize := len(s.projects) > 1
 	changed := false
 	for _, f := range s.projects {
-		if f.refresh(force) {
+		if f.refresh(force, summarize) {
 			changed = true
 		}
 	}
@@ -157,8 +168,7 @@ func (s *Server) Refresh(force bool) {
 	}
 	rows := make([]overviewRow, len(s.projects))
 	for i, f := range s.projects {
-		snap, _, _ := f.get()
-		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Snapshot: snap}
+		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Summary: f.summarized()}
 	}
 	b, err := json.Marshal(rows)
 	if err == nil {
@@ -166,41 +176,108 @@ func (s *Server) Refresh(force bool) {
 	}
 }
 
+// overviewRow is one loop in the overview: GET /api/overview and the
+// overview page's event stream.
 type overviewRow struct {
-	Name     string          `json:"name"`
-	Href     string          `json:"href"`
-	Snapshot json.RawMessage `json:"snapshot"`
+	Name    string          `json:"name"`
+	Href    string          `json:"href"`
+	Summary json.RawMessage `json:"summary"`
 }
 
-// feed is the last snapshot and live output of one source, and the
-// channel closed when either changes.
+// feed is the last snapshot and live output of one source, read when
+// asked for after their stamps moved, and the channel closed when a stamp
+// moves (or, for the overview, when it changes).
 type feed struct {
 	p Project
 
 	mu        sync.Mutex
 	snapStamp string
 	liveStamp string
+	snapStale bool // snapStamp moved since snap was read
+	liveStale bool
 	snap      []byte
 	live      []byte
+	summary   []byte
 	changed   chan struct{}
+
+	reading sync.Mutex // one read of the source at a time
 }
 
 func newFeed(p Project) *feed {
-	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), changed: make(chan struct{})}
+	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), summary: []byte("null"), changed: make(chan struct{}),
+		snapStale: p.Source != nil, liveStale: p.Source != nil}
 }
 
-// refresh reads the parts of the source whose stamp moved (both with
-// force) and reports whether the snapshot changed.
-func (f *feed) refresh(force bool) bool {
+// refresh notes which stamps moved (all with force), wakes the pages when
+// one did, reads the summary again when summarize is set and the
+// snapshot's stamp moved, and reports whether the summary changed.
+func (f *feed) refresh(force, summarize bool) bool {
 	if f.p.Source == nil {
 		return false
 	}
 	snapStamp, liveStamp := f.p.Source.Stamps()
 	f.mu.Lock()
-	readSnap, readLive := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
+	snapMoved, liveMoved := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
 	f.snapStamp, f.liveStamp = snapStamp, liveStamp
+	f.snapStale = f.snapStale || snapMoved
+	f.liveStale = f.liveStale || liveMoved
+	if snapMoved || liveMoved {
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
 	f.mu.Unlock()
-	var snap, live []byte
+	sum, ok := f.p.Source.(Summarizer)
+	if !summarize || !ok || !snapMoved {
+		return false
+	}
+	b, err := json.Marshal(sum.Summary())
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.Equal(b, f.summary) {
+		return false
+	}
+	f.summary = b
+	return true
+}
+
+func (f *feed) summarized() json.RawMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.summary
+}
+
+// set stores snap and live (nil keeps the old value) and wakes the pages
+// when either changed.
+func (f *feed) set(snap, live []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	changed := false
+	if snap != nil && !bytes.Equal(snap, f.snap) {
+		f.snap, changed = snap, true
+	}
+	if live != nil && !bytes.Equal(live, f.live) {
+		f.live, changed = live, true
+	}
+	if changed {
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
+}
+
+// get is the snapshot and live output, read again first where their
+// stamps moved, and the channel closed at the next move.
+func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	f.mu.Lock()
+	readSnap, readLive := f.snapStale, f.liveStale
+	f.snapStale, f.liveStale = false, false
+	// A move during the read closes this channel: its reader comes back.
+	changed = f.changed
+	f.mu.Unlock()
 	if readSnap {
 		var err error
 		if snap, err = json.Marshal(f.p.Source.Snapshot()); err != nil {
@@ -210,32 +287,15 @@ func (f *feed) refresh(force bool) bool {
 	if readLive {
 		live, _ = json.Marshal(f.p.Source.Live())
 	}
-	return f.set(snap, live)
-}
-
-// set stores snap and live (nil keeps the old value), wakes the pages
-// when either changed, and reports whether snap did.
-func (f *feed) set(snap, live []byte) (snapChanged bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	liveChanged := false
-	if snap != nil && !bytes.Equal(snap, f.snap) {
-		f.snap, snapChanged = snap, true
+	if snap != nil {
+		f.snap = snap
 	}
-	if live != nil && !bytes.Equal(live, f.live) {
-		f.live, liveChanged = live, true
+	if live != nil {
+		f.live = live
 	}
-	if snapChanged || liveChanged {
-		close(f.changed)
-		f.changed = make(chan struct{})
-	}
-	return snapChanged
-}
-
-func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.snap, f.live, f.changed
+	return f.snap, f.live, changed
 }
 
 // ServeHTTP applies the access rules, then routes the request.
@@ -295,6 +355,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		http.StripPrefix("/static", s.files).ServeHTTP(w, r)
 	case path == "/api/overview/events" && r.Method == http.MethodGet:
 		s.stream(w, r, s.overview, false)
+	case path == "/api/overview" && r.Method == http.MethodGet:
+		rows, _, _ := s.overview.get()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(rows)
 	default:
 		s.projectRoute(w, r)
 	}

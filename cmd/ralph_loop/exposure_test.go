@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,4 +188,48 @@ func sockets(pid int) int {
 		}
 	}
 	return n
+}
+
+// TestServeOverviewOfManyProjects: --serve --projects over a folder of
+// 300 worktrees, each with a large plan, serves an overview of summaries:
+// the page and /api/overview stay under 128 KB, and a row says its loop's
+// state.
+func TestServeOverviewOfManyProjects(t *testing.T) {
+	t.Parallel()
+	swarm := t.TempDir()
+	plan := "# Fix Plan\n" + strings.Repeat("- [ ] a task with a long description of what to do next\n", 300)
+	for i := range 300 {
+		d := filepath.Join(swarm, "wt-"+strconv.Itoa(i), ".ralph")
+		mustWrite(t, filepath.Join(d, "@fix_plan.md"), plan)
+		mustWrite(t, filepath.Join(d, "status.json"), `{"loop_count": 7, "status": "completed", "exit_reason": "plan_complete", "tasks_completed": 3, "tasks_total": 300}`+"\n")
+	}
+	p := &loopProject{dir: swarm, home: t.TempDir()}
+	addr := freeAddr(t)
+	var out bytes.Buffer
+	srv := p.command(t, nil, "--serve", addr, "--projects", swarm)
+	srv.Stdout, srv.Stderr = &out, &out
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	get := func(path string) []byte {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return nil
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return b
+	}
+	var api []byte
+	if !waitFor(20*time.Second, func() bool { api = get("/api/overview"); return bytes.Contains(api, []byte("wt-299")) }) {
+		t.Fatalf("no overview: %s\n%s", api, out.String())
+	}
+	page := get("/")
+	if len(page) > 128<<10 || len(api) > 128<<10 {
+		t.Errorf("overview of 300 projects: page %d bytes, /api/overview %d bytes; want each under 128 KB", len(page), len(api))
+	}
+	if !bytes.Contains(api, []byte(`"href":"/p/0/","summary":{"state":{"phase":"stopped"`)) || !bytes.Contains(api, []byte(`"tasks_total":300`)) {
+		t.Errorf("a row lacks its loop's state: %.400s", api)
+	}
 }
