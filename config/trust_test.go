@@ -35,7 +35,11 @@ func TestRalphrcCannotExposeTheDashboard(t *testing.T) {
 		}
 	}
 
-	// Loopback addresses may stay.
+}
+
+// TestRalphrcMayNameALoopbackAddress: a loopback SERVE_ADDR in .ralphrc
+// stays; any other is refused, from ./.ralphrc too.
+func TestRalphrcMayNameALoopbackAddress(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:9000", "localhost:9001", "[::1]:9002"} {
 		c, warns, err := setup{args: []string{"--serve"}, rc: rc("SERVE_ADDR=" + addr)}.load(t)
 		if err != nil || c.ServeAddr != addr || len(warns) != 0 {
@@ -49,9 +53,15 @@ func TestRalphrcCannotExposeTheDashboard(t *testing.T) {
 		}
 	}
 
-	// The person's environment is obeyed, and the .ralphrc's values it
-	// overrides are not even looked at.
-	c, warns, err = setup{args: []string{"--serve"}, rc: hostile, env: map[string]string{
+}
+
+// TestPersonMayExposeTheDashboard: the person's environment is obeyed
+// (and the .ralphrc values it overrides are not even looked at), and so
+// is a .ralphrc of their own under an absolute RALPH_DIR outside the
+// project.
+func TestPersonMayExposeTheDashboard(t *testing.T) {
+	hostile := rc("SERVE_ADDR=0.0.0.0:0", "SERVE_CONTROL=true", "SERVE_TOKEN=0123456789abcdef-from-repo")
+	c, warns, err := setup{args: []string{"--serve"}, rc: hostile, env: map[string]string{
 		"SERVE_ADDR": "0.0.0.0:0", "SERVE_TOKEN": "0123456789abcdef-person", "SERVE_CONTROL": "true"}}.load(t)
 	if err != nil || c.ServeAddr != "0.0.0.0:0" || c.ServeToken != "0123456789abcdef-person" || !c.ServeControl || len(warns) != 0 {
 		t.Errorf("from the environment: addr %q token %q control %v warnings %q err %v", c.ServeAddr, c.ServeToken, c.ServeControl, warns, err)
