@@ -28,7 +28,7 @@ func TestStopSignalsTheLockHolderNotThePidInTheFile(t *testing.T) {
 	t.Parallel()
 	p := newLoopProject(t, 5, tickScript())
 	var console bytes.Buffer
-	_, done := startLoop(t, p, []string{"LOOP_DELAY=1h", "MAX_LOOPS=4"}, &console)
+	loop := startLoop(t, p, []string{"LOOP_DELAY=1h", "MAX_LOOPS=4"}, &console)
 	if !waitFor(20*time.Second, func() bool {
 		ev, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl"))
 		return bytes.Contains(ev, []byte("delay_started"))
@@ -47,26 +47,15 @@ func TestStopSignalsTheLockHolderNotThePidInTheFile(t *testing.T) {
 
 	addr := freeAddr(t)
 	var served bytes.Buffer
-	srv := p.command(t, []string{"SERVE_CONTROL=true", "SERVE_TOKEN=" + testToken}, "--serve", addr)
-	srv.Stdout, srv.Stderr = &served, &served
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	startLoop(t, p, []string{"SERVE_CONTROL=true", "SERVE_TOKEN=" + testToken}, &served, "--serve", addr)
 	if !waitFor(20*time.Second, func() bool { return snapshotOf(addr) != nil }) {
 		t.Fatalf("--serve never answered\n%s", served.String())
 	}
 	if code, body := post(t, addr, "stop", testToken); code != 200 {
 		t.Fatalf("stop: %d %s", code, body)
 	}
-	select {
-	case err := <-done:
-		done <- err
-		if c := commandExitCode(err); c != 143 {
-			t.Errorf("the loop's exit code %d, want 143 (stopped by the control)\n%s", c, console.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Errorf("the loop holding the lock was not stopped\n%s", console.String())
+	if code, ok := loop.exit(20 * time.Second); code != 143 || !ok {
+		t.Errorf("the loop holding the lock: exited %v with %d, want 143 (stopped by the control)\n%s", ok, code, console.String())
 	}
 	if processGone(victim.Process.Pid) {
 		t.Errorf("the process whose pid was written into the lock file was killed")
@@ -127,7 +116,8 @@ func TestDashboardLoopSurvivesAFlood(t *testing.T) {
 	mustWrite(t, p.path(".ralph/.ralph_paused"), "") // it waits while the flood comes
 	addr := freeAddr(t)
 	var console bytes.Buffer
-	pid, done := startLoop(t, p, []string{"MAX_LOOPS=3"}, &console, "--dashboard", addr)
+	loop := startLoop(t, p, []string{"MAX_LOOPS=3"}, &console, "--dashboard", addr)
+	pid := loop.pid
 	if !waitFor(20*time.Second, func() bool { return snapshotOf(addr) != nil }) {
 		t.Fatalf("the dashboard never answered\n%s", console.String())
 	}
@@ -153,22 +143,19 @@ func TestDashboardLoopSurvivesAFlood(t *testing.T) {
 	if err := os.Remove(p.path(".ralph/.ralph_paused")); err != nil {
 		t.Fatal(err)
 	}
-	for end := time.Now().Add(60 * time.Second); ; {
-		peak = max(peak, sockets(pid))
-		select {
-		case err := <-done:
-			done <- err
-			if c := commandExitCode(err); c != 4 {
-				t.Fatalf("exit code %d, want 4 (max loops): the flood broke the loop\n%s", c, console.String())
-			}
-		case <-time.After(20 * time.Millisecond):
-			if time.Now().Before(end) {
-				continue
-			}
-			t.Fatalf("the loop did not finish its loops under the flood (%d connections held)\n%s", len(conns), console.String())
+	sampled := make(chan int)
+	go func() { // the sockets the loop holds, until it exits
+		n := peak
+		for !processGone(pid) {
+			n = max(n, sockets(pid))
+			time.Sleep(20 * time.Millisecond)
 		}
-		break
+		sampled <- n
+	}()
+	if code, ok := loop.exit(60 * time.Second); code != 4 || !ok {
+		t.Fatalf("the loop under the flood (%d connections held): exited %v with %d, want 4 (max loops)\n%s", len(conns), ok, code, console.String())
 	}
+	peak = <-sampled
 	if peak > dashboard.DefaultMaxConns+1 {
 		t.Errorf("the loop held %d sockets at once; the cap is %d connections and the listener", peak, dashboard.DefaultMaxConns)
 	}
@@ -206,12 +193,7 @@ func TestServeOverviewOfManyProjects(t *testing.T) {
 	p := &loopProject{dir: swarm, home: t.TempDir()}
 	addr := freeAddr(t)
 	var out bytes.Buffer
-	srv := p.command(t, nil, "--serve", addr, "--projects", swarm)
-	srv.Stdout, srv.Stderr = &out, &out
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	startLoop(t, p, nil, &out, "--serve", addr, "--projects", swarm)
 	get := func(path string) []byte {
 		res, err := http.Get("http://" + addr + path)
 		if err != nil {

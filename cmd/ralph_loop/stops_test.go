@@ -13,22 +13,40 @@ import (
 	"time"
 )
 
-// startLoop starts the real program with env and args and returns a
-// channel that gets its exit.
-func startLoop(t *testing.T, p *loopProject, env []string, out *bytes.Buffer, args ...string) (cmdPid int, done chan error) {
+// started is the real program, started.
+type started struct {
+	pid  int
+	done chan error
+}
+
+// startLoop starts the real program in p with env and args, its output
+// into out; it is killed when the test ends.
+func startLoop(t *testing.T, p *loopProject, env []string, out *bytes.Buffer, args ...string) *started {
 	t.Helper()
 	cmd := p.command(t, env, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done = make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	r := &started{pid: cmd.Process.Pid, done: make(chan error, 1)}
+	go func() { r.done <- cmd.Wait() }()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		<-done
+		<-r.done
 	})
-	return cmd.Process.Pid, done
+	return r
+}
+
+// exit is the program's exit code, or ok=false when it has not exited
+// within limit.
+func (r *started) exit(limit time.Duration) (code int, ok bool) {
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return commandExitCode(err), true
+	case <-time.After(limit):
+		return 0, false
+	}
 }
 
 // TestStopDuringNotifierDrain: the run has ended and its notifier hook
@@ -41,22 +59,19 @@ func TestStopDuringNotifierDrain(t *testing.T) {
 	hook := filepath.Join(t.TempDir(), "hook.sh")
 	mustWrite(t, hook, "touch \"$1\"\nexec sleep 120\n")
 	var out bytes.Buffer
-	pid, done := startLoop(t, p, []string{"MAX_LOOPS=1", "NOTIFY_TIMEOUT=60s", "NOTIFY_COMMAND=sh " + hook + " " + ready}, &out)
+	loop := startLoop(t, p, []string{"MAX_LOOPS=1", "NOTIFY_TIMEOUT=60s", "NOTIFY_COMMAND=sh " + hook + " " + ready}, &out)
 	if !waitFor(20*time.Second, func() bool { return exists(ready) }) {
 		t.Fatalf("the hook never ran\n%s", out.String())
 	}
 	start := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(loop.pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		done <- err
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("the loop took %s to exit after the stop", took)
-		}
-	case <-time.After(15 * time.Second):
+	if _, ok := loop.exit(15 * time.Second); !ok {
 		t.Fatalf("a stop during the notifier drain was ignored\n%s", out.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the loop took %s to exit after the stop", took)
 	}
 }
 
@@ -71,7 +86,7 @@ func TestStopKillsATermIgnoringGate(t *testing.T) {
 	gate := filepath.Join(dir, "gate.sh")
 	mustWrite(t, gate, "trap '' TERM\nsleep 300 &\necho $$ $! > "+pids+".tmp\nmv "+pids+".tmp "+pids+"\nwhile :; do sleep 1; done\n")
 	var out bytes.Buffer
-	pid, done := startLoop(t, p, []string{"MAX_LOOPS=1", "QUALITY_GATES=sh " + gate, "QUALITY_GATE_TIMEOUT=300"}, &out)
+	loop := startLoop(t, p, []string{"MAX_LOOPS=1", "QUALITY_GATES=sh " + gate, "QUALITY_GATE_TIMEOUT=300"}, &out)
 	if !waitFor(20*time.Second, func() bool { return exists(pids) }) {
 		t.Fatalf("the gate never ran\n%s", out.String())
 	}
@@ -84,13 +99,10 @@ func TestStopKillsATermIgnoringGate(t *testing.T) {
 		}
 		gatePids = append(gatePids, n)
 	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(loop.pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		done <- err
-	case <-time.After(15 * time.Second):
+	if _, ok := loop.exit(15 * time.Second); !ok {
 		t.Fatalf("the loop did not stop\n%s", out.String())
 	}
 	for _, gp := range gatePids {
