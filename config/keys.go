@@ -334,7 +334,7 @@ var keys = append([]*keySpec{
 		accepts: "boolean", doc: "a desktop notice for each selected event (notify-send, osascript, PowerShell)",
 		set: boolSetter(func(c *Config) *bool { return &c.NotifyDesktop })},
 	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
-		accepts: "duration > 0", doc: "time limit of one notification (a hook's run, a webhook's try)",
+		accepts: "duration > 0, at most 1m", doc: "time limit of one notification (a hook's run, a webhook's try) and of the wait for them at the end",
 		set: func(c *Config, v string) error {
 			d, err := ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -347,13 +347,13 @@ var keys = append([]*keySpec{
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
 	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765",
-		accepts: "HOST:PORT (loopback unless SERVE_TOKEN is set)", doc: "address of the web dashboard (--serve ADDR, --dashboard ADDR)",
+		accepts: "HOST:PORT (loopback unless SERVE_TOKEN is set; in the project's .ralphrc loopback only)", doc: "address of the web dashboard (--serve ADDR, --dashboard ADDR)",
 		set: addrSetter},
 	{name: "SERVE_CONTROL", env: []string{"SERVE_CONTROL"}, rc: true, def: "false",
-		accepts: "boolean", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
+		accepts: "boolean (not from the project's .ralphrc)", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
 		set: boolSetter(func(c *Config) *bool { return &c.ServeControl })},
 	{name: "SERVE_TOKEN", env: []string{"SERVE_TOKEN"}, rc: true, def: "",
-		accepts: "a secret of 16 or more characters, empty = none", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
+		accepts: "a secret of 16 or more characters, empty = none (not from the project's .ralphrc)", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {

@@ -120,7 +120,9 @@ type loader struct {
 	strict bool
 	rc     map[string]rcValue
 	rcFile string
-	warns  []Warning
+	// rcTrusted: the .ralphrc read is the person's own, not the project's
+	rcTrusted bool
+	warns     []Warning
 }
 
 // readRC loads <RalphDir>/.ralphrc, falling back to the project root's
@@ -153,6 +155,7 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 		}
 		l.rcFile = name
 		l.c.RCFile = name
+		l.rcTrusted = rcTrusted(p, projectDir)
 		l.rc, l.warns = parseRC(data, name, rcAllowed, l.env)
 		return nil
 	}
@@ -193,6 +196,10 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 	if k.rc {
 		if rv, ok := l.rc[k.name]; ok && rv.Value != "" {
 			v := rv.Value
+			if why := personOnly(k.name, v); why != "" && !l.rcTrusted {
+				l.warns = append(l.warns, Warning{File: l.rcFile, Line: rv.Line, Msg: why})
+				return "", Source{}, false
+			}
 			if k.path {
 				v = rcPath(l.c.RalphDir, v)
 			}
@@ -283,6 +290,7 @@ func (l *loader) finish() error {
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}
+	l.capNotifyTimeout()
 
 	if c.Driver == "command" {
 		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {

@@ -143,6 +143,12 @@ lines (` + "`export KEY=value`" + ` included) are skipped with a warning naming 
 File names in ` + "`.ralphrc`" + ` are relative to ` + "`.ralph/`" + `; from flags and the
 environment they are relative to the project directory.
 
+A project's ` + "`.ralphrc`" + ` comes with the repository, so it cannot expose the loop:
+` + "`SERVE_TOKEN`" + ` and ` + "`SERVE_CONTROL`" + ` from it are ignored, and so is a ` + "`SERVE_ADDR`" + ` that
+is not a loopback address, each with one warning line. Set them with a flag or in the
+environment (or in a ` + "`.ralphrc`" + ` of your own under an absolute ` + "`RALPH_DIR`" + ` outside the
+project).
+
 Booleans accept true/false, yes/no, on/off, 1/0. Integers are plain decimal
 digits. A duration is ` + "`30s`" + `, ` + "`5m`" + `, ` + "`6h`" + `, ` + "`1d`" + `, a combination such as
 ` + "`1h30m`" + `, or a plain number of seconds. An invalid value stops the loop at

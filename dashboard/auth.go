@@ -8,8 +8,28 @@ import (
 	"strings"
 )
 
-// cookieName holds the token once a ?token= link was opened.
+// cookieName holds the token once a ?token= link was opened; each
+// server's cookie has its port in its name (see cookieFor), since a
+// browser sends a host's cookies to every port of it.
 const cookieName = "ralph_token"
+
+// cookieFor is the name of the token's cookie for the server r reached:
+// ralph_token_PORT, so that two dashboards on 127.0.0.1 (or another
+// program there) never read or overwrite each other's.
+func cookieFor(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if _, port, err := net.SplitHostPort(a.String()); err == nil {
+			return cookieName + "_" + port
+		}
+	}
+	return cookieName
+}
+
+// isToken reports whether got is the token; the comparison takes the same
+// time for any wrong token.
+func (s *Server) isToken(got string) bool {
+	return s.opts.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+}
 
 // tokenHeader carries the token for scripts (curl -H).
 const tokenHeader = "X-Ralph-Token"
@@ -61,13 +81,13 @@ func (s *Server) authorized(r *http.Request) bool {
 	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && got == "" {
 		got = a
 	}
-	if c, err := r.Cookie(cookieName); err == nil && got == "" {
+	if c, err := r.Cookie(cookieFor(r)); err == nil && got == "" {
 		got = c.Value
 	}
 	if q := r.URL.Query().Get("token"); q != "" && got == "" {
 		got = q
 	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+	return s.isToken(got)
 }
 
 // sameOrigin reports whether origin names host (the Host the request was

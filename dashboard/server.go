@@ -54,7 +54,24 @@ type Options struct {
 	// Poll is how often the sources are looked at (their Stamp); 0 means
 	// every second.
 	Poll time.Duration
+	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
+	// past it new ones wait in the system's queue, costing no file here.
+	// MaxStreams bounds the event streams among them (0:
+	// DefaultMaxStreams); one more is refused.
+	MaxConns, MaxStreams int
+	// Timeout is how long a connection may take to send a request's
+	// headers, sit idle between requests, or leave an answer unread
+	// (0: DefaultTimeout).
+	Timeout time.Duration
 }
+
+// The defaults of Options' bounds: a dashboard is a few pages, and its
+// server must never take the files its loop needs.
+const (
+	DefaultMaxConns   = 64
+	DefaultMaxStreams = 32
+	DefaultTimeout    = 10 * time.Second
+)
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
@@ -63,6 +80,7 @@ type Server struct {
 	overview *feed
 	poke     chan struct{}
 	files    http.Handler
+	streams  chan struct{} // one per open event stream
 }
 
 // New builds a server for one or more projects.
@@ -70,12 +88,21 @@ func New(projects []Project, opts Options) *Server {
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embedded folder is part of the binary
 	}
 	s := &Server{opts: opts, overview: newFeed(Project{}), poke: make(chan struct{}, 1),
-		files: http.FileServerFS(sub)}
+		files: http.FileServerFS(sub), streams: make(chan struct{}, opts.MaxStreams)}
 	for _, p := range projects {
 		s.projects = append(s.projects, newFeed(p))
 	}
@@ -114,14 +141,25 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
-// Refresh reads every source whose stamps changed (every source when
-// force is set) and tells the pages what is new. The overview, made of
-// the snapshots, is built again only when a snapshot changed: live output
-// alone leaves it as it is.
+// Summarizer is a Source that can say in a few fields how its loop is,
+// for the overview of many loops. The overview carries these summaries
+// only (a Source that is no Summarizer shows its name only): it stays
+// small and cheap for hundreds of loops, and a loop's whole snapshot is
+// read when its own page or API asks for it.
+type Summarizer interface {
+	Summary() any
+}
+
+// Refresh looks at every source's stamps (and reads every summary when
+// force is set) and tells the pages what is new. Nothing else is read
+// here: a snapshot or live output whose stamp moved is read when a page,
+// stream or request asks for it. The overview is built again only when
+// a summary changed.
 func (s *Server) Refresh(force bool) {
+	summarize := len(s.projects) > 1
 	changed := false
 	for _, f := range s.projects {
-		if f.refresh(force) {
+		if f.refresh(force, summarize) {
 			changed = true
 		}
 	}
@@ -130,8 +168,7 @@ func (s *Server) Refresh(force bool) {
 	}
 	rows := make([]overviewRow, len(s.projects))
 	for i, f := range s.projects {
-		snap, _, _ := f.get()
-		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Snapshot: snap}
+		rows[i] = overviewRow{Name: f.p.Name, Href: "/p/" + strconv.Itoa(i) + "/", Summary: f.summarized()}
 	}
 	b, err := json.Marshal(rows)
 	if err == nil {
@@ -139,41 +176,108 @@ func (s *Server) Refresh(force bool) {
 	}
 }
 
+// overviewRow is one loop in the overview: GET /api/overview and the
+// overview page's event stream.
 type overviewRow struct {
-	Name     string          `json:"name"`
-	Href     string          `json:"href"`
-	Snapshot json.RawMessage `json:"snapshot"`
+	Name    string          `json:"name"`
+	Href    string          `json:"href"`
+	Summary json.RawMessage `json:"summary"`
 }
 
-// feed is the last snapshot and live output of one source, and the
-// channel closed when either changes.
+// feed is the last snapshot and live output of one source, read when
+// asked for after their stamps moved, and the channel closed when a stamp
+// moves (or, for the overview, when it changes).
 type feed struct {
 	p Project
 
 	mu        sync.Mutex
 	snapStamp string
 	liveStamp string
+	snapStale bool // snapStamp moved since snap was read
+	liveStale bool
 	snap      []byte
 	live      []byte
+	summary   []byte
 	changed   chan struct{}
+
+	reading sync.Mutex // one read of the source at a time
 }
 
 func newFeed(p Project) *feed {
-	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), changed: make(chan struct{})}
+	return &feed{p: p, snap: []byte("null"), live: []byte(`""`), summary: []byte("null"), changed: make(chan struct{}),
+		snapStale: p.Source != nil, liveStale: p.Source != nil}
 }
 
-// refresh reads the parts of the source whose stamp moved (both with
-// force) and reports whether the snapshot changed.
-func (f *feed) refresh(force bool) bool {
+// refresh notes which stamps moved (all with force), wakes the pages when
+// one did, reads the summary again when summarize is set and the
+// snapshot's stamp moved, and reports whether the summary changed.
+func (f *feed) refresh(force, summarize bool) bool {
 	if f.p.Source == nil {
 		return false
 	}
 	snapStamp, liveStamp := f.p.Source.Stamps()
 	f.mu.Lock()
-	readSnap, readLive := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
+	snapMoved, liveMoved := force || snapStamp != f.snapStamp, force || liveStamp != f.liveStamp
 	f.snapStamp, f.liveStamp = snapStamp, liveStamp
+	f.snapStale = f.snapStale || snapMoved
+	f.liveStale = f.liveStale || liveMoved
+	if snapMoved || liveMoved {
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
 	f.mu.Unlock()
-	var snap, live []byte
+	sum, ok := f.p.Source.(Summarizer)
+	if !summarize || !ok || !snapMoved {
+		return false
+	}
+	b, err := json.Marshal(sum.Summary())
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.Equal(b, f.summary) {
+		return false
+	}
+	f.summary = b
+	return true
+}
+
+func (f *feed) summarized() json.RawMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.summary
+}
+
+// set stores snap and live (nil keeps the old value) and wakes the pages
+// when either changed.
+func (f *feed) set(snap, live []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	changed := false
+	if snap != nil && !bytes.Equal(snap, f.snap) {
+		f.snap, changed = snap, true
+	}
+	if live != nil && !bytes.Equal(live, f.live) {
+		f.live, changed = live, true
+	}
+	if changed {
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
+}
+
+// get is the snapshot and live output, read again first where their
+// stamps moved, and the channel closed at the next move.
+func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	f.mu.Lock()
+	readSnap, readLive := f.snapStale, f.liveStale
+	f.snapStale, f.liveStale = false, false
+	// A move during the read closes this channel: its reader comes back.
+	changed = f.changed
+	f.mu.Unlock()
 	if readSnap {
 		var err error
 		if snap, err = json.Marshal(f.p.Source.Snapshot()); err != nil {
@@ -183,32 +287,15 @@ func (f *feed) refresh(force bool) bool {
 	if readLive {
 		live, _ = json.Marshal(f.p.Source.Live())
 	}
-	return f.set(snap, live)
-}
-
-// set stores snap and live (nil keeps the old value), wakes the pages
-// when either changed, and reports whether snap did.
-func (f *feed) set(snap, live []byte) (snapChanged bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	liveChanged := false
-	if snap != nil && !bytes.Equal(snap, f.snap) {
-		f.snap, snapChanged = snap, true
+	if snap != nil {
+		f.snap = snap
 	}
-	if live != nil && !bytes.Equal(live, f.live) {
-		f.live, liveChanged = live, true
+	if live != nil {
+		f.live = live
 	}
-	if snapChanged || liveChanged {
-		close(f.changed)
-		f.changed = make(chan struct{})
-	}
-	return snapChanged
-}
-
-func (f *feed) get() (snap, live []byte, changed <-chan struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.snap, f.live, f.changed
+	return f.snap, f.live, changed
 }
 
 // ServeHTTP applies the access rules, then routes the request.
@@ -220,17 +307,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	if why, code := s.refused(r); why != "" {
+		// A refused client gets its answer and loses its connection.
+		h.Set("Connection", "close")
 		http.Error(w, why, code)
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
 		// A link with the token: keep it in a cookie and drop it from the
-		// address bar (and from the history).
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+		// address bar (and from the history). Only the right token is
+		// kept, and the redirect goes to one of the server's own pages.
+		if !s.isToken(t) {
+			h.Set("Connection", "close")
+			http.Error(w, "this link's token is wrong: open the ?token= link the dashboard printed", http.StatusUnauthorized)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: cookieFor(r), Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.Redirect(w, r, s.landing(r.URL.Path), http.StatusSeeOther)
 		return
 	}
 	s.route(w, r)
+}
+
+// landing is the page a token link leads to: path when it is one of the
+// server's pages (/ or /p/N/), else /. It is never built from anything
+// else of the request, so a link cannot send the browser elsewhere
+// (//evil.example/ is a path to the server and an address to a browser).
+func (s *Server) landing(path string) string {
+	if num, ok := strings.CutPrefix(path, "/p/"); ok {
+		num, ok = strings.CutSuffix(num, "/")
+		if i, err := strconv.Atoi(num); ok && err == nil && i >= 0 && i < len(s.projects) && strconv.Itoa(i) == num {
+			return "/p/" + num + "/"
+		}
+	}
+	return "/"
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
@@ -246,6 +355,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		http.StripPrefix("/static", s.files).ServeHTTP(w, r)
 	case path == "/api/overview/events" && r.Method == http.MethodGet:
 		s.stream(w, r, s.overview, false)
+	case path == "/api/overview" && r.Method == http.MethodGet:
+		rows, _, _ := s.overview.get()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(rows)
 	default:
 		s.projectRoute(w, r)
 	}
@@ -333,11 +446,16 @@ const keepAlive = 15 * time.Second
 // stream sends f's snapshot (and, for a project, its live output) as
 // Server-Sent Events, again each time it changes, until the page goes.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project bool) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+	select {
+	case s.streams <- struct{}{}:
+		defer func() { <-s.streams }()
+	default:
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "too many dashboard pages are open; close some and reload", http.StatusServiceUnavailable)
 		return
 	}
+	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
@@ -348,6 +466,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
 	for {
+		// A page that stops reading loses its stream (and its
+		// connection) once a write has waited Timeout.
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.Timeout))
 		snap, live, changed := f.get()
 		if !bytes.Equal(snap, sentSnap) {
 			fmt.Fprintf(w, "event: snapshot\ndata: %s\n\n", snap)
@@ -357,7 +478,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, f *feed, project
 			fmt.Fprintf(w, "event: live\ndata: %s\n\n", live)
 			sentLive = live
 		}
-		fl.Flush()
+		if rc.Flush() != nil {
+			return
+		}
 		select {
 		case <-r.Context().Done():
 			return
@@ -387,6 +510,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, f *feed, action
 		http.Error(w, "controls are off: start the dashboard with SERVE_CONTROL=true and SERVE_TOKEN set", http.StatusForbidden)
 		return
 	case !s.authorized(r):
+		w.Header().Set("Connection", "close")
 		http.Error(w, "this control needs the token: open the dashboard through its ?token= link", http.StatusUnauthorized)
 		return
 	}
@@ -415,10 +539,14 @@ func Listen(addr, token string) (net.Listener, error) {
 	return l, nil
 }
 
-// Serve serves s on l until ctx ends, then closes the server.
+// Serve serves s on l until ctx ends, then closes the server. It holds at
+// most Options.MaxConns connections; a connection that sends no headers,
+// idles or leaves an answer unread for Options.Timeout is closed.
 func Serve(ctx context.Context, l net.Listener, s *Server) error {
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
+	t := s.opts.Timeout
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: t, IdleTimeout: t, WriteTimeout: t, MaxHeaderBytes: 64 << 10,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
+	l = limitListener(l, s.opts.MaxConns)
 	go s.Run(ctx)
 	go func() {
 		<-ctx.Done()

@@ -238,16 +238,30 @@ func TestEventStreamSendsChanges(t *testing.T) {
 }
 
 func TestOverviewListsProjects(t *testing.T) {
-	a, b := &fakeSource{}, &fakeSource{}
+	a, b := &summarized{}, &summarized{}
 	a.set(3, "")
 	s := New([]Project{{Name: "one", Source: a}, {Name: "two", Source: b}}, Options{})
 	if w := do(s, request("GET", "/", here, host, nil)); w.Code != 200 || !strings.Contains(w.Body.String(), "<table id=\"rows\">") {
 		t.Fatalf("/ with two projects: %d", w.Code)
 	}
-	snap, _, _ := s.overview.get()
-	if got := string(snap); got != `[{"name":"one","href":"/p/0/","snapshot":{"loop":3}},{"name":"two","href":"/p/1/","snapshot":{"loop":0}}]` {
-		t.Errorf("overview: %s", got)
+	want := `[{"name":"one","href":"/p/0/","summary":{"loop":3}},{"name":"two","href":"/p/1/","summary":{"loop":0}}]`
+	if w := do(s, request("GET", "/api/overview", here, host, nil)); w.Body.String() != want {
+		t.Errorf("overview: %s", w.Body.String())
 	}
+	a.set(4, "")
+	s.Refresh(false)
+	if w := do(s, request("GET", "/api/overview", here, host, nil)); !strings.Contains(w.Body.String(), `"summary":{"loop":4}`) {
+		t.Errorf("overview after a change: %s", w.Body.String())
+	}
+}
+
+// summarized is a fakeSource with a summary of its own.
+type summarized struct{ fakeSource }
+
+func (f *summarized) Summary() any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return map[string]int{"loop": f.n}
 }
 
 // hostileSource is a loop whose output and plan try to end the page's
@@ -258,7 +272,8 @@ func (hostileSource) Stamps() (string, string) { return "", "" }
 func (hostileSource) Snapshot() any {
 	return map[string]string{"task": "</script><script>alert(1)</script>"}
 }
-func (hostileSource) Live() string { return "<!-- </script> & done" }
+func (hostileSource) Live() string   { return "<!-- </script> & done" }
+func (h hostileSource) Summary() any { return h.Snapshot() }
 
 // The page carries the loop as it is, so that it shows before its event
 // stream connects; nothing in the data can end the block it sits in.
@@ -282,7 +297,7 @@ func TestPageCarriesInitialData(t *testing.T) {
 
 	s = New([]Project{{Name: "a", Source: hostileSource{}}, {Name: "b", Source: hostileSource{}}}, Options{})
 	body = do(s, request("GET", "/", here, host, nil)).Body.String()
-	if !strings.Contains(body, open+`{"snapshot":[{"name":"a","href":"/p/0/","snapshot":{"task":"\u003c/script\u003e`) {
+	if !strings.Contains(body, open+`{"snapshot":[{"name":"a","href":"/p/0/","summary":{"task":"\u003c/script\u003e`) {
 		t.Errorf("the overview page carries no rows:\n%s", body)
 	}
 }

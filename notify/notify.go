@@ -193,7 +193,12 @@ func (n *Notifier) deliver(t target, m message) {
 // then SIGKILL after a grace of stopGrace) and waits for that too. Each
 // notifier that lost messages (dropped on a full queue, or cut off by the
 // bound) gets one warning. Drain on nil does nothing.
-func (n *Notifier) Drain(bound time.Duration) {
+func (n *Notifier) Drain(bound time.Duration) { n.DrainCut(bound, nil) }
+
+// DrainCut is Drain whose bound each value received on cut may shorten: the
+// wait then ends at most that long from now (0: at once). The loop sends
+// one per stop signal that arrives while it waits.
+func (n *Notifier) DrainCut(bound time.Duration, cut <-chan time.Duration) {
 	if n == nil {
 		return
 	}
@@ -210,15 +215,26 @@ func (n *Notifier) Drain(bound time.Duration) {
 
 	done := make(chan struct{})
 	go func() { n.wg.Wait(); close(done) }()
+	end := time.Now().Add(bound)
 	t := time.NewTimer(bound)
 	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		n.cancel()
+wait:
+	for {
 		select {
 		case <-done:
-		case <-time.After(stopGrace + time.Second):
+			break wait
+		case d := <-cut:
+			if e := time.Now().Add(max(d, 0)); e.Before(end) {
+				end = e
+				t.Reset(max(d, 0))
+			}
+		case <-t.C:
+			n.cancel()
+			select {
+			case <-done:
+			case <-time.After(stopGrace + time.Second):
+			}
+			break wait
 		}
 	}
 	n.cancel()

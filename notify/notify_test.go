@@ -165,3 +165,39 @@ func TestNewNeedsANotifier(t *testing.T) {
 	var none *Notifier
 	none.Drain(time.Second) // nil-safe
 }
+
+// A stop during the drain cuts its wait: the first to the bound it sends
+// (the short bound after a stop), a second to zero.
+func TestDrainCutByStops(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cuts []time.Duration // sent one second apart, from the drain's 1st second
+		want time.Duration
+	}{
+		{"no stop: the whole bound", nil, time.Hour},
+		{"one stop: the short bound", []time.Duration{1500 * time.Millisecond}, 2500 * time.Millisecond},
+		{"a second stop: at once", []time.Duration{1500 * time.Millisecond, 0}, 2 * time.Second},
+		{"a longer cut does not lengthen it", []time.Duration{2 * time.Hour}, time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var r record
+				f := &fake{block: true, release: make(chan struct{})}
+				n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
+				n.Handle(events.Event{Type: events.RunFinished})
+				cut := make(chan time.Duration)
+				go func() {
+					for _, d := range tc.cuts {
+						time.Sleep(time.Second)
+						cut <- d
+					}
+				}()
+				start := time.Now()
+				n.DrainCut(time.Hour, cut)
+				if took := time.Since(start); took != tc.want {
+					t.Errorf("DrainCut took %s, want %s", took, tc.want)
+				}
+			})
+		})
+	}
+}

@@ -29,8 +29,14 @@ type webhook struct {
 }
 
 func newWebhook(u string, timeout time.Duration) *webhook {
-	return &webhook{url: u, client: &http.Client{Timeout: timeout}}
+	return &webhook{url: u, client: &http.Client{Timeout: timeout, CheckRedirect: noRedirects}}
 }
+
+// noRedirects keeps a webhook's POST where it was sent: a redirect, to
+// another host or to the same one, is answered as it is (a failure) and
+// never followed, so the event is never posted anywhere else and no
+// request carries the secret URL in a Referer header.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // String names the webhook by its scheme and host: the path of an
 // incoming webhook is its secret and is never shown.
@@ -98,6 +104,9 @@ func (w *webhook) post(ctx context.Context, body []byte) (string, error) {
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp.Status, nil
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return "", permanent{fmt.Errorf("HTTP %s: redirects are not followed; set NOTIFY_WEBHOOK to the address it redirects to", resp.Status)}
 	}
 	err = fmt.Errorf("HTTP %s: %s", resp.Status, oneLine(string(answer)))
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests {

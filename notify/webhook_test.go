@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -164,4 +166,68 @@ func TestUnquoteURL(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "Post ") {
 		t.Errorf("post error %v", err)
 	}
+}
+
+// TestWebhookNeverFollowsARedirect: a webhook server that redirects (to
+// another host, or to itself) gets one POST; the redirect's target gets
+// nothing, and no request carries the secret URL in a Referer header. Two
+// real servers on loopback: 127.0.0.1 and 127.0.0.2 (or localhost).
+func TestWebhookNeverFollowsARedirect(t *testing.T) {
+	var hits atomic.Int32
+	var referer atomic.Value
+	target := serveOn(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		referer.Store(r.Header.Get("Referer"))
+	}))
+	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
+		var posts atomic.Int32
+		hook := serveOn(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			posts.Add(1)
+			to := target + "/elsewhere"
+			if r.URL.Path == "/self" {
+				to = "/elsewhere"
+			}
+			if r.URL.Path == "/elsewhere" {
+				return
+			}
+			http.Redirect(w, r, to, code)
+		}))
+		for _, path := range []string{"/services/secret", "/self"} {
+			posts.Store(0)
+			_, err := newWebhook(hook+path, 2*time.Second).send(context.Background(), testMessage(t))
+			if err == nil || !strings.Contains(err.Error(), "redirects are not followed") || strings.Contains(err.Error(), "secret") {
+				t.Errorf("%d to %s: %v, want a failure saying redirects are not followed", code, path, err)
+			}
+			if n := posts.Load(); n != 1 {
+				t.Errorf("%d to %s: the webhook server got %d requests, want 1 (no retry, no same-host follow)", code, path, n)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the redirect's target on another host got %d requests (Referer %q)", n, referer.Load())
+	}
+}
+
+// serveOn serves h on addr (a loopback address) until the test ends and
+// returns its base URL; where the address cannot be had (127.0.0.2 on a
+// system without the whole 127/8), localhost on 127.0.0.1 stands in for
+// another host.
+func serveOn(t *testing.T, addr string, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	host := ""
+	if err != nil {
+		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		host = "localhost"
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	if host == "" {
+		host, _, _ = net.SplitHostPort(l.Addr().String())
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

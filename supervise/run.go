@@ -158,6 +158,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		return Outcome{ExitCode: code, Reason: StartFailed, Err: serr, Duration: time.Since(start)}
 	}
 	t.attach(cmd.Process)
+	defer track(t, cmd.Process, token)()
 	p.closeChild()
 
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)

@@ -74,6 +74,30 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 // person who pressed Ctrl+C (or the service manager) waits for the exit.
 const signalDrain = 1500 * time.Millisecond
 
+// drainCuts shortens the notifiers' drain at each stop signal, the one
+// that ended the run included: the first to signalDrain, any later one to
+// zero. The returned function stops it.
+func drainCuts(sig *signals) (<-chan time.Duration, func()) {
+	cut, done := make(chan time.Duration), make(chan struct{})
+	go func() {
+		d := signalDrain
+		for {
+			select {
+			case <-done:
+				return
+			case <-sig.stops:
+			}
+			select {
+			case <-done:
+				return
+			case cut <- d:
+			}
+			d = 0
+		}
+	}()
+	return cut, func() { close(done) }
+}
+
 // drainBound is how long the run's end waits for the notifiers.
 func drainBound(timeout time.Duration, stop events.Stop) time.Duration {
 	if stop.Kind == events.StopSignal {

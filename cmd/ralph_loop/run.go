@@ -88,7 +88,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
 		// is said before it serves without it.
 		for _, w := range warnings {
-			warn(w.Msg)
+			warn(w.String())
 		}
 	}
 	if cfg.Action != config.Run {
@@ -289,7 +289,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	})
 	if !ok {
 		// Stopped while the engine was blocked outside an agent call (a
-		// read that never returns): say so and record the stop ourselves.
+		// read that never returns, a quality gate that ignores SIGTERM):
+		// end whatever command it still runs, with the helpers it
+		// started, say so and record the stop ourselves.
+		supervise.KillAll()
 		se := engine.Cause(sig.stopper.Context())
 		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
 		stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
@@ -298,8 +301,11 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 	// The run's last events reach the notifiers before the exit, but a
 	// hook that hangs holds it up for at most NOTIFY_TIMEOUT (a stop
-	// signal's exit for at most signalDrain).
-	notifier.Drain(drainBound(cfg.NotifyTimeout, res.Stop))
+	// signal's exit for at most signalDrain; a stop during the wait cuts
+	// it to signalDrain, a second one to nothing).
+	cut, stopCuts := drainCuts(sig)
+	notifier.DrainCut(drainBound(cfg.NotifyTimeout, res.Stop), cut)
+	stopCuts()
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.

@@ -224,7 +224,8 @@ func eventText(e events.Event) string {
 // fileControl acts on a loop in another process the way the command line
 // does: --pause and --resume write and remove the pause file; skip sends
 // the loop SIGUSR1 (the skip a Ctrl+C gives during a wait); stop sends it
-// SIGTERM, as bmalph's stop and kill do.
+// SIGTERM, as bmalph's stop and kill do. The loop signalled is the process
+// proven to hold the lock (signalHolder), not the pid in the lock file.
 func fileControl(d *ralphdir.Dir) dashboard.Control {
 	return func(action string) error {
 		switch action {
@@ -235,10 +236,10 @@ func fileControl(d *ralphdir.Dir) dashboard.Control {
 		if err != nil {
 			return err
 		}
-		if held == nil || held.PID <= 0 {
+		if held == nil {
 			return errors.New("no loop is running in this project")
 		}
-		return signalLoop(held.PID, action == "skip")
+		return signalHolder(held.Path, action == "skip")
 	}
 }
 

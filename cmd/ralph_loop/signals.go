@@ -30,13 +30,14 @@ type signals struct {
 	stopper *engine.Stopper
 	ch      chan os.Signal
 	once    sync.Once
+	stops   chan struct{} // one per stop, for the notifiers' drain (see drainCuts)
 
 	mu  sync.Mutex
 	out io.Writer // where the "stopping" notice goes
 }
 
 func catchSignals(interactive bool, out io.Writer) *signals {
-	s := &signals{ch: make(chan os.Signal, 4), out: out,
+	s := &signals{ch: make(chan os.Signal, 4), stops: make(chan struct{}, 4), out: out,
 		stopper: engine.NewStopper(context.Background(), interactive, time.Now)}
 	signal.Notify(s.ch, stopSignals...)
 	go func() {
@@ -51,6 +52,10 @@ func catchSignals(interactive bool, out io.Writer) *signals {
 // dashboard's stop control).
 func (s *signals) deliver(sig os.Signal) {
 	if s.stopper.Signal(sig) == "stop" {
+		select {
+		case s.stops <- struct{}{}:
+		default:
+		}
 		s.mu.Lock()
 		fmt.Fprintf(s.out, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
 		s.mu.Unlock()

@@ -191,7 +191,7 @@ function renderOverview(rows) {
   const tb = $("rows").tBodies[0];
   clear(tb);
   for (const r of rows) {
-    const s = r.snapshot || {};
+    const s = r.summary || {};
     const st = s.state || {}, p = s.progress || {}, c = s.calls || {}, t = s.totals || {};
     const tr = el("tr");
     const td = el("td");
