@@ -10,8 +10,9 @@ import (
 
 // personOnly says why a project's .ralphrc may not set key to v, or "" when
 // it may. A clone's .ralphrc is written by whoever wrote the repository: it
-// must not put the dashboard on the network, choose its token or turn on
-// its controls. Those come from the person: flags, the environment, or a
+// must not put the dashboard on the network, choose its token, turn on its
+// controls, or pick the container image the agent runs in (with the agent's
+// credentials mounted). Those come from the person: flags, the environment, or a
 // .ralphrc under an absolute RALPH_DIR outside the project (see rcTrusted).
 func personOnly(key, v string) string {
 	switch key {
@@ -26,6 +27,8 @@ func personOnly(key, v string) string {
 		return "SERVE_TOKEN ignored: a token in the project is known to everyone who can read the repository; set SERVE_TOKEN in your environment"
 	case "SERVE_CONTROL":
 		return "SERVE_CONTROL ignored: a project's .ralphrc cannot turn on the dashboard's controls; set SERVE_CONTROL=true in your environment"
+	case "SANDBOX_IMAGE":
+		return "SANDBOX_IMAGE ignored: a project's .ralphrc cannot choose the image the agent runs in with its credentials; set SANDBOX_IMAGE in your environment"
 	}
 	return ""
 }

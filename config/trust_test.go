@@ -97,3 +97,23 @@ func TestNotifyTimeoutCapped(t *testing.T) {
 		t.Errorf("at the cap: timeout %s, warnings %q", c.NotifyTimeout, warns)
 	}
 }
+
+// TestRalphrcCannotChooseTheSandboxImage: the image the agent runs in,
+// with its credentials mounted, is the person's choice; the environment
+// still sets it.
+func TestRalphrcCannotChooseTheSandboxImage(t *testing.T) {
+	c, warns, err := setup{rc: rc("SANDBOX=container", "SANDBOX_IMAGE=evil/stealer")}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SandboxImage != "" || c.Sandbox != "container" {
+		t.Errorf("image %q sandbox %q: want the image refused, the mode kept", c.SandboxImage, c.Sandbox)
+	}
+	if len(warns) != 1 || !strings.HasPrefix(warns[0].String(), ".ralph/.ralphrc:2: SANDBOX_IMAGE ignored: ") {
+		t.Errorf("warnings %q", warns)
+	}
+	c, _, err = setup{rc: rc("SANDBOX_IMAGE=evil/stealer"), env: map[string]string{"SANDBOX_IMAGE": "mine/agent"}}.load(t)
+	if err != nil || c.SandboxImage != "mine/agent" {
+		t.Errorf("the environment's image: %q, %v", c.SandboxImage, err)
+	}
+}
