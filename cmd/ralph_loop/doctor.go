@@ -16,6 +16,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -158,7 +159,14 @@ func loginHint(driver string) string {
 // gitCheck: the loop needs a git repository with at least one commit; the
 // loop's own start-up check decides.
 func gitCheck(cwd string) check {
-	switch engine.CheckGit(cwd) {
+	f, ok := engine.CheckGit(cwd)
+	if ok {
+		return good("git: a repository with commits")
+	}
+	if f.Err != nil {
+		return bad("git: %v", f.Err)
+	}
+	switch f.Check {
 	case events.GitMissing:
 		return bad("git: not found on PATH; install git, then run 'git init' here")
 	case events.NoGitRepo:
@@ -166,7 +174,7 @@ func gitCheck(cwd string) check {
 	case events.NoCommits:
 		return bad("git: the repository has no commit yet; make one: git add -A && git commit -m 'initial commit'")
 	}
-	return good("git: a repository with commits")
+	return bad("git: %s", f.Check)
 }
 
 // configCheck: values the loop would refuse to start with were only
@@ -257,8 +265,7 @@ func ignoreCheck(cwd string, dir *ralphdir.Dir) check {
 	probe := filepath.ToSlash(filepath.Join(rel, "ralph.log"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "check-ignore", "-q", "--no-index", probe)
-	cmd.Dir = cwd
+	cmd := gitrun.Command(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
