@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -163,7 +164,22 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 
 // runLoop runs the engine with every sink attached.
 func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	lock, err := prepare(cfg, dir, cwd, sig, stderr)
+	// A start that is bound to fail (no prompt, no repository, no commit,
+	// a repository git refuses) says why and writes nothing: no .ralph/
+	// folders, lock, log line or status.json.
+	if err := checkLayout(cfg, dir, cwd); err != nil {
+		return err
+	}
+	if err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir); err != nil {
+		var se *engine.StartupError
+		if errors.As(err, &se) {
+			shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
+			console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
+			return exitStatus(engine.ExitError)
+		}
+		return err
+	}
+	lock, err := prepare(dir, sig, stderr)
 	if err != nil {
 		return err
 	}
@@ -276,16 +292,18 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	return exitStatus(res.Code)
 }
 
-// prepare makes sure the loop may start here: a .ralph/ folder set up in
-// the current layout, the project's lock (the caller releases it), a
-// writable folder, no stop yet; and the loop adopts the orphans of its
-// agents' helpers.
-func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
-	if err := checkLayout(cfg, dir, cwd); err != nil {
-		return nil, err
-	}
+// prepare makes sure the loop may start here, once checkLayout and the
+// start-up checks passed: the layout's folders and .gitignore, the
+// project's lock (the caller releases it), a writable folder, no stop
+// yet; and the loop adopts the orphans of its agents' helpers.
+func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
 	if err := dir.EnsureLayout(); err != nil {
 		return nil, err
+	}
+	// The loop's own files stay out of the project's history (an agent
+	// commits with `git add -A`); a .gitignore that is there is kept.
+	if _, err := dir.EnsureGitIgnore(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
 	}
 	lock, err := dir.Lock()
 	if err != nil {
