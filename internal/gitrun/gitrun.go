@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,7 +94,7 @@ func filterEnv(env []string, names []string) []string {
 
 // withSafeFlags adds the subcommand's own switches that keep programs
 // out: no external diff or text conversion, no status run inside
-// submodules.
+// submodules. They go after the caller's options (before a "--", if any).
 func withSafeFlags(args []string) []string {
 	if len(args) == 0 {
 		return args
@@ -107,10 +108,14 @@ func withSafeFlags(args []string) []string {
 	default:
 		return args
 	}
+	at := slices.Index(args, "--")
+	if at < 0 {
+		at = len(args)
+	}
 	out := make([]string, 0, len(args)+len(extra))
-	out = append(out, args[0])
+	out = append(out, args[:at]...)
 	out = append(out, extra...)
-	return append(out, args[1:]...)
+	return append(out, args[at:]...)
 }
 
 // repoFilters names the filter drivers the repository's own configuration
