@@ -139,7 +139,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Status:
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
-		return circuitStatus(dir, cfg, stdout)
+		return circuitStatus(dir, cfg, stdout, stderr)
 	case config.ResetCircuit:
 		return resetCircuit(dir, colour, stdout, stderr)
 	case config.ResetSession:
