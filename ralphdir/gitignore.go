@@ -65,23 +65,3 @@ func (d *Dir) EnsureGitIgnore() (created bool, err error) {
 	}
 	return true, nil
 }
-
-// GitIgnoreCurrent reports whether .ralph/.gitignore exists and holds at
-// least every line of GitIgnoreContent (a person may have added their
-// own); missing names the patterns it lacks.
-func (d *Dir) GitIgnoreCurrent() (exists bool, missing []string, err error) {
-	data, found, err := d.ReadFile(GitIgnore)
-	if err != nil || !found {
-		return false, nil, err
-	}
-	have := map[string]bool{}
-	for _, l := range strings.Split(string(data), "\n") {
-		have[strings.TrimSpace(l)] = true
-	}
-	for _, l := range strings.Split(string(GitIgnoreContent()), "\n") {
-		if l != "" && !strings.HasPrefix(l, "#") && !have[l] {
-			missing = append(missing, l)
-		}
-	}
-	return true, missing, nil
-}
