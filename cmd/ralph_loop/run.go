@@ -57,6 +57,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 			return installTemplates(args[1], stdout)
 		}
 	}
+	// From a subfolder of a project, its root (or a one-line refusal).
+	if cwd, err = workDir(args, lookupEnv, cwd, stderr); err != nil {
+		return err
+	}
 	cfg, warnings, err := loadConfig(args, lookupEnv, cwd, sig)
 	if err != nil {
 		return err
