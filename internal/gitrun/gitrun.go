@@ -34,13 +34,19 @@ package gitrun
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
 // safeConfig are the overrides every command gets.
@@ -121,24 +127,80 @@ func withSafeFlags(args []string) []string {
 // repoFilters names the filter drivers the repository's own configuration
 // (local and worktree scopes, with what they include) defines. Nothing is
 // listed when git cannot tell, for example outside a repository; then
-// there is no repository configuration to distrust either.
+// there is no repository configuration to distrust either. The loop runs
+// git several times per iteration, so for a plain repository (dir/.git is
+// a folder, no GIT_DIR) whose configuration includes no other file, the
+// names are remembered with the bytes of .git/config and
+// .git/config.worktree and listed again only when those change.
 func repoFilters(ctx context.Context, dir string) []string {
-	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^filter\.`)
+	key, cacheable := configKey(dir)
+	if cacheable {
+		filterCache.Lock()
+		c, ok := filterCache.m[dir]
+		filterCache.Unlock()
+		if ok && c.key == key {
+			return c.names
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^(filter|include|includeif)\.`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil
 	}
-	return parseFilters(out)
+	names, includes := parseFilters(out)
+	if cacheable && !includes {
+		filterCache.Lock()
+		filterCache.m[dir] = cachedFilters{key: key, names: names}
+		filterCache.Unlock()
+	}
+	return names
+}
+
+// filterCache holds repoFilters' answers by project folder.
+var filterCache = struct {
+	sync.Mutex
+	m map[string]cachedFilters
+}{m: map[string]cachedFilters{}}
+
+type cachedFilters struct {
+	key   [sha256.Size]byte // of the configuration files' bytes
+	names []string
+}
+
+// configKey hashes the repository's own configuration files, when dir is
+// the top of a plain repository whose files can be read as they are.
+func configKey(dir string) (key [sha256.Size]byte, ok bool) {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+		return key, false
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+		return key, false
+	}
+	h := sha256.New()
+	for _, name := range []string{"config", "config.worktree"} {
+		b, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, name), ralphdir.StateCap)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			h.Write([]byte{0})
+		case err != nil:
+			return key, false
+		default:
+			h.Write([]byte{1})
+			h.Write(b)
+		}
+	}
+	h.Sum(key[:0])
+	return key, true
 }
 
 // parseFilters reads `git config --show-scope -z --get-regexp` output
 // ("scope\0key\nvalue\0" per entry) and returns the filter names of the
 // entries whose scope is not the person's own (system, global, command),
-// each once.
-func parseFilters(out []byte) []string {
-	var names []string
+// each once; includes is true when such a scope includes other files.
+func parseFilters(out []byte) (names []string, includes bool) {
 	seen := map[string]bool{}
 	fields := bytes.Split(out, []byte{0})
 	for i := 0; i+1 < len(fields); i += 2 {
@@ -146,6 +208,10 @@ func parseFilters(out []byte) []string {
 		key, _, _ := strings.Cut(string(fields[i+1]), "\n")
 		switch scope {
 		case "system", "global", "command":
+			continue
+		}
+		if strings.HasPrefix(key, "include.") || strings.HasPrefix(key, "includeif.") {
+			includes = true
 			continue
 		}
 		rest, ok := strings.CutPrefix(key, "filter.")
@@ -161,7 +227,7 @@ func parseFilters(out []byte) []string {
 			names = append(names, name)
 		}
 	}
-	return names
+	return names, includes
 }
 
 // Run runs Command and returns its stdout without the final newlines. A
