@@ -44,7 +44,7 @@ func TestInstallScript(t *testing.T) {
 	if !strings.Contains(out, "Installed "+bin) || !strings.Contains(out, "not on your PATH") {
 		t.Errorf("install.sh does not say where it installed and whether that is on PATH:\n%s", out)
 	}
-	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md"} {
+	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md", ".gitignore"} {
 		if _, err := os.Stat(filepath.Join(ralph, name)); err != nil {
 			t.Errorf("%s not installed: %v", name, err)
 		}
