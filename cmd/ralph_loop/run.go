@@ -168,19 +168,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 
 // runLoop runs the engine with every sink attached.
 func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	// A start that is bound to fail (no prompt, no repository, no commit,
-	// a repository git refuses) says why and writes nothing: no .ralph/
-	// folders, lock, log line or status.json.
-	if err := checkLayout(cfg, dir, cwd); err != nil {
-		return err
-	}
-	if err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir); err != nil {
-		var se *engine.StartupError
-		if errors.As(err, &se) {
-			shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
-			console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
-			return exitStatus(engine.ExitError)
-		}
+	if err := precheck(cfg, dir, cwd, colour, stdout, stderr); err != nil {
 		return err
 	}
 	lock, err := prepare(dir, sig, stderr)
@@ -294,6 +282,24 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)
+}
+
+// precheck stops a start that is bound to fail (the old flat layout, no
+// .ralph/, no prompt, no repository, no commit, a repository git refuses)
+// before anything is written: no .ralph/ folders, lock, log line or
+// status.json. A failed start-up check is shown as the loop shows it.
+func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer) error {
+	if err := checkLayout(cfg, dir, cwd); err != nil {
+		return err
+	}
+	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir)
+	var se *engine.StartupError
+	if errors.As(err, &se) {
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
+		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
+		return exitStatus(engine.ExitError)
+	}
+	return err
 }
 
 // prepare makes sure the loop may start here, once checkLayout and the
