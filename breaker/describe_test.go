@@ -20,9 +20,9 @@ const scenarioOpen = `{"state":"OPEN","last_change":"2026-03-01T10:00:00+00:00",
 func TestDescribeReferenceBlock(t *testing.T) {
 	d, _ := newDir(t)
 	put(t, d, ralphdir.CircuitBreakerState, scenarioOpen)
-	s, err := LoadOrCreate(d, t0.Add(12*time.Minute))
-	if err != nil {
-		t.Fatal(err)
+	s, damaged := Peek(d, t0.Add(12*time.Minute))
+	if damaged != nil {
+		t.Fatal(damaged)
 	}
 	got := Describe(s, t0.Add(12*time.Minute), defaultConfig())
 	wantHead := []string{

@@ -17,8 +17,8 @@
 //	breaker.SaveRecorded(d, s, t)              // the store; t, if any, goes to the history
 //	if !s.CanExecute() { stop with s.Err() }
 //
-// The other pieces: Save, LoadOrCreate (for --circuit-status: never
-// changes the state), Fresh, Reset (for --reset-circuit), AppendHistory,
+// The other pieces: Save, Peek (for --circuit-status: reads, never
+// creates, moves or changes a file), Fresh, Reset (for --reset-circuit), AppendHistory,
 // EnsureHistory, Describe (the --circuit-status text).
 //
 // # What is recorded

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
@@ -117,22 +116,6 @@ func SaveStartup(d *ralphdir.Dir, s State, t *Transition, created bool) error {
 		return Save(d, s)
 	}
 	return nil
-}
-
-// LoadOrCreate is Load for --circuit-status: it writes a fresh CLOSED
-// state when there is none but, unlike the loop's start-up check
-// (State.Startup), never applies the cooldown or auto-reset, so looking
-// at the breaker does not change it.
-func LoadOrCreate(d *ralphdir.Dir, now time.Time) (State, error) {
-	s, err := Load(d)
-	if err != nil || !s.LastChange.IsZero() {
-		return s, err
-	}
-	if d.Exists(ralphdir.CircuitBreakerState) {
-		return s, nil // present but without a usable last_change: leave it
-	}
-	s = Fresh(now)
-	return s, Save(d, s)
 }
 
 // SaveRecorded keeps the breaker after a loop was recorded (State.Record):

@@ -351,23 +351,35 @@ func TestEnsureHistoryKeepsExisting(t *testing.T) {
 
 // --circuit-status looks without changing: an OPEN state past its
 // cooldown stays OPEN on disk, and a missing state is created CLOSED.
-func TestLoadOrCreate(t *testing.T) {
+// TestPeekWritesNothing: --circuit-status's read creates no state, keeps
+// an old OPEN state as it is (no cooldown applied), and leaves a corrupt
+// file in place, saying what is wrong with it.
+func TestPeekWritesNothing(t *testing.T) {
 	d, _ := newDir(t)
-	s, err := LoadOrCreate(d, t0)
-	if err != nil || s.State != Closed {
-		t.Fatalf("LoadOrCreate on an empty folder = %+v, %v", s, err)
+	s, damaged := Peek(d, t0)
+	if damaged != nil || s.State != Closed {
+		t.Fatalf("Peek on an empty folder = %+v, %v", s, damaged)
 	}
-	if got := content(t, d, ralphdir.CircuitBreakerState); got != golden(t, "bash_fresh.json") {
-		t.Errorf("created state:\n%s", got)
+	if d.Exists(ralphdir.CircuitBreakerState) {
+		t.Error("Peek created the state file")
 	}
 
 	putFile(t, d, ralphdir.CircuitBreakerState, "bash_open.json")
-	s, err = LoadOrCreate(d, t0.Add(5*time.Hour))
-	if err != nil || s.State != Open {
-		t.Fatalf("LoadOrCreate on an old OPEN state = %+v, %v", s, err)
+	s, damaged = Peek(d, t0.Add(5*time.Hour))
+	if damaged != nil || s.State != Open {
+		t.Fatalf("Peek on an old OPEN state = %+v, %v", s, damaged)
 	}
 	if got := content(t, d, ralphdir.CircuitBreakerState); got != golden(t, "bash_open.json") {
-		t.Errorf("LoadOrCreate changed the state file:\n%s", got)
+		t.Errorf("Peek changed the state file:\n%s", got)
+	}
+
+	put(t, d, ralphdir.CircuitBreakerState, "{not json")
+	s, damaged = Peek(d, t0)
+	if damaged == nil || s.State != Closed {
+		t.Fatalf("Peek on a corrupt file = %+v, %v; want CLOSED and why", s, damaged)
+	}
+	if got := content(t, d, ralphdir.CircuitBreakerState); got != "{not json" {
+		t.Errorf("Peek moved or changed the corrupt file: %q", got)
 	}
 }
 

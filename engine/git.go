@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -89,18 +89,10 @@ func (g git) isOwned(ctx context.Context, p string) bool {
 	return ok && ralphdir.LoopOwned(rest)
 }
 
+// run is the loop's one way to run git: gitrun.Run, which starts no
+// program the repository's configuration names.
 func (g git) run(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = g.dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(errb.String()); msg != "" {
-			return "", errors.New(msg)
-		}
-		return "", err
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return gitrun.Run(ctx, g.dir, args...)
 }
 
 // available reports whether git is installed.

@@ -13,6 +13,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/guard"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -112,34 +113,38 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	switch c := gitProblem(l.git); c {
-	case 0:
-	case events.NoGitRepo:
-		return startupFailed(events.StartupFailed{Check: c, Path: l.s.ProjectDir})
-	default:
-		return startupFailed(events.StartupFailed{Check: c})
+	if f, ok := gitProblem(l.git); !ok {
+		return startupFailed(f)
 	}
 	return nil
 }
 
 // CheckGit runs the loop's start-up check of the project's repository on
-// its own (ralph_loop --doctor): 0 when git is there and the project is a
-// repository with a commit, else the check that failed.
-func CheckGit(projectDir string) events.StartupCheck {
+// its own (ralph_loop --doctor, and the command line before it writes
+// anything): ok when git is there and the project is a repository with a
+// commit, else the check that failed.
+func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
 	return gitProblem(git{dir: projectDir})
 }
 
-func gitProblem(g git) events.StartupCheck {
+// gitProblem is the start-up check of the repository. git's refusal to
+// look at a repository another user owns is reported in git's words, with
+// the safe.directory command it suggests, not as "no repository".
+func gitProblem(g git) (events.StartupFailed, bool) {
 	ctx := context.Background()
-	switch {
-	case !g.available():
-		return events.GitMissing
-	case !g.isRepo(ctx):
-		return events.NoGitRepo
-	case g.head(ctx) == "":
-		return events.NoCommits
+	if !g.available() {
+		return events.StartupFailed{Check: events.GitMissing}, false
 	}
-	return 0
+	if _, err := g.run(ctx, "rev-parse", "--git-dir"); err != nil {
+		if line, refused := gitrun.Refusal(err.Error()); refused {
+			return events.StartupFailed{Err: errors.New(line)}, false
+		}
+		return events.StartupFailed{Check: events.NoGitRepo, Path: g.dir}, false
+	}
+	if g.head(ctx) == "" {
+		return events.StartupFailed{Check: events.NoCommits}, false
+	}
+	return events.StartupFailed{}, true
 }
 
 // checkAgent makes sure the agent CLI is there (and, for Claude Code, new
@@ -215,4 +220,16 @@ func cliVersion(ctx context.Context, path string) (string, error) {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// Precheck runs the start-up checks that need nothing written first — the
+// prompt file and the project's repository — so that a start that is
+// bound to fail stops before the loop creates a folder, a lock, a log
+// line or status.json. It returns the same *StartupError the run would.
+func Precheck(s Settings, dir *ralphdir.Dir) error {
+	l := &loop{s: s, dir: dir, git: git{dir: s.ProjectDir}}
+	if err := l.checkPrompt(); err != nil {
+		return err
+	}
+	return l.checkGit()
 }

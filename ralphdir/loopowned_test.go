@@ -31,6 +31,8 @@ func TestLoopOwned(t *testing.T) {
 		{".fallback_session_id.claude-code.corrupt-20260101-100000", true},
 		{"..fallback_session_id.codex.tmp-42", true},
 		{"./status.json", true},
+		{".gitignore", true},
+		{"specs/.gitignore", false},
 		{"@fix_plan.md", false},
 		{"PROMPT.md", false},
 		{"@AGENT.md", false},

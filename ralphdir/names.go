@@ -68,12 +68,16 @@ var loopOwnedNames = map[string]bool{
 
 // LoopOwned reports whether rel, a slash-separated path relative to
 // .ralph/, is a file the loop writes for itself: state, history, markers,
-// locks, temp, rotated and quarantined copies, and everything under logs/. Such
+// locks, temp, rotated and quarantined copies, everything under logs/, and
+// the .gitignore that hides all of those from git (GitIgnoreContent). Such
 // files are never the agent's progress, tracked or not, committed or not.
 // The user's files (PROMPT.md, @fix_plan.md, @AGENT.md, specs/,
 // REVIEW_PROMPT.md, .ralphrc, …) are not loop-owned.
 func LoopOwned(rel string) bool {
 	rel = strings.TrimPrefix(rel, "./")
+	if rel == GitIgnore {
+		return true // written by the loop (EnsureGitIgnore), but never ignored itself
+	}
 	if rel == LogsDir || strings.HasPrefix(rel, LogsDir+"/") {
 		return true
 	}

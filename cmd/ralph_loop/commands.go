@@ -17,8 +17,9 @@ import (
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
-// installTemplates writes the default project files into a .ralph/ folder
-// where they are missing (install.sh --project); it never overwrites.
+// installTemplates writes the default project files, and the .gitignore
+// that keeps the loop's own files out of git, into a .ralph/ folder where
+// they are missing (install.sh --project); it never overwrites.
 func installTemplates(dir string, stdout io.Writer) error {
 	if err := os.MkdirAll(filepath.Join(dir, "specs"), 0o755); err != nil {
 		return err
@@ -33,6 +34,16 @@ func installTemplates(dir string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "Added %s\n", p)
+	}
+	// The loop's own files stay out of the project's history.
+	created, err := ralphdir.New(dir, nil).EnsureGitIgnore()
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(stdout, "Added %s (the loop's own files stay out of git)\n", filepath.Join(dir, ralphdir.GitIgnore))
+	} else {
+		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
 	}
 	return nil
 }

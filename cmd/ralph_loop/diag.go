@@ -48,18 +48,15 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 }
 
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
-// do next. It creates a CLOSED state when there is none, as the bash loop
-// does, and otherwise changes nothing.
-func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
-	if err := d.EnsureLayout(); err != nil {
-		return err
-	}
+// do next. It only reads: no state is created (the bash loop creates a
+// CLOSED one), and a damaged state file is reported, shown as CLOSED and
+// left where it is for the loop to move aside when it next starts.
+func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) error {
 	now := time.Now()
-	s, err := breaker.LoadOrCreate(d, now)
-	if err != nil {
-		return err
+	s, damaged := breaker.Peek(d, now)
+	if damaged != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: %s is corrupt (%v); shown as CLOSED and left as it is (the loop moves it aside when it next starts)\n", d.Path(ralphdir.CircuitBreakerState), damaged)
 	}
-	breaker.EnsureHistory(d)
 	for _, line := range breaker.Describe(s, now, c.Breaker()) {
 		fmt.Fprintln(stdout, line)
 	}

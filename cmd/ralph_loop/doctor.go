@@ -16,6 +16,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/engine"
 	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
@@ -57,7 +58,7 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	checks = append(checks, fallbackChecks(cfg, env)...)
 	checks = append(checks, gitCheck(cwd), configCheck(cfg, warnings), ralphDirCheck(cfg, dir))
 	if exists(dir.Root()) {
-		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir))
+		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir), stateIgnoreCheck(cwd, dir))
 	}
 	if cfg.DoctorMonitor {
 		checks = append(checks, tmuxCheck(env))
@@ -159,7 +160,14 @@ func loginHint(driver string) string {
 // gitCheck: the loop needs a git repository with at least one commit; the
 // loop's own start-up check decides.
 func gitCheck(cwd string) check {
-	switch engine.CheckGit(cwd) {
+	f, ok := engine.CheckGit(cwd)
+	if ok {
+		return good("git: a repository with commits")
+	}
+	if f.Err != nil {
+		return bad("git: %v", f.Err)
+	}
+	switch f.Check {
 	case events.GitMissing:
 		return bad("git: not found on PATH; install git, then run 'git init' here")
 	case events.NoGitRepo:
@@ -167,7 +175,7 @@ func gitCheck(cwd string) check {
 	case events.NoCommits:
 		return bad("git: the repository has no commit yet; make one: git add -A && git commit -m 'initial commit'")
 	}
-	return good("git: a repository with commits")
+	return bad("git: %s", f.Check)
 }
 
 // configCheck: values the loop would refuse to start with were only
@@ -258,8 +266,7 @@ func ignoreCheck(cwd string, dir *ralphdir.Dir) check {
 	probe := filepath.ToSlash(filepath.Join(rel, "ralph.log"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "check-ignore", "-q", "--no-index", probe)
-	cmd.Dir = cwd
+	cmd := gitrun.Command(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
@@ -269,6 +276,47 @@ func ignoreCheck(cwd string, dir *ralphdir.Dir) check {
 		return bad("gitignore: %s/ is not ignored; add the line '%s/' to .gitignore", filepath.ToSlash(rel), filepath.ToSlash(rel))
 	}
 	return skip("gitignore: cannot ask git (%v); skipped", err)
+}
+
+// stateIgnoreCheck: the loop's own state files under .ralph/ are ignored
+// by git and none is tracked, so that an agent's `git add -A && git
+// commit` never carries them (.ralph/.gitignore, which --init and the
+// loop write, does it).
+func stateIgnoreCheck(cwd string, dir *ralphdir.Dir) check {
+	rel, err := filepath.Rel(cwd, dir.Root())
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return skip("state files: %s is outside the project; skipped", dir.Root())
+	}
+	rel = filepath.ToSlash(rel)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := gitrun.Run(ctx, cwd, "ls-files", "-z", "--", rel)
+	if err != nil {
+		return skip("state files: cannot ask git (%s); skipped", strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+	var tracked []string
+	for _, p := range strings.Split(out, "\x00") {
+		if name, ok := strings.CutPrefix(p, rel+"/"); ok && ralphdir.LoopOwned(name) && name != ralphdir.GitIgnore {
+			tracked = append(tracked, p)
+		}
+	}
+	if len(tracked) > 0 {
+		return bad("state files: git tracks %d of the loop's own files (%s), so agents commit them; untrack them (they stay on disk): git rm --cached -q -- %s", len(tracked), tracked[0], strings.Join(tracked, " "))
+	}
+	probe := rel + "/" + ralphdir.Status
+	cmd := gitrun.Command(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return good("state files: git ignores the loop's own files under %s/", rel)
+	case !errors.As(err, &ee) || ee.ExitCode() != 1:
+		return skip("state files: cannot ask git (%v); skipped", err)
+	}
+	if exists(dir.Path(ralphdir.GitIgnore)) {
+		return bad("state files: git does not ignore %s, and %s/.gitignore is not the loop's; move it aside and run 'ralph_loop --init' to write the loop's (it keeps every other file)", probe, rel)
+	}
+	return bad("state files: git does not ignore %s and the loop's other files, so an agent's 'git add -A' commits them; run 'ralph_loop --init' to add %s/.gitignore (it keeps every other file)", probe, rel)
 }
 
 // tmuxCheck: --monitor runs the loop inside tmux.

@@ -47,7 +47,7 @@ func TestInstallScript(t *testing.T) {
 	if !strings.Contains(out, "compiles for a minute or two") {
 		t.Errorf("install.sh does not say that a first build takes a while:\n%s", out)
 	}
-	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md"} {
+	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md", ".gitignore"} {
 		if _, err := os.Stat(filepath.Join(ralph, name)); err != nil {
 			t.Errorf("%s not installed: %v", name, err)
 		}

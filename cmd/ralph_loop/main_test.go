@@ -24,6 +24,10 @@ func getenvBool(k string) bool { v, _ := strconv.ParseBool(os.Getenv(k)); return
 // extraCmds lets other _test.go files add script commands from init().
 var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
+// conditions lets other _test.go files add script conditions ([name])
+// from init().
+var conditions = map[string]func() bool{}
+
 // mainCmds lets other _test.go files add programs the test binary doubles
 // as, from init().
 var mainCmds = map[string]func(){}
@@ -77,6 +81,12 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: scriptCmds(),
+		Condition: func(cond string) (bool, error) {
+			if f, ok := conditions[cond]; ok {
+				return f(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 

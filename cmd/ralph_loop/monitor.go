@@ -57,8 +57,8 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 		return fmt.Errorf("cannot read the current directory: %w", err)
 	}
 	// What would stop the loop at once is said here, not in a pane that
-	// closes a few seconds later.
-	if err := checkLayout(cfg, dir, cwd); err != nil {
+	// closes a few seconds later, and before anything is written.
+	if err := precheck(cfg, dir, cwd, false, stderr, stderr); err != nil {
 		return err
 	}
 	held, err := dir.LockHolder()

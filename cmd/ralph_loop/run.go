@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,6 +67,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 			sig.release()
 			return installTemplates(args[1], safeOut)
 		}
+	}
+	// From a subfolder of a project, its root (or a one-line refusal).
+	if cwd, err = workDir(args, lookupEnv, cwd, stderr); err != nil {
+		return err
 	}
 	cfg, warnings, err := loadConfig(args, lookupEnv, cwd, sig)
 	if err != nil {
@@ -151,7 +156,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Status:
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
-		return circuitStatus(dir, cfg, stdout)
+		return circuitStatus(dir, cfg, stdout, stderr)
 	case config.ResetCircuit:
 		return resetCircuit(dir, colour, stdout, stderr)
 	case config.ResetSession:
@@ -176,13 +181,16 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 
 // runLoop runs the engine with every sink attached.
 func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+	if err := precheck(cfg, dir, cwd, colour, stdout, stderr); err != nil {
+		return err
+	}
 	// A sandbox this machine cannot give is refused before anything runs
 	// or is written.
 	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
 	if err != nil {
 		return err
 	}
-	lock, err := prepare(cfg, dir, cwd, sig, stderr)
+	lock, err := prepare(dir, sig, stderr)
 	if err != nil {
 		return err
 	}
@@ -315,16 +323,36 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	return exitStatus(res.Code)
 }
 
-// prepare makes sure the loop may start here: a .ralph/ folder set up in
-// the current layout, the project's lock (the caller releases it), a
-// writable folder, no stop yet; and the loop adopts the orphans of its
-// agents' helpers.
-func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
+// precheck stops a start that is bound to fail (the old flat layout, no
+// .ralph/, no prompt, no repository, no commit, a repository git refuses)
+// before anything is written: no .ralph/ folders, lock, log line or
+// status.json. A failed start-up check is shown as the loop shows it.
+func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer) error {
 	if err := checkLayout(cfg, dir, cwd); err != nil {
-		return nil, err
+		return err
 	}
+	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir)
+	var se *engine.StartupError
+	if errors.As(err, &se) {
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
+		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
+		return exitStatus(engine.ExitError)
+	}
+	return err
+}
+
+// prepare makes sure the loop may start here, once checkLayout and the
+// start-up checks passed: the layout's folders and .gitignore, the
+// project's lock (the caller releases it), a writable folder, no stop
+// yet; and the loop adopts the orphans of its agents' helpers.
+func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
 	if err := dir.EnsureLayout(); err != nil {
 		return nil, err
+	}
+	// The loop's own files stay out of the project's history (an agent
+	// commits with `git add -A`); a .gitignore that is there is kept.
+	if _, err := dir.EnsureGitIgnore(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
 	}
 	lock, err := dir.Lock()
 	if err != nil {

@@ -1,0 +1,131 @@
+package gitrun
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRefusal: git 2.39's own text for a repository another user owns
+// becomes one line with the safe.directory command; other errors do not.
+func TestRefusal(t *testing.T) {
+	msg := "fatal: detected dubious ownership in repository at '/srv/proj'\n" +
+		"To add an exception for this directory, call:\n\n" +
+		"\tgit config --global --add safe.directory /srv/proj"
+	got, ok := Refusal(msg)
+	want := "git refuses to work in this repository: detected dubious ownership in repository at '/srv/proj'; " +
+		"To add an exception for this directory, call: git config --global --add safe.directory /srv/proj"
+	if !ok || got != want {
+		t.Errorf("Refusal = %q, %v\nwant %q", got, ok, want)
+	}
+	if _, ok := Refusal("fatal: not a git repository (or any of the parent directories): .git"); ok {
+		t.Error("a missing repository taken for a refusal")
+	}
+}
+
+// TestParseFilters: only the filters of the repository's own scopes are
+// named, each once, whatever characters the name holds.
+func TestParseFilters(t *testing.T) {
+	out := "local\x00filter.evil.clean\nsh x\x00local\x00filter.evil.smudge\nsh y\x00" +
+		"global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00worktree\x00filter.a=b.c.process\nz\x00" +
+		"command\x00filter.mine.clean\ncat\x00system\x00filter.sys.clean\ncat\x00"
+	got, includes := parseFilters([]byte(out))
+	if want := []string{"evil", "a=b.c"}; !slices.Equal(got, want) || includes {
+		t.Errorf("parseFilters = %q, %v; want %q, false", got, includes, want)
+	}
+	if _, includes := parseFilters([]byte("global\x00include.path\n~/x\x00")); includes {
+		t.Error("the person's own include taken for the repository's")
+	}
+	if _, includes := parseFilters([]byte("local\x00includeif.gitdir:/x/.path\n../y\x00")); !includes {
+		t.Error("the repository's include not seen")
+	}
+}
+
+// TestFilterEnv: the overrides follow the person's own GIT_CONFIG_COUNT
+// entries and keep each name whole.
+func TestFilterEnv(t *testing.T) {
+	env := filterEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"}, []string{"a=b"})
+	joined := strings.Join(env, "\n")
+	for _, want := range []string{"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_4=filter.a=b.required", "GIT_CONFIG_VALUE_4=false", "GIT_PAGER=cat"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("filterEnv lacks %q:\n%s", want, joined)
+		}
+	}
+	if env[len(env)-1] != "GIT_CONFIG_COUNT=5" {
+		t.Errorf("filterEnv ends with %q, want GIT_CONFIG_COUNT=5", env[len(env)-1])
+	}
+}
+
+// TestFilterAddedBetweenCommands: a filter the repository's configuration
+// gains between two commands (in .git/config, or in a file it includes,
+// which the remembered names cannot see change) is emptied for the second;
+// the filter works for a plain git, which shows the test can fail.
+func TestFilterAddedBetweenCommands(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	marker := filepath.Join(tmp, "ran")
+	script := filepath.Join(tmp, "filter.sh")
+	if err := os.WriteFile(script, []byte("echo \"$1\" >> "+marker+"\ncat\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "a\n")
+	write(".gitattributes", "* filter=one\n*.txt filter=two\n")
+	git("init", "-q", ".")
+	git("add", "-A")
+	git("commit", "-q", "-m", "init")
+	stamp := time.Now()
+	dirty := func() { // a stat-dirty file makes diff run the clean filter
+		write("a.txt", "a\nb\n")
+		stamp = stamp.Add(time.Minute)
+		os.Chtimes(filepath.Join(dir, "a.txt"), stamp, stamp)
+	}
+	ran := func() bool { _, err := os.Stat(marker); return err == nil }
+	ctx := context.Background()
+
+	dirty()
+	if _, err := Run(ctx, dir, "diff", "--numstat"); err != nil {
+		t.Fatal(err)
+	}
+	git("config", "filter.one.clean", "sh "+script+" one")
+	if _, err := Run(ctx, dir, "diff", "--numstat"); err != nil || ran() {
+		t.Fatalf("a filter added to .git/config ran (%v)", err)
+	}
+	write("extra.cfg", "")
+	git("config", "include.path", "../extra.cfg")
+	if _, err := Run(ctx, dir, "status", "--porcelain"); err != nil || ran() {
+		t.Fatalf("ran after include (%v)", err)
+	}
+	write("extra.cfg", "[filter \"two\"]\n\tclean = sh "+script+" two\n")
+	dirty()
+	if _, err := Run(ctx, dir, "diff", "--numstat"); err != nil || ran() {
+		t.Fatalf("a filter added to an included file ran (%v)", err)
+	}
+	dirty()
+	cmd := exec.Command("git", "diff", "--numstat")
+	cmd.Dir = dir
+	cmd.Run()
+	if !ran() {
+		t.Fatal("the filters never ran for a plain git: the test proves nothing")
+	}
+}
