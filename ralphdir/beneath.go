@@ -73,25 +73,50 @@ func (d *Dir) folders(op, name string) error {
 	if filepath.IsAbs(name) {
 		return nil
 	}
-	clean := filepath.Clean(filepath.FromSlash(name))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return &FileError{Op: op, Path: d.Path(name), Problem: "is outside " + d.root, Fix: "name a file inside it"}
-	}
-	p := d.root
-	if err := checkFolder(op, p); err != nil {
+	if err := checkFolder(op, d.root); err != nil {
 		return err
 	}
+	return walkFolders(op, d.root, name)
+}
+
+// walkFolders checks, with Lstat, every folder on the way from base (not
+// base itself) to the file rel, as folders does.
+func walkFolders(op, base, rel string) error {
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.IsAbs(clean) {
+		return &FileError{Op: op, Path: filepath.Join(base, rel), Problem: "is outside " + base, Fix: "name a file inside it"}
+	}
 	parts := strings.Split(clean, string(filepath.Separator))
+	p := base
 	for _, part := range parts[:len(parts)-1] {
-		if part == "." {
-			continue
-		}
 		p = filepath.Join(p, part)
 		if err := checkFolder(op, p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ReadFileBeneath reads the file rel inside base as Dir.ReadFile reads a
+// file of .ralph/: no folder on the way and not the file itself may be a
+// symbolic link, and rel may not climb out of base. base itself is the
+// caller's (the project folder the person runs the loop in). For a file
+// the repository names (PROMPT_FILE in .ralphrc).
+func ReadFileBeneath(base, rel string, limit int64) ([]byte, error) {
+	if err := walkFolders("read", base, rel); err != nil {
+		return nil, err
+	}
+	return readCapped(filepath.Join(base, rel), limit, false)
+}
+
+// ReadText reads name as Dir.ReadFile does, with TextCap whatever its name
+// (a prompt file PROMPT_FILE names under .ralph/).
+func (d *Dir) ReadText(name string) ([]byte, error) {
+	p, err := d.checked("read", name)
+	if err != nil {
+		return nil, err
+	}
+	return readCapped(p, TextCap, false)
 }
 
 // checkFolder returns a *LinkError when p is a symbolic link, nil when it
@@ -124,4 +149,26 @@ func (d *Dir) checked(op, name string) (string, error) {
 		return "", err
 	}
 	return d.Path(name), nil
+}
+
+// Open opens name for reading, for a caller that streams it (a log): a
+// regular file, opened without blocking and without following a link (a
+// *FileError otherwise), under folders that are no links (a *LinkError).
+func (d *Dir) Open(name string) (*os.File, error) {
+	p, err := d.checked("read", name)
+	if err != nil {
+		return nil, err
+	}
+	f, _, err := openRegular(p, false)
+	return f, err
+}
+
+// Lstat describes name without following a link, under folders that are no
+// links (a *LinkError otherwise).
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
+	p, err := d.checked("read", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(p)
 }

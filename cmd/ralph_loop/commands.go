@@ -124,9 +124,9 @@ func openEventLogs(d *ralphdir.Dir) ([]io.Reader, func(), error) {
 			f.Close()
 		}
 	}
-	names := ralphdir.WithRotated(d.Path(ralphdir.EventsLog))
+	names := ralphdir.WithRotated(ralphdir.EventsLog)
 	for i, name := range names {
-		f, err := ralphdir.OpenRegular(name)
+		f, err := d.Open(name)
 		if err != nil {
 			if i < len(names)-1 && errors.Is(err, fs.ErrNotExist) {
 				continue
