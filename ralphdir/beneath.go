@@ -172,3 +172,23 @@ func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 	}
 	return os.Lstat(p)
 }
+
+// ReadDir lists the folder name ("." for .ralph/ itself), which may not be
+// a link nor lie under one (a *LinkError).
+func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := d.folders("read", name+"/x"); err != nil {
+		return nil, err
+	}
+	return os.ReadDir(d.Path(name))
+}
+
+// ReplaceFile replaces name with data atomically, as WriteFile does but
+// without comparing first (for a log cut down: a comparison would read it
+// back) and always with the fsync.
+func (d *Dir) ReplaceFile(name string, data []byte) error {
+	p, err := d.checked("write", name)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(p, data, 0o644, true)
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,17 +18,22 @@ import (
 
 // installTemplates writes the default project files into a .ralph/ folder
 // where they are missing (install.sh --project); it never overwrites.
+// A .ralph/ (or a folder in it) that is a symbolic link is refused first.
 func installTemplates(dir string, stdout io.Writer) error {
-	if err := os.MkdirAll(filepath.Join(dir, "specs"), 0o755); err != nil {
+	d := ralphdir.New(dir, nil)
+	if err := d.CheckFolders(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.Path(ralphdir.Specs), 0o755); err != nil {
 		return err
 	}
 	for _, name := range templates.Names() {
-		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); err == nil {
+		p := d.Path(name)
+		if _, err := d.Lstat(name); err == nil {
 			fmt.Fprintf(stdout, "Kept %s (already there)\n", p)
 			continue
 		}
-		if err := ralphdir.WriteFileAtomic(p, templates.Files()[name], 0o644); err != nil {
+		if err := d.ReplaceFile(name, templates.Files()[name]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Added %s\n", p)

@@ -197,6 +197,9 @@ func ralphDirCheck(cfg *config.Config, dir *ralphdir.Dir) check {
 	if !exists(dir.Root()) {
 		return bad("%s: not set up here; run 'ralph_loop --init' (or 'bmalph init')", cfg.RalphDir)
 	}
+	if err := dir.CheckFolders(); err != nil {
+		return bad("%v", err)
+	}
 	p := cfg.PromptFile
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cfg.ProjectDir, p)
