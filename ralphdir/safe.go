@@ -108,8 +108,11 @@ func readCapped(path string, limit int64, follow bool) ([]byte, error) {
 	return data, nil
 }
 
-// ReadConfig reads a .ralphrc: ReadFileCapped with StateCap.
-func ReadConfig(path string) ([]byte, error) { return ReadFileCapped(path, StateCap) }
+// ReadConfig reads a .ralphrc: ReadFileCapped with StateCap, except that a
+// link is refused, not followed (a *FileError): the .ralphrc is the
+// repository's, and one linked to a file elsewhere would be read and
+// quoted in warnings.
+func ReadConfig(path string) ([]byte, error) { return readCapped(path, StateCap, false) }
 
 // OpenRegular opens the regular file at path for reading without blocking,
 // for a caller that streams it (no size limit). A link is followed, but
@@ -134,7 +137,7 @@ func openRegular(path string, follow bool) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		if !follow && errors.Is(err, syscall.ELOOP) {
 			return nil, nil, &FileError{Op: "read", Path: path, Problem: "is a symbolic link to " + quoteTarget(linkTarget(path)),
-				Fix: "ralph_loop reads no link inside .ralph/; replace it with a regular file"}
+				Fix: "ralph_loop follows no link the repository holds; replace it with a regular file"}
 		}
 		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
 			// a socket: opening one fails

@@ -80,6 +80,10 @@ func linkAttacks() []linkAttack {
 		{name: "live.log", plant: func(t *testing.T, p *loopProject, outside string) {
 			symlink(t, filepath.Join(outside, "secret.txt"), p.path(".ralph/live.log"))
 		}},
+		{name: "ralphrc", refuse: ".ralph/.ralphrc: it is a symbolic link to ", plant: func(t *testing.T, p *loopProject, outside string) {
+			mustWrite(t, filepath.Join(outside, "rc.txt"), "PROMPT_FILE="+linkSecret+"\n"+linkSecret+"\n")
+			symlink(t, filepath.Join(outside, "rc.txt"), p.path(".ralph/.ralphrc"))
+		}},
 		{name: "prompt-environ", refuse: "PROMPT.md: is a symbolic link to /proc/self/environ", plant: func(t *testing.T, p *loopProject, outside string) {
 			symlink(t, "/proc/self/environ", p.path(".ralph/PROMPT.md"))
 		}},
