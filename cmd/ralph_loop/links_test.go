@@ -212,7 +212,7 @@ func TestLinksOutOfRalphDir(t *testing.T) {
 	}
 	commands := [][]string{
 		{"--status"}, {"--circuit-status"}, {"--reset-session"}, {"--pause"}, {"--clean"}, {"--report"},
-		{"--serve"}, {"--resume"}, {}, // the loop last: it may create files inside .ralph/
+		{"--serve"}, {"--init"}, {"--resume"}, {}, // the loop last: it may create files inside .ralph/
 	}
 	for _, a := range linkAttacks() {
 		t.Run(a.name, func(t *testing.T) {
