@@ -192,3 +192,15 @@ func (d *Dir) ReplaceFile(name string, data []byte) error {
 	}
 	return writeAtomic(p, data, 0o644, true)
 }
+
+// OpenAppendBeneath opens the file rel inside base for appending (creating
+// it), as ReadFileBeneath reads: no link on the way or in its place, rel
+// not climbing out of base, and only a regular file. For a file the
+// repository names (EVENTS_FILE in .ralphrc).
+func OpenAppendBeneath(base, rel string) (*os.File, error) {
+	if err := walkFolders("write", base, rel); err != nil {
+		return nil, err
+	}
+	return openWrite("append", filepath.Join(base, rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE,
+		"ralph_loop appends only to a regular file the repository names; remove it")
+}

@@ -84,6 +84,16 @@ func linkAttacks() []linkAttack {
 			mustWrite(t, filepath.Join(outside, "rc.txt"), "PROMPT_FILE="+linkSecret+"\n"+linkSecret+"\n")
 			symlink(t, filepath.Join(outside, "rc.txt"), p.path(".ralph/.ralphrc"))
 		}},
+		{name: "rc-events-file", refuse: ".ralphrc's EVENTS_FILE may not leave it", plant: func(t *testing.T, p *loopProject, outside string) {
+			mustWrite(t, p.path(".ralph/.ralphrc"), "EVENTS_FILE="+filepath.Join(outside, "secret.txt")+"\n")
+		}},
+		{name: "rc-events-link", refuse: "events.txt: is a symbolic link", plant: func(t *testing.T, p *loopProject, outside string) {
+			mustWrite(t, p.path(".ralph/.ralphrc"), "EVENTS_FILE=events.txt\n")
+			symlink(t, filepath.Join(outside, "secret.txt"), p.path(".ralph/events.txt"))
+		}},
+		{name: "rc-prompt-file", refuse: ".ralphrc's PROMPT_FILE may not leave it", plant: func(t *testing.T, p *loopProject, outside string) {
+			mustWrite(t, p.path(".ralph/.ralphrc"), "PROMPT_FILE=../../outside/secret.txt\n")
+		}},
 		{name: "prompt-environ", refuse: "PROMPT.md: is a symbolic link to /proc/self/environ", plant: func(t *testing.T, p *loopProject, outside string) {
 			symlink(t, "/proc/self/environ", p.path(".ralph/PROMPT.md"))
 		}},
