@@ -14,13 +14,7 @@ import (
 // the templates that are missing, keeps what is there, and a second run
 // changes nothing but the shim.
 func TestInstallScript(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go on PATH")
-	}
-	root, _ := filepath.Abs("../..")
+	root := installRoot(t)
 	tmp := t.TempDir()
 	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim
 	proj := filepath.Join(tmp, "proj")
@@ -85,13 +79,7 @@ func TestInstallScript(t *testing.T) {
 // a .ralph/, .ralph/lib or shim that the repository made a link: it says
 // so in one line, exits non-zero, and the link's target stays as it was.
 func TestInstallScriptRefusesLinks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go on PATH")
-	}
-	root, _ := filepath.Abs("../..")
+	root := installRoot(t)
 	tmp := t.TempDir()
 	for _, name := range []string{".ralph", ".ralph/lib", ".ralph/ralph_loop.sh"} {
 		t.Run(filepath.Base(name), func(t *testing.T) {
@@ -114,4 +102,18 @@ func TestInstallScriptRefusesLinks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// installRoot is the repository's root, where install.sh is, for a test
+// that builds the binary with it (skipped with -short or without go).
+func installRoot(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	return root
 }

@@ -5,10 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -106,39 +104,14 @@ func linkAttacks() []linkAttack {
 	}
 }
 
-// treeSum describes every entry under root: path, type, size and a hash
-// of the content (a link's target), one line each.
+// treeSum describes every entry under root (see treehash).
 func treeSum(t *testing.T, root string) string {
 	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		sum := ""
-		switch {
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum = fmt.Sprintf("%x", sha256.Sum256(data))
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			sum = "-> " + target
-		}
-		fmt.Fprintf(&b, "%s %v %d %s\n", rel, info.Mode(), info.Size(), sum)
-		return nil
-	})
+	lines, err := treeLines(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return lines
 }
 
 // runBounded runs ralph_loop with args in p, killed after a minute: a
