@@ -114,14 +114,6 @@ func readCapped(path string, limit int64, follow bool) ([]byte, error) {
 // quoted in warnings.
 func ReadConfig(path string) ([]byte, error) { return readCapped(path, StateCap, false) }
 
-// OpenRegular opens the regular file at path for reading without blocking,
-// for a caller that streams it (no size limit). A link is followed, but
-// only to a regular file; anything else is a *FileError.
-func OpenRegular(path string) (*os.File, error) {
-	f, _, err := openRegular(path, true)
-	return f, err
-}
-
 // openRegular opens path for reading without blocking (a named pipe with no
 // writer cannot hang the loop) and checks with fstat, before a byte is
 // read, that it is a regular file. With follow unset a link at path is a
