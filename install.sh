@@ -70,6 +70,14 @@ esac
 if [ -n "$project" ]; then
 	[ -d "$project" ] || { echo "install.sh: project directory '$project' does not exist" >&2; exit 1; }
 	ralph="$(cd "$project" && pwd)/.ralph"
+	# .ralph/ is the repository's: a link there (to a folder elsewhere) is
+	# never written through.
+	for d in "$ralph" "$ralph/lib" "$ralph/ralph_loop.sh"; do
+		if [ -L "$d" ]; then
+			echo "install.sh: $d is a symbolic link to $(readlink "$d"): refusing to write through it; replace it with a folder (or remove it)" >&2
+			exit 1
+		fi
+	done
 	mkdir -p "$ralph/lib"
 	shim="$ralph/ralph_loop.sh"
 	tmp="$(mktemp "$ralph/.ralph_loop.sh.XXXXXX")"

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/fixplan"
-	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
@@ -108,7 +107,7 @@ func (l *loop) preview() (Preview, error) {
 	if err != nil {
 		return Preview{}, err
 	}
-	prompt, err := readPrompt(l.promptPath())
+	prompt, err := l.readPrompt()
 	if err != nil {
 		return Preview{}, err
 	}
@@ -142,8 +141,8 @@ func (l *loop) previewWaits(p *Preview) {
 }
 
 // readPrompt is the prompt as the driver gets it.
-func readPrompt(path string) (string, error) {
-	b, err := ralphdir.ReadFileCapped(path, ralphdir.TextCap)
+func (l *loop) readPrompt() (string, error) {
+	b, err := l.readPromptFile()
 	if err != nil {
 		return "", err
 	}

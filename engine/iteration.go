@@ -9,7 +9,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
@@ -122,7 +121,7 @@ func callStamp(t time.Time, loop int) string {
 
 // buildCommand asks the driver for the argv.
 func (l *loop) buildCommand(c *call, ctxText string) (drivers.Spec, error) {
-	prompt, err := ralphdir.ReadFileCapped(l.promptPath(), ralphdir.TextCap)
+	prompt, err := l.readPromptFile()
 	if err != nil {
 		return drivers.Spec{}, err
 	}

@@ -32,8 +32,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}) {
 		return
 	}
-	promptPath := l.dir.Path(ralphdir.ReviewPrompt)
-	prompt, err := ralphdir.ReadFileCapped(promptPath, ralphdir.TextCap)
+	prompt, err := l.dir.ReadText(ralphdir.ReviewPrompt)
 	if err != nil {
 		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
 		return

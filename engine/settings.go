@@ -20,6 +20,9 @@ import (
 type Settings struct {
 	ProjectDir string // the working directory: the project root
 	PromptFile string // path as configured (relative to ProjectDir or absolute)
+	// PromptFromRepo: PROMPT_FILE came from a .ralphrc, the repository's
+	// choice, so the file may not leave the project.
+	PromptFromRepo bool
 
 	Driver         string   // claude-code, codex, cursor, copilot, opencode, command
 	FallbackDriver string   // FALLBACK_DRIVER: another driver, "" = none
@@ -106,6 +109,7 @@ func SettingsFrom(c *config.Config, projectDir string) Settings {
 	return Settings{
 		ProjectDir:             projectDir,
 		PromptFile:             c.PromptFile,
+		PromptFromRepo:         c.Sources["PROMPT_FILE"].Kind == config.SourceFile,
 		Driver:                 c.Driver,
 		FallbackDriver:         c.FallbackDriver,
 		AgentArgv:              c.AgentArgv,

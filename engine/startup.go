@@ -94,7 +94,7 @@ func (l *loop) checkPrompt() error {
 	if fileExists(p) {
 		// One line and exit 1 for a prompt or plan that is a named pipe,
 		// a link to a device or too big, before anything reads it.
-		if _, err := ralphdir.ReadFileCapped(p, ralphdir.TextCap); err != nil {
+		if _, err := l.readPromptFile(); err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
 		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)

@@ -47,15 +47,24 @@ func (d *Dir) Path(name string) string {
 	return filepath.Join(d.root, filepath.FromSlash(name))
 }
 
-// Exists reports whether name exists.
+// Exists reports whether name exists (a link counts, unfollowed). Under a
+// folder that is a link (see LinkError) nothing exists.
 func (d *Dir) Exists(name string) bool {
-	_, err := os.Stat(d.Path(name))
+	p, err := d.checked("read", name)
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(p)
 	return err == nil
 }
 
 // EnsureLayout creates .ralph/, logs/ and docs/generated/ as the bash loop
-// does at start-up.
+// does at start-up. A .ralph/, logs/, docs/ or specs/ that is a symbolic
+// link is refused first (a *LinkError), before anything is created.
 func (d *Dir) EnsureLayout() error {
+	if err := d.CheckFolders(); err != nil {
+		return err
+	}
 	for _, p := range []string{d.root, d.Path(LogsDir), d.Path(DocsGenerated)} {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", p, err)
@@ -71,7 +80,10 @@ func (d *Dir) EnsureLayout() error {
 // The files of the live view and of the hand-over from one loop to the
 // next (see volatile) are renamed into place without the fsync.
 func (d *Dir) WriteFile(name string, data []byte) error {
-	p := d.Path(name)
+	p, err := d.checked("write", name)
+	if err != nil {
+		return err
+	}
 	if sameContent(p, data) {
 		return nil
 	}
@@ -170,6 +182,9 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, durable bool) error
 // (".NAME.tmp-*"). Call it only while holding the lock: no other writer
 // can be mid-write then.
 func (d *Dir) CleanTemp() (removed int) {
+	if d.folders("write", LogsDir+"/x") != nil {
+		return 0
+	}
 	matches, _ := filepath.Glob(filepath.Join(d.root, ".*.tmp-*"))
 	logs, _ := filepath.Glob(filepath.Join(d.root, LogsDir, ".*.tmp-*"))
 	for _, m := range append(matches, logs...) {
@@ -208,7 +223,11 @@ func (d *Dir) WriteJSON(name string, v any) error {
 // (permission, a named pipe or a folder in its place, over the limit) are
 // returned, naming the path once.
 func (d *Dir) ReadFile(name string) (data []byte, found bool, err error) {
-	data, err = ReadFileCapped(d.Path(name), capFor(name))
+	p, err := d.checked("read", name)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err = readCapped(p, capFor(name), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -264,7 +283,10 @@ func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err
 // Quarantine renames name to NAME.corrupt-YYYYMMDD-HHMMSS (with a numeric
 // suffix when that exists) and returns the new path.
 func (d *Dir) Quarantine(name string) (string, error) {
-	src := d.Path(name)
+	src, err := d.checked("write", name)
+	if err != nil {
+		return "", err
+	}
 	base := src + ".corrupt-" + d.now().UTC().Format("20060102-150405")
 	dst := base
 	for i := 1; ; i++ {
@@ -285,7 +307,11 @@ func (d *Dir) Quarantine(name string) (string, error) {
 
 // Remove deletes name; a missing file is not an error.
 func (d *Dir) Remove(name string) error {
-	err := os.Remove(d.Path(name))
+	p, err := d.checked("write", name)
+	if err != nil {
+		return err
+	}
+	err = os.Remove(p)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", d.Path(name), err)
 	}
@@ -303,7 +329,13 @@ func (d *Dir) Remove(name string) error {
 // (SetRotation) leaves the line in name and returns why, once, the same
 // way. The file stays open for the next line (see appends).
 func (d *Dir) AppendLine(name, line string) error {
-	p := d.Path(name)
+	p, err := d.checked("write", name)
+	if err != nil {
+		if !d.refused.first(d.Path(name)) {
+			return nil
+		}
+		return err
+	}
 	if !strings.HasSuffix(line, "\n") {
 		line += "\n"
 	}
@@ -314,7 +346,7 @@ func (d *Dir) AppendLine(name, line string) error {
 		// cannot warn through it here).
 		return rotErr
 	}
-	if IsFileError(err) && !d.refused.first(p) {
+	if (IsFileError(err) || IsLinkError(err)) && !d.refused.first(p) {
 		return nil
 	}
 	return err

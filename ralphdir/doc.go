@@ -8,6 +8,13 @@
 // and a damaged file is moved aside with a warning instead of being silently
 // overwritten or crashing the loop.
 //
+// No symbolic link under .ralph/ is followed, nor .ralph/ itself if it is
+// one: every Dir method checks .ralph/ and each folder on the way to its
+// file first (a *LinkError, nothing read or written) and opens the file
+// itself with O_NOFOLLOW. Files the repository names outside .ralph/
+// (PROMPT_FILE, EVENTS_FILE in .ralphrc) go through ReadFileBeneath and
+// OpenAppendBeneath, which apply the same walk below the project folder.
+//
 //	d := ralphdir.New("/proj/.ralph", warn)
 //	found, err := d.ReadJSON(ralphdir.CircuitBreakerState, &state)
 //	err = d.WriteJSON(ralphdir.CircuitBreakerState, state)

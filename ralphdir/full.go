@@ -51,6 +51,9 @@ func overwriteInPlace(path string, data []byte) error {
 // folder and in logs/, so that a read-only or full .ralph/ stops the run
 // with one line instead of a warning on every write.
 func (d *Dir) CheckWritable() error {
+	if err := d.CheckFolders(); err != nil {
+		return err
+	}
 	for _, dir := range []string{d.root, d.Path(LogsDir)} {
 		f, err := os.CreateTemp(dir, ".write-probe-*")
 		if err == nil {

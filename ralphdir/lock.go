@@ -38,7 +38,10 @@ type Lock struct{ fl *flock.Flock }
 // older version left at .ralph/.ralph_loop.lock refuses too while its
 // holder runs, and is removed once it is free.
 func (d *Dir) Lock() (*Lock, error) {
-	p := d.Path(LockFile)
+	p, err := d.checked("write", LockFile)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
@@ -118,7 +121,7 @@ func (d *Dir) dropOldLock() error {
 
 // lockPID is the pid a holder wrote into the lock file at p, 0 when unknown.
 func lockPID(p string) int {
-	b, err := ReadFileCapped(p, 64)
+	b, err := readCapped(p, 64, false)
 	if err != nil {
 		return 0
 	}

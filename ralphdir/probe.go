@@ -14,7 +14,10 @@ import (
 // It returns nil when no loop holds it.
 func (d *Dir) LockHolder() (*LockedError, error) {
 	for _, name := range []string{LockFile, OldLockFile} {
-		p := d.Path(name)
+		p, err := d.checked("read", name)
+		if err != nil {
+			return nil, err
+		}
 		held, err := probeLock(p)
 		if err != nil {
 			return nil, fmt.Errorf("probe the lock %s: %w", p, err)

@@ -129,6 +129,9 @@ func (d *Dir) PruneCallLogs(keep int, current string) (Freed, error) {
 	if keep < 0 {
 		return freed, nil
 	}
+	if err := d.folders("write", LogsDir+"/x"); err != nil {
+		return freed, err
+	}
 	entries, err := os.ReadDir(d.Path(LogsDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -194,7 +197,10 @@ func (d *Dir) RemoveRotated() Freed {
 // removeCounted removes name (a link itself, never its target) and
 // counts it when it was there.
 func (d *Dir) removeCounted(name string) Freed {
-	p := d.Path(name)
+	p, err := d.checked("write", name)
+	if err != nil {
+		return Freed{}
+	}
 	st, err := os.Lstat(p)
 	if err != nil {
 		return Freed{}

@@ -71,7 +71,11 @@ func (r *Rotating) fits(p []byte) int {
 func (r *Rotating) rotate() {
 	r.f.Close()
 	p := r.d.Path(r.name)
-	if err := rotateFile(p); err != nil {
+	err := r.d.folders("write", r.name)
+	if err == nil {
+		err = rotateFile(p)
+	}
+	if err != nil {
 		r.stuck = true
 		if r.d.firstRotateFailure(p) {
 			r.d.warn(err.Error())

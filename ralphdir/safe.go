@@ -78,7 +78,13 @@ func sizeName(n int64) string {
 // does not exist gives an error matching fs.ErrNotExist; a file that is not
 // regular or is over the limit gives a *FileError. Errors name path once.
 func ReadFileCapped(path string, limit int64) ([]byte, error) {
-	f, st, err := openRegular(path)
+	return readCapped(path, limit, true)
+}
+
+// readCapped is ReadFileCapped; with follow unset a link at path is
+// refused with a *FileError instead of followed.
+func readCapped(path string, limit int64, follow bool) ([]byte, error) {
+	f, st, err := openRegular(path, follow)
 	if err != nil {
 		return nil, err
 	}
@@ -102,23 +108,29 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// ReadConfig reads a .ralphrc: ReadFileCapped with StateCap.
-func ReadConfig(path string) ([]byte, error) { return ReadFileCapped(path, StateCap) }
-
-// OpenRegular opens the regular file at path for reading without blocking,
-// for a caller that streams it (no size limit). A link is followed, but
-// only to a regular file; anything else is a *FileError.
-func OpenRegular(path string) (*os.File, error) {
-	f, _, err := openRegular(path)
-	return f, err
-}
+// ReadConfig reads a .ralphrc: ReadFileCapped with StateCap, except that a
+// link is refused, not followed (a *FileError): the .ralphrc is the
+// repository's, and one linked to a file elsewhere would be read and
+// quoted in warnings.
+func ReadConfig(path string) ([]byte, error) { return readCapped(path, StateCap, false) }
 
 // openRegular opens path for reading without blocking (a named pipe with no
 // writer cannot hang the loop) and checks with fstat, before a byte is
-// read, that it is a regular file.
-func openRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+// read, that it is a regular file. With follow unset a link at path is a
+// *FileError (its target is never opened).
+func openRegular(path string, follow bool) (*os.File, fs.FileInfo, error) {
+	var f *os.File
+	var err error
+	if follow {
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	} else {
+		f, err = OpenNoFollow(path, os.O_RDONLY, 0)
+	}
 	if err != nil {
+		if !follow && errors.Is(err, syscall.ELOOP) {
+			return nil, nil, &FileError{Op: "read", Path: path, Problem: "is a symbolic link to " + quoteTarget(linkTarget(path)),
+				Fix: "ralph_loop follows no link the repository holds; replace it with a regular file"}
+		}
 		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
 			// a socket: opening one fails
 			return nil, nil, &FileError{Op: "read", Path: path, Problem: "is a socket, not a regular file", Fix: "replace it with a regular file"}
@@ -206,7 +218,11 @@ func onlyRegular(f *os.File, op, path, fix string) (*os.File, fs.FileInfo, error
 // named pipe or any other non-regular file with a *FileError: the link's
 // target is never written.
 func (d *Dir) OpenAppend(name string) (*os.File, error) {
-	return openWrite("append", d.Path(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE,
+	p, err := d.checked("write", name)
+	if err != nil {
+		return nil, err
+	}
+	return openWrite("append", p, os.O_WRONLY|os.O_APPEND|os.O_CREATE,
 		"not appending to it, and the loop goes on; remove it to get this log back")
 }
 
@@ -215,7 +231,10 @@ func (d *Dir) OpenAppend(name string) (*os.File, error) {
 // repository) is removed with a warning and a fresh file is created: the
 // link's target is never written.
 func (d *Dir) Create(name string) (*os.File, error) {
-	p := d.Path(name)
+	p, err := d.checked("write", name)
+	if err != nil {
+		return nil, err
+	}
 	const fix = "ralph_loop writes only regular files inside .ralph/; remove it"
 	f, err := openWrite("write", p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fix)
 	var fe *FileError

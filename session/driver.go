@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +27,7 @@ import (
 // the session and removes the file. An id that ValidID rejects ("0", "null",
 // whitespace, ...) is never resumed: the file is quarantined with a warning.
 func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
-	info, err := os.Stat(s.d.Path(ralphdir.ClaudeSessionID))
+	info, err := s.d.Lstat(ralphdir.ClaudeSessionID)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.log(LevelInfo, "Starting new session")
 		return "", nil

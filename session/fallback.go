@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ import (
 // and log lines that name the driver.
 func (s *Store) FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error) {
 	name := ralphdir.FallbackSessionID(driver)
-	info, err := os.Stat(s.d.Path(name))
+	info, err := s.d.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.log(LevelInfo, "Starting new "+driver+" session")
 		return "", nil

@@ -261,7 +261,7 @@ func (s *Store) OpenLiveLog(header string) (io.WriteCloser, error) {
 // appending.
 func (s *Store) startLiveLog(header string) (*os.File, error) {
 	p := s.d.Path(ralphdir.LiveLog)
-	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+	if st, err := s.d.Lstat(ralphdir.LiveLog); err == nil && st.Mode().IsRegular() {
 		if n, ok := ralphdir.Links(st); ok && n == 1 {
 			f, err := ralphdir.OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0)
 			if err == nil {
@@ -285,5 +285,5 @@ func (s *Store) RemoveLog(name string) { s.d.Remove(name) }
 // without comparing first: the caller cuts the log down, and a comparison
 // would read the log back.
 func (s *Store) ReplaceLog(name string, data []byte) error {
-	return ralphdir.WriteFileAtomic(s.d.Path(name), data, 0o644)
+	return s.d.ReplaceFile(name, data)
 }

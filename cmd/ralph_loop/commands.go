@@ -19,18 +19,23 @@ import (
 
 // installTemplates writes the default project files, and the .gitignore
 // that keeps the loop's own files out of git, into a .ralph/ folder where
-// they are missing (install.sh --project); it never overwrites.
+// they are missing (install.sh --project); it never overwrites. A .ralph/
+// (or a folder in it) that is a symbolic link is refused first.
 func installTemplates(dir string, stdout io.Writer) error {
-	if err := os.MkdirAll(filepath.Join(dir, "specs"), 0o755); err != nil {
+	d := ralphdir.New(dir, nil)
+	if err := d.CheckFolders(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.Path(ralphdir.Specs), 0o755); err != nil {
 		return err
 	}
 	for _, name := range templates.Names() {
-		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); err == nil {
+		p := d.Path(name)
+		if _, err := d.Lstat(name); err == nil {
 			fmt.Fprintf(stdout, "Kept %s (already there)\n", p)
 			continue
 		}
-		if err := ralphdir.WriteFileAtomic(p, templates.Files()[name], 0o644); err != nil {
+		if err := d.ReplaceFile(name, templates.Files()[name]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Added %s\n", p)
@@ -135,9 +140,9 @@ func openEventLogs(d *ralphdir.Dir) ([]io.Reader, func(), error) {
 			f.Close()
 		}
 	}
-	names := ralphdir.WithRotated(d.Path(ralphdir.EventsLog))
+	names := ralphdir.WithRotated(ralphdir.EventsLog)
 	for i, name := range names {
-		f, err := ralphdir.OpenRegular(name)
+		f, err := d.Open(name)
 		if err != nil {
 			if i < len(names)-1 && errors.Is(err, fs.ErrNotExist) {
 				continue

@@ -206,6 +206,9 @@ func ralphDirCheck(cfg *config.Config, dir *ralphdir.Dir) check {
 	if !exists(dir.Root()) {
 		return bad("%s: not set up here; set it up with %s", cfg.RalphDir, config.SetupHint)
 	}
+	if err := dir.CheckFolders(); err != nil {
+		return bad("%v", err)
+	}
 	p := cfg.PromptFile
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cfg.ProjectDir, p)

@@ -82,7 +82,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 		return fmt.Errorf("dry run: cannot make a temporary folder: %w (set TMPDIR to a writable folder)", err)
 	}
 	defer os.RemoveAll(copyDir)
-	if err := copyStateFiles(dir.Root(), copyDir); err != nil {
+	if err := copyStateFiles(dir, copyDir); err != nil {
 		return fmt.Errorf("dry run: cannot copy the state of %s: %w", dir.Root(), err)
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
@@ -258,8 +258,8 @@ func shellJoin(words []string) string {
 
 // copyStateFiles copies the regular files at the top of .ralph/ (where the
 // loop keeps its state) into to, for a load that may write.
-func copyStateFiles(from, to string) error {
-	entries, err := os.ReadDir(from)
+func copyStateFiles(from *ralphdir.Dir, to string) error {
+	entries, err := from.ReadDir(".")
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func copyStateFiles(from, to string) error {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		data, err := ralphdir.ReadFileCapped(filepath.Join(from, e.Name()), ralphdir.TextCap)
+		data, err := from.ReadText(e.Name())
 		if err != nil {
 			continue // too big or unreadable: the load treats it as missing
 		}

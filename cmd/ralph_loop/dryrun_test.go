@@ -23,7 +23,13 @@ func cmdTreehash(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
 		ts.Fatalf("usage: treehash DIR OUT")
 	}
-	root := ts.MkAbs(args[0])
+	lines, err := treeLines(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(lines), 0o644))
+}
+
+// treeLines is what treehash writes for root.
+func treeLines(root string) (string, error) {
 	var b strings.Builder
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -49,8 +55,7 @@ func cmdTreehash(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(&b, "%s %v %d %s\n", rel, info.Mode(), info.Size(), sum)
 		return nil
 	})
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	return b.String(), err
 }
 
 func TestShellJoin(t *testing.T) {

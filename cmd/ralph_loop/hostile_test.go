@@ -82,8 +82,8 @@ func TestHostileDevZero(t *testing.T) {
 		code int
 		want string
 	}{
-		{".ralph/PROMPT.md", 1, "is a device, not a regular file"},
-		{".ralph/.ralphrc", 1, "is a device, not a regular file"},
+		{".ralph/PROMPT.md", 1, "is a symbolic link to /dev/zero"},
+		{".ralph/.ralphrc", 1, "is a symbolic link to /dev/zero"},
 		{".ralph/status.json", 0, "moved it to status.json.corrupt-"},
 		{".ralph/.call_count", 0, "moved it to .call_count.corrupt-"},
 	} {

@@ -14,13 +14,7 @@ import (
 // the templates that are missing, keeps what is there, and a second run
 // changes nothing but the shim.
 func TestInstallScript(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go on PATH")
-	}
-	root, _ := filepath.Abs("../..")
+	root := installRoot(t)
 	tmp := t.TempDir()
 	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim
 	proj := filepath.Join(tmp, "proj")
@@ -82,4 +76,47 @@ func TestInstallScript(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ralph, "ralph_loop.sh")); !strings.Contains(string(b), "exec") {
 		t.Errorf("shim not restored: %q", b)
 	}
+}
+
+// TestInstallScriptRefusesLinks: install.sh --project never writes through
+// a .ralph/, .ralph/lib or shim that the repository made a link: it says
+// so in one line, exits non-zero, and the link's target stays as it was.
+func TestInstallScriptRefusesLinks(t *testing.T) {
+	root := installRoot(t)
+	tmp := t.TempDir()
+	for _, name := range []string{".ralph", ".ralph/lib", ".ralph/ralph_loop.sh"} {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			proj := filepath.Join(tmp, filepath.Base(name), "proj")
+			outside := filepath.Join(tmp, filepath.Base(name), "outside")
+			os.MkdirAll(filepath.Join(proj, ".ralph"), 0o755)
+			os.MkdirAll(outside, 0o755)
+			os.Remove(filepath.Join(proj, name))
+			if err := os.Symlink(outside, filepath.Join(proj, name)); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("bash", filepath.Join(root, "install.sh"), "--project", proj)
+			cmd.Env = append(os.Environ(), "PREFIX="+filepath.Join(tmp, "prefix"))
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), name+" is a symbolic link to "+outside+": refusing to write through it") {
+				t.Fatalf("install.sh: %v, want a refusal:\n%s", err, out)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("install.sh wrote %d files through the link", len(entries))
+			}
+		})
+	}
+}
+
+// installRoot is the repository's root, where install.sh is, for a test
+// that builds the binary with it (skipped with -short or without go).
+func installRoot(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	return root
 }

@@ -75,7 +75,7 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 	if err := dir.EnsureLayout(); err != nil {
 		return err
 	}
-	ralphdir.WriteFileAtomic(dir.Path(ralphdir.LiveLog), []byte("=== Ralph Live Output - Waiting for first loop... ===\n"), 0o644)
+	dir.WriteFile(ralphdir.LiveLog, []byte("=== Ralph Live Output - Waiting for first loop... ===\n"))
 
 	m := &monitorRun{tmux: tmux, stderr: stderr, inside: os.Getenv("TMUX") != ""}
 	m.name = "ralph-" + strconv.FormatInt(time.Now().Unix(), 10)

@@ -221,7 +221,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	case "-":
 		eventsOut = outOut
 	default:
-		f, err := os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := openEventsFile(cfg, cwd)
 		if err != nil {
 			return fmt.Errorf("--events %s: %w", cfg.EventsFile, err)
 		}
@@ -403,4 +403,23 @@ func isTerminal(v any) bool {
 	}
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// openEventsFile opens EVENTS_FILE for appending. One the repository's
+// .ralphrc names must be inside the project, reached through no link and
+// not a link itself; one the person names (--events, the environment) is
+// opened where it is.
+func openEventsFile(cfg *config.Config, cwd string) (*os.File, error) {
+	if cfg.Sources["EVENTS_FILE"].Kind != config.SourceFile {
+		return os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	p := cfg.EventsFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	rel, err := filepath.Rel(cwd, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, errors.New("is outside the project, and .ralphrc's EVENTS_FILE may not leave it; name a file inside the project, or pass the file with --events")
+	}
+	return ralphdir.OpenAppendBeneath(cwd, rel)
 }

@@ -88,17 +88,17 @@ var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.FixPlan,
 func (p *projectSource) Stamps() (snap, live string) {
 	var b strings.Builder
 	for _, name := range stampFiles {
-		b.WriteString(fileStamp(p.dir.Path(name)))
+		b.WriteString(fileStamp(p.dir, name))
 	}
 	if held, _ := p.dir.LockHolder(); held != nil {
 		fmt.Fprintf(&b, "pid%d;", held.PID)
 	}
 	fmt.Fprintf(&b, "%d", p.now().Unix()/3600)
-	return b.String(), fileStamp(p.dir.Path(ralphdir.LiveLog))
+	return b.String(), fileStamp(p.dir, ralphdir.LiveLog)
 }
 
-func fileStamp(path string) string {
-	st, err := os.Stat(path)
+func fileStamp(d *ralphdir.Dir, name string) string {
+	st, err := d.Lstat(name)
 	if err != nil {
 		return "-;"
 	}
@@ -110,7 +110,7 @@ func fileStamp(path string) string {
 // end read once gives the timeline, the last events and the last event
 // --status's phase is told from.
 func (p *projectSource) Snapshot() any {
-	tail := tailLogs(ralphdir.WithRotated(p.dir.Path(ralphdir.EventsLog)), dashEventBytes)
+	tail := tailLogs(p.dir, ralphdir.WithRotated(ralphdir.EventsLog), dashEventBytes)
 	evs := tailEvents(tail, dashEvents)
 	var last *events.Event
 	if len(evs) > 0 {
@@ -146,7 +146,7 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07
 // Live is the end of live.log from a whole line on, as the agent's text
 // (liveText), without terminal escapes.
 func (p *projectSource) Live() string {
-	data := tailLogs([]string{p.dir.Path(ralphdir.LiveLog)}, dashLiveBytes)
+	data := tailLogs(p.dir, []string{ralphdir.LiveLog}, dashLiveBytes)
 	if len(data) == dashLiveBytes {
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			data = data[i+1:]
@@ -157,12 +157,12 @@ func (p *projectSource) Live() string {
 
 // tailLogs is the last n bytes of the files, oldest first, read as one
 // (a log and its rotated copies: the end spans a rotation). A missing or
-// unreadable file is skipped.
-func tailLogs(names []string, n int64) []byte {
+// unreadable file (a link among them) is skipped.
+func tailLogs(d *ralphdir.Dir, names []string, n int64) []byte {
 	var parts [][]byte
 	left := n
 	for i := len(names) - 1; i >= 0 && left > 0; i-- {
-		f, err := ralphdir.OpenRegular(names[i])
+		f, err := d.Open(names[i])
 		if err != nil {
 			continue
 		}

@@ -191,7 +191,7 @@ const tailBytes = 256 << 10
 // lastEvent is the last whole event of logs/events.jsonl, nil when there
 // is none or it cannot be read.
 func lastEvent(d *ralphdir.Dir) *events.Event {
-	evs := tailEvents(tailLogs([]string{d.Path(ralphdir.EventsLog)}, tailBytes), 1)
+	evs := tailEvents(tailLogs(d, []string{ralphdir.EventsLog}, tailBytes), 1)
 	if len(evs) == 0 {
 		return nil
 	}

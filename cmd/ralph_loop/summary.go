@@ -39,7 +39,7 @@ type summaryTotals struct {
 // and the last event, never the plan's tasks nor the timeline.
 func (p *projectSource) Summary() any {
 	var last *events.Event
-	if evs := tailEvents(tailLogs(ralphdir.WithRotated(p.dir.Path(ralphdir.EventsLog)), dashSummaryEvents), 1); len(evs) > 0 {
+	if evs := tailEvents(tailLogs(p.dir, ralphdir.WithRotated(p.dir.Path(ralphdir.EventsLog)), dashSummaryEvents), 1); len(evs) > 0 {
 		last = &evs[0]
 	}
 	v := statusAt(p.dir, p.maxCalls, p.now(), last)
