@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // version is set at build time (-ldflags "-X main.version=..."); a binary
@@ -16,6 +18,10 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// The sentinel that outlives the loop is this program too.
+	if len(os.Args) > 1 && os.Args[1] == supervise.SentinelArg {
+		os.Exit(supervise.Sentinel(os.Args[2:]))
+	}
 	if version == "0.1.0-dev" {
 		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
 			version = v

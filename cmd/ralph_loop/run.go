@@ -235,6 +235,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
+		defer recordCall(dir, &o)()
 		return supervise.Run(ctx, c, o)
 	}
 
@@ -296,6 +297,10 @@ func prepare(cfg *config.Config, dir *ralphdir.Dir, cwd string, sig *signals, st
 		return nil, se
 	}
 	if err := dir.CheckWritable(); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	if err := guardCalls(dir, stderr); err != nil {
 		lock.Unlock()
 		return nil, err
 	}
