@@ -104,7 +104,7 @@ func (r *renderer) render(n events.Notice) []part {
 	case events.PermissionHelp:
 		return r.permissionHelp(n)
 	}
-	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices} {
+	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices, r.agentTick} {
 		if p := group(n); p != nil {
 			return p
 		}

@@ -93,6 +93,10 @@ type Deps struct {
 	Interactive bool
 	Stdin       io.Reader
 	Version     string
+
+	// Ticks: a terminal shows the ticking line of a call in the default
+	// mode (events.AgentTick each second).
+	Ticks bool
 }
 
 // SettingsFrom maps the resolved configuration onto the engine's settings,

@@ -253,6 +253,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Interactive: interactive,
 			Stdin:       stdin,
 			Version:     version,
+			Ticks:       shown.TTY,
 		})
 	})
 	if !ok {
