@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 
@@ -30,7 +31,7 @@ func (r *renderer) agentTick(n events.Notice) []part {
 		}
 		return []part{{text: s, redraw: true}}
 	case events.AgentTickOver:
-		return []part{{text: "", redraw: true}}
+		return []part{{clear: true}}
 	}
 	return nil
 }
@@ -55,4 +56,34 @@ func printable(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// eraseLine erases the whole screen line and returns to its start, so that
+// what follows starts a line of its own.
+const eraseLine = "\033[2K\r"
+
+// clearRedrawn erases w's pending redrawn line: a Terminal stream erases it
+// only if one is pending; on a plain writer the line is erased as is.
+func clearRedrawn(w io.Writer) {
+	if s, ok := w.(*TermStream); ok {
+		s.t.put(termItem{stream: s.stream, kind: termClearRedraw})
+		return
+	}
+	io.WriteString(w, eraseLine)
+}
+
+// clearRedrawn erases the pending redrawn line on a terminal (elsewhere a
+// redrawn line is never drawn in place, so it is ended as usual).
+func (t *Terminal) clearRedrawn() {
+	s := t.redrawn
+	if s < 0 {
+		return
+	}
+	if !t.tty[s] {
+		t.endRedrawn(true)
+		return
+	}
+	t.redrawn = -1
+	t.write(s, []byte(eraseLine))
+	t.midLine[s] = false
 }

@@ -48,6 +48,8 @@ func (c *Console) Notice(ts time.Time, n events.Notice) {
 			redrawer(c.out).Redraw(p.text)
 		case p.end:
 			redrawer(c.out).EndRedraw()
+		case p.clear:
+			clearRedrawn(c.out)
 		default:
 			io.WriteString(c.out, c.fit(p.text))
 		}

@@ -36,6 +36,7 @@ type part struct {
 	text   string
 	redraw bool // text replaces the pending redrawn line
 	end    bool // ends the pending redrawn line
+	clear  bool // erases the pending redrawn line, if any
 }
 
 // renderer turns notices into parts. It keeps one piece of state: where

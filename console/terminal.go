@@ -39,6 +39,7 @@ const (
 	termWrite termKind = iota
 	termRedraw
 	termEndRedraw
+	termClearRedraw
 )
 
 type termItem struct {
@@ -99,6 +100,8 @@ func (t *Terminal) copy() {
 			t.midLine[it.stream] = false
 		case termEndRedraw:
 			t.endRedrawn(true)
+		case termClearRedraw:
+			t.clearRedrawn()
 		default:
 			t.endRedrawn(false)
 			t.endMidLine(it.stream)
