@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -146,7 +147,25 @@ func TestKillAnyMoment(t *testing.T) {
 // the project unlocked.
 func TestKillDuringAgentCall(t *testing.T) {
 	p := newLoopProject(t, 2, hangScript())
-	cmd := p.command(t, nil)
+	cmd, agent, child := startUntilAgent(t, p)
+	defer syscall.Kill(-agent, syscall.SIGKILL) // should the test fail
+	cmd.Process.Kill()
+	cmd.Wait()
+	checkState(t, p, "after the kill")
+	if !waitFor(5*time.Second, func() bool { return processGone(agent) && processGone(child) }) {
+		t.Errorf("5 s after ralph_loop was killed: agent gone %v, its child gone %v", processGone(agent), processGone(child))
+	}
+	if !waitFor(2*time.Second, func() bool { return lockFree(t, p) }) {
+		t.Errorf("the lock is still held after the loop was killed")
+	}
+}
+
+// startUntilAgent starts ralph_loop in p and returns once its first call's
+// agent, whose script leaves a child, has started: the loop and the pids
+// of the agent and its child.
+func startUntilAgent(t *testing.T, p *loopProject) (cmd *exec.Cmd, agent, child int) {
+	t.Helper()
+	cmd = p.command(t, nil)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -158,18 +177,7 @@ func TestKillDuringAgentCall(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("the agent was not started within 20 s\n%s", out.String())
 	}
-	agent := readPid(t, started)
-	child := readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
-	defer syscall.Kill(-agent, syscall.SIGKILL) // should the test fail
-	cmd.Process.Kill()
-	cmd.Wait()
-	checkState(t, p, "after the kill")
-	if !waitFor(5*time.Second, func() bool { return processGone(agent) && processGone(child) }) {
-		t.Errorf("5 s after ralph_loop was killed: agent gone %v, its child gone %v", processGone(agent), processGone(child))
-	}
-	if !waitFor(2*time.Second, func() bool { return lockFree(t, p) }) {
-		t.Errorf("the lock is still held after the loop was killed")
-	}
+	return cmd, readPid(t, started), readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
 }
 
 // lockFree reports whether the project's single-instance lock can be taken.

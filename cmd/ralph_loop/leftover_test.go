@@ -25,20 +25,7 @@ func TestKillLeavesNoSetsidHelper(t *testing.T) {
 	script := hangScript()
 	script.Default.Setsid = true
 	p := newLoopProject(t, 2, script)
-	cmd := p.command(t, nil)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	started := filepath.Join(p.agent, "calls", "1.started")
-	if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil }) {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("the agent was not started within 20 s\n%s", out.String())
-	}
-	agent := readPid(t, started)
-	child := readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
+	cmd, agent, child := startUntilAgent(t, p)
 	defer syscall.Kill(child, syscall.SIGKILL)
 	defer syscall.Kill(-agent, syscall.SIGKILL)
 	var rec supervise.Leader
