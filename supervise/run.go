@@ -173,13 +173,13 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	t.attach(cmd.Process)
 	p.closeChild()
 	defer unwatched(watched(cmd.Process.Pid, token))
-	if o.Started != nil {
-		o.Started(cmd.Process.Pid, token)
-	}
 
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
 	readers := p.read(out)
 	p.feed(c.Stdin)
+	if o.Started != nil {
+		o.Started(cmd.Process.Pid, token)
+	}
 	done := make(chan struct{})
 	watchers := watch(done, c, o, out, start, stop)
 
