@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
@@ -157,4 +159,66 @@ func TestLeftoverAgentAtStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLeftoverAfterLoopAndSentinelKilled: when the loop and its sentinel
+// are killed together (pkill -9 ralph_loop), the agent still dies (its
+// parent-death signal), its child in the group is re-parented and lives
+// on, and the next loop stops that child before its first call.
+func TestLeftoverAfterLoopAndSentinelKilled(t *testing.T) {
+	script := tickScript()
+	script.Calls = map[int]fakeagent.Reply{1: hangScript().Default}
+	p := newLoopProject(t, 1, script)
+	cmd, agent, child := startUntilAgent(t, p)
+	defer syscall.Kill(child, syscall.SIGKILL)
+	sentinel := sentinelOf(t, p)
+	syscall.Kill(sentinel, syscall.SIGKILL)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !waitFor(5*time.Second, func() bool { return processGone(agent) && processGone(sentinel) }) {
+		t.Fatalf("5 s after the kill: agent gone %v (its parent-death signal), sentinel gone %v", processGone(agent), processGone(sentinel))
+	}
+	if processGone(child) {
+		t.Fatal("the agent's child died too: the test did not leave a leftover")
+	}
+
+	next := p.command(t, nil)
+	var out bytes.Buffer
+	next.Stdout, next.Stderr = &out, &out
+	if err := next.Run(); err != nil {
+		t.Fatalf("ralph_loop: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "stopped 1 process(es) of the agent call a previous run left running") {
+		t.Errorf("the next start did not say it stopped the leftover:\n%s", out.String())
+	}
+	if !waitFor(5*time.Second, func() bool { return processGone(child) }) {
+		t.Errorf("the leftover child still runs after the next start")
+	}
+}
+
+// sentinelOf is the pid of the sentinel of the loop running in p: a
+// process started with the sentinel argument and p's environment.
+func sentinelOf(t *testing.T, p *loopProject) int {
+	t.Helper()
+	var pid int
+	ok := waitFor(5*time.Second, func() bool {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			n, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			argv, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if bytes.Contains(argv, []byte(supervise.SentinelArg+"\x00watch")) && bytes.Contains(env, []byte(fakeagent.EnvDir+"="+p.agent+"\x00")) {
+				pid = n
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		t.Fatal("no sentinel of the running loop found")
+	}
+	return pid
 }
