@@ -55,6 +55,8 @@ func (c *Console) Notice(ts time.Time, n events.Notice) {
 			redrawer(c.out).Redraw(safetext.Colour(p.text))
 		case p.end:
 			redrawer(c.out).EndRedraw()
+		case p.clear:
+			clearRedrawn(c.out)
 		default:
 			io.WriteString(c.out, c.fit(safetext.Colour(p.text)))
 		}

@@ -36,6 +36,7 @@ type part struct {
 	text   string
 	redraw bool // text replaces the pending redrawn line
 	end    bool // ends the pending redrawn line
+	clear  bool // erases the pending redrawn line, if any
 }
 
 // renderer turns notices into parts. It keeps one piece of state: where
@@ -104,7 +105,7 @@ func (r *renderer) render(n events.Notice) []part {
 	case events.PermissionHelp:
 		return r.permissionHelp(n)
 	}
-	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices, gateNotices, startNotices} {
+	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices, gateNotices, startNotices, r.agentTick} {
 		if p := group(n); p != nil {
 			return p
 		}

@@ -41,6 +41,7 @@ const (
 	termWrite termKind = iota
 	termRedraw
 	termEndRedraw
+	termClearRedraw
 )
 
 type termItem struct {
@@ -101,6 +102,8 @@ func (t *Terminal) copy() {
 			t.midLine[it.stream] = false
 		case termEndRedraw:
 			t.endRedrawn(true)
+		case termClearRedraw:
+			t.clearRedrawn()
 		default:
 			t.endRedrawn(false)
 			t.endMidLine(it.stream)

@@ -60,7 +60,9 @@ type Request struct {
 	CLIVersion string
 	// Dir is the working directory (the project root).
 	Dir string
-	// Env is the environment for the agent: the loop's own, passed unchanged.
+	// Env is the environment for the agent: the loop's own. Drivers pass it
+	// on without the nested-session markers (see agentEnv); nil inherits the
+	// loop's environment as it is.
 	Env []string
 	// LookPath resolves executables (cursor's absolute path). nil means
 	// exec.LookPath.
@@ -218,7 +220,7 @@ func finish(req Request, argv []string, stdin, format string) (Spec, error) {
 			return Spec{}, fmt.Errorf("build %s command: an argument is %d bytes, Linux allows %d per argument (shorten the prompt file)", argv[0], len(a), maxArgLen)
 		}
 	}
-	return Spec{Argv: argv, Env: req.Env, Dir: req.Dir, Stdin: stdin, Format: format}, nil
+	return Spec{Argv: argv, Env: agentEnv(req.Env), Dir: req.Dir, Stdin: stdin, Format: format}, nil
 }
 
 func lookPath(req Request) func(string) (string, error) {

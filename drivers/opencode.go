@@ -112,7 +112,7 @@ func (opencode) SessionFromOutput(out []byte) string {
 func (opencode) SessionListSpec(req Request) Spec {
 	return Spec{
 		Argv:   []string{"opencode", "session", "list", "--format", "json"},
-		Env:    req.Env,
+		Env:    agentEnv(req.Env),
 		Dir:    req.Dir,
 		Format: FormatText,
 	}

@@ -74,6 +74,12 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		stdout.ws = append(stdout.ws, c.stream)
 	}
 
+	if l.deps.Ticks && !l.liveOK {
+		ticks := l.startTicks(spec.Format)
+		defer ticks.stop()
+		stdout.ws = append(stdout.ws, ticks)
+	}
+
 	// The first executing record is written before the agent starts, not
 	// beside it: an agent's `git add -A` must never meet the atomic
 	// write's temp file, which vanishes under it and fails the add.

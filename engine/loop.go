@@ -54,6 +54,8 @@ type loop struct {
 	pendingSummary  string // the diff summary the next loop's context gets
 	writeTimedOut   bool   // the last call was killed by the write heartbeat
 
+	answers *answers // the person's answers on stdin, once a question is asked
+
 	// @fix_plan.md as last read: before each agent call and after it.
 	plan      []byte
 	havePlan  bool

@@ -101,6 +101,10 @@ type Deps struct {
 	// Sandbox, when set, wraps each quality gate as the agent's calls are
 	// wrapped (SANDBOX).
 	Sandbox func(supervise.Command) (supervise.Command, func(), error)
+
+	// Ticks: a terminal shows the ticking line of a call in the default
+	// mode (events.AgentTick each second).
+	Ticks bool
 }
 
 // SettingsFrom maps the resolved configuration onto the engine's settings,

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bufio"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -215,18 +213,12 @@ func (l *loop) usageGate() (Result, bool) {
 // window limited or to stop, and reads one answer (30 s).
 func (l *loop) askExit(limited events.UsageWindow) bool {
 	l.bus.Note(events.UsageLimitQuestion{Usage: limited})
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(l.deps.Stdin).ReadString('\n')
-		answer <- strings.TrimSpace(line)
-	}()
-	select {
-	case a := <-answer:
-		return a == "2"
-	case <-time.After(30 * time.Second):
-		l.bus.Note(events.UsageLimitNoAnswer)
-		return false
-	case <-l.ctx.Done():
-		return false
+	if l.answers == nil {
+		l.answers = newAnswers(l.deps.Stdin)
 	}
+	a, answered := l.answers.next(l.ctx, 30*time.Second)
+	if !answered && l.ctx.Err() == nil {
+		l.bus.Note(events.UsageLimitNoAnswer)
+	}
+	return a == "2"
 }

@@ -26,6 +26,14 @@
 // copied through pipes owned by Run, so a grandchild that keeps the pipes open
 // cannot hold Run up.
 //
+// No call outlives the process that runs it: on Linux the leader has a
+// parent-death signal, and StartSentinel starts a sentinel process that
+// kills the running calls' groups once this process has died, however it
+// died. Options.Started gives the leader's pid and token, and Identify and
+// StopLeftovers let a later process record a call and stop what a dead one
+// left running, signalling only what it proves to be such a leftover (see
+// docs/PLATFORMS.md).
+//
 // On Windows the group is a Job Object that the command joins before it
 // runs: the graceful stop is CTRL_BREAK_EVENT to its console process
 // group, the final one TerminateJobObject, and an npm .cmd shim runs as the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -72,6 +73,10 @@ type Options struct {
 	// The first failed write stops the call (WriteFailed); the output is
 	// still read, and dropped, until the group is gone.
 	Stdout, Stderr io.Writer
+	// Started, when set, is called once the command runs, with its
+	// process id (the leader of its group) and its token: the TokenVar=value
+	// entry of its environment.
+	Started func(pid int, token string)
 	// Combined gives the command one pipe for both stdout and stderr, as
 	// a shell's 2>&1 does, so that their bytes arrive in the order the
 	// command wrote them; all of it goes to Stdout and Stderr is unused.
@@ -144,6 +149,14 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	}
 	defer p.closeParent()
 
+	// The agent dies with the thread that started it (Linux's
+	// parent-death signal follows the thread), and the runtime ends a
+	// thread when a goroutine locked to it exits. Holding this goroutine
+	// on its thread until the command is reaped keeps any other goroutine
+	// off it, so the thread lives as long as the call.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
 	token := newToken()
 	t := newTree()
 	defer t.close()
@@ -160,10 +173,14 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	t.attach(cmd.Process)
 	defer track(t, cmd.Process, token)()
 	p.closeChild()
+	defer unwatched(watched(cmd.Process.Pid, token))
 
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
 	readers := p.read(out)
 	p.feed(c.Stdin)
+	if o.Started != nil {
+		o.Started(cmd.Process.Pid, token)
+	}
 	done := make(chan struct{})
 	watchers := watch(done, c, o, out, start, stop)
 

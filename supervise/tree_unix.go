@@ -15,8 +15,12 @@ type tree struct{}
 
 func newTree() *tree { return &tree{} }
 
-// prepare makes the command the leader of a new process group.
-func (*tree) prepare(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+// prepare makes the command the leader of a new process group that dies
+// with this process (see dieWithLoop and StartSentinel).
+func (*tree) prepare(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithLoop(cmd)
+}
 
 // attach has nothing to do on Unix: the group exists from the start.
 func (*tree) attach(*os.Process) {}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,12 +140,32 @@ func TestKillAnyMoment(t *testing.T) {
 	}
 }
 
-// TestKillDuringAgentCall: the agent inherits no descriptor of the lock, so
-// a loop killed with SIGKILL while its agent still runs (it cannot stop an
-// agent then) does not lock the project until that agent ends.
+// TestKillDuringAgentCall: a loop killed with SIGKILL while its agent runs
+// takes the agent and the helper it started in its group along (the
+// sentinel kills the group; on Linux the agent also has a parent-death
+// signal), and the agent, which inherits no descriptor of the lock, leaves
+// the project unlocked.
 func TestKillDuringAgentCall(t *testing.T) {
 	p := newLoopProject(t, 2, hangScript())
-	cmd := p.command(t, nil)
+	cmd, agent, child := startUntilAgent(t, p)
+	defer syscall.Kill(-agent, syscall.SIGKILL) // should the test fail
+	cmd.Process.Kill()
+	cmd.Wait()
+	checkState(t, p, "after the kill")
+	if !waitFor(5*time.Second, func() bool { return processGone(agent) && processGone(child) }) {
+		t.Errorf("5 s after ralph_loop was killed: agent gone %v, its child gone %v", processGone(agent), processGone(child))
+	}
+	if !waitFor(2*time.Second, func() bool { return lockFree(t, p) }) {
+		t.Errorf("the lock is still held after the loop was killed")
+	}
+}
+
+// startUntilAgent starts ralph_loop in p and returns once its first call's
+// agent, whose script leaves a child, has started: the loop and the pids
+// of the agent and its child.
+func startUntilAgent(t *testing.T, p *loopProject) (cmd *exec.Cmd, agent, child int) {
+	t.Helper()
+	cmd = p.command(t, nil)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -156,17 +177,7 @@ func TestKillDuringAgentCall(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("the agent was not started within 20 s\n%s", out.String())
 	}
-	agent := readPid(t, started)
-	defer syscall.Kill(-agent, syscall.SIGKILL) // the orphaned agent's group
-	cmd.Process.Kill()
-	cmd.Wait()
-	checkState(t, p, "after the kill")
-	if !waitFor(2*time.Second, func() bool { return lockFree(t, p) }) {
-		t.Errorf("the lock is held while the orphaned agent runs: the agent inherited it")
-	}
-	if processGone(agent) {
-		t.Fatalf("the agent is gone too: the test did not exercise an orphaned agent")
-	}
+	return cmd, readPid(t, started), readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
 }
 
 // lockFree reports whether the project's single-instance lock can be taken.

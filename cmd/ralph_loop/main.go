@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/ralphloop/ralph_loop/supervise"
 )
 
 // version is set at build time (-ldflags "-X main.version=...", from
@@ -16,6 +18,10 @@ import (
 var version = devVersion
 
 func main() {
+	// The sentinel that outlives the loop is this program too.
+	if len(os.Args) > 1 && os.Args[1] == supervise.SentinelArg {
+		os.Exit(supervise.Sentinel(os.Args[2:]))
+	}
 	if version == devVersion {
 		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
 			version = v

@@ -265,6 +265,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
+		defer recordCall(dir, &o)()
 		if sb != nil {
 			w, cleanup, err := sb.wrap(c)
 			if err != nil {
@@ -292,6 +293,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Interactive: interactive,
 			Stdin:       stdin,
 			Version:     version,
+			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
 		})
 	})
@@ -363,6 +365,10 @@ func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock,
 		return nil, se
 	}
 	if err := dir.CheckWritable(); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	if err := guardCalls(dir, stderr); err != nil {
 		lock.Unlock()
 		return nil, err
 	}

@@ -1,0 +1,57 @@
+package supervise
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestTokenLoop: only a token of the form Run makes names a loop; anything
+// else a record may hold is refused before a process is looked at.
+func TestTokenLoop(t *testing.T) {
+	for tok, want := range map[string]int{
+		TokenVar + "=4242-3-1795793192490996644": 4242,
+		TokenVar + "=4242-3":                     0,
+		TokenVar + "=0-3-1":                      0,
+		TokenVar + "=-1-3-1":                     0,
+		TokenVar + "=42x-3-1":                    0,
+		"PATH=4242-3-1":                          0,
+		TokenVar + "=4242-3-1\x00PATH=/bin":      0,
+		"":                                       0,
+	} {
+		if got, ok := tokenLoop(tok); got != want || ok != (want > 0) {
+			t.Errorf("tokenLoop(%q) = %d, %v; want %d", tok, got, ok, want)
+		}
+	}
+}
+
+// TestStopLeftoversRefusesItsOwnCalls: a record naming a call of a loop
+// that still runs (here: this test, which runs the call) stops nothing.
+func TestStopLeftoversRefusesItsOwnCalls(t *testing.T) {
+	c := helperCmd(t, "block")
+	var leader Leader
+	done := make(chan Outcome, 1)
+	started := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		done <- Run(ctx, c, Options{Grace: time.Second, Started: func(pid int, token string) {
+			var err error
+			if leader, err = Identify(pid, token); err != nil {
+				t.Error(err)
+			}
+			close(started)
+		}})
+	}()
+	<-started
+	if n, err := StopLeftovers(leader, time.Second); n != 0 || err != nil {
+		t.Errorf("StopLeftovers of a live loop's call: %d, %v", n, err)
+	}
+	if st, err := readStat(leader.Pid); err != nil || st.start != leader.Start || st.pgid != leader.Pid || st.uid != uint32(os.Getuid()) {
+		t.Errorf("the call's leader: %+v, %v; recorded %+v", st, err, leader)
+	}
+	cancel()
+	if o := <-done; o.Reason != Canceled {
+		t.Errorf("the call ended as %v, want Canceled", o.Reason)
+	}
+}

@@ -1,0 +1,18 @@
+package supervise
+
+// On Windows a call's Job Object is closed with ralph_loop, however it
+// ends, and JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE ends every process in it:
+// no sentinel is needed.
+
+func watched(int, string) int { return 0 }
+
+func unwatched(int) {}
+
+// SentinelArg is the sentinel's argument on Unix; see sentinel_unix.go.
+const SentinelArg = "--ralph-loop-sentinel"
+
+// StartSentinel does nothing on Windows: the Job Object does its work.
+func StartSentinel(string, string) error { return nil }
+
+// Sentinel is never started on Windows.
+func Sentinel([]string) int { return 2 }
