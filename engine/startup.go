@@ -223,13 +223,29 @@ func dirExists(p string) bool {
 }
 
 // Precheck runs the start-up checks that need nothing written first — the
-// prompt file and the project's repository — so that a start that is
-// bound to fail stops before the loop creates a folder, a lock, a log
-// line or status.json. It returns the same *StartupError the run would.
-func Precheck(s Settings, dir *ralphdir.Dir) error {
+// prompt file, the project's repository and the agent CLI on PATH — so that
+// a start that is bound to fail stops before the loop creates a folder, a
+// lock, a log line or status.json. It returns the same *StartupError the
+// run would.
+func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
 	l := &loop{s: s, dir: dir, git: git{dir: s.ProjectDir}}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}
-	return l.checkGit()
+	if err := l.checkGit(); err != nil {
+		return err
+	}
+	drv, err := drivers.Get(s.Driver)
+	if err != nil {
+		return nil // the run reports it
+	}
+	o, ok := agentCheckOptions(s, lookPath)
+	if !ok {
+		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
+	}
+	o.Version = nil // where it is, not what it says: that is the run's check
+	if _, err := drivers.Check(context.Background(), drv, o); err != nil {
+		return startupFailed(events.StartupFailed{Err: err})
+	}
+	return nil
 }

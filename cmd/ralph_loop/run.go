@@ -333,7 +333,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, st
 	if err := checkLayout(cfg, dir, cwd); err != nil {
 		return err
 	}
-	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir)
+	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
