@@ -20,6 +20,9 @@ func (l *loop) openAtStart() (Result, bool) {
 		return Result{}, false // the first loop records the transition
 	}
 	l.brk = b
+	// The bash loop counts the loop it was about to start before it halts:
+	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
+	l.n = 1
 	stop := events.Stop{Kind: events.StopBreaker, Err: b.Err()}
 	l.bus.Note(events.BreakerOpenAtStart{Stop: stop})
 	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(b, l.now(), l.s.Breaker)})

@@ -104,13 +104,30 @@ func (l *loop) complete(reason string) (Result, bool) {
 				return l.interrupted() // stopped while the gates ran: not verified
 			}
 		}
-		if len(l.gate.failures) > 0 && blocking(cfg.Mode) {
+		if holds(reason, l.gate.failures) && blocking(cfg.Mode) {
 			l.holdCompletion(reason, cfg.Mode)
 			return Result{}, false
 		}
 	}
 	l.gate.held = nil
 	return l.gracefulExit(reason), true
+}
+
+// holds reports whether the failing gates keep a completion for reason
+// from ending the run in a blocking mode. The tests (TEST_COMMAND) hold
+// every completion: a ticked plan whose tests fail is not done. The other
+// gates (QUALITY_GATES, the agent's own TESTS_STATUS) hold what the agent
+// says of itself — its exit signal, completion words, the done pattern —
+// as the bash loop's block mode does, and let a ticked plan end the run,
+// whose final line, status.json and event then say they fail
+// (docs/COMPATIBILITY.md).
+func holds(reason string, failures []gates.Failure) bool {
+	for _, f := range failures {
+		if reason != "plan_complete" || f.Gate == gates.GateTest {
+			return true
+		}
+	}
+	return false
 }
 
 // holdCompletion keeps the run going past a completion (reason) while

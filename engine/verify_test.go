@@ -31,12 +31,15 @@ func TestCompletionVerified(t *testing.T) {
 		end  ending
 		held bool
 	}{
-		{"block", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block"}, maxLoops, true},
-		{"block, gates on completion only", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block", "QUALITY_GATE_ON_COMPLETION_ONLY": "true"}, maxLoops, true},
-		{"circuit-breaker", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "circuit-breaker", "MAX_LOOPS": "8"},
+		{"block", map[string]string{"TEST_COMMAND": "test -f fixed", "QUALITY_GATE_MODE": "block"}, maxLoops, true},
+		{"block, gates on completion only", map[string]string{"TEST_COMMAND": "test -f fixed", "QUALITY_GATE_MODE": "block", "QUALITY_GATE_ON_COMPLETION_ONLY": "true"}, maxLoops, true},
+		{"circuit-breaker", map[string]string{"TEST_COMMAND": "test -f fixed", "QUALITY_GATE_MODE": "circuit-breaker", "MAX_LOOPS": "8"},
 			ending{engine.ExitHalted, "stagnation_detected", "halted"}, true},
-		{"warn", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "warn"}, done, false},
-		{"block, passing", map[string]string{"QUALITY_GATES": "test -f src/app.txt", "QUALITY_GATE_MODE": "block"}, done, false},
+		{"warn", map[string]string{"TEST_COMMAND": "test -f fixed", "QUALITY_GATE_MODE": "warn"}, done, false},
+		{"block, passing", map[string]string{"TEST_COMMAND": "test -f src/app.txt", "QUALITY_GATE_MODE": "block"}, done, false},
+		// A QUALITY_GATES command holds what the agent claims, not a
+		// ticked plan, as the bash loop's block mode does.
+		{"block, a failing QUALITY_GATES command and a ticked plan", map[string]string{"QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block"}, done, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +52,7 @@ func TestCompletionVerified(t *testing.T) {
 				}
 				r := h.run(h.settings(env))
 				h.checkEnd(r, tc.end.code, tc.end.reason, tc.end.status)
-				if got := h.rec.hasLine("Not done: plan 2/2 ticked, but QUALITY_GATES `test -f fixed` exited 1; going on"); got != tc.held {
+				if got := h.rec.hasLine("Not done: plan 2/2 ticked, but TEST_COMMAND `test -f fixed` exited 1; going on"); got != tc.held {
 					t.Errorf("completion held = %v, want %v:\n%s", got, tc.held, h.rec.logText())
 				}
 				if tc.held {
@@ -58,7 +61,7 @@ func TestCompletionVerified(t *testing.T) {
 					if n, want := strings.Count(h.rec.logText(), "Not done:"), h.callCount()-1; n != want && !(tc.end.code == engine.ExitHalted && n == want-1) {
 						t.Errorf("%d 'Not done' lines after %d calls, want one per call after the plan was done", n, h.callCount())
 					}
-					if last := h.argvs[len(h.argvs)-1]; !strings.Contains(strings.Join(last, " "), "NOT DONE: every task in @fix_plan.md is ticked (2/2), but the quality gate QUALITY_GATES `test -f fixed` fails (exit 1)") {
+					if last := h.argvs[len(h.argvs)-1]; !strings.Contains(strings.Join(last, " "), "NOT DONE: every task in @fix_plan.md is ticked (2/2), but the quality gate TEST_COMMAND `test -f fixed` fails (exit 1)") {
 						t.Errorf("the last call was not told why: %q", last)
 					}
 				}
@@ -84,7 +87,7 @@ func TestCompletionVerifiedOnceFixed(t *testing.T) {
 			}
 			return ctlReply{Text: "Did a task.", Touch: "src/app.txt", Check: true}
 		})
-		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "8", "QUALITY_GATES": "test -f fixed", "QUALITY_GATE_MODE": "block"}))
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "8", "TEST_COMMAND": "test -f fixed", "QUALITY_GATE_MODE": "block"}))
 		h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
 		if h.callCount() != 4 {
 			t.Errorf("%d calls, want 4", h.callCount())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -56,6 +57,15 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 	s, damaged := breaker.Peek(d, now)
 	if damaged != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %s is corrupt (%v); shown as CLOSED and left as it is (the loop moves it aside when it next starts)\n", d.Path(ralphdir.CircuitBreakerState), damaged)
+	} else if _, err := d.Lstat(ralphdir.CircuitBreakerState); errors.Is(err, fs.ErrNotExist) {
+		// As the bash loop does, a missing state is written as the CLOSED
+		// state it is shown as; only that, never under a running loop, and
+		// never in place of a file (docs/COMPATIBILITY.md).
+		if held, perr := d.LockHolder(); perr == nil && held == nil {
+			if err := breaker.Save(d, s); err != nil {
+				fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
+			}
+		}
 	}
 	for _, line := range breaker.Describe(s, now, c.Breaker()) {
 		fmt.Fprintln(stdout, line)

@@ -21,6 +21,7 @@ import (
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/store"
 	"github.com/ralphloop/ralph_loop/supervise"
 )
 
@@ -338,9 +339,30 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, st
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
 		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
+		recordStartupError(cfg, dir, stderr)
 		return exitStatus(engine.ExitError)
 	}
 	return err
+}
+
+// recordStartupError leaves what bmalph reads of a start that failed: a
+// status.json that says stopped (bmalph shows the project as blocked), as
+// the bash loop does. Only that, and the .ralph/.gitignore that keeps it out
+// of the project's history first: no folder, lock or log. Nothing when
+// there is no .ralph/ (a folder never set up) or it is another user's.
+func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer) {
+	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
+		return
+	}
+	if _, err := dir.EnsureGitIgnore(); err != nil {
+		return // never a state file git would carry
+	}
+	now := time.Now()
+	e := events.Event{TS: now, Type: events.RunFinished, Action: "unexpected_exit", Status: "stopped", Reason: "error",
+		DriverExitCode: events.IntPtr(1), Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
+	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(e)); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
+	}
 }
 
 // prepare makes sure the loop may start here, once checkLayout and the
