@@ -1,0 +1,259 @@
+package oldanalysis
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis/internal/oldanalysis/wire"
+)
+
+// LimitWindow is what one agent call said about one of the provider's
+// usage windows: Claude's five_hour and seven_day (rate_limit_event),
+// Codex's primary and secondary (rate-limit snapshot), or a window named
+// in an error text.
+type LimitWindow struct {
+	Window        string   // five_hour, seven_day, seven_day_opus, primary, secondary, ...; "" when not said
+	Status        string   // LimitAllowed, LimitWarning or LimitRejected
+	UsedPercent   *float64 // 0..100, nil when not said
+	ResetsAt      int64    // unix seconds, 0 when not said
+	WindowMinutes int      // the window's length, 0 when not said
+
+	resetIn int64 // seconds from the end of the call (older Codex), -1 when not said
+}
+
+// Window statuses, Claude's words (Codex's snapshots are "allowed" below
+// 100 % and "rejected" at it).
+const (
+	LimitAllowed  = "allowed"
+	LimitWarning  = "allowed_warning"
+	LimitRejected = "rejected"
+)
+
+// maxWindows bounds the windows one output can name.
+const maxWindows = 8
+
+// limitAgg collects the usage windows the CLI reported in its own events,
+// the last report of each window counting.
+type limitAgg struct {
+	windows []LimitWindow
+}
+
+func (a *limitAgg) put(w LimitWindow) {
+	for i := range a.windows {
+		if a.windows[i].Window == w.Window {
+			a.windows[i] = w
+			return
+		}
+	}
+	if len(a.windows) < maxWindows {
+		a.windows = append(a.windows, w)
+	}
+}
+
+// absorbLimits reads the usage windows of one event: Claude's
+// rate_limit_event, and Codex's rate-limit snapshot wherever a version put
+// it (the event itself, "msg", "payload").
+func (d *decoder) absorbLimits() {
+	l := &d.ev.line
+	if l.Type.Is("rate_limit_event") {
+		d.claudeLimit(l.RateLimitInfo)
+	}
+	for _, rl := range []*wire.RateLimits{&l.RateLimits, &l.Msg.RateLimits, &l.Payload.RateLimits} {
+		d.codexSnapshot(rl)
+	}
+}
+
+func (d *decoder) claudeLimit(info wire.RateLimit) {
+	status, ok := info.Status.NonEmpty()
+	if !ok {
+		return
+	}
+	w := LimitWindow{Window: info.RateLimitType.Alt(""), Status: status, ResetsAt: epoch(info.ResetsAt), resetIn: -1}
+	if u, ok := info.Utilization.Num(); ok && u >= 0 {
+		if u <= 1 {
+			u *= 100
+		}
+		w.UsedPercent = &u
+	}
+	d.limits.put(w)
+}
+
+func (d *decoder) codexSnapshot(rl *wire.RateLimits) {
+	put := func(name string, win wire.RateWindow, flatPct, flatMin wire.Value) {
+		pct, ok := win.UsedPercent.Num()
+		if !ok {
+			if pct, ok = flatPct.Num(); !ok {
+				return
+			}
+		}
+		w := LimitWindow{Window: name, Status: LimitAllowed, UsedPercent: &pct, ResetsAt: epoch(win.ResetsAt), resetIn: -1}
+		if pct >= 100 {
+			w.Status = LimitRejected
+		}
+		if m, ok := win.WindowMinutes.Or(flatMin).Num(); ok && m > 0 {
+			w.WindowMinutes = int(m)
+		}
+		if s, ok := win.ResetsInSeconds.Num(); ok && s >= 0 && w.ResetsAt == 0 {
+			w.resetIn = int64(s)
+		}
+		d.limits.put(w)
+	}
+	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
+	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
+}
+
+// windows are the reported windows, relative reset times resolved at now.
+func (a *limitAgg) resolved(now time.Time) []LimitWindow {
+	if len(a.windows) == 0 {
+		return nil
+	}
+	out := make([]LimitWindow, len(a.windows))
+	for i, w := range a.windows {
+		if w.resetIn >= 0 && !now.IsZero() {
+			w.ResetsAt = now.Unix() + w.resetIn
+		}
+		w.resetIn = -1
+		out[i] = w
+	}
+	return out
+}
+
+// epoch reads unix seconds (a number or a numeric string); 0 when absent.
+func epoch(v wire.Value) int64 {
+	if f, ok := v.Num(); ok && f > 0 {
+		return int64(f)
+	}
+	if s, ok := v.NonEmpty(); ok {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+			return int64(f)
+		}
+	}
+	return 0
+}
+
+// The reset time and the window as a limit message words them:
+//
+//	Claude AI usage limit reached|1750000000          (older Claude Code)
+//	5-hour limit reached ∙ resets 2am                  (Claude Code)
+//	You've hit your limit · resets 5pm (Europe/Paris)  (Claude Code)
+//	..."resets_at":1757000000,"resets_in_seconds":3600 (Codex's error body)
+//	...or try again at 3:15 PM.                        (Codex)
+//	try again in 2 hours                               (any)
+var (
+	resetEpoch    = regexp.MustCompile(`(?i)limit reached\|(\d{9,11})\b`)
+	resetAtJSON   = regexp.MustCompile(`"resets_at"\s*:\s*(\d{9,11})`)
+	resetInJSON   = regexp.MustCompile(`"resets_in_seconds"\s*:\s*(\d{1,9})`)
+	resetClock    = regexp.MustCompile(`(?i)(?:resets(?: at)?|try again at)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)*)\))?`)
+	resetIn       = regexp.MustCompile(`(?i)(?:resets|try again) in (\d{1,4})\s*(d|days?|h|hours?|m|min|mins|minutes?)\b`)
+	windowFiveH   = regexp.MustCompile(`(?i)5.?hour|five.?hour|session limit`)
+	windowWeekly  = regexp.MustCompile(`(?i)weekly|7.?day|seven.?day`)
+	windowOpusWk  = regexp.MustCompile(`(?i)opus.*(weekly|7.?day)|(weekly|7.?day).*opus`)
+	windowSonetWk = regexp.MustCompile(`(?i)sonnet.*(weekly|7.?day)|(weekly|7.?day).*sonnet`)
+)
+
+// windowFromText names the window a limit message speaks of, "" when none.
+func windowFromText(s string) string {
+	switch {
+	case windowOpusWk.MatchString(s):
+		return "seven_day_opus"
+	case windowSonetWk.MatchString(s):
+		return "seven_day_sonnet"
+	case windowWeekly.MatchString(s):
+		return "seven_day"
+	case windowFiveH.MatchString(s):
+		return "five_hour"
+	}
+	return ""
+}
+
+// resetFromText is the reset time a limit message gives, in unix seconds,
+// 0 when it gives none. A clock time ("resets 2am") is its next
+// occurrence after now, in the zone named in brackets or else now's zone;
+// without now, only absolute times count.
+func resetFromText(s string, now time.Time) int64 {
+	for _, re := range []*regexp.Regexp{resetEpoch, resetAtJSON} {
+		if m := re.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			return n
+		}
+	}
+	if now.IsZero() {
+		return 0
+	}
+	if m := resetInJSON.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		return now.Unix() + n
+	}
+	if m := resetIn.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		unit := time.Minute
+		switch strings.ToLower(m[2])[0] {
+		case 'd':
+			unit = 24 * time.Hour
+		case 'h':
+			unit = time.Hour
+		}
+		return now.Add(time.Duration(n) * unit).Unix()
+	}
+	if m := resetClock.FindStringSubmatch(s); m != nil {
+		return nextClock(m, now)
+	}
+	return 0
+}
+
+// nextClock is the next time after now at the clock time of a resetClock
+// match (hour, minute, am/pm, zone).
+func nextClock(m []string, now time.Time) int64 {
+	h, _ := strconv.Atoi(m[1])
+	mins, _ := strconv.Atoi(m[2])
+	ampm := strings.ToLower(strings.ReplaceAll(m[3], ".", ""))
+	switch {
+	case ampm == "" && m[2] == "":
+		return 0 // a bare number is no clock time
+	case ampm != "" && (h < 1 || h > 12):
+		return 0
+	case ampm == "pm" && h != 12:
+		h += 12
+	case ampm == "am" && h == 12:
+		h = 0
+	}
+	if h > 23 || mins > 59 {
+		return 0
+	}
+	loc := now.Location()
+	if m[4] != "" {
+		if l, err := time.LoadLocation(m[4]); err == nil {
+			loc = l
+		}
+	}
+	n := now.In(loc)
+	t := time.Date(n.Year(), n.Month(), n.Day(), h, mins, 0, 0, loc)
+	if !t.After(n) {
+		t = t.AddDate(0, 0, 1)
+	}
+	return t.Unix()
+}
+
+// Limit reports the window the call was limited in: the rejected window
+// of the CLI's own report, else the window the limit message named.
+func (r *Result) Limit() LimitWindow {
+	for _, w := range r.UsageWindows {
+		if w.Status == LimitRejected {
+			return w
+		}
+	}
+	return LimitWindow{Window: r.UsageLimitWindow, Status: LimitRejected, ResetsAt: r.UsageLimitResetsAt}
+}
+
+// Warning is the first window the CLI said is near its limit
+// (allowed_warning), and whether there is one.
+func (r *Result) Warning() (LimitWindow, bool) {
+	for _, w := range r.UsageWindows {
+		if w.Status == LimitWarning {
+			return w, true
+		}
+	}
+	return LimitWindow{}, false
+}
