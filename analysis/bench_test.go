@@ -37,7 +37,7 @@ func benchAnalyze(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Analyze(bytes.NewReader(data), Options{Driver: driver})
+		res, err := Analyze(bytes.NewReader(data), Options{Family: driverFamily(driver)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func benchStream(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s := NewStream(Options{Driver: driver})
+		s := NewStream(Options{Family: driverFamily(driver)})
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			s.Write(rest[:n])

@@ -3,8 +3,6 @@ package analysis
 import (
 	"regexp"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Format names the shape an output was read as.
@@ -32,13 +30,9 @@ func (f Format) OutputFormat() string {
 type Options struct {
 	// Family is the agent CLI that wrote the output (the driver's
 	// Family()): its formats come first when several would match, and
-	// wire.FamilyText reads the output as plain text. FamilyAny detects the
+	// FamilyText reads the output as plain text. FamilyAny detects the
 	// format as the bash loop does.
-	Family wire.Family
-	// Driver is the older form of the same hint, a PLATFORM_DRIVER name
-	// ("claude-code", "codex", ...; "claude" too); it counts only when
-	// Family is FamilyAny.
-	Driver string
+	Family Family
 
 	Loop       int       // loop number written to .response_analysis
 	OutputFile string    // path written to .response_analysis (AnalyzeFile: the file read)
@@ -93,6 +87,7 @@ type Result struct {
 	OutputFormat string // "json" or "text", as in .response_analysis
 	Documents    int    // valid JSON documents
 	InvalidLines int    // lines skipped because they were not valid JSON
+	SkippedLines int    // lines skipped because they were longer than MaxLine
 	OutputLength int    // characters, trailing newlines removed (the bash loop's count)
 	OutputBytes  int64
 

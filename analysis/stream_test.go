@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 	"github.com/ralphloop/ralph_loop/internal/gen"
 )
 
@@ -26,7 +25,7 @@ var streamEndings = []Ending{
 
 // streamFamilies are the agent CLIs an output may come from, FamilyAny
 // (detect) included.
-var streamFamilies = []wire.Family{wire.FamilyAny, wire.FamilyClaude, wire.FamilyCodex, wire.FamilyCursor, wire.FamilyOpenCode, wire.FamilyText}
+var streamFamilies = []Family{FamilyAny, FamilyClaude, FamilyCodex, FamilyCursor, FamilyOpenCode, FamilyText}
 
 // allFields compares every field of a Result, unexported ones too: the
 // stream must decide exactly as AnalyzeFile does, not only print the same.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type copilot struct{}
@@ -18,7 +18,7 @@ func (copilot) MinVersion() string         { return "0.0.418" }
 func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
-func (copilot) Family() wire.Family        { return wire.FamilyText }
+func (copilot) Family() analysis.Family    { return analysis.FamilyText }
 
 func (copilot) ValidTools() []string {
 	return []string{"shell", "shell(git:*)", "shell(npm:*)", "write"}

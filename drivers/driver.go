@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -105,8 +105,8 @@ type Driver interface {
 	// back to background mode with a warning.
 	SupportsLive() bool
 	// Family is the agent CLI whose output formats the analysis reads
-	// first (wire.FamilyText: plain text only; wire.FamilyAny: detect).
-	Family() wire.Family
+	// first (analysis.FamilyText: plain text only; analysis.FamilyAny: detect).
+	Family() analysis.Family
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string

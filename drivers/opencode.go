@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type opencode struct{}
@@ -21,7 +21,7 @@ func (opencode) MinVersion() string         { return "0.1.0" }
 func (opencode) SupportsAllowedTools() bool { return false }
 func (opencode) SupportsSessions() bool     { return true }
 func (opencode) SupportsLive() bool         { return true }
-func (opencode) Family() wire.Family        { return wire.FamilyOpenCode }
+func (opencode) Family() analysis.Family    { return analysis.FamilyOpenCode }
 
 func (opencode) ValidTools() []string {
 	return []string{"bash", "read", "write", "edit", "grep", "question"}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 )
 
@@ -11,7 +12,7 @@ import (
 // the call starts.
 func (l *loop) analysisOptions(c *call) analysis.Options {
 	return analysis.Options{
-		Driver:               l.s.Driver,
+		Family:               drivers.FamilyOf(l.s.Driver),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
 		PreviousOutputLength: l.lastOutputLen,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -44,7 +45,7 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Driver: driver, Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	opts := analysis.Options{Family: drivers.FamilyOf(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
 	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err
