@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"bytes"
+
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -236,6 +238,9 @@ type claudeReading struct {
 	asstJoin    joiner
 	deltas      []byte // text deltas after the last assistant message
 	deltaOver   bool
+	// events are the stream_event lines after the last assistant message,
+	// not decoded yet: only a stream without a result record reads them.
+	events []byte
 }
 
 // record takes one record; live is false for the message array, whose
@@ -267,6 +272,7 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 			a.asstJoin.entryTexts(r.Message.Fields.Content, "text")
 		}
 		a.deltas, a.deltaOver = a.deltas[:0], false
+		a.events = a.events[:0]
 	case "stream_event":
 		if !live || !r.Event.Type.Is("content_block_delta") && !r.Event.Type.Is("content_block_stop") {
 			return
@@ -291,6 +297,15 @@ func (a *claudeReading) delta(s string) {
 // shape is the stream's reading when no result record came: the assistant
 // messages, then the deltas of an unfinished one.
 func (a *claudeReading) unfinished() *textFacts {
+	var r ClaudeRecord
+	for rest := a.events; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if DecodeClaude(rest[:i], &r) == nil {
+			a.record(&r, true)
+		}
+		rest = rest[i+1:]
+	}
+	a.events = nil
 	if len(a.deltas) > 0 {
 		if a.asst == nil {
 			a.asst = newTextRules(MaxResultText)

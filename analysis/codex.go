@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -98,10 +99,31 @@ func DecodeCodex(line []byte, r *CodexRecord) error {
 // event with a "rate_limits" snapshot too).
 var codexReads = map[string]bool{"thread.started": true, "item.completed": true, "turn.completed": true, "turn.failed": true, "error": true}
 
-// codexBulk: a completed item that is not an agent message, an error or a
-// declined call (a command's output, a file change) is counted, not read.
-func codexBulk(typ string, line []byte) bool {
-	return typ == "item.completed" && !containsAny(string(line), `agent_message`, `declined`, `"error"`, `"rate_limits"`)
+// codexBulk: a completed command or file change that was not declined is
+// counted, not read: its output is most of a Codex output's bytes and the
+// analysis reads none of it. Codex writes the item's id and type first and
+// its status last; a line in another order is read.
+func codexBulk(t []byte) bool {
+	rest, ok := bytes.CutPrefix(t, []byte(`{"type":"item.completed","item":{"id":"`))
+	if !ok {
+		return false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 {
+		return false
+	}
+	rest = rest[i+1:]
+	if !bytes.HasPrefix(rest, []byte(`,"type":"command_execution",`)) && !bytes.HasPrefix(rest, []byte(`,"type":"file_change",`)) {
+		return false
+	}
+	tail := t[max(0, len(t)-48):]
+	k := bytes.LastIndex(tail, []byte(`,"status":"`))
+	if k < 0 {
+		return false
+	}
+	status := tail[k+len(`,"status":"`):]
+	end := bytes.IndexByte(status, '"')
+	return end >= 0 && string(status[end:]) == `"}}` && string(status[:end]) != "declined" && bytes.IndexByte(status[:end], '\\') < 0
 }
 
 // codexReading gathers Codex's events.

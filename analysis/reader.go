@@ -95,9 +95,13 @@ func (rd *reading) keep(p []byte) {
 	if rd.over {
 		return
 	}
-	if len(rd.partial)+len(p) > MaxLine {
+	n := len(rd.partial) + len(p)
+	if n > MaxLine {
 		rd.partial, rd.over = nil, true
 		return
+	}
+	if n > cap(rd.partial) { // double: append grows a large slice by a quarter
+		rd.partial = append(make([]byte, 0, min(max(2*cap(rd.partial), n), MaxLine)), rd.partial...)
 	}
 	rd.partial = append(rd.partial, p...)
 }
@@ -162,24 +166,24 @@ func (rd *reading) rawLine(l []byte) {
 	rd.raw.Write([]byte{'\n'})
 }
 
-// fast reads a line by its first member when the line's format reads
-// nothing else of it: Claude's tool results ("user" records) and Codex's
-// command outputs are most of an output's bytes and are only counted.
-// The first document is always read whole.
+// fast counts a line without decoding it when its format reads nothing of
+// it, or not yet: Claude's tool results ("user" records) and Codex's command
+// outputs are most of an output's bytes and are only counted; Claude's text
+// deltas are read only for a stream cut before its result (see
+// claudeReading.events). The first document is always read whole.
 func (rd *reading) fast(t []byte) bool {
-	if rd.docs == 0 || !bytes.HasPrefix(t, []byte(`{"type":"`)) {
+	if rd.docs == 0 || t[len(t)-1] != '}' {
 		return false
 	}
-	rest := t[len(`{"type":"`):]
-	i := bytes.IndexByte(rest, '"')
-	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 || rest[len(rest)-1] != '}' {
-		return false
-	}
-	typ := string(rest[:i])
+	typ, known := recordType(t)
 	switch {
-	case typ == "user" && !bytes.Contains(t, []byte(`"rate_limits"`)):
+	case !known:
+		return false
+	case typ == "user":
 		rd.claude.detect = true
-	case codexBulk(typ, t):
+	case typ == "stream_event" && rd.oc.legacySession != "":
+		rd.claude.events = append(append(rd.claude.events, t...), '\n')
+	case codexBulk(t):
 		rd.codex.detect = true
 	default:
 		return false
@@ -294,7 +298,11 @@ func (rd *reading) document(v []byte) {
 	if rd.docs == 0 || !known || claudeReads[typ] || claudeTypes[typ] {
 		if DecodeClaude(v, &rd.cr) == nil {
 			rd.limits.claudeRecord(&rd.cr)
-			rd.claude.record(&rd.cr, true)
+			if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
+				rd.claude.events = append(append(rd.claude.events, v...), '\n') // after those held back
+			} else {
+				rd.claude.record(&rd.cr, true)
+			}
 			if rd.docs == 0 {
 				rec := rd.cr
 				rd.first = newResultObject(&rec)

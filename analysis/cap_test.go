@@ -1,0 +1,48 @@
+package analysis
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLineCap: a line longer than MaxLine is skipped, counted and noted,
+// without being held; the lines around it are read as usual, whether the
+// output is read from a reader or written to a Stream in pieces.
+func TestLineCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB line")
+	}
+	long := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("a", 4*MaxLine) + `"}]}}`
+	out := `{"type":"system","subtype":"init","session_id":"s1"}` + "\n" + long + "\n" +
+		`{"type":"result","result":"done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"s1"}` + "\n"
+	data := []byte(out)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := NewStream(Options{Family: FamilyClaude})
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), 32<<10)
+		s.Write(rest[:n])
+		rest = rest[n:]
+	}
+	res, _ := s.Finish(Ending{})
+	runtime.ReadMemStats(&after)
+	// The line is held up to the cap (a growing buffer), never past it.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*MaxLine {
+		t.Errorf("%d MB allocated for a %d MB line", got>>20, len(long)>>20)
+	}
+	file, err := Analyze(bytes.NewReader(data), Options{Family: FamilyClaude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Result{res, file} {
+		if r.SkippedLines != 1 || r.Documents != 2 || r.SessionID != "s1" || !r.ExitSignal {
+			t.Errorf("skipped %d, documents %d, session %q, exit %v; want 1, 2, s1, true", r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal)
+		}
+		if why := r.Explain().String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
+			t.Errorf("explanation does not note the skipped line:\n%s", why)
+		}
+	}
+}
