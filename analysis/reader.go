@@ -193,8 +193,13 @@ func (rd *reading) fast(t []byte) bool {
 }
 
 // documents reads the JSON documents of a line; one that does not end on
-// it is joined with the next lines.
+// it is joined with the next lines. A line that is one document is decoded
+// once (the formats' decoding checks it); any other is split into its
+// documents first.
 func (rd *reading) documents(l, t []byte) {
+	if e := bytes.TrimRight(t, " \t\r"); e[len(e)-1] == '}' && rd.document(e) {
+		return
+	}
 	var dec jsontext.Decoder
 	dec.Reset(bytes.NewBuffer(t), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for first := true; ; first = false {
@@ -213,7 +218,9 @@ func (rd *reading) documents(l, t []byte) {
 			rd.rawLine(l)
 			return
 		}
-		rd.document(v)
+		if !rd.document(v) {
+			rd.docs++ // valid JSON that no record type takes
+		}
 	}
 }
 
@@ -277,10 +284,14 @@ func nesting(line []byte) int {
 	return d
 }
 
-// document reads one valid JSON document: an object is a record of any
-// format; the first document may be Claude's message array.
-func (rd *reading) document(v []byte) {
+// document reads one JSON document: an object is a record of any format;
+// the first document may be Claude's message array. It reports false,
+// having read nothing, when v is not one valid JSON value.
+func (rd *reading) document(v []byte) bool {
 	if v[0] == '[' {
+		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			return false
+		}
 		if rd.docs == 0 {
 			var list []ClaudeRecord
 			if decodeRecord(v, &list) == nil {
@@ -292,35 +303,55 @@ func (rd *reading) document(v []byte) {
 			rd.firstArr = true
 		}
 		rd.docs++
-		return
+		return true
 	}
 	typ, known := recordType(v)
-	if rd.docs == 0 || !known || claudeReads[typ] || claudeTypes[typ] {
-		if DecodeClaude(v, &rd.cr) == nil {
-			rd.limits.claudeRecord(&rd.cr)
-			if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
-				rd.claude.events = append(append(rd.claude.events, v...), '\n') // after those held back
+	claude := rd.docs == 0 || !known || claudeReads[typ] || claudeTypes[typ]
+	codex := !known || codexReads[typ] || bytes.Contains(v, []byte(`"rate_limits"`))
+	openCode := !known || openCodeReads[typ] || (rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`)))
+	switch {
+	case claude:
+		if DecodeClaude(v, &rd.cr) != nil {
+			return false
+		}
+	case codex:
+		if DecodeCodex(v, &rd.xr) != nil {
+			return false
+		}
+	case openCode:
+		if DecodeOpenCode(v, &rd.or) != nil {
+			return false
+		}
+	default:
+		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			return false
+		}
+	}
+	if claude {
+		rd.limits.claudeRecord(&rd.cr)
+		if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
+			rd.claude.events = append(append(rd.claude.events, v...), '\n') // after those held back
+		} else {
+			rd.claude.record(&rd.cr, true)
+		}
+		if rd.docs == 0 {
+			if rd.cr.Type.Is("result") {
+				rd.first = rd.claude.last
 			} else {
-				rd.claude.record(&rd.cr, true)
-			}
-			if rd.docs == 0 {
 				rec := rd.cr
 				rd.first = newResultObject(&rec)
 			}
 		}
 	}
-	if !known || codexReads[typ] || bytes.Contains(v, []byte(`"rate_limits"`)) {
-		if DecodeCodex(v, &rd.xr) == nil {
-			rd.limits.codex(&rd.xr)
-			rd.codex.record(&rd.xr)
-		}
+	if codex && (claude && DecodeCodex(v, &rd.xr) == nil || !claude) {
+		rd.limits.codex(&rd.xr)
+		rd.codex.record(&rd.xr)
 	}
-	if !known || openCodeReads[typ] || (rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`))) {
-		if DecodeOpenCode(v, &rd.or) == nil {
-			rd.oc.record(&rd.or)
-		}
+	if openCode && ((claude || codex) && DecodeOpenCode(v, &rd.or) == nil || !claude && !codex) {
+		rd.oc.record(&rd.or)
 	}
 	rd.docs++
+	return true
 }
 
 // recordType is the "type" of a record that starts with it, as every
