@@ -241,6 +241,7 @@ type claudeReading struct {
 	// events are the stream_event lines after the last assistant message,
 	// not decoded yet: only a stream without a result record reads them.
 	events []byte
+	cut    *textFacts // the reading of a stream cut before its result, once made
 }
 
 // record takes one record; live is false for the message array, whose
@@ -297,6 +298,9 @@ func (a *claudeReading) delta(s string) {
 // shape is the stream's reading when no result record came: the assistant
 // messages, then the deltas of an unfinished one.
 func (a *claudeReading) unfinished() *textFacts {
+	if a.cut != nil {
+		return a.cut
+	}
 	var r ClaudeRecord
 	for rest := a.events; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
@@ -317,7 +321,8 @@ func (a *claudeReading) unfinished() *textFacts {
 	if a.asst == nil {
 		return nil
 	}
-	return a.asst.finish()
+	a.cut = a.asst.finish()
+	return a.cut
 }
 
 // maxPieces bounds the text deltas kept of an unfinished message.
@@ -364,4 +369,96 @@ func (j *joiner) Write(p []byte) {
 	}
 	j.wrote = true
 	j.w.Write(p)
+}
+
+// objectShape reads an output of one result object (or the flat format).
+func (rd *reading) objectShape() *parsed {
+	o := rd.first
+	if o == nil {
+		o = &resultObject{rec: &ClaudeRecord{}}
+	}
+	r := o.rec
+	p := &parsed{format: FormatJSONObject, obj: o, text: o.result, where: "result field"}
+	p.session = firstSession(r.SessionIDCamel, r.Metadata.SessionID, r.SessionID)
+	p.useObjUsage(o)
+	p.useObjErrors(o)
+	return p
+}
+
+// arrayShape reads Claude's message array.
+func (rd *reading) arrayShape() *parsed {
+	o := rd.arr.last
+	if o == nil {
+		o = &resultObject{rec: &ClaudeRecord{}}
+	}
+	r := o.rec
+	p := &parsed{format: FormatJSONArray, obj: o, text: o.result, where: "last result element"}
+	p.session = firstSession(r.SessionIDCamel, r.SessionID, Str(rd.arr.initSession), r.Metadata.SessionID)
+	p.useObjUsage(o)
+	p.useObjErrors(o)
+	return p
+}
+
+// streamShape reads Claude's or Cursor's stream-json.
+func (rd *reading) streamShape() *parsed {
+	a := &rd.claude
+	p := &parsed{format: FormatStreamJSON}
+	if o := a.last; o != nil {
+		r := o.rec
+		p.obj, p.text, p.where = o, o.result, "last result event"
+		p.session = firstSession(r.SessionID, r.SessionIDCamel, r.Metadata.SessionID, Str(a.initSession))
+		p.useObjUsage(o)
+		p.useObjErrors(o)
+		return p
+	}
+	// No result event (a cut stream): the assistant messages, then the
+	// text deltas of an unfinished last message.
+	p.jsonl = true
+	p.session = firstSession(Str(a.initSession))
+	p.text = a.unfinished()
+	p.where = "assistant messages (no result event)"
+	p.cut = a.deltaOver
+	return p
+}
+
+// useObjUsage takes the usage a result object reports.
+func (p *parsed) useObjUsage(o *resultObject) {
+	set := func(v Value, dst *int64, bit uint8) {
+		if f, ok := v.Num(); ok {
+			*dst = int64(f)
+			p.usageKnown |= bit
+		}
+	}
+	r := o.rec
+	set(r.Usage.InputTokens, &p.usage.InputTokens, uIn)
+	set(r.Usage.OutputTokens, &p.usage.OutputTokens, uOut)
+	set(r.Usage.CacheReadTokens, &p.usage.CacheReadTokens, uCacheRead)
+	set(r.Usage.CacheCreationTokens, &p.usage.CacheCreationTokens, uCacheCreate)
+	if f, ok := r.TotalCostUSD.Num(); ok {
+		p.usage.CostUSD = f
+		p.usageKnown |= uCost
+	}
+	p.durMS, p.durAPIMS, p.numTurns = r.DurationMS, r.DurationAPIMS, r.NumTurns
+}
+
+// useObjErrors takes the errors and denials a result object reports.
+func (p *parsed) useObjErrors(o *resultObject) {
+	r := o.rec
+	p.isError = r.IsError.Kind == True || r.IsError.Is("true")
+	p.errMsgs = o.errMsgs
+	if f, ok := r.APIErrorStatus.Num(); ok && f == 429 {
+		p.api429 = true
+	}
+	if r.Error.Self.Is("rate_limit") {
+		p.api429 = true
+	}
+	if r.Denials != nil {
+		p.denialCount = len(r.Denials)
+		for i, e := range r.Denials {
+			if i == maxDenials {
+				break
+			}
+			p.denied = append(p.denied, deniedCommand(e.ToolName.Text, e.ToolName.Kind == String, e.ToolInput.Command.Text, e.ToolInput.Command.Kind == String))
+		}
+	}
 }

@@ -204,3 +204,28 @@ func firstLine60(s string) string {
 	}
 	return s
 }
+
+// codexShape reads a Codex output.
+func (rd *reading) codexShape() *parsed {
+	a := &rd.codex
+	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(Str(a.threadID)), where: "last agent_message"}
+	if a.haveLast {
+		p.text = a.last
+	}
+	if a.usageSeen {
+		// Codex counts cached input inside input_tokens; Claude does not.
+		// Keep the four counts disjoint for every driver, so totals and
+		// --max-tokens never count a cached token twice.
+		in := a.in - a.cached
+		if in < 0 {
+			in = a.in
+		}
+		p.usage = Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
+		p.usageKnown = uIn | uOut | uCacheRead
+	}
+	p.isError = a.failed
+	p.errMsgs = a.errMsgs
+	p.denied = a.declined
+	p.denialCount = len(a.declined)
+	return p
+}

@@ -164,3 +164,31 @@ func (a *openCodeReading) record(r *OpenCodeRecord) {
 		a.errMsgs = errorMessages(a.errMsgs, msgs...)
 	}
 }
+
+// openCodeShape reads an OpenCode output.
+func (rd *reading) openCodeShape() *parsed {
+	a := &rd.oc
+	p := &parsed{format: FormatOpenCode, jsonl: true}
+	if a.current {
+		p.session = firstSession(Str(a.session))
+		p.where = "last step's text"
+		if a.step != nil && a.stepJoin.wrote {
+			p.text = a.step.finish()
+		} else if a.prevStep != nil {
+			p.text = a.prevStep
+		}
+		if a.usageSeen {
+			p.usage = Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
+			p.usageKnown = uIn | uOut | uCacheRead | uCacheCreate | uCost
+		}
+		p.errMsgs = a.errMsgs
+		p.isError = len(a.errMsgs) > 0
+		return p
+	}
+	p.session = firstSession(Str(a.legacySession))
+	p.where = "last assistant message"
+	if a.haveLegacy {
+		p.text = a.legacyLast
+	}
+	return p
+}

@@ -460,7 +460,8 @@ func (s *Stream) Close() error {
 	return nil
 }
 
-// Finish ends the output and analyses it with the ending given.
+// Finish ends the output and analyses it with the ending given. It may be
+// called again with another ending: the output is not read again.
 func (s *Stream) Finish(e Ending) (Result, error) {
 	s.Close()
 	opts := s.opts

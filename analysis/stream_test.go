@@ -176,3 +176,27 @@ func FuzzStream(f *testing.F) {
 		checkStream(t, path, data, Options{Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
 	})
 }
+
+// TestStreamFinishAgain: Finish called again with another ending gives
+// what a reading with that ending gives (--analyze reads its file once for
+// the success and the failed-call views).
+func TestStreamFinishAgain(t *testing.T) {
+	for _, path := range streamInputs(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStream(Options{})
+		s.Write(data)
+		s.Finish(Ending{})
+		got, _ := s.Finish(Ending{ExitCode: 1})
+		want, _, err := AnalyzeFile(path, Options{ExitCode: 1, OutputFile: ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.OutputFile = ""
+		if diff := cmp.Diff(want, got, allFields); diff != "" {
+			t.Fatalf("%s: a second Finish differs (-one reading +again):\n%s", path, diff)
+		}
+	}
+}

@@ -45,13 +45,24 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Family: drivers.FamilyOf(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
-	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
+	opts := analysis.Options{Family: drivers.FamilyOf(driver), OutputFile: cfg.AnalyzeFile, LimitPatterns: cfg.UsageLimitPatterns}
+	f, err := os.Open(cfg.AnalyzeFile)
 	if err != nil {
-		return err
+		return fmt.Errorf("analyze %s: %w", cfg.AnalyzeFile, err)
 	}
+	defer f.Close()
+	// The file is read once: the same reading gives the analysis as the
+	// output is (a success) and as it would be had the call failed.
+	s := analysis.NewStream(opts)
+	if _, err := io.Copy(s, f); err != nil {
+		return fmt.Errorf("analyze %s: %w", cfg.AnalyzeFile, err)
+	}
+	now := time.Now()
+	res, _ := s.Finish(analysis.Ending{Now: now})
+	why := res.Explain()
 	if !res.UsageLimited {
-		why = append(why, limitIfFailed(cfg.AnalyzeFile, opts)...)
+		failed, _ := s.Finish(analysis.Ending{ExitCode: 1, Now: now})
+		why = append(why, limitIfFailed(failed)...)
 	}
 	b, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
@@ -65,14 +76,12 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 // limitIfFailed explains the usage limit the agent's text tells of, which
 // counts only for a call that failed: a saved output does not say how its
 // call ended, so --analyze reads it once more as a failed call's.
-func limitIfFailed(path string, opts analysis.Options) []string {
-	opts.ExitCode = 1
-	res, why, err := analysis.AnalyzeFile(path, opts)
-	if err != nil || !res.UsageLimited {
+func limitIfFailed(failed analysis.Result) []string {
+	if !failed.UsageLimited {
 		return nil
 	}
 	var out []string
-	for _, l := range why {
+	for _, l := range failed.Explain() {
 		if strings.HasPrefix(l, "usage limit") {
 			out = append(out, "if the call failed, "+l)
 		}
