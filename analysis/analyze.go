@@ -178,6 +178,15 @@ func (rd *reading) build(opts Options) Result {
 		res.UsageWindows = rd.limits.resolved(opts.Now)
 	}
 	detectLimit(&res, p, raw, opts)
+	if !res.UsageLimited && opts.ExitCode == 0 && !opts.TimedOut {
+		// A saved output does not say how its call ended: keep what a
+		// failed call would have read as a limit (IfFailed).
+		failed, o := res, opts
+		o.ExitCode = 1
+		if detectLimit(&failed, p, raw, o); failed.UsageLimited {
+			res.ifFailed = &limitView{failed.UsageLimitReason, failed.UsageLimitWindow, failed.UsageLimitResetsAt}
+		}
+	}
 	if res.DeniedCommands == nil {
 		res.DeniedCommands = []string{}
 	}

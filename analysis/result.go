@@ -158,6 +158,7 @@ type Result struct {
 	OutputFile string
 
 	usageKnown uint8
+	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
@@ -244,3 +245,21 @@ func (r *Result) SetFilesModified(n int) {
 // loop's OutputLength to .ralph/.last_output_length (only the text path
 // does).
 func (r *Result) UpdatesLastOutputLength() bool { return r.textPath }
+
+// limitView is a usage limit as a Result reports it.
+type limitView struct {
+	reason   string
+	window   string
+	resetsAt int64
+}
+
+// IfFailed is the Result as it would be had the call failed (a non-zero
+// exit): a limit only the agent's text tells of counts then. --analyze
+// shows it, since a saved output does not say how its call ended.
+func (r *Result) IfFailed() Result {
+	c := *r
+	if v := r.ifFailed; v != nil {
+		c.UsageLimited, c.UsageLimitReason, c.UsageLimitWindow, c.UsageLimitResetsAt = true, v.reason, v.window, v.resetsAt
+	}
+	return c
+}

@@ -172,3 +172,24 @@ func TestWindowFromText(t *testing.T) {
 		}
 	}
 }
+
+// TestIfFailed: a limit only the agent's text tells of is not one for a
+// successful call, and is one for the same output had the call failed,
+// from one reading.
+func TestIfFailed(t *testing.T) {
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText, ExitCode: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UsageLimited || !failed.UsageLimited {
+		t.Fatalf("limited: success %v, failed %v; want false, true", res.UsageLimited, failed.UsageLimited)
+	}
+	got := res.IfFailed()
+	if got.UsageLimitReason != failed.UsageLimitReason || got.UsageLimitWindow != failed.UsageLimitWindow || !got.UsageLimited {
+		t.Errorf("IfFailed: %v %q %q; want %q %q", got.UsageLimited, got.UsageLimitReason, got.UsageLimitWindow, failed.UsageLimitReason, failed.UsageLimitWindow)
+	}
+}

@@ -45,24 +45,13 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Family: drivers.FamilyOf(driver), OutputFile: cfg.AnalyzeFile, LimitPatterns: cfg.UsageLimitPatterns}
-	f, err := os.Open(cfg.AnalyzeFile)
+	opts := analysis.Options{Family: drivers.FamilyOf(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
-		return fmt.Errorf("analyze %s: %w", cfg.AnalyzeFile, err)
+		return err
 	}
-	defer f.Close()
-	// The file is read once: the same reading gives the analysis as the
-	// output is (a success) and as it would be had the call failed.
-	s := analysis.NewStream(opts)
-	if _, err := io.Copy(s, f); err != nil {
-		return fmt.Errorf("analyze %s: %w", cfg.AnalyzeFile, err)
-	}
-	now := time.Now()
-	res, _ := s.Finish(analysis.Ending{Now: now})
-	why := res.Explain()
 	if !res.UsageLimited {
-		failed, _ := s.Finish(analysis.Ending{ExitCode: 1, Now: now})
-		why = append(why, limitIfFailed(failed)...)
+		why = append(why, limitIfFailed(res.IfFailed())...)
 	}
 	b, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
