@@ -378,7 +378,7 @@ func (a *limitAgg) claudeRecord(r *ClaudeRecord) {
 // reading fails; malformed output is analysed as well as it can be.
 func Analyze(r io.Reader, opts Options) (Result, error) {
 	rd := newReading(opts.Family)
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		rd.Write(buf[:n])
