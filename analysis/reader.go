@@ -73,7 +73,7 @@ func (rd *reading) Write(p []byte) {
 			return
 		}
 		switch {
-		case rd.over:
+		case rd.over || len(rd.partial) == 0 && i > MaxLine:
 			rd.skipped++
 		case len(rd.partial) > 0:
 			rd.keep(p[:i])
@@ -82,7 +82,7 @@ func (rd *reading) Write(p []byte) {
 			} else {
 				rd.skipped++
 			}
-		default:
+		default: // a whole line in p: read in place
 			rd.line(p[:i], true)
 		}
 		rd.partial, rd.over = rd.partial[:0], false
@@ -109,7 +109,7 @@ func (rd *reading) keep(p []byte) {
 // end reads the last line, which has no newline.
 func (rd *reading) end() {
 	switch {
-	case rd.over:
+	case rd.over || len(rd.partial) > MaxLine:
 		rd.skipped++
 	case len(rd.partial) > 0:
 		rd.line(rd.partial, false)

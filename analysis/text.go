@@ -68,7 +68,7 @@ type textRules struct {
 	text      []byte
 	textBytes int64
 
-	ring    [ringSize]string // last lines (usage-limit phrases)
+	ring    [ringSize][]byte // last lines (usage-limit phrases)
 	ringPos int
 	ringN   int
 }
@@ -189,15 +189,15 @@ func (s *textRules) line(l []byte) {
 		s.hasSummary = true
 		s.summary = cutBytes(head, summaryCut)
 	}
-	trimmed := string(bytes.TrimSuffix(head, []byte("\r")))
+	trimmed := bytes.TrimSuffix(head, []byte("\r"))
 	if s.flags&lfExcluded == 0 && (s.flags&lfErr != 0 || bytes.HasPrefix(head, []byte("Error:")) ||
 		bytes.HasPrefix(head, []byte("ERROR:")) || bytes.HasPrefix(head, []byte("error:"))) {
 		s.errCount++
 		if len(s.errLines) < maxErrLines {
-			s.errLines = append(s.errLines, ErrorLine{Line: s.lineNo, Text: trimmed})
+			s.errLines = append(s.errLines, ErrorLine{Line: s.lineNo, Text: string(trimmed)})
 		}
 	}
-	s.ring[s.ringPos] = trimmed
+	s.ring[s.ringPos] = append(s.ring[s.ringPos][:0], trimmed...)
 	s.ringPos = (s.ringPos + 1) % ringSize
 	s.ringN = min(s.ringN+1, ringSize)
 	s.lines++
@@ -489,7 +489,7 @@ func (s *textRules) finish() *textFacts {
 		f.Block = &b
 	}
 	for k := 0; k < s.ringN; k++ {
-		f.LastLines = append(f.LastLines, s.ring[(s.ringPos-s.ringN+k+ringSize)%ringSize])
+		f.LastLines = append(f.LastLines, string(s.ring[(s.ringPos-s.ringN+k+ringSize)%ringSize]))
 	}
 	return f
 }
