@@ -226,9 +226,9 @@ func (rd *reading) documents(l, t []byte) {
 
 // join adds a line to a document spread over lines: it ends when its
 // brackets close. A line that starts a new document at its first column
-// ends a document cut short.
+// and cannot continue the one joined so far ends that one, cut short.
 func (rd *reading) join(l, t []byte) {
-	if len(l) > 0 && (l[0] == '{' || l[0] == '[') && rd.depth > 0 {
+	if len(l) > 0 && (l[0] == '{' || l[0] == '[') && rd.depth > 0 && !validPrefix(append(rd.pending, l...)) {
 		rd.flushPending()
 		rd.line(l, true)
 		return
@@ -252,6 +252,15 @@ func (rd *reading) join(l, t []byte) {
 		return
 	}
 	rd.document(bytes.TrimSpace(doc))
+}
+
+// validPrefix reports whether b is JSON so far: a whole value, or the start
+// of one.
+func validPrefix(b []byte) bool {
+	var dec jsontext.Decoder
+	dec.Reset(bytes.NewBuffer(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	_, err := dec.ReadValue()
+	return err == nil || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // flushPending ends a document that was never closed: its lines are not JSON.
