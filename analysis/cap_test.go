@@ -46,3 +46,22 @@ func TestLineCap(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldDeltas: the text deltas of a stream are held back undecoded,
+// within a bound: a stream of deltas and no result record gives its text
+// in order, however many there are.
+func TestHeldDeltas(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"system","subtype":"init","session_id":"s1"}` + "\n")
+	for i := 0; i < 40000; i++ { // about 6 MB of deltas: past maxHeld
+		b.WriteString(`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"` + string(rune('a'+i%26)) + `"}},"session_id":"s1"}` + "\n")
+	}
+	res, err := Analyze(strings.NewReader(b.String()), Options{Family: FamilyClaude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("abcdefghijklmnopqrstuvwxyz", 40000/26+1)[:40000]
+	if res.Format != FormatStreamJSON || res.ResultText != want {
+		t.Fatalf("format %s, text of %d bytes (%.40q...); want the %d deltas in order", res.Format, len(res.ResultText), res.ResultText, len(want))
+	}
+}

@@ -287,6 +287,32 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 	}
 }
 
+// hold keeps a stream_event line (without newlines) to read later, if ever.
+func (a *claudeReading) hold(line []byte) {
+	a.events = append(append(a.events, line...), '\n')
+	if len(a.events) > maxHeld {
+		a.release()
+	}
+}
+
+// maxHeld bounds the stream_event lines held back.
+const maxHeld = 4 << 20
+
+// release reads the stream_event lines held back, in order.
+func (a *claudeReading) release() {
+	held := a.events
+	a.events = nil
+	var r ClaudeRecord
+	for len(held) > 0 {
+		i := bytes.IndexByte(held, '\n')
+		if DecodeClaude(held[:i], &r) == nil {
+			a.record(&r, true)
+		}
+		held = held[i+1:]
+	}
+	a.events = held[:0]
+}
+
 func (a *claudeReading) delta(s string) {
 	if room := maxPieces - len(a.deltas); room < len(s) {
 		a.deltaOver = true
@@ -301,15 +327,7 @@ func (a *claudeReading) unfinished() *textFacts {
 	if a.cut != nil {
 		return a.cut
 	}
-	var r ClaudeRecord
-	for rest := a.events; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if DecodeClaude(rest[:i], &r) == nil {
-			a.record(&r, true)
-		}
-		rest = rest[i+1:]
-	}
-	a.events = nil
+	a.release()
 	if len(a.deltas) > 0 {
 		if a.asst == nil {
 			a.asst = newTextRules(MaxResultText)

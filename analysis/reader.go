@@ -182,7 +182,7 @@ func (rd *reading) fast(t []byte) bool {
 	case typ == "user":
 		rd.claude.detect = true
 	case typ == "stream_event" && rd.oc.legacySession != "":
-		rd.claude.events = append(append(rd.claude.events, t...), '\n')
+		rd.claude.hold(t)
 	case codexBulk(t):
 		rd.codex.detect = true
 	default:
@@ -339,7 +339,7 @@ func (rd *reading) document(v []byte) bool {
 	if claude {
 		rd.limits.claudeRecord(&rd.cr)
 		if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
-			rd.claude.events = append(append(rd.claude.events, v...), '\n') // after those held back
+			rd.claude.hold(v) // after those held back
 		} else {
 			rd.claude.record(&rd.cr, true)
 		}
