@@ -35,7 +35,7 @@ type reading struct {
 	over    bool   // the current line passed MaxLine: its bytes are dropped
 	started bool   // a byte other than a blank or the byte-order mark was seen
 	json    bool   // the output started like JSON: its lines are records
-	bom     int    // byte-order-mark bytes still to drop at the start
+	bom     int    // > 0 until the first line, whose byte-order mark is dropped
 
 	skipped  int // lines over MaxLine
 	docs     int // valid JSON documents
@@ -134,10 +134,7 @@ func (rd *reading) line(l []byte, nl bool) {
 		rd.json = rd.fam != FamilyText && (t[0] == '{' || t[0] == '[')
 	}
 	if !rd.json {
-		rd.raw.Write(l)
-		if nl {
-			rd.raw.Write([]byte{'\n'})
-		}
+		rd.raw.writeLine(l, nl)
 		return
 	}
 	if rd.pending != nil {
@@ -162,8 +159,7 @@ func (rd *reading) line(l []byte, nl bool) {
 // rawLine gives a line that is not part of a JSON document to the text
 // reading.
 func (rd *reading) rawLine(l []byte) {
-	rd.raw.Write(l)
-	rd.raw.Write([]byte{'\n'})
+	rd.raw.writeLine(l, true)
 }
 
 // fast counts a line without decoding it when its format reads nothing of

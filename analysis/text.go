@@ -135,6 +135,26 @@ func (s *textRules) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// writeLine feeds a whole line (without its newline; nl tells whether
+// one ended it): Write without copying the line.
+func (s *textRules) writeLine(l []byte, nl bool) {
+	if !nl || len(s.partial) > 0 {
+		s.Write(l)
+		if nl {
+			s.Write([]byte{'\n'})
+		}
+		return
+	}
+	if s.textBytes < int64(s.keepText) {
+		s.text = append(s.text, l[:min(s.keepText-len(s.text), len(l))]...)
+		if len(s.text) < s.keepText {
+			s.text = append(s.text, '\n')
+		}
+	}
+	s.textBytes += int64(len(l)) + 1
+	s.line(l[:min(len(l), MaxLine)])
+}
+
 // appendCapped appends p to a line, keeping at most MaxLine bytes of it.
 func appendCapped(line, p []byte) []byte {
 	return append(line, p[:min(len(p), max(0, MaxLine-len(line)))]...)
