@@ -175,9 +175,9 @@ func (rd *reading) fast(t []byte) bool {
 	switch {
 	case !known:
 		return false
-	case typ == "user":
+	case string(typ) == "user":
 		rd.claude.detect = true
-	case typ == "stream_event" && rd.oc.legacySession != "":
+	case string(typ) == "stream_event" && rd.oc.legacySession != "":
 		rd.claude.hold(t)
 	case codexBulk(t):
 		rd.codex.detect = true
@@ -311,9 +311,9 @@ func (rd *reading) document(v []byte) bool {
 		return true
 	}
 	typ, known := recordType(v)
-	claude := rd.docs == 0 || !known || claudeReads[typ] || claudeTypes[typ]
-	codex := !known || codexReads[typ] || bytes.Contains(v, []byte(`"rate_limits"`))
-	openCode := !known || openCodeReads[typ] || (rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`)))
+	claude := rd.docs == 0 || !known || claudeReads[string(typ)] || claudeTypes[string(typ)]
+	codex := !known || codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
+	openCode := !known || openCodeReads[string(typ)] || (rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`)))
 	switch {
 	case claude:
 		if DecodeClaude(v, &rd.cr) != nil {
@@ -361,16 +361,16 @@ func (rd *reading) document(v []byte) bool {
 
 // recordType is the "type" of a record that starts with it, as every
 // CLI writes them.
-func recordType(v []byte) (string, bool) {
+func recordType(v []byte) ([]byte, bool) {
 	if !bytes.HasPrefix(v, []byte(`{"type":"`)) {
-		return "", false
+		return nil, false
 	}
 	rest := v[len(`{"type":"`):]
 	i := bytes.IndexByte(rest, '"')
 	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
-	return string(rest[:i]), true
+	return rest[:i], true
 }
 
 func (a *limitAgg) claudeRecord(r *ClaudeRecord) {
