@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/go-json-experiment/json"
+import (
+	"strings"
+
+	"github.com/go-json-experiment/json"
+)
 
 // OpenCode (opencode run --format json) 1.x writes one event per line,
 // each {"type", "timestamp", "sessionID": session, "part" or "error"}:
@@ -121,10 +125,13 @@ func (a *openCodeReading) record(r *OpenCodeRecord) {
 		a.legacyLast = sc.finish()
 		a.haveLegacy = true
 	}
-	if r.SessionID.Kind != String || !openCodeReads[typ] || typ == "session.created" || typ == "session.updated" ||
-		typ == "message.updated" || typ == "message.completed" {
-		return
+	if r.SessionID.Kind == String && openCodeReads[typ] && !strings.HasPrefix(typ, "session.") && !strings.HasPrefix(typ, "message.") {
+		a.record1x(r, typ)
 	}
+}
+
+// record1x reads an OpenCode 1.x event.
+func (a *openCodeReading) record1x(r *OpenCodeRecord, typ string) {
 	a.current = true
 	if a.session == "" {
 		a.session = firstSession(r.SessionID)

@@ -294,69 +294,87 @@ func nesting(line []byte) int {
 // having read nothing, when v is not one valid JSON value.
 func (rd *reading) document(v []byte) bool {
 	if v[0] == '[' {
-		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
-			return false
-		}
-		if rd.docs == 0 {
-			var list []ClaudeRecord
-			if decodeRecord(v, &list) == nil {
-				for i := range list {
-					rd.limits.claudeRecord(&list[i])
-					rd.arr.record(&list[i], false)
-				}
-			}
-			rd.firstArr = true
-		}
-		rd.docs++
-		return true
+		return rd.array(v)
 	}
-	typ, known := recordType(v)
-	claude := rd.docs == 0 || !known || claudeReads[string(typ)] || claudeTypes[string(typ)]
-	codex := !known || codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
-	openCode := !known || openCodeReads[string(typ)] || (rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`)))
+	claude, codex, openCode := rd.readers(v)
+	// The first format that reads the record checks it; the others are
+	// decoded only when it was valid.
+	var err error
 	switch {
 	case claude:
-		if DecodeClaude(v, &rd.cr) != nil {
-			return false
-		}
+		err = DecodeClaude(v, &rd.cr)
 	case codex:
-		if DecodeCodex(v, &rd.xr) != nil {
-			return false
-		}
+		err = DecodeCodex(v, &rd.xr)
 	case openCode:
-		if DecodeOpenCode(v, &rd.or) != nil {
-			return false
-		}
-	default:
-		if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
-			return false
-		}
+		err = DecodeOpenCode(v, &rd.or)
+	case !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)):
+		return false
+	}
+	if err != nil {
+		return false
 	}
 	if claude {
-		rd.limits.claudeRecord(&rd.cr)
-		if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
-			rd.claude.hold(v) // after those held back
-		} else {
-			rd.claude.record(&rd.cr, true)
-		}
-		if rd.docs == 0 {
-			if rd.cr.Type.Is("result") {
-				rd.first = rd.claude.last
-			} else {
-				rec := rd.cr
-				rd.first = newResultObject(&rec)
-			}
-		}
+		rd.claudeRecord(v)
 	}
-	if codex && (claude && DecodeCodex(v, &rd.xr) == nil || !claude) {
+	if codex && (!claude || DecodeCodex(v, &rd.xr) == nil) {
 		rd.limits.codex(&rd.xr)
 		rd.codex.record(&rd.xr)
 	}
-	if openCode && ((claude || codex) && DecodeOpenCode(v, &rd.or) == nil || !claude && !codex) {
+	if openCode && (!claude && !codex || DecodeOpenCode(v, &rd.or) == nil) {
 		rd.oc.record(&rd.or)
 	}
 	rd.docs++
 	return true
+}
+
+// readers are the formats that read record v: by its leading type, when
+// it has one, else all.
+func (rd *reading) readers(v []byte) (claude, codex, openCode bool) {
+	typ, known := recordType(v)
+	if !known {
+		return true, true, true
+	}
+	claude = rd.docs == 0 || claudeReads[string(typ)] || claudeTypes[string(typ)]
+	codex = codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
+	openCode = openCodeReads[string(typ)] || rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`))
+	return claude, codex, openCode
+}
+
+// array reads an array document: the first one is Claude's message array.
+func (rd *reading) array(v []byte) bool {
+	if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		return false
+	}
+	if rd.docs == 0 {
+		var list []ClaudeRecord
+		if decodeRecord(v, &list) == nil {
+			for i := range list {
+				rd.limits.claudeRecord(&list[i])
+				rd.arr.record(&list[i], false)
+			}
+		}
+		rd.firstArr = true
+	}
+	rd.docs++
+	return true
+}
+
+// claudeRecord takes the Claude record just decoded (from v).
+func (rd *reading) claudeRecord(v []byte) {
+	rd.limits.claudeRecord(&rd.cr)
+	if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
+		rd.claude.hold(v) // after those held back
+	} else {
+		rd.claude.record(&rd.cr, true)
+	}
+	if rd.docs == 0 {
+		if rd.cr.Type.Is("result") {
+			rd.first = rd.claude.last
+		} else {
+			rec := rd.cr
+			rd.first = newResultObject(&rec)
+		}
+	}
 }
 
 // recordType is the "type" of a record that starts with it, as every

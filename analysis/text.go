@@ -169,7 +169,6 @@ func (s *textRules) line(l []byte) {
 	if s.blkOpen {
 		s.bodyFrom = 0
 	}
-	preFrom := 0
 
 	d := scanDFA
 	st := uint16(0)
@@ -187,12 +186,12 @@ func (s *textRules) line(l []byte) {
 		for m != 0 {
 			pi := bits.TrailingZeros64(m)
 			m &= m - 1
-			s.match(l, pi, e.i, &preFrom)
+			s.match(l, pi, e.i)
 		}
 	}
 
 	if s.preActive {
-		s.preLine(l[preFrom:])
+		s.preLine(l)
 	}
 	if s.bodyFrom >= 0 {
 		parseBlockLine(&s.blk, capture(l[s.bodyFrom:], blockCap, true))
@@ -225,7 +224,7 @@ func (s *textRules) line(l []byte) {
 }
 
 // match handles pattern pi found ending at line offset end.
-func (s *textRules) match(l []byte, pi, end int, preFrom *int) {
+func (s *textRules) match(l []byte, pi, end int) {
 	p := &patterns[pi]
 	start := end - len(p.text) + 1
 	if p.verify != nil && !verified(l[start:end+1], p.verify) {
@@ -233,15 +232,7 @@ func (s *textRules) match(l []byte, pi, end int, preFrom *int) {
 	}
 	switch p.kind {
 	case pkKeyword, pkNoWork, pkQuestion, pkInput, pkResponse:
-		if p.kind != pkInput && p.kind != pkResponse && !wordStart(l, start) {
-			return
-		}
-		if end+1 < len(l) {
-			if r, _ := utf8.DecodeRune(l[end+1:]); isWordRune(r) {
-				return
-			}
-		}
-		s.word(p, start)
+		s.wordMatch(l, p, start, end)
 	case pkAwaiting:
 		if s.awaitEnd < 0 && wordStart(l, start) {
 			s.awaitEnd = end + 1
@@ -255,30 +246,56 @@ func (s *textRules) match(l []byte, pi, end int, preFrom *int) {
 	case pkQuote, pkQuoteColon, pkErrorWord:
 		s.quoteMatch(p.kind, end)
 	case pkStart:
-		if s.preActive {
-			s.preLine(l[*preFrom:start])
-			s.preActive = false
-		}
-		s.blkCount++
-		s.blkOpen = true
-		s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
-		s.bodyFrom, s.blkBody = end+1, end+1
+		s.blockStart(l, start, end)
 	case pkEnd:
-		if s.blkOpen && (s.blk.Line != s.lineNo || start >= s.blkBody) {
-			if s.bodyFrom >= 0 && s.bodyFrom <= start {
-				parseBlockLine(&s.blk, capture(l[s.bodyFrom:start], blockCap, true))
-			}
-			s.bodyFrom = -1
-			s.blkOpen = false
-			s.blk.Complete = true
-			s.blkLast, s.blkHave = s.blk, true
-			s.blkClosed++
-		}
+		s.blockEnd(l, start)
 	case pkState:
 		if stateOpener(l, start) {
 			s.state(l, end+1)
 		}
 	}
+}
+
+// wordMatch records a match that must be a whole word (the inputs of the
+// sequence patterns need only its end).
+func (s *textRules) wordMatch(l []byte, p *pattern, start, end int) {
+	if p.kind != pkInput && p.kind != pkResponse && !wordStart(l, start) {
+		return
+	}
+	if end+1 < len(l) {
+		if r, _ := utf8.DecodeRune(l[end+1:]); isWordRune(r) {
+			return
+		}
+	}
+	s.word(p, start)
+}
+
+// blockStart opens a status block at a start marker.
+func (s *textRules) blockStart(l []byte, start, end int) {
+	if s.preActive {
+		s.preLine(l[:start])
+		s.preActive = false
+	}
+	s.blkCount++
+	s.blkOpen = true
+	s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
+	s.bodyFrom, s.blkBody = end+1, end+1
+}
+
+// blockEnd closes the open status block at an end marker. An end marker
+// sharing its dashes with the start marker is not one.
+func (s *textRules) blockEnd(l []byte, start int) {
+	if !s.blkOpen || s.blk.Line == s.lineNo && start < s.blkBody {
+		return
+	}
+	if s.bodyFrom >= 0 && s.bodyFrom <= start {
+		parseBlockLine(&s.blk, capture(l[s.bodyFrom:start], blockCap, true))
+	}
+	s.bodyFrom = -1
+	s.blkOpen = false
+	s.blk.Complete = true
+	s.blkLast, s.blkHave = s.blk, true
+	s.blkClosed++
 }
 
 // lineFlag is the line flag a pattern kind sets.

@@ -184,6 +184,7 @@ if [ "$ANALYSIS" = 1 ]; then
 		fi
 	fi
 	echo "== output analysis (ralph_loop --analyze FILE; ${NAMES[*]}; medians of $RUNS interleaved runs)"
+	TIMEFORMAT='%3R'
 	for mb in $SIZES; do
 		for spec in "claude-stream:claude-code" "codex-jsonl:codex" "claude-json:claude-code"; do
 			format=${spec%%:*} driver=${spec#*:}
@@ -193,12 +194,12 @@ if [ "$ANALYSIS" = 1 ]; then
 			for ((i = 0; i < ${#BINS[@]}; i++)); do : >"$WORK/an-$i"; done
 			for ((r = 0; r < RUNS; r++)); do
 				for ((i = 0; i < ${#BINS[@]}; i++)); do
-					(cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -f '%e %U %S %M' -o "$WORK/timev" "${BINS[$i]}" --analyze "$f" >"$WORK/analysis-$i.json" 2>"$WORK/analysis.err") ||
+					# wall in ms from bash's time; CPU and peak RSS from GNU time
+					{ time (cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -f '%U %S %M' -o "$WORK/timev" "${BINS[$i]}" --analyze "$f" >"$WORK/analysis-$i.json" 2>"$WORK/analysis.err"); } 2>"$WORK/wall" ||
 						{ echo "bench.sh: --analyze failed:" >&2; cat "$WORK/analysis.err" >&2; exit 1; }
-					tail -1 "$WORK/timev" >>"$WORK/an-$i"
+					echo "$(cat "$WORK/wall") $(tail -1 "$WORK/timev")" >>"$WORK/an-$i"
 				done
-				/usr/bin/time -f '%e' -o "$WORK/timev" grep -c x "$f" >/dev/null
-				tail -1 "$WORK/timev" >>"$WORK/scan"
+				{ time grep -c x "$f" >/dev/null; } 2>>"$WORK/scan"
 			done
 			scan=$(median <"$WORK/scan")
 			for ((i = 0; i < ${#BINS[@]}; i++)); do
@@ -208,14 +209,14 @@ if [ "$ANALYSIS" = 1 ]; then
 				maxrss=$(awk '{ print $4 }' "$WORK/an-$i" | sort -g | tail -1)
 				exitsig=$(jq -r '.analysis.exit_signal' "$WORK/analysis-$i.json" 2>/dev/null)
 				tasks=$(jq -r '.analysis.tasks_completed_this_loop // empty' "$WORK/analysis-$i.json" 2>/dev/null)
-				printf '%-14s %5s MB %-8s %5.2f s wall, %5.2f s CPU, peak RSS %5.1f MB (max %.1f), %4.1fx a grep -c (%.2f s); exit_signal=%s tasks=%s\n' \
+				printf '%-14s %5s MB %-8s %6.3f s wall, %5.2f s CPU, peak RSS %5.1f MB (max %.1f), %5.1fx a grep -c (%.3f s); exit_signal=%s tasks=%s\n' \
 					"$format" "$mb" "${NAMES[$i]}" "$wall" "$cpu" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" \
 					"$(awk -v r="$maxrss" 'BEGIN { print r / 1024 }')" "$(awk -v w="$wall" -v s="$scan" 'BEGIN { print (s > 0 ? w / s : 0) }')" "$scan" "$exitsig" "$tasks"
-				echo "$wall" >"$WORK/wall-$format-$mb-$i"
+				echo "$wall $cpu" >"$WORK/wall-$format-$mb-$i"
 			done
 			if [ ${#BINS[@]} = 2 ]; then
-				awk -v a="$(cat "$WORK/wall-$format-$mb-0")" -v b="$(cat "$WORK/wall-$format-$mb-1")" -v f="$format" -v r="$REF" \
-					'BEGIN { if (b > 0) printf "%-14s this / %s = %.2f (median wall)\n", f, r, a / b }'
+				paste "$WORK/wall-$format-$mb-0" "$WORK/wall-$format-$mb-1" | awk -v f="$format" -v r="$REF" \
+					'{ if ($3 > 0 && $4 > 0) printf "%-14s this / %s = %.2f (median wall), %.2f (median CPU)\n", f, r, $1 / $3, $2 / $4 }'
 			fi
 			[ "$format" = claude-json ] && [ "$mb" = "$(echo "$SIZES" | awk '{ print $NF }')" ] && cp "$f" "$WORK/reply-big" 
 			rm -f "$f"
