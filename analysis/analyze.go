@@ -1,285 +1,26 @@
 package analysis
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
-	"github.com/ralphloop/ralph_loop/drivers"
 )
-
-// Analyze reads one agent output as a stream and analyses it. It fails only
-// when reading fails; malformed output is analysed as well as it can be.
-//
-// When r can seek, an output that starts like JSON is read once for the JSON
-// decoders and, only if it turns out not to be JSON, read again as text;
-// otherwise both readings share one pass.
-func Analyze(r io.Reader, opts Options) (Result, error) {
-	rs, seekable := r.(io.ReadSeeker)
-	var start int64
-	if seekable {
-		var err error
-		if start, err = rs.Seek(0, io.SeekCurrent); err != nil {
-			seekable = false
-		}
-	}
-	hint := family(opts)
-	ring := opts.ExitCode != 0 && !opts.TimedOut
-
-	if seekable && hint != wire.FamilyText {
-		var stats rawStats
-		src := &source{}
-		src.init(r, &stats)
-		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
-			d := &decoder{src: src, keep: MaxResultText}
-			d.run()
-			src.drain()
-			if src.err != nil {
-				return Result{}, fmt.Errorf("read agent output: %w", src.err)
-			}
-			if p := d.pick(hint); p != nil {
-				return build(opts, &stats, nil, d, p), nil
-			}
-			// Not JSON after all: read it again as text.
-			if _, err := rs.Seek(start, io.SeekStart); err != nil {
-				return Result{}, fmt.Errorf("read agent output again: %w", err)
-			}
-			return textAgain(r, opts, ring, d)
-		}
-		if _, err := rs.Seek(start, io.SeekStart); err != nil {
-			return Result{}, fmt.Errorf("read agent output again: %w", err)
-		}
-		return textAgain(r, opts, ring, nil)
-	}
-
-	rd, err := onePass(r, hint, ring)
-	if err != nil {
-		return Result{}, err
-	}
-	return rd.build(opts), nil
-}
-
-// reading is one output read to its end: what build needs besides the
-// options.
-type reading struct {
-	stats rawStats
-	raw   *textFacts // the output as plain text
-	d     *decoder   // the JSON reading; nil when the output cannot be JSON
-	p     *parsed    // the JSON shape picked; nil means text
-}
-
-func (rd *reading) build(opts Options) Result {
-	return build(opts, &rd.stats, rd.raw, rd.d, rd.p)
-}
-
-// onePass reads r once, as JSON (unless hint is text and when it starts
-// like JSON) and as plain text at the same time, for a reader that cannot
-// be read twice. ring keeps the last lines for the usage-limit phrases.
-func onePass(r io.Reader, hint wire.Family, ring bool) (*reading, error) {
-	rd := &reading{}
-	raw := newTextScan(MaxResultText, ring)
-	src := &source{}
-	src.init(r, &rd.stats, raw)
-	if hint != wire.FamilyText {
-		if c, ok := firstByte(src); ok && (c == '{' || c == '[') {
-			rd.d = &decoder{src: src, keep: MaxResultText}
-			rd.d.run()
-		}
-	}
-	src.drain()
-	if src.err != nil {
-		return nil, fmt.Errorf("read agent output: %w", src.err)
-	}
-	if rd.d != nil {
-		rd.p = rd.d.pick(hint)
-	}
-	rd.raw = raw.finish()
-	return rd, nil
-}
-
-// textAgain reads the whole output as plain text.
-func textAgain(r io.Reader, opts Options, ring bool, d *decoder) (Result, error) {
-	var stats rawStats
-	raw := newTextScan(MaxResultText, ring)
-	src := &source{}
-	src.init(r, &stats, raw)
-	src.drain()
-	if src.err != nil {
-		return Result{}, fmt.Errorf("read agent output: %w", src.err)
-	}
-	return build(opts, &stats, raw.finish(), d, nil), nil
-}
-
-// AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
-// FILE` prints): the Result, whose ResponseAnalysis is the JSON for stdout,
-// and the explanation for stderr. opts.OutputFile defaults to path.
-func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	defer f.Close()
-	if opts.OutputFile == "" {
-		opts.OutputFile = path
-	}
-	res, err := Analyze(f, opts)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	return res, res.Explain(), nil
-}
-
-// family is the output's agent CLI: opts.Family, else the family of the
-// driver opts.Driver names.
-func family(opts Options) wire.Family {
-	if opts.Family != wire.FamilyAny {
-		return opts.Family
-	}
-	name := strings.ToLower(strings.TrimSpace(opts.Driver))
-	if name == "claude" {
-		name = "claude-code"
-	}
-	if d, err := drivers.Get(name); err == nil {
-		return d.Family()
-	}
-	return wire.FamilyAny
-}
-
-// firstByte skips a UTF-8 byte-order mark and blanks and returns the first
-// other byte.
-func firstByte(s *source) (byte, bool) {
-	s.ensure(3)
-	if bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xef\xbb\xbf")) {
-		s.pos += 3
-	}
-	return s.skipWS()
-}
-
-// rawStats counts what the bash loop's output_length needs: characters of
-// the output without NUL bytes and without trailing newlines.
-type rawStats struct {
-	bytes   int64
-	runes   int64
-	nul     int64
-	trailNL int64
-	carry   [utf8.UTFMax]byte
-	ncarry  int
-}
-
-func (s *rawStats) Write(p []byte) (int, error) {
-	n := len(p)
-	s.bytes += int64(n)
-	s.nul += int64(bytes.Count(p, []byte{0}))
-	// trailing newlines (NUL bytes do not interrupt them: bash drops NULs)
-	i := len(p) - 1
-	var nl int64
-	for ; i >= 0 && (p[i] == '\n' || p[i] == 0); i-- {
-		if p[i] == '\n' {
-			nl++
-		}
-	}
-	if i < 0 {
-		s.trailNL += nl
-	} else {
-		s.trailNL = nl
-	}
-	// characters, NUL bytes removed first, runes cut between writes carried over
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, 0)
-		if i < 0 {
-			s.count(p)
-			break
-		}
-		s.count(p[:i])
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-// count adds the characters of p, which continues the bytes counted so far.
-func (s *rawStats) count(p []byte) {
-	if len(p) == 0 {
-		return
-	}
-	if s.ncarry > 0 {
-		var tmp [2 * utf8.UTFMax]byte
-		c := copy(tmp[:], s.carry[:s.ncarry])
-		m := copy(tmp[c:], p[:min(len(p), utf8.UTFMax)])
-		b := tmp[:c+m]
-		j := 0
-		for j < c {
-			if !utf8.FullRune(b[j:]) {
-				s.ncarry = copy(s.carry[:], b[j:])
-				return
-			}
-			_, size := utf8.DecodeRune(b[j:])
-			s.runes++
-			j += size
-		}
-		p = p[j-c:]
-		s.ncarry = 0
-	}
-	end := len(p)
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(p); k++ {
-		if utf8.RuneStart(p[len(p)-k]) {
-			if !utf8.FullRune(p[len(p)-k:]) {
-				end = len(p) - k
-			}
-			break
-		}
-	}
-	s.runes += int64(runeCount(p[:end]))
-	s.ncarry = copy(s.carry[:], p[end:])
-}
-
-func (s *rawStats) length() int {
-	r := s.runes + int64(runeCount(s.carry[:s.ncarry]))
-	return int(r - s.trailNL)
-}
-
-// runeCount is utf8.RuneCount (each invalid byte counts as one), without
-// the string conversion that makes the library function allocate.
-func runeCount(p []byte) int {
-	n := 0
-	for i := 0; i < len(p); {
-		if i+8 <= len(p) && binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 == 0 {
-			n += 8
-			i += 8
-			continue
-		}
-		if p[i] < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRune(p[i:])
-		n++
-		i += size
-	}
-	return n
-}
 
 // parsed is a JSON output reduced to what the analysis reads.
 type parsed struct {
 	format  Format
-	jsonl   bool       // JSONL semantics: no object fields, keyword heuristics
-	obj     *objFields // the result object (object, array and result-event shapes)
-	text    *textFacts // the agent's text; nil means ""
+	jsonl   bool          // JSONL semantics: no object fields, keyword heuristics
+	obj     *resultObject // the result object (object, array and result-event shapes)
+	text    *textFacts    // the agent's text; nil means ""
 	session string
 	where   string // where the text came from, for the explanation
 
 	usage      Usage
 	usageKnown uint8
-	durMS      wire.Value
-	durAPIMS   wire.Value
-	numTurns   wire.Value
+	durMS      Value
+	durAPIMS   Value
+	numTurns   Value
 
 	isError     bool
 	errMsgs     []string
@@ -287,225 +28,77 @@ type parsed struct {
 	denialCount int
 
 	api429 bool
+	cut    bool // the deltas of an unfinished message were cut at maxPieces
 }
 
 // pick decides the output's shape, the way detect_output_format and
 // normalize_json_output do, and returns nil for text.
-func (d *decoder) pick(hint wire.Family) *parsed {
+func (rd *reading) pick() *parsed {
 	switch {
-	case d.docs == 0:
+	case !rd.json || rd.docs == 0:
 		return nil
-	case d.docs == 1 && d.invalid == 0:
-		return d.pickSingle(hint)
-	case d.invalid > d.docs:
+	case rd.docs == 1 && rd.invalid == 0:
+		return rd.pickSingle()
+	case rd.invalid > rd.docs:
 		return nil // mostly not JSON: a text that happens to contain some
 	}
-	if p := d.pickEvents(hint); p != nil {
+	if p := rd.pickEvents(); p != nil {
 		return p
 	}
-	if d.docs == 1 {
+	if rd.docs == 1 {
 		// One good document among a few broken lines: use it when it looks
 		// like agent output.
-		if d.firstArr {
-			return d.arrayShape()
+		if rd.firstArr {
+			return rd.arrayShape()
 		}
-		if d.first != nil && (d.first.line.Type.Present() || d.first.line.Result.Present()) {
-			return d.objectShape()
+		if rd.first != nil && (rd.first.rec.Type.Present() || rd.first.rec.Result.Present()) {
+			return rd.objectShape()
 		}
 	}
 	return nil
 }
 
 // pickSingle reads an output of exactly one valid document.
-func (d *decoder) pickSingle(hint wire.Family) *parsed {
+func (rd *reading) pickSingle() *parsed {
 	switch {
-	case d.firstArr:
-		return d.arrayShape()
-	case hint == wire.FamilyCodex && d.codex.detect:
-		return d.codexShape() // a lone Codex event: still read as Codex
-	case hint == wire.FamilyOpenCode && (d.oc.current || d.oc.legacy):
-		return d.openCodeShape()
+	case rd.firstArr:
+		return rd.arrayShape()
+	case rd.fam == FamilyCodex && rd.codex.detect:
+		return rd.codexShape() // a lone Codex event: still read as Codex
+	case rd.fam == FamilyOpenCode && (rd.oc.current || rd.oc.legacy):
+		return rd.openCodeShape()
 	}
-	return d.objectShape()
+	return rd.objectShape()
 }
 
 // pickEvents picks the first event stream detected, in the bash loop's
 // order (Codex, OpenCode, stream-json) unless the hint's CLI comes first.
-func (d *decoder) pickEvents(hint wire.Family) *parsed {
+func (rd *reading) pickEvents() *parsed {
 	order := []string{"codex", "opencode", "stream"}
-	switch hint {
-	case wire.FamilyOpenCode:
+	switch rd.fam {
+	case FamilyOpenCode:
 		order = []string{"opencode", "codex", "stream"}
-	case wire.FamilyClaude, wire.FamilyCursor:
+	case FamilyClaude, FamilyCursor:
 		order = []string{"stream", "codex", "opencode"}
 	}
 	for _, o := range order {
 		switch {
-		case o == "codex" && d.codex.detect:
-			return d.codexShape()
-		case o == "opencode" && (d.oc.current || d.oc.legacy):
-			return d.openCodeShape()
-		case o == "stream" && d.stream.detect:
-			return d.streamShape()
+		case o == "codex" && rd.codex.detect:
+			return rd.codexShape()
+		case o == "opencode" && (rd.oc.current || rd.oc.legacy):
+			return rd.openCodeShape()
+		case o == "stream" && rd.claude.detect:
+			return rd.streamShape()
 		}
 	}
 	return nil
-}
-
-func (p *parsed) useObjUsage(o *objFields) {
-	set := func(v wire.Value, dst *int64, bit uint8) {
-		if f, ok := v.Num(); ok {
-			*dst = int64(f)
-			p.usageKnown |= bit
-		}
-	}
-	set(o.line.Usage.InputTokens, &p.usage.InputTokens, uIn)
-	set(o.line.Usage.OutputTokens, &p.usage.OutputTokens, uOut)
-	set(o.line.Usage.CacheReadTokens, &p.usage.CacheReadTokens, uCacheRead)
-	set(o.line.Usage.CacheCreationTokens, &p.usage.CacheCreationTokens, uCacheCreate)
-	if f, ok := o.line.TotalCostUSD.Num(); ok {
-		p.usage.CostUSD = f
-		p.usageKnown |= uCost
-	}
-	p.durMS, p.durAPIMS, p.numTurns = o.line.DurationMS, o.line.DurationAPIMS, o.line.NumTurns
-}
-
-func (p *parsed) useObjErrors(o *objFields) {
-	p.isError = o.line.IsError.Kind == wire.True || o.line.IsError.Is("true")
-	p.errMsgs = o.errMsgs
-	if f, ok := o.line.APIErrorStatus.Num(); ok && f == 429 {
-		p.api429 = true
-	}
-	if o.line.Error.Self.Is("rate_limit") {
-		p.api429 = true
-	}
-	if o.hasDenials {
-		p.denialCount = o.denialCount
-		for _, e := range o.denials {
-			p.denied = append(p.denied, deniedCommand(e.ToolName.Text, e.ToolName.Kind == wire.String, e.ToolInput.Command.Text, e.ToolInput.Command.Kind == wire.String))
-		}
-	}
-}
-
-func resultText(o *objFields) *textFacts {
-	if o.line.Result.Kind == wire.String {
-		return o.result
-	}
-	return nil
-}
-
-func (d *decoder) objectShape() *parsed {
-	o := d.first
-	if o == nil {
-		o = &objFields{}
-	}
-	p := &parsed{format: FormatJSONObject, obj: o, text: resultText(o), where: "result field"}
-	p.session = firstSession(o.line.SessionIDCamel, o.line.Metadata.SessionID, o.line.SessionID)
-	p.useObjUsage(o)
-	p.useObjErrors(o)
-	return p
-}
-
-func (d *decoder) arrayShape() *parsed {
-	o := d.arr.last
-	if o == nil {
-		o = &objFields{}
-	}
-	p := &parsed{format: FormatJSONArray, obj: o, text: resultText(o), where: "last result element"}
-	p.session = firstSession(o.line.SessionIDCamel, o.line.SessionID, wire.Value{Kind: wire.String, Text: d.arr.initSession}, o.line.Metadata.SessionID)
-	p.useObjUsage(o)
-	p.useObjErrors(o)
-	return p
-}
-
-func (d *decoder) streamShape() *parsed {
-	a := &d.stream
-	p := &parsed{format: FormatStreamJSON}
-	if o := a.last; o != nil {
-		p.obj, p.text, p.where = o, resultText(o), "last result event"
-		p.session = firstSession(o.line.SessionID, o.line.SessionIDCamel, o.line.Metadata.SessionID, wire.Value{Kind: wire.String, Text: a.initSession})
-		p.useObjUsage(o)
-		p.useObjErrors(o)
-		return p
-	}
-	// No result event (a cut stream): the assistant messages, then the
-	// text deltas of an unfinished last message.
-	p.jsonl = true
-	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.initSession})
-	if len(a.deltas) > 0 {
-		if a.asst == nil {
-			a.asst = newTextScan(d.keep, false)
-			a.asstFeed = feeder{w: a.asst, join: true}
-		}
-		a.asstFeed.prefix = a.asstFeed.wrote
-		a.asstFeed.Write(a.deltas)
-	}
-	if a.asst != nil {
-		p.text = a.asst.finish()
-	}
-	p.where = "assistant messages (no result event)"
-	if a.deltaOver {
-		d.truncated = true
-	}
-	return p
-}
-
-func (d *decoder) codexShape() *parsed {
-	a := &d.codex
-	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(wire.Value{Kind: wire.String, Text: a.threadID}), where: "last agent_message"}
-	if a.haveLast {
-		p.text = a.last
-	}
-	if a.usageSeen {
-		// Codex counts cached input inside input_tokens; Claude does not.
-		// Keep the four counts disjoint for every driver, so totals and
-		// --max-tokens never count a cached token twice.
-		in := a.in - a.cached
-		if in < 0 {
-			in = a.in
-		}
-		p.usage = Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
-		p.usageKnown = uIn | uOut | uCacheRead
-	}
-	p.isError = a.failed
-	p.errMsgs = a.errMsgs
-	p.denied = a.declined
-	p.denialCount = len(a.declined)
-	return p
-}
-
-func (d *decoder) openCodeShape() *parsed {
-	a := &d.oc
-	p := &parsed{format: FormatOpenCode, jsonl: true}
-	if a.current {
-		p.session = firstSession(wire.Value{Kind: wire.String, Text: a.session})
-		p.where = "last step's text"
-		if a.step != nil && a.stepFeed.wrote {
-			p.text = a.step.finish()
-		} else if a.prevStep != nil {
-			p.text = a.prevStep
-		}
-		if a.usageSeen {
-			p.usage = Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
-			p.usageKnown = uIn | uOut | uCacheRead | uCacheCreate | uCost
-		}
-		p.errMsgs = a.errMsgs
-		p.isError = len(a.errMsgs) > 0
-		return p
-	}
-	p.session = firstSession(wire.Value{Kind: wire.String, Text: a.legacySession})
-	p.where = "last assistant message"
-	if a.haveLegacy {
-		p.text = a.legacyLast
-	}
-	return p
 }
 
 // firstSession returns the first usable session id: jq's `a // b // c`,
 // then the first line without CR and blanks; "", "0" and "null" are no id.
-func firstSession(vs ...wire.Value) string {
+func firstSession(vs ...Value) string {
 	for _, x := range vs {
-		if x.Kind != wire.String && x.Kind != wire.Number {
+		if x.Kind != String && x.Kind != Number {
 			continue
 		}
 		s := x.Text
@@ -526,7 +119,13 @@ func isoTimestamp(t time.Time) string {
 }
 
 // build turns what was read into the Result.
-func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed) Result {
+func (rd *reading) build(opts Options) Result {
+	stats := &rd.stats
+	p := rd.pick()
+	var raw *textFacts
+	if p == nil {
+		raw = rd.raw.finish()
+	}
 	res := Result{
 		Loop:         opts.Loop,
 		OutputFile:   opts.OutputFile,
@@ -539,11 +138,12 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed)
 	if !opts.Now.IsZero() {
 		res.Timestamp = isoTimestamp(opts.Now)
 	}
-	if d != nil {
-		res.Documents, res.InvalidLines = d.docs, d.invalid
-		if d.truncated {
-			res.note("a message text longer than %d bytes was cut", maxPieces)
-		}
+	res.Documents, res.InvalidLines, res.SkippedLines = rd.docs, rd.invalid, rd.skipped
+	if rd.skipped > 0 {
+		res.note("%d line%s longer than %d MiB skipped", rd.skipped, plural(rd.skipped), MaxLine>>20)
+	}
+	if p != nil && p.cut {
+		res.note("a message text longer than %d bytes was cut", maxPieces)
 	}
 	var agent *textFacts
 	if p == nil {
@@ -574,10 +174,19 @@ func build(opts Options, stats *rawStats, raw *textFacts, d *decoder, p *parsed)
 			res.IsStuck = true
 		}
 	}
-	if d != nil && p != nil {
-		res.UsageWindows = d.limits.resolved(opts.Now)
+	if p != nil {
+		res.UsageWindows = rd.limits.resolved(opts.Now)
 	}
 	detectLimit(&res, p, raw, opts)
+	if !res.UsageLimited && opts.ExitCode == 0 && !opts.TimedOut {
+		// A saved output does not say how its call ended: keep what a
+		// failed call would have read as a limit (IfFailed).
+		failed, o := res, opts
+		o.ExitCode = 1
+		if detectLimit(&failed, p, raw, o); failed.UsageLimited {
+			res.ifFailed = &limitView{failed.UsageLimitReason, failed.UsageLimitWindow, failed.UsageLimitResetsAt}
+		}
+	}
 	if res.DeniedCommands == nil {
 		res.DeniedCommands = []string{}
 	}
@@ -656,9 +265,9 @@ func objectVerdict(res *Result, p *parsed) jsonVerdict {
 	if o == nil {
 		return v
 	}
-	l := &o.line
+	l := o.rec
 	v.hasResult = l.Result.Present()
-	if k := l.Result.Kind; (k == wire.None || k == wire.Null || k == wire.False) && l.Summary.Kind == wire.String {
+	if k := l.Result.Kind; (k == None || k == Null || k == False) && l.Summary.Kind == String {
 		v.summary = o.summary
 	}
 	v.status = l.Status.Alt("UNKNOWN")
@@ -876,7 +485,7 @@ func jqInt(s string) int {
 	return 0
 }
 
-func jvIntPtr(v wire.Value) *int64 {
+func jvIntPtr(v Value) *int64 {
 	f, ok := v.Num()
 	if !ok {
 		return nil

@@ -22,36 +22,42 @@
 //	ErrorHistory: Add, Previous, Marshal, ParseErrorHistory // error lines of recent loops (stuck detection)
 //
 // The package is pure: no clock (Options.Now, Ending.Now), no files
-// (except the one AnalyzeFile reads), no processes; a Stream's one
-// goroutine ends when the stream is closed. The engine persists what it
-// returns.
+// (except the one AnalyzeFile reads), no processes, no goroutines. The
+// engine persists what it returns.
 //
 // # Formats
 //
-// What each agent CLI prints is described once, in package wire: a
-// wire.Line is one JSON document of any of them, and its struct tags say
-// which paths this package keeps and how. The output's shape is detected as
-// the bash loop does (a first byte of '{' or '[', then the number of JSON
-// documents and the event types, Codex before OpenCode before stream-json);
-// Options.Family (the driver's Family()) puts that CLI's shape first, and
-// wire.FamilyText reads plain text. Shapes: one JSON object (Claude or
-// Cursor --output-format json, or the flat format), Claude's message array,
-// Claude/Cursor stream-json (with stream_event deltas), Codex exec --json
-// (item.text and the older content[] form), OpenCode run --format json
-// (1.x events with sessionID, and the older assumed shape), and plain text.
+// Each agent CLI's output format is described once, in its own file here,
+// which the drivers point at (their Family): claude.go (Claude Code and
+// Cursor: the result object, the message array, stream-json), codex.go
+// (codex exec --json), opencode.go (opencode run --format json, 1.x and the
+// older assumed shape); plain text (Copilot, FamilyText) has no records.
+// A format file holds the records the CLI emits (structs decoded with
+// go-json-experiment: a member of an unexpected type reads as empty, as jq's
+// `.a.b // empty` does), where its reply, session, usage, cost, limits and
+// errors are, the function that gathers its records, and its shape (what
+// the rules read). The live renderer (drivers/live.go) decodes the same
+// records.
 //
-// Everything is read as a stream in bounded memory: the JSON reader
-// (lexer.go, decode.go) walks the tree of wire.Line's paths (paths.go) and
-// decodes strings piece by piece straight into a text scanner (an automaton
-// over case-folded bytes, text.go and dfa.go), so a line of any length
-// works and only a prefix of the reply (MaxResultText) is kept; a general
-// JSON decoder would hold a 50 MB result string whole. Lines that are not
-// valid JSON are skipped and counted. A seekable input that starts like
-// JSON but is not is read a second time as text; any other input (a pipe,
-// a Stream) is read as JSON and as text in one pass, which costs the text
-// scan on JSON outputs too (about 0.15 s more per 50 MB) and decides the
-// same. A Stream runs that one pass in its own goroutine while the agent
-// writes, so the loop never reads the output log back.
+// reader.go reads an output line by line, the same code for a file
+// (Analyze, AnalyzeFile) and for a Stream written as the output arrives.
+// A line longer than MaxLine is skipped, counted (Result.SkippedLines) and
+// noted, without being held. The output's shape is detected as the bash
+// loop does (a first byte of '{' or '[', then the number of JSON documents
+// and the record types, Codex before OpenCode before stream-json);
+// Options.Family (the driver's Family()) puts that CLI's formats first, and
+// FamilyText reads plain text. A document may span lines (a pretty-printed
+// object). The bulk of an output is counted, not decoded: Claude's tool
+// results, Codex's command outputs, and Claude's text deltas until the
+// stream turns out to have no result record.
+//
+// The bash loop's text rules (text.go: status block, keywords, error and
+// test lines, questions, the first paragraph's denials, state markers) run
+// once, line by line, on the decoded text: the reply of a JSON output, the
+// whole of a plain-text one (in an output that starts like JSON, the lines
+// that are not JSON). The phrases of a line are found in one pass of a
+// small automaton (dfa.go); only a prefix of the reply (MaxResultText) is
+// kept.
 //
 // # Decisions
 //

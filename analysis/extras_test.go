@@ -84,7 +84,7 @@ var extraCases = []struct {
 		Tests: "UNKNOWN", Docs: 1, FormatConf: 80, // no "result" key
 		Usage: &Usage{InputTokens: 10, CostUSD: 0.0021},
 	}},
-	{"claude_stream.jsonl", Options{Driver: "claude-code"}, extraWant{
+	{"claude_stream.jsonl", Options{Family: driverFamily("claude-code")}, extraWant{
 		// The tool result's errors, denial text and echoed EXIT_SIGNAL: true
 		// are not the agent's own text; EXIT_SIGNAL: false beats "done".
 		Format: FormatStreamJSON, OutputFormat: "json", Session: claudeSID, TextPrefix: "All done: the login form",
@@ -103,7 +103,7 @@ var extraCases = []struct {
 		LimitReason: "rate_limit_event rejected (five_hour)", ResetsAt: 1788513600,
 		Usage: &Usage{},
 	}},
-	{"codex_real.jsonl", Options{Driver: "codex"}, extraWant{
+	{"codex_real.jsonl", Options{Family: driverFamily("codex")}, extraWant{
 		// A bash loop bug: it reads "complete" here and exits; the block says false.
 		Format: FormatCodex, OutputFormat: "json", Session: "0199a213-81c0-7800-8aa1-bbab2a035a53",
 		TextPrefix: "Story 2 is complete; more stories remain.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 9, FormatConf: 100,
@@ -120,7 +120,7 @@ var extraCases = []struct {
 		FormatConf: 100, Confidence: 100,
 		Usage: &Usage{InputTokens: 300, OutputTokens: 65, CacheReadTokens: 110, CacheCreationTokens: 10, CostUSD: 0.03},
 	}},
-	{"cursor_stream_real.jsonl", Options{Driver: "cursor"}, extraWant{
+	{"cursor_stream_real.jsonl", Options{Family: driverFamily("cursor")}, extraWant{
 		Format: FormatStreamJSON, OutputFormat: "json", Session: "c-77", Exit: true, Completion: true,
 		TextPrefix: "Completed the auth module updates.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 7,
 		FormatConf: 100, Confidence: 100,
@@ -156,7 +156,7 @@ var extraCases = []struct {
 		Format: FormatJSONObject, OutputFormat: "json", Session: "lead-ws", Exit: true, Completion: true,
 		TextPrefix: "Done.", Tests: "UNKNOWN", BlockCount: 1, Docs: 1, FormatConf: 100, Confidence: 100,
 	}},
-	{"claude_stream.jsonl", Options{Driver: "copilot"}, extraWant{
+	{"claude_stream.jsonl", Options{Family: driverFamily("copilot")}, extraWant{
 		// Copilot prints text: the same bytes are read as plain text.
 		Format: FormatText, OutputFormat: "text", TextPrefix: `{"type":"system"`, Tests: "UNKNOWN", BlockCount: 3,
 		Tasks: 0, FormatConf: 70, Confidence: 0, WorkSumPrefix: `{"type":"assistant","message":{"id":"m2"`,
@@ -165,7 +165,7 @@ var extraCases = []struct {
 
 func TestExtraFixtures(t *testing.T) {
 	for _, tc := range extraCases {
-		name := tc.file + "/" + tc.opts.Driver
+		name := tc.file + "/" + string(tc.opts.Family)
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "extra", tc.file))
 			if err != nil {

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 func analyzeString(t *testing.T, s string, opts Options) Result {
@@ -398,23 +396,22 @@ func TestDriverHints(t *testing.T) {
 	if f := analyzeString(t, out, Options{}).Format; f != FormatCodex {
 		t.Errorf("no hint: %s, want the bash loop's first match (codex)", f)
 	}
-	if f := analyzeString(t, out, Options{Driver: "claude-code"}).Format; f != FormatStreamJSON {
+	if f := analyzeString(t, out, Options{Family: driverFamily("claude-code")}).Format; f != FormatStreamJSON {
 		t.Errorf("claude-code hint: %s", f)
 	}
-	if f := analyzeString(t, out, Options{Driver: "copilot"}).Format; f != FormatText {
+	if f := analyzeString(t, out, Options{Family: driverFamily("copilot")}).Format; f != FormatText {
 		t.Errorf("copilot hint: %s", f)
 	}
-	// The same hints as the driver's family; a family beats a driver name.
+	// The same hints as the driver's family.
 	for _, tc := range []struct {
 		opts Options
 		want Format
 	}{
-		{Options{Family: wire.FamilyClaude}, FormatStreamJSON},
-		{Options{Family: wire.FamilyCursor}, FormatStreamJSON},
-		{Options{Family: wire.FamilyText}, FormatText},
-		{Options{Family: wire.FamilyCodex, Driver: "copilot"}, FormatCodex},
-		{Options{Family: wire.FamilyAny, Driver: "Claude"}, FormatStreamJSON},
-		{Options{Driver: "command"}, FormatCodex},
+		{Options{Family: FamilyClaude}, FormatStreamJSON},
+		{Options{Family: FamilyCursor}, FormatStreamJSON},
+		{Options{Family: FamilyText}, FormatText},
+		{Options{Family: FamilyCodex}, FormatCodex},
+		{Options{Family: driverFamily("command")}, FormatCodex},
 	} {
 		if f := analyzeString(t, out, tc.opts).Format; f != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.opts, f, tc.want)
@@ -510,7 +507,7 @@ func TestLoneEventWithHint(t *testing.T) {
 	if res := analyzeString(t, out, Options{}); res.Format != FormatJSONObject || res.ExitSignal {
 		t.Errorf("no hint: one document is an object, as in the bash loop: %s %v", res.Format, res.ExitSignal)
 	}
-	if res := analyzeString(t, out, Options{Driver: "codex"}); res.Format != FormatCodex || !res.ExitSignal {
+	if res := analyzeString(t, out, Options{Family: driverFamily("codex")}); res.Format != FormatCodex || !res.ExitSignal {
 		t.Errorf("codex hint: %s %v", res.Format, res.ExitSignal)
 	}
 }

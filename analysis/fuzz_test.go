@@ -14,8 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Fuzz targets. Each decoder is checked three ways: it never panics; the
@@ -118,7 +116,7 @@ func checkAnalyze(t *testing.T, data []byte, opts Options) Result {
 func fuzzDecoder(f *testing.F, driver string, want Format, pats ...string) {
 	seedFuzz(f, pats...)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Driver: driver})
+		res := checkAnalyze(t, data, Options{Family: driverFamily(driver)})
 		o, ok := jsonOracle(data, driver)
 		if !ok || (want != "" && o.format != want) {
 			return
@@ -160,7 +158,7 @@ func FuzzDecodeOpenCode(f *testing.F) {
 func FuzzDecodeText(f *testing.F) {
 	seedFuzz(f, "text_*.txt", "*.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Driver: "copilot", ExitCode: 1})
+		res := checkAnalyze(t, data, Options{Family: driverFamily("copilot"), ExitCode: 1})
 		if res.Format != FormatText {
 			t.Fatalf("copilot output read as %s", res.Format)
 		}
@@ -214,14 +212,14 @@ type oracleResult struct {
 }
 
 // jsonOracle decodes a valid JSON output whole, document by document, into
-// the records of package wire and applies the selection rules (doc.go) the
+// the records of each format and applies the selection rules (doc.go) the
 // slow way. ok is false when the input is not plain valid JSON (invalid
 // lines, duplicate keys, deep nesting, values the rules leave open) or is
 // text.
 func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
-	hint := family(Options{Driver: driver})
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || hint == wire.FamilyText || !plainJSON(trimmed) {
+	hint := driverFamily(driver)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || hint == FamilyText || !plainJSON(trimmed) {
 		return oracleResult{}, false
 	}
 	docs, ok := oracleDocs(trimmed)
@@ -231,9 +229,9 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 	if len(docs) == 1 && docs[0][0] == '[' {
 		return oracleArray(docs[0])
 	}
-	evs := make([]wire.Line, len(docs))
+	evs := make([]oLine, len(docs))
 	for i, d := range docs {
-		if d[0] != '{' || wire.Decode(d, &evs[i]) != nil {
+		if d[0] != '{' || evs[i].decode(d) != nil {
 			return oracleResult{}, false
 		}
 	}
@@ -241,7 +239,7 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 }
 
 // oraclePick applies the shape rules to a list of events.
-func oraclePick(evs []wire.Line, hint wire.Family) (oracleResult, bool) {
+func oraclePick(evs []oLine, hint Family) (oracleResult, bool) {
 	shapes := map[string]bool{}
 	for i := range evs {
 		oracleDetect(&evs[i], shapes)
@@ -249,19 +247,19 @@ func oraclePick(evs []wire.Line, hint wire.Family) (oracleResult, bool) {
 	opencode := shapes["legacy"] || shapes["current"]
 	if len(evs) == 1 {
 		switch {
-		case hint == wire.FamilyCodex && shapes["codex"]:
+		case hint == FamilyCodex && shapes["codex"]:
 			return oracleCodex(evs)
-		case hint == wire.FamilyOpenCode && opencode:
+		case hint == FamilyOpenCode && opencode:
 			return oracleOpenCode(evs, shapes["current"])
 		}
 		m := &evs[0]
-		return oracleResult{FormatJSONObject, oStr(m.Result),
-			oSession(oStr(m.SessionIDCamel), oStr(m.Metadata.SessionID), oStr(m.SessionID)), true}, true
+		return oracleResult{FormatJSONObject, oStr(m.c.Result),
+			oSession(oStr(m.c.SessionIDCamel), oStr(m.c.Metadata.SessionID), oStr(m.c.SessionID)), true}, true
 	}
-	order := map[wire.Family][]string{
-		wire.FamilyOpenCode: {"opencode", "codex", "stream"},
-		wire.FamilyClaude:   {"stream", "codex", "opencode"},
-		wire.FamilyCursor:   {"stream", "codex", "opencode"},
+	order := map[Family][]string{
+		FamilyOpenCode: {"opencode", "codex", "stream"},
+		FamilyClaude:   {"stream", "codex", "opencode"},
+		FamilyCursor:   {"stream", "codex", "opencode"},
 	}[hint]
 	if order == nil {
 		order = []string{"codex", "opencode", "stream"}
@@ -302,42 +300,42 @@ func oracleArray(doc []byte) (oracleResult, bool) {
 	if json.Unmarshal(doc, &elems) != nil {
 		return oracleResult{}, false
 	}
-	var last *wire.Line
+	var last *oLine
 	init := ""
 	for _, e := range elems {
-		var m wire.Line
-		if e[0] != '{' || wire.Decode(e, &m) != nil {
+		var m oLine
+		if e[0] != '{' || m.decode(e) != nil {
 			continue
 		}
-		if m.Type.Is("result") {
+		if m.c.Type.Is("result") {
 			last = &m
 		}
-		if init == "" && m.Type.Is("system") && m.Subtype.Is("init") {
-			init = oSession(oStr(m.SessionID))
+		if init == "" && m.c.Type.Is("system") && m.c.Subtype.Is("init") {
+			init = oSession(oStr(m.c.SessionID))
 		}
 	}
 	if last == nil {
 		return oracleResult{format: FormatJSONArray, checkSession: true, session: oSession(init)}, true
 	}
-	return oracleResult{FormatJSONArray, oStr(last.Result),
-		oSession(oStr(last.SessionIDCamel), oStr(last.SessionID), init, oStr(last.Metadata.SessionID)), true}, true
+	return oracleResult{FormatJSONArray, oStr(last.c.Result),
+		oSession(oStr(last.c.SessionIDCamel), oStr(last.c.SessionID), init, oStr(last.c.Metadata.SessionID)), true}, true
 }
 
 // oracleDetect notes which shapes an event belongs to.
-func oracleDetect(m *wire.Line, shapes map[string]bool) {
-	set := func(v wire.Value) bool { return v.Present() && v.Kind != wire.Null }
-	typ := oStr(m.Type)
-	if m.Type.Kind != wire.String {
+func oracleDetect(m *oLine, shapes map[string]bool) {
+	set := func(v Value) bool { return v.Present() && v.Kind != Null }
+	typ := oStr(m.c.Type)
+	if m.c.Type.Kind != String {
 		typ = ""
 	}
-	if typ == "thread.started" || (typ == "item.completed" && set(m.Item.Type)) {
+	if typ == "thread.started" || (typ == "item.completed" && set(m.x.Item.Type)) {
 		shapes["codex"] = true
 	}
 	if typ == "session.created" || typ == "session.updated" ||
-		((typ == "message.updated" || typ == "message.completed") && m.Message.Self.Kind == wire.Object && set(m.Message.Role)) {
+		((typ == "message.updated" || typ == "message.completed") && m.o.Message.Self.Kind == Object && set(m.o.Message.Fields.Role)) {
 		shapes["legacy"] = true
 	}
-	if m.SessionIDUpper.Kind == wire.String {
+	if m.o.SessionID.Kind == String {
 		switch typ {
 		case "text", "tool_use", "step_start", "step_finish", "reasoning", "error":
 			shapes["current"] = true
@@ -349,36 +347,36 @@ func oracleDetect(m *wire.Line, shapes map[string]bool) {
 	}
 }
 
-func oracleCodex(evs []wire.Line) (oracleResult, bool) {
+func oracleCodex(evs []oLine) (oracleResult, bool) {
 	r := oracleResult{format: FormatCodex, checkSession: true}
 	for i := range evs {
 		m := &evs[i]
-		if m.Type.Is("thread.started") && r.session == "" {
-			r.session = oSession(oStr(m.ThreadID))
+		if m.c.Type.Is("thread.started") && r.session == "" {
+			r.session = oSession(oStr(m.x.ThreadID))
 		}
-		if !m.Type.Is("item.completed") || !m.Item.Type.Is("agent_message") {
+		if !m.c.Type.Is("item.completed") || !m.x.Item.Type.Is("agent_message") {
 			continue
 		}
-		switch m.Item.Text.Kind {
-		case wire.String:
-			r.text = m.Item.Text.Text
+		switch m.x.Item.Text.Kind {
+		case String:
+			r.text = m.x.Item.Text.Text
 			continue
-		case wire.None, wire.Null, wire.False:
+		case None, Null, False:
 		default:
 			return oracleResult{}, false
 		}
-		r.text = oJoin(m.Item.Content, "output_text")
+		r.text = oJoin(m.x.Item.Content, "output_text")
 	}
 	return r, true
 }
 
-func oracleOpenCode(evs []wire.Line, current bool) (oracleResult, bool) {
+func oracleOpenCode(evs []oLine, current bool) (oracleResult, bool) {
 	r := oracleResult{format: FormatOpenCode}
 	if !current {
 		for i := range evs {
 			m := &evs[i]
-			if (m.Type.Is("message.updated") || m.Type.Is("message.completed")) && m.Message.Role.Is("assistant") {
-				r.text = oJoin(m.Message.Parts, "text")
+			if (m.c.Type.Is("message.updated") || m.c.Type.Is("message.completed")) && m.o.Message.Fields.Role.Is("assistant") {
+				r.text = oJoin(m.o.Message.Fields.Parts, "text")
 			}
 		}
 		return r, true
@@ -387,18 +385,18 @@ func oracleOpenCode(evs []wire.Line, current bool) (oracleResult, bool) {
 	wrote := false
 	for i := range evs {
 		m := &evs[i]
-		if m.SessionIDUpper.Kind != wire.String {
+		if m.o.SessionID.Kind != String {
 			continue
 		}
 		switch {
-		case m.Type.Is("step_start"):
+		case m.c.Type.Is("step_start"):
 			if wrote {
 				prev, step, wrote = step, nil, false
 			} else {
 				step = nil
 			}
-		case m.Type.Is("text") && m.Part.Type.Is("text"):
-			step = append(step, oText(m.Part.Text))
+		case m.c.Type.Is("text") && m.o.Part.Type.Is("text"):
+			step = append(step, oText(m.o.Part.Text))
 			if strings.Join(step, "\n") != "" {
 				wrote = true
 			}
@@ -412,36 +410,36 @@ func oracleOpenCode(evs []wire.Line, current bool) (oracleResult, bool) {
 	return r, true
 }
 
-func oracleStream(evs []wire.Line) (oracleResult, bool) {
-	var last *wire.Line
+func oracleStream(evs []oLine) (oracleResult, bool) {
+	var last *oLine
 	init := ""
 	for i := range evs {
 		m := &evs[i]
-		if m.Type.Is("result") {
+		if m.c.Type.Is("result") {
 			last = m
 		}
-		if init == "" && m.Type.Is("system") && m.Subtype.Is("init") {
-			init = oSession(oStr(m.SessionID))
+		if init == "" && m.c.Type.Is("system") && m.c.Subtype.Is("init") {
+			init = oSession(oStr(m.c.SessionID))
 		}
 	}
 	if last == nil {
 		return oracleResult{}, false // joined assistant text: covered by the fixtures
 	}
-	return oracleResult{FormatStreamJSON, oStr(last.Result),
-		oSession(oStr(last.SessionID), oStr(last.SessionIDCamel), oStr(last.Metadata.SessionID), init), true}, true
+	return oracleResult{FormatStreamJSON, oStr(last.c.Result),
+		oSession(oStr(last.c.SessionID), oStr(last.c.SessionIDCamel), oStr(last.c.Metadata.SessionID), init), true}, true
 }
 
 // oStr is a string's or a number's text; other values give "".
-func oStr(v wire.Value) string {
-	if v.Kind == wire.String || v.Kind == wire.Number {
+func oStr(v Value) string {
+	if v.Kind == String || v.Kind == Number {
 		return v.Text
 	}
 	return ""
 }
 
 // oText is a string's text; other values give "".
-func oText(v wire.Value) string {
-	if v.Kind == wire.String {
+func oText(v Value) string {
+	if v.Kind == String {
 		return v.Text
 	}
 	return ""
@@ -461,7 +459,7 @@ func oSession(vs ...string) string {
 }
 
 // oJoin joins the text of the entries of type typ with "\n".
-func oJoin(entries []wire.Entry, typ string) string {
+func oJoin(entries []Entry, typ string) string {
 	var parts []string
 	for _, e := range entries {
 		if e.Type.Is(typ) {
@@ -521,4 +519,21 @@ func plainJSON(data []byte) bool {
 			stack[len(stack)-1].key = true
 		}
 	}
+}
+
+// oLine is one event as every format reads it.
+type oLine struct {
+	c ClaudeRecord
+	x CodexRecord
+	o OpenCodeRecord
+}
+
+func (l *oLine) decode(b []byte) error {
+	if err := DecodeClaude(b, &l.c); err != nil {
+		return err
+	}
+	if err := DecodeCodex(b, &l.x); err != nil {
+		return err
+	}
+	return DecodeOpenCode(b, &l.o)
 }

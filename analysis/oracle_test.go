@@ -178,3 +178,10 @@ func (g outputGen) output(kind string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// driverFamily is the output family of a PLATFORM_DRIVER name, as the
+// drivers package says it (which tests here cannot import).
+func driverFamily(name string) Family {
+	return map[string]Family{"claude-code": FamilyClaude, "codex": FamilyCodex, "cursor": FamilyCursor,
+		"opencode": FamilyOpenCode, "copilot": FamilyText}[name]
+}

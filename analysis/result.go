@@ -3,8 +3,6 @@ package analysis
 import (
 	"regexp"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // Format names the shape an output was read as.
@@ -32,13 +30,9 @@ func (f Format) OutputFormat() string {
 type Options struct {
 	// Family is the agent CLI that wrote the output (the driver's
 	// Family()): its formats come first when several would match, and
-	// wire.FamilyText reads the output as plain text. FamilyAny detects the
+	// FamilyText reads the output as plain text. FamilyAny detects the
 	// format as the bash loop does.
-	Family wire.Family
-	// Driver is the older form of the same hint, a PLATFORM_DRIVER name
-	// ("claude-code", "codex", ...; "claude" too); it counts only when
-	// Family is FamilyAny.
-	Driver string
+	Family Family
 
 	Loop       int       // loop number written to .response_analysis
 	OutputFile string    // path written to .response_analysis (AnalyzeFile: the file read)
@@ -93,6 +87,7 @@ type Result struct {
 	OutputFormat string // "json" or "text", as in .response_analysis
 	Documents    int    // valid JSON documents
 	InvalidLines int    // lines skipped because they were not valid JSON
+	SkippedLines int    // lines skipped because they were longer than MaxLine
 	OutputLength int    // characters, trailing newlines removed (the bash loop's count)
 	OutputBytes  int64
 
@@ -163,6 +158,7 @@ type Result struct {
 	OutputFile string
 
 	usageKnown uint8
+	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
@@ -249,3 +245,21 @@ func (r *Result) SetFilesModified(n int) {
 // loop's OutputLength to .ralph/.last_output_length (only the text path
 // does).
 func (r *Result) UpdatesLastOutputLength() bool { return r.textPath }
+
+// limitView is a usage limit as a Result reports it.
+type limitView struct {
+	reason   string
+	window   string
+	resetsAt int64
+}
+
+// IfFailed is the Result as it would be had the call failed (a non-zero
+// exit): a limit only the agent's text tells of counts then. --analyze
+// shows it, since a saved output does not say how its call ended.
+func (r *Result) IfFailed() Result {
+	c := *r
+	if v := r.ifFailed; v != nil {
+		c.UsageLimited, c.UsageLimitReason, c.UsageLimitWindow, c.UsageLimitResetsAt = true, v.reason, v.window, v.resetsAt
+	}
+	return c
+}

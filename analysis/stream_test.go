@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 	"github.com/ralphloop/ralph_loop/internal/gen"
 )
 
@@ -26,7 +25,7 @@ var streamEndings = []Ending{
 
 // streamFamilies are the agent CLIs an output may come from, FamilyAny
 // (detect) included.
-var streamFamilies = []wire.Family{wire.FamilyAny, wire.FamilyClaude, wire.FamilyCodex, wire.FamilyCursor, wire.FamilyOpenCode, wire.FamilyText}
+var streamFamilies = []Family{FamilyAny, FamilyClaude, FamilyCodex, FamilyCursor, FamilyOpenCode, FamilyText}
 
 // allFields compares every field of a Result, unexported ones too: the
 // stream must decide exactly as AnalyzeFile does, not only print the same.
@@ -176,4 +175,28 @@ func FuzzStream(f *testing.F) {
 		e := streamEndings[rng.IntN(len(streamEndings))]
 		checkStream(t, path, data, Options{Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
 	})
+}
+
+// TestStreamFinishAgain: Finish called again with another ending gives
+// what a reading with that ending gives (--analyze reads its file once for
+// the success and the failed-call views).
+func TestStreamFinishAgain(t *testing.T) {
+	for _, path := range streamInputs(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStream(Options{})
+		s.Write(data)
+		s.Finish(Ending{})
+		got, _ := s.Finish(Ending{ExitCode: 1})
+		want, _, err := AnalyzeFile(path, Options{ExitCode: 1, OutputFile: ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.OutputFile = ""
+		if diff := cmp.Diff(want, got, allFields); diff != "" {
+			t.Fatalf("%s: a second Finish differs (-one reading +again):\n%s", path, diff)
+		}
+	}
 }

@@ -39,7 +39,7 @@ func randomText(r *rand.Rand, n int) string {
 
 // scanPieces runs a scanner over text cut into random pieces.
 func scanPieces(text string, r *rand.Rand) *textFacts {
-	s := newTextScan(1<<20, false)
+	s := newTextRules(1 << 20)
 	for len(text) > 0 {
 		n := 1 + r.Intn(40)
 		if r.Intn(3) == 0 {

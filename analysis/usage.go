@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // LimitWindow is what one agent call said about one of the provider's
@@ -52,20 +50,8 @@ func (a *limitAgg) put(w LimitWindow) {
 	}
 }
 
-// absorbLimits reads the usage windows of one event: Claude's
-// rate_limit_event, and Codex's rate-limit snapshot wherever a version put
-// it (the event itself, "msg", "payload").
-func (d *decoder) absorbLimits() {
-	l := &d.ev.line
-	if l.Type.Is("rate_limit_event") {
-		d.claudeLimit(l.RateLimitInfo)
-	}
-	for _, rl := range []*wire.RateLimits{&l.RateLimits, &l.Msg.RateLimits, &l.Payload.RateLimits} {
-		d.codexSnapshot(rl)
-	}
-}
-
-func (d *decoder) claudeLimit(info wire.RateLimit) {
+// claude reads a rate_limit_event's window.
+func (a *limitAgg) claude(info RateLimit) {
 	status, ok := info.Status.NonEmpty()
 	if !ok {
 		return
@@ -77,11 +63,19 @@ func (d *decoder) claudeLimit(info wire.RateLimit) {
 		}
 		w.UsedPercent = &u
 	}
-	d.limits.put(w)
+	a.put(w)
 }
 
-func (d *decoder) codexSnapshot(rl *wire.RateLimits) {
-	put := func(name string, win wire.RateWindow, flatPct, flatMin wire.Value) {
+// codex reads the windows of a Codex rate-limit snapshot, wherever a
+// version put it (the event itself, "msg", "payload").
+func (a *limitAgg) codex(r *CodexRecord) {
+	for _, rl := range []*RateLimits{&r.RateLimits, &r.Msg.RateLimits, &r.Payload.RateLimits} {
+		a.snapshot(rl)
+	}
+}
+
+func (a *limitAgg) snapshot(rl *RateLimits) {
+	put := func(name string, win RateWindow, flatPct, flatMin Value) {
 		pct, ok := win.UsedPercent.Num()
 		if !ok {
 			if pct, ok = flatPct.Num(); !ok {
@@ -98,7 +92,7 @@ func (d *decoder) codexSnapshot(rl *wire.RateLimits) {
 		if s, ok := win.ResetsInSeconds.Num(); ok && s >= 0 && w.ResetsAt == 0 {
 			w.resetIn = int64(s)
 		}
-		d.limits.put(w)
+		a.put(w)
 	}
 	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
 	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
@@ -121,7 +115,7 @@ func (a *limitAgg) resolved(now time.Time) []LimitWindow {
 }
 
 // epoch reads unix seconds (a number or a numeric string); 0 when absent.
-func epoch(v wire.Value) int64 {
+func epoch(v Value) int64 {
 	if f, ok := v.Num(); ok && f > 0 {
 		return int64(f)
 	}

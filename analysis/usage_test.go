@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"testing"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/analysis/wire"
 )
 
 // The analysis time of the fixtures: 2026-02-18 01:00 UTC, four hours
@@ -20,7 +18,7 @@ func pct(f float64) *float64 { return &f }
 func TestUsageFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
-		family  wire.Family
+		family  Family
 		exit    int
 		limited bool
 		window  string // the limited window, or the first window reported
@@ -29,13 +27,13 @@ func TestUsageFixtures(t *testing.T) {
 		percent *float64
 		windows int
 	}{
-		{"claude_stream_allowed_warning.jsonl", wire.FamilyClaude, 0, false, "seven_day", LimitWarning, 1771390800, pct(82), 1},
-		{"claude_stream_rejected.jsonl", wire.FamilyClaude, 1, true, "five_hour", LimitRejected, 1771390800, nil, 1},
-		{"claude_json_error_text.json", wire.FamilyClaude, 1, true, "five_hour", LimitRejected, time.Date(2026, 2, 18, 2, 0, 0, 0, time.UTC).Unix(), nil, 0},
-		{"codex_usage_limit_reached.jsonl", wire.FamilyCodex, 1, true, "", LimitRejected, 1771390800, nil, 0},
-		{"codex_rate_limit_snapshot.jsonl", wire.FamilyCodex, 0, false, "primary", LimitAllowed, 1771390800, pct(92), 2},
-		{"copilot_text_limit.txt", wire.FamilyText, 1, true, "", LimitRejected, usageNow.Add(3 * time.Hour).Unix(), nil, 0},
-		{"opencode_error_limit.jsonl", wire.FamilyOpenCode, 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
+		{"claude_stream_allowed_warning.jsonl", FamilyClaude, 0, false, "seven_day", LimitWarning, 1771390800, pct(82), 1},
+		{"claude_stream_rejected.jsonl", FamilyClaude, 1, true, "five_hour", LimitRejected, 1771390800, nil, 1},
+		{"claude_json_error_text.json", FamilyClaude, 1, true, "five_hour", LimitRejected, time.Date(2026, 2, 18, 2, 0, 0, 0, time.UTC).Unix(), nil, 0},
+		{"codex_usage_limit_reached.jsonl", FamilyCodex, 1, true, "", LimitRejected, 1771390800, nil, 0},
+		{"codex_rate_limit_snapshot.jsonl", FamilyCodex, 0, false, "primary", LimitAllowed, 1771390800, pct(92), 2},
+		{"copilot_text_limit.txt", FamilyText, 1, true, "", LimitRejected, usageNow.Add(3 * time.Hour).Unix(), nil, 0},
+		{"opencode_error_limit.jsonl", FamilyOpenCode, 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Family: tc.family, ExitCode: tc.exit, Now: usageNow})
@@ -68,7 +66,7 @@ func TestUsageFixtures(t *testing.T) {
 // A file the agent read that tells of a usage limit is a tool result, not
 // the agent's text: a failed call that echoed it is no limit.
 func TestUsageToolResultIsNoLimit(t *testing.T) {
-	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Family: wire.FamilyClaude, ExitCode: 1, Now: usageNow})
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Family: FamilyClaude, ExitCode: 1, Now: usageNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +93,7 @@ func TestUsageLimitPatterns(t *testing.T) {
 	codex := `{"type":"thread.started","thread_id":"t1"}
 {"type":"turn.failed","error":{"message":"Credit exhausted, come back later"}}
 `
-	res = analyzeString(t, codex, Options{Family: wire.FamilyCodex, ExitCode: 1, LimitPatterns: pats})
+	res = analyzeString(t, codex, Options{Family: FamilyCodex, ExitCode: 1, LimitPatterns: pats})
 	if !res.UsageLimited {
 		t.Errorf("a CLI error matching a pattern is a limit")
 	}
@@ -114,7 +112,7 @@ func TestCodexSnapshotShapes(t *testing.T) {
 		"flat":    `{"id":"1","msg":{"type":"token_count","rate_limits":{"primary_used_percent":100,"primary_window_minutes":300,"secondary_used_percent":3}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := analyzeString(t, head+line+"\n"+tail, Options{Family: wire.FamilyCodex, Now: usageNow})
+			res := analyzeString(t, head+line+"\n"+tail, Options{Family: FamilyCodex, Now: usageNow})
 			if !res.UsageLimited || res.UsageLimitWindow != "primary" {
 				t.Fatalf("limited %v in %q (%q)", res.UsageLimited, res.UsageLimitWindow, res.UsageLimitReason)
 			}
@@ -172,5 +170,26 @@ func TestWindowFromText(t *testing.T) {
 		if got := windowFromText(text); got != want {
 			t.Errorf("%q: %q, want %q", text, got, want)
 		}
+	}
+}
+
+// TestIfFailed: a limit only the agent's text tells of is not one for a
+// successful call, and is one for the same output had the call failed,
+// from one reading.
+func TestIfFailed(t *testing.T) {
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText, ExitCode: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UsageLimited || !failed.UsageLimited {
+		t.Fatalf("limited: success %v, failed %v; want false, true", res.UsageLimited, failed.UsageLimited)
+	}
+	got := res.IfFailed()
+	if got.UsageLimitReason != failed.UsageLimitReason || got.UsageLimitWindow != failed.UsageLimitWindow || !got.UsageLimited {
+		t.Errorf("IfFailed: %v %q %q; want %q %q", got.UsageLimited, got.UsageLimitReason, got.UsageLimitWindow, failed.UsageLimitReason, failed.UsageLimitWindow)
 	}
 }

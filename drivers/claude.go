@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // snapshotFlagVersion is the first Claude Code release that accepts
@@ -26,7 +26,7 @@ func (claudeCode) MinVersion() string         { return "2.0.76" }
 func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
-func (claudeCode) Family() wire.Family        { return wire.FamilyClaude }
+func (claudeCode) Family() analysis.Family    { return analysis.FamilyClaude }
 
 // Errors: Claude Code's error messages, as `claude -p` prints them (in
 // its result with is_error: true, or as plain text): "Invalid API key ·

@@ -3,7 +3,7 @@ package drivers
 import (
 	"fmt"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type codex struct{}
@@ -17,7 +17,7 @@ func (codex) MinVersion() string         { return "0.1.0" }
 func (codex) SupportsAllowedTools() bool { return false }
 func (codex) SupportsSessions() bool     { return true }
 func (codex) SupportsLive() bool         { return true }
-func (codex) Family() wire.Family        { return wire.FamilyCodex }
+func (codex) Family() analysis.Family    { return analysis.FamilyCodex }
 
 // Errors: Codex's error messages, as `codex exec` prints them (error and
 // turn.failed events, stderr): "unexpected status 401 Unauthorized: ...",

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type command struct{}
@@ -19,7 +19,7 @@ func (command) ValidTools() []string       { return nil }
 func (command) SupportsAllowedTools() bool { return false }
 func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
-func (command) Family() wire.Family        { return wire.FamilyAny }
+func (command) Family() analysis.Family    { return analysis.FamilyAny }
 
 // Errors: none. An arbitrary command's output is its own text, where
 // "connection refused" may be a test it ran; only a command that cannot

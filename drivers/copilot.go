@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type copilot struct{}
@@ -18,7 +18,7 @@ func (copilot) MinVersion() string         { return "0.0.418" }
 func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
-func (copilot) Family() wire.Family        { return wire.FamilyText }
+func (copilot) Family() analysis.Family    { return analysis.FamilyText }
 
 // Errors: GitHub Copilot CLI's error messages: "No authentication
 // information found", a token without Copilot access, an unknown model,

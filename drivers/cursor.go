@@ -3,7 +3,7 @@ package drivers
 import (
 	"fmt"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // cursorCandidates are the names the Cursor CLI is installed under, in the
@@ -21,7 +21,7 @@ func (cursor) MinVersion() string         { return "0.1.0" }
 func (cursor) SupportsAllowedTools() bool { return false }
 func (cursor) SupportsSessions() bool     { return true }
 func (cursor) SupportsLive() bool         { return true }
-func (cursor) Family() wire.Family        { return wire.FamilyCursor }
+func (cursor) Family() analysis.Family    { return analysis.FamilyCursor }
 func (cursor) candidates() []string       { return cursorCandidates }
 
 // Errors: Cursor CLI's error messages: "Authentication required. Please

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -107,8 +107,8 @@ type Driver interface {
 	// back to background mode with a warning.
 	SupportsLive() bool
 	// Family is the agent CLI whose output formats the analysis reads
-	// first (wire.FamilyText: plain text only; wire.FamilyAny: detect).
-	Family() wire.Family
+	// first (analysis.FamilyText: plain text only; analysis.FamilyAny: detect).
+	Family() analysis.Family
 	// HomePaths are the files and folders under $HOME that the CLI reads and
 	// writes (its configuration and credentials), relative to $HOME; a
 	// sandbox (SANDBOX) lets the agent reach these and hides the rest.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 func TestNamesAndGet(t *testing.T) {
@@ -143,9 +143,9 @@ func trunc(s string) string {
 // TestFamily: each driver names the CLI whose output the analysis reads
 // first; the command driver can run any CLI, and Copilot prints text.
 func TestFamily(t *testing.T) {
-	want := map[string]wire.Family{
-		"claude-code": wire.FamilyClaude, "codex": wire.FamilyCodex, "cursor": wire.FamilyCursor,
-		"copilot": wire.FamilyText, "opencode": wire.FamilyOpenCode, "command": wire.FamilyAny,
+	want := map[string]analysis.Family{
+		"claude-code": analysis.FamilyClaude, "codex": analysis.FamilyCodex, "cursor": analysis.FamilyCursor,
+		"copilot": analysis.FamilyText, "opencode": analysis.FamilyOpenCode, "command": analysis.FamilyAny,
 	}
 	for _, name := range Names() {
 		d, _ := Get(name)

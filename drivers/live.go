@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
@@ -26,10 +26,12 @@ var maxLiveLine = 16 << 20
 // agent's colours pass, no other escape sequence or control does.
 type LiveRenderer struct {
 	w      *safetext.Writer
-	render func(*wire.Line) string // nil: pass bytes through (text formats)
-	ev     wire.Line               // the line being rendered
-	buf    []byte                  // start of an unterminated line
-	skip   bool                    // discarding the rest of an over-long line
+	render func([]byte) (string, error) // nil: pass bytes through (text formats)
+	claude analysis.ClaudeRecord        // the line being rendered, per format
+	codexR analysis.CodexRecord
+	ocR    analysis.OpenCodeRecord
+	buf    []byte // start of an unterminated line
+	skip   bool   // discarding the rest of an over-long line
 	err    error
 	codex  map[string]bool // codex item ids already announced
 }
@@ -52,14 +54,34 @@ func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
 	r := &LiveRenderer{w: safetext.NewWriter(w)}
 	switch format {
 	case FormatClaudeStreamJSON, FormatClaudeJSON:
-		r.render = renderClaude
+		r.render = func(l []byte) (string, error) {
+			if err := analysis.DecodeClaude(l, &r.claude); err != nil {
+				return "", err
+			}
+			return renderClaude(&r.claude), nil
+		}
 	case FormatCodexJSONL:
 		r.codex = map[string]bool{}
-		r.render = r.renderCodex
+		r.render = func(l []byte) (string, error) {
+			if err := analysis.DecodeCodex(l, &r.codexR); err != nil {
+				return "", err
+			}
+			return r.renderCodex(&r.codexR), nil
+		}
 	case FormatCursorStreamJSON, FormatCursorJSON:
-		r.render = renderCursor
+		r.render = func(l []byte) (string, error) {
+			if err := analysis.DecodeClaude(l, &r.claude); err != nil {
+				return "", err
+			}
+			return renderCursor(&r.claude), nil
+		}
 	case FormatOpenCodeJSONL:
-		r.render = renderOpenCode
+		r.render = func(l []byte) (string, error) {
+			if err := analysis.DecodeOpenCode(l, &r.ocR); err != nil {
+				return "", err
+			}
+			return renderOpenCode(&r.ocR), nil
+		}
 	}
 	return r
 }
@@ -121,11 +143,12 @@ func (r *LiveRenderer) line(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	if wire.Decode(line, &r.ev) != nil {
+	s, err := r.render(line)
+	if err != nil {
 		r.out(append(line[:len(line):len(line)], '\n'))
 		return
 	}
-	if s := r.render(&r.ev); s != "" {
+	if s != "" {
 		r.out([]byte(s))
 	}
 }
@@ -137,15 +160,10 @@ func (r *LiveRenderer) out(p []byte) {
 	_, r.err = r.w.Write(p)
 }
 
-func str(v wire.Value) string {
-	if v.Kind == wire.String {
-		return v.Text
-	}
-	return ""
-}
+func str(v analysis.Value) string { return v.Str() }
 
 // texts returns the text of the entries whose type is typ.
-func texts(list []wire.Entry, typ string) string {
+func texts(list []analysis.Entry, typ string) string {
 	var out []string
 	for _, e := range list {
 		if e.Type.Is(typ) {
@@ -164,7 +182,7 @@ func withNewline(s string) string {
 
 func toolLine(name string) string { return "\n\n⚡ [" + name + "]\n" }
 
-func renderClaude(ev *wire.Line) string {
+func renderClaude(ev *analysis.ClaudeRecord) string {
 	if !ev.Type.Is("stream_event") {
 		return ""
 	}
@@ -188,7 +206,7 @@ var codexToolItems = map[string]bool{
 	"command_execution": true, "file_change": true, "mcp_tool_call": true, "web_search": true,
 }
 
-func (r *LiveRenderer) renderCodex(ev *wire.Line) string {
+func (r *LiveRenderer) renderCodex(ev *analysis.CodexRecord) string {
 	item := &ev.Item
 	typ, id := str(item.Type), str(item.ID)
 	switch str(ev.Type) {
@@ -202,23 +220,23 @@ func (r *LiveRenderer) renderCodex(ev *wire.Line) string {
 			return toolLine(typ)
 		}
 		if typ == "agent_message" {
-			if item.Text.Kind == wire.String {
+			if item.Text.Kind == analysis.String {
 				return withNewline(item.Text.Text)
 			}
 			return withNewline(texts(item.Content, "output_text"))
 		}
 	case "turn.failed":
-		return withNewline("error: " + str(ev.Error.Message))
+		return withNewline("error: " + str(ev.Error.Fields.Message))
 	case "error":
-		return withNewline("error: " + str(ev.Message.Self))
+		return withNewline("error: " + str(ev.Message))
 	}
 	return ""
 }
 
-func renderCursor(ev *wire.Line) string {
+func renderCursor(ev *analysis.ClaudeRecord) string {
 	switch str(ev.Type) {
 	case "assistant":
-		return withNewline(texts(ev.Message.Content, "text"))
+		return withNewline(texts(ev.Message.Fields.Content, "text"))
 	case "tool_call":
 		if ev.Subtype.Is("completed") {
 			return "" // announced when it started
@@ -230,7 +248,7 @@ func renderCursor(ev *wire.Line) string {
 
 // cursorToolName is tool_call.name, else name, else the kind of the
 // tool_call's single "<kind>ToolCall" member, else "tool_call".
-func cursorToolName(ev *wire.Line) string {
+func cursorToolName(ev *analysis.ClaudeRecord) string {
 	if n := str(ev.ToolCall.Name); n != "" {
 		return n
 	}
@@ -243,21 +261,21 @@ func cursorToolName(ev *wire.Line) string {
 	return "tool_call"
 }
 
-func renderOpenCode(ev *wire.Line) string {
+func renderOpenCode(ev *analysis.OpenCodeRecord) string {
 	switch str(ev.Type) {
 	case "text":
 		return withNewline(str(ev.Part.Text))
 	case "tool_use":
 		return toolLine(str(ev.Part.Tool))
 	case "error":
-		msg := str(ev.Error.Data.Message)
+		msg := str(ev.Error.Fields.Data.Message)
 		if msg == "" {
-			msg = str(ev.Error.Name)
+			msg = str(ev.Error.Fields.Name)
 		}
 		return withNewline("error: " + msg)
 	case "message.updated", "message.completed":
-		if ev.Message.Role.Is("assistant") {
-			return withNewline(texts(ev.Message.Parts, "text"))
+		if ev.Message.Fields.Role.Is("assistant") {
+			return withNewline(texts(ev.Message.Fields.Parts, "text"))
 		}
 	}
 	return ""

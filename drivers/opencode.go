@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/ralphloop/ralph_loop/analysis/wire"
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type opencode struct{}
@@ -21,7 +21,7 @@ func (opencode) MinVersion() string         { return "0.1.0" }
 func (opencode) SupportsAllowedTools() bool { return false }
 func (opencode) SupportsSessions() bool     { return true }
 func (opencode) SupportsLive() bool         { return true }
-func (opencode) Family() wire.Family        { return wire.FamilyOpenCode }
+func (opencode) Family() analysis.Family    { return analysis.FamilyOpenCode }
 
 // Errors: OpenCode's error messages (its error events and stderr): a
 // ProviderAuthError or a missing API key, a ProviderModelNotFoundError,

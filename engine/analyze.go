@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 )
 
@@ -11,7 +12,7 @@ import (
 // the call starts.
 func (l *loop) analysisOptions(c *call) analysis.Options {
 	return analysis.Options{
-		Driver:               l.s.Driver,
+		Family:               drivers.FamilyOf(l.s.Driver),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
 		PreviousOutputLength: l.lastOutputLen,
@@ -39,6 +40,10 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	})
 	if err != nil {
 		return res, fmt.Errorf("analyse %s: %w", l.rel(c.outName), err)
+	}
+	if res.SkippedLines > 0 {
+		l.bus.Note(events.Warning{Err: fmt.Errorf("analyse %s: %d line(s) longer than %d MiB were not read (a reply that long is not analysed)",
+			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20)})
 	}
 	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/console"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
@@ -48,7 +49,7 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 	}
 	var total events.Usage
 	for _, tt := range tests {
-		res, _, err := analysis.AnalyzeFile(filepath.Join("testdata", "usage", tt.file), analysis.Options{Driver: tt.driver})
+		res, _, err := analysis.AnalyzeFile(filepath.Join("testdata", "usage", tt.file), analysis.Options{Family: drivers.FamilyOf(tt.driver)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,7 +118,7 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 	if err != nil || !found {
 		t.Fatalf(".response_analysis: found %v, %v", found, err)
 	}
-	res, _, err := analysis.AnalyzeFile(logs[0], analysis.Options{Driver: "claude-code", Loop: n})
+	res, _, err := analysis.AnalyzeFile(logs[0], analysis.Options{Family: analysis.FamilyClaude, Loop: n})
 	if err != nil {
 		t.Fatal(err)
 	}

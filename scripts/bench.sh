@@ -2,12 +2,15 @@
 # bench.sh — measure ralph_loop's own cost per loop iteration and of output analysis.
 #
 #   scripts/bench.sh [--loops N] [--runs R] [--no-analysis] [--sizes "50"]
-#                    [--reference] [--conformance]
+#                    [--ref COMMIT] [--no-overhead] [--reference] [--conformance]
 #
 #   --loops N       iterations per measured run (default 50)
 #   --runs R        repetitions of each measurement; the best (lowest) is reported (default 5)
 #   --no-analysis   skip the output-analysis part
 #   --sizes LIST    output sizes in MB for the analysis part (default "50")
+#   --ref COMMIT    the earlier build the analysis is compared with (default f07e265, before
+#                   the analysis redesign; "" for none): built from `git archive COMMIT`
+#   --no-overhead   skip the per-iteration part
 #   --reference     also run the bash reference's bench (needs REF_REPO, a git dir of
 #                   LarsCowe/bmalph; about 17 s per loop): /work/shared/conformance/bench.sh
 #   --conformance   also run that shared bench on our binary (same harness, real 5 s pauses)
@@ -21,8 +24,10 @@
 #   minus the fake agent's own cost per call, measured alone. Target: < 20 ms.
 # RALPH_BIN=path measures that binary instead of building one from this tree.
 # Output analysis: `ralph_loop --analyze FILE` on generated Claude stream-json, Codex
-# JSONL and Claude JSON (one result object) outputs (scripts/gen-output), wall time and
-# peak RSS (/usr/bin/time -v).
+# JSONL and Claude JSON (one result object) outputs (scripts/gen-output), this build and
+# the --ref build run interleaved R times, medians of wall time, CPU and peak RSS, and a
+# plain scan of the same bytes (grep -c) for scale; then a 1-item loop whose reply is the
+# 50 MB Claude JSON result, minus the same loop with a tiny reply, for both builds.
 set -uo pipefail
 
 LOOPS=50
@@ -31,15 +36,19 @@ ANALYSIS=1
 SIZES="50"
 REFERENCE=0
 CONFORMANCE=0
+REF=f07e265
+OVERHEAD=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--loops) LOOPS="$2"; shift 2 ;;
 	--runs) RUNS="$2"; shift 2 ;;
 	--no-analysis) ANALYSIS=0; shift ;;
 	--sizes) SIZES="$2"; shift 2 ;;
+	--ref) REF="$2"; shift 2 ;;
+	--no-overhead) OVERHEAD=0; shift ;;
 	--reference) REFERENCE=1; shift ;;
 	--conformance) CONFORMANCE=1; shift ;;
-	-h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -72,6 +81,7 @@ cat >"$WORK/bin/claude" <<EOF
 [[ "\${1:-}" == --version ]] && { echo "2.1.0 (Claude Code)"; exit 0; }
 IFS= read -r -d '' plan < .ralph/@fix_plan.md
 printf '%s' "\${plan/- \[ \]/- [x]}" > .ralph/@fix_plan.md
+if [[ -n "\${REPLY_FILE:-}" ]]; then exec cat "\$REPLY_FILE"; fi
 printf '%s\n' '$reply'
 EOF
 chmod +x "$WORK/bin/claude"
@@ -122,6 +132,7 @@ agent_cost() {
 # the best of R runs is the closest to the program's own cost.
 best() { sort -g | head -1; }
 
+if [ "$OVERHEAD" = 1 ]; then
 echo
 echo "== per-iteration overhead ($LOOPS loops, best of $RUNS runs)"
 measure 1 >/dev/null # warm caches
@@ -152,31 +163,90 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 	echo "child processes: $execs execve over 10 loops (10 are the fake claude) => $(awk -v e="$execs" 'BEGIN { printf "%.1f", e / 10 }') per loop"
 	grep -E ' execve\(' "$WORK/strace" | grep -v '= -1 ' | sed -E 's/.*execve\("([^"]*)", \[("[^"]*")?(, "([^"]*)")?.*/\1 \4/' | sort | uniq -c | sort -rn | head -8 | sed 's/^/   /'
 fi
+fi
 
 # --- output analysis -----------------------------------------------------------
+# median: the middle value (the lower of the two middle ones)
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 if [ "$ANALYSIS" = 1 ]; then
 	echo
-	echo "== output analysis (ralph_loop --analyze FILE)"
 	(cd "$SRC" && go build -o "$WORK/gen-output" ./scripts/gen-output) || { echo "bench.sh: cannot build scripts/gen-output" >&2; exit 1; }
+	BINS=("$BIN")
+	NAMES=(this)
+	if [ -n "$REF" ]; then
+		mkdir -p "$WORK/ref-src"
+		if git -C "$SRC" archive "$REF" | tar -x -C "$WORK/ref-src" &&
+			(cd "$WORK/ref-src" && CGO_ENABLED=0 go build -trimpath -o "$WORK/ralph_loop-ref" ./cmd/ralph_loop); then
+			BINS+=("$WORK/ralph_loop-ref")
+			NAMES+=("$REF")
+		else
+			echo "bench.sh: cannot build $REF; comparing nothing" >&2
+		fi
+	fi
+	echo "== output analysis (ralph_loop --analyze FILE; ${NAMES[*]}; medians of $RUNS interleaved runs)"
+	TIMEFORMAT='%3R'
 	for mb in $SIZES; do
 		for spec in "claude-stream:claude-code" "codex-jsonl:codex" "claude-json:claude-code"; do
 			format=${spec%%:*} driver=${spec#*:}
 			f="$WORK/out-$format-$mb"
 			"$WORK/gen-output" -format "$format" -mb "$mb" -o "$f" || exit 1
-			(cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -v -o "$WORK/timev" "$BIN" --analyze "$f" >"$WORK/analysis.json" 2>"$WORK/analysis.err")
-			rc=$?
-			wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$WORK/timev")
-			user=$(awk -F': ' '/User time/ { print $2 }' "$WORK/timev")
-			sys=$(awk -F': ' '/System time/ { print $2 }' "$WORK/timev")
-			rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/timev")
-			exitsig=$(jq -r '.analysis.exit_signal' "$WORK/analysis.json" 2>/dev/null)
-			tasks=$(jq -r '.analysis.tasks_completed_this_loop // empty' "$WORK/analysis.json" 2>/dev/null)
-			printf '%-14s %5s MB (%d bytes): rc=%s, %s wall, %.2f s CPU, peak RSS %.1f MB, exit_signal=%s tasks=%s\n' \
-				"$format" "$mb" "$(stat -c %s "$f")" "$rc" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-				"$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$exitsig" "$tasks"
+			: >"$WORK/scan"
+			for ((i = 0; i < ${#BINS[@]}; i++)); do : >"$WORK/an-$i"; done
+			for ((r = 0; r < RUNS; r++)); do
+				for ((i = 0; i < ${#BINS[@]}; i++)); do
+					# wall in ms from bash's time; CPU and peak RSS from GNU time
+					{ time (cd "$P" && PLATFORM_DRIVER="$driver" /usr/bin/time -f '%U %S %M' -o "$WORK/timev" "${BINS[$i]}" --analyze "$f" >"$WORK/analysis-$i.json" 2>"$WORK/analysis.err"); } 2>"$WORK/wall" ||
+						{ echo "bench.sh: --analyze failed:" >&2; cat "$WORK/analysis.err" >&2; exit 1; }
+					echo "$(cat "$WORK/wall") $(tail -1 "$WORK/timev")" >>"$WORK/an-$i"
+				done
+				{ time grep -c x "$f" >/dev/null; } 2>>"$WORK/scan"
+			done
+			scan=$(median <"$WORK/scan")
+			for ((i = 0; i < ${#BINS[@]}; i++)); do
+				wall=$(awk '{ print $1 }' "$WORK/an-$i" | median)
+				cpu=$(awk '{ print $2 + $3 }' "$WORK/an-$i" | median)
+				rss=$(awk '{ print $4 }' "$WORK/an-$i" | median)
+				maxrss=$(awk '{ print $4 }' "$WORK/an-$i" | sort -g | tail -1)
+				exitsig=$(jq -r '.analysis.exit_signal' "$WORK/analysis-$i.json" 2>/dev/null)
+				tasks=$(jq -r '.analysis.tasks_completed_this_loop // empty' "$WORK/analysis-$i.json" 2>/dev/null)
+				printf '%-14s %5s MB %-8s %6.3f s wall, %5.2f s CPU, peak RSS %5.1f MB (max %.1f), %5.1fx a grep -c (%.3f s); exit_signal=%s tasks=%s\n' \
+					"$format" "$mb" "${NAMES[$i]}" "$wall" "$cpu" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" \
+					"$(awk -v r="$maxrss" 'BEGIN { print r / 1024 }')" "$(awk -v w="$wall" -v s="$scan" 'BEGIN { print (s > 0 ? w / s : 0) }')" "$scan" "$exitsig" "$tasks"
+				echo "$wall $cpu" >"$WORK/wall-$format-$mb-$i"
+			done
+			if [ ${#BINS[@]} = 2 ]; then
+				paste "$WORK/wall-$format-$mb-0" "$WORK/wall-$format-$mb-1" | awk -v f="$format" -v r="$REF" \
+					'{ if ($3 > 0 && $4 > 0) printf "%-14s this / %s = %.2f (median wall), %.2f (median CPU)\n", f, r, $1 / $3, $2 / $4 }'
+			fi
+			[ "$format" = claude-json ] && [ "$mb" = "$(echo "$SIZES" | awk '{ print $NF }')" ] && cp "$f" "$WORK/reply-big" 
 			rm -f "$f"
 		done
 	done
+
+	# A loop whose reply is the last size's Claude JSON result: what it adds to a
+	# 1-call run with a tiny reply.
+	if [ -f "$WORK/reply-big" ]; then
+		echo
+		echo "== one loop with a $(stat -c %s "$WORK/reply-big")-byte reply, minus one with a tiny reply (medians of $RUNS interleaved runs)"
+		loop_run() { # loop_run BIN [REPLY_FILE]: wall seconds of a 1-item run
+			plan 1
+			reset_state
+			local TIMEFORMAT='%3R'
+			{ time (cd "$P" && "${ENVV[@]}" REPLY_FILE="${2:-}" "$1" </dev/null >"$WORK/out" 2>"$WORK/err"); } 2>"$WORK/time"
+			cat "$WORK/time"
+		}
+		for ((k = 0; k < ${#BINS[@]}; k++)); do : >"$WORK/big-$k" && : >"$WORK/small-$k"; done
+		for ((r = 0; r < RUNS; r++)); do
+			for ((k = 0; k < ${#BINS[@]}; k++)); do
+				loop_run "${BINS[$k]}" "$WORK/reply-big" >>"$WORK/big-$k"
+				loop_run "${BINS[$k]}" >>"$WORK/small-$k"
+			done
+		done
+		for ((k = 0; k < ${#BINS[@]}; k++)); do
+			big=$(median <"$WORK/big-$k") small=$(median <"$WORK/small-$k")
+			printf '%-8s %.2f s with the big reply, %.2f s with a tiny one: the reply adds %.2f s\n' "${NAMES[$k]}" "$big" "$small" "$(awk -v b="$big" -v s="$small" 'BEGIN { print b - s }')"
+		done
+	fi
 fi
 
 # --- the shared harness: reference and/or ours ------------------------------------

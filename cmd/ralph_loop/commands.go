@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/ralphdir"
 	"github.com/ralphloop/ralph_loop/report"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -60,13 +61,13 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Driver: driver, Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	opts := analysis.Options{Family: drivers.FamilyOf(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
 	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err
 	}
 	if !res.UsageLimited {
-		why = append(why, limitIfFailed(cfg.AnalyzeFile, opts)...)
+		why = append(why, limitIfFailed(res.IfFailed())...)
 	}
 	b, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
@@ -80,14 +81,12 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 // limitIfFailed explains the usage limit the agent's text tells of, which
 // counts only for a call that failed: a saved output does not say how its
 // call ended, so --analyze reads it once more as a failed call's.
-func limitIfFailed(path string, opts analysis.Options) []string {
-	opts.ExitCode = 1
-	res, why, err := analysis.AnalyzeFile(path, opts)
-	if err != nil || !res.UsageLimited {
+func limitIfFailed(failed analysis.Result) []string {
+	if !failed.UsageLimited {
 		return nil
 	}
 	var out []string
-	for _, l := range why {
+	for _, l := range failed.Explain() {
 		if strings.HasPrefix(l, "usage limit") {
 			out = append(out, "if the call failed, "+l)
 		}

@@ -1,0 +1,231 @@
+package analysis
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+)
+
+// Codex (codex exec --json) writes one event per line:
+//
+//	{"type": "thread.started", "thread_id": session}
+//	{"type": "turn.started"}
+//	{"type": "item.started" | "item.completed", "item": {"id", "type", ...}}
+//	{"type": "turn.completed", "usage": {"input_tokens", "cached_input_tokens", "output_tokens"}}
+//	{"type": "turn.failed", "error": {"message"}}
+//	{"type": "error", "message": "..."}
+//
+// Items: "agent_message" (its "text" is a reply; older CLIs put
+// "content": [{"type": "output_text", "text"}]), "reasoning",
+// "command_execution" ("command", "aggregated_output", "status": a
+// "declined" one is a permission denial), "file_change" (also "declined"),
+// "error" ("message"). The reply is the last agent message. Usage is summed
+// over the turns; input_tokens includes the cached ones. The rate-limit
+// snapshot ("rate_limits": {"primary", "secondary": {"used_percent",
+// "window_minutes", "resets_at" or "resets_in_seconds"}}) may come in any
+// event, or in "msg" (older exec --json) or "payload" (the session log).
+
+// CodexRecord is one event of Codex's output.
+type CodexRecord struct {
+	Type       Value           `json:"type"`
+	ThreadID   Value           `json:"thread_id"`
+	Item       CodexItem       `json:"item"`
+	Usage      CodexUsage      `json:"usage"`
+	Error      Either[ErrBody] `json:"error"`
+	Message    Value           `json:"message"` // the error event's message
+	RateLimits RateLimits      `json:"rate_limits"`
+	Msg        CodexWrapped    `json:"msg"`
+	Payload    CodexWrapped    `json:"payload"`
+}
+
+// CodexItem is an item of item.started and item.completed.
+type CodexItem struct {
+	ID      Value   `json:"id"`
+	Type    Value   `json:"type"`
+	Status  Value   `json:"status"`
+	Command Value   `json:"command"`
+	Text    Value   `json:"text"`
+	Content []Entry `json:"content"` // older CLIs: output_text entries
+	Message Value   `json:"message"`
+}
+
+// CodexUsage is a turn's token usage.
+type CodexUsage struct {
+	InputTokens       Value `json:"input_tokens"`
+	CachedInputTokens Value `json:"cached_input_tokens"` // the cached part of input_tokens
+	OutputTokens      Value `json:"output_tokens"`
+}
+
+// CodexWrapped is an event wrapped in another record: the older exec
+// --json's "msg" and the session log's "payload".
+type CodexWrapped struct {
+	Type       Value      `json:"type"`
+	RateLimits RateLimits `json:"rate_limits"`
+}
+
+// RateLimits is the rate-limit snapshot: the primary (shorter) and
+// secondary (weekly) windows, and the flat fields of the first versions
+// that sent one.
+type RateLimits struct {
+	Primary                RateWindow `json:"primary"`
+	Secondary              RateWindow `json:"secondary"`
+	PrimaryUsedPercent     Value      `json:"primary_used_percent"`
+	SecondaryUsedPercent   Value      `json:"secondary_used_percent"`
+	PrimaryWindowMinutes   Value      `json:"primary_window_minutes"`
+	SecondaryWindowMinutes Value      `json:"secondary_window_minutes"`
+}
+
+// RateWindow is one window of a snapshot.
+type RateWindow struct {
+	UsedPercent     Value `json:"used_percent"`
+	WindowMinutes   Value `json:"window_minutes"`
+	ResetsAt        Value `json:"resets_at"`         // unix seconds (newer CLIs)
+	ResetsInSeconds Value `json:"resets_in_seconds"` // seconds from the event (older CLIs)
+}
+
+var codexTolerated = []*json.Unmarshalers{
+	objectOnly[CodexRecord](), objectOnly[CodexItem](), objectOnly[CodexUsage](), objectOnly[CodexWrapped](),
+	objectOnly[RateLimits](), objectOnly[RateWindow](),
+}
+
+// DecodeCodex reads one line of Codex's output.
+func DecodeCodex(line []byte, r *CodexRecord) error {
+	*r = CodexRecord{}
+	return decodeRecord(line, r)
+}
+
+// codexReads are the event types whose fields the analysis reads (any
+// event with a "rate_limits" snapshot too).
+var codexReads = map[string]bool{"thread.started": true, "item.completed": true, "turn.completed": true, "turn.failed": true, "error": true}
+
+// codexBulk: a completed command or file change that was not declined is
+// counted, not read: its output is most of a Codex output's bytes and the
+// analysis reads none of it. Codex writes the item's id and type first and
+// its status last; a line in another order is read.
+func codexBulk(t []byte) bool {
+	rest, ok := bytes.CutPrefix(t, []byte(`{"type":"item.completed","item":{"id":"`))
+	if !ok {
+		return false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 {
+		return false
+	}
+	rest = rest[i+1:]
+	if !bytes.HasPrefix(rest, []byte(`,"type":"command_execution",`)) && !bytes.HasPrefix(rest, []byte(`,"type":"file_change",`)) {
+		return false
+	}
+	tail := t[max(0, len(t)-48):]
+	k := bytes.LastIndex(tail, []byte(`,"status":"`))
+	if k < 0 {
+		return false
+	}
+	status := tail[k+len(`,"status":"`):]
+	end := bytes.IndexByte(status, '"')
+	return end >= 0 && string(status[end:]) == `"}}` && string(status[:end]) != "declined" && bytes.IndexByte(status[:end], '\\') < 0
+}
+
+// codexReading gathers Codex's events.
+type codexReading struct {
+	detect          bool
+	threadID        string
+	last            *textFacts // last agent message
+	haveLast        bool
+	usageSeen       bool
+	in, cached, out int64
+	errMsgs         []string
+	failed          bool
+	declined        []string
+}
+
+func (a *codexReading) record(r *CodexRecord) {
+	typ := r.Type.Str()
+	if typ == "thread.started" || (typ == "item.completed" && r.Item.Type.Set()) {
+		a.detect = true
+	}
+	switch typ {
+	case "thread.started":
+		if a.threadID == "" {
+			a.threadID = firstSession(r.ThreadID)
+		}
+	case "item.completed":
+		it := &r.Item
+		switch {
+		case it.Type.Is("agent_message"):
+			// item.text // (content[] output_text joined) // ""
+			if it.Text.Kind == String {
+				a.last = scanString(it.Text.Text, MaxResultText)
+			} else {
+				sc := newTextRules(MaxResultText)
+				j := joiner{w: sc}
+				j.entryTexts(it.Content, "output_text")
+				a.last = sc.finish()
+			}
+			a.haveLast = true
+		case it.Type.Is("command_execution") && it.Status.Is("declined"):
+			cmd, _ := it.Command.NonEmpty()
+			a.declined = append(a.declined, "shell("+firstLine60(cmd)+")")
+		case it.Type.Is("file_change") && it.Status.Is("declined"):
+			a.declined = append(a.declined, "file_change")
+		case it.Type.Is("error"):
+			a.errMsgs = errorMessages(a.errMsgs, r.messages()...)
+		}
+	case "turn.completed":
+		a.usageSeen = true
+		a.in += r.Usage.InputTokens.Int()
+		a.cached += r.Usage.CachedInputTokens.Int()
+		a.out += r.Usage.OutputTokens.Int()
+	case "turn.failed":
+		a.failed = true
+		a.errMsgs = errorMessages(a.errMsgs, r.messages()...)
+	case "error":
+		a.errMsgs = errorMessages(a.errMsgs, r.messages()...)
+	}
+}
+
+// messages are the error messages an event carries.
+func (r *CodexRecord) messages() []Value {
+	return []Value{r.Item.Message, r.Error.Fields.Message, r.Error.Fields.Data.Message, r.Message}
+}
+
+// firstLine60 is jq's `split("\n")[0] | .[0:60]`: the first line, cut at 60
+// characters, as the bash loop shows a declined command.
+func firstLine60(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	n := 0
+	for i := range s {
+		if n == 60 {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// codexShape reads a Codex output.
+func (rd *reading) codexShape() *parsed {
+	a := &rd.codex
+	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(Str(a.threadID)), where: "last agent_message"}
+	if a.haveLast {
+		p.text = a.last
+	}
+	if a.usageSeen {
+		// Codex counts cached input inside input_tokens; Claude does not.
+		// Keep the four counts disjoint for every driver, so totals and
+		// --max-tokens never count a cached token twice.
+		in := a.in - a.cached
+		if in < 0 {
+			in = a.in
+		}
+		p.usage = Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
+		p.usageKnown = uIn | uOut | uCacheRead
+	}
+	p.isError = a.failed
+	p.errMsgs = a.errMsgs
+	p.denied = a.declined
+	p.denialCount = len(a.declined)
+	return p
+}

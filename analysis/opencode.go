@@ -1,0 +1,201 @@
+package analysis
+
+import (
+	"strings"
+
+	"github.com/go-json-experiment/json"
+)
+
+// OpenCode (opencode run --format json) 1.x writes one event per line,
+// each {"type", "timestamp", "sessionID": session, "part" or "error"}:
+//
+//	step_start                   a step (one model call) begins
+//	text                         part: {"type": "text", "text"}: the reply, joined per step
+//	reasoning, tool_use          part: {"tool", "state": {...}}: not the reply
+//	step_finish                  part: {"cost", "tokens": {"input", "output", "reasoning",
+//	                             "cache": {"read", "write"}}}, summed over the steps
+//	error                        error: {"name", "data": {"message"}}
+//
+// The reply is the last step's text (the step before it when the last one
+// wrote none). Older CLIs were assumed to print {"type": "session.created"
+// | "session.updated", "session": {"id"}} and {"type": "message.updated" |
+// "message.completed", "message": {"role", "parts": [{"type": "text",
+// "text"}]}}: the reply is the last assistant message, the session the
+// first of session.id, session_id and sessionId in any event.
+
+// OpenCodeRecord is one event of OpenCode's output.
+type OpenCodeRecord struct {
+	Type      Value                   `json:"type"`
+	SessionID Value                   `json:"sessionID"`
+	Part      OpenCodePart            `json:"part"`
+	Error     Either[ErrBody]         `json:"error"`
+	Message   Either[OpenCodeMessage] `json:"message"` // older events
+
+	Session        OpenCodeSession `json:"session"`    // older events
+	SessionIDSnake Value           `json:"session_id"` // older events
+	SessionIDCamel Value           `json:"sessionId"`  // older events
+}
+
+// OpenCodePart is an event's part: text, a tool call, or a step's end.
+type OpenCodePart struct {
+	Type   Value          `json:"type"`
+	Text   Value          `json:"text"`
+	Tool   Value          `json:"tool"`
+	Cost   Value          `json:"cost"`
+	Tokens OpenCodeTokens `json:"tokens"`
+}
+
+// OpenCodeTokens are a step's token counts.
+type OpenCodeTokens struct {
+	Input     Value         `json:"input"`
+	Output    Value         `json:"output"`
+	Reasoning Value         `json:"reasoning"`
+	Cache     OpenCodeCache `json:"cache"`
+}
+
+// OpenCodeCache are a step's cached tokens.
+type OpenCodeCache struct {
+	Read  Value `json:"read"`
+	Write Value `json:"write"`
+}
+
+// OpenCodeMessage is an older event's message.
+type OpenCodeMessage struct {
+	Role  Value   `json:"role"`
+	Parts []Entry `json:"parts"`
+}
+
+// OpenCodeSession is an older event's session.
+type OpenCodeSession struct {
+	ID Value `json:"id"`
+}
+
+var openCodeTolerated = []*json.Unmarshalers{
+	objectOnly[OpenCodeRecord](), objectOnly[OpenCodePart](), objectOnly[OpenCodeTokens](), objectOnly[OpenCodeCache](),
+	objectOnly[OpenCodeMessage](), objectOnly[OpenCodeSession](),
+}
+
+// DecodeOpenCode reads one line of OpenCode's output.
+func DecodeOpenCode(line []byte, r *OpenCodeRecord) error {
+	*r = OpenCodeRecord{}
+	return decodeRecord(line, r)
+}
+
+// openCodeReads are the event types whose fields the analysis reads (any
+// event naming a session too, until the older shape's session is known).
+var openCodeReads = map[string]bool{
+	"text": true, "tool_use": true, "step_start": true, "step_finish": true, "reasoning": true, "error": true,
+	"session.created": true, "session.updated": true, "message.updated": true, "message.completed": true,
+}
+
+// openCodeReading gathers OpenCode's events.
+type openCodeReading struct {
+	legacy                          bool
+	current                         bool // 1.x events
+	legacySession                   string
+	legacyLast                      *textFacts
+	haveLegacy                      bool
+	session                         string
+	step                            *textRules
+	stepJoin                        joiner
+	prevStep                        *textFacts
+	usageSeen                       bool
+	in, out, reason, cacheR, cacheW int64
+	cost                            float64
+	errMsgs                         []string
+}
+
+func (a *openCodeReading) record(r *OpenCodeRecord) {
+	typ := r.Type.Str()
+	switch typ {
+	case "session.created", "session.updated":
+		a.legacy = true
+	case "message.updated", "message.completed":
+		if r.Message.Fields.Role.Set() {
+			a.legacy = true
+		}
+	}
+	if a.legacySession == "" {
+		a.legacySession = firstSession(r.Session.ID, r.SessionIDSnake, r.SessionIDCamel)
+	}
+	if (typ == "message.updated" || typ == "message.completed") && r.Message.Fields.Role.Is("assistant") {
+		sc := newTextRules(MaxResultText)
+		j := joiner{w: sc}
+		j.entryTexts(r.Message.Fields.Parts, "text")
+		a.legacyLast = sc.finish()
+		a.haveLegacy = true
+	}
+	if r.SessionID.Kind == String && openCodeReads[typ] && !strings.HasPrefix(typ, "session.") && !strings.HasPrefix(typ, "message.") {
+		a.record1x(r, typ)
+	}
+}
+
+// record1x reads an OpenCode 1.x event.
+func (a *openCodeReading) record1x(r *OpenCodeRecord, typ string) {
+	a.current = true
+	if a.session == "" {
+		a.session = firstSession(r.SessionID)
+	}
+	switch typ {
+	case "step_start":
+		if a.step != nil && a.stepJoin.wrote {
+			a.prevStep = a.step.finish()
+			a.step = newTextRules(MaxResultText)
+			a.stepJoin = joiner{w: a.step}
+		}
+		a.stepJoin.entries = 0
+	case "text":
+		if a.step == nil {
+			a.step = newTextRules(MaxResultText)
+			a.stepJoin = joiner{w: a.step}
+		}
+		if r.Part.Type.Is("text") {
+			a.stepJoin.entry(r.Part.Text)
+		}
+	case "step_finish":
+		a.usageSeen = true
+		t := &r.Part.Tokens
+		a.in += t.Input.Int()
+		a.out += t.Output.Int()
+		a.reason += t.Reasoning.Int()
+		a.cacheR += t.Cache.Read.Int()
+		a.cacheW += t.Cache.Write.Int()
+		if c, ok := r.Part.Cost.Num(); ok {
+			a.cost += c
+		}
+	case "error":
+		msgs := []Value{r.Error.Fields.Message, r.Error.Fields.Data.Message}
+		if r.Error.Self.Kind == String {
+			msgs = append([]Value{r.Error.Self}, msgs...)
+		}
+		a.errMsgs = errorMessages(a.errMsgs, msgs...)
+	}
+}
+
+// openCodeShape reads an OpenCode output.
+func (rd *reading) openCodeShape() *parsed {
+	a := &rd.oc
+	p := &parsed{format: FormatOpenCode, jsonl: true}
+	if a.current {
+		p.session = firstSession(Str(a.session))
+		p.where = "last step's text"
+		if a.step != nil && a.stepJoin.wrote {
+			p.text = a.step.finish()
+		} else if a.prevStep != nil {
+			p.text = a.prevStep
+		}
+		if a.usageSeen {
+			p.usage = Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
+			p.usageKnown = uIn | uOut | uCacheRead | uCacheCreate | uCost
+		}
+		p.errMsgs = a.errMsgs
+		p.isError = len(a.errMsgs) > 0
+		return p
+	}
+	p.session = firstSession(Str(a.legacySession))
+	p.where = "last assistant message"
+	if a.haveLegacy {
+		p.text = a.legacyLast
+	}
+	return p
+}

@@ -1,0 +1,617 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// MaxLine is the per-line cap: a longer line of output is skipped (counted
+// in Result.SkippedLines, with a note in the explanation) without being
+// held, and a longer line of the agent's text is cut there.
+const MaxLine = 16 << 20
+
+// tolerated are the formats' record types that read as empty when they
+// arrive as another JSON type (see value.go).
+var tolerated = append(append(append([]*json.Unmarshalers(nil), claudeTolerated...), codexTolerated...), openCodeTolerated...)
+
+// reading is one output read line by line: by Analyze from a reader, by a
+// Stream as the output is written. Both run the same code.
+type reading struct {
+	fam   Family
+	stats rawStats
+
+	partial []byte // the current line, until its newline
+	over    bool   // the current line passed MaxLine: its bytes are dropped
+	started bool   // a byte other than a blank or the byte-order mark was seen
+	json    bool   // the output started like JSON: its lines are records
+	bom     int    // > 0 until the first line, whose byte-order mark is dropped
+
+	skipped  int // lines over MaxLine
+	docs     int // valid JSON documents
+	invalid  int // lines that were not valid JSON
+	firstArr bool
+	first    *resultObject // the first document, when it is an object
+
+	pending      []byte // a document spread over several lines, joined so far
+	pendingLines int
+	depth        int
+
+	claude claudeReading
+	arr    claudeReading // Claude's message array
+	codex  codexReading
+	oc     openCodeReading
+	limits limitAgg
+	raw    *textRules // the output as plain text (in a JSON output: its lines that are not JSON)
+
+	cr ClaudeRecord
+	xr CodexRecord
+	or OpenCodeRecord
+}
+
+func newReading(fam Family) *reading {
+	return &reading{fam: fam, raw: newTextRules(MaxResultText), bom: 3}
+}
+
+// Write feeds the next bytes of the output.
+func (rd *reading) Write(p []byte) {
+	rd.stats.Write(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			rd.keep(p)
+			return
+		}
+		switch {
+		case rd.over || len(rd.partial) == 0 && i > MaxLine:
+			rd.skipped++
+		case len(rd.partial) > 0:
+			rd.keep(p[:i])
+			if !rd.over {
+				rd.line(rd.partial, true)
+			} else {
+				rd.skipped++
+			}
+		default: // a whole line in p: read in place
+			rd.line(p[:i], true)
+		}
+		rd.partial, rd.over = rd.partial[:0], false
+		p = p[i+1:]
+	}
+}
+
+// keep holds the start of a line that goes on in the next write.
+func (rd *reading) keep(p []byte) {
+	if rd.over {
+		return
+	}
+	n := len(rd.partial) + len(p)
+	if n > MaxLine {
+		rd.partial, rd.over = nil, true
+		return
+	}
+	if n > cap(rd.partial) { // double: append grows a large slice by a quarter
+		rd.partial = append(make([]byte, 0, min(max(2*cap(rd.partial), n), MaxLine)), rd.partial...)
+	}
+	rd.partial = append(rd.partial, p...)
+}
+
+// end reads the last line, which has no newline.
+func (rd *reading) end() {
+	switch {
+	case rd.over || len(rd.partial) > MaxLine:
+		rd.skipped++
+	case len(rd.partial) > 0:
+		rd.line(rd.partial, false)
+	}
+	rd.partial, rd.over = nil, false
+	if rd.pending != nil && rd.stats.trailNL > 0 {
+		rd.invalid++ // the end of the output is counted as one more line of a document it cut
+	}
+	rd.flushPending()
+}
+
+// line reads one line of the output; nl tells whether a newline ended it.
+func (rd *reading) line(l []byte, nl bool) {
+	t := l
+	if rd.bom > 0 {
+		t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+		rd.bom = 0
+	}
+	t = bytes.TrimLeft(t, " \t\r")
+	if !rd.started && len(t) > 0 {
+		rd.started = true
+		rd.json = rd.fam != FamilyText && (t[0] == '{' || t[0] == '[')
+	}
+	if !rd.json {
+		rd.raw.writeLine(l, nl)
+		return
+	}
+	if rd.pending != nil {
+		rd.join(l, t)
+		return
+	}
+	if len(t) == 0 {
+		rd.rawLine(l)
+		return
+	}
+	if t[0] != '{' && t[0] != '[' {
+		rd.invalid++
+		rd.rawLine(l)
+		return
+	}
+	if rd.fast(t) {
+		return
+	}
+	rd.documents(l, t)
+}
+
+// rawLine gives a line that is not part of a JSON document to the text
+// reading.
+func (rd *reading) rawLine(l []byte) {
+	rd.raw.writeLine(l, true)
+}
+
+// fast counts a line without decoding it when its format reads nothing of
+// it, or not yet: Claude's tool results ("user" records) and Codex's command
+// outputs are most of an output's bytes and are only counted; Claude's text
+// deltas are read only for a stream cut before its result (see
+// claudeReading.events). The first document is always read whole.
+func (rd *reading) fast(t []byte) bool {
+	if rd.docs == 0 || t[len(t)-1] != '}' {
+		return false
+	}
+	typ, known := recordType(t)
+	switch {
+	case !known:
+		return false
+	case string(typ) == "user":
+		rd.claude.detect = true
+	case string(typ) == "stream_event" && rd.oc.legacySession != "":
+		rd.claude.hold(t)
+	case codexBulk(t):
+		rd.codex.detect = true
+	default:
+		return false
+	}
+	rd.docs++
+	return true
+}
+
+// documents reads the JSON documents of a line; one that does not end on
+// it is joined with the next lines. A line that is one document is decoded
+// once (the formats' decoding checks it); any other is split into its
+// documents first.
+func (rd *reading) documents(l, t []byte) {
+	if e := bytes.TrimRight(t, " \t\r"); e[len(e)-1] == '}' && rd.document(e) {
+		return
+	}
+	var dec jsontext.Decoder
+	dec.Reset(bytes.NewBuffer(t), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for first := true; ; first = false {
+		v, err := dec.ReadValue()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) && first {
+				rd.pending = append([]byte(nil), l...)
+				rd.pending = append(rd.pending, '\n')
+				rd.pendingLines, rd.depth = 1, nesting(t)
+				return
+			}
+			rd.invalid++
+			rd.rawLine(l)
+			return
+		}
+		if !rd.document(v) {
+			rd.docs++ // valid JSON that no record type takes
+		}
+	}
+}
+
+// join adds a line to a document spread over lines: it ends when its
+// brackets close. A line that starts a new document at its first column
+// and cannot continue the one joined so far ends that one, cut short.
+func (rd *reading) join(l, t []byte) {
+	if len(l) > 0 && (l[0] == '{' || l[0] == '[') && rd.depth > 0 && !validPrefix(append(rd.pending, l...)) {
+		rd.flushPending()
+		rd.line(l, true)
+		return
+	}
+	if len(rd.pending)+len(l) > MaxLine {
+		rd.skipped += rd.pendingLines + 1
+		rd.pending = nil
+		return
+	}
+	rd.pending = append(append(rd.pending, l...), '\n')
+	rd.pendingLines++
+	if rd.depth += nesting(t); rd.depth > 0 {
+		return
+	}
+	doc := rd.pending
+	n := rd.pendingLines
+	rd.pending = nil
+	if !jsontext.Value(bytes.TrimSpace(doc)).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		rd.invalid += n
+		rd.raw.Write(doc)
+		return
+	}
+	rd.document(bytes.TrimSpace(doc))
+}
+
+// validPrefix reports whether b is JSON so far: a whole value, or the start
+// of one.
+func validPrefix(b []byte) bool {
+	var dec jsontext.Decoder
+	dec.Reset(bytes.NewBuffer(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	_, err := dec.ReadValue()
+	return err == nil || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// flushPending ends a document that was never closed: its lines are not JSON.
+func (rd *reading) flushPending() {
+	if rd.pending == nil {
+		return
+	}
+	rd.invalid += rd.pendingLines
+	rd.raw.Write(rd.pending)
+	rd.pending = nil
+}
+
+// nesting is how much a line of JSON opens: '{' and '[' minus '}' and ']'
+// outside strings.
+func nesting(line []byte) int {
+	d, in := 0, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '{' || c == '[':
+			d++
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return d
+}
+
+// document reads one JSON document: an object is a record of any format;
+// the first document may be Claude's message array. It reports false,
+// having read nothing, when v is not one valid JSON value.
+func (rd *reading) document(v []byte) bool {
+	if v[0] == '[' {
+		return rd.array(v)
+	}
+	claude, codex, openCode := rd.readers(v)
+	// The first format that reads the record checks it; the others are
+	// decoded only when it was valid.
+	var err error
+	switch {
+	case claude:
+		err = DecodeClaude(v, &rd.cr)
+	case codex:
+		err = DecodeCodex(v, &rd.xr)
+	case openCode:
+		err = DecodeOpenCode(v, &rd.or)
+	case !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)):
+		return false
+	}
+	if err != nil {
+		return false
+	}
+	if claude {
+		rd.claudeRecord(v)
+	}
+	if codex && (!claude || DecodeCodex(v, &rd.xr) == nil) {
+		rd.limits.codex(&rd.xr)
+		rd.codex.record(&rd.xr)
+	}
+	if openCode && (!claude && !codex || DecodeOpenCode(v, &rd.or) == nil) {
+		rd.oc.record(&rd.or)
+	}
+	rd.docs++
+	return true
+}
+
+// readers are the formats that read record v: by its leading type, when
+// it has one, else all.
+func (rd *reading) readers(v []byte) (claude, codex, openCode bool) {
+	typ, known := recordType(v)
+	if !known {
+		return true, true, true
+	}
+	claude = rd.docs == 0 || claudeReads[string(typ)] || claudeTypes[string(typ)]
+	codex = codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
+	openCode = openCodeReads[string(typ)] || rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`))
+	return claude, codex, openCode
+}
+
+// array reads an array document: the first one is Claude's message array.
+func (rd *reading) array(v []byte) bool {
+	if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		return false
+	}
+	if rd.docs == 0 {
+		var list []ClaudeRecord
+		if decodeRecord(v, &list) == nil {
+			for i := range list {
+				rd.limits.claudeRecord(&list[i])
+				rd.arr.record(&list[i], false)
+			}
+		}
+		rd.firstArr = true
+	}
+	rd.docs++
+	return true
+}
+
+// claudeRecord takes the Claude record just decoded (from v).
+func (rd *reading) claudeRecord(v []byte) {
+	rd.limits.claudeRecord(&rd.cr)
+	if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
+		rd.claude.hold(v) // after those held back
+	} else {
+		rd.claude.record(&rd.cr, true)
+	}
+	if rd.docs == 0 {
+		if rd.cr.Type.Is("result") {
+			rd.first = rd.claude.last
+		} else {
+			rec := rd.cr
+			rd.first = newResultObject(&rec)
+		}
+	}
+}
+
+// recordType is the "type" of a record that starts with it, as every
+// CLI writes them.
+func recordType(v []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(v, []byte(`{"type":"`)) {
+		return nil, false
+	}
+	rest := v[len(`{"type":"`):]
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
+		return nil, false
+	}
+	return rest[:i], true
+}
+
+func (a *limitAgg) claudeRecord(r *ClaudeRecord) {
+	if r.Type.Is("rate_limit_event") {
+		a.claude(r.RateLimitInfo)
+	}
+}
+
+// Analyze reads one agent output and analyses it. It fails only when
+// reading fails; malformed output is analysed as well as it can be.
+func Analyze(r io.Reader, opts Options) (Result, error) {
+	rd := newReading(opts.Family)
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		rd.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("read agent output: %w", err)
+		}
+	}
+	rd.end()
+	return rd.build(opts), nil
+}
+
+// AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
+// FILE` prints): the Result, whose ResponseAnalysis is the JSON for stdout,
+// and the explanation for stderr. opts.OutputFile defaults to path.
+func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	defer f.Close()
+	if opts.OutputFile == "" {
+		opts.OutputFile = path
+	}
+	res, err := Analyze(f, opts)
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	return res, res.Explain(), nil
+}
+
+// Stream analyses an output while it is being written: the caller writes
+// the bytes as they arrive (beside the output log, in the pass that writes
+// it) and calls Finish once the output has ended. It is the reading
+// Analyze does, fed by the writer instead of pulling from a reader, so
+// Finish gives the Result Analyze gives for the same bytes and options.
+type Stream struct {
+	mu     sync.Mutex
+	opts   Options
+	rd     *reading
+	closed bool
+}
+
+// Ending is what is known of a call only once its output has ended.
+type Ending struct {
+	ExitCode int       // the agent's exit code
+	TimedOut bool      // the call was stopped by a timeout
+	Now      time.Time // the analysis time (timestamp field)
+}
+
+// NewStream starts the analysis of one output. opts are the options of
+// Analyze; their ExitCode, TimedOut and Now are ignored, Finish's Ending
+// gives them.
+func NewStream(opts Options) *Stream {
+	return &Stream{opts: opts, rd: newReading(opts.Family)}
+}
+
+// Write feeds the next bytes of the output. It never fails: a stream
+// written after Close drops the bytes.
+func (s *Stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.rd.Write(p)
+	}
+	return len(p), nil
+}
+
+// Close ends the output. It never fails.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.rd.end()
+	}
+	return nil
+}
+
+// Finish ends the output and analyses it with the ending given. It may be
+// called again with another ending: the output is not read again.
+func (s *Stream) Finish(e Ending) (Result, error) {
+	s.Close()
+	opts := s.opts
+	opts.ExitCode, opts.TimedOut, opts.Now = e.ExitCode, e.TimedOut, e.Now
+	return s.rd.build(opts), nil
+}
+
+// errorMessages appends the string messages (trimmed, the first 512 bytes
+// of each, five in all) to dst.
+func errorMessages(dst []string, vs ...Value) []string {
+	for _, v := range vs {
+		if v.Kind != String || len(dst) >= maxErrMsgs {
+			continue
+		}
+		m := v.Text
+		if len(m) > capMessage {
+			m = validString([]byte(m[:capMessage]))
+		}
+		if m = strings.TrimSpace(m); m != "" {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+const (
+	capMessage = 512 // bytes kept of each structured error message
+	maxErrMsgs = 5
+	maxDenials = 100
+)
+
+// rawStats counts what the bash loop's output_length needs: characters of
+// the output without NUL bytes and without trailing newlines.
+type rawStats struct {
+	bytes   int64
+	runes   int64
+	trailNL int64
+	carry   [utf8.UTFMax]byte
+	ncarry  int
+}
+
+func (s *rawStats) Write(p []byte) {
+	s.bytes += int64(len(p))
+	// trailing newlines (NUL bytes do not interrupt them: bash drops NULs)
+	i := len(p) - 1
+	var nl int64
+	for ; i >= 0 && (p[i] == '\n' || p[i] == 0); i-- {
+		if p[i] == '\n' {
+			nl++
+		}
+	}
+	if i < 0 {
+		s.trailNL += nl
+	} else {
+		s.trailNL = nl
+	}
+	// characters, NUL bytes removed first, runes cut between writes carried over
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, 0)
+		if i < 0 {
+			s.count(p)
+			break
+		}
+		s.count(p[:i])
+		p = p[i+1:]
+	}
+}
+
+// count adds the characters of p, which continues the bytes counted so far.
+func (s *rawStats) count(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if s.ncarry > 0 {
+		var tmp [2 * utf8.UTFMax]byte
+		c := copy(tmp[:], s.carry[:s.ncarry])
+		m := copy(tmp[c:], p[:min(len(p), utf8.UTFMax)])
+		b := tmp[:c+m]
+		j := 0
+		for j < c {
+			if !utf8.FullRune(b[j:]) {
+				s.ncarry = copy(s.carry[:], b[j:])
+				return
+			}
+			_, size := utf8.DecodeRune(b[j:])
+			s.runes++
+			j += size
+		}
+		p = p[j-c:]
+		s.ncarry = 0
+	}
+	end := len(p)
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(p); k++ {
+		if utf8.RuneStart(p[len(p)-k]) {
+			if !utf8.FullRune(p[len(p)-k:]) {
+				end = len(p) - k
+			}
+			break
+		}
+	}
+	s.runes += int64(runeCount(p[:end]))
+	s.ncarry = copy(s.carry[:], p[end:])
+}
+
+func (s *rawStats) length() int {
+	r := s.runes + int64(runeCount(s.carry[:s.ncarry]))
+	return int(r - s.trailNL)
+}
+
+// runeCount is utf8.RuneCount (each invalid byte counts as one), without
+// the string conversion that makes the library function allocate.
+func runeCount(p []byte) int {
+	n := 0
+	for i := 0; i < len(p); {
+		if i+8 <= len(p) && binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 == 0 {
+			n += 8
+			i += 8
+			continue
+		}
+		if p[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(p[i:])
+		n++
+		i += size
+	}
+	return n
+}

@@ -1,0 +1,180 @@
+package analysis
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Kind is the JSON type of a Value; None means the key was absent.
+type Kind uint8
+
+const (
+	None Kind = iota
+	Null
+	False
+	True
+	Number
+	String
+	Object
+	Array
+)
+
+// Value is a JSON value as jq -r prints it: its kind and, for strings and
+// numbers, its text (a number's literal as written). Objects and arrays
+// keep only their kind. Every record field that is a Value accepts any
+// JSON value, as jq's `.a.b // empty` does in the bash loop.
+type Value struct {
+	Kind Kind
+	Text string
+}
+
+// Str returns a string Value.
+func Str(s string) Value { return Value{Kind: String, Text: s} }
+
+// Present reports whether the key was there (with any value, null too).
+func (v Value) Present() bool { return v.Kind != None }
+
+// Set reports whether the key was there with a value other than null.
+func (v Value) Set() bool { return v.Kind != None && v.Kind != Null }
+
+// Alt is jq's `v // def` printed with -r: absent, null and false give def.
+func (v Value) Alt(def string) string {
+	switch v.Kind {
+	case True:
+		return "true"
+	case Number, String:
+		return v.Text
+	}
+	return def
+}
+
+// Or is jq's `v // w` on two values.
+func (v Value) Or(w Value) Value {
+	if v.Kind == None || v.Kind == Null || v.Kind == False {
+		return w
+	}
+	return v
+}
+
+// Is reports whether v is the string s.
+func (v Value) Is(s string) bool { return v.Kind == String && v.Text == s }
+
+// Str returns a string's text, "" for any other value.
+func (v Value) Str() string {
+	if v.Kind == String {
+		return v.Text
+	}
+	return ""
+}
+
+// Num returns a number's value.
+func (v Value) Num() (float64, bool) {
+	if v.Kind != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.Text, 64)
+	return f, err == nil
+}
+
+// Int reads a number as an integer (0 when absent or not a number).
+func (v Value) Int() int64 {
+	f, _ := v.Num()
+	return int64(f)
+}
+
+// NonEmpty returns a non-empty string's text.
+func (v Value) NonEmpty() (string, bool) {
+	if v.Kind == String && v.Text != "" {
+		return v.Text, true
+	}
+	return "", false
+}
+
+// UnmarshalJSONFrom reads any JSON value.
+func (v *Value) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case '{', '[':
+		*v = Value{Kind: Object}
+		if dec.PeekKind() == '[' {
+			v.Kind = Array
+		}
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		*v = Value{Kind: Null}
+	case 'f':
+		*v = Value{Kind: False}
+	case 't':
+		*v = Value{Kind: True}
+	case '0':
+		*v = Value{Kind: Number, Text: tok.String()}
+	default:
+		*v = Value{Kind: String, Text: tok.String()}
+	}
+	return nil
+}
+
+// Either is a value that is an object of fields T in some records and a
+// plain value in others (Claude's "error" is a string, Codex's an object):
+// Self is the value's kind (and a string's text), Fields its members when
+// it is an object.
+type Either[T any] struct {
+	Self   Value
+	Fields T
+}
+
+// UnmarshalJSONFrom reads a string or an object.
+func (e *Either[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() != '{' {
+		return e.Self.UnmarshalJSONFrom(dec)
+	}
+	e.Self = Value{Kind: Object}
+	return json.UnmarshalDecode(dec, &e.Fields, decodeOptions)
+}
+
+// decodeRecord reads one JSON document into a record. It fails only when
+// data is not a single valid JSON value: a member of an unexpected type
+// reads as empty (objects, lists) or as its Kind (a Value). Keys match
+// exactly, a repeated key's last value counts, and invalid UTF-8 in
+// strings reads as U+FFFD.
+func decodeRecord(data []byte, rec any) error {
+	return json.Unmarshal(data, rec, decodeOptions)
+}
+
+var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
+	json.WithUnmarshalers(json.JoinUnmarshalers(tolerated...)))
+
+// objectOnly and listOnly skip a value of T that is not an object (a list)
+// or null, and leave the rest to the default decoding.
+func objectOnly[T any]() *json.Unmarshalers {
+	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *T) error { return onlyKind(dec, '{') })
+}
+
+func listOnly[T any]() *json.Unmarshalers {
+	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *[]T) error { return onlyKind(dec, '[') })
+}
+
+func onlyKind(dec *jsontext.Decoder, want jsontext.Kind) error {
+	if k := dec.PeekKind(); k != want && k != 'n' {
+		return dec.SkipValue()
+	}
+	return errors.ErrUnsupported
+}
+
+// validString is b as a string with each invalid UTF-8 byte replaced by
+// U+FFFD, as jq and encoding/json read JSON strings.
+func validString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string([]rune(string(b)))
+}
