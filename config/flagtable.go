@@ -234,22 +234,3 @@ Examples:
   ralph_loop --driver codex --analyze .ralph/logs/claude_output_LOOP.log
 `)
 }
-
-// FlagTable is README's table of flags, made from flagDefs.
-func FlagTable() string {
-	var b strings.Builder
-	b.WriteString("| flag | meaning |\n| --- | --- |\n")
-	for _, g := range flagGroups {
-		for _, f := range flagDefs {
-			if f.group != g {
-				continue
-			}
-			text := strings.ReplaceAll(f.text(), "|", `\|`)
-			if f.doc != "" {
-				text += " ([docs/" + f.doc + "](docs/" + f.doc + "))"
-			}
-			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.TrimSpace(f.usage()), text)
-		}
-	}
-	return b.String()
-}
