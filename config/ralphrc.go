@@ -58,10 +58,7 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 		}
 		return ""
 	}
-	text := string(data)
-	if strings.HasSuffix(text, "\n") {
-		text = text[:len(text)-1]
-	}
+	text := strings.TrimSuffix(string(data), "\n")
 	if text == "" {
 		return vals, nil
 	}

@@ -17,10 +17,6 @@ import (
 	"github.com/ralphloop/ralph_loop/ralphdir"
 )
 
-// errNoStatus marks start-up failures that must not touch status.json
-// (another loop owns it, or there is no .ralph/ to write into).
-var errNoStatus = errors.New("no status")
-
 // startup runs the bash loop's start-up checks in order, then takes the
 // project lock and loads the persistent state.
 func (l *loop) startup() error {
