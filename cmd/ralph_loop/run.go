@@ -267,17 +267,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		calling.Store(true)
 		defer calling.Store(false)
 		defer recordCall(dir, &o)()
-		if sb != nil {
-			w, cleanup, err := sb.wrap(c)
-			if err != nil {
-				return supervise.Outcome{ExitCode: 126, Reason: supervise.StartFailed, Err: err}
-			}
-			if cleanup != nil {
-				defer cleanup()
-			}
-			c = w
-		}
-		return supervise.Run(ctx, c, o)
+		return sb.run(ctx, c, o)
 	}
 
 	res, ok := sig.engine(&calling, func() engine.Result {

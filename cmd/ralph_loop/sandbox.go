@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +73,22 @@ func (s *agentSandbox) wrap(c supervise.Command) (supervise.Command, func(), err
 	}
 	stopWatch := sandbox.Watch(p)
 	return w.Command, func() { w.Cleanup(); stopWatch() }, nil
+}
+
+// run runs one agent call, in the sandbox when there is one (s may be
+// nil: no sandbox).
+func (s *agentSandbox) run(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
+	if s != nil {
+		w, cleanup, err := s.wrap(c)
+		if err != nil {
+			return supervise.Outcome{ExitCode: 126, Reason: supervise.StartFailed, Err: err}
+		}
+		if cleanup != nil {
+			defer cleanup()
+		}
+		c = w
+	}
+	return supervise.Run(ctx, c, o)
 }
 
 // preview is the command line of c in the sandbox, for --dry-run: Wrap
