@@ -152,15 +152,24 @@ func served(t *testing.T, p *loopProject) string {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Wait() }()
-	defer func() {
+	// stop ends the server; its output may be read only after (the copy
+	// into log runs until the process is gone).
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
 		srv.Process.Signal(os.Interrupt)
 		select {
-		case <-done:
+		case err := <-done:
+			done <- err
 		case <-time.After(20 * time.Second):
 			syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-			<-done
+			done <- <-done
 		}
-	}()
+	}
+	defer stop()
 	get := func(path string) (string, bool) {
 		res, err := http.Get("http://" + addr + path)
 		if err != nil {
@@ -173,7 +182,8 @@ func served(t *testing.T, p *loopProject) string {
 	var snap, page string
 	if !waitFor(20*time.Second, func() bool {
 		select {
-		case <-done:
+		case err := <-done:
+			done <- err // for stop
 			return true // it ended: what it said is the answer
 		default:
 		}
@@ -181,9 +191,11 @@ func served(t *testing.T, p *loopProject) string {
 		snap, ok = get("/api/p/0/snapshot")
 		return ok
 	}) {
+		stop()
 		t.Fatalf("--serve never answered:\n%s", log.String())
 	}
 	page, _ = get("/p/0/")
+	stop()
 	return log.String() + "\n" + snap + "\n" + page
 }
 
