@@ -22,6 +22,13 @@ const browserToken = "browser-test-token-0123456789"
 
 // chromium finds the headless browser: skipped when there is none, except
 // in CI, where a missing browser is a failure (.ci/run installs it).
+// inCI reports whether the tests run in CI (CI set, and not false or 0),
+// where a missing tool fails the tests that need it instead of skipping them.
+func inCI() bool {
+	ci := os.Getenv("CI")
+	return ci != "" && ci != "false" && ci != "0"
+}
+
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -29,7 +36,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+	if inCI() {
 		t.Fatal("no chromium on PATH: the browser tests need it in CI (apt-get install chromium)")
 	}
 	t.Skip("no chromium on PATH (apt-get install chromium); the browser tests are skipped")

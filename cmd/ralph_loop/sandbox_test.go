@@ -21,7 +21,7 @@ import (
 func needBwrap(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
+		if inCI() {
 			t.Fatalf("bwrap is not installed (apt-get install bubblewrap): %v", err)
 		}
 		t.Skip("bwrap is not installed")
