@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Peek reads .ralph/.circuit_breaker_state for a command that only looks

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Load reads .ralph/.circuit_breaker_state. A missing file is a CLOSED

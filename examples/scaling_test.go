@@ -21,8 +21,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 )
 
 // decodeStrict decodes the one YAML document in path into v, rejecting

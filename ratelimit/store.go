@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Load reads .call_count and .last_reset. Missing or empty files give a

@@ -7,7 +7,7 @@ import (
 	_ "time/tzdata" // America/New_York for the DST cases, wherever the tests run
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ralphloop/ralph_loop/countdown"
+	"github.com/ralphloop/ralph_loop/internal/countdown"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // ResumeID is the bash loop's init_claude_session: it returns the agent

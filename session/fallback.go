@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // FallbackResumeID is ResumeID for the fallback driver's own session file

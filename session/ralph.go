@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Reset reasons written to .ralph_session and its history, as the bash loop

@@ -3,7 +3,7 @@ package session
 import (
 	"math/rand/v2"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Log levels passed to the Store's log function, as the bash loop names them.

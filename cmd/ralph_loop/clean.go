@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // clean is --clean [--keep N]: it removes the output, stderr and stream

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/report"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/report"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 

@@ -12,10 +12,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/dashboard"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 const browserToken = "browser-test-token-0123456789"

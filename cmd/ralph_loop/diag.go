@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/session"
 )
 

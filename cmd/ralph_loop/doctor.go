@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/config"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/engine"
-	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // minFreeMB is the free space --doctor asks for on the .ralph/ filesystem:

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 )
 
 // fallbackChecks: FALLBACK_DRIVER's CLI, as the loop's start-up check

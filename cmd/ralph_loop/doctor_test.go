@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/internal/config"
 )
 
 func TestDoctorLoginCheck(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/console"
-	"github.com/ralphloop/ralph_loop/engine"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/store"
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // dryRunJSON is the --dry-run --json object: the preview, and the loop

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 )
 
 // exitError ends the program with an exit code and the lines that explain

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ralphloop/ralph_loop/dashboard"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // TestStopSignalsTheLockHolderNotThePidInTheFile: the lock file's pid is

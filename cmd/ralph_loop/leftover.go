@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // leftoverGrace is how long an agent a dead loop left running gets between

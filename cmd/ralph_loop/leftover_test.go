@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // TestKillLeavesNoSetsidHelper: a helper the agent moved to a session of

@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // version is set at build time (-ldflags "-X main.version=...", from

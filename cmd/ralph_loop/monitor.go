@@ -17,9 +17,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/engine"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // noTmux is the refusal of --monitor on a system without tmux: Windows has

@@ -19,9 +19,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // monitorPaneFlag starts one of the programs --monitor runs in its tmux

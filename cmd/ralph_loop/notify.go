@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/console"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/notify"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/notify"
 )
 
 // notifyConfig is the notifiers' part of the configuration. Hooks write

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ralphloop/ralph_loop/config"
+	"github.com/ralphloop/ralph_loop/internal/config"
 )
 
 // workDir is the directory a command works in. It is cwd, unless cwd

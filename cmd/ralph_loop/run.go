@@ -15,14 +15,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/console"
-	"github.com/ralphloop/ralph_loop/engine"
-	"github.com/ralphloop/ralph_loop/events"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/store"
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // run is the whole program: arguments in, exit code out. Every command

@@ -14,12 +14,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/dashboard"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/fixplan"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/report"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/report"
 )
 
 // The dashboard's bounds: what one snapshot reads and holds.

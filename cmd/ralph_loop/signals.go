@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/engine"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 )
 
 // stopSignals are the signals that stop the loop: SIGINT (Ctrl+C), SIGTERM

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/console"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/fixplan"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 	"github.com/ralphloop/ralph_loop/session"
 )

@@ -18,8 +18,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 func init() {

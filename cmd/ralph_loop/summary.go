@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/ralphloop/ralph_loop/events"
 	"github.com/ralphloop/ralph_loop/internal/clip"
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // dashSummaryEvents is the end of the event log a summary reads for the

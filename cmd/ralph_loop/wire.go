@@ -6,13 +6,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/config"
-	"github.com/ralphloop/ralph_loop/console"
-	"github.com/ralphloop/ralph_loop/dashboard"
-	"github.com/ralphloop/ralph_loop/events"
-	"github.com/ralphloop/ralph_loop/notify"
-	"github.com/ralphloop/ralph_loop/ralphdir"
-	"github.com/ralphloop/ralph_loop/store"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/notify"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // wire attaches the standard sinks of a run to bus: the console (log

@@ -46,7 +46,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralphloop/ralph_loop/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // safeConfig are the overrides every command gets.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // cleanupTimeout bounds each docker or podman command the loop runs to stop

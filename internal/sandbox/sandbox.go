@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // Modes of SANDBOX.

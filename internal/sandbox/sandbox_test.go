@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/supervise"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

@@ -1,0 +1,11 @@
+package console
+
+import "github.com/ralphloop/ralph_loop/internal/events"
+
+// startNotices renders what stops a run before it starts.
+func startNotices(n events.Notice) []part {
+	if n, ok := n.(events.BreakerOpenAtStart); ok {
+		return []part{line(events.Error, "🛑 Not starting: %s", StopLine(n.Stop))}
+	}
+	return nil
+}

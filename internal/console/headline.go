@@ -1,0 +1,108 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// Headline is an event in one line for a person, in the words the console
+// uses for it: the text a notifier sends (a chat message, a desktop
+// notice). A run that stopped early says why in StopLine's words (the
+// event's message); any event type without words of its own is named as
+// it is, with the loop number.
+func Headline(e events.Event) string {
+	switch e.Type {
+	case events.RunFinished:
+		return finishedHeadline(e)
+	case events.BreakerChanged:
+		if e.To == "OPEN" {
+			return fmt.Sprintf("Circuit breaker has opened - execution halted (%s)", e.Reason)
+		}
+		return fmt.Sprintf("Circuit breaker: %s → %s (%s)", e.From, e.To, e.Reason)
+	case events.UsageLimited:
+		return "Usage limit reached; waiting" + until(e) + reasonSuffix(e.Reason)
+	case events.RateLimited:
+		return fmt.Sprintf("Call limit reached (%d calls per hour); waiting", e.MaxCalls) + until(e)
+	case events.RunStarted:
+		return fmt.Sprintf("Ralph loop starting (%s)", e.Driver)
+	case events.Paused:
+		return "Paused (ralph_loop --resume to go on)"
+	case events.Resumed:
+		return "Resumed"
+	case events.IterationCompleted, events.IterationIdle:
+		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
+	case events.IterationFailed, events.IterationTimedOut:
+		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+	case events.UsageUpdated:
+		return usageHeadline(e.UsageLimits)
+	case events.DriverSwitched:
+		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
+	}
+	return fmt.Sprintf("%s (loop #%d)", strings.ReplaceAll(string(e.Type), "_", " "), e.Loop)
+}
+
+// finishedHeadline: the project done, or why the run stopped.
+func finishedHeadline(e events.Event) string {
+	stats := fmt.Sprintf("%d loops, tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
+	code := 0
+	if e.ExitCode != nil {
+		code = *e.ExitCode
+	}
+	switch {
+	case e.Message != "":
+		return fmt.Sprintf("Ralph stopped: %s (exit %d; %s)", e.Message, code, stats)
+	case code == 0:
+		return fmt.Sprintf("Ralph has completed the project (%s; %s)", e.Reason, stats) + failingGates(e.QualityGates)
+	}
+	return fmt.Sprintf("Ralph stopped: %s (exit %d; %s)", e.Reason, code, stats)
+}
+
+// failingGates: a completion's quality gates that fail (warn mode let
+// them through), named; "" when none fails.
+func failingGates(g *events.Gates) string {
+	if g == nil || g.OverallStatus != "fail" {
+		return ""
+	}
+	names := make([]string, len(g.Failing))
+	for i, c := range g.Failing {
+		names[i] = "`" + flat(c) + "`"
+	}
+	return fmt.Sprintf(" but quality gates FAIL (QUALITY_GATE_MODE=%s): %s", g.Mode, strings.Join(names, ", "))
+}
+
+func until(e events.Event) string {
+	if e.Until == nil {
+		return ""
+	}
+	return " until " + e.Until.Local().Format("15:04:05")
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+// usageHeadline: each known usage window, "claude-code five_hour 92%
+// allowed_warning, resets 14:00:00".
+func usageHeadline(ws []events.UsageWindow) string {
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		p := w.Driver + " " + w.Window
+		if w.UsedPercent != nil {
+			p += fmt.Sprintf(" %.0f%%", *w.UsedPercent)
+		}
+		p += " " + w.Status
+		if w.ResetsAt != nil {
+			p += ", resets " + w.ResetsAt.Local().Format("15:04:05")
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "Usage updated"
+	}
+	return "Usage: " + strings.Join(parts, "; ")
+}

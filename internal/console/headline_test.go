@@ -1,0 +1,50 @@
+package console
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+func TestHeadline(t *testing.T) {
+	until := time.Date(2026, 11, 25, 3, 4, 5, 0, time.Local)
+	snap := events.Snapshot{Loop: 4, TasksCompleted: 2, TasksTotal: 3, MaxCalls: 100}
+	pct := 92.0
+	stop := events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker open: no progress")}
+	for _, tc := range []struct {
+		e    events.Event
+		want string
+	}{
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: events.IntPtr(0)},
+			"Ralph has completed the project (plan_complete; 4 loops, tasks 2/3)"},
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "stagnation_detected", ExitCode: events.IntPtr(2), Message: StopLine(stop)},
+			"Ralph stopped: circuit breaker open: no progress (exit 2; 4 loops, tasks 2/3)"},
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "error", ExitCode: events.IntPtr(1)},
+			"Ralph stopped: error (exit 1; 4 loops, tasks 2/3)"},
+		{events.Event{Type: events.BreakerChanged, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
+			"Circuit breaker has opened - execution halted (no progress in 3 loops)"},
+		{events.Event{Type: events.BreakerChanged, From: "OPEN", To: "HALF_OPEN", Reason: "cooldown elapsed"},
+			"Circuit breaker: OPEN → HALF_OPEN (cooldown elapsed)"},
+		{events.Event{Type: events.UsageLimited, Until: &until, Reason: "5-hour limit reached"},
+			"Usage limit reached; waiting until 03:04:05: 5-hour limit reached"},
+		{events.Event{Type: events.RateLimited, Snapshot: snap, Until: &until}, "Call limit reached (100 calls per hour); waiting until 03:04:05"},
+		{events.Event{Type: events.RunStarted, Driver: "codex"}, "Ralph loop starting (codex)"},
+		{events.Event{Type: events.Paused}, "Paused (ralph_loop --resume to go on)"},
+		{events.Event{Type: events.Resumed}, "Resumed"},
+		{events.Event{Type: events.IterationCompleted, Snapshot: snap}, "Loop #4 done; tasks 2/3"},
+		{events.Event{Type: events.IterationFailed, Snapshot: snap, Reason: "error (exit 2)"}, "Loop #4 failed: error (exit 2)"},
+		{events.Event{Type: events.UsageUpdated, Snapshot: events.Snapshot{UsageLimits: []events.UsageWindow{
+			{Driver: "codex", Window: "primary", Status: "allowed", UsedPercent: &pct, ResetsAt: &until},
+			{Driver: "claude-code", Window: "seven_day", Status: "rejected"}}}},
+			"Usage: codex primary 92% allowed, resets 03:04:05; claude-code seven_day rejected"},
+		{events.Event{Type: events.DriverSwitched, From: "claude-code", To: "codex", Why: "usage_limit", Until: &until},
+			"Agent switched: claude-code → codex (usage limit) until 03:04:05"},
+		{events.Event{Type: "some_new_type", Snapshot: snap}, "some new type (loop #4)"},
+	} {
+		if got := Headline(tc.e); got != tc.want {
+			t.Errorf("Headline(%s) = %q, want %q", tc.e.Type, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// EventWords are the words the bus gives an event's typed values
+// (events.Bus.SetWords): the same sentences the log lines use, so
+// events.jsonl, status.json, the console and ralph.log say one thing.
+func EventWords() events.Words {
+	return events.Words{Stop: StopLine, Failure: FailureWords}
+}
+
+// StopLine is the one sentence that says why a run stopped early: the
+// log's stop line, the final "ralph_loop: ..." line on stderr and
+// run_finished's message. It is "" for no stop (events.StopNone).
+func StopLine(s events.Stop) string {
+	switch s.Kind {
+	case events.StopMaxLoops:
+		return fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", s.Calls, s.Limit)
+	case events.StopMaxCost:
+		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
+	case events.StopMaxTokens:
+		return fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", s.Tokens, s.TokenLimit)
+	case events.StopStalled:
+		return fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", s.Calls, s.Limit)
+	case events.StopIdle:
+		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
+	case events.StopGaveUp:
+		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
+			s.Agent, s.Failures, FailureWords(s.Last), s.Last.Code, s.Log)
+	case events.StopNotStored:
+		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
+	case events.StopDenied:
+		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
+	case events.StopUsageLimit:
+		return "stopped at the usage limit; run ralph_loop again once it has reset"
+	case events.StopUsageTooFar:
+		if s.Usage.ResetsAt == nil {
+			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
+				s.Usage.Window, s.MaxWait)
+		}
+		return fmt.Sprintf("usage limit reached in the %s window; %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage), s.MaxWait)
+	case events.StopUsagePercent:
+		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
+			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case events.StopUsageWarning:
+		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage))
+	case events.StopOutage:
+		return fmt.Sprintf("%s's provider has been failing for %s, OUTAGE_MAX=%s (%d tries; last: %s%s); run ralph_loop again once it is back",
+			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
+	case events.StopPermanent:
+		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
+	case events.StopSignal:
+		return "stopped by " + s.Signal
+	case events.StopBreaker, events.StopError:
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	}
+	return ""
+}
+
+// said quotes the agent's own line after a cause: " — it said: ...".
+func said(line string) string {
+	if line == "" {
+		return ""
+	}
+	return " — it said: " + line
+}
+
+// resetWords says when a usage window resets, at the time and zone the
+// engine gave.
+func resetWords(w events.UsageWindow) string {
+	if w.ResetsAt == nil {
+		return "its reset time was not reported"
+	}
+	return "it resets at " + w.ResetsAt.Format("2006-01-02 15:04 MST")
+}
+
+// windowWords names a usage window: "the five_hour window", or "a window
+// the CLI did not name".
+func windowWords(w events.UsageWindow) string {
+	if !w.Named() {
+		return "a window the CLI did not name"
+	}
+	return "the " + w.Window + " window"
+}
+
+// percent words a percentage without trailing zeros (92, 92.5).
+func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// stopping renders the log line of a stop condition: ERROR with a stop
+// sign for a fault, WARN for a limit the person set.
+func stopping(s events.Stop) []part {
+	msg := StopLine(s)
+	switch {
+	case s.Severe():
+		return []part{line(events.Error, "🛑 %s", msg)}
+	case s.Kind == events.StopMaxLoops:
+		return []part{line(events.Warn, "Max loops reached: %s", msg)}
+	}
+	return []part{text(events.Warn, msg)}
+}
+
+// FailureWords says how an agent call failed: a failed call's log line,
+// its status.json exit_reason and the failure guard's stop line.
+func FailureWords(f events.Failure) string {
+	switch f.Kind {
+	case events.CallTimedOut:
+		return "timed out"
+	case events.CallInactive:
+		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
+	case events.CallNotStarted:
+		return "could not start"
+	case events.CallTooLarge:
+		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
+	case events.CallNotStored:
+		return "output could not be stored"
+	case events.CallErrored:
+		return "reported an error"
+	}
+	return exitWords(f.Code)
+}
+
+// exitWords words an exit code as the bash loop (and bmalph's dashboard)
+// does.
+func exitWords(code int) string {
+	switch code {
+	case 0:
+		return "completed"
+	case 1:
+		return "error"
+	case 124:
+		return "timed out"
+	case 130:
+		return "interrupted (SIGINT)"
+	case 137:
+		return "killed (OOM or SIGKILL)"
+	case 143:
+		return "terminated (SIGTERM)"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}
+
+// notStored is the line that says the agent's output could not be
+// stored: what, where, and what to do.
+func notStored(n events.OutputNotStored) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(n.Err), writeFix(n.DiskFull))
+}
+
+// writeFix says what to do about output that could not be stored.
+func writeFix(diskFull bool) string {
+	if diskFull {
+		return "free disk space"
+	}
+	return "make .ralph/ writable"
+}
+
+// writeError drops the "output could not be written" prefixes from a
+// write error, keeping the writer's own error, which names the file.
+func writeError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}

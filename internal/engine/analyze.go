@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// analysisOptions are the options of the call's analysis, known before
+// the call starts.
+func (l *loop) analysisOptions(c *call) analysis.Options {
+	return analysis.Options{
+		Family:               drivers.FamilyOf(l.s.Driver),
+		Loop:                 l.n,
+		OutputFile:           l.dir.Path(c.outName),
+		PreviousOutputLength: l.lastOutputLen,
+		PreviousErrors:       l.errHist.Previous(),
+		LimitPatterns:        l.s.UsageLimitPatterns,
+	}
+}
+
+// analyze finishes the analysis the output log's writes fed: the log is
+// never read back. A log cut down to its result record is analysed from
+// the record kept in memory, as what the log now holds.
+func (l *loop) analyze(c *call) (analysis.Result, error) {
+	s := c.reading
+	if c.collapsed != nil {
+		s = analysis.NewStream(l.analysisOptions(c))
+		s.Write(c.collapsed)
+	}
+	if s == nil {
+		return analysis.Result{}, fmt.Errorf("analyse %s: no output was written", l.rel(c.outName))
+	}
+	res, err := s.Finish(analysis.Ending{
+		ExitCode: c.outcome.ExitCode,
+		TimedOut: c.outcome.Reason != 0,
+		Now:      l.now(),
+	})
+	if err != nil {
+		return res, fmt.Errorf("analyse %s: %w", l.rel(c.outName), err)
+	}
+	if res.SkippedLines > 0 {
+		l.bus.Note(events.Warning{Err: fmt.Errorf("analyse %s: %d line(s) longer than %d MiB were not read (a reply that long is not analysed)",
+			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20)})
+	}
+	l.noteUsage(res)
+	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
+		l.errHist.Add(l.n, res.ErrorLines)
+		l.bus.Record(events.ErrorHistoryChanged{History: l.errHist})
+		if res.UpdatesLastOutputLength() {
+			l.lastOutputLen = res.OutputLength
+			l.bus.Record(events.OutputLengthChanged{Length: res.OutputLength})
+		}
+	}
+	return res, nil
+}
+
+// usageOf converts the analysis' usage to the events' (nil stays nil).
+func usageOf(u *analysis.Usage) *events.Usage {
+	if u == nil {
+		return nil
+	}
+	return &events.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens,
+		CostUSD: u.CostUSD,
+	}
+}
+
+// saveAnalysis keeps ra as the last call's analysis.
+func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
+	l.lastAnalysis = &ra
+	return l.bus.Record(events.AnalysisRecorded{Analysis: ra})
+}
+
+// updateExitSignals adds the call's signals to the recent ones.
+func (l *loop) updateExitSignals(res analysis.Result) {
+	l.exitSignals.Update(res.ResponseAnalysis())
+	if err := l.bus.Record(events.ExitSignalsChanged{Signals: l.exitSignals}); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+		return
+	}
+	l.haveExitSignals = true
+}
+
+// exitReason is the graceful-exit check from the recent exit signals, the
+// last analysis and the plan: the reason to stop, or "" to go on.
+func (l *loop) exitReason() string {
+	if !l.haveExitSignals {
+		return ""
+	}
+	last := l.lastAnalysis != nil && l.lastAnalysis.Analysis.ExitSignal
+	var plan analysis.PlanProgress
+	if c, ok := l.fixPlanCounts(); ok {
+		plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
+	}
+	d := l.exitSignals.Decide(last, plan)
+	switch {
+	case d.Reason == "":
+	case d.Reason == analysis.ExitTestSaturation:
+		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Message}) // a stop worth a look: only tests for loops
+	default:
+		l.bus.Note(events.Logged{Level: events.Info, Text: d.Message}) // the plan is done: good news, not a warning
+	}
+	return d.Reason
+}

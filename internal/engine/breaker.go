@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
+// before each iteration, as the bash loop does.
+func (l *loop) breakerStartup() {
+	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
+	next, tr := l.brk.Startup(l.now(), l.brkCfg)
+	if err := l.bus.Record(events.BreakerChecked{State: next, Transition: tr, Created: created}); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	l.brk = next
+	if tr != nil {
+		l.breakerTransition(tr)
+	}
+}
+
+// recordBreaker feeds one loop to the breaker; stop when it opened (the
+// session is then reset with sessionReason).
+func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
+	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
+	if err := l.bus.Record(events.BreakerRecorded{State: next, Transition: tr}); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	l.brk = next
+	if tr != nil {
+		l.breakerTransition(tr)
+	}
+	if l.brk.CanExecute() {
+		return Result{}, false
+	}
+	l.resetSession(sessionReason)
+	l.bus.Note(events.BreakerHalting)
+	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err()}}, true
+}
+
+// breakerTransition reports a transition (already in the history).
+func (l *loop) breakerTransition(tr *breaker.Transition) {
+	l.bus.Note(events.BreakerChange{From: string(tr.From), To: string(tr.To), Reason: tr.Reason,
+		Closed: tr.To == breaker.Closed, Report: tr.Lines()})
+	l.emit(events.Event{Type: events.BreakerChanged, From: string(tr.From), To: string(tr.To), Reason: tr.Reason})
+}
+
+// breakerHalt stops the run when the breaker is open before a call.
+func (l *loop) breakerHalt(action string) Result {
+	l.resetSession("circuit_breaker_open")
+	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
+	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err()}}
+}

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
+)
+
+// changeTypes records the type of every change handed to it.
+type changeTypes struct{ seen map[string]int }
+
+func (c *changeTypes) Apply(ch events.Change) error {
+	c.seen[strings.TrimPrefix(fmt.Sprintf("%T", ch), "events.")]++
+	return nil
+}
+
+// The engine writes no state file itself: with no state store subscribed
+// to its changes, a run leaves none of them in .ralph/ (only the agent's
+// logs, opened through Logs, and the empty .exit_signals start-up creates
+// while loading), and every change reaches the subscriber instead.
+func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+	r := newObsRun(t)
+	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
+	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
+	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	if err != nil {
+		t.Fatalf("config.Load: %v", err)
+	}
+	s := SettingsFrom(c, r.proj)
+	bus := events.NewBus(r.now, "run-1")
+	rec := &changeTypes{seen: map[string]int{}}
+	bus.Add(rec)
+	st := store.New(r.dir, nil, false)
+	Run(s, Deps{
+		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		LookPath: func(string) (string, error) { return "/bin/true", nil },
+		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
+	})
+	if r.calls != 2 {
+		t.Fatalf("agent calls = %d, want 2", r.calls)
+	}
+
+	for _, name := range []string{
+		ralphdir.CallCount, ralphdir.LastReset, ralphdir.ResponseAnalysis, ralphdir.LastOutputLength,
+		ralphdir.LoopStartSHA, ralphdir.LoopDiffSummary, ralphdir.ClaudeSessionID, ralphdir.RalphSession,
+		ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState, ralphdir.CircuitBreakerHistory,
+		store.ErrorHistoryFile,
+	} {
+		if _, err := os.Stat(filepath.Join(r.dir.Root(), name)); err == nil {
+			t.Errorf("%s was written with no state store subscribed", name)
+		}
+	}
+	for _, want := range []string{
+		"WindowChanged", "BreakerChecked", "BreakerRecorded", "AnalysisRecorded", "ExitSignalsChanged",
+		"ErrorHistoryChanged", "LoopStarted", "SessionStarted", "SessionTouched", "SessionIDSaved",
+	} {
+		if rec.seen[want] == 0 {
+			t.Errorf("no %s recorded; got %v", want, rec.seen)
+		}
+	}
+}

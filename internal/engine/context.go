@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/templates"
+)
+
+// loopContext builds the one system-prompt addition for this call.
+func (l *loop) loopContext(c *call) string {
+	in := templates.ContextInput{
+		Loop:           l.n,
+		SessionResumed: c.resumed,
+		BreakerState:   l.brk.State,
+		DiffSummary:    l.lastSummary,
+		WriteTimedOut:  l.writeTimedOut,
+		// --no-continue sends no loop state, only review and heartbeat text.
+		LoopStateOff: !l.s.SessionContinuity,
+	}
+	if l.havePlan {
+		counts := fixplan.Count(l.plan)
+		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan)
+	}
+	if l.lastAnalysis != nil {
+		in.PreviousSummary = l.lastAnalysis.Analysis.WorkSummary
+	}
+	if l.gateResults != nil {
+		in.QualityGateFeedback = gates.Feedback(l.gateResults)
+	}
+	in.Held, l.gate.held = l.gate.held, nil // once: a later hold sets it again
+	if l.findings != nil {
+		in.ReviewContext = review.ContextFor(*l.findings)
+	}
+	if in.WriteTimedOut {
+		l.writeTimedOut = false
+		l.bus.Record(events.WriteTimeoutCleared{})
+	}
+	return templates.LoopContext(in)
+}

@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
+)
+
+// failure handles a call that did not exit 0: a usage limit waits, a
+// write-heartbeat kill retries with write-early context, anything else
+// backs off and is counted by the failure guard.
+func (l *loop) failure(c *call) step {
+	o := c.outcome
+	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
+	l.stallCount, l.haveLast = 0, false // a failure is not a stalled iteration, and breaks a streak
+	code := o.ExitCode
+	// Every call counts for --max-loops; a failed one also ends an idle
+	// streak (the next idle iteration starts at IDLE_DELAY again).
+	l.calls++
+	l.idleCount, l.idleSince = 0, time.Time{}
+	l.lastAnalysis = nil
+	l.bus.Record(events.AnalysisCleared{})
+
+	if o.Reason == supervise.WriteStalled {
+		return l.readOnlyTimeout(c)
+	}
+	// Usage limits are read from what the agent itself said, never from
+	// a timed-out call's partial output. A failed call may still have
+	// cost something: it counts toward the totals and budgets.
+	var res analysis.Result
+	if o.Reason == supervise.Exited || timedOut {
+		res, _ = l.analyze(c)
+		l.spend(res.Usage)
+		if !timedOut && res.UsageLimited {
+			return l.onUsageLimit(c, res)
+		}
+	}
+
+	f := events.Failure{Kind: events.CallExited, Code: code}
+	typ := events.IterationFailed
+	detail := "error"
+	switch o.Reason {
+	case supervise.TimedOut:
+		f.Kind, typ, detail = events.CallTimedOut, events.IterationTimedOut, "timeout"
+	case supervise.Inactive:
+		f.Kind, f.Inactivity, typ, detail = events.CallInactive, l.s.Inactivity, events.IterationTimedOut, "inactive"
+	case supervise.StartFailed:
+		f.Kind, detail = events.CallNotStarted, "start_failed"
+	case supervise.OutputTooLarge:
+		f.Kind, f.MaxMB, detail = events.CallTooLarge, l.s.MaxOutput>>20, outcomeTooLarge
+	case supervise.WriteFailed:
+		f.Kind, detail = events.CallNotStored, writeFailure(o.Err)
+	}
+	failed := events.AgentFailed{Agent: l.display(), Failure: f}
+	if o.Reason == supervise.StartFailed {
+		failed.StartErr = o.Err
+	}
+	l.bus.Note(failed)
+	l.explainFailure(c)
+	stderr := l.stderrLines(c)
+	if tail := clip.Bytes(strings.TrimSpace(strings.Join(lastN(stderr, 3), " ")), 500); tail != "" {
+		l.bus.Note(events.StderrTail{Tail: tail, Log: l.rel(c.errName)})
+	}
+	it := l.iterationRecord(c, res, detail)
+	it.DriverExitCode = events.IntPtr(code)
+	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(code)})
+
+	// What the agent said of its failure: the provider's outage is
+	// waited out, a setup it cannot work with stops the run.
+	if s, done := l.diagnosed(c, l.diagnose(c, res, stderr), f); done {
+		return s
+	}
+	backoff, giveUp := l.guard.Failure()
+	if giveUp {
+		n := l.guard.Consecutive()
+		stop := events.Stop{Kind: events.StopGaveUp, Agent: l.display(), Failures: n, Last: f, Log: l.rel(c.errName)}
+		if o.Reason == supervise.WriteFailed {
+			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: ralphdir.NoSpace(o.Err)}
+		}
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Stop: stop}))
+	}
+	if r, stop := l.limitReached(); stop {
+		return stopWith(r) // no backoff after the last allowed call
+	}
+	l.bus.Note(events.RetryWait{Wait: backoff, Failures: l.guard.Consecutive(), Max: l.guard.Max()})
+	if _, err := l.wait("failure_backoff", backoff); err != nil {
+		return stopWith(l.signalExit())
+	}
+	return goOn
+}
+
+// explainFailure adds the one line that says what to do after a call that
+// the loop itself stopped for its output.
+func (l *loop) explainFailure(c *call) {
+	switch o := c.outcome; o.Reason {
+	case supervise.WriteFailed:
+		l.bus.Note(notStored(o.Err))
+	case supervise.OutputTooLarge:
+		l.bus.Note(events.OutputCapped{MaxMB: l.s.MaxOutput >> 20, File: l.rel(c.outName)})
+	}
+}
+
+// stderrLines are the lines of a failed call's stderr log (none when
+// there is none).
+func (l *loop) stderrLines(c *call) []string {
+	data, found, _ := l.dir.ReadFile(c.errName)
+	if !found || len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+// lastN are the last n of lines (all of them when fewer).
+func lastN(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
+// and the next call is told to write early.
+func (l *loop) readOnlyTimeout(c *call) step {
+	l.window = l.window.Record(l.now())
+	l.saveWindow()
+	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
+	l.writeTimedOut = true
+	l.bus.Record(events.WriteTimeoutMarked{At: l.now()})
+	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
+	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
+		r.Reason = "read_only_timeouts"
+		l.bus.Note(events.ReadOnlyBreakerOpened)
+		l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it})
+		return stopWith(r)
+	}
+	l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it, Action: "write_timeout", Status: "running"})
+	l.bus.Note(events.WriteEarlyRetry)
+	return goOn
+}
+
+// permissionDenied handles a call whose tools were denied: halt with the
+// fix in PERMISSION_DENIAL_MODE=halt, otherwise warn and go on (the breaker
+// counts denials in threshold mode).
+func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iteration) step {
+	cmds := strings.Join(res.DeniedCommands, ", ")
+	if cmds == "" {
+		cmds = "unknown"
+	}
+	res.ClearPermissionDenials()
+	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
+		l.bus.Note(events.DenialsNotCleared)
+	}
+	it.Outcome = "permission_denied"
+	if l.s.PermissionDenialMode == "halt" {
+		l.bus.Note(events.PermissionDenied{Commands: cmds, Loop: l.n, Halt: true})
+		l.resetSession("permission_denied")
+		l.bus.Note(events.PermissionHelp{Agent: l.display(), Help: l.drv.PermissionHelp(l.ralphrcPath()),
+			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
+		l.emit(events.Event{Type: events.IterationDenied, Iteration: it})
+		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
+			Stop: events.Stop{Kind: events.StopDenied, Commands: cmds}})
+	}
+	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})
+	l.emit(events.Event{Type: events.IterationDenied, Iteration: it, Action: "permission_denied", Status: "running"})
+	return goOn
+}
+
+func (l *loop) ralphrcPath() string { return l.rel(ralphdir.RalphRC) }

@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// agentSlot is one agent CLI the loop can call: its driver, the version
+// its start-up check found, whether its output can still be streamed
+// live, and its last usage limit: the window and its reset (unix
+// seconds, 0 = none).
+type agentSlot struct {
+	name    string
+	drv     drivers.Driver
+	version string
+	liveOK  bool
+	reset   int64
+	limit   events.UsageWindow
+}
+
+// until is when the slot can be called again: its reset plus the margin.
+func (s agentSlot) until() time.Time {
+	if s.reset == 0 {
+		return time.Time{}
+	}
+	return time.Unix(s.reset, 0).Add(resetMargin)
+}
+
+// fallback is FALLBACK_DRIVER's state: the main driver (slot 0), the
+// fallback (slot 1) and the one the calls go to. The active slot's driver,
+// version and live flag are the loop's own (l.s.Driver, l.drv,
+// l.cliVersion, l.liveOK); the plan, the breaker, the call window and
+// the loop count belong to the run and are shared.
+type fallback struct {
+	slots  [2]agentSlot
+	active int
+}
+
+// checkFallback checks the fallback CLI at start-up as the main one is
+// checked, with the same one-line error when it is missing.
+func (l *loop) checkFallback() error {
+	if l.s.FallbackDriver == "" {
+		return nil
+	}
+	drv, res, err := CheckFallbackAgent(l.ctx, l.s, l.deps.LookPath)
+	if err != nil {
+		return startupFailed(events.StartupFailed{Err: err})
+	}
+	if res.Warning != "" {
+		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
+	}
+	if res.Version != "" {
+		l.bus.Note(events.AgentFound{Agent: drv.DisplayName(), Version: res.Version, Path: res.Path})
+	}
+	l.fb = &fallback{slots: [2]agentSlot{
+		{name: l.s.Driver, drv: l.drv, version: l.cliVersion, liveOK: l.liveOK},
+		{name: drv.Name(), drv: drv, version: res.Version, liveOK: l.liveOK},
+	}}
+	return nil
+}
+
+// CheckFallbackAgent is the start-up check of FALLBACK_DRIVER's CLI, also
+// run on its own (ralph_loop --doctor): where it is, its version, and a
+// warning when that version is too old; a missing CLI names
+// FALLBACK_DRIVER.
+func CheckFallbackAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+	s.Driver = s.FallbackDriver
+	return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
+}
+
+// activeDriver is the driver the calls go to, for the run's snapshot; ""
+// without a fallback, so that such a run's output stays as it was.
+func (l *loop) activeDriver() string {
+	if l.fb == nil {
+		return ""
+	}
+	return l.s.Driver
+}
+
+// onFallback reports whether the calls go to the fallback driver.
+func (l *loop) onFallback() bool { return l.fb != nil && l.fb.active == 1 }
+
+// pickDriver chooses the driver of the next call: the main one, unless it
+// is at its usage limit and the fallback is not.
+func (l *loop) pickDriver() {
+	if l.fb == nil {
+		return
+	}
+	now := l.now()
+	want := 0
+	if now.Before(l.fb.slots[0].until()) && !now.Before(l.fb.slots[1].until()) {
+		want = 1
+	}
+	if want == l.fb.active {
+		return
+	}
+	from := &l.fb.slots[l.fb.active]
+	from.liveOK = l.liveOK
+	to := &l.fb.slots[want]
+	l.s.Driver, l.drv, l.cliVersion, l.liveOK = to.name, to.drv, to.version, to.liveOK
+	l.fb.active = want
+
+	why := events.SwitchReset
+	if now.Before(from.until()) {
+		why = events.SwitchUsageLimit
+	}
+	e := events.Event{Type: events.DriverSwitched, Action: "driver_switched", Status: "running", From: from.name, To: to.name, Why: why}
+	n := events.DriverSwitch{From: from.drv.DisplayName(), To: to.drv.DisplayName(), Why: why}
+	if want == 1 {
+		until := l.fb.slots[0].until()
+		e.Until, n.Until = &until, until
+	}
+	l.bus.Note(n)
+	l.emit(e)
+}
+
+// onUsageLimit handles a call stopped by its provider's usage limit: the
+// call is recorded, then the loop waits for the limit (usageLimit). With a
+// fallback, it goes on at once with the driver that is not limited; when
+// both are, it waits for the earlier reset.
+func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
+	limited := l.usageWindow(res.Limit())
+	l.bus.Note(events.UsageLimitHit{Agent: l.drv.DisplayName(), Usage: limited})
+	it := l.iterationRecord(c, res, "api_limit")
+	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
+	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})
+	if l.fb != nil {
+		now := l.now()
+		cur := &l.fb.slots[l.fb.active]
+		cur.reset, cur.limit = limitReset(res, now), limited
+		other := l.fb.slots[1-l.fb.active]
+		if !now.Before(other.until()) {
+			l.pickDriver()
+			return goOn
+		}
+		// The wait is for whichever driver resets first, and names its
+		// window; a reset within the margin ends the wait just after it.
+		first := *cur
+		if other.reset < cur.reset {
+			first = other
+		}
+		reset := time.Unix(max(first.reset, now.Unix()+1), 0).In(now.Location())
+		limited = first.limit
+		limited.ResetsAt = &reset
+	}
+	return l.usageLimit(limited, res.UsageLimitReason)
+}
+
+// limitReset is the reset a limited call reported (unix seconds), or,
+// when it reported none still ahead, the one the usage-limit wait assumes.
+func limitReset(res analysis.Result, now time.Time) int64 {
+	if res.UsageLimitResetsAt > 0 && time.Unix(res.UsageLimitResetsAt, 0).After(now) {
+		return res.UsageLimitResetsAt
+	}
+	end := now.Add(limitDefault - resetMargin)
+	r := end.Unix()
+	if end.After(time.Unix(r, 0)) {
+		r++
+	}
+	return r
+}
+
+// resumeID is the agent session the next call resumes: the active driver's
+// own ("" for a new one).
+func (l *loop) resumeID() (string, error) {
+	if l.onFallback() {
+		return l.state.FallbackResumeID(l.s.Driver, l.now(), l.s.SessionExpiry)
+	}
+	return l.state.ResumeID(l.now(), l.s.SessionExpiry)
+}
+
+// sessionSaved is the change that keeps the session id the active driver
+// reported, in that driver's own file.
+func (l *loop) sessionSaved(id string) events.Change {
+	if l.onFallback() {
+		return events.FallbackSessionIDSaved{Driver: l.s.Driver, ID: id, At: l.now()}
+	}
+	return events.SessionIDSaved{ID: id, At: l.now()}
+}

@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+)
+
+// git runs git in dir and returns its trimmed stdout. With owned set, the
+// change queries leave out the loop's own files under .ralph/.
+type git struct {
+	dir    string
+	owned  *ownedPaths
+	staged *stagedCache // nil: every change query asks git
+}
+
+// stagedCache remembers the last `git diff --numstat --cached` of a plain
+// repository with the HEAD it compared against and the identity of the
+// index file it read. That diff compares the index with HEAD's tree, so it
+// cannot change while neither does; anything that changes the index (git
+// add, a commit, a checkout, a reset) replaces the index file, which gives
+// it a new inode, size or modification time. The loop asks for the diff on
+// every iteration, and an iteration where the agent staged nothing need not
+// pay for a git process.
+type stagedCache struct {
+	mu    sync.Mutex
+	head  string
+	index os.FileInfo // nil: nothing remembered
+	out   string
+}
+
+// ownedPaths recognises, among repository paths, the files the loop writes
+// for itself under its .ralph/ folder (ralphdir.LoopOwned): they are never
+// the agent's progress, whether they changed in the working tree or in a
+// commit (an agent that runs `git add -A && git commit` commits them).
+type ownedPaths struct {
+	ralphDir string // the .ralph/ folder's absolute path
+	once     sync.Once
+	prefix   string // that folder relative to the repository's top, with a final "/"
+	inside   bool   // the folder is inside the repository
+}
+
+// newGit is the loop's git: the project's repository, with ralphDir's
+// loop-owned files left out of every change it reports.
+func newGit(projectDir, ralphDir string) git {
+	return git{dir: projectDir, owned: &ownedPaths{ralphDir: ralphDir}, staged: &stagedCache{}}
+}
+
+// isOwned reports whether p, a path relative to the repository's top as
+// git diff and git status print it, is a loop-owned file.
+func (g git) isOwned(ctx context.Context, p string) bool {
+	o := g.owned
+	if o == nil {
+		return false
+	}
+	o.once.Do(func() {
+		top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return
+		}
+		rd := o.ralphDir
+		if r, err := filepath.EvalSymlinks(rd); err == nil {
+			rd = r
+		}
+		if r, err := filepath.EvalSymlinks(top); err == nil {
+			top = r
+		}
+		rel, err := filepath.Rel(top, rd)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return
+		}
+		o.inside = true
+		if rel != "." {
+			o.prefix = filepath.ToSlash(rel) + "/"
+		}
+	})
+	if !o.inside {
+		return false
+	}
+	rest, ok := strings.CutPrefix(p, o.prefix)
+	return ok && ralphdir.LoopOwned(rest)
+}
+
+// run is the loop's one way to run git: gitrun.Run, which starts no
+// program the repository's configuration names.
+func (g git) run(ctx context.Context, args ...string) (string, error) {
+	return gitrun.Run(ctx, g.dir, args...)
+}
+
+// available reports whether git is installed.
+func (g git) available() bool {
+	_, err := exec.LookPath("git")
+	return err == nil
+}
+
+func (g git) isRepo(ctx context.Context) bool {
+	_, err := g.run(ctx, "rev-parse", "--git-dir")
+	return err == nil
+}
+
+// head is `git rev-parse HEAD` ("" without a commit). A plain repository's
+// HEAD is read from its files; the loop asks for it on every iteration and
+// a git process costs milliseconds. Anything else is asked of git.
+func (g git) head(ctx context.Context) string {
+	if id, ok := readHead(g.dir); ok {
+		return id
+	}
+	s, err := g.run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// readHead resolves HEAD from the files of a plain repository: dir/.git is
+// a directory (no worktree, submodule or reftable layout, no GIT_DIR) and
+// HEAD is a commit id or names a loose or packed branch that holds one. ok
+// is false whenever that is not so (an unborn branch included), and the
+// caller asks git.
+func readHead(dir string) (id string, ok bool) {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+		return "", false
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	for _, other := range []string{"commondir", "reftable"} {
+		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+	}
+	b, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "HEAD"), ralphdir.StateCap)
+	if err != nil {
+		return "", false
+	}
+	head := strings.TrimSpace(string(b))
+	if isObjectID(head) {
+		return head, true
+	}
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return "", false
+	}
+	b, err = ralphdir.ReadFileCapped(filepath.Join(gitDir, filepath.FromSlash(ref)), ralphdir.StateCap)
+	if err == nil {
+		id = strings.TrimSpace(string(b))
+		return id, isObjectID(id)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	packed, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "packed-refs"), ralphdir.LogCap)
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if oid, name, found := strings.Cut(strings.TrimSpace(line), " "); found && name == ref && isObjectID(oid) {
+			return oid, true
+		}
+	}
+	return "", false
+}
+
+// isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// porcelain is `git status --porcelain` without the loop-owned files: one
+// "XY path" line per changed or untracked file (renames and copies name
+// the new path), "" for a clean tree.
+func (g git) porcelain(ctx context.Context) string {
+	s, _ := g.run(ctx, "status", "--porcelain", "-z")
+	var lines []string
+	entries := strings.Split(s, "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		if e[0] == 'R' || e[0] == 'C' || e[1] == 'R' || e[1] == 'C' {
+			i++ // the next entry is the rename's or copy's source
+		}
+		if !g.isOwned(ctx, e[3:]) {
+			lines = append(lines, e)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// committedBeyondOwned reports whether the commits from..to change any
+// file that is not loop-owned. A commit of nothing but the loop's own
+// files is no change.
+func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
+	if from == "" || to == "" || from == to {
+		return from != to
+	}
+	out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
+	if err != nil {
+		return true
+	}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" && !g.isOwned(ctx, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// changes reports, for the files changed since start (the commits
+// start..HEAD when HEAD moved, then unstaged and staged changes), how many
+// distinct files changed and the `git diff --numstat` text of those three
+// diffs in that order. Untracked files are not counted, as the bash loop
+// counts them; loop-owned files are neither counted nor in the text (a
+// commit of nothing else is no change). One numstat per diff serves both
+// answers: the loop pays for every git process on every iteration.
+func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
+	// The three look-ups are independent: run them side by side.
+	// A plain repository's HEAD is read first: with it, the staged diff
+	// may be the one remembered.
+	head, plain := readHead(g.dir)
+	var work, staged string
+	var wg sync.WaitGroup
+	if !plain {
+		wg.Go(func() { head = g.head(ctx) })
+	}
+	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
+	wg.Go(func() { staged = g.stagedNumstat(ctx, head, plain) })
+	wg.Wait()
+	var parts []string
+	if start != "" && head != "" && head != start {
+		out, _ := g.run(ctx, "diff", "--numstat", start, head)
+		parts = append(parts, out)
+	}
+	parts = append(parts, work, staged)
+
+	set := map[string]bool{}
+	var kept []string
+	for _, line := range strings.Split(strings.Join(parts, "\n"), "\n") {
+		p := numstatPath(line)
+		if p != "" && g.isOwned(ctx, p) {
+			continue
+		}
+		kept = append(kept, line)
+		if p != "" {
+			set[p] = true
+		}
+	}
+	return len(set), strings.Join(kept, "\n")
+}
+
+// stagedNumstat is `git diff --numstat --cached`, the index against HEAD.
+// In a plain repository (plain: head was read from its files) without
+// GIT_INDEX_FILE, the output is remembered with head and the index file's
+// identity and given again while both are unchanged. The index is looked
+// at before git runs: should it change in between, the remembered identity
+// is the older one and the next call asks git again.
+func (g git) stagedNumstat(ctx context.Context, head string, plain bool) string {
+	c := g.staged
+	if c == nil || !plain || os.Getenv("GIT_INDEX_FILE") != "" {
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	index, err := os.Stat(filepath.Join(g.dir, ".git", "index"))
+	if err != nil {
+		// No index yet (nothing ever staged) or unreadable: ask git and
+		// remember nothing.
+		c.index = nil
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	if c.index != nil && c.head == head && os.SameFile(c.index, index) &&
+		c.index.Size() == index.Size() && c.index.ModTime().Equal(index.ModTime()) {
+		return c.out
+	}
+	out, err := g.run(ctx, "diff", "--numstat", "--cached")
+	if err != nil {
+		c.index = nil
+		return out
+	}
+	c.head, c.index, c.out = head, index, out
+	return out
+}
+
+// numstatPath is the path `git diff --name-only` prints for one numstat
+// line ("added<TAB>deleted<TAB>path"): for a rename, the new path, whether
+// numstat wrote it as "old => new" or "dir/{old => new}/rest".
+func numstatPath(line string) string {
+	fields := strings.SplitN(line, "\t", 3)
+	if len(fields) != 3 {
+		return ""
+	}
+	p := strings.TrimSpace(fields[2])
+	lb, arrow := strings.Index(p, "{"), strings.Index(p, " => ")
+	switch {
+	case arrow < 0:
+		return p
+	case lb >= 0 && lb < arrow:
+		rb := strings.Index(p[arrow:], "}")
+		if rb < 0 {
+			return p
+		}
+		rb += arrow
+		joined := p[:lb] + p[arrow+len(" => "):rb] + p[rb+1:]
+		// An empty side ("dir/{ => sub}/f", "{sub => }/f") leaves a double
+		// or a leading slash; git paths have neither.
+		return strings.TrimPrefix(strings.Replace(joined, "//", "/", 1), "/")
+	default:
+		return p[arrow+len(" => "):]
+	}
+}

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/guard"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+)
+
+// loop is one run's mutable state.
+type loop struct {
+	s    Settings
+	deps Deps
+	ctx  context.Context
+	bus  *events.Bus
+	dir  *ralphdir.Dir
+	git  git
+	drv  drivers.Driver
+	fb   *fallback // FALLBACK_DRIVER, nil when none
+
+	n      int // loop number (agent iterations started)
+	calls  int // agent calls made in this run
+	window ratelimit.Window
+	brk    breaker.State
+	brkCfg breaker.Config
+	state  State
+	logs   Logs
+	guard  *guard.Guard
+	totals events.Usage
+
+	// The kept state, as the store loaded it at start-up and as the
+	// engine changed it since (each change recorded on the bus): decisions
+	// read these, never the files.
+	exitSignals     analysis.ExitSignals
+	haveExitSignals bool
+	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
+	errHist         analysis.ErrorHistory
+	lastOutputLen   int
+	gateResults     *gates.Results
+	findings        *review.Findings
+	reviewSHA       string
+	pendingSummary  string // the diff summary the next loop's context gets
+	writeTimedOut   bool   // the last call was killed by the write heartbeat
+
+	answers *answers // the person's answers on stdin, once a question is asked
+
+	// @fix_plan.md as last read: before each agent call and after it.
+	plan      []byte
+	havePlan  bool
+	planFresh bool // read by start-up: the first loop needs no second read
+
+	tasksDone, tasksTotal int
+	gates                 *events.Gates
+	gate                  gateState // the quality gates' last run in this run
+
+	idleSince   time.Time // first idle iteration of the current idle streak
+	idleCount   int
+	stallCount  int
+	lastText    string
+	lastHead    string
+	lastPorcel  string
+	haveLast    bool
+	started     bool // start-up reached the session files: a stop resets them
+	liveOK      bool // live streaming still possible (falls back for the process)
+	format      string
+	lastSummary string // .loop_diff_summary read before it is replaced
+	cliVersion  string
+	usage       usageState // what the agent CLIs said of the provider's usage windows
+}
+
+func (l *loop) now() time.Time { return l.deps.Now() }
+
+// spend adds what a call reported using to the run's totals (budgets).
+func (l *loop) spend(u *analysis.Usage) {
+	if eu := usageOf(u); eu != nil {
+		l.totals = l.totals.Add(*eu)
+	}
+}
+
+// emit stamps e with the run's snapshot and sends it.
+func (l *loop) emit(e events.Event) {
+	e.Snapshot = l.snapshot()
+	l.bus.Emit(e)
+}
+
+func (l *loop) snapshot() events.Snapshot {
+	return events.Snapshot{
+		Loop:           l.n,
+		CallsThisHour:  l.window.Count,
+		MaxCalls:       l.s.MaxCallsPerHour,
+		NextReset:      ratelimit.NextResetClock(l.now()),
+		TasksCompleted: l.tasksDone,
+		TasksTotal:     l.tasksTotal,
+		BreakerState:   string(l.brk.State),
+		Totals:         l.totals,
+		QualityGates:   l.gates,
+		UsageLimits:    l.usage.known(),
+		ActiveDriver:   l.activeDriver(),
+	}
+}
+
+// status writes a status-only event (no other type applies).
+func (l *loop) status(typ events.Type, action, status string) {
+	l.emit(events.Event{Type: typ, Action: action, Status: status})
+}
+
+// Run runs the loop until the project is complete, a stop condition is
+// met, or ctx (the Stopper's) is canceled.
+func Run(s Settings, deps Deps) Result {
+	l := newLoop(s, deps)
+	res, stop := l.openAtStart()
+	if !stop {
+		res = l.run()
+	}
+	l.finish(res)
+	return res
+}
+
+// newLoop is the loop of a run (or a dry run) before its start-up checks.
+func newLoop(s Settings, deps Deps) *loop {
+	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
+		git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+}
+
+func (l *loop) run() Result {
+	if err := l.startup(); err != nil {
+		if r, stop := l.interrupted(); stop {
+			return r // a start-up check cut short by a stop
+		}
+		// Start-up errors keep the bash loop's final record
+		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
+		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+		var se *StartupError
+		if errors.As(err, &se) {
+			l.bus.Note(se.Failed)
+			return r
+		}
+		l.bus.Note(events.Fault{Err: err})
+		r.Stop = events.Stop{Kind: events.StopError, Err: err}
+		return r
+	}
+	l.bus.Note(events.MainLoopStarting)
+	l.countTasks()
+	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
+
+	for {
+		if r, stop := l.interrupted(); stop {
+			return r
+		}
+		l.n++
+		if !l.planFresh {
+			l.readPlan()
+		}
+		l.planFresh = false
+		if err := l.bus.Record(events.SessionTouched{At: l.now()}); err != nil {
+			l.bus.Note(events.Warning{Err: err})
+		}
+		l.rollWindow()
+		l.breakerStartup()
+		l.bus.Note(events.LoopMark{Loop: l.n})
+
+		if !l.brk.CanExecute() {
+			return l.breakerHalt("circuit_breaker_open")
+		}
+		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
+			if r, stop := l.rateLimitWait(); stop {
+				return r
+			}
+			l.n-- // the wait was not an iteration
+			continue
+		}
+		if reason := l.exitReason(); reason != "" {
+			if r, stop := l.complete(reason); stop {
+				return r
+			}
+		}
+		if r, stop := l.limitReached(); stop {
+			return r
+		}
+		if r, stop := l.usageGate(); stop {
+			return r
+		}
+		if r, stop := l.pauseGate(); stop {
+			return r
+		}
+
+		l.pickDriver()
+		l.status(events.IterationStarted, "executing", "running")
+		if s := l.iteration(); s.stop {
+			return s.result
+		}
+		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
+		if r, stop := l.limitReached(); stop {
+			return r
+		}
+		if r, stop := l.pauseGate(); stop {
+			return r
+		}
+		if r, stop := l.afterIteration(); stop {
+			return r
+		}
+	}
+}
+
+// interrupted turns a canceled context into the signal exit.
+func (l *loop) interrupted() (Result, bool) {
+	if l.ctx.Err() == nil {
+		return Result{}, false
+	}
+	return l.signalExit(), true
+}
+
+func (l *loop) signalExit() Result {
+	se := Cause(l.ctx)
+	if se == nil {
+		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
+	}
+	l.bus.Note(events.Interrupted{Signal: se.Name})
+	l.resetSession("manual_interrupt")
+	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name,
+		Stop: events.Stop{Kind: events.StopSignal, Signal: se.Name}}
+}
+
+// finish writes the final status.json and the run_finished event.
+func (l *loop) finish(r Result) {
+	if r.Status == "" {
+		return
+	}
+	e := events.Event{Type: events.RunFinished, Action: r.Action, Status: r.Status, Reason: r.Reason, ExitCode: events.IntPtr(r.Code), DriverExitCode: r.DriverExit}
+	if r.Stop.Kind != events.StopNone {
+		e.Stop = &r.Stop
+	}
+	l.emit(e)
+}
+
+func (l *loop) resetSession(reason string) {
+	if !l.started {
+		return
+	}
+	// The reset empties .exit_signals (when there is one) and removes
+	// .response_analysis: the in-memory copies follow.
+	if l.haveExitSignals {
+		l.exitSignals = analysis.ExitSignals{}
+	}
+	l.lastAnalysis = nil
+	if err := l.bus.Record(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()}); err != nil {
+		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
+	}
+}
+
+func (l *loop) gracefulExit(reason string) Result {
+	l.bus.Note(events.GracefulExit{Reason: reason})
+	l.resetSession("project_complete")
+	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
+	l.bus.Note(events.Completed{Reason: reason, Evidence: l.evidence()})
+	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
+}
+
+// promptPath resolves the prompt file against the project.
+func (l *loop) promptPath() string {
+	if filepath.IsAbs(l.s.PromptFile) {
+		return l.s.PromptFile
+	}
+	return filepath.Join(l.s.ProjectDir, l.s.PromptFile)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

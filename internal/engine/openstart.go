@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// openAtStart stops a run whose circuit breaker is open when it starts and
+// stays open (its cooldown has not passed, CB_AUTO_RESET is off) before
+// anything else happens, so that the first thing the run says is why it
+// cannot go on and what to do: no banner, no start-up checks, no loop
+// that never runs. The agent session is reset, as the bash loop does when
+// it halts on an open breaker.
+func (l *loop) openAtStart() (Result, bool) {
+	b, err := breaker.Load(l.dir)
+	if err != nil || b.State != breaker.Open {
+		return Result{}, false // the start-up proper reports a damaged file
+	}
+	if next, _ := b.Startup(l.now(), l.s.Breaker); next.CanExecute() {
+		return Result{}, false // the first loop records the transition
+	}
+	l.brk = b
+	// The bash loop counts the loop it was about to start before it halts:
+	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
+	l.n = 1
+	stop := events.Stop{Kind: events.StopBreaker, Err: b.Err()}
+	l.bus.Note(events.BreakerOpenAtStart{Stop: stop})
+	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(b, l.now(), l.s.Breaker)})
+	l.readPlan() // status.json's task counts
+	// As the bash loop does when it halts on an open breaker.
+	l.started = true
+	l.resetSession("circuit_breaker_open")
+	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", Stop: stop}, true
+}

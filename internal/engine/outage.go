@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
+)
+
+// diagLines is how many of the last lines of the reply and of stderr the
+// driver's error patterns read.
+const diagLines = 20
+
+// diagnose reads what a failed call said of its failure with the
+// driver's error patterns: the last lines of its reply, the errors the
+// CLI reported and the last lines of its stderr. A call that could not
+// start is diagnosed from its start error. Calls the loop stopped itself
+// (timeout, inactivity, output too large, a log not written) are not
+// read: they are counted as they always were.
+func (l *loop) diagnose(c *call, res analysis.Result, stderr []string) drivers.Diagnosis {
+	switch o := c.outcome; o.Reason {
+	case supervise.StartFailed:
+		return drivers.NotStarted(l.drv, l.argv0(), o.Err)
+	case supervise.Exited:
+	default:
+		return drivers.Diagnosis{}
+	}
+	text := lastN(strings.Split(res.ResultText, "\n"), diagLines)
+	text = append(text, res.ErrorMessages...)
+	text = append(text, lastN(stderr, diagLines)...)
+	return drivers.Diagnose(l.drv, strings.Join(text, "\n"))
+}
+
+// errorReply handles a call that exited 0 but whose result is an error
+// the driver's patterns know: some Claude Code versions end `claude -p`
+// with exit 0 and is_error: true when the API failed. A provider outage
+// is waited out and a permanent failure stops the run, as for a call
+// that exited non-zero; the breaker never sees it. Any other reply
+// (done=false) is analysed as one.
+func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
+	if !res.IsError || res.UsageLimited {
+		return goOn, false
+	}
+	d := l.diagnose(c, res, l.stderrLines(c))
+	if d.Class == drivers.FailureUnknown || d.Class == drivers.FailurePermanent && l.neverGiveUp() {
+		return goOn, false
+	}
+	// A failed call breaks the streaks a reply builds.
+	l.stallCount, l.haveLast = 0, false
+	l.idleCount, l.idleSince = 0, time.Time{}
+	l.lastAnalysis = nil
+	l.bus.Record(events.AnalysisCleared{})
+	f := events.Failure{Kind: events.CallErrored}
+	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
+	it := l.iterationRecord(c, res, "error")
+	it.DriverExitCode = events.IntPtr(0)
+	l.emit(events.Event{Type: events.IterationFailed, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(0)})
+	s, _ = l.diagnosed(c, d, f)
+	return s, true
+}
+
+// neverGiveUp: MAX_CONSECUTIVE_FAILURES=0, never stop on failures.
+func (l *loop) neverGiveUp() bool { return l.guard.Max() >= math.MaxInt32 }
+
+// argv0 is the program the driver runs.
+func (l *loop) argv0() string {
+	if b := l.drv.Binary(); b != "" {
+		return b
+	}
+	if len(l.s.AgentArgv) > 0 {
+		return l.s.AgentArgv[0]
+	}
+	return l.s.Driver
+}
+
+// diagnosed acts on a failed call's diagnosis d (f is how it failed):
+// done=false leaves the failure to the failure guard. A permanent failure
+// stops the run at once, naming the cause and the fix, unless
+// MAX_CONSECUTIVE_FAILURES=0 asks never to stop. A transient one is not
+// counted: the loop backs off (up to RETRY_MAX_DELAY) and tries again
+// until the outage has lasted OUTAGE_MAX.
+func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step, done bool) {
+	switch d.Class {
+	case drivers.FailurePermanent:
+		if l.neverGiveUp() {
+			return goOn, false
+		}
+		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
+			DriverExit: events.IntPtr(f.Code), Stop: stop})), true
+	case drivers.FailureTransient:
+		return l.outage(d, f), true
+	}
+	return goOn, false
+}
+
+// outage waits out a transient failure, or ends the run once the outage
+// has lasted OUTAGE_MAX.
+func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
+	wait, giveUp := l.guard.Transient(l.now())
+	since, tries, _ := l.guard.Outage()
+	lasted := l.now().Sub(since)
+	if giveUp {
+		stop := events.Stop{Kind: events.StopOutage, Agent: l.display(), Failures: tries, Outage: lasted, OutageMax: l.guard.OutageMax(),
+			Cause: d.Cause, Said: d.Said, Last: f}
+		return stopWith(l.stopping(Result{Code: ExitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
+			DriverExit: events.IntPtr(f.Code), Stop: stop}))
+	}
+	if r, stop := l.limitReached(); stop {
+		return stopWith(r) // no wait after the last allowed call
+	}
+	l.bus.Note(events.OutageWait{Cause: d.Cause, Said: d.Said, Wait: wait, Lasted: lasted, Max: l.guard.OutageMax(), Tries: tries})
+	if _, err := l.wait("outage_backoff", wait); err != nil {
+		return stopWith(l.signalExit())
+	}
+	return goOn
+}

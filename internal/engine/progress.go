@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// progressTicker writes progress.json's executing form every 10 s while
+// the agent runs, after the record written when the call starts (as the
+// bash loop does: its first write comes at its first poll, right after the
+// start), so bmalph's dashboard shows the running call at once.
+func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for tick := 1; ; tick++ {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		l.progressTick(tail, tick)
+	}
+}
+
+// progressTick writes one executing record, tick*10 s into the call.
+func (l *loop) progressTick(tail *lastLine, tick int) {
+	line := tail.String()
+	l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
+	if tick == 0 {
+		return
+	}
+	l.bus.Note(events.AgentWorking{Agent: l.display(), Last: line, Elapsed: time.Duration(tick) * 10 * time.Second})
+}
+
+func (l *loop) writeProgressFailed() {
+	l.emit(events.Event{Type: events.IterationFailed, Iteration: &events.Iteration{Outcome: "interrupted", Driver: l.s.Driver}})
+}

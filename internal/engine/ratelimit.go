@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+)
+
+// rollWindow starts a new call window when the local clock hour changed.
+func (l *loop) rollWindow() {
+	w, rolled := l.window.Roll(l.now())
+	l.window = w
+	if rolled {
+		l.saveWindow()
+		l.bus.Note(events.CallWindowReset{Hour: w.Hour})
+	}
+}
+
+func (l *loop) saveWindow() error { return l.bus.Record(events.WindowChanged{Window: l.window}) }
+
+// rateLimitWait waits for the top of the next local hour.
+func (l *loop) rateLimitWait() (Result, bool) {
+
+	until := ratelimit.NextReset(l.now())
+	d := until.Sub(l.now())
+	l.bus.Note(events.RateLimitWait{Calls: l.window.Count, Max: l.s.MaxCallsPerHour, Wait: d})
+	l.emit(events.Event{Type: events.RateLimited, Wait: "rate_limit", Delay: d, Until: &until})
+	if _, err := l.wait("rate_limit", d); err != nil {
+		return l.signalExit(), true
+	}
+	l.window = ratelimit.Fresh(l.now())
+	l.saveWindow()
+	l.bus.Note(events.RateLimitReset)
+	return Result{}, false
+}

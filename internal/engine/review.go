@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/review"
+)
+
+// maybeReview runs the periodic code review after a successful loop: a
+// read-only agent call whose findings reach the next loop's context.
+func (l *loop) maybeReview(res analysis.Result) {
+	if l.s.ReviewMode == "" || l.s.ReviewMode == "off" {
+		return
+	}
+	ctx := l.ctx
+	gitOK := l.git.isRepo(ctx)
+	head, dirty := "", false
+	if gitOK {
+		head, dirty = l.git.head(ctx), l.git.porcelain(ctx) != ""
+	}
+	last := l.reviewSHA
+	if gitOK && last != "" && head != last && !l.git.committedBeyondOwned(ctx, last, head) {
+		head = last // commits of the loop's own files are nothing to review
+	}
+	if !review.Due(review.DueInput{
+		Loop: l.n, Mode: l.s.ReviewMode, Interval: l.s.ReviewInterval, FixPlanDelta: res.FixPlanCompletedDelta,
+		BreakerState: l.brk.State, GitOK: gitOK, HeadSHA: head, LastSHA: last, Dirty: dirty,
+	}) {
+		return
+	}
+	prompt, err := l.dir.ReadText(ralphdir.ReviewPrompt)
+	if err != nil {
+		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
+		return
+	}
+	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
+	committed, _ := l.git.run(ctx, "diff", "--stat", review.DiffRange(last))
+	uncommitted, _ := l.git.run(ctx, "diff", "--stat")
+	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
+	spec, err := l.drv.Build(l.reviewRequest(p))
+	if err != nil {
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
+		return
+	}
+	f, err := l.logs.CreateLog(review.LogName(l.n))
+	if err != nil {
+		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
+		return
+	}
+	// The review's log is written once and never read back: its cost and
+	// its findings come from the same writes.
+	log := &keptLog{
+		analysedLog: analysedLog{log: f, s: analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), OutputFile: l.dir.Path(review.LogName(l.n))})},
+		limit:       ralphdir.LogCap,
+	}
+	// A failed review call is ignored, as the bash loop ignores it.
+	l.deps.Run(ctx, toCommand(spec), l.callOptions(log, log))
+	f.Close()
+	rr, err := log.s.Finish(analysis.Ending{})
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil {
+		l.spend(rr.Usage) // a review call costs like any other
+	}
+	if head != "" {
+		l.reviewSHA = head
+		l.bus.Record(events.ReviewSHARecorded{SHA: head})
+	}
+	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
+	if perr == nil {
+		l.findings = &findings
+		if err := l.bus.Record(events.FindingsRecorded{Findings: findings}); err != nil {
+			l.bus.Note(events.Warning{Err: err})
+		}
+	}
+	level, msg := review.Outcome(findings, perr)
+	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})
+	l.emit(events.Event{Type: events.ReviewCompleted, Message: msg})
+}
+
+// reviewRequest is the review call: read-only tools, no session, the
+// review context as the system-prompt addition.
+func (l *loop) reviewRequest(p review.Prompt) drivers.Request {
+	req := l.request(p.Prompt, p.SystemContext, "")
+	req.Live = false
+	if l.drv.SupportsAllowedTools() {
+		req.AllowedTools = review.ReadOnlyTools
+	}
+	return req
+}

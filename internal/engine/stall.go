@@ -1,0 +1,40 @@
+package engine
+
+import "github.com/ralphloop/ralph_loop/internal/events"
+
+// noteStall compares this iteration with the previous one: the same reply
+// and no change to git HEAD or the working tree is a stalled iteration.
+// Any move of HEAD is a change: an agent that commits is not stalled,
+// whatever it committed (the breaker, which counts only the project's
+// files, still sees a loop that committed nothing else as no progress).
+// The loop's own files under .ralph/ (ralphdir.LoopOwned) are left out of
+// `git status --porcelain`; the fix plan is also compared by content (an
+// untracked plan shows no edit in git).
+func (l *loop) noteStall(text string) {
+	if l.s.StallLimit <= 0 {
+		return
+	}
+	head, porcel := "", ""
+	if l.git.isRepo(l.ctx) {
+		// The loop's own files change on every iteration: an edit of
+		// them alone is no movement.
+		head = l.git.head(l.ctx)
+		porcel = l.git.porcelain(l.ctx)
+	}
+	if l.havePlan {
+		porcel += "\x00" + string(l.plan)
+	}
+	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
+		l.stallCount++
+		l.bus.Note(events.Stalled{Count: l.stallCount, Limit: l.s.StallLimit})
+	} else {
+		l.stallCount = 0
+	}
+	l.lastText, l.lastHead, l.lastPorcel, l.haveLast = text, head, porcel, true
+}
+
+// resetStall forgets the previous reply: an idle iteration is not a
+// stalled one and ends a run of them.
+func (l *loop) resetStall() {
+	l.stallCount, l.haveLast = 0, false
+}

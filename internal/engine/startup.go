@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
+	"github.com/ralphloop/ralph_loop/internal/guard"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+)
+
+// startup runs the bash loop's start-up checks in order, then takes the
+// project lock and loads the persistent state.
+func (l *loop) startup() error {
+	drv, err := drivers.Get(l.s.Driver)
+	if err != nil {
+		return startupFailed(events.StartupFailed{Err: err})
+	}
+	l.drv = drv
+	display := l.display()
+	l.bus.Note(events.Starting{Agent: display, IgnoredTools: !drv.SupportsAllowedTools() && l.s.ToolsGiven,
+		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), DocsDir: l.rel(ralphdir.DocsGenerated), Status: l.rel(ralphdir.Status)})
+
+	if err := l.checkPrompt(); err != nil {
+		return err
+	}
+	if err := l.checkGit(); err != nil {
+		return err
+	}
+	if err := l.checkAgent(); err != nil {
+		return err
+	}
+	if err := l.checkFallback(); err != nil {
+		return err
+	}
+
+	if n := l.state.Repair(); n > 0 {
+		l.bus.Note(events.TempFilesRemoved{Count: n})
+	}
+	l.bus.Record(events.WriteTimeoutCleared{})
+	l.started = true
+	if err := l.bus.Record(events.SessionStarted{At: l.now()}); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	saved, err := l.state.Load()
+	if err != nil {
+		return err
+	}
+	l.window, l.brk = saved.Window, saved.Breaker
+	l.exitSignals, l.haveExitSignals = saved.ExitSignals, saved.HaveExitSignals
+	l.lastAnalysis, l.errHist, l.lastOutputLen = saved.Analysis, saved.ErrorHistory, saved.OutputLength
+	l.gateResults, l.findings, l.reviewSHA = saved.Gates, saved.Findings, saved.ReviewSHA
+	l.pendingSummary = saved.DiffSummary
+	l.brkCfg = l.s.Breaker
+	max := l.s.MaxConsecutiveFailures
+	if max <= 0 {
+		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
+	}
+	l.guard = guard.New(max).WithOutage(l.s.RetryMaxDelay, l.s.OutageMax)
+	return nil
+}
+
+// display is the driver's name as the bash loop shows it.
+func (l *loop) display() string {
+	if l.drv == nil {
+		return l.s.Driver
+	}
+	return l.drv.DisplayName()
+}
+
+// rel shows a .ralph/ path relative to the project when it is inside it.
+func (l *loop) rel(name string) string {
+	p := l.dir.Path(name)
+	if r, err := filepath.Rel(l.s.ProjectDir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func (l *loop) checkPrompt() error {
+	p := l.promptPath()
+	if fileExists(p) {
+		// One line and exit 1 for a prompt or plan that is a named pipe,
+		// a link to a device or too big, before anything reads it.
+		if _, err := l.readPromptFile(); err != nil {
+			return startupFailed(events.StartupFailed{Err: err})
+		}
+		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+		if err != nil {
+			return startupFailed(events.StartupFailed{Err: err})
+		}
+		l.plan, l.havePlan, l.planFresh = data, found, true
+		return nil
+	}
+	f := events.StartupFailed{Check: events.PromptMissing, Path: l.s.PromptFile}
+	ralph := l.dir.Root()
+	if fileExists(filepath.Join(ralph, ralphdir.FixPlan)) || fileExists(filepath.Join(ralph, ralphdir.Agent)) || dirExists(filepath.Join(ralph, ralphdir.Specs)) {
+		f.Restore = l.rel(ralphdir.Prompt)
+	}
+	return startupFailed(f)
+}
+
+func (l *loop) checkGit() error {
+	if f, ok := gitProblem(l.git); !ok {
+		return startupFailed(f)
+	}
+	return nil
+}
+
+// CheckGit runs the loop's start-up check of the project's repository on
+// its own (ralph_loop --doctor, and the command line before it writes
+// anything): ok when git is there and the project is a repository with a
+// commit, else the check that failed.
+func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
+	return gitProblem(git{dir: projectDir})
+}
+
+// gitProblem is the start-up check of the repository. git's refusal to
+// look at a repository another user owns is reported in git's words, with
+// the safe.directory command it suggests, not as "no repository".
+func gitProblem(g git) (events.StartupFailed, bool) {
+	ctx := context.Background()
+	if !g.available() {
+		return events.StartupFailed{Check: events.GitMissing}, false
+	}
+	if _, err := g.run(ctx, "rev-parse", "--git-dir"); err != nil {
+		if line, refused := gitrun.Refusal(err.Error()); refused {
+			return events.StartupFailed{Err: errors.New(line)}, false
+		}
+		return events.StartupFailed{Check: events.NoGitRepo, Path: g.dir}, false
+	}
+	if g.head(ctx) == "" {
+		return events.StartupFailed{Check: events.NoCommits}, false
+	}
+	return events.StartupFailed{}, true
+}
+
+// checkAgent makes sure the agent CLI is there (and, for Claude Code, new
+// enough): a missing CLI is one clear line naming where to get it.
+func (l *loop) checkAgent() error {
+	o, ok := agentCheckOptions(l.s, l.deps.LookPath)
+	if !ok {
+		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
+	}
+	res, err := drivers.Check(l.ctx, l.drv, o)
+	if err != nil {
+		return startupFailed(events.StartupFailed{Err: err})
+	}
+	if res.Warning != "" {
+		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
+	}
+	l.cliVersion = res.Version
+	if res.Version != "" {
+		l.bus.Note(events.AgentFound{Agent: l.display(), Version: res.Version, Path: res.Path})
+	}
+	return nil
+}
+
+// agentCheckOptions is how the start-up check finds the agent CLI and
+// reads its version; false when the command driver has no command.
+func agentCheckOptions(s Settings, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
+	o := drivers.CheckOptions{LookPath: lookPath, Version: cliVersion}
+	if s.Driver == "claude-code" {
+		o.MinVersion = s.MinVersion
+	}
+	if s.Driver == "command" {
+		if len(s.AgentArgv) == 0 {
+			return o, false
+		}
+		o.Binary, o.Version = s.AgentArgv[0], nil
+	}
+	return o, true
+}
+
+// CheckAgent runs the loop's start-up check of the agent CLI on its own
+// (ralph_loop --doctor): where it is, its version, and a warning when that
+// version is too old. It starts nothing but `<cli> --version`.
+func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+	return checkAgentOf(ctx, s, lookPath, "PLATFORM_DRIVER")
+}
+
+// checkAgentOf checks the CLI of s.Driver, which the setting key chose: a
+// missing CLI, or the command driver without AGENT_COMMAND, names key.
+func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
+	drv, err := drivers.Get(s.Driver)
+	if err != nil {
+		return nil, drivers.CheckResult{}, err
+	}
+	o, ok := agentCheckOptions(s, lookPath)
+	if !ok {
+		return drv, drivers.CheckResult{}, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
+	}
+	o.Key = key
+	res, err := drivers.Check(ctx, drv, o)
+	return drv, res, err
+}
+
+// cliVersion runs `<path> --version` (10 s at most).
+func cliVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Stdin = nil
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// Precheck runs the start-up checks that need nothing written first — the
+// prompt file, the project's repository and the agent CLI on PATH — so that
+// a start that is bound to fail stops before the loop creates a folder, a
+// lock, a log line or status.json. It returns the same *StartupError the
+// run would.
+func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
+	l := &loop{s: s, dir: dir, git: git{dir: s.ProjectDir}}
+	if err := l.checkPrompt(); err != nil {
+		return err
+	}
+	if err := l.checkGit(); err != nil {
+		return err
+	}
+	drv, err := drivers.Get(s.Driver)
+	if err != nil {
+		return nil // the run reports it
+	}
+	o, ok := agentCheckOptions(s, lookPath)
+	if !ok {
+		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
+	}
+	o.Version = nil // where it is, not what it says: that is the run's check
+	if _, err := drivers.Check(context.Background(), drv, o); err != nil {
+		return startupFailed(events.StartupFailed{Err: err})
+	}
+	return nil
+}

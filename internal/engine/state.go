@@ -1,0 +1,37 @@
+package engine
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// State is what the engine reads of the state earlier runs kept: the
+// .ralph/ state store (package store) in production. The engine loads it
+// once at start-up (Repair, then Load) and from then on keeps the state in
+// memory; it never writes through State. Each change it decides is
+// recorded on the bus (events.Bus.Record) as a typed events.Change, and
+// the store, subscribed to the bus, writes it.
+//
+// Repair and ResumeID are reads with the bash loop's repairs attached: a
+// file an interrupted write left is removed, a corrupt one moved aside,
+// an expired agent session id dropped.
+type State interface {
+	Repair() (removedTemp int)
+	Load() (events.Saved, error)
+	ResumeID(now time.Time, expiry time.Duration) (string, error)
+	// FallbackResumeID is ResumeID for FALLBACK_DRIVER's own session.
+	FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error)
+}
+
+// Logs opens the agent's logs under .ralph/ (its output, stderr, stream
+// copy, live.log, review logs), so that the engine itself opens no file
+// for writing. Logs are not state: nothing is decided from them later.
+type Logs interface {
+	CreateLog(name string) (*os.File, error)
+	OpenLiveLog(header string) (io.WriteCloser, error)
+	RemoveLog(name string)
+	ReplaceLog(name string, data []byte) error
+}

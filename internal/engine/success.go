@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/templates"
+)
+
+// step is what the loop does after a finished call: go on with the next
+// loop, or end the run with result.
+type step struct {
+	stop   bool
+	result Result
+}
+
+var goOn = step{}
+
+func stopWith(r Result) step { return step{stop: true, result: r} }
+
+// success handles a call that exited 0, in four stages: analyse the reply,
+// measure the progress (plan and git), run the quality gates, then let the
+// breaker and the exit conditions decide the next step.
+func (l *loop) success(c *call) step {
+	l.countSuccess()
+	res := l.analyseReply(c)
+	if s, done := l.errorReply(c, res); done {
+		return s // exit 0, yet the CLI reported the provider's failure
+	}
+	l.measureProgress(c, &res)
+	gate := l.checkGates(c, &res)
+	pending := l.recordAnalysis(c, res)
+	return l.decide(c, res, gate, pending)
+}
+
+// countSuccess counts the call in the hour's window and the run.
+func (l *loop) countSuccess() {
+	l.window = l.window.Record(l.now())
+	if err := l.saveWindow(); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	l.calls++
+	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
+}
+
+// analyseReply analyses the call's output, keeps its session id and adds
+// its usage to the run's totals.
+func (l *loop) analyseReply(c *call) analysis.Result {
+	l.collapseStream(c)
+	l.bus.Note(events.Analysing{Agent: l.display()})
+	res, err := l.analyze(c)
+	if err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	c.res = &res
+	if res.SessionID != "" {
+		if err := l.bus.Record(l.sessionSaved(res.SessionID)); err != nil {
+			l.bus.Note(events.Warning{Err: err})
+		}
+	}
+	l.spend(res.Usage)
+	return res
+}
+
+// measureProgress compares the plan's checked boxes with the claim,
+// collapses finished stories and counts the files changed in git (the
+// breaker's progress signal).
+func (l *loop) measureProgress(c *call, res *analysis.Result) {
+	l.readPlan()
+	after := c.before
+	if counts, ok := l.fixPlanCounts(); ok {
+		after = counts.Checked
+	}
+	l.applyPlanDelta(res, c.before, after)
+	if l.havePlan {
+		c.ticked = fixplan.Ticked(c.planBefore, l.plan)
+	}
+	if after > c.before {
+		l.collapseStories()
+	}
+
+	files, numstat := l.git.changes(l.ctx, c.startSHA)
+	c.files = files
+	res.SetFilesModified(files)
+	l.bus.Note(events.FilesChanged{Count: files})
+	if s := templates.DiffSummary(numstat); s != "" {
+		l.pendingSummary = s
+		l.bus.Record(events.DiffSummaryRecorded{Text: s})
+	}
+	c.exitSignal = res.ExitSignal
+}
+
+// checkGates runs the quality gates; a blocking gate takes back the
+// reply's completion signals.
+func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
+	gate := l.runGates(c, res)
+	if gate.Block {
+		l.bus.Note(events.GateBlocksCompletion)
+		res.SuppressCompletion()
+	}
+	return gate
+}
+
+// recordAnalysis keeps the analysis and the exit signals, shows the
+// analysis box and the error lines, and returns the exit reason they make
+// (or "").
+func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
+	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
+		l.bus.Note(events.Warning{Err: err})
+	}
+	l.updateExitSignals(res)
+	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
+		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
+	pending := l.exitReason()
+
+	if res.HasErrors {
+		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Lines: res.ErrorLines[:min(3, len(res.ErrorLines))]})
+	}
+	return pending
+}
+
+// decide feeds the breaker, then handles permission denials, idle and
+// completed iterations, the exit conditions and the periodic review.
+func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending string) step {
+	it := l.iterationRecord(c, res, "success")
+	it.QualityGateResult = gate.Code
+	idle := l.idleEnabled() && res.HasState("idle")
+	for _, st := range res.States {
+		if st != "idle" {
+			l.bus.Note(events.UnknownState{Name: st})
+		}
+	}
+	// Idle iterations are not "no progress" for the breaker.
+	if !idle {
+		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
+			it.Outcome = "circuit_breaker_trip"
+			l.emit(events.Event{Type: events.IterationCompleted, Iteration: it})
+			return stopWith(r)
+		}
+	}
+	if res.HasPermissionDenials {
+		l.idleCount, l.idleSince = 0, time.Time{}
+		return l.permissionDenied(c, res, it)
+	}
+	l.noteIdle(c, it, idle)
+	l.guard.Success()
+	return l.afterSuccess(res, idle, pending)
+}
+
+// progressOf is the breaker's view of one successful loop; a gate in
+// circuit-breaker mode withholds its progress.
+func (l *loop) progressOf(c *call, res analysis.Result, gate gateResult) breaker.LoopResult {
+	lr := breaker.LoopResult{
+		Loop: l.n, FilesChanged: c.files, HasErrors: res.HasErrors, ErrorLine: res.FirstErrorLine(),
+		OutputLength: res.OutputLength, HasPermissionDenials: res.HasPermissionDenials,
+		DeniedCommands: res.DeniedCommands, AskingQuestions: res.AskingQuestions,
+		CompletionSignal: res.HasCompletionSignal || res.ExitSignal,
+		// .response_analysis' files_modified (the git count, else the
+		// JSON figure), as the bash loop's breaker reads it; the status
+		// block's FILES_MODIFIED is a claim, not progress.
+		ReportedFilesModified: res.FilesModified,
+	}
+	if gate.WithholdProgress {
+		l.bus.Note(events.GateWithholdsProgress)
+		lr.FilesChanged, lr.HasErrors, lr.CompletionSignal, lr.ReportedFilesModified = 0, true, false, 0
+		if lr.ErrorLine == "" {
+			lr.ErrorLine = "quality gate failed"
+		}
+	}
+	return lr
+}
+
+// noteIdle counts an idle iteration (or ends an idle streak) and emits
+// the iteration's event.
+func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
+	if !idle {
+		l.idleCount, l.idleSince = 0, time.Time{}
+		l.emit(events.Event{Type: events.IterationCompleted, Iteration: it, Action: "completed", Status: "success"})
+		return
+	}
+	it.Outcome = "idle"
+	l.idleCount++
+	if l.idleSince.IsZero() {
+		l.idleSince = c.started
+	}
+	l.bus.Note(events.Idle{Count: l.idleCount})
+	l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
+}
+
+// afterSuccess ends the run on a pending exit reason or the done pattern
+// (unless a blocking quality gate fails), else runs the periodic review and
+// watches for stalls.
+func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step {
+	if pending != "" {
+		if r, stop := l.complete(pending); stop {
+			return stopWith(r)
+		}
+	} else if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
+		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
+		if r, stop := l.complete("done_pattern"); stop {
+			return stopWith(r)
+		}
+	}
+	l.findings = nil
+	l.bus.Record(events.FindingsCleared{})
+	l.maybeReview(res)
+	if idle {
+		l.resetStall()
+	} else {
+		l.noteStall(res.ResultText)
+	}
+	return goOn
+}

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/countdown"
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+var errSkipped = errors.New("wait skipped")
+
+// wait blocks for d (kind names it in events: loop_delay, idle_backoff,
+// failure_backoff, outage_backoff, rate_limit, usage_limit), noting the time left at the
+// start and at every whole second (the console shows a countdown). A Ctrl+C from a terminal skips
+// it (returns nil, skipped=true), and every further wait until the next
+// agent call; the next call then starts once the double-press window
+// (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
+// starting a call. A stop returns the context's cause. Each wait emits
+// delay_started and delay_ended.
+func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
+	if d <= 0 {
+		return false, nil
+	}
+	until := l.now().Add(d)
+	l.emit(events.Event{Type: events.DelayStarted, Wait: kind, Delay: d, Until: &until})
+	if l.deps.Stopper != nil && l.deps.Stopper.skipping(l.calls) {
+		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true})
+		return true, nil
+	}
+	ctx, cancel := context.WithCancelCause(l.ctx)
+	defer cancel(nil)
+	var skip <-chan struct{}
+	if l.deps.Stopper != nil {
+		skip = l.deps.Stopper.beginWait()
+		defer l.deps.Stopper.endWait()
+	}
+	go func() {
+		select {
+		case <-skip:
+			cancel(errSkipped)
+		case <-ctx.Done():
+		}
+	}()
+	err = countdown.Wait(ctx, until, func(left time.Duration) {
+		l.bus.Note(events.WaitTick{Kind: kind, Left: left})
+	})
+	l.bus.Note(events.WaitOver{})
+	switch {
+	case err == nil:
+	case errors.Is(err, errSkipped):
+		skipped, err = true, nil
+		l.deps.Stopper.noteSkip(l.calls)
+		// A double Ctrl+C must never start an agent call: the next call
+		// waits until the double-press window has passed, and a second
+		// press inside it stops the loop.
+		l.bus.Note(events.WaitSkipped{Window: SkipWindow})
+		select {
+		case <-l.ctx.Done():
+			l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true, Reason: "stopped"})
+			return true, context.Cause(l.ctx)
+		case <-time.After(SkipWindow):
+		}
+	default:
+		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
+		return false, err
+	}
+	l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: skipped})
+	return skipped, nil
+}

@@ -1,0 +1,55 @@
+package events
+
+import "github.com/ralphloop/ralph_loop/internal/gates"
+
+// GateFailed: a quality gate failed (Failure says which and how); Log is
+// the file, relative to the project, that holds its whole output ("" when
+// none could be written, or for the agent's own TESTS_STATUS).
+type GateFailed struct {
+	Failure gates.Failure
+	Log     string
+}
+
+// CompletionHeld: the run would have ended as complete (Reason, an exit
+// reason such as plan_complete) but a blocking quality gate fails, so the
+// loop goes on and the next call is told why.
+type CompletionHeld struct {
+	Reason   string
+	Plan     PlanCount
+	Failures []gates.Failure
+	Log      string // the failing gates' whole output, relative to the project
+	Mode     string // QUALITY_GATE_MODE
+}
+
+// PlanCount is @fix_plan.md's ticked and total tasks; Have is false
+// without a plan.
+type PlanCount struct {
+	Done, Total int
+	Have        bool
+}
+
+// Completed: the run ends as complete; Evidence is what that rests on.
+// It is the last line of a completed run.
+type Completed struct {
+	Reason   string
+	Evidence Evidence
+}
+
+// Evidence is what a completed run rests on: the plan, the quality gates
+// as they last ran, and the last commit.
+type Evidence struct {
+	Plan PlanCount
+	// Gates is "" when no gate is configured, else the last run's
+	// overall status: "pass" or "fail" (a failure completes only in
+	// warn mode).
+	Gates    string
+	Mode     string          // QUALITY_GATE_MODE
+	Failures []gates.Failure // the gates that fail
+	Log      string          // their whole output, relative to the project
+	Commit   string          // HEAD, abbreviated ("" without git)
+	Subject  string          // its subject line, as the repository has it
+}
+
+func (GateFailed) notice()     {}
+func (CompletionHeld) notice() {}
+func (Completed) notice()      {}

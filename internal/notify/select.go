@@ -1,0 +1,99 @@
+package notify
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
+
+// Names that select more than one type of event, or a part of one.
+const (
+	// All selects every event written to events.jsonl.
+	All = "all"
+	// BreakerOpened selects breaker_changed events whose new state is OPEN.
+	BreakerOpened = "breaker_opened"
+	// GuardGaveUp selects the run_finished event of a run the failure
+	// guard ended: too many failed calls in a row.
+	GuardGaveUp = "guard_gave_up"
+)
+
+// Selection is a set of names from NOTIFY_ON.
+type Selection struct {
+	names map[string]bool
+}
+
+// Select builds a selection from names (blanks trimmed, empty ones
+// dropped).
+func Select(names []string) Selection {
+	s := Selection{names: map[string]bool{}}
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" {
+			s.names[n] = true
+		}
+	}
+	return s
+}
+
+// Empty reports whether nothing is selected.
+func (s Selection) Empty() bool { return len(s.names) == 0 }
+
+// Unknown lists the selected names that match no event type a run emits
+// today, sorted.
+func (s Selection) Unknown() []string {
+	var out []string
+	for n := range s.names {
+		if !Known(n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Known reports whether name selects an event a run emits today.
+func Known(name string) bool {
+	switch name {
+	case All, BreakerOpened, GuardGaveUp:
+		return true
+	}
+	return slices.Contains(events.Types, events.Type(name))
+}
+
+// Match returns the selected name that picks e, the narrowest one when
+// several do (guard_gave_up before run_finished), or "" when e is not
+// selected. iteration_progress, which is never written to the event log,
+// is never selected.
+func (s Selection) Match(e events.Event) string {
+	if e.Type == events.IterationProgress {
+		return ""
+	}
+	switch {
+	case s.names[BreakerOpened] && e.Type == events.BreakerChanged && e.To == "OPEN":
+		return BreakerOpened
+	case s.names[GuardGaveUp] && e.Type == events.RunFinished && gaveUp(e):
+		return GuardGaveUp
+	case s.names[string(e.Type)]:
+		return string(e.Type)
+	case s.names[All]:
+		return All
+	}
+	return ""
+}
+
+// gaveUp reports whether run_finished e ends a run the failure guard gave
+// up on.
+func gaveUp(e events.Event) bool {
+	if e.Stop != nil {
+		switch e.Stop.Kind {
+		case events.StopGaveUp, events.StopNotStored, events.StopPermanent, events.StopOutage:
+			return true
+		}
+		return false
+	}
+	switch e.Reason {
+	case "consecutive_failures", "disk_full", "write_failed", "permanent_failure", "provider_outage":
+		return true
+	}
+	return false
+}

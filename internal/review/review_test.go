@@ -1,0 +1,301 @@
+package review
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+)
+
+func TestDue(t *testing.T) {
+	base := DueInput{Loop: 5, Mode: ModeEnhanced, Interval: 5, GitOK: true, HeadSHA: "bbb", LastSHA: "aaa"}
+	with := func(f func(*DueInput)) DueInput { in := base; f(&in); return in }
+	tests := []struct {
+		name string
+		in   DueInput
+		want bool
+	}{
+		{"enhanced on the interval", base, true},
+		{"enhanced off the interval", with(func(in *DueInput) { in.Loop = 6 }), false},
+		{"enhanced every 10th", with(func(in *DueInput) { in.Loop, in.Interval = 10, 10 }), true},
+		{"interval 0 falls back to 5, no division by zero", with(func(in *DueInput) { in.Interval = 0 }), true},
+		{"interval 0 off the default interval", with(func(in *DueInput) { in.Interval, in.Loop = 0, 3 }), false},
+		{"negative interval", with(func(in *DueInput) { in.Interval = -2 }), true},
+		{"interval 1 reviews after loop 1", with(func(in *DueInput) { in.Interval, in.Loop = 1, 1 }), true},
+		{"interval 2 not after loop 1", with(func(in *DueInput) { in.Interval, in.Loop = 2, 1 }), false},
+		{"interval 1 from loop 2 on", with(func(in *DueInput) { in.Interval, in.Loop = 1, 2 }), true},
+		{"loop 0", with(func(in *DueInput) { in.Interval, in.Loop = 1, 0 }), false},
+		{"off", with(func(in *DueInput) { in.Mode = ModeOff }), false},
+		{"unknown mode", with(func(in *DueInput) { in.Mode = "paranoid" }), false},
+		{"empty mode", with(func(in *DueInput) { in.Mode = "" }), false},
+		{"ultimate after a completed task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 3, 1 }), true},
+		{"ultimate without a completed task", with(func(in *DueInput) { in.Mode, in.Loop = ModeUltimate, 3 }), false},
+		{"ultimate ignores the interval", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 7, 2 }), true},
+		{"ultimate after loop 1 that ticked a task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 1, 1 }), true},
+		{"ultimate not after loop 1 without a ticked task", with(func(in *DueInput) { in.Mode, in.Loop = ModeUltimate, 1 }), false},
+		{"breaker open", with(func(in *DueInput) { in.BreakerState = "OPEN" }), false},
+		{"breaker half open", with(func(in *DueInput) { in.BreakerState = "HALF_OPEN" }), false},
+		{"breaker closed", with(func(in *DueInput) { in.BreakerState = "CLOSED" }), true},
+		{"nothing changed since the last review", with(func(in *DueInput) { in.LastSHA = "bbb" }), false},
+		{"uncommitted changes only", with(func(in *DueInput) { in.LastSHA, in.Dirty = "bbb", true }), true},
+		{"no git: the change check is skipped", with(func(in *DueInput) { in.GitOK, in.LastSHA = false, "bbb" }), true},
+		{"first review ever", with(func(in *DueInput) { in.LastSHA = "" }), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Due(tc.in); got != tc.want {
+				t.Fatalf("Due(%+v) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPromptPieces(t *testing.T) {
+	if got := DiffRange(""); got != "HEAD~5..HEAD" {
+		t.Fatalf("DiffRange(\"\") = %q", got)
+	}
+	if got := DiffRange("abc"); got != "abc..HEAD" {
+		t.Fatalf("DiffRange(abc) = %q", got)
+	}
+	var stat strings.Builder
+	for i := 0; i < 30; i++ {
+		stat.WriteString(" f" + string(rune('a'+i%26)) + ".go | 1 +\n")
+	}
+	lines := strings.Split(stat.String(), "\n")
+	tests := []struct {
+		name, committed, uncommitted, want string
+	}{
+		{"nothing", "", "\n", "No recent changes"},
+		{"committed only", " a.go | 2 +-\n 1 file changed\n", "", " a.go | 2 +-\n 1 file changed"},
+		{"uncommitted only", "", " b.go | 1 +\n", "\nUncommitted:\n b.go | 1 +"},
+		{"both, cut to 20 and 10 lines", stat.String(), stat.String(), strings.Join(lines[:20], "\n") + "\nUncommitted:\n" + strings.Join(lines[:10], "\n")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DiffContext(tc.committed, tc.uncommitted)); diff != "" {
+				t.Fatalf("DiffContext (-want +got):\n%s", diff)
+			}
+		})
+	}
+	p := BuildPrompt([]byte("# Code Review\nReview it.\n\n"), "No recent changes")
+	want := Prompt{Prompt: "# Code Review\nReview it.", SystemContext: "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: No recent changes"}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Fatalf("BuildPrompt (-want +got):\n%s", diff)
+	}
+	if LogName(12) != "logs/review_loop_12.log" || StartMessage(5) != "Starting periodic code review (loop #5)" {
+		t.Fatal("log name or start message changed")
+	}
+	if MissingPromptWarning(".ralph/REVIEW_PROMPT.md") != "Review prompt file not found: .ralph/REVIEW_PROMPT.md — skipping review" {
+		t.Fatal("missing-prompt warning changed")
+	}
+}
+
+const payload = `{"severity":"HIGH","issues_found":2,"summary":"Two problems.","details":[{"severity":"HIGH","file":"src/a.ts","line":42,"issue":"SQL injection","suggestion":"use parameters"},{"severity":"LOW","file":"src/b.ts","line":"7","issue":"typo"}],"extra":true}`
+
+func claudeJSON(t *testing.T, result string) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"type": "result", "subtype": "success", "result": result, "session_id": "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseFindings(t *testing.T) {
+	want := Findings{
+		Severity: "HIGH", IssuesFound: 2, Summary: "Two problems.",
+		Details: []Detail{
+			{Severity: "HIGH", File: "src/a.ts", Line: 42, Issue: "SQL injection", Suggestion: "use parameters"},
+			{Severity: "LOW", File: "src/b.ts", Line: 7, Issue: "typo"},
+		},
+	}
+	pretty := "{\n  \"severity\": \"HIGH\",\n  \"issues_found\": 2,\n  \"summary\": \"Two problems.\",\n  \"details\": [{\"severity\":\"HIGH\",\"file\":\"src/a.ts\",\"line\":42,\"issue\":\"SQL injection\",\"suggestion\":\"use parameters\"},{\"severity\":\"LOW\",\"file\":\"src/b.ts\",\"line\":\"7\",\"issue\":\"typo\"}]\n}"
+	tests := []struct {
+		name   string
+		output []byte
+	}{
+		{"text output", []byte("Looked at things.\n" + BeginMarker + "\n" + payload + "\n" + EndMarker + "\nbye\n")},
+		{"pretty printed over lines", []byte(BeginMarker + "\n" + pretty + "\n" + EndMarker + "\n")},
+		{"inside a code fence", []byte("```\n" + BeginMarker + "\n```json\n" + payload + "\n```\n" + EndMarker + "\n```\n")},
+		{"claude json result", claudeJSON(t, "Review done.\n\n"+BeginMarker+"\n"+payload+"\n"+EndMarker)},
+		{"claude json array", []byte(`[{"type":"system"},` + string(claudeJSON(t, BeginMarker+"\n"+payload+"\n"+EndMarker)) + `]`)},
+		{"json lines with item text", []byte(`{"type":"thread.started"}` + "\n" + `{"type":"item.completed","item":{"type":"agent_message","text":` + strings.TrimSuffix(mustJSON(t, BeginMarker+"\n"+payload+"\n"+EndMarker), "\n") + `}}` + "\n")},
+		{"stderr noise and crlf", []byte("warning: x\r\n" + BeginMarker + "\r\n" + payload + "\r\n" + EndMarker + "\r\n")},
+		{"markers on one line", []byte("result: " + BeginMarker + payload + EndMarker + "\n")},
+		{"the last block wins over an echoed example", []byte(BeginMarker + "\n{\"severity\":\"LOW\",\"issues_found\":0,\"summary\":\"example\",\"details\":[]}\n" + EndMarker + "\nreal:\n" + BeginMarker + "\n" + payload + "\n" + EndMarker + "\n")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseFindings(tc.output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Findings{}), cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".raw" }, cmp.Ignore())); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			if !json.Valid(got.JSON()) || !strings.Contains(string(got.JSON()), `"issues_found"`) {
+				t.Fatalf("JSON() = %s", got.JSON())
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestParseFindingsFailures(t *testing.T) {
+	tests := []struct {
+		name   string
+		output string
+		want   error
+	}{
+		{"empty", "", ErrNoFindings},
+		{"no markers", "All good, nothing to report.\n", ErrNoFindings},
+		{"empty block", BeginMarker + "\n\n" + EndMarker + "\n", ErrNoFindings},
+		{"json without markers", `{"result":"looks fine"}`, ErrNoFindings},
+		{"broken json", BeginMarker + "\n{\"severity\": \"HIGH\",\n" + EndMarker + "\n", ErrMalformed},
+		{"not an object", BeginMarker + "\n[1,2]\n" + EndMarker + "\n", ErrMalformed},
+		{"null", BeginMarker + "\nnull\n" + EndMarker + "\n", ErrMalformed},
+		{"unterminated block is read to the end", BeginMarker + "\n{\"severity\":\n", ErrMalformed},
+		{"too large", BeginMarker + "\n{\"summary\":\"" + strings.Repeat("x", MaxPayload) + "\"}\n" + EndMarker, ErrMalformed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFindings([]byte(tc.output))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	tests := []struct {
+		f          Findings
+		err        error
+		level, msg string
+	}{
+		{Findings{IssuesFound: 3}, nil, "INFO", "Code review complete. 3 issue(s) found."},
+		{Findings{}, ErrNoFindings, "INFO", "Code review complete. No structured findings extracted."},
+		{Findings{}, ErrMalformed, "WARN", "Review findings JSON is malformed — skipping"},
+	}
+	for _, tc := range tests {
+		level, msg := Outcome(tc.f, tc.err)
+		if level != tc.level || msg != tc.msg {
+			t.Errorf("Outcome(%v) = %s %q, want %s %q", tc.err, level, msg, tc.level, tc.msg)
+		}
+	}
+}
+
+func TestContextFor(t *testing.T) {
+	two := []Detail{{Severity: "HIGH", File: "src/a.ts", Issue: "SQL injection"}, {Severity: "LOW", File: "src/b.ts", Issue: "typo"}, {Severity: "LOW", File: "c", Issue: "third"}}
+	tests := []struct {
+		name string
+		f    Findings
+		want string
+	}{
+		{"no issues", Findings{Severity: "LOW", IssuesFound: 0, Summary: "fine"}, ""},
+		{"no severity", Findings{IssuesFound: 2, Summary: "x"}, ""},
+		{"null severity", Findings{Severity: "null", IssuesFound: 2}, ""},
+		{"medium without details", Findings{Severity: "MEDIUM", IssuesFound: 1, Summary: "One  thing\nto fix."}, "REVIEW FINDINGS (MEDIUM, 1 issues): One thing to fix."},
+		{"high gets the priority prefix and two details", Findings{Severity: "HIGH", IssuesFound: 3, Summary: "Bad.", Details: two}, "PRIORITY: Fix these code review findings BEFORE picking a new story. REVIEW FINDINGS (HIGH, 3 issues): Bad. Details: - [HIGH] src/a.ts: SQL injection; - [LOW] src/b.ts: typo"},
+		{"critical in lower case is still a priority", Findings{Severity: "critical", IssuesFound: 1, Summary: "x"}, "PRIORITY: Fix these code review findings BEFORE picking a new story. REVIEW FINDINGS (critical, 1 issues): x"},
+		{"detail without a file", Findings{Severity: "LOW", IssuesFound: 1, Summary: "s", Details: []Detail{{Severity: "LOW", Issue: "vague"}}}, "REVIEW FINDINGS (LOW, 1 issues): s Details: - [LOW] vague"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ContextFor(tc.f)); diff != "" {
+				t.Fatalf("ContextFor (-want +got):\n%s", diff)
+			}
+		})
+	}
+	long := strings.Repeat("é", 400)
+	longDetails := []Detail{{Severity: "LOW", File: "f", Issue: strings.Repeat("d", 400)}}
+	low := ContextFor(Findings{Severity: "LOW", IssuesFound: 9, Summary: long, Details: longDetails})
+	if n := len([]rune(low)); n != 493 {
+		t.Fatalf("LOW context has %d characters, want 33+300+10+150", n)
+	}
+	capped := ContextFor(Findings{Severity: strings.Repeat("M", 100), IssuesFound: 9, Summary: long, Details: longDetails})
+	if n := len([]rune(capped)); n != 500 {
+		t.Fatalf("context has %d characters, want the 500 cap", n)
+	}
+	if !strings.Contains(low, strings.Repeat("é", 300)+" Details: ") || strings.Contains(low, strings.Repeat("é", 301)) {
+		t.Fatal("summary not cut to 300 characters")
+	}
+	high := ContextFor(Findings{Severity: "HIGH", IssuesFound: 9, Summary: long, Details: longDetails})
+	if i := strings.Index(high, " Details: "); i < 0 || len([]rune(high[i+len(" Details: "):])) != 150 {
+		t.Fatalf("details not cut to 150 characters: %q", high)
+	}
+	if n := len([]rune(high)); n > 700 || n <= 500 {
+		t.Fatalf("HIGH context has %d characters", n)
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), nil)
+	if _, found, err := Load(d); found || err != nil {
+		t.Fatalf("Load without a file: found=%v err=%v", found, err)
+	}
+	f, err := ParseFindings([]byte(BeginMarker + "\n" + payload + "\n" + EndMarker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(d, f); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(d.Path(ralphdir.ReviewFindings))
+	if string(raw) != payload+"\n" {
+		t.Fatalf("file = %s, want the payload as the agent wrote it", raw)
+	}
+	got, found, err := Load(d)
+	if err != nil || !found || ContextFor(got) != ContextFor(f) || got.IssuesFound != 2 {
+		t.Fatalf("Load = %+v found=%v err=%v", got, found, err)
+	}
+	built := Findings{Severity: "LOW", IssuesFound: 1, Summary: "s", Details: []Detail{{Severity: "LOW", File: "f", Line: 3, Issue: "i", Suggestion: "x"}}}
+	if err := Save(d, built); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ = os.ReadFile(d.Path(ralphdir.ReviewFindings))
+	wantBuilt := "{\n  \"severity\": \"LOW\",\n  \"issues_found\": 1,\n  \"summary\": \"s\",\n  \"details\": [\n    {\n      \"severity\": \"LOW\",\n      \"file\": \"f\",\n      \"line\": 3,\n      \"issue\": \"i\",\n      \"suggestion\": \"x\"\n    }\n  ]\n}\n"
+	if diff := cmp.Diff(wantBuilt, string(raw)); diff != "" {
+		t.Fatalf("built findings (-want +got):\n%s", diff)
+	}
+	os.WriteFile(d.Path(ralphdir.ReviewFindings), []byte("[]"), 0o644)
+	if _, found, err := Load(d); found || err != nil {
+		t.Fatalf("corrupt Load: found=%v err=%v", found, err)
+	}
+}
+
+func TestLastSHA(t *testing.T) {
+	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), nil)
+	if sha, err := LoadLastSHA(d); sha != "" || err != nil {
+		t.Fatalf("LoadLastSHA without a file = %q, %v", sha, err)
+	}
+	if err := SaveLastSHA(d, "0123abc\n"); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(d.Path(ralphdir.ReviewLastSHA))
+	if string(raw) != "0123abc\n" {
+		t.Fatalf("file = %q", raw)
+	}
+	if sha, err := LoadLastSHA(d); sha != "0123abc" || err != nil {
+		t.Fatalf("LoadLastSHA = %q, %v", sha, err)
+	}
+	if err := SaveLastSHA(d, ""); err != nil {
+		t.Fatal(err)
+	}
+	if sha, _ := LoadLastSHA(d); sha != "" {
+		t.Fatalf("after an empty sha: %q", sha)
+	}
+}
