@@ -23,7 +23,7 @@ import (
 const (
 	killsEnv     = "RALPH_KILL_TEST_KILLS"
 	killSeedEnv  = "RALPH_KILL_TEST_SEED"
-	defaultKills = 60
+	defaultKills = 30
 )
 
 // jsonStateFiles are the .ralph/ files that hold one JSON document each
