@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 )
@@ -93,7 +94,7 @@ var keys = append([]*keySpec{
 		set: enumSetter("Valid modes", []string{"warn", "block", "circuit-breaker"}, func(c *Config) *string { return &c.QualityGateMode })},
 	{name: "QUALITY_GATE_TIMEOUT", env: []string{"QUALITY_GATE_TIMEOUT"}, rc: true, def: "120",
 		accepts: "integer >= 1 (seconds)", doc: "timeout of each gate command, seconds",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.QualityGateTimeoutSeconds })},
+		set: scaledSetter(1, math.MaxInt32, time.Second, func(c *Config) *time.Duration { return &c.QualityGateTimeout })},
 	{name: "CLAUDE_PERMISSION_MODE", env: []string{"CLAUDE_PERMISSION_MODE"}, rc: true, def: "bypassPermissions", envEmptyCounts: true,
 		accepts: "auto, acceptEdits, bypassPermissions, default, dontAsk, plan (empty = bypassPermissions)", doc: "Claude Code --permission-mode",
 		set: func(c *Config, v string) error {
@@ -110,7 +111,7 @@ var keys = append([]*keySpec{
 	{name: "CLAUDE_TIMEOUT_MINUTES", env: []string{"CLAUDE_TIMEOUT_MINUTES"}, rc: true, def: "15",
 		flag:    &flagDef{long: "timeout", short: "t", arg: "MIN", group: groupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
 		accepts: "integer 1..120 (minutes)", doc: "time limit of one agent call, minutes",
-		set: intSetter(1, 120, func(c *Config) *int { return &c.TimeoutMinutes })},
+		set: scaledSetter(1, 120, time.Minute, func(c *Config) *time.Duration { return &c.Timeout })},
 	{name: "CLAUDE_OUTPUT_FORMAT", env: []string{"CLAUDE_OUTPUT_FORMAT"}, rc: true, def: "json",
 		flag:    &flagDef{long: "output-format", arg: "FORMAT", group: groupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
 		accepts: "json, text", doc: "agent output format",
@@ -126,14 +127,14 @@ var keys = append([]*keySpec{
 	{name: "SESSION_EXPIRY_HOURS", env: []string{"SESSION_EXPIRY_HOURS", "CLAUDE_SESSION_EXPIRY_HOURS"}, rc: true, def: "24",
 		flag:    &flagDef{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
 		accepts: "integer >= 1 (hours)", doc: "hours a session may sit idle and still be resumed",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.SessionExpiryHours })},
+		set: scaledSetter(1, math.MaxInt32, time.Hour, func(c *Config) *time.Duration { return &c.SessionExpiry })},
 	{name: "RALPH_VERBOSE", env: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, rc: true, def: "false",
 		flag:    &flagDef{long: "verbose", short: "v", group: groupMain, common: true, help: "report more progress while running"},
 		accepts: "boolean", doc: "more progress detail",
 		set: boolSetter(func(c *Config) *bool { return &c.Verbose })},
 	{name: "WRITE_TIMEOUT_MINUTES", env: []string{"WRITE_TIMEOUT_MINUTES"}, rc: true, def: "8",
 		accepts: "integer >= 0 (minutes, 0 = off)", doc: "stop an agent call that changes no project file for this long",
-		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.WriteTimeoutMinutes })},
+		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "PROMPT_FILE", env: []string{"PROMPT_FILE"}, rc: true, def: "PROMPT.md", path: true,
 		flag:    &flagDef{long: "prompt", short: "p", arg: "FILE", group: groupMain, common: true, help: "prompt file, relative to the current directory"},
 		accepts: "file name", doc: "prompt sent to the agent",
@@ -146,26 +147,26 @@ var keys = append([]*keySpec{
 		set: pathSetter(true, func(c *Config) *string { return &c.AgentFile })},
 	{name: "CB_NO_PROGRESS_THRESHOLD", env: []string{"CB_NO_PROGRESS_THRESHOLD"}, rc: true, def: "3",
 		accepts: "integer >= 1", doc: "loops without progress that open the circuit breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBNoProgressThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.NoProgressThreshold })},
 	{name: "CB_SAME_ERROR_THRESHOLD", env: []string{"CB_SAME_ERROR_THRESHOLD"}, rc: true, def: "5",
 		accepts: "integer >= 1", doc: "loops with errors in a row that open the circuit breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBSameErrorThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.SameErrorThreshold })},
 	{name: "CB_OUTPUT_DECLINE_THRESHOLD", env: []string{"CB_OUTPUT_DECLINE_THRESHOLD"}, rc: true, def: "70",
 		accepts: "integer 0..100 (percent)", doc: "accepted for compatibility; no rule uses it",
-		set: intSetter(0, 100, func(c *Config) *int { return &c.CBOutputDeclineThreshold })},
+		set: intSetter(0, 100, func(c *Config) *int { return &c.Breaker.OutputDeclineThreshold })},
 	{name: "CB_PERMISSION_DENIAL_THRESHOLD", env: []string{"CB_PERMISSION_DENIAL_THRESHOLD"}, rc: true, def: "2",
 		accepts: "integer >= 1", doc: "loops with permission denials that open the breaker (PERMISSION_DENIAL_MODE=threshold)",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBPermissionDenialThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.PermissionDenialThreshold })},
 	{name: "CB_READ_ONLY_TIMEOUT_THRESHOLD", env: []string{"CB_READ_ONLY_TIMEOUT_THRESHOLD"}, rc: true, def: "2",
 		accepts: "integer >= 1", doc: "write-heartbeat timeouts in a row that open the breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBReadOnlyTimeoutThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.ReadOnlyTimeoutThreshold })},
 	{name: "CB_COOLDOWN_MINUTES", env: []string{"CB_COOLDOWN_MINUTES"}, rc: true, def: "30",
 		accepts: "integer >= 0 (minutes)", doc: "minutes before an open breaker goes half-open at start-up",
-		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.CBCooldownMinutes })},
+		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.Breaker.Cooldown })},
 	{name: "CB_AUTO_RESET", env: []string{"CB_AUTO_RESET"}, rc: true, def: "false",
 		flag:    &flagDef{long: "auto-reset-circuit", group: groupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
 		accepts: "boolean", doc: "close an open breaker at start-up without waiting for the cooldown",
-		set: boolSetter(func(c *Config) *bool { return &c.CBAutoReset })},
+		set: boolSetter(func(c *Config) *bool { return &c.Breaker.AutoReset })},
 	{name: "TEST_COMMAND", env: []string{"TEST_COMMAND"}, rc: true, def: "",
 		accepts: "shell command", doc: "command that verifies the agent's test claims",
 		set: func(c *Config, v string) error { c.TestCommand = v; return nil }},
@@ -174,7 +175,7 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error { c.QualityGates = splitList(v, ";"); return nil }},
 	{name: "QUALITY_GATE_ON_COMPLETION_ONLY", env: []string{"QUALITY_GATE_ON_COMPLETION_ONLY"}, rc: true, def: "false",
 		accepts: "boolean", doc: "run the gates only when the agent signals completion",
-		set: boolSetter(func(c *Config) *bool { return &c.QualityGateOnCompletionOnly })},
+		set: boolSetter(func(c *Config) *bool { return &c.QualityGateOnlyOnEnd })},
 	{name: "REVIEW_MODE", env: []string{"REVIEW_MODE"}, rc: true, def: "off",
 		accepts: "off, enhanced, ultimate", doc: "periodic code review",
 		set: enumSetter("Valid modes", []string{"off", "enhanced", "ultimate"}, func(c *Config) *string { return &c.ReviewMode })},
@@ -206,7 +207,7 @@ var keys = append([]*keySpec{
 			if !versionRe.MatchString(v) {
 				return reject("expected a version such as 2.0.76")
 			}
-			c.ClaudeMinVersion = v
+			c.MinVersion = v
 			return nil
 		}},
 
@@ -263,7 +264,7 @@ var keys = append([]*keySpec{
 	{name: "INACTIVITY_TIMEOUT", env: []string{"INACTIVITY_TIMEOUT"}, rc: true, def: "0",
 		flag:    &flagDef{long: "inactivity-timeout", arg: "DURATION", group: groupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
 		accepts: "duration (0 = off)", doc: "stop an agent call that prints nothing for this long",
-		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.InactivityTimeout) })},
+		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.Inactivity) })},
 	{name: "MAX_COST_USD", env: []string{"MAX_COST_USD"}, rc: true, def: "0",
 		flag:    &flagDef{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
 		accepts: "number >= 0 (USD, 0 = off)", doc: "stop once the reported spend reaches this",
@@ -289,7 +290,7 @@ var keys = append([]*keySpec{
 	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, def: "256",
 		flag:    &flagDef{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
 		accepts: "integer 0..1048576 (MB, 0 = no limit)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
-		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.MaxOutputMB })},
+		set: scaledSetter(0, 1<<20, int64(1<<20), func(c *Config) *int64 { return &c.MaxOutput })},
 	{name: "LOG_KEEP", env: []string{"LOG_KEEP"}, rc: true, def: "200",
 		flag:    &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
 		accepts: "integer >= 0 (0 = keep all)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
@@ -306,7 +307,7 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error { c.AgentCommand = v; return nil }},
 	{name: "AGENT_PROMPT_MODE", env: []string{"AGENT_PROMPT_MODE"}, rc: true, def: "stdin",
 		accepts: "stdin, arg", doc: "how the command driver passes the prompt",
-		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.AgentPromptMode })},
+		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.PromptMode })},
 	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, def: "",
 		flag:    &flagDef{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
 		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)", doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
@@ -437,6 +438,12 @@ func rcKeyHint(key string) string {
 }
 
 func intSetter(min, max int, field func(*Config) *int) func(*Config, string) error {
+	return scaledSetter(min, max, 1, field)
+}
+
+// scaledSetter reads an integer from min to max in units of unit (minutes,
+// MB) into a field that holds the product (a duration, bytes).
+func scaledSetter[T ~int | ~int64](min, max int, unit T, field func(*Config) *T) func(*Config, string) error {
 	var accepted string
 	switch {
 	case max < math.MaxInt32:
@@ -453,7 +460,7 @@ func intSetter(min, max int, field func(*Config) *int) func(*Config, string) err
 		if !ok || n < int64(min) || n > int64(max) {
 			return reject(accepted)
 		}
-		*field(c) = int(n)
+		*field(c) = T(n) * unit
 		return nil
 	}
 }

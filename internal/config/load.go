@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -60,6 +62,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		CleanKeep:     cl.keep,
 		Dashboard:     cl.dashboard,
 		Projects:      cl.projects,
+		Grace:         time.Second,
 		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {
@@ -88,7 +91,16 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	if err := l.finish(); err != nil {
 		return nil, l.warns, err
 	}
+	c.derive()
 	return c, l.warns, nil
+}
+
+// derive sets the fields that follow from the resolved keys and where they
+// came from.
+func (c *Config) derive() {
+	c.Breaker.CountPermissionDenials = c.PermissionDenialMode == "threshold"
+	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == SourceFile
+	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == SourceFlag || !slices.Equal(c.AllowedTools, DefaultAllowedTools())
 }
 
 // resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
