@@ -49,6 +49,10 @@ type keySpec struct {
 	// relative to the Ralph directory, flag and environment values to the
 	// project directory.
 	path bool
+	// fromRepo, when set, says why a project's .ralphrc may not set the key
+	// to a value ("" when it may); such a line is skipped with that warning
+	// unless the .ralphrc is the person's own (see trust.go).
+	fromRepo func(v string) string
 	// envEmptyCounts: an environment variable that is set but empty counts as
 	// given (CLAUDE_PERMISSION_MODE); for every other key it counts as unset.
 	envEmptyCounts bool
@@ -372,14 +376,16 @@ var keys = append([]*keySpec{
 		flag:    &flagDef{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
-	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765",
+	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765", fromRepo: loopbackOnly,
 		accepts: "HOST:PORT (loopback unless SERVE_TOKEN is set; in the project's .ralphrc loopback only)", doc: "address of the web dashboard (--serve ADDR, --dashboard ADDR)",
 		set: addrSetter},
 	{name: "SERVE_CONTROL", env: []string{"SERVE_CONTROL"}, rc: true, def: "false",
-		accepts: "boolean (not from the project's .ralphrc)", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
+		fromRepo: personOnly("SERVE_CONTROL ignored: a project's .ralphrc cannot turn on the dashboard's controls; set SERVE_CONTROL=true in your environment"),
+		accepts:  "boolean (not from the project's .ralphrc)", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
 		set: boolSetter(func(c *Config) *bool { return &c.ServeControl })},
 	{name: "SERVE_TOKEN", env: []string{"SERVE_TOKEN"}, rc: true, def: "",
-		accepts: "a secret of 16 or more characters, empty = none (not from the project's .ralphrc)", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
+		fromRepo: personOnly("SERVE_TOKEN ignored: a token in the project is known to everyone who can read the repository; set SERVE_TOKEN in your environment"),
+		accepts:  "a secret of 16 or more characters, empty = none (not from the project's .ralphrc)", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {

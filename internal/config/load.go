@@ -208,7 +208,7 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 	if k.rc {
 		if rv, ok := l.rc[k.name]; ok && rv.Value != "" {
 			v := rv.Value
-			if why := personOnly(k.name, v); why != "" && !l.rcTrusted {
+			if why := l.refused(k, v); why != "" {
 				l.warns = append(l.warns, Warning{File: l.rcFile, Line: rv.Line, Msg: why})
 				return "", Source{}, false
 			}
@@ -219,6 +219,16 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 		}
 	}
 	return "", Source{}, false
+}
+
+// refused says why the .ralphrc read may not set k to v, or "": a
+// project's .ralphrc may not, for a key whose row has a fromRepo rule that
+// refuses v; the person's own may.
+func (l *loader) refused(k *keySpec, v string) string {
+	if k.fromRepo == nil || l.rcTrusted {
+		return ""
+	}
+	return k.fromRepo(v)
 }
 
 // rcPath resolves a file name from .ralphrc against the Ralph directory (the
