@@ -38,7 +38,7 @@ type dryRunJSON struct {
 }
 
 // reachJSON is a key that is set and starts a program, decides what the
-// agent may do, or sends data off the machine (config.ReachKeys).
+// agent may do, or sends data off the machine (config.Config.Reach).
 type reachJSON struct {
 	Key            string `json:"key"`
 	Value          string `json:"value"`

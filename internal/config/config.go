@@ -250,8 +250,8 @@ type Config struct {
 	Sources map[string]Source
 }
 
-// DefaultAllowedTools returns the default ALLOWED_TOOLS list (a new slice).
-func DefaultAllowedTools() []string {
+// defaultTools returns the default ALLOWED_TOOLS list (a new slice).
+func defaultTools() []string {
 	return splitList(defaultAllowedTools, ",")
 }
 

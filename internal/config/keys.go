@@ -329,7 +329,7 @@ var keys = append([]*keySpec{
 			}
 			return reject("available drivers: " + strings.Join(validDrivers, " "))
 		}},
-	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: DefaultNotifyOn,
+	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: defaultNotifyOn,
 		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
 		accepts: "comma-separated event types, breaker_opened, guard_gave_up or all (docs/NOTIFY.md)", doc: "the events sent to the notifiers",
 		set: func(c *Config, v string) error {
@@ -365,7 +365,7 @@ var keys = append([]*keySpec{
 	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
 		accepts: "duration > 0, at most 1m", doc: "time limit of one notification (a hook's run, a webhook's try) and of the wait for them at the end",
 		set: func(c *Config, v string) error {
-			d, err := ParseDuration(v)
+			d, err := parseDuration(v)
 			if err != nil || d <= 0 {
 				return reject("expected a duration > 0 such as 10s")
 			}
@@ -498,7 +498,7 @@ func enumSetter(noun string, values []string, field func(*Config) *string) func(
 
 func durationSetter(field func(*Config) *int64) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		d, err := ParseDuration(v)
+		d, err := parseDuration(v)
 		if err != nil {
 			return reject("expected a duration such as 30s, 5m, 6h, 1d or a number of seconds")
 		}
@@ -571,9 +571,9 @@ func splitList(v, sep string) []string {
 	return out
 }
 
-// DefaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
+// defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
 // opening, a usage-limit wait starting and the failure guard giving up.
-const DefaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {

@@ -100,7 +100,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 func (c *Config) derive() {
 	c.Breaker.CountPermissionDenials = c.PermissionDenialMode == "threshold"
 	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == SourceFile
-	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == SourceFlag || !slices.Equal(c.AllowedTools, DefaultAllowedTools())
+	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == SourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
 }
 
 // resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
@@ -398,7 +398,7 @@ func (l *loader) checkTools() error {
 		if err := l.fail(ue, src); err != nil {
 			return err
 		}
-		c.AllowedTools = DefaultAllowedTools()
+		c.AllowedTools = defaultTools()
 		c.Sources["ALLOWED_TOOLS"] = Source{Kind: SourceDefault}
 		return nil
 	}

@@ -817,7 +817,7 @@ func TestMaintenanceIsLenient(t *testing.T) {
 		if c.Driver != "claude-code" || c.Breaker.Cooldown != 5*time.Minute {
 			t.Errorf("%v: driver %q cooldown %v", args, c.Driver, c.Breaker.Cooldown)
 		}
-		if diff := cmp.Diff(DefaultAllowedTools(), c.AllowedTools); diff != "" {
+		if diff := cmp.Diff(defaultTools(), c.AllowedTools); diff != "" {
 			t.Errorf("%v: tools: %s", args, diff)
 		}
 		var text []string
@@ -882,7 +882,7 @@ func TestNilArguments(t *testing.T) {
 }
 
 func TestActionString(t *testing.T) {
-	if got := DefaultAllowedTools(); len(got) != 14 || got[13] != "Bash" {
-		t.Errorf("DefaultAllowedTools = %v", got)
+	if got := defaultTools(); len(got) != 14 || got[13] != "Bash" {
+		t.Errorf("defaultTools() = %v", got)
 	}
 }

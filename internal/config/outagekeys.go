@@ -7,7 +7,7 @@ var outageKeys = []*keySpec{
 		flag:    &flagDef{long: "retry-max-delay", arg: "DURATION", group: groupLoop, doc: "LOOP-CONTROL.md", help: "longest wait between tries while the provider is down (overloaded, 5xx, unreachable)"},
 		accepts: "duration > 0", doc: "longest wait between the tries of a provider outage (transient failures back off 1s, 2s, 4s, … up to this)",
 		set: func(c *Config, v string) error {
-			d, err := ParseDuration(v)
+			d, err := parseDuration(v)
 			if err != nil || d <= 0 {
 				return reject("expected a duration > 0 such as 30m")
 			}

@@ -179,7 +179,7 @@ func TestAddingARowIsEnough(t *testing.T) {
 		flag:    &flagDef{long: "foo-timeout", arg: "DURATION", group: groupLoop, help: "give up on foo after this long"},
 		accepts: "duration", doc: "how long foo may take",
 		set: func(c *Config, v string) error {
-			d, err := ParseDuration(v)
+			d, err := parseDuration(v)
 			if err != nil {
 				return reject("expected a duration")
 			}

@@ -63,18 +63,18 @@ func resolved(p string) string {
 	return filepath.Clean(p)
 }
 
-// MaxNotifyTimeout caps NOTIFY_TIMEOUT: the run's end waits that long at
+// maxNotifyTimeout caps NOTIFY_TIMEOUT: the run's end waits that long at
 // most for its notifiers, and a stop must not wait on a hook for hours.
-const MaxNotifyTimeout = time.Minute
+const maxNotifyTimeout = time.Minute
 
-// capNotifyTimeout lowers a NOTIFY_TIMEOUT above MaxNotifyTimeout to it,
+// capNotifyTimeout lowers a NOTIFY_TIMEOUT above maxNotifyTimeout to it,
 // with one warning.
 func (l *loader) capNotifyTimeout() {
 	c := l.c
-	if c.NotifyTimeout <= MaxNotifyTimeout {
+	if c.NotifyTimeout <= maxNotifyTimeout {
 		return
 	}
 	l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("NOTIFY_TIMEOUT=%s (%s) is above the cap of %s; using %s (docs/NOTIFY.md)",
-		c.NotifyTimeout, c.Sources["NOTIFY_TIMEOUT"].describe(), MaxNotifyTimeout, MaxNotifyTimeout)})
-	c.NotifyTimeout = MaxNotifyTimeout
+		c.NotifyTimeout, c.Sources["NOTIFY_TIMEOUT"].describe(), maxNotifyTimeout, maxNotifyTimeout)})
+	c.NotifyTimeout = maxNotifyTimeout
 }
