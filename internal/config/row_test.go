@@ -175,9 +175,9 @@ func useKeys(t *testing.T, ks []*keySpec) {
 // a field of Config; here the row's setter keeps the value aside.)
 func TestAddingARowIsEnough(t *testing.T) {
 	var got time.Duration
-	foo := &keySpec{name: "FOO_TIMEOUT", env: []string{"FOO_TIMEOUT", "OLD_FOO_TIMEOUT"}, rc: true, def: "2m",
-		flag:    &flagDef{long: "foo-timeout", arg: "DURATION", group: groupLoop, help: "give up on foo after this long"},
-		accepts: "duration", doc: "how long foo may take",
+	row := &keySpec{name: "MADE_UP_WAIT", env: []string{"MADE_UP_WAIT", "OLD_MADE_UP_WAIT"}, rc: true, def: "2m",
+		flag:    &flagDef{long: "made-up-wait", arg: "DURATION", group: groupLoop, help: "give up on the made-up thing after this long"},
+		accepts: "duration", doc: "how long the made-up thing may take",
 		set: func(c *Config, v string) error {
 			d, err := parseDuration(v)
 			if err != nil {
@@ -186,19 +186,19 @@ func TestAddingARowIsEnough(t *testing.T) {
 			got = d
 			return nil
 		}}
-	useKeys(t, append(slices.Clone(keys), foo))
+	useKeys(t, append(slices.Clone(keys), row))
 
-	checkShown(t, foo)
-	checkRow(t, foo)
+	checkShown(t, row)
+	checkRow(t, row)
 	var all bytes.Buffer
 	UsageAll(&all)
-	if !strings.Contains(all.String(), "--foo-timeout DURATION") || !strings.Contains(all.String(), "(default: 2m)") {
-		t.Errorf("--help-all lacks --foo-timeout with its default:\n%s", all.String())
+	if !strings.Contains(all.String(), "--made-up-wait DURATION") || !strings.Contains(all.String(), "(default: 2m)") {
+		t.Errorf("--help-all lacks --made-up-wait with its default:\n%s", all.String())
 	}
-	if _, err := rowSetup(t, "", map[string]string{"FOO_TIMEOUT": "9s"}, "--foo-timeout", "3m"); err != nil || got != 3*time.Minute {
-		t.Errorf("--foo-timeout 3m over FOO_TIMEOUT=9s: %v, %v", got, err)
+	if _, err := rowSetup(t, "", map[string]string{"MADE_UP_WAIT": "9s"}, "--made-up-wait", "3m"); err != nil || got != 3*time.Minute {
+		t.Errorf("--made-up-wait 3m over MADE_UP_WAIT=9s: %v, %v", got, err)
 	}
-	if _, err := rowSetup(t, "", nil, "--foo-timeout", "soon"); err == nil || err.Error() != "Invalid --foo-timeout: 'soon'; expected a duration" {
-		t.Errorf("--foo-timeout soon: %v", err)
+	if _, err := rowSetup(t, "", nil, "--made-up-wait", "soon"); err == nil || err.Error() != "Invalid --made-up-wait: 'soon'; expected a duration" {
+		t.Errorf("--made-up-wait soon: %v", err)
 	}
 }
