@@ -67,7 +67,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 			}
 		}
 	}
-	for _, line := range breaker.Describe(s, now, c.Breaker()) {
+	for _, line := range breaker.Describe(s, now, c.Breaker) {
 		fmt.Fprintln(stdout, line)
 	}
 	return nil

@@ -13,6 +13,6 @@ func fallbackChecks(cfg *config.Config, env doctorEnv) []check {
 	if cfg.FallbackDriver == "" {
 		return nil
 	}
-	drv, res, err := engine.CheckFallbackAgent(context.Background(), engine.SettingsFrom(cfg, env.cwd), env.lookPath)
+	drv, res, err := engine.CheckFallbackAgent(context.Background(), *cfg, env.lookPath)
 	return agentLines("fallback ", cfg.FallbackDriver, drv, res, err, env)
 }

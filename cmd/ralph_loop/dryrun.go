@@ -38,7 +38,7 @@ type dryRunJSON struct {
 }
 
 // reachJSON is a key that is set and starts a program, decides what the
-// agent may do, or sends data off the machine (config.ReachKeys).
+// agent may do, or sends data off the machine (config.Config.Reach).
 type reachJSON struct {
 	Key            string `json:"key"`
 	Value          string `json:"value"`
@@ -97,7 +97,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
 	bus.SetWords(console.EventWords())
 	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
-	p, err := engine.DryRun(engine.SettingsFrom(cfg, cwd), engine.Deps{
+	p, err := engine.DryRun(*cfg, engine.Deps{
 		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: version,
 	})

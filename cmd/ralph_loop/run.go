@@ -271,7 +271,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 
 	res, ok := sig.engine(&calling, func() engine.Result {
-		return engine.Run(engine.SettingsFrom(cfg, cwd), engine.Deps{
+		return engine.Run(*cfg, engine.Deps{
 			Bus:         bus,
 			Dir:         dir,
 			State:       state,
@@ -324,7 +324,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, st
 	if err := checkLayout(cfg, dir, cwd); err != nil {
 		return err
 	}
-	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir, exec.LookPath)
+	err := engine.Precheck(*cfg, dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}

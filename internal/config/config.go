@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
@@ -119,8 +120,10 @@ func (e *UsageError) ShownKey() string { return show(e.Key) }
 // ExitCode is the process exit code for a usage error: 1.
 func (e *UsageError) ExitCode() int { return 1 }
 
-// Config is the resolved configuration. Relative paths are relative to
-// ProjectDir (the directory the loop runs in).
+// Config is the resolved configuration, and the engine's settings as they
+// are (engine.Settings is this type). Relative paths are relative to
+// ProjectDir (the directory the loop runs in). A field holds its key's value
+// in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
 type Config struct {
 	Action     Action
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
@@ -128,47 +131,51 @@ type Config struct {
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none
 
 	// Agent and driver.
-	Driver          string   // PLATFORM_DRIVER: claude-code, codex, cursor, copilot, opencode, command
-	FallbackDriver  string   // FALLBACK_DRIVER: another driver, "" = none
-	AgentCommand    string   // AGENT_COMMAND as written (driver "command")
-	AgentArgv       []string // AGENT_COMMAND split into words (quotes and $VAR honoured)
-	AgentPromptMode string   // AGENT_PROMPT_MODE: stdin or arg
-	OutputFormat    string   // CLAUDE_OUTPUT_FORMAT: json or text
-	AllowedTools    []string // ALLOWED_TOOLS split on ',' and trimmed; empty = pass no allowlist
-	PermissionMode  string   // CLAUDE_PERMISSION_MODE
-	TimeoutMinutes  int      // CLAUDE_TIMEOUT_MINUTES, 1..120
-	Live            bool     // --live
-	Verbose         bool     // RALPH_VERBOSE / --verbose
+	Driver         string   // PLATFORM_DRIVER: claude-code, codex, cursor, copilot, opencode, command
+	FallbackDriver string   // FALLBACK_DRIVER: another driver, "" = none
+	AgentCommand   string   // AGENT_COMMAND as written (driver "command")
+	AgentArgv      []string // AGENT_COMMAND split into words (quotes and $VAR honoured)
+	PromptMode     string   // AGENT_PROMPT_MODE: stdin or arg
+	OutputFormat   string   // CLAUDE_OUTPUT_FORMAT: json or text
+	AllowedTools   []string // ALLOWED_TOOLS split on ',' and trimmed; empty = pass no allowlist
+	// ToolsGiven: --allowed-tools or a list other than the default was
+	// configured (a driver without an allowlist says it ignores it).
+	ToolsGiven     bool
+	PermissionMode string        // CLAUDE_PERMISSION_MODE
+	Timeout        time.Duration // CLAUDE_TIMEOUT_MINUTES, 1..120 minutes
+	Live           bool          // --live
+	Verbose        bool          // RALPH_VERBOSE / --verbose
+	// Grace is the time between SIGTERM and SIGKILL for the agent's group
+	// (not a key: one second).
+	Grace time.Duration
 
 	// Project files (PROMPT_FILE, FIX_PLAN_FILE, AGENT_FILE).
 	PromptFile  string
 	FixPlanFile string
 	AgentFile   string
+	// PromptFromRepo: PROMPT_FILE came from a .ralphrc, the repository's
+	// choice, so the file may not leave the project.
+	PromptFromRepo bool
 
 	// Rate limit and sessions.
-	MaxCallsPerHour    int  // MAX_CALLS_PER_HOUR
-	SessionContinuity  bool // SESSION_CONTINUITY / --no-continue
-	SessionExpiryHours int  // SESSION_EXPIRY_HOURS
+	MaxCallsPerHour   int           // MAX_CALLS_PER_HOUR
+	SessionContinuity bool          // SESSION_CONTINUITY / --no-continue
+	SessionExpiry     time.Duration // SESSION_EXPIRY_HOURS
 
 	// Permission denials and write heartbeat.
-	PermissionDenialMode string // PERMISSION_DENIAL_MODE: continue, halt, threshold
-	WriteTimeoutMinutes  int    // WRITE_TIMEOUT_MINUTES, 0 disables the heartbeat
+	PermissionDenialMode string        // PERMISSION_DENIAL_MODE: continue, halt, threshold
+	WriteTimeout         time.Duration // WRITE_TIMEOUT_MINUTES, 0 disables the heartbeat
 
-	// Circuit breaker.
-	CBNoProgressThreshold       int
-	CBSameErrorThreshold        int
-	CBOutputDeclineThreshold    int // accepted, unused by the bash loop
-	CBPermissionDenialThreshold int
-	CBReadOnlyTimeoutThreshold  int
-	CBCooldownMinutes           int
-	CBAutoReset                 bool // CB_AUTO_RESET / --auto-reset-circuit
+	// Breaker is the circuit breaker's configuration: the CB_* keys, and
+	// CountPermissionDenials when PERMISSION_DENIAL_MODE=threshold.
+	Breaker breaker.Config
 
 	// Quality gates.
-	TestCommand                 string
-	QualityGates                []string // QUALITY_GATES split on ';', trimmed, empties dropped
-	QualityGateMode             string   // warn, block, circuit-breaker
-	QualityGateTimeoutSeconds   int
-	QualityGateOnCompletionOnly bool
+	TestCommand          string
+	QualityGates         []string      // QUALITY_GATES split on ';', trimmed, empties dropped
+	QualityGateMode      string        // warn, block, circuit-breaker
+	QualityGateTimeout   time.Duration // QUALITY_GATE_TIMEOUT, seconds
+	QualityGateOnlyOnEnd bool          // QUALITY_GATE_ON_COMPLETION_ONLY
 
 	// Review.
 	ReviewMode     string // off, enhanced, ultimate (after the REVIEW_ENABLED derivation)
@@ -176,12 +183,12 @@ type Config struct {
 	ReviewInterval int
 
 	// Informational keys (accepted, not used by the loop itself).
-	ProjectName      string
-	ProjectType      string
-	TaskSources      string
-	GithubTaskLabel  string
-	BeadsFilter      string
-	ClaudeMinVersion string
+	ProjectName     string
+	ProjectType     string
+	TaskSources     string
+	GithubTaskLabel string
+	BeadsFilter     string
+	MinVersion      string // CLAUDE_MIN_VERSION
 
 	// Loop control (new, all off by default except LoopDelay and
 	// MaxConsecutiveFailures).
@@ -193,13 +200,13 @@ type Config struct {
 	IdleMax                time.Duration  // IDLE_MAX, 0 = no limit
 	StallLimit             int            // STALL_LIMIT, 0 = off
 	DonePattern            *regexp.Regexp // DONE_PATTERN, nil = off
-	InactivityTimeout      time.Duration  // INACTIVITY_TIMEOUT, 0 = off
+	Inactivity             time.Duration  // INACTIVITY_TIMEOUT, 0 = off
 	MaxCostUSD             float64        // MAX_COST_USD, 0 = off
 	MaxTokens              int64          // MAX_TOKENS, 0 = off
 	MaxConsecutiveFailures int            // MAX_CONSECUTIVE_FAILURES, default 5, 0 = never stop
 	RetryMaxDelay          time.Duration  // RETRY_MAX_DELAY, default 30m: longest wait in a provider outage
 	OutageMax              time.Duration  // OUTAGE_MAX, default 6h, 0 = no limit
-	MaxOutputMB            int            // MAX_OUTPUT_MB, default 256, 0 = no limit
+	MaxOutput              int64          // MAX_OUTPUT_MB in bytes (per call), default 256 MB, 0 = no limit
 	LogKeep                int            // LOG_KEEP, default 200, 0 = keep all
 	LogMaxMB               int            // LOG_MAX_MB, default 50, 0 = never rotate
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
@@ -243,33 +250,8 @@ type Config struct {
 	Sources map[string]Source
 }
 
-// AgentTimeout is TimeoutMinutes as a duration.
-func (c *Config) AgentTimeout() time.Duration {
-	return time.Duration(c.TimeoutMinutes) * time.Minute
-}
-
-// WriteTimeout is WriteTimeoutMinutes as a duration (0 = heartbeat off).
-func (c *Config) WriteTimeout() time.Duration {
-	return time.Duration(c.WriteTimeoutMinutes) * time.Minute
-}
-
-// SessionExpiry is SessionExpiryHours as a duration.
-func (c *Config) SessionExpiry() time.Duration {
-	return time.Duration(c.SessionExpiryHours) * time.Hour
-}
-
-// CBCooldown is CBCooldownMinutes as a duration.
-func (c *Config) CBCooldown() time.Duration {
-	return time.Duration(c.CBCooldownMinutes) * time.Minute
-}
-
-// QualityGateTimeout is QualityGateTimeoutSeconds as a duration.
-func (c *Config) QualityGateTimeout() time.Duration {
-	return time.Duration(c.QualityGateTimeoutSeconds) * time.Second
-}
-
-// DefaultAllowedTools returns the default ALLOWED_TOOLS list (a new slice).
-func DefaultAllowedTools() []string {
+// defaultTools returns the default ALLOWED_TOOLS list (a new slice).
+func defaultTools() []string {
 	return splitList(defaultAllowedTools, ",")
 }
 

@@ -7,9 +7,18 @@
 //	func Load(args []string, lookupEnv func(string) (string, bool), projectDir string,
 //		readFile func(string) ([]byte, error)) (*Config, []Warning, error)
 //	func Usage(w io.Writer)                        // the --help text
-//	func ParseDuration(s string) (time.Duration, error) // 30s, 5m, 6h, 1d, 1h30m, plain seconds
-//	func DefaultAllowedTools() []string
+//	func UsageAll(w io.Writer)                     // the --help-all text
 //	type Config, Action, Source, Warning, UsageError
+//
+// Config is also the engine's settings (engine.Settings is this type): each
+// key is held in the unit the code uses (CLAUDE_TIMEOUT_MINUTES as the
+// duration Timeout, MAX_OUTPUT_MB as bytes, the CB_* keys in Breaker).
+//
+// Every key is one row of the key table (keys.go): its names, default,
+// validation, documentation, trust for a project's .ralphrc and its flag.
+// The parser, --help and --help-all (with the defaults), docs/CONFIG.md and
+// README's flag table are all made from the rows; see docs/DESIGN.md,
+// "Where to add things".
 //
 // Precedence is the same for every key: flag > environment > .ralphrc >
 // default. Environment aliases are tried in order (ALLOWED_TOOLS before
@@ -48,5 +57,5 @@
 // caller's job.
 //
 // Of this module it imports only ralphdir (to read .ralphrc), internal/clip
-// and the leaves whose settings it builds (breaker, see Config.Breaker).
+// and the leaves whose settings it fills (breaker: Config.Breaker).
 package config

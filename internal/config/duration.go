@@ -20,12 +20,12 @@ var durationUnits = []struct {
 	{"d", 24 * time.Hour},
 }
 
-// ParseDuration reads a non-negative duration as written in .ralphrc, the
+// parseDuration reads a non-negative duration as written in .ralphrc, the
 // environment or a flag: a plain number of seconds ("30", "2.5"), or one or
 // more number+unit pairs with the units ms, s, m, h and d ("30s", "5m", "6h",
 // "1d", "1h30m", "1.5h"). Surrounding blanks are ignored. Negative values,
 // other units and values beyond about 292 years are errors.
-func ParseDuration(s string) (time.Duration, error) {
+func parseDuration(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
 		return 0, fmt.Errorf("empty duration")

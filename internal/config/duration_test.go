@@ -29,9 +29,9 @@ func TestParseDuration(t *testing.T) {
 		{"106751d", 106751 * 24 * time.Hour},
 	}
 	for _, tc := range good {
-		got, err := ParseDuration(tc.in)
+		got, err := parseDuration(tc.in)
 		if err != nil || got != tc.want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 	bad := []struct{ in, msg string }{
@@ -54,13 +54,13 @@ func TestParseDuration(t *testing.T) {
 		{".", "expected a number"},
 	}
 	for _, tc := range bad {
-		got, err := ParseDuration(tc.in)
+		got, err := parseDuration(tc.in)
 		if err == nil {
-			t.Errorf("ParseDuration(%q) = %v, want error", tc.in, got)
+			t.Errorf("parseDuration(%q) = %v, want error", tc.in, got)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("ParseDuration(%q) error %q lacks %q", tc.in, err, tc.msg)
+			t.Errorf("parseDuration(%q) error %q lacks %q", tc.in, err, tc.msg)
 		}
 	}
 }

@@ -89,17 +89,6 @@ var modeFlags = map[string]Action{
 	"serve":   Serve,
 }
 
-// flagKeys maps value flags to the key they set.
-var flagKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range keys {
-		if k.flag != "" {
-			m[k.flag] = k.name
-		}
-	}
-	return m
-}()
-
 func newFlagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ralph_loop", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -212,29 +201,23 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			st.live = b
 		case "json":
 			st.json = b
-		case "verbose":
-			st.values["RALPH_VERBOSE"] = flagValue{value: fmt.Sprint(b), flag: name}
-		case "no-continue":
-			st.values["SESSION_CONTINUITY"] = flagValue{value: fmt.Sprint(!b), flag: name}
-		case "auto-reset-circuit":
-			st.values["CB_AUTO_RESET"] = flagValue{value: fmt.Sprint(b), flag: name}
-		case "notify-desktop":
-			st.values["NOTIFY_DESKTOP"] = flagValue{value: fmt.Sprint(b), flag: name}
 		case "notify-test":
 			st.notifyTest = b
+		}
+		if fd := flagByName[f.Name]; fd.set != nil {
+			st.values[fd.set.name] = flagValue{value: fmt.Sprint(b != fd.negate), flag: name}
 		}
 		return nil
 	}
 	if done, err := st.commandValue(f.Name, name, value); done {
 		return err
 	}
-	key := flagKeys[f.Name]
-	spec := keyIndex[key]
+	spec := flagByName[f.Name].set
 	var scratch Config
 	if err := spec.set(&scratch, value); err != nil {
 		return flagValueError(name, value, err)
 	}
-	st.values[key] = flagValue{value: value, flag: name}
+	st.values[spec.name] = flagValue{value: value, flag: name}
 	return nil
 }
 
@@ -385,8 +368,8 @@ func translateParseError(err error, args []string) error {
 			accepted = "a run id (ralph_loop --report lists them)"
 		case f.Name == "projects":
 			accepted = "one or more project folders (each holding .ralph/), or a folder of worktrees"
-		case flagKeys[f.Name] != "":
-			accepted = keyIndex[flagKeys[f.Name]].accepts
+		case flagByName[f.Name].set != nil:
+			accepted = flagByName[f.Name].set.accepts
 		}
 		return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: accepted,
 			Msg: fmt.Sprintf("%s requires a value: %s", name, accepted)}

@@ -8,8 +8,9 @@ import (
 
 // flagDef is one flag of the command line: how it is written, what it does
 // and where the help shows it. The parser (newFlagSet), --help, --help-all
-// and README's flag table are all made from flagDefs; a flag that sets a
-// key (keySpec.flag) shows that key's default, never a copy of it.
+// and README's flag table are all made from flagDefs. A flag that sets a
+// key is declared in that key's row (keySpec.flag) and shows the key's
+// default, never a copy of it.
 type flagDef struct {
 	long, short string
 	arg         string // the value's name in the help ("NUM"); "" for a switch
@@ -19,6 +20,9 @@ type flagDef struct {
 	help        string // what it does: one or two sentences, wrapped to fit
 	noDefault   bool   // the key's default is too long to show here
 	doc         string // the doc that tells more, linked from README's table
+	// negate: the switch sets its key to false (--no-continue).
+	negate bool
+	set    *keySpec // the key the flag sets, nil for a command's flag
 }
 
 // Flag groups, in the order the help shows them.
@@ -33,52 +37,51 @@ const (
 
 var flagGroups = []string{groupMain, groupAgent, groupLoop, groupNotify, groupCommands, groupWeb}
 
-// flagDefs lists every flag. The bash loop's flags are common, so --help
-// still names each of them.
-var flagDefs = []flagDef{
+// flagLayout lists the flags in the order the help shows them. A key's
+// flag is declared in the key's row and only placed here, with at; a key
+// flag this list does not place comes last in its group. The bash loop's
+// flags are common, so --help still names each of them.
+var flagLayout = []flagDef{
 	{long: "help", short: "h", group: groupMain, common: true, help: "show the common options and exit"},
 	{long: "help-all", group: groupMain, common: true, help: "show every option and exit"},
 	{long: "version", group: groupMain, common: true, help: "print the version and exit"},
-	{long: "calls", short: "c", arg: "NUM", group: groupMain, common: true, help: "agent calls allowed per clock hour"},
-	{long: "prompt", short: "p", arg: "FILE", group: groupMain, common: true, help: "prompt file, relative to the current directory"},
+	at("calls"),
+	at("prompt"),
 	{long: "status", doc: "STATUS.md", short: "s", group: groupMain, common: true, help: "print status.json and a summary (--json: one object), exit"},
 	{long: "monitor", short: "m", group: groupMain, common: true, help: "run inside tmux next to a live status view (needs tmux)"},
-	{long: "verbose", short: "v", group: groupMain, common: true, help: "report more progress while running"},
+	at("verbose"),
 	{long: "live", short: "l", group: groupMain, common: true, help: "stream the agent's output as it works (uses JSON output)"},
-	{long: "timeout", short: "t", arg: "MIN", group: groupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
+	at("timeout"),
 	{long: "reset-circuit", group: groupMain, common: true, help: "close the circuit breaker, reset the session, and exit"},
 	{long: "circuit-status", group: groupMain, common: true, help: "show the circuit breaker's state and exit"},
-	{long: "auto-reset-circuit", group: groupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
+	at("auto-reset-circuit"),
 	{long: "reset-session", group: groupMain, common: true, help: "forget the agent session and exit"},
 
-	{long: "driver", doc: "DRIVERS.md", arg: "NAME", group: groupAgent, common: true, help: "agent CLI: claude-code, codex, cursor, copilot, opencode or command"},
-	{long: "output-format", arg: "FORMAT", group: groupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
-	{long: "allowed-tools", arg: "TOOLS", group: groupAgent, common: true, noDefault: true,
-		help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
-	{long: "no-continue", group: groupAgent, common: true, help: "start a fresh agent session on every loop"},
-	{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
-	{long: "sandbox", arg: "MODE", group: groupAgent, doc: "SANDBOX.md",
-		help: "run the agent and the quality gates in a sandbox: off, bwrap, seatbelt, container or auto"},
-	{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
+	at("driver"),
+	at("output-format"),
+	at("allowed-tools"),
+	at("no-continue"),
+	at("session-expiry"),
+	at("sandbox"),
+	at("fallback-driver"),
 
-	{long: "max-loops", arg: "N", group: groupLoop, common: true, help: "stop after N loops, 0 for no limit"},
-	{long: "delay", arg: "DURATION", group: groupLoop, help: "wait between loops"},
-	{long: "done-pattern", arg: "REGEX", group: groupLoop, help: "stop when the agent's output matches REGEX"},
-	{long: "inactivity-timeout", arg: "DURATION", group: groupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
-	{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
-	{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
-	{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
-	{long: "retry-max-delay", arg: "DURATION", group: groupLoop, doc: "LOOP-CONTROL.md",
-		help: "longest wait between tries while the provider is down (overloaded, 5xx, unreachable)"},
-	{long: "outage-max", arg: "DURATION", group: groupLoop, help: "stop (exit 10) once such an outage has lasted this long, 0 for no limit"},
-	{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
-	{long: "max-tokens", arg: "N", group: groupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
-	{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
+	at("max-loops"),
+	at("delay"),
+	at("done-pattern"),
+	at("inactivity-timeout"),
+	at("max-output-mb"),
+	at("log-keep"),
+	at("log-max-mb"),
+	at("retry-max-delay"),
+	at("outage-max"),
+	at("max-cost"),
+	at("max-tokens"),
+	at("events"),
 
-	{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
-	{long: "notify-command", arg: "CMD", group: groupNotify, help: "run CMD for each event, the event's JSON on stdin"},
-	{long: "notify-webhook", arg: "URL", group: groupNotify, help: "POST each event as JSON with a text field (Slack, Mattermost)"},
-	{long: "notify-desktop", group: groupNotify, help: "show a desktop notice for each event"},
+	at("notify-on"),
+	at("notify-command"),
+	at("notify-webhook"),
+	at("notify-desktop"),
 
 	{long: "init", group: groupCommands, common: true, help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit"},
 	{long: "doctor", doc: "DOCTOR.md", group: groupCommands, common: true, help: "check this project is ready to run unattended, and exit"},
@@ -102,12 +105,56 @@ var flagDefs = []flagDef{
 // error messages and --doctor say it.
 const SetupHint = "'ralph_loop --init' (in a bmalph project: 'bmalph init')"
 
-// flagKey is the key a value flag sets, or nil.
-func (f flagDef) key() *keySpec {
-	if name, ok := flagKeys[f.long]; ok {
-		return keyIndex[name]
+// at places the flag of the key whose row declares --long.
+func at(long string) flagDef { return flagDef{long: long} }
+
+// flagDefs is every flag in help order, and flagByName the same by long name.
+var (
+	flagDefs   = layoutFlags(flagLayout, keys)
+	flagByName = indexFlags(flagDefs)
+)
+
+// layoutFlags puts each key's flag where layout places it (or last in its
+// group), tied to its key.
+func layoutFlags(layout []flagDef, ks []*keySpec) []flagDef {
+	byLong := map[string]*keySpec{}
+	for _, k := range ks {
+		if k.flag != nil {
+			byLong[k.flag.long] = k
+		}
 	}
-	return nil
+	out := make([]flagDef, 0, len(layout)+len(byLong))
+	for _, f := range layout {
+		if f.group == "" { // placed with at
+			k := byLong[f.long]
+			if k == nil {
+				panic("config: flagLayout places --" + f.long + ", which no key declares") // a bug in the tables
+			}
+			f = *k.flag
+			f.set = k
+			delete(byLong, f.long)
+		}
+		out = append(out, f)
+	}
+	for _, k := range ks {
+		if k.flag == nil {
+			continue
+		}
+		if _, left := byLong[k.flag.long]; left {
+			f := *k.flag
+			f.set = k
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func indexFlags(fs []flagDef) map[string]*flagDef {
+	m := make(map[string]*flagDef, len(fs))
+	for i := range fs {
+		m[fs[i].long] = &fs[i]
+	}
+	return m
 }
 
 // usage is how the flag is written in the help: "-c, --calls NUM".
@@ -131,7 +178,7 @@ func (f flagDef) usage() string {
 // sets a key, that key's built-in default.
 func (f flagDef) text() string {
 	t := f.help
-	if k := f.key(); k != nil && f.arg != "" && !f.noDefault && k.def != "" {
+	if k := f.set; k != nil && f.arg != "" && !f.noDefault && k.def != "" {
 		def := strings.ReplaceAll(k.def, ",", ", ") // a list wraps at its commas
 		if k.path {
 			def = ".ralph/" + def

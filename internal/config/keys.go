@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 )
@@ -40,7 +41,7 @@ type keySpec struct {
 	name    string   // .ralphrc name, the key of Config.Sources
 	env     []string // environment names, highest priority first
 	rc      bool     // accepted in .ralphrc
-	flag    string   // long flag that sets it, without dashes
+	flag    *flagDef // the flag that sets it, if any: its help, group and place in --help
 	def     string   // default, parsed by set like any other value
 	accepts string   // accepted values, for CONFIG.md
 	doc     string   // one-line meaning, for CONFIG.md
@@ -48,6 +49,10 @@ type keySpec struct {
 	// relative to the Ralph directory, flag and environment values to the
 	// project directory.
 	path bool
+	// fromRepo, when set, says why a project's .ralphrc may not set the key
+	// to a value ("" when it may); such a line is skipped with that warning
+	// unless the .ralphrc is the person's own (see trust.go).
+	fromRepo func(v string) string
 	// envEmptyCounts: an environment variable that is set but empty counts as
 	// given (CLAUDE_PERMISSION_MODE); for every other key it counts as unset.
 	envEmptyCounts bool
@@ -68,7 +73,8 @@ func reject(accepted string) error { return &valueError{accepted: accepted} }
 // keys lists every key. The order is the order of validation, so the first
 // invalid value reported is the one the bash loop would report first.
 var keys = append([]*keySpec{
-	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, flag: "driver", def: "claude-code",
+	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, def: "claude-code",
+		flag:    &flagDef{long: "driver", doc: "DRIVERS.md", arg: "NAME", group: groupAgent, common: true, help: "agent CLI: claude-code, codex, cursor, copilot, opencode or command"},
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
@@ -92,7 +98,7 @@ var keys = append([]*keySpec{
 		set: enumSetter("Valid modes", []string{"warn", "block", "circuit-breaker"}, func(c *Config) *string { return &c.QualityGateMode })},
 	{name: "QUALITY_GATE_TIMEOUT", env: []string{"QUALITY_GATE_TIMEOUT"}, rc: true, def: "120",
 		accepts: "integer >= 1 (seconds)", doc: "timeout of each gate command, seconds",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.QualityGateTimeoutSeconds })},
+		set: scaledSetter(1, math.MaxInt32, time.Second, func(c *Config) *time.Duration { return &c.QualityGateTimeout })},
 	{name: "CLAUDE_PERMISSION_MODE", env: []string{"CLAUDE_PERMISSION_MODE"}, rc: true, def: "bypassPermissions", envEmptyCounts: true,
 		accepts: "auto, acceptEdits, bypassPermissions, default, dontAsk, plan (empty = bypassPermissions)", doc: "Claude Code --permission-mode",
 		set: func(c *Config, v string) error {
@@ -102,31 +108,39 @@ var keys = append([]*keySpec{
 			return enumSetter("Valid modes", []string{"auto", "acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"},
 				func(c *Config) *string { return &c.PermissionMode })(c, v)
 		}},
-	{name: "MAX_CALLS_PER_HOUR", env: []string{"MAX_CALLS_PER_HOUR"}, rc: true, flag: "calls", def: "100",
+	{name: "MAX_CALLS_PER_HOUR", env: []string{"MAX_CALLS_PER_HOUR"}, rc: true, def: "100",
+		flag:    &flagDef{long: "calls", short: "c", arg: "NUM", group: groupMain, common: true, help: "agent calls allowed per clock hour"},
 		accepts: "integer >= 1", doc: "agent calls allowed per clock hour",
 		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.MaxCallsPerHour })},
-	{name: "CLAUDE_TIMEOUT_MINUTES", env: []string{"CLAUDE_TIMEOUT_MINUTES"}, rc: true, flag: "timeout", def: "15",
+	{name: "CLAUDE_TIMEOUT_MINUTES", env: []string{"CLAUDE_TIMEOUT_MINUTES"}, rc: true, def: "15",
+		flag:    &flagDef{long: "timeout", short: "t", arg: "MIN", group: groupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
 		accepts: "integer 1..120 (minutes)", doc: "time limit of one agent call, minutes",
-		set: intSetter(1, 120, func(c *Config) *int { return &c.TimeoutMinutes })},
-	{name: "CLAUDE_OUTPUT_FORMAT", env: []string{"CLAUDE_OUTPUT_FORMAT"}, rc: true, flag: "output-format", def: "json",
+		set: scaledSetter(1, 120, time.Minute, func(c *Config) *time.Duration { return &c.Timeout })},
+	{name: "CLAUDE_OUTPUT_FORMAT", env: []string{"CLAUDE_OUTPUT_FORMAT"}, rc: true, def: "json",
+		flag:    &flagDef{long: "output-format", arg: "FORMAT", group: groupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
 		accepts: "json, text", doc: "agent output format",
 		set: enumSetter("Valid formats", []string{"json", "text"}, func(c *Config) *string { return &c.OutputFormat })},
-	{name: "ALLOWED_TOOLS", env: []string{"ALLOWED_TOOLS", "CLAUDE_ALLOWED_TOOLS"}, rc: true, flag: "allowed-tools", def: defaultAllowedTools,
+	{name: "ALLOWED_TOOLS", env: []string{"ALLOWED_TOOLS", "CLAUDE_ALLOWED_TOOLS"}, rc: true, def: defaultAllowedTools,
+		flag:    &flagDef{long: "allowed-tools", arg: "TOOLS", group: groupAgent, common: true, noDefault: true, help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
 		accepts: "comma-separated Claude Code tool names or Bash(...) patterns (checked for claude-code only)", doc: "tool allowlist passed to Claude Code; other drivers ignore it",
 		set: func(c *Config, v string) error { c.AllowedTools = splitList(v, ","); return nil }},
-	{name: "SESSION_CONTINUITY", env: []string{"SESSION_CONTINUITY", "CLAUDE_USE_CONTINUE"}, rc: true, flag: "no-continue", def: "true",
+	{name: "SESSION_CONTINUITY", env: []string{"SESSION_CONTINUITY", "CLAUDE_USE_CONTINUE"}, rc: true, def: "true",
+		flag:    &flagDef{long: "no-continue", negate: true, group: groupAgent, common: true, help: "start a fresh agent session on every loop"},
 		accepts: "boolean", doc: "resume the agent session across loops and send the loop context",
 		set: boolSetter(func(c *Config) *bool { return &c.SessionContinuity })},
-	{name: "SESSION_EXPIRY_HOURS", env: []string{"SESSION_EXPIRY_HOURS", "CLAUDE_SESSION_EXPIRY_HOURS"}, rc: true, flag: "session-expiry", def: "24",
+	{name: "SESSION_EXPIRY_HOURS", env: []string{"SESSION_EXPIRY_HOURS", "CLAUDE_SESSION_EXPIRY_HOURS"}, rc: true, def: "24",
+		flag:    &flagDef{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
 		accepts: "integer >= 1 (hours)", doc: "hours a session may sit idle and still be resumed",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.SessionExpiryHours })},
-	{name: "RALPH_VERBOSE", env: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, rc: true, flag: "verbose", def: "false",
+		set: scaledSetter(1, math.MaxInt32, time.Hour, func(c *Config) *time.Duration { return &c.SessionExpiry })},
+	{name: "RALPH_VERBOSE", env: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, rc: true, def: "false",
+		flag:    &flagDef{long: "verbose", short: "v", group: groupMain, common: true, help: "report more progress while running"},
 		accepts: "boolean", doc: "more progress detail",
 		set: boolSetter(func(c *Config) *bool { return &c.Verbose })},
 	{name: "WRITE_TIMEOUT_MINUTES", env: []string{"WRITE_TIMEOUT_MINUTES"}, rc: true, def: "8",
 		accepts: "integer >= 0 (minutes, 0 = off)", doc: "stop an agent call that changes no project file for this long",
-		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.WriteTimeoutMinutes })},
-	{name: "PROMPT_FILE", env: []string{"PROMPT_FILE"}, rc: true, flag: "prompt", def: "PROMPT.md", path: true,
+		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{name: "PROMPT_FILE", env: []string{"PROMPT_FILE"}, rc: true, def: "PROMPT.md", path: true,
+		flag:    &flagDef{long: "prompt", short: "p", arg: "FILE", group: groupMain, common: true, help: "prompt file, relative to the current directory"},
 		accepts: "file name", doc: "prompt sent to the agent",
 		set: pathSetter(true, func(c *Config) *string { return &c.PromptFile })},
 	{name: "FIX_PLAN_FILE", env: []string{"FIX_PLAN_FILE"}, rc: true, def: "@fix_plan.md", path: true,
@@ -137,25 +151,26 @@ var keys = append([]*keySpec{
 		set: pathSetter(true, func(c *Config) *string { return &c.AgentFile })},
 	{name: "CB_NO_PROGRESS_THRESHOLD", env: []string{"CB_NO_PROGRESS_THRESHOLD"}, rc: true, def: "3",
 		accepts: "integer >= 1", doc: "loops without progress that open the circuit breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBNoProgressThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.NoProgressThreshold })},
 	{name: "CB_SAME_ERROR_THRESHOLD", env: []string{"CB_SAME_ERROR_THRESHOLD"}, rc: true, def: "5",
 		accepts: "integer >= 1", doc: "loops with errors in a row that open the circuit breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBSameErrorThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.SameErrorThreshold })},
 	{name: "CB_OUTPUT_DECLINE_THRESHOLD", env: []string{"CB_OUTPUT_DECLINE_THRESHOLD"}, rc: true, def: "70",
 		accepts: "integer 0..100 (percent)", doc: "accepted for compatibility; no rule uses it",
-		set: intSetter(0, 100, func(c *Config) *int { return &c.CBOutputDeclineThreshold })},
+		set: intSetter(0, 100, func(c *Config) *int { return &c.Breaker.OutputDeclineThreshold })},
 	{name: "CB_PERMISSION_DENIAL_THRESHOLD", env: []string{"CB_PERMISSION_DENIAL_THRESHOLD"}, rc: true, def: "2",
 		accepts: "integer >= 1", doc: "loops with permission denials that open the breaker (PERMISSION_DENIAL_MODE=threshold)",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBPermissionDenialThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.PermissionDenialThreshold })},
 	{name: "CB_READ_ONLY_TIMEOUT_THRESHOLD", env: []string{"CB_READ_ONLY_TIMEOUT_THRESHOLD"}, rc: true, def: "2",
 		accepts: "integer >= 1", doc: "write-heartbeat timeouts in a row that open the breaker",
-		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.CBReadOnlyTimeoutThreshold })},
+		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.Breaker.ReadOnlyTimeoutThreshold })},
 	{name: "CB_COOLDOWN_MINUTES", env: []string{"CB_COOLDOWN_MINUTES"}, rc: true, def: "30",
 		accepts: "integer >= 0 (minutes)", doc: "minutes before an open breaker goes half-open at start-up",
-		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.CBCooldownMinutes })},
-	{name: "CB_AUTO_RESET", env: []string{"CB_AUTO_RESET"}, rc: true, flag: "auto-reset-circuit", def: "false",
+		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.Breaker.Cooldown })},
+	{name: "CB_AUTO_RESET", env: []string{"CB_AUTO_RESET"}, rc: true, def: "false",
+		flag:    &flagDef{long: "auto-reset-circuit", group: groupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
 		accepts: "boolean", doc: "close an open breaker at start-up without waiting for the cooldown",
-		set: boolSetter(func(c *Config) *bool { return &c.CBAutoReset })},
+		set: boolSetter(func(c *Config) *bool { return &c.Breaker.AutoReset })},
 	{name: "TEST_COMMAND", env: []string{"TEST_COMMAND"}, rc: true, def: "",
 		accepts: "shell command", doc: "command that verifies the agent's test claims",
 		set: func(c *Config, v string) error { c.TestCommand = v; return nil }},
@@ -164,7 +179,7 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error { c.QualityGates = splitList(v, ";"); return nil }},
 	{name: "QUALITY_GATE_ON_COMPLETION_ONLY", env: []string{"QUALITY_GATE_ON_COMPLETION_ONLY"}, rc: true, def: "false",
 		accepts: "boolean", doc: "run the gates only when the agent signals completion",
-		set: boolSetter(func(c *Config) *bool { return &c.QualityGateOnCompletionOnly })},
+		set: boolSetter(func(c *Config) *bool { return &c.QualityGateOnlyOnEnd })},
 	{name: "REVIEW_MODE", env: []string{"REVIEW_MODE"}, rc: true, def: "off",
 		accepts: "off, enhanced, ultimate", doc: "periodic code review",
 		set: enumSetter("Valid modes", []string{"off", "enhanced", "ultimate"}, func(c *Config) *string { return &c.ReviewMode })},
@@ -196,15 +211,17 @@ var keys = append([]*keySpec{
 			if !versionRe.MatchString(v) {
 				return reject("expected a version such as 2.0.76")
 			}
-			c.ClaudeMinVersion = v
+			c.MinVersion = v
 			return nil
 		}},
 
 	// Keys the bash loop does not have.
-	{name: "MAX_LOOPS", env: []string{"MAX_LOOPS"}, rc: true, flag: "max-loops", def: "0",
+	{name: "MAX_LOOPS", env: []string{"MAX_LOOPS"}, rc: true, def: "0",
+		flag:    &flagDef{long: "max-loops", arg: "N", group: groupLoop, common: true, help: "stop after N loops, 0 for no limit"},
 		accepts: "integer >= 0 (0 = unlimited)", doc: "stop after this many loops",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.MaxLoops })},
-	{name: "LOOP_DELAY", env: []string{"LOOP_DELAY"}, rc: true, flag: "delay", def: "5s",
+	{name: "LOOP_DELAY", env: []string{"LOOP_DELAY"}, rc: true, def: "5s",
+		flag:    &flagDef{long: "delay", arg: "DURATION", group: groupLoop, help: "wait between loops"},
 		accepts: "duration", doc: "pause between loops",
 		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.LoopDelay) })},
 	{name: "IDLE_DELAY", env: []string{"IDLE_DELAY"}, rc: true, def: "0",
@@ -233,7 +250,8 @@ var keys = append([]*keySpec{
 	{name: "STALL_LIMIT", env: []string{"STALL_LIMIT"}, rc: true, def: "0",
 		accepts: "integer >= 0 (0 = off)", doc: "stop after this many stalled loops in a row (same reply, no git change)",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.StallLimit })},
-	{name: "DONE_PATTERN", env: []string{"DONE_PATTERN"}, rc: true, flag: "done-pattern", def: "",
+	{name: "DONE_PATTERN", env: []string{"DONE_PATTERN"}, rc: true, def: "",
+		flag:    &flagDef{long: "done-pattern", arg: "REGEX", group: groupLoop, help: "stop when the agent's output matches REGEX"},
 		accepts: "regular expression (RE2)", doc: "stop when the agent's output matches",
 		set: func(c *Config, v string) error {
 			if v == "" {
@@ -247,10 +265,12 @@ var keys = append([]*keySpec{
 			c.DonePattern = re
 			return nil
 		}},
-	{name: "INACTIVITY_TIMEOUT", env: []string{"INACTIVITY_TIMEOUT"}, rc: true, flag: "inactivity-timeout", def: "0",
+	{name: "INACTIVITY_TIMEOUT", env: []string{"INACTIVITY_TIMEOUT"}, rc: true, def: "0",
+		flag:    &flagDef{long: "inactivity-timeout", arg: "DURATION", group: groupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
 		accepts: "duration (0 = off)", doc: "stop an agent call that prints nothing for this long",
-		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.InactivityTimeout) })},
-	{name: "MAX_COST_USD", env: []string{"MAX_COST_USD"}, rc: true, flag: "max-cost", def: "0",
+		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.Inactivity) })},
+	{name: "MAX_COST_USD", env: []string{"MAX_COST_USD"}, rc: true, def: "0",
+		flag:    &flagDef{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
 		accepts: "number >= 0 (USD, 0 = off)", doc: "stop once the reported spend reaches this",
 		set: func(c *Config, v string) error {
 			f, ok := parseFloat(v)
@@ -260,7 +280,8 @@ var keys = append([]*keySpec{
 			c.MaxCostUSD = f
 			return nil
 		}},
-	{name: "MAX_TOKENS", env: []string{"MAX_TOKENS"}, rc: true, flag: "max-tokens", def: "0",
+	{name: "MAX_TOKENS", env: []string{"MAX_TOKENS"}, rc: true, def: "0",
+		flag:    &flagDef{long: "max-tokens", arg: "N", group: groupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
 		accepts: "integer >= 0 (0 = off)", doc: "stop once the reported token use reaches this",
 		set: func(c *Config, v string) error {
 			n, ok := parseInt(v)
@@ -270,13 +291,16 @@ var keys = append([]*keySpec{
 			c.MaxTokens = n
 			return nil
 		}},
-	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, flag: "max-output-mb", def: "256",
+	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, def: "256",
+		flag:    &flagDef{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
 		accepts: "integer 0..1048576 (MB, 0 = no limit)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
-		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.MaxOutputMB })},
-	{name: "LOG_KEEP", env: []string{"LOG_KEEP"}, rc: true, flag: "log-keep", def: "200",
+		set: scaledSetter(0, 1<<20, int64(1<<20), func(c *Config) *int64 { return &c.MaxOutput })},
+	{name: "LOG_KEEP", env: []string{"LOG_KEEP"}, rc: true, def: "200",
+		flag:    &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
 		accepts: "integer >= 0 (0 = keep all)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.LogKeep })},
-	{name: "LOG_MAX_MB", env: []string{"LOG_MAX_MB"}, rc: true, flag: "log-max-mb", def: "50",
+	{name: "LOG_MAX_MB", env: []string{"LOG_MAX_MB"}, rc: true, def: "50",
+		flag:    &flagDef{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
 		accepts: "integer 0..1048576 (MB, 0 = never rotate)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl, hooks.log and live.log are rotated to NAME.1 … NAME.5",
 		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.LogMaxMB })},
 	{name: "MAX_CONSECUTIVE_FAILURES", env: []string{"MAX_CONSECUTIVE_FAILURES"}, rc: true, def: "5",
@@ -287,8 +311,9 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error { c.AgentCommand = v; return nil }},
 	{name: "AGENT_PROMPT_MODE", env: []string{"AGENT_PROMPT_MODE"}, rc: true, def: "stdin",
 		accepts: "stdin, arg", doc: "how the command driver passes the prompt",
-		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.AgentPromptMode })},
-	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, flag: "fallback-driver", def: "",
+		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.PromptMode })},
+	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, def: "",
+		flag:    &flagDef{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
 		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)", doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
@@ -304,7 +329,8 @@ var keys = append([]*keySpec{
 			}
 			return reject("available drivers: " + strings.Join(validDrivers, " "))
 		}},
-	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, flag: "notify-on", def: DefaultNotifyOn,
+	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: defaultNotifyOn,
+		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
 		accepts: "comma-separated event types, breaker_opened, guard_gave_up or all (docs/NOTIFY.md)", doc: "the events sent to the notifiers",
 		set: func(c *Config, v string) error {
 			names := splitList(v, ",")
@@ -316,10 +342,12 @@ var keys = append([]*keySpec{
 			c.NotifyOn = names
 			return nil
 		}},
-	{name: "NOTIFY_COMMAND", env: []string{"NOTIFY_COMMAND"}, rc: true, flag: "notify-command", def: "",
+	{name: "NOTIFY_COMMAND", env: []string{"NOTIFY_COMMAND"}, rc: true, def: "",
+		flag:    &flagDef{long: "notify-command", arg: "CMD", group: groupNotify, help: "run CMD for each event, the event's JSON on stdin"},
 		accepts: "command line (quotes and $VAR allowed, no $(...))", doc: "run for each selected event, the event's JSON on stdin",
 		set: func(c *Config, v string) error { c.NotifyCommand = v; return nil }},
-	{name: "NOTIFY_WEBHOOK", env: []string{"NOTIFY_WEBHOOK"}, rc: true, flag: "notify-webhook", def: "",
+	{name: "NOTIFY_WEBHOOK", env: []string{"NOTIFY_WEBHOOK"}, rc: true, def: "",
+		flag:    &flagDef{long: "notify-webhook", arg: "URL", group: groupNotify, help: "POST each event as JSON with a text field (Slack, Mattermost)"},
 		accepts: "http:// or https:// URL", doc: "POST each selected event as JSON with a text field (Slack, Mattermost)",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
@@ -330,30 +358,34 @@ var keys = append([]*keySpec{
 			c.NotifyWebhook = v
 			return nil
 		}},
-	{name: "NOTIFY_DESKTOP", env: []string{"NOTIFY_DESKTOP"}, rc: true, flag: "notify-desktop", def: "false",
+	{name: "NOTIFY_DESKTOP", env: []string{"NOTIFY_DESKTOP"}, rc: true, def: "false",
+		flag:    &flagDef{long: "notify-desktop", group: groupNotify, help: "show a desktop notice for each event"},
 		accepts: "boolean", doc: "a desktop notice for each selected event (notify-send, osascript, PowerShell)",
 		set: boolSetter(func(c *Config) *bool { return &c.NotifyDesktop })},
 	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
 		accepts: "duration > 0, at most 1m", doc: "time limit of one notification (a hook's run, a webhook's try) and of the wait for them at the end",
 		set: func(c *Config, v string) error {
-			d, err := ParseDuration(v)
+			d, err := parseDuration(v)
 			if err != nil || d <= 0 {
 				return reject("expected a duration > 0 such as 10s")
 			}
 			c.NotifyTimeout = d
 			return nil
 		}},
-	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, flag: "events", def: "", path: true,
+	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, def: "", path: true,
+		flag:    &flagDef{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
-	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765",
+	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765", fromRepo: loopbackOnly,
 		accepts: "HOST:PORT (loopback unless SERVE_TOKEN is set; in the project's .ralphrc loopback only)", doc: "address of the web dashboard (--serve ADDR, --dashboard ADDR)",
 		set: addrSetter},
 	{name: "SERVE_CONTROL", env: []string{"SERVE_CONTROL"}, rc: true, def: "false",
-		accepts: "boolean (not from the project's .ralphrc)", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
+		fromRepo: personOnly("SERVE_CONTROL ignored: a project's .ralphrc cannot turn on the dashboard's controls; set SERVE_CONTROL=true in your environment"),
+		accepts:  "boolean (not from the project's .ralphrc)", doc: "let the web dashboard pause, resume, skip a wait and stop the loop (needs SERVE_TOKEN)",
 		set: boolSetter(func(c *Config) *bool { return &c.ServeControl })},
 	{name: "SERVE_TOKEN", env: []string{"SERVE_TOKEN"}, rc: true, def: "",
-		accepts: "a secret of 16 or more characters, empty = none (not from the project's .ralphrc)", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
+		fromRepo: personOnly("SERVE_TOKEN ignored: a token in the project is known to everyone who can read the repository; set SERVE_TOKEN in your environment"),
+		accepts:  "a secret of 16 or more characters, empty = none (not from the project's .ralphrc)", doc: "the web dashboard's token: needed for its controls and for any request from another machine",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {
@@ -377,13 +409,15 @@ func addrSetter(c *Config, v string) error {
 	return nil
 }
 
-var keyIndex = func() map[string]*keySpec {
-	m := make(map[string]*keySpec, len(keys))
-	for _, k := range keys {
+var keyIndex = indexKeys(keys)
+
+func indexKeys(ks []*keySpec) map[string]*keySpec {
+	m := make(map[string]*keySpec, len(ks))
+	for _, k := range ks {
 		m[k.name] = k
 	}
 	return m
-}()
+}
 
 // rcAllowed reports whether key may appear in .ralphrc.
 func rcAllowed(key string) bool {
@@ -410,6 +444,12 @@ func rcKeyHint(key string) string {
 }
 
 func intSetter(min, max int, field func(*Config) *int) func(*Config, string) error {
+	return scaledSetter(min, max, 1, field)
+}
+
+// scaledSetter reads an integer from min to max in units of unit (minutes,
+// MB) into a field that holds the product (a duration, bytes).
+func scaledSetter[T ~int | ~int64](min, max int, unit T, field func(*Config) *T) func(*Config, string) error {
 	var accepted string
 	switch {
 	case max < math.MaxInt32:
@@ -426,7 +466,7 @@ func intSetter(min, max int, field func(*Config) *int) func(*Config, string) err
 		if !ok || n < int64(min) || n > int64(max) {
 			return reject(accepted)
 		}
-		*field(c) = int(n)
+		*field(c) = T(n) * unit
 		return nil
 	}
 }
@@ -458,7 +498,7 @@ func enumSetter(noun string, values []string, field func(*Config) *string) func(
 
 func durationSetter(field func(*Config) *int64) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		d, err := ParseDuration(v)
+		d, err := parseDuration(v)
 		if err != nil {
 			return reject("expected a duration such as 30s, 5m, 6h, 1d or a number of seconds")
 		}
@@ -531,9 +571,9 @@ func splitList(v, sep string) []string {
 	return out
 }
 
-// DefaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
+// defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
 // opening, a usage-limit wait starting and the failure guard giving up.
-const DefaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {

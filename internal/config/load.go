@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -60,6 +62,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		CleanKeep:     cl.keep,
 		Dashboard:     cl.dashboard,
 		Projects:      cl.projects,
+		Grace:         time.Second,
 		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {
@@ -88,7 +91,16 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	if err := l.finish(); err != nil {
 		return nil, l.warns, err
 	}
+	c.derive()
 	return c, l.warns, nil
+}
+
+// derive sets the fields that follow from the resolved keys and where they
+// came from.
+func (c *Config) derive() {
+	c.Breaker.CountPermissionDenials = c.PermissionDenialMode == "threshold"
+	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == SourceFile
+	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == SourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
 }
 
 // resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
@@ -196,7 +208,7 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 	if k.rc {
 		if rv, ok := l.rc[k.name]; ok && rv.Value != "" {
 			v := rv.Value
-			if why := personOnly(k.name, v); why != "" && !l.rcTrusted {
+			if why := l.refused(k, v); why != "" {
 				l.warns = append(l.warns, Warning{File: l.rcFile, Line: rv.Line, Msg: why})
 				return "", Source{}, false
 			}
@@ -207,6 +219,16 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 		}
 	}
 	return "", Source{}, false
+}
+
+// refused says why the .ralphrc read may not set k to v, or "": a
+// project's .ralphrc may not, for a key whose row has a fromRepo rule that
+// refuses v; the person's own may.
+func (l *loader) refused(k *keySpec, v string) string {
+	if k.fromRepo == nil || l.rcTrusted {
+		return ""
+	}
+	return k.fromRepo(v)
 }
 
 // rcPath resolves a file name from .ralphrc against the Ralph directory (the
@@ -376,7 +398,7 @@ func (l *loader) checkTools() error {
 		if err := l.fail(ue, src); err != nil {
 			return err
 		}
-		c.AllowedTools = DefaultAllowedTools()
+		c.AllowedTools = defaultTools()
 		c.Sources["ALLOWED_TOOLS"] = Source{Kind: SourceDefault}
 		return nil
 	}

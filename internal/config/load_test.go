@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ralphloop/ralph_loop/breaker"
 )
 
 const proj = "/p"
@@ -75,17 +77,17 @@ func TestDefaults(t *testing.T) {
 	}
 	want := &Config{
 		Action: Run, RalphDir: ".ralph", ProjectDir: proj,
-		Driver: "claude-code", AgentPromptMode: "stdin", OutputFormat: "json",
+		Driver: "claude-code", PromptMode: "stdin", OutputFormat: "json",
 		AllowedTools:   []string{"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite", "WebFetch", "WebSearch", "EnterPlanMode", "ExitPlanMode", "NotebookEdit", "Bash"},
-		PermissionMode: "bypassPermissions", TimeoutMinutes: 15,
+		PermissionMode: "bypassPermissions", Timeout: 15 * time.Minute, Grace: time.Second,
 		PromptFile: ".ralph/PROMPT.md", FixPlanFile: ".ralph/@fix_plan.md", AgentFile: ".ralph/@AGENT.md",
-		MaxCallsPerHour: 100, SessionContinuity: true, SessionExpiryHours: 24,
-		PermissionDenialMode: "continue", WriteTimeoutMinutes: 8,
-		CBNoProgressThreshold: 3, CBSameErrorThreshold: 5, CBOutputDeclineThreshold: 70,
-		CBPermissionDenialThreshold: 2, CBReadOnlyTimeoutThreshold: 2, CBCooldownMinutes: 30,
-		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeoutSeconds: 120,
-		ReviewMode: "off", ReviewInterval: 5, ClaudeMinVersion: "2.0.76",
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutputMB: 256, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
+		MaxCallsPerHour: 100, SessionContinuity: true, SessionExpiry: 24 * time.Hour,
+		PermissionDenialMode: "continue", WriteTimeout: 8 * time.Minute,
+		Breaker: breaker.Config{NoProgressThreshold: 3, SameErrorThreshold: 5, OutputDeclineThreshold: 70,
+			PermissionDenialThreshold: 2, ReadOnlyTimeoutThreshold: 2, Cooldown: 30 * time.Minute},
+		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeout: 120 * time.Second,
+		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76",
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
 		Sandbox: "off", SandboxNetwork: true,
@@ -109,9 +111,9 @@ func TestDefaults(t *testing.T) {
 	if c.RCFile != "" {
 		t.Errorf("RCFile = %q, want none", c.RCFile)
 	}
-	if c.AgentTimeout() != 15*time.Minute || c.WriteTimeout() != 8*time.Minute || c.SessionExpiry() != 24*time.Hour ||
-		c.CBCooldown() != 30*time.Minute || c.QualityGateTimeout() != 2*time.Minute {
-		t.Errorf("duration helpers wrong: %v %v %v %v %v", c.AgentTimeout(), c.WriteTimeout(), c.SessionExpiry(), c.CBCooldown(), c.QualityGateTimeout())
+	if c.Timeout != 15*time.Minute || c.WriteTimeout != 8*time.Minute || c.SessionExpiry != 24*time.Hour ||
+		c.Breaker.Cooldown != 30*time.Minute || c.QualityGateTimeout != 2*time.Minute || c.MaxOutput != 256<<20 {
+		t.Errorf("durations wrong: %v %v %v %v %v %v", c.Timeout, c.WriteTimeout, c.SessionExpiry, c.Breaker.Cooldown, c.QualityGateTimeout, c.MaxOutput)
 	}
 }
 
@@ -172,9 +174,9 @@ func TestPrecedence(t *testing.T) {
 			check{"MAX_CALLS_PER_HOUR", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxCallsPerHour }, 6}},
 
 		{"timeout flag over env", setup{args: []string{"-t", "30"}, env: map[string]string{"CLAUDE_TIMEOUT_MINUTES": "20"}},
-			check{"CLAUDE_TIMEOUT_MINUTES", "flag --timeout", func(c *Config) any { return c.TimeoutMinutes }, 30}},
+			check{"CLAUDE_TIMEOUT_MINUTES", "flag --timeout", func(c *Config) any { return c.Timeout }, 30 * time.Minute}},
 		{"timeout env over ralphrc", setup{rc: rc("CLAUDE_TIMEOUT_MINUTES=10"), env: map[string]string{"CLAUDE_TIMEOUT_MINUTES": "20"}},
-			check{"CLAUDE_TIMEOUT_MINUTES", "env CLAUDE_TIMEOUT_MINUTES", func(c *Config) any { return c.TimeoutMinutes }, 20}},
+			check{"CLAUDE_TIMEOUT_MINUTES", "env CLAUDE_TIMEOUT_MINUTES", func(c *Config) any { return c.Timeout }, 20 * time.Minute}},
 		{"output format flag", setup{args: []string{"--output-format", "text"}, env: map[string]string{"CLAUDE_OUTPUT_FORMAT": "json"}},
 			check{"CLAUDE_OUTPUT_FORMAT", "flag --output-format", func(c *Config) any { return c.OutputFormat }, "text"}},
 		{"output format ralphrc", setup{rc: rc(`CLAUDE_OUTPUT_FORMAT="text"`)},
@@ -207,11 +209,11 @@ func TestPrecedence(t *testing.T) {
 			check{"SESSION_CONTINUITY", ".ralph/.ralphrc:1", func(c *Config) any { return c.SessionContinuity }, false}},
 
 		{"expiry flag over ralphrc", setup{args: []string{"--session-expiry", "48"}, rc: rc("SESSION_EXPIRY_HOURS=2")},
-			check{"SESSION_EXPIRY_HOURS", "flag --session-expiry", func(c *Config) any { return c.SessionExpiryHours }, 48}},
+			check{"SESSION_EXPIRY_HOURS", "flag --session-expiry", func(c *Config) any { return c.SessionExpiry }, 48 * time.Hour}},
 		{"expiry public env over internal", setup{env: map[string]string{"SESSION_EXPIRY_HOURS": "3", "CLAUDE_SESSION_EXPIRY_HOURS": "4"}},
-			check{"SESSION_EXPIRY_HOURS", "env SESSION_EXPIRY_HOURS", func(c *Config) any { return c.SessionExpiryHours }, 3}},
+			check{"SESSION_EXPIRY_HOURS", "env SESSION_EXPIRY_HOURS", func(c *Config) any { return c.SessionExpiry }, 3 * time.Hour}},
 		{"expiry internal env", setup{env: map[string]string{"CLAUDE_SESSION_EXPIRY_HOURS": "4"}, rc: rc("SESSION_EXPIRY_HOURS=2")},
-			check{"SESSION_EXPIRY_HOURS", "env CLAUDE_SESSION_EXPIRY_HOURS", func(c *Config) any { return c.SessionExpiryHours }, 4}},
+			check{"SESSION_EXPIRY_HOURS", "env CLAUDE_SESSION_EXPIRY_HOURS", func(c *Config) any { return c.SessionExpiry }, 4 * time.Hour}},
 
 		{"verbose flag over env", setup{args: []string{"-v"}, env: map[string]string{"RALPH_VERBOSE": "false"}},
 			check{"RALPH_VERBOSE", "flag --verbose", func(c *Config) any { return c.Verbose }, true}},
@@ -244,23 +246,23 @@ func TestPrecedence(t *testing.T) {
 
 		// Gap fixed: CB thresholds from the environment beat .ralphrc.
 		{"no-progress threshold env over ralphrc", setup{env: map[string]string{"CB_NO_PROGRESS_THRESHOLD": "5"}, rc: rc("CB_NO_PROGRESS_THRESHOLD=1")},
-			check{"CB_NO_PROGRESS_THRESHOLD", "env CB_NO_PROGRESS_THRESHOLD", func(c *Config) any { return c.CBNoProgressThreshold }, 5}},
+			check{"CB_NO_PROGRESS_THRESHOLD", "env CB_NO_PROGRESS_THRESHOLD", func(c *Config) any { return c.Breaker.NoProgressThreshold }, 5}},
 		{"same-error threshold env over ralphrc", setup{env: map[string]string{"CB_SAME_ERROR_THRESHOLD": "9"}, rc: rc("CB_SAME_ERROR_THRESHOLD=5")},
-			check{"CB_SAME_ERROR_THRESHOLD", "env CB_SAME_ERROR_THRESHOLD", func(c *Config) any { return c.CBSameErrorThreshold }, 9}},
+			check{"CB_SAME_ERROR_THRESHOLD", "env CB_SAME_ERROR_THRESHOLD", func(c *Config) any { return c.Breaker.SameErrorThreshold }, 9}},
 		{"output-decline threshold env over ralphrc", setup{env: map[string]string{"CB_OUTPUT_DECLINE_THRESHOLD": "50"}, rc: rc("CB_OUTPUT_DECLINE_THRESHOLD=70")},
-			check{"CB_OUTPUT_DECLINE_THRESHOLD", "env CB_OUTPUT_DECLINE_THRESHOLD", func(c *Config) any { return c.CBOutputDeclineThreshold }, 50}},
+			check{"CB_OUTPUT_DECLINE_THRESHOLD", "env CB_OUTPUT_DECLINE_THRESHOLD", func(c *Config) any { return c.Breaker.OutputDeclineThreshold }, 50}},
 		{"permission-denial threshold in ralphrc", setup{rc: rc("CB_PERMISSION_DENIAL_THRESHOLD=4")},
-			check{"CB_PERMISSION_DENIAL_THRESHOLD", ".ralph/.ralphrc:1", func(c *Config) any { return c.CBPermissionDenialThreshold }, 4}},
+			check{"CB_PERMISSION_DENIAL_THRESHOLD", ".ralph/.ralphrc:1", func(c *Config) any { return c.Breaker.PermissionDenialThreshold }, 4}},
 		{"read-only threshold env", setup{env: map[string]string{"CB_READ_ONLY_TIMEOUT_THRESHOLD": "3"}, rc: rc("CB_READ_ONLY_TIMEOUT_THRESHOLD=2")},
-			check{"CB_READ_ONLY_TIMEOUT_THRESHOLD", "env CB_READ_ONLY_TIMEOUT_THRESHOLD", func(c *Config) any { return c.CBReadOnlyTimeoutThreshold }, 3}},
+			check{"CB_READ_ONLY_TIMEOUT_THRESHOLD", "env CB_READ_ONLY_TIMEOUT_THRESHOLD", func(c *Config) any { return c.Breaker.ReadOnlyTimeoutThreshold }, 3}},
 		{"cooldown ralphrc", setup{rc: rc("CB_COOLDOWN_MINUTES=0")},
-			check{"CB_COOLDOWN_MINUTES", ".ralph/.ralphrc:1", func(c *Config) any { return c.CBCooldownMinutes }, 0}},
+			check{"CB_COOLDOWN_MINUTES", ".ralph/.ralphrc:1", func(c *Config) any { return c.Breaker.Cooldown }, time.Duration(0)}},
 
 		// Gap fixed: --auto-reset-circuit beats CB_AUTO_RESET=false in .ralphrc.
 		{"auto-reset flag over ralphrc", setup{args: []string{"--auto-reset-circuit"}, rc: rc("CB_AUTO_RESET=false")},
-			check{"CB_AUTO_RESET", "flag --auto-reset-circuit", func(c *Config) any { return c.CBAutoReset }, true}},
+			check{"CB_AUTO_RESET", "flag --auto-reset-circuit", func(c *Config) any { return c.Breaker.AutoReset }, true}},
 		{"auto-reset env over ralphrc", setup{env: map[string]string{"CB_AUTO_RESET": "true"}, rc: rc("CB_AUTO_RESET=false")},
-			check{"CB_AUTO_RESET", "env CB_AUTO_RESET", func(c *Config) any { return c.CBAutoReset }, true}},
+			check{"CB_AUTO_RESET", "env CB_AUTO_RESET", func(c *Config) any { return c.Breaker.AutoReset }, true}},
 
 		// Gap fixed: --prompt beats PROMPT_FILE in .ralphrc; .ralphrc names are relative to .ralph/.
 		{"prompt flag over ralphrc", setup{args: []string{"--prompt", "prompts/custom.md"}, rc: rc(`PROMPT_FILE="ALT_PROMPT.md"`)},
@@ -283,11 +285,11 @@ func TestPrecedence(t *testing.T) {
 		{"quality gate env over ralphrc", setup{env: map[string]string{"QUALITY_GATE_MODE": "block"}, rc: rc("QUALITY_GATE_MODE=warn")},
 			check{"QUALITY_GATE_MODE", "env QUALITY_GATE_MODE", func(c *Config) any { return c.QualityGateMode }, "block"}},
 		{"gate timeout", setup{rc: rc(`QUALITY_GATE_TIMEOUT="${QUALITY_GATE_TIMEOUT:-60}"`)},
-			check{"QUALITY_GATE_TIMEOUT", ".ralph/.ralphrc:1", func(c *Config) any { return c.QualityGateTimeoutSeconds }, 60}},
+			check{"QUALITY_GATE_TIMEOUT", ".ralph/.ralphrc:1", func(c *Config) any { return c.QualityGateTimeout }, time.Minute}},
 		{"test command keeps shell text", setup{rc: rc(`TEST_COMMAND="npm test -- $ARGS; echo done"`)},
 			check{"TEST_COMMAND", ".ralph/.ralphrc:1", func(c *Config) any { return c.TestCommand }, "npm test -- $ARGS; echo done"}},
 		{"write timeout zero", setup{env: map[string]string{"WRITE_TIMEOUT_MINUTES": "0"}},
-			check{"WRITE_TIMEOUT_MINUTES", "env WRITE_TIMEOUT_MINUTES", func(c *Config) any { return c.WriteTimeoutMinutes }, 0}},
+			check{"WRITE_TIMEOUT_MINUTES", "env WRITE_TIMEOUT_MINUTES", func(c *Config) any { return c.WriteTimeout }, time.Duration(0)}},
 		{"project name template form", setup{rc: rc(`PROJECT_NAME="${PROJECT_NAME:-my-project}"`)},
 			check{"PROJECT_NAME", ".ralph/.ralphrc:1", func(c *Config) any { return c.ProjectName }, "my-project"}},
 
@@ -323,7 +325,7 @@ func TestPrecedence(t *testing.T) {
 		{"done pattern ralphrc", setup{rc: rc(`DONE_PATTERN='^DONE$'`)},
 			check{"DONE_PATTERN", ".ralph/.ralphrc:1", func(c *Config) any { return c.DonePattern.MatchString("DONE") }, true}},
 		{"inactivity timeout", setup{args: []string{"--inactivity-timeout", "10m"}},
-			check{"INACTIVITY_TIMEOUT", "flag --inactivity-timeout", func(c *Config) any { return c.InactivityTimeout }, 10 * time.Minute}},
+			check{"INACTIVITY_TIMEOUT", "flag --inactivity-timeout", func(c *Config) any { return c.Inactivity }, 10 * time.Minute}},
 		{"max cost", setup{args: []string{"--max-cost", "12.50"}},
 			check{"MAX_COST_USD", "flag --max-cost", func(c *Config) any { return c.MaxCostUSD }, 12.5}},
 		{"max cost env", setup{env: map[string]string{"MAX_COST_USD": "3"}},
@@ -333,11 +335,11 @@ func TestPrecedence(t *testing.T) {
 		{"max consecutive failures", setup{rc: rc("MAX_CONSECUTIVE_FAILURES=0")},
 			check{"MAX_CONSECUTIVE_FAILURES", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxConsecutiveFailures }, 0}},
 		{"max output flag", setup{args: []string{"--max-output-mb", "1"}},
-			check{"MAX_OUTPUT_MB", "flag --max-output-mb", func(c *Config) any { return c.MaxOutputMB }, 1}},
+			check{"MAX_OUTPUT_MB", "flag --max-output-mb", func(c *Config) any { return c.MaxOutput }, int64(1 << 20)}},
 		{"max output rc", setup{rc: rc("MAX_OUTPUT_MB=0")},
-			check{"MAX_OUTPUT_MB", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxOutputMB }, 0}},
+			check{"MAX_OUTPUT_MB", ".ralph/.ralphrc:1", func(c *Config) any { return c.MaxOutput }, int64(0)}},
 		{"agent prompt mode", setup{env: map[string]string{"AGENT_PROMPT_MODE": "arg"}},
-			check{"AGENT_PROMPT_MODE", "env AGENT_PROMPT_MODE", func(c *Config) any { return c.AgentPromptMode }, "arg"}},
+			check{"AGENT_PROMPT_MODE", "env AGENT_PROMPT_MODE", func(c *Config) any { return c.PromptMode }, "arg"}},
 		{"events stdout", setup{args: []string{"--events", "-"}},
 			check{"EVENTS_FILE", "flag --events", func(c *Config) any { return c.EventsFile }, "-"}},
 		{"events ralphrc relative to ralph dir", setup{rc: rc("EVENTS_FILE=logs/events.jsonl")},
@@ -468,13 +470,13 @@ func TestValueForms(t *testing.T) {
 		{"SESSION_CONTINUITY", "FALSE", func(c *Config) any { return c.SessionContinuity }, false},
 		{"SESSION_CONTINUITY", "no", func(c *Config) any { return c.SessionContinuity }, false},
 		{"SESSION_CONTINUITY", "0", func(c *Config) any { return c.SessionContinuity }, false},
-		{"CB_AUTO_RESET", "yes", func(c *Config) any { return c.CBAutoReset }, true},
-		{"CB_AUTO_RESET", "On", func(c *Config) any { return c.CBAutoReset }, true},
-		{"CB_AUTO_RESET", "1", func(c *Config) any { return c.CBAutoReset }, true},
-		{"CB_AUTO_RESET", " true ", func(c *Config) any { return c.CBAutoReset }, true},
+		{"CB_AUTO_RESET", "yes", func(c *Config) any { return c.Breaker.AutoReset }, true},
+		{"CB_AUTO_RESET", "On", func(c *Config) any { return c.Breaker.AutoReset }, true},
+		{"CB_AUTO_RESET", "1", func(c *Config) any { return c.Breaker.AutoReset }, true},
+		{"CB_AUTO_RESET", " true ", func(c *Config) any { return c.Breaker.AutoReset }, true},
 		{"MAX_CALLS_PER_HOUR", " 42 ", func(c *Config) any { return c.MaxCallsPerHour }, 42},
-		{"CLAUDE_TIMEOUT_MINUTES", "120", func(c *Config) any { return c.TimeoutMinutes }, 120},
-		{"CLAUDE_TIMEOUT_MINUTES", "1", func(c *Config) any { return c.TimeoutMinutes }, 1},
+		{"CLAUDE_TIMEOUT_MINUTES", "120", func(c *Config) any { return c.Timeout }, 120 * time.Minute},
+		{"CLAUDE_TIMEOUT_MINUTES", "1", func(c *Config) any { return c.Timeout }, time.Minute},
 		{"LOOP_DELAY", "30s", func(c *Config) any { return c.LoopDelay }, 30 * time.Second},
 		{"LOOP_DELAY", "5m", func(c *Config) any { return c.LoopDelay }, 5 * time.Minute},
 		{"LOOP_DELAY", "6h", func(c *Config) any { return c.LoopDelay }, 6 * time.Hour},
@@ -484,7 +486,7 @@ func TestValueForms(t *testing.T) {
 		{"MAX_COST_USD", ".5", func(c *Config) any { return c.MaxCostUSD }, 0.5},
 		{"MAX_COST_USD", "0", func(c *Config) any { return c.MaxCostUSD }, 0.0},
 		{"IDLE_BACKOFF", "1", func(c *Config) any { return c.IdleBackoff }, 1.0},
-		{"CLAUDE_MIN_VERSION", "2.1", func(c *Config) any { return c.ClaudeMinVersion }, "2.1"},
+		{"CLAUDE_MIN_VERSION", "2.1", func(c *Config) any { return c.MinVersion }, "2.1"},
 		{"CLAUDE_PERMISSION_MODE", "dontAsk", func(c *Config) any { return c.PermissionMode }, "dontAsk"},
 		{"QUALITY_GATE_MODE", "circuit-breaker", func(c *Config) any { return c.QualityGateMode }, "circuit-breaker"},
 	}
@@ -716,7 +718,7 @@ func TestActions(t *testing.T) {
 		{"circuit status", []string{"--circuit-status"}, CircuitStatus, nil},
 		{"circuit status sees earlier auto reset", []string{"--auto-reset-circuit", "--circuit-status"}, CircuitStatus,
 			func(t *testing.T, c *Config) {
-				if !c.CBAutoReset {
+				if !c.Breaker.AutoReset {
 					t.Error("--auto-reset-circuit before --circuit-status not applied")
 				}
 			}},
@@ -812,10 +814,10 @@ func TestMaintenanceIsLenient(t *testing.T) {
 		if c.MaxCallsPerHour != 100 || c.Sources["MAX_CALLS_PER_HOUR"].Kind != SourceDefault {
 			t.Errorf("%v: calls %d from %v", args, c.MaxCallsPerHour, c.Sources["MAX_CALLS_PER_HOUR"])
 		}
-		if c.Driver != "claude-code" || c.CBCooldownMinutes != 5 {
-			t.Errorf("%v: driver %q cooldown %d", args, c.Driver, c.CBCooldownMinutes)
+		if c.Driver != "claude-code" || c.Breaker.Cooldown != 5*time.Minute {
+			t.Errorf("%v: driver %q cooldown %v", args, c.Driver, c.Breaker.Cooldown)
 		}
-		if diff := cmp.Diff(DefaultAllowedTools(), c.AllowedTools); diff != "" {
+		if diff := cmp.Diff(defaultTools(), c.AllowedTools); diff != "" {
 			t.Errorf("%v: tools: %s", args, diff)
 		}
 		var text []string
@@ -880,7 +882,7 @@ func TestNilArguments(t *testing.T) {
 }
 
 func TestActionString(t *testing.T) {
-	if got := DefaultAllowedTools(); len(got) != 14 || got[13] != "Bash" {
-		t.Errorf("DefaultAllowedTools = %v", got)
+	if got := defaultTools(); len(got) != 14 || got[13] != "Bash" {
+		t.Errorf("defaultTools() = %v", got)
 	}
 }

@@ -6,20 +6,20 @@ import (
 	"strings"
 )
 
-// ReachKey is a key that starts a program, decides what the agent may do
+// reachKey is a key that starts a program, decides what the agent may do
 // without asking, or sends data off the machine: what to check in a
 // .ralphrc you did not write.
-type ReachKey struct {
+type reachKey struct {
 	Key  string
 	Does string
 	// value is the key's value as shown to a person.
 	value func(c *Config) string
 }
 
-// ReachKeys are all of them, in the order README's "What runs" section and
+// reachKeys are all of them, in the order README's "What runs" section and
 // --dry-run list them. SERVE_TOKEN's value is never shown, NOTIFY_WEBHOOK's
 // only up to its host (the rest of such a URL is often its secret).
-var ReachKeys = []ReachKey{
+var reachKeys = []reachKey{
 	{"PLATFORM_DRIVER", "picks the agent CLI that runs each loop", func(c *Config) string { return c.Driver }},
 	{"AGENT_COMMAND", "the agent's command line, run as it is written (PLATFORM_DRIVER=command)", func(c *Config) string { return c.AgentCommand }},
 	{"FALLBACK_DRIVER", "a second agent CLI, run when the first is at its usage limit", func(c *Config) string { return c.FallbackDriver }},
@@ -50,10 +50,10 @@ func urlHost(s string) string {
 	return "(set)"
 }
 
-// Reached is a ReachKey that is set, with its value as shown to a person
+// Reached is a reachKey that is set, with its value as shown to a person
 // and where it came from.
 type Reached struct {
-	ReachKey
+	reachKey
 	Value  string
 	Source Source
 }
@@ -62,16 +62,16 @@ type Reached struct {
 // the project, which whoever wrote the repository chose.
 func (r Reached) FromRepository() bool { return r.Source.Kind == SourceFile }
 
-// Reach is every ReachKey that is set (not at its default, nor derived from
-// another key that is listed), in ReachKeys' order.
+// Reach is every reachKey that is set (not at its default, nor derived from
+// another key that is listed), in reachKeys' order.
 func (c *Config) Reach() []Reached {
 	var out []Reached
-	for _, k := range ReachKeys {
+	for _, k := range reachKeys {
 		src := c.Sources[k.Key]
 		if src.Kind == SourceDefault || src.Kind == SourceDerived || src.Kind == "" {
 			continue
 		}
-		out = append(out, Reached{ReachKey: k, Value: show(k.value(c)), Source: src})
+		out = append(out, Reached{reachKey: k, Value: show(k.value(c)), Source: src})
 	}
 	return out
 }

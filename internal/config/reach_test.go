@@ -13,9 +13,9 @@ func TestReach(t *testing.T) {
 	for _, k := range keys {
 		known[k.name] = true
 	}
-	for _, k := range ReachKeys {
+	for _, k := range reachKeys {
 		if !known[k.Key] {
-			t.Errorf("ReachKeys names %s, which is no key", k.Key)
+			t.Errorf("reachKeys names %s, which is no key", k.Key)
 		}
 	}
 	c, _ := setup{
@@ -31,7 +31,7 @@ func TestReach(t *testing.T) {
 	for _, r := range c.Reach() {
 		got[r.Key] = r
 	}
-	for _, k := range ReachKeys {
+	for _, k := range reachKeys {
 		r, ok := got[k.Key]
 		if k.Key == "REVIEW_ENABLED" { // derived from REVIEW_MODE, which is listed
 			if ok {

@@ -8,29 +8,29 @@ import (
 	"time"
 )
 
-// personOnly says why a project's .ralphrc may not set key to v, or "" when
-// it may. A clone's .ralphrc is written by whoever wrote the repository: it
-// must not put the dashboard on the network, choose its token, turn on its
+// A clone's .ralphrc is written by whoever wrote the repository: it must
+// not put the dashboard on the network, choose its token, turn on its
 // controls, or pick the container image the agent runs in (with the agent's
-// credentials mounted). Those come from the person: flags, the environment, or a
-// .ralphrc under an absolute RALPH_DIR outside the project (see rcTrusted).
-func personOnly(key, v string) string {
-	switch key {
-	case "SERVE_ADDR":
-		host, _, err := net.SplitHostPort(strings.TrimSpace(v))
-		if err == nil && loopbackName(host) {
-			return ""
-		}
-		return "SERVE_ADDR=" + show(v) + " ignored: a project's .ralphrc may only name a loopback address (127.0.0.1:PORT); " +
-			"to serve the dashboard to other machines pass --serve/--dashboard HOST:PORT or set SERVE_ADDR in your environment"
-	case "SERVE_TOKEN":
-		return "SERVE_TOKEN ignored: a token in the project is known to everyone who can read the repository; set SERVE_TOKEN in your environment"
-	case "SERVE_CONTROL":
-		return "SERVE_CONTROL ignored: a project's .ralphrc cannot turn on the dashboard's controls; set SERVE_CONTROL=true in your environment"
-	case "SANDBOX_IMAGE":
-		return "SANDBOX_IMAGE ignored: a project's .ralphrc cannot choose the image the agent runs in with its credentials; set SANDBOX_IMAGE in your environment"
+// credentials mounted). Those keys say so in their row (keySpec.fromRepo),
+// with one of the rules below; their values come from the person: flags,
+// the environment, or a .ralphrc under an absolute RALPH_DIR outside the
+// project (see rcTrusted).
+
+// personOnly is the rule of a key a project's .ralphrc may not set at all:
+// why is the warning that says so.
+func personOnly(why string) func(string) string {
+	return func(string) string { return why }
+}
+
+// loopbackOnly is SERVE_ADDR's rule: a project's .ralphrc may name a
+// loopback address only.
+func loopbackOnly(v string) string {
+	host, _, err := net.SplitHostPort(strings.TrimSpace(v))
+	if err == nil && loopbackName(host) {
+		return ""
 	}
-	return ""
+	return "SERVE_ADDR=" + show(v) + " ignored: a project's .ralphrc may only name a loopback address (127.0.0.1:PORT); " +
+		"to serve the dashboard to other machines pass --serve/--dashboard HOST:PORT or set SERVE_ADDR in your environment"
 }
 
 // loopbackName reports whether host is a loopback address or localhost
@@ -63,18 +63,18 @@ func resolved(p string) string {
 	return filepath.Clean(p)
 }
 
-// MaxNotifyTimeout caps NOTIFY_TIMEOUT: the run's end waits that long at
+// maxNotifyTimeout caps NOTIFY_TIMEOUT: the run's end waits that long at
 // most for its notifiers, and a stop must not wait on a hook for hours.
-const MaxNotifyTimeout = time.Minute
+const maxNotifyTimeout = time.Minute
 
-// capNotifyTimeout lowers a NOTIFY_TIMEOUT above MaxNotifyTimeout to it,
+// capNotifyTimeout lowers a NOTIFY_TIMEOUT above maxNotifyTimeout to it,
 // with one warning.
 func (l *loader) capNotifyTimeout() {
 	c := l.c
-	if c.NotifyTimeout <= MaxNotifyTimeout {
+	if c.NotifyTimeout <= maxNotifyTimeout {
 		return
 	}
 	l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("NOTIFY_TIMEOUT=%s (%s) is above the cap of %s; using %s (docs/NOTIFY.md)",
-		c.NotifyTimeout, c.Sources["NOTIFY_TIMEOUT"].describe(), MaxNotifyTimeout, MaxNotifyTimeout)})
-	c.NotifyTimeout = MaxNotifyTimeout
+		c.NotifyTimeout, c.Sources["NOTIFY_TIMEOUT"].describe(), maxNotifyTimeout, maxNotifyTimeout)})
+	c.NotifyTimeout = maxNotifyTimeout
 }

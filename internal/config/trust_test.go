@@ -88,7 +88,7 @@ func TestNotifyTimeoutCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.NotifyTimeout != MaxNotifyTimeout || len(warns) != 1 ||
+	if c.NotifyTimeout != maxNotifyTimeout || len(warns) != 1 ||
 		warns[0].String() != "NOTIFY_TIMEOUT=6h0m0s (.ralph/.ralphrc:1) is above the cap of 1m0s; using 1m0s (docs/NOTIFY.md)" {
 		t.Errorf("timeout %s, warnings %q", c.NotifyTimeout, warns)
 	}

@@ -34,7 +34,7 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	s := SettingsFrom(c, r.proj)
+	s := *c
 	bus := events.NewBus(r.now, "run-1")
 	rec := &changeTypes{seen: map[string]int{}}
 	bus.Add(rec)

@@ -130,7 +130,7 @@ func ctlGitCmd(dir string, args ...string) *exec.Cmd {
 }
 
 // settings resolves the configuration as the CLI does (config.Load with env
-// as the whole environment) and maps it onto engine.Settings.
+// as the whole environment), which is the engine's Settings.
 func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Settings {
 	h.t.Helper()
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -138,7 +138,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 	if err != nil {
 		h.t.Fatalf("config.Load: %v", err)
 	}
-	return engine.SettingsFrom(c, h.dir)
+	return *c
 }
 
 // run runs the loop to its end with every real sink attached.

@@ -172,7 +172,7 @@ func (r *obsRun) run() {
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	s := SettingsFrom(c, r.proj)
+	s := *c
 	if r.settle != nil {
 		r.settle(&s)
 	}
