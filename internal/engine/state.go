@@ -5,7 +5,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // State is what the engine reads of the state earlier runs kept: the
@@ -20,7 +21,11 @@ import (
 // an expired agent session id dropped.
 type State interface {
 	Repair() (removedTemp int)
-	Load() (events.Saved, error)
+	// LoadBreaker reads the breaker alone, before the start-up proper.
+	LoadBreaker() (breaker.State, error)
+	// Load reads the kept state; warning is a file it could not create
+	// (the run goes on), err a state the run cannot start from.
+	Load(now time.Time) (kept store.Kept, warning error, err error)
 	ResumeID(now time.Time, expiry time.Duration) (string, error)
 	// FallbackResumeID is ResumeID for FALLBACK_DRIVER's own session.
 	FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error)
