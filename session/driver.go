@@ -16,6 +16,26 @@ type IDFile struct {
 	HasStamp bool
 }
 
+// Age is how old the session f names is at now, for its expiry: the
+// largest of the time since its file was written (the bash loop's only
+// measure, which makes expiry an idle time), the time since a legacy JSON
+// file's "timestamp", and the time since created_at of active when that
+// active .ralph_session holds the same id (the session's real age, as the
+// expiry is documented). active is the zero RalphSession when there is
+// none to go by.
+func (f IDFile) Age(written time.Time, active RalphSession, now time.Time) time.Duration {
+	age := now.Sub(written)
+	if f.HasStamp {
+		age = max(age, now.Sub(f.Stamp))
+	}
+	if f.ID != "" && active.SessionID == f.ID {
+		if created, ok := ParseISO(active.CreatedAt); ok {
+			age = max(age, now.Sub(created))
+		}
+	}
+	return age
+}
+
 // ParseIDFile reads the bash loop's raw form (the id on the first line) or
 // the legacy JSON form ({"session_id" or "sessionId", "timestamp"}). Empty
 // content holds no id; an id ValidID rejects makes the file corrupt.

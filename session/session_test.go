@@ -58,3 +58,28 @@ func TestISO(t *testing.T) {
 		}
 	}
 }
+
+// A session's age is the largest of what is known of it: the time since
+// its file was written, a legacy file's timestamp, and created_at of the
+// active .ralph_session with the same id.
+func TestIDFileAge(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	h := time.Hour
+	active := RalphSession{SessionID: "sess-a", CreatedAt: FormatISO(now.Add(-30 * h))}
+	for _, tc := range []struct {
+		name   string
+		f      IDFile
+		active RalphSession
+		want   time.Duration
+	}{
+		{"written only", IDFile{ID: "sess-a"}, RalphSession{}, 2 * h},
+		{"legacy timestamp older", IDFile{ID: "sess-a", Stamp: now.Add(-5 * h), HasStamp: true}, RalphSession{}, 5 * h},
+		{"created_at of the same session", IDFile{ID: "sess-a"}, active, 30 * h},
+		{"created_at of another session", IDFile{ID: "sess-b"}, active, 2 * h},
+		{"no id", IDFile{}, RalphSession{CreatedAt: active.CreatedAt}, 2 * h},
+	} {
+		if got := tc.f.Age(now.Add(-2*h), tc.active, now); got != tc.want {
+			t.Errorf("%s: Age = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

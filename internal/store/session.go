@@ -241,18 +241,14 @@ func (s *sessions) resumeID(now time.Time, expiry time.Duration) (string, error)
 		return "", nil
 	}
 
-	age := now.Sub(info.ModTime())
-	if f.HasStamp {
-		age = max(age, now.Sub(f.Stamp))
-	}
+	var active session.RalphSession
 	if f.ID != "" {
 		// An unreadable .ralph_session only means no created_at to go by.
-		if rs, st, err := s.current(now); err == nil && st == session.Active && rs.SessionID == f.ID {
-			if created, ok := session.ParseISO(rs.CreatedAt); ok {
-				age = max(age, now.Sub(created))
-			}
+		if rs, st, err := s.current(now); err == nil && st == session.Active {
+			active = rs
 		}
 	}
+	age := f.Age(info.ModTime(), active, now)
 	if age >= expiry {
 		s.log(levelInfo, fmt.Sprintf("Session expired (%dh old, max %sh), starting new session", wholeHours(age), hoursText(expiry)))
 		return "", s.clearID()
@@ -325,10 +321,7 @@ func (s *sessions) fallbackResumeID(driver string, now time.Time, expiry time.Du
 		s.log(levelInfo, "Starting new "+driver+" session")
 		return "", nil
 	}
-	age := now.Sub(info.ModTime())
-	if f.HasStamp {
-		age = max(age, now.Sub(f.Stamp))
-	}
+	age := f.Age(info.ModTime(), session.RalphSession{}, now)
 	if age >= expiry {
 		s.log(levelInfo, fmt.Sprintf("%s session expired (%dh old, max %sh), starting new session", driver, wholeHours(age), hoursText(expiry)))
 		return "", s.d.Remove(name)
