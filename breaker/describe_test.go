@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // The state the cli-circuit-status conformance scenario writes (no
@@ -18,11 +18,9 @@ const scenarioOpen = `{"state":"OPEN","last_change":"2026-03-01T10:00:00+00:00",
 "total_opens":3,"reason":"No progress detected in 4 consecutive loops","current_loop":6}`
 
 func TestDescribeReferenceBlock(t *testing.T) {
-	d, _ := newDir(t)
-	put(t, d, ralphdir.CircuitBreakerState, scenarioOpen)
-	s, damaged := Peek(d, t0.Add(12*time.Minute))
-	if damaged != nil {
-		t.Fatal(damaged)
+	var s State
+	if err := json.Unmarshal([]byte(scenarioOpen), &s); err != nil {
+		t.Fatal(err)
 	}
 	got := Describe(s, t0.Add(12*time.Minute), defaultConfig())
 	wantHead := []string{

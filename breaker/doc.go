@@ -1,25 +1,23 @@
 // Package breaker is the stagnation circuit breaker: a pure state machine
 // (CLOSED, HALF_OPEN, OPEN) that stops the loop when the agent stops
-// making progress, persisted in .ralph/.circuit_breaker_state and
-// .ralph/.circuit_breaker_history in the bash loop's formats, so a
-// .ralph/ folder left by ralph_loop.sh is continued and bmalph and
-// ralph_monitor read ours.
+// making progress. It defines the shapes of .ralph/.circuit_breaker_state
+// (State's JSON) and of an entry of .ralph/.circuit_breaker_history
+// (Transition.HistoryJSON) in the bash loop's formats, so a .ralph/ folder
+// left by ralph_loop.sh is continued and bmalph and ralph_monitor read
+// ours; the state store (internal/store) reads and writes the files.
 //
-// Time is always passed in; the package has no clock.
+// Time is always passed in; the package has no clock and does no I/O.
 //
 // The engine keeps the state in memory; the state store writes it:
 //
-//	s, _ := breaker.Load(d)                    // at start-up
+//	s := kept.Breaker                          // loaded once at start-up by the store
 //	s, t := s.Startup(now, cfg)                // before each iteration: cooldown / auto-reset
-//	breaker.SaveStartup(d, s, t, created)      // the store, on the engine's change
 //	if err := s.Err(); err != nil { ... }      // OPEN: show breaker.Halted(s, now, cfg), stop
 //	s, t = s.Record(breaker.LoopResult{...}, now, cfg)
-//	breaker.SaveRecorded(d, s, t)              // the store; t, if any, goes to the history
 //	if !s.CanExecute() { stop with s.Err() }
 //
-// The other pieces: Save, Peek (for --circuit-status: reads, never
-// creates, moves or changes a file), Fresh, Reset (for --reset-circuit), AppendHistory,
-// EnsureHistory, Describe (the --circuit-status text).
+// The other pieces: Fresh, Reset (for --reset-circuit), Describe (the
+// --circuit-status text).
 //
 // # What is recorded
 //

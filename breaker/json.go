@@ -232,3 +232,31 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// historyEntry is one element of .circuit_breaker_history, in the
+// bash loop's key order.
+type historyEntry struct {
+	Timestamp string `json:"timestamp"`
+	Loop      int    `json:"loop"`
+	FromState string `json:"from_state"`
+	ToState   string `json:"to_state"`
+	Reason    string `json:"reason"`
+}
+
+// HistoryJSON is t as one element of .circuit_breaker_history, written as
+// jq writes it (">=" as is, not HTML-escaped).
+func (t Transition) HistoryJSON() (json.RawMessage, error) {
+	var e bytes.Buffer
+	enc := json.NewEncoder(&e)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(historyEntry{
+		Timestamp: formatISO(stamp(t.At)),
+		Loop:      t.Loop,
+		FromState: t.From,
+		ToState:   t.To,
+		Reason:    t.Reason,
+	}); err != nil {
+		return nil, fmt.Errorf("encode breaker history entry: %w", err)
+	}
+	return bytes.TrimRight(e.Bytes(), "\n"), nil
+}

@@ -55,7 +55,8 @@ type CheckOptions struct {
 	Binary string
 	// MinVersion overrides d.MinVersion() (e.g. CLAUDE_MIN_VERSION); "" keeps it.
 	MinVersion string
-	// LookPath resolves the executable; nil means exec.LookPath.
+	// LookPath resolves the executable (the caller's exec.LookPath); nil
+	// finds nothing.
 	LookPath func(string) (string, error)
 	// Version returns the output of `<path> --version`; nil skips the
 	// version check.

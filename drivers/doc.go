@@ -15,7 +15,7 @@
 //	AllowedTool(d Driver, t string) bool      an allowlist entry d accepts (config checks Claude's)
 //	Driver.Errors() []ErrorPattern            the CLI's error messages: transient or permanent
 //	Diagnose(d Driver, text string) Diagnosis a failed call's error text, last line first
-//	NotStarted(d Driver, argv0, err) Diagnosis a CLI that is not installed is permanent
+//	NotStarted(d Driver, argv0, err, missing) Diagnosis a CLI that is not installed is permanent
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout

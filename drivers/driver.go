@@ -3,7 +3,6 @@ package drivers
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -64,8 +63,9 @@ type Request struct {
 	// on without the nested-session markers (see agentEnv); nil inherits the
 	// loop's environment as it is.
 	Env []string
-	// LookPath resolves executables (cursor's absolute path). nil means
-	// exec.LookPath.
+	// LookPath resolves executables (cursor's absolute path): the caller's
+	// exec.LookPath, as drivers start no process and look at no file; nil
+	// finds nothing.
 	LookPath func(string) (string, error)
 	// Command is AGENT_COMMAND split into words (config.Config.AgentArgv); command
 	// driver only.
@@ -227,5 +227,5 @@ func lookPath(req Request) func(string) (string, error) {
 	if req.LookPath != nil {
 		return req.LookPath
 	}
-	return exec.LookPath
+	return func(name string) (string, error) { return "", fmt.Errorf("%s: no LookPath given", name) }
 }

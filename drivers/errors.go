@@ -1,9 +1,6 @@
 package drivers
 
 import (
-	"errors"
-	"io/fs"
-	"os/exec"
 	"regexp"
 	"strings"
 	"unicode"
@@ -80,11 +77,11 @@ func Diagnose(d Driver, text string) Diagnosis {
 }
 
 // NotStarted is the diagnosis of a call that could not be started
-// because err: a CLI that is not installed (or not on PATH) is a
-// permanent failure whose fix is its install command; any other start
-// error is FailureUnknown.
-func NotStarted(d Driver, argv0 string, err error) Diagnosis {
-	if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+// because err: a CLI that is not installed (or not on PATH: missing, as
+// the caller that started it tells) is a permanent failure whose fix is
+// its install command; any other start error is FailureUnknown.
+func NotStarted(d Driver, argv0 string, err error, missing bool) Diagnosis {
+	if !missing {
 		return Diagnosis{}
 	}
 	if d.Install() == "" {

@@ -128,15 +128,15 @@ func TestDiagnoseDropsControlCharacters(t *testing.T) {
 
 func TestNotStarted(t *testing.T) {
 	notFound := &exec.Error{Name: "claude", Err: exec.ErrNotFound}
-	got := NotStarted(claudeCode{}, "claude", notFound)
+	got := NotStarted(claudeCode{}, "claude", notFound, true)
 	if got.Class != FailurePermanent || !strings.Contains(got.Fix, "npm install -g @anthropic-ai/claude-code") {
 		t.Errorf("NotStarted(claude) = %+v", got)
 	}
-	got = NotStarted(command{}, "my-agent", notFound)
+	got = NotStarted(command{}, "my-agent", notFound, true)
 	if got.Class != FailurePermanent || !strings.Contains(got.Fix, "AGENT_COMMAND") {
 		t.Errorf("NotStarted(command) = %+v", got)
 	}
-	if got := NotStarted(claudeCode{}, "claude", errors.New("fork/exec claude: resource temporarily unavailable")); got.Class != FailureUnknown {
+	if got := NotStarted(claudeCode{}, "claude", errors.New("fork/exec claude: resource temporarily unavailable"), false); got.Class != FailureUnknown {
 		t.Errorf("another start error = %+v, want unknown", got)
 	}
 }

@@ -1,6 +1,8 @@
-// Package ratelimit keeps the loop's count of agent calls per local clock
-// hour (.ralph/.call_count and .ralph/.last_reset, as ralph_loop.sh keeps
-// them) and works out when the hour ends.
+// Package ratelimit is the loop's count of agent calls per local clock
+// hour and works out when the hour ends. It reads the shapes of
+// .ralph/.call_count and .ralph/.last_reset, as ralph_loop.sh writes them
+// (ParseCount, ParseHour); the state store (internal/store) reads and
+// writes the files. It does no I/O.
 //
 // The window is the local clock hour, the key YYYYMMDDHH of `date
 // +%Y%m%d%H`; a new key starts a new count at 0. Only calls that completed
@@ -11,16 +13,16 @@
 //
 // The engine's use, one iteration:
 //
-//	w, rolled := w.Roll(now)                          // at start-up w comes from Load
-//	if rolled { err = ratelimit.Save(d, w) }         // log NewHourMessage(w.Hour)
+//	w, rolled := w.Roll(now)                          // at start-up w comes from the store
+//	if rolled { keep(w) }                             // log NewHourMessage(w.Hour)
 //	if !w.Allow(now, max) {
 //		next := ratelimit.NextReset(now)
 //		log(ReachedMessage(w.Count, max)); log(SleepingMessage(next.Sub(now)))
 //		err = countdown.Wait(ctx, next, tick)         // tick gets the time left
-//		err = ratelimit.Save(d, ratelimit.Fresh(time.Now())); log(ResetMessage)
+//		keep(ratelimit.Fresh(time.Now())); log(ResetMessage)
 //	}
 //	... agent call succeeded ...
-//	w = w.Record(time.Now()); err = ratelimit.Save(d, w)
+//	w = w.Record(time.Now()); keep(w)
 //
 // status.json's next_reset is NextResetClock(now).
 //
@@ -32,8 +34,8 @@
 //	func (w Window) Roll(now time.Time) (Window, bool)
 //	func (w Window) Allow(now time.Time, max int) bool
 //	func (w Window) Record(now time.Time) Window  // one completed call
-//	func Load(d *ralphdir.Dir) (Window, error)
-//	func Save(d *ralphdir.Dir, w Window) error
+//	func ParseCount(b []byte) (int, error)       // .call_count
+//	func ParseHour(b []byte) (string, error)     // .last_reset
 //	func NextReset(now time.Time) time.Time
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
 //	func NewHourMessage, ReachedMessage, SleepingMessage; const ResetMessage

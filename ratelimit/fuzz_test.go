@@ -12,17 +12,17 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if n, err := parseCount(b); err == nil {
+		if n, err := ParseCount(b); err == nil {
 			if n < 0 {
-				t.Fatalf("parseCount(%q) = %d", b, n)
+				t.Fatalf("ParseCount(%q) = %d", b, n)
 			}
-			if m, err := parseCount([]byte(strconv.Itoa(n) + "\n")); err != nil || m != n {
+			if m, err := ParseCount([]byte(strconv.Itoa(n) + "\n")); err != nil || m != n {
 				t.Fatalf("count %d does not round-trip", n)
 			}
 		}
-		if h, err := parseHour(b); err == nil && h != "" {
+		if h, err := ParseHour(b); err == nil && h != "" {
 			if len(h) != 10 || !allDigits(h) {
-				t.Fatalf("parseHour(%q) = %q", b, h)
+				t.Fatalf("ParseHour(%q) = %q", b, h)
 			}
 		}
 	})

@@ -4,8 +4,7 @@
 // and the capped .ralph/.ralph_session_history). File names, JSON fields,
 // reset reasons and log lines are the bash loop's, so that bmalph and a
 // .ralph/ folder left by the bash loop keep working (deviations are in
-// docs/COMPATIBILITY.md); all files go through ralphdir (atomic writes,
-// corrupt files quarantined with a warning).
+// docs/COMPATIBILITY.md).
 //
 // Agent session ids are validated (ValidID) before they are saved or
 // resumed, so "0", "null", empty or malformed ids never reach an agent's
@@ -13,27 +12,17 @@
 // known (created_at of the matching active .ralph_session), never less than
 // the time since the id file was written.
 //
-// The engine's use:
-//
-//	s := session.New(d, logFunc)           // logFunc(level "INFO"/"WARN", msg)
-//	s.Start(now)                           // start-up: keep an active session or create ralph-<epoch>-<n>
-//	s.Touch(now)                           // every iteration: last_used
-//	id, err := s.ResumeID(now, expiry)     // before a call, when continuity is on
-//	s.SaveID(idFromOutput, now)            // after a successful call
-//	s.Reset(session.ReasonProjectComplete, loop, now)
+// The package is pure: it holds the files' shapes and the rules (which id
+// may be resumed, what makes .ralph_session valid, the reset reasons and
+// history entry); the state store (internal/store) reads and writes the
+// files, works out a session's age and words the bash loop's log lines.
 //
 // API:
 //
-//	func New(d *ralphdir.Dir, log func(level, msg string)) *Store
-//	func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error)
-//	func (s *Store) SaveID(id string, now time.Time) error
-//	func (s *Store) ClearID() error
-//	func (s *Store) Start(now time.Time) (RalphSession, error)
-//	func (s *Store) Touch(now time.Time) error
-//	func (s *Store) Current(now time.Time) (RalphSession, State, error)
-//	func (s *Store) Reset(reason string, loop int, now time.Time) error
-//	func (s *Store) NewRalphID(now time.Time) string
-//	func ValidID(id string) bool
+//	type RalphSession; type State (Missing, Invalid, Inactive, Active); type HistoryEntry
+//	func Decode(b []byte, now time.Time) (RalphSession, error)   // .ralph_session
+//	type IDFile; func ParseIDFile(b []byte) (IDFile, error)      // .claude_session_id
+//	func ValidID(id string) bool; func Quote(id string) string
 //	func FormatISO(t time.Time) string; func ParseISO(s string) (time.Time, bool)
-//	Reason* constants, HistoryCap, MaxIDLen, LevelInfo, LevelWarn
+//	Reason* constants, HistoryCap, MaxIDLen
 package session

@@ -15,19 +15,19 @@ func FuzzParseIDFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseIDFile(b)
+		got, err := ParseIDFile(b)
 		if err != nil {
 			return
 		}
-		if got.id != "" && !ValidID(got.id) {
-			t.Fatalf("parseIDFile(%q) returned unusable id %q", b, got.id)
+		if got.ID != "" && !ValidID(got.ID) {
+			t.Fatalf("ParseIDFile(%q) returned unusable id %q", b, got.ID)
 		}
 	})
 }
 
 // Whatever .ralph_session holds, decoding never panics and an accepted
 // active session has a past, parseable created_at.
-func FuzzDecodeRalphSession(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"session_id":"x","created_at":"2026-11-22T00:00:00+00:00","last_used":"2026-11-22T00:00:00+00:00"}`,
 		`{"session_id":"","reset_at":"x","reset_reason":"y"}`, `{"session_id":null}`, `[]`, `null`, ``, `{`,
@@ -37,7 +37,7 @@ func FuzzDecodeRalphSession(f *testing.F) {
 	}
 	now := time.Date(2026, 11, 22, 2, 5, 10, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rs, err := decodeRalphSession(b, now)
+		rs, err := Decode(b, now)
 		if err != nil || rs.SessionID == "" {
 			return
 		}

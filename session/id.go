@@ -1,10 +1,6 @@
 package session
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "strings"
 
 // MaxIDLen is the longest agent session id accepted. Real ids are 26 to 40
 // characters (UUIDs, Codex thread ids, OpenCode ses_ ids).
@@ -47,19 +43,4 @@ func ValidID(id string) bool {
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// NewRalphID makes a Ralph session id as the bash loop does:
-// ralph-<epoch seconds>-<0..32767>.
-func (s *Store) NewRalphID(now time.Time) string {
-	return fmt.Sprintf("ralph-%d-%d", now.Unix(), s.randN(32768))
-}
-
-// short is the bash loop's "<first 20 chars>" of an id for log lines.
-func short(id string) string {
-	r := []rune(id)
-	if len(r) > 20 {
-		r = r[:20]
-	}
-	return string(r)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/session"
 )
 
@@ -54,7 +55,8 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 // left where it is for the loop to move aside when it next starts.
 func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) error {
 	now := time.Now()
-	s, damaged := breaker.Peek(d, now)
+	kept, damages := store.Peek(d, now)
+	s, damaged := kept.Breaker, damages[ralphdir.CircuitBreakerState]
 	if damaged != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %s is corrupt (%v); shown as CLOSED and left as it is (the loop moves it aside when it next starts)\n", d.Path(ralphdir.CircuitBreakerState), damaged)
 	} else if _, err := d.Lstat(ralphdir.CircuitBreakerState); errors.Is(err, fs.ErrNotExist) {
@@ -62,7 +64,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 		// state it is shown as; only that, never under a running loop, and
 		// never in place of a file (docs/COMPATIBILITY.md).
 		if held, perr := d.LockHolder(); perr == nil && held == nil {
-			if err := breaker.Save(d, s); err != nil {
+			if err := store.SaveBreaker(d, s); err != nil {
 				fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
 			}
 		}
@@ -73,10 +75,10 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 	return nil
 }
 
-func sessionStore(d *ralphdir.Dir, stderr io.Writer) *session.Store {
-	return session.New(d, func(level, msg string) {
+func sessionStore(d *ralphdir.Dir, stderr io.Writer) *store.Store {
+	return store.New(d, func(level, msg string) {
 		fmt.Fprintf(stderr, "[%s] [%s] %s\n", time.Now().Format("2006-01-02 15:04:05"), level, msg)
-	})
+	}, false)
 }
 
 // lockForReset takes the project's lock for a reset, as a second loop
@@ -119,11 +121,11 @@ func resetCircuit(d *ralphdir.Dir, colour bool, stdout, stderr io.Writer) error 
 	}
 	defer lock.Unlock()
 	now := time.Now()
-	if err := breaker.Save(d, breaker.Reset("Manual reset via command line", now)); err != nil {
+	if err := store.SaveBreaker(d, breaker.Reset("Manual reset via command line", now)); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, green(colour, "✅ Circuit breaker reset to CLOSED state"))
-	return sessionStore(d, stderr).Reset(session.ReasonManualCircuitReset, 0, now)
+	return sessionStore(d, stderr).ResetSession(session.ReasonManualCircuitReset, now)
 }
 
 // resetSession is --reset-session (manual_reset_flag).
@@ -136,7 +138,7 @@ func resetSession(d *ralphdir.Dir, colour bool, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer lock.Unlock()
-	if err := sessionStore(d, stderr).Reset(session.ReasonManualResetFlag, 0, time.Now()); err != nil {
+	if err := sessionStore(d, stderr).ResetSession(session.ReasonManualResetFlag, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, green(colour, "✅ Session state reset successfully"))

@@ -16,6 +16,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 	"github.com/ralphloop/ralph_loop/session"
 )
@@ -250,7 +251,8 @@ func readSession(d *ralphdir.Dir) *sessionView {
 // readWindow is the call count of the current clock hour: a count of an
 // earlier hour is 0 now.
 func readWindow(d *ralphdir.Dir, now time.Time) ratelimit.Window {
-	w, _ := ratelimit.Peek(d).Roll(now)
+	kept, _ := store.Peek(d, now)
+	w, _ := kept.Window.Roll(now)
 	return w
 }
 

@@ -48,10 +48,10 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
-		l.bus.Record(events.ErrorHistoryChanged{History: l.errHist})
+		l.keep(events.ErrorHistoryChanged{History: l.errHist})
 		if res.UpdatesLastOutputLength() {
 			l.lastOutputLen = res.OutputLength
-			l.bus.Record(events.OutputLengthChanged{Length: res.OutputLength})
+			l.keep(events.OutputLengthChanged{Length: res.OutputLength})
 		}
 	}
 	return res, nil
@@ -78,8 +78,7 @@ func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.exitSignals.Update(res.ResponseAnalysis())
-	if err := l.bus.Record(events.ExitSignalsChanged{Signals: l.exitSignals}); err != nil {
-		l.bus.Note(events.Warning{Err: err})
+	if !l.keep(events.ExitSignalsChanged{Signals: l.exitSignals}) {
 		return
 	}
 	l.haveExitSignals = true

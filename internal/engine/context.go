@@ -35,7 +35,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	if in.WriteTimedOut {
 		l.writeTimedOut = false
-		l.bus.Record(events.WriteTimeoutCleared{})
+		l.keep(events.WriteTimeoutCleared{})
 	}
 	return templates.LoopContext(in)
 }

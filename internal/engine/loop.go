@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -164,9 +163,7 @@ func (l *loop) run() Result {
 			l.readPlan()
 		}
 		l.planFresh = false
-		if err := l.bus.Record(events.SessionTouched{At: l.now()}); err != nil {
-			l.bus.Note(events.Warning{Err: err})
-		}
+		l.keep(events.SessionTouched{At: l.now()})
 		l.rollWindow()
 		l.breakerStartup()
 		l.bus.Note(events.LoopMark{Loop: l.n})
@@ -255,9 +252,7 @@ func (l *loop) resetSession(reason string) {
 		l.exitSignals = analysis.ExitSignals{}
 	}
 	l.lastAnalysis = nil
-	if err := l.bus.Record(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()}); err != nil {
-		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
-	}
+	l.keep(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()})
 }
 
 func (l *loop) gracefulExit(reason string) Result {

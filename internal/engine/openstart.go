@@ -12,7 +12,7 @@ import (
 // that never runs. The agent session is reset, as the bash loop does when
 // it halts on an open breaker.
 func (l *loop) openAtStart() (Result, bool) {
-	b, err := breaker.Load(l.dir)
+	b, err := l.state.LoadBreaker()
 	if err != nil || b.State != breaker.Open {
 		return Result{}, false // the start-up proper reports a damaged file
 	}

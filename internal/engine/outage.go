@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"errors"
+	"io/fs"
 	"math"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -24,7 +27,7 @@ const diagLines = 20
 func (l *loop) diagnose(c *call, res analysis.Result, stderr []string) drivers.Diagnosis {
 	switch o := c.outcome; o.Reason {
 	case supervise.StartFailed:
-		return drivers.NotStarted(l.drv, l.argv0(), o.Err)
+		return drivers.NotStarted(l.drv, l.argv0(), o.Err, notInstalled(o.Err))
 	case supervise.Exited:
 	default:
 		return drivers.Diagnosis{}
@@ -53,7 +56,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.stallCount, l.haveLast = 0, false
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
-	l.bus.Record(events.AnalysisCleared{})
+	l.keep(events.AnalysisCleared{})
 	f := events.Failure{Kind: events.CallErrored}
 	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
 	it := l.iterationRecord(c, res, "error")
@@ -118,4 +121,10 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 		return stopWith(l.signalExit())
 	}
 	return goOn
+}
+
+// notInstalled tells a start error of a program that is not there (not on
+// PATH, or no such file) from any other.
+func notInstalled(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
 }

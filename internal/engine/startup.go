@@ -45,12 +45,13 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.bus.Record(events.WriteTimeoutCleared{})
+	l.keep(events.WriteTimeoutCleared{})
 	l.started = true
-	if err := l.bus.Record(events.SessionStarted{At: l.now()}); err != nil {
-		l.bus.Note(events.Warning{Err: err})
+	l.keep(events.SessionStarted{At: l.now()})
+	saved, warning, err := l.state.Load(l.now())
+	if warning != nil {
+		l.saveFailed(warning)
 	}
-	saved, err := l.state.Load()
 	if err != nil {
 		return err
 	}

@@ -5,22 +5,28 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // State is what the engine reads of the state earlier runs kept: the
 // .ralph/ state store (package store) in production. The engine loads it
-// once at start-up (Repair, then Load) and from then on keeps the state in
-// memory; it never writes through State. Each change it decides is
-// recorded on the bus (events.Bus.Record) as a typed events.Change, and
-// the store, subscribed to the bus, writes it.
+// once at start-up (Repair, then Load: one store.Kept) and from then on
+// keeps the state in memory; it never writes through State. Each change it
+// decides is recorded on the bus as a typed events.Change (keep), and the
+// store, subscribed to the bus, writes it; a failed write comes back and
+// is reported once (saveFailed).
 //
 // Repair and ResumeID are reads with the bash loop's repairs attached: a
 // file an interrupted write left is removed, a corrupt one moved aside,
 // an expired agent session id dropped.
 type State interface {
 	Repair() (removedTemp int)
-	Load() (events.Saved, error)
+	// LoadBreaker reads the breaker alone, before the start-up proper.
+	LoadBreaker() (breaker.State, error)
+	// Load reads the kept state; warning is a file it could not create
+	// (the run goes on), err a state the run cannot start from.
+	Load(now time.Time) (kept store.Kept, warning error, err error)
 	ResumeID(now time.Time, expiry time.Duration) (string, error)
 	// FallbackResumeID is ResumeID for FALLBACK_DRIVER's own session.
 	FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error)

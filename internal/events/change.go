@@ -51,23 +51,6 @@ func (b *Bus) Record(c Change) error {
 	return errors.Join(errs...)
 }
 
-// Saved is the state earlier runs kept, as the state store loads it once
-// at start-up: the engine starts from it and from then on keeps it in
-// memory.
-type Saved struct {
-	Window          ratelimit.Window
-	Breaker         breaker.State
-	ExitSignals     analysis.ExitSignals
-	HaveExitSignals bool
-	Analysis        *analysis.ResponseAnalysis // nil: none
-	ErrorHistory    analysis.ErrorHistory
-	OutputLength    int // the last output's length, 0 when none
-	Gates           *gates.Results
-	Findings        *review.Findings
-	ReviewSHA       string
-	DiffSummary     string // the last loop's diff summary, trimmed
-}
-
 // WindowChanged: the call count or its hour changed.
 type WindowChanged struct{ Window ratelimit.Window }
 

@@ -25,8 +25,8 @@
 //
 //	cfg := gates.Config{TestCommand: ..., Gates: ..., Mode: gates.ModeBlock, Timeout: 120 * time.Second, Dir: root}
 //	dec, err := gates.Run(ctx, cfg, gates.Input{Loop: n, ExitSignal: es, HaveAnalysis: true, TestsStatus: "PASSING"}, time.Now())
-//	if dec.Results != nil { err = gates.Save(dir, dec.Results) }   // .ralph/.quality_gate_results
-//	r, err := gates.Load(dir)              // previous results (nil when none)
+//	if dec.Results != nil { keep(dec.Results) }  // the state store writes .ralph/.quality_gate_results
+//	r, err := gates.Decode(data)           // that file's shape, as the store reads it back
 //	st := r.Status()                       // status.json "quality_gates": {overall_status, mode}
 //	text := gates.Feedback(r)              // for templates.ContextInput.QualityGateFeedback
 package gates

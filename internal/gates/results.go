@@ -3,12 +3,10 @@ package gates
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Gate and overall statuses as they appear in .quality_gate_results.
@@ -76,35 +74,15 @@ func (r *Results) CustomFailures() int {
 	return n
 }
 
-// Save writes r to .ralph/.quality_gate_results atomically.
-func Save(d *ralphdir.Dir, r *Results) error {
-	if r.CustomGates == nil {
-		r.CustomGates = []CustomGate{}
-	}
-	if err := d.WriteJSON(ralphdir.QualityGateResults, r); err != nil {
-		return fmt.Errorf("save quality gate results: %w", err)
-	}
-	return nil
-}
-
-// Load reads .ralph/.quality_gate_results. It returns nil, nil when there is
-// none; a corrupt file is quarantined by ralphdir and also reads as none.
-func Load(d *ralphdir.Dir) (*Results, error) {
+// Decode reads .ralph/.quality_gate_results' JSON; a file without an
+// overall_status or mode is not results.
+func Decode(b []byte) (*Results, error) {
 	var r Results
-	found, err := d.ReadValid(ralphdir.QualityGateResults, func(b []byte) error {
-		if err := json.Unmarshal(b, &r); err != nil {
-			return err
-		}
-		if r.OverallStatus == "" && r.Mode == "" {
-			return errors.New("no overall_status or mode")
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load quality gate results: %w", err)
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
 	}
-	if !found {
-		return nil, nil
+	if r.OverallStatus == "" && r.Mode == "" {
+		return nil, errors.New("no overall_status or mode")
 	}
 	return &r, nil
 }

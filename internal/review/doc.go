@@ -12,9 +12,9 @@
 //		// run the agent with p.Prompt and p.SystemContext, then:
 //		f, err := review.ParseFindings(output)   // ErrNoFindings, ErrMalformed
 //		level, msg := review.Outcome(f, err)
-//		if err == nil { review.Save(dir, f) }
-//		review.SaveLastSHA(dir, head)
+//		if err == nil { keep(f) }             // the state store writes f.JSON()
+//		keep(head)                            // and .ralph/.review_last_sha
 //	}
-//	f, found, err := review.Load(dir)
+//	f, err := review.Decode(data)            // .review_findings.json, as the store reads it
 //	text := review.ContextFor(f)                 // templates.ContextInput.ReviewContext
 package review

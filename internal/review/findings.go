@@ -70,7 +70,7 @@ func ParseFindings(output []byte) (Findings, error) {
 			err = fmt.Errorf("%w: payload is larger than %d bytes", ErrMalformed, MaxPayload)
 			continue
 		}
-		f, derr := decode([]byte(block))
+		f, derr := Decode([]byte(block))
 		if derr == nil {
 			return f, nil
 		}
@@ -160,7 +160,8 @@ func resultText(output []byte) string {
 	return strings.Join(parts, "\n")
 }
 
-func decode(payload []byte) (Findings, error) {
+// Decode reads .ralph/.review_findings.json: a JSON object of findings.
+func Decode(payload []byte) (Findings, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &m); err != nil || m == nil {
 		if err == nil {
@@ -252,29 +253,6 @@ func (f Findings) JSON() []byte {
 	return b
 }
 
-// Save writes the findings to .ralph/.review_findings.json atomically.
-func Save(d *ralphdir.Dir, f Findings) error {
-	if err := d.WriteFile(ralphdir.ReviewFindings, f.JSON()); err != nil {
-		return fmt.Errorf("save review findings: %w", err)
-	}
-	return nil
-}
-
-// Load reads .ralph/.review_findings.json; found is false when there is
-// none. A file that is not a JSON object is quarantined by ralphdir and
-// reads as none.
-func Load(d *ralphdir.Dir) (f Findings, found bool, err error) {
-	found, err = d.ReadValid(ralphdir.ReviewFindings, func(b []byte) error {
-		var derr error
-		f, derr = decode(b)
-		return derr
-	})
-	if err != nil {
-		return Findings{}, false, fmt.Errorf("load review findings: %w", err)
-	}
-	return f, found, nil
-}
-
 // Outcome is the log level and line for a ParseFindings result.
 func Outcome(f Findings, err error) (level, msg string) {
 	switch {
@@ -327,27 +305,6 @@ func ContextFor(f Findings) string {
 		b.WriteString(" Details: " + clip.Runes(strings.Join(items, "; "), detailsMax))
 	}
 	return clip.Runes(b.String(), max)
-}
-
-// SaveLastSHA records the HEAD a review looked at in .ralph/.review_last_sha.
-func SaveLastSHA(d *ralphdir.Dir, sha string) error {
-	data := []byte{}
-	if sha = strings.TrimSpace(sha); sha != "" {
-		data = []byte(sha + "\n")
-	}
-	if err := d.WriteFile(ralphdir.ReviewLastSHA, data); err != nil {
-		return fmt.Errorf("save last review sha: %w", err)
-	}
-	return nil
-}
-
-// LoadLastSHA reads .ralph/.review_last_sha ("" when there is none).
-func LoadLastSHA(d *ralphdir.Dir) (string, error) {
-	b, _, err := d.ReadFile(ralphdir.ReviewLastSHA)
-	if err != nil {
-		return "", fmt.Errorf("load last review sha: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

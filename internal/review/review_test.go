@@ -3,13 +3,10 @@ package review
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 func TestDue(t *testing.T) {
@@ -242,60 +239,26 @@ func TestContextFor(t *testing.T) {
 	}
 }
 
-func TestSaveLoad(t *testing.T) {
-	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), nil)
-	if _, found, err := Load(d); found || err != nil {
-		t.Fatalf("Load without a file: found=%v err=%v", found, err)
-	}
+// The shape of .review_findings.json: the agent's payload is kept as it
+// wrote it, built findings are written indented, and Decode reads both.
+func TestFindingsShape(t *testing.T) {
 	f, err := ParseFindings([]byte(BeginMarker + "\n" + payload + "\n" + EndMarker))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(d, f); err != nil {
-		t.Fatal(err)
+	if string(f.JSON()) != payload+"\n" {
+		t.Fatalf("file = %s, want the payload as the agent wrote it", f.JSON())
 	}
-	raw, _ := os.ReadFile(d.Path(ralphdir.ReviewFindings))
-	if string(raw) != payload+"\n" {
-		t.Fatalf("file = %s, want the payload as the agent wrote it", raw)
-	}
-	got, found, err := Load(d)
-	if err != nil || !found || ContextFor(got) != ContextFor(f) || got.IssuesFound != 2 {
-		t.Fatalf("Load = %+v found=%v err=%v", got, found, err)
+	got, err := Decode(f.JSON())
+	if err != nil || ContextFor(got) != ContextFor(f) || got.IssuesFound != 2 {
+		t.Fatalf("Decode = %+v err=%v", got, err)
 	}
 	built := Findings{Severity: "LOW", IssuesFound: 1, Summary: "s", Details: []Detail{{Severity: "LOW", File: "f", Line: 3, Issue: "i", Suggestion: "x"}}}
-	if err := Save(d, built); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ = os.ReadFile(d.Path(ralphdir.ReviewFindings))
 	wantBuilt := "{\n  \"severity\": \"LOW\",\n  \"issues_found\": 1,\n  \"summary\": \"s\",\n  \"details\": [\n    {\n      \"severity\": \"LOW\",\n      \"file\": \"f\",\n      \"line\": 3,\n      \"issue\": \"i\",\n      \"suggestion\": \"x\"\n    }\n  ]\n}\n"
-	if diff := cmp.Diff(wantBuilt, string(raw)); diff != "" {
+	if diff := cmp.Diff(wantBuilt, string(built.JSON())); diff != "" {
 		t.Fatalf("built findings (-want +got):\n%s", diff)
 	}
-	os.WriteFile(d.Path(ralphdir.ReviewFindings), []byte("[]"), 0o644)
-	if _, found, err := Load(d); found || err != nil {
-		t.Fatalf("corrupt Load: found=%v err=%v", found, err)
-	}
-}
-
-func TestLastSHA(t *testing.T) {
-	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), nil)
-	if sha, err := LoadLastSHA(d); sha != "" || err != nil {
-		t.Fatalf("LoadLastSHA without a file = %q, %v", sha, err)
-	}
-	if err := SaveLastSHA(d, "0123abc\n"); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := os.ReadFile(d.Path(ralphdir.ReviewLastSHA))
-	if string(raw) != "0123abc\n" {
-		t.Fatalf("file = %q", raw)
-	}
-	if sha, err := LoadLastSHA(d); sha != "0123abc" || err != nil {
-		t.Fatalf("LoadLastSHA = %q, %v", sha, err)
-	}
-	if err := SaveLastSHA(d, ""); err != nil {
-		t.Fatal(err)
-	}
-	if sha, _ := LoadLastSHA(d); sha != "" {
-		t.Fatalf("after an empty sha: %q", sha)
+	if _, err := Decode([]byte("[]")); err == nil {
+		t.Fatal("Decode of an array: no error")
 	}
 }

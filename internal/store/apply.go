@@ -3,14 +3,12 @@ package store
 import (
 	"fmt"
 
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
 // Apply implements events.ChangeSink: it writes the state file c belongs
 // to, atomically, and returns the write's error for the engine to report.
-// Some changes have no error to report (as the bash loop ignores those
-// writes' failures); they return nil.
+// Every write's error is returned, worded with what it means.
 func (s *Store) Apply(c events.Change) error {
 	if ok, err := s.applyLoop(c); ok {
 		return err
@@ -31,22 +29,19 @@ func (s *Store) applyLoop(c events.Change) (bool, error) {
 	case events.WindowChanged:
 		return true, s.saveWindow(c.Window)
 	case events.BreakerChecked:
-		return true, breaker.SaveStartup(s.d, c.State, c.Transition, c.Created)
+		return true, s.saveBreakerStartup(c)
 	case events.BreakerRecorded:
-		return true, breaker.SaveRecorded(s.d, c.State, c.Transition)
+		return true, s.saveBreakerRecorded(c)
 	case events.AnalysisRecorded:
 		return true, s.saveAnalysis(c.Analysis)
 	case events.AnalysisCleared:
-		s.removeAnalysis()
-		return true, nil
+		return true, s.removeAnalysis()
 	case events.ExitSignalsChanged:
 		return true, s.saveExitSignals(c.Signals)
 	case events.ErrorHistoryChanged:
-		s.saveErrorHistory(c.History)
-		return true, nil
+		return true, s.saveErrorHistory(c.History)
 	case events.OutputLengthChanged:
-		s.saveOutputLength(c.Length)
-		return true, nil
+		return true, s.saveOutputLength(c.Length)
 	case events.GatesRecorded:
 		return true, s.saveGates(c.Results)
 	}
@@ -60,25 +55,23 @@ func (s *Store) applyContext(c events.Change) (bool, error) {
 	case events.FindingsRecorded:
 		return true, s.saveFindings(c.Findings)
 	case events.FindingsCleared:
-		s.removeFindings()
+		return true, s.removeFindings()
 	case events.ReviewSHARecorded:
-		s.saveReviewSHA(c.SHA)
+		return true, s.saveReviewSHA(c.SHA)
 	case events.LoopStarted:
-		s.saveLoopStart(c.SHA)
+		return true, s.saveLoopStart(c.SHA)
 	case events.DiffSummaryRecorded:
-		s.saveDiffSummary(c.Text)
+		return true, s.saveDiffSummary(c.Text)
 	case events.DiffSummaryTaken:
-		s.removeDiffSummary()
+		return true, s.removeDiffSummary()
 	case events.WriteTimeoutMarked:
-		s.markWriteTimeout(c.At)
+		return true, s.markWriteTimeout(c.At)
 	case events.WriteTimeoutCleared:
-		s.clearWriteTimeout()
+		return true, s.clearWriteTimeout()
 	case events.PlanCollapsed:
 		return true, s.savePlan(c.Content)
-	default:
-		return false, nil
 	}
-	return true, nil
+	return false, nil
 }
 
 // applySession writes the session files.
@@ -91,7 +84,7 @@ func (s *Store) applySession(c events.Change) (bool, error) {
 	case events.SessionIDSaved:
 		return true, s.saveSessionID(c.ID, c.At)
 	case events.FallbackSessionIDSaved:
-		return true, s.sessions.SaveFallbackID(c.Driver, c.ID, c.At)
+		return true, s.saveFallbackID(c.Driver, c.ID, c.At)
 	case events.SessionReset:
 		return true, s.resetSession(c.Reason, c.Loop, c.At)
 	}

@@ -4,15 +4,23 @@
 // histories, the review and gate results, logs/metrics.jsonl and
 // logs/events.jsonl.
 //
+// It is the one package that knows the state files: the design card's
+// leaves (breaker, session, ratelimit) and gates and review hold their
+// shapes and decisions and do no I/O; the reading and writing is here,
+// through internal/ralphdir (atomic writes, corrupt files moved aside).
+//
 // Two kinds of writer live here. The event sinks (Sinks: Status, Progress,
 // Metrics, Stream) subscribe to the engine's events.Bus and render their
 // file from each event; their write errors go to an onErr function and
-// never stop the loop. Store holds every other state file: it loads them
-// once at start-up (Repair, then Load), and from then on subscribes to the
-// changes the engine records on the bus (events.Change, through Apply) and
-// writes each atomically. Apply returns the write's error to the engine
-// (through Bus.Record), which reports it as a warning and goes on, as the
-// bash loop does; nothing here re-reads a file it wrote. The agent's logs
+// never stop the loop. Store holds every other state file: the kept state
+// is one value (Kept), loaded once at start-up (Repair, then Load); from
+// then on the Store subscribes to the changes the engine records on the
+// bus (events.Change, through Apply) and writes each atomically. Every
+// write's error is returned, worded as one line that names the file and
+// says what the failure means (failed); the engine reports it once as a
+// warning and goes on, as the bash loop does. Nothing here re-reads a file
+// it wrote. Peek reads the same Kept for commands that only look (--status,
+// --circuit-status, the dashboard): it moves, repairs and writes nothing. The agent's logs
 // (output, stderr, stream copy, live.log) are created through Store too,
 // so that the engine opens no file for writing; a log that cannot be
 // written fails the call in the engine (write_failed or disk_full, counted

@@ -2,36 +2,15 @@ package store
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
-	"github.com/ralphloop/ralph_loop/internal/review"
-	"github.com/ralphloop/ralph_loop/ratelimit"
-	"github.com/ralphloop/ralph_loop/session"
 )
-
-// ErrorHistoryFile keeps the error lines of recent loops, so that the same
-// errors repeating across loops are recognised (stuck-loop detection). It
-// lives under logs/, which bmalph's .gitignore hides: the bash loop has no
-// such file, so it must not show in git status. oldErrorHistoryFile is
-// where earlier versions kept it.
-const (
-	ErrorHistoryFile    = "logs/.error_history"
-	oldErrorHistoryFile = ".error_history"
-)
-
-// emptyExitSignals is the .exit_signals a project starts with, spelled as
-// the bash loop writes it.
-const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
 // at start-up, and writes every change the engine records on the bus
@@ -39,7 +18,7 @@ const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completio
 // decides what a failure means (today: a warning, and the run goes on).
 type Store struct {
 	d        *ralphdir.Dir
-	sessions *session.Store
+	sessions *sessions
 	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
 
@@ -48,10 +27,10 @@ type Store struct {
 func (s *Store) SetLogKeep(n int) { s.logKeep = n }
 
 // New returns the state store of d. log receives the session files' log
-// lines (level and message), as session.New takes them.
+// lines (level and message).
 func New(d *ralphdir.Dir, log func(level, msg string), verbose bool) *Store {
-	s := session.New(d, log)
-	s.Verbose = verbose
+	s := newSessions(d, log)
+	s.verbose = verbose
 	return &Store{d: d, sessions: s}
 }
 
@@ -75,163 +54,70 @@ func (s *Store) Repair() (removedTemp int) {
 	return n
 }
 
-// Load reads the state at start-up. A state file that is not valid is
-// moved aside by the directory (with a warning) and counts as missing; a
-// missing .exit_signals is created empty, as the bash loop does. Only the
-// call window and the breaker can fail the start.
-func (s *Store) Load() (events.Saved, error) {
-	var v events.Saved
-	var err error
-	if !s.d.Exists(ralphdir.ExitSignals) {
-		s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals))
-	}
-	if v.Window, err = ratelimit.Load(s.d); err != nil {
-		return v, err
-	}
-	if v.Breaker, err = breaker.Load(s.d); err != nil {
-		return v, err
-	}
-	v.HaveExitSignals, _ = s.d.ReadValid(ralphdir.ExitSignals, func(b []byte) error {
-		es, err := analysis.ParseExitSignals(b)
-		v.ExitSignals = es
-		return err
-	})
-	s.d.ReadValid(ralphdir.ResponseAnalysis, func(b []byte) error {
-		ra, err := analysis.ParseResponseAnalysis(b)
-		if err == nil {
-			v.Analysis = &ra
-		}
-		return err
-	})
-	s.d.ReadValid(ErrorHistoryFile, func(b []byte) error {
-		h, err := analysis.ParseErrorHistory(b)
-		v.ErrorHistory = h
-		return err
-	})
-	s.d.ReadValid(ralphdir.LastOutputLength, func(b []byte) error {
-		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		v.OutputLength = n
-		return err
-	})
-	if res, err := gates.Load(s.d); err == nil {
-		v.Gates = res
-	}
-	if f, found, err := review.Load(s.d); err == nil && found {
-		v.Findings = &f
-	}
-	v.ReviewSHA, _ = review.LoadLastSHA(s.d)
-	if data, found, _ := s.d.ReadFile(ralphdir.LoopDiffSummary); found {
-		v.DiffSummary = strings.TrimSpace(string(data))
-	}
-	return v, nil
-}
-
-// saveWindow writes the call count and its hour.
-func (s *Store) saveWindow(w ratelimit.Window) error { return ratelimit.Save(s.d, w) }
-
-// saveAnalysis writes .response_analysis.
-func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
-	b, err := ra.Marshal()
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", s.d.Path(ralphdir.ResponseAnalysis), err)
-	}
-	return s.d.WriteFile(ralphdir.ResponseAnalysis, b)
-}
-
-// removeAnalysis removes .response_analysis (a failed call has none).
-func (s *Store) removeAnalysis() { s.d.Remove(ralphdir.ResponseAnalysis) }
-
-// saveExitSignals writes .exit_signals.
-func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
-	b, err := es.Marshal()
-	if err != nil {
-		return err
-	}
-	return s.d.WriteFile(ralphdir.ExitSignals, b)
-}
-
-// saveErrorHistory writes the error history (and drops the file of its
-// old place).
-func (s *Store) saveErrorHistory(h analysis.ErrorHistory) {
-	if b, err := h.Marshal(); err == nil {
-		if s.d.WriteFile(ErrorHistoryFile, b) == nil {
-			s.d.Remove(oldErrorHistoryFile)
-		}
-	}
-}
-
-// saveOutputLength writes .last_output_length.
-func (s *Store) saveOutputLength(n int) {
-	s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n"))
-}
-
-// saveGates writes the quality-gate results.
-func (s *Store) saveGates(r *gates.Results) error { return gates.Save(s.d, r) }
-
-// saveFindings writes the review findings.
-func (s *Store) saveFindings(f review.Findings) error { return review.Save(s.d, f) }
-
-// removeFindings removes the review findings (they reach one loop only).
-func (s *Store) removeFindings() { s.d.Remove(ralphdir.ReviewFindings) }
-
-// saveReviewSHA writes the commit the last review saw.
-func (s *Store) saveReviewSHA(sha string) { review.SaveLastSHA(s.d, sha) }
-
-// saveLoopStart writes the commit a loop started from.
-func (s *Store) saveLoopStart(sha string) {
-	s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n"))
-}
-
-// saveDiffSummary writes the loop's diff summary for the next loop's
-// context.
-func (s *Store) saveDiffSummary(sum string) {
-	s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n"))
-}
-
-// removeDiffSummary removes the diff summary once a loop has taken it.
-func (s *Store) removeDiffSummary() { s.d.Remove(ralphdir.LoopDiffSummary) }
-
-// markWriteTimeout records a write-heartbeat kill for the next call's
-// context.
-func (s *Store) markWriteTimeout(now time.Time) {
-	s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n"))
-}
-
-// clearWriteTimeout removes that record.
-func (s *Store) clearWriteTimeout() { s.d.Remove(ralphdir.WriteHeartbeatTrigger) }
-
-// savePlan writes @fix_plan.md (finished stories collapsed).
-func (s *Store) savePlan(plan []byte) error { return s.d.WriteFile(ralphdir.FixPlan, plan) }
-
 // startSession starts the session tracking at start-up.
 func (s *Store) startSession(now time.Time) error {
-	_, err := s.sessions.Start(now)
-	return err
+	_, err := s.sessions.start(now)
+	return failed(s.d, ralphdir.RalphSession, err, "bmalph and --status do not see this run's session")
 }
 
 // touchSession marks the session used at the start of an iteration.
-func (s *Store) touchSession(now time.Time) error { return s.sessions.Touch(now) }
+func (s *Store) touchSession(now time.Time) error {
+	return failed(s.d, ralphdir.RalphSession, s.sessions.touch(now), "its last_used keeps an older time")
+}
 
 // ResumeID is the agent session to resume ("" for a new one); an expired
 // one is removed.
 func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
-	return s.sessions.ResumeID(now, expiry)
+	return s.sessions.resumeID(now, expiry)
 }
 
 // FallbackResumeID is the fallback driver's own session to resume ("" for
 // a new one); an expired one is removed.
 func (s *Store) FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error) {
-	return s.sessions.FallbackResumeID(driver, now, expiry)
+	return s.sessions.fallbackResumeID(driver, now, expiry)
+}
+
+// ResetSession ends the session for a command outside the loop
+// (--reset-session, --reset-circuit): as resetSession, with loop 0, and
+// its error as it is.
+func (s *Store) ResetSession(reason string, now time.Time) error {
+	return s.sessions.reset(reason, 0, now)
 }
 
 // saveSessionID keeps the agent's session id.
-func (s *Store) saveSessionID(id string, now time.Time) error { return s.sessions.SaveID(id, now) }
+func (s *Store) saveSessionID(id string, now time.Time) error {
+	return failed(s.d, ralphdir.ClaudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
+}
+
+// saveFallbackID keeps the fallback driver's session id.
+func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
+	return failed(s.d, ralphdir.FallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
+		"the next "+driver+" call may not resume this session")
+}
 
 // resetSession ends the session with reason: the session files are reset,
 // .exit_signals (when present) emptied and .response_analysis removed.
 func (s *Store) resetSession(reason string, loop int, now time.Time) error {
-	return s.sessions.Reset(reason, loop, now)
+	return failed(s.d, ralphdir.RalphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
 }
+
+// saveBreakerStartup keeps the breaker after its check at the start of an
+// iteration.
+func (s *Store) saveBreakerStartup(c events.BreakerChecked) error {
+	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerStartup(s.d, c.State, c.Transition, c.Created),
+		"the next run starts from the breaker state last saved")
+}
+
+// saveBreakerRecorded keeps the breaker after a loop was recorded.
+func (s *Store) saveBreakerRecorded(c events.BreakerRecorded) error {
+	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerRecorded(s.d, c.State, c.Transition),
+		"the next run starts from the breaker state last saved")
+}
+
+// LoadBreaker reads the breaker alone, before the start-up proper (a run
+// whose breaker is open stops first); a damaged file is moved aside with a
+// warning and reads as CLOSED.
+func (s *Store) LoadBreaker() (breaker.State, error) { return loadBreaker(s.d) }
 
 // CreateLog creates (or truncates) one of the call's logs under .ralph/.
 // Creating a call's output log starts the call: the logs of older calls

@@ -1,0 +1,285 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+	"github.com/ralphloop/ralph_loop/session"
+)
+
+// ErrorHistoryFile keeps the error lines of recent loops, so that the same
+// errors repeating across loops are recognised (stuck-loop detection). It
+// lives under logs/, which bmalph's .gitignore hides: the bash loop has no
+// such file, so it must not show in git status. oldErrorHistoryFile is
+// where earlier versions kept it.
+const (
+	ErrorHistoryFile    = "logs/.error_history"
+	oldErrorHistoryFile = ".error_history"
+)
+
+// emptyExitSignals is the .exit_signals a project starts with, spelled as
+// the bash loop writes it.
+const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
+
+// Kept is the state earlier runs kept under .ralph/, as one value: the
+// store loads it once at start-up (Load), the engine starts from it and
+// from then on keeps it in memory, and every change it decides is saved
+// by the store. Peek reads the same value for commands that only look.
+type Kept struct {
+	Window          ratelimit.Window
+	Breaker         breaker.State
+	Session         session.RalphSession // .ralph_session; zero when missing or invalid
+	ExitSignals     analysis.ExitSignals
+	HaveExitSignals bool
+	Analysis        *analysis.ResponseAnalysis // nil: none
+	ErrorHistory    analysis.ErrorHistory
+	OutputLength    int // the last output's length, 0 when none
+	Gates           *gates.Results
+	Findings        *review.Findings
+	ReviewSHA       string
+	DiffSummary     string // the last loop's diff summary, trimmed
+}
+
+// Load reads the kept state at start-up (now classifies the session). A state file that is not valid is
+// moved aside by the directory (with a warning) and counts as missing; a
+// missing .exit_signals is created empty, as the bash loop does. Only the
+// call window and the breaker can fail the start; a failure to create
+// .exit_signals is returned as warning (the run goes on without one).
+func (s *Store) Load(now time.Time) (v Kept, warning error, err error) {
+	if !s.d.Exists(ralphdir.ExitSignals) {
+		warning = failed(s.d, ralphdir.ExitSignals, s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals)),
+			"the bash loop's tools find no exit signals file until the first loop writes one")
+	}
+	if v.Window, err = loadWindow(s.d); err != nil {
+		return v, warning, err
+	}
+	if v.Breaker, err = loadBreaker(s.d); err != nil {
+		return v, warning, err
+	}
+	s.load(&v, s.d.ReadValid)
+	if rs, st, err := s.sessions.current(now); err == nil && (st == session.Active || st == session.Inactive) {
+		v.Session = rs
+	}
+	return v, warning, nil
+}
+
+// load reads the kept state but the window and the breaker with read,
+// which is ralphdir's ReadValid (a damaged file moved aside) or a
+// read-only stand-in.
+func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error)) {
+	v.HaveExitSignals, _ = read(ralphdir.ExitSignals, func(b []byte) error {
+		es, err := analysis.ParseExitSignals(b)
+		v.ExitSignals = es
+		return err
+	})
+	read(ralphdir.ResponseAnalysis, func(b []byte) error {
+		ra, err := analysis.ParseResponseAnalysis(b)
+		if err == nil {
+			v.Analysis = &ra
+		}
+		return err
+	})
+	read(ErrorHistoryFile, func(b []byte) error {
+		h, err := analysis.ParseErrorHistory(b)
+		v.ErrorHistory = h
+		return err
+	})
+	read(ralphdir.LastOutputLength, func(b []byte) error {
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		v.OutputLength = n
+		return err
+	})
+	read(ralphdir.QualityGateResults, func(b []byte) error {
+		r, err := gates.Decode(b)
+		v.Gates = r
+		return err
+	})
+	read(ralphdir.ReviewFindings, func(b []byte) error {
+		f, err := review.Decode(b)
+		if err == nil {
+			v.Findings = &f
+		}
+		return err
+	})
+	if b, _, err := s.d.ReadFile(ralphdir.ReviewLastSHA); err == nil {
+		v.ReviewSHA = strings.TrimSpace(string(b))
+	}
+	if data, found, _ := s.d.ReadFile(ralphdir.LoopDiffSummary); found {
+		v.DiffSummary = strings.TrimSpace(string(data))
+	}
+}
+
+// Peek reads the kept state of d for a command that only looks (--status,
+// --circuit-status, the dashboard, the report): nothing is created, moved
+// aside, repaired or written, so it is safe while a loop runs. A file that
+// cannot be read as its state reads as missing (the breaker as a fresh
+// CLOSED state at now), and damaged names each such file (its path under
+// .ralph/) with what is wrong with it; the loop moves it aside when it
+// next starts.
+func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
+	damaged = map[string]error{}
+	v.Window = peekWindow(d)
+	var err error
+	if v.Breaker, err = peekBreaker(d, now); err != nil {
+		damaged[ralphdir.CircuitBreakerState] = err
+	}
+	s := &Store{d: d}
+	s.load(&v, func(name string, decode func([]byte) error) (bool, error) {
+		b, found, err := d.ReadFile(name)
+		if err == nil && found {
+			err = decode(b)
+		}
+		if err != nil {
+			damaged[name] = err
+			return false, nil
+		}
+		return found, nil
+	})
+	if b, found, err := d.ReadFile(ralphdir.RalphSession); err == nil && found {
+		if rs, err := session.Decode(b, now); err == nil {
+			v.Session = rs
+		} else {
+			damaged[ralphdir.RalphSession] = err
+		}
+	}
+	return v, damaged
+}
+
+// failed words a save that failed, nil when err is nil: what could not be
+// written, why, and what that means. It is the one error of each save the
+// engine reports as a warning.
+func failed(d *ralphdir.Dir, name string, err error, consequence string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("could not save %s: %w; %s", d.Path(name), err, consequence)
+}
+
+// saveWindow writes the call count and its hour.
+func (s *Store) saveWindow(w ratelimit.Window) error {
+	return failed(s.d, ralphdir.CallCount, saveWindow(s.d, w),
+		"the next run counts this hour's calls from the count last saved")
+}
+
+// saveAnalysis writes .response_analysis.
+func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
+	b, err := ra.Marshal()
+	if err == nil {
+		err = s.d.WriteFile(ralphdir.ResponseAnalysis, b)
+	}
+	return failed(s.d, ralphdir.ResponseAnalysis, err,
+		"the exit checks and --status see the previous call's analysis")
+}
+
+// removeAnalysis removes .response_analysis (a failed call has none).
+func (s *Store) removeAnalysis() error {
+	return failed(s.d, ralphdir.ResponseAnalysis, s.d.Remove(ralphdir.ResponseAnalysis),
+		"the exit checks and --status still see the previous call's analysis")
+}
+
+// saveExitSignals writes .exit_signals.
+func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
+	b, err := es.Marshal()
+	if err == nil {
+		err = s.d.WriteFile(ralphdir.ExitSignals, b)
+	}
+	return failed(s.d, ralphdir.ExitSignals, err,
+		"the next run starts from the exit signals last saved")
+}
+
+// saveErrorHistory writes the error history (and drops the file of its
+// old place).
+func (s *Store) saveErrorHistory(h analysis.ErrorHistory) error {
+	b, err := h.Marshal()
+	if err == nil {
+		err = s.d.WriteFile(ErrorHistoryFile, b)
+	}
+	if err == nil {
+		s.d.Remove(oldErrorHistoryFile) // gone or not, the new file is read first
+	}
+	return failed(s.d, ErrorHistoryFile, err,
+		"the next run does not see this loop's errors when it looks for repeated ones")
+}
+
+// saveOutputLength writes .last_output_length.
+func (s *Store) saveOutputLength(n int) error {
+	return failed(s.d, ralphdir.LastOutputLength, s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n")),
+		"the next run compares its output with an older length")
+}
+
+// saveGates writes the quality-gate results.
+func (s *Store) saveGates(r *gates.Results) error {
+	if r.CustomGates == nil {
+		r.CustomGates = []gates.CustomGate{}
+	}
+	return failed(s.d, ralphdir.QualityGateResults, s.d.WriteJSON(ralphdir.QualityGateResults, r),
+		"--status and the next run see the previous gate results")
+}
+
+// saveFindings writes the review findings.
+func (s *Store) saveFindings(f review.Findings) error {
+	return failed(s.d, ralphdir.ReviewFindings, s.d.WriteFile(ralphdir.ReviewFindings, f.JSON()),
+		"a restarted run does not hand these findings to its next loop")
+}
+
+// removeFindings removes the review findings (they reach one loop only).
+func (s *Store) removeFindings() error {
+	return failed(s.d, ralphdir.ReviewFindings, s.d.Remove(ralphdir.ReviewFindings),
+		"a restarted run hands the same findings to its next loop again")
+}
+
+// saveReviewSHA writes the commit the last review saw.
+func (s *Store) saveReviewSHA(sha string) error {
+	data := []byte{}
+	if sha = strings.TrimSpace(sha); sha != "" {
+		data = []byte(sha + "\n")
+	}
+	return failed(s.d, ralphdir.ReviewLastSHA, s.d.WriteFile(ralphdir.ReviewLastSHA, data),
+		"a restarted run may review these commits again")
+}
+
+// saveLoopStart writes the commit a loop started from.
+func (s *Store) saveLoopStart(sha string) error {
+	return failed(s.d, ralphdir.LoopStartSHA, s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n")),
+		"it still names an earlier loop's start commit")
+}
+
+// saveDiffSummary writes the loop's diff summary for the next loop's
+// context.
+func (s *Store) saveDiffSummary(sum string) error {
+	return failed(s.d, ralphdir.LoopDiffSummary, s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n")),
+		"a restarted run's first loop is not told what this loop changed")
+}
+
+// removeDiffSummary removes the diff summary once a loop has taken it.
+func (s *Store) removeDiffSummary() error {
+	return failed(s.d, ralphdir.LoopDiffSummary, s.d.Remove(ralphdir.LoopDiffSummary),
+		"a restarted run's first loop is told the same changes again")
+}
+
+// markWriteTimeout records a write-heartbeat kill for the next call's
+// context.
+func (s *Store) markWriteTimeout(now time.Time) error {
+	return failed(s.d, ralphdir.WriteHeartbeatTrigger, s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
+		"a restarted run's next call is not told that this one was stopped for not writing")
+}
+
+// clearWriteTimeout removes that record.
+func (s *Store) clearWriteTimeout() error {
+	return failed(s.d, ralphdir.WriteHeartbeatTrigger, s.d.Remove(ralphdir.WriteHeartbeatTrigger),
+		"a later call may be told again about an old write timeout")
+}
+
+// savePlan writes @fix_plan.md (finished stories collapsed).
+func (s *Store) savePlan(plan []byte) error {
+	return failed(s.d, ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
+		"its finished stories stay expanded")
+}
