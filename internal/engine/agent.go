@@ -139,12 +139,12 @@ func closeLog(c *checked, f io.Closer) error {
 	return c.error()
 }
 
-// collapsing: with session continuity, a live Claude Code or Cursor call
-// keeps its whole stream in …_stream.log and only the final result record
-// in the output log, as the bash loop does (their streams end in a
-// "type":"result" record; the analysis reads either form).
+// collapsing: with session continuity, a live call of a CLI whose stream
+// ends in a "type":"result" record (drivers.Traits.ResultStream) keeps its
+// whole stream in …_stream.log and only that record in the output log, as
+// the bash loop does (the analysis reads either form).
 func (l *loop) collapsing() bool {
-	return l.liveOK && l.s.SessionContinuity && (l.s.Driver == "claude-code" || l.s.Driver == "cursor")
+	return l.liveOK && l.s.SessionContinuity && l.drv.Traits().ResultStream
 }
 
 // collapseStream cuts the output log of a successful call down to the

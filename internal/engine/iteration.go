@@ -83,7 +83,7 @@ func (l *loop) iteration() step {
 	if err != nil {
 		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 	}
-	if l.s.Driver == "claude-code" {
+	if l.drv.Traits().OutputFormat {
 		l.bus.Note(events.CLIMode{Format: l.format})
 	}
 	if l.liveOK && !l.drv.SupportsLive() {

@@ -146,7 +146,7 @@ func gitProblem(g git) (events.StartupFailed, bool) {
 // checkAgent makes sure the agent CLI is there (and, for Claude Code, new
 // enough): a missing CLI is one clear line naming where to get it.
 func (l *loop) checkAgent() error {
-	o, ok := agentCheckOptions(l.s, l.deps.LookPath)
+	o, ok := agentCheckOptions(l.s, l.drv, l.deps.LookPath)
 	if !ok {
 		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 	}
@@ -166,12 +166,12 @@ func (l *loop) checkAgent() error {
 
 // agentCheckOptions is how the start-up check finds the agent CLI and
 // reads its version; false when the command driver has no command.
-func agentCheckOptions(s Settings, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
+func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
 	o := drivers.CheckOptions{LookPath: lookPath, Version: cliVersion}
-	if s.Driver == "claude-code" {
+	if drv.Traits().MinVersionSetting {
 		o.MinVersion = s.MinVersion
 	}
-	if s.Driver == "command" {
+	if drv.Binary() == "" { // the command driver: AGENT_COMMAND names it
 		if len(s.AgentArgv) == 0 {
 			return o, false
 		}
@@ -194,7 +194,7 @@ func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string
 	if err != nil {
 		return nil, drivers.CheckResult{}, err
 	}
-	o, ok := agentCheckOptions(s, lookPath)
+	o, ok := agentCheckOptions(s, drv, lookPath)
 	if !ok {
 		return drv, drivers.CheckResult{}, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
 	}
@@ -235,7 +235,7 @@ func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, erro
 	if err != nil {
 		return nil // the run reports it
 	}
-	o, ok := agentCheckOptions(s, lookPath)
+	o, ok := agentCheckOptions(s, drv, lookPath)
 	if !ok {
 		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 	}
