@@ -58,7 +58,7 @@ func (l *loop) iteration() step {
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
 	l.bus.Record(events.DiffSummaryTaken{})
-	c.startSHA = l.git.head(l.ctx)
+	c.startSHA = l.git.Head(l.ctx)
 	l.bus.Record(events.LoopStarted{SHA: c.startSHA})
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})

@@ -13,6 +13,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -26,7 +27,7 @@ type loop struct {
 	ctx  context.Context
 	bus  *events.Bus
 	dir  *ralphdir.Dir
-	git  git
+	git  repo
 	drv  drivers.Driver
 	fb   *fallback // FALLBACK_DRIVER, nil when none
 
@@ -131,7 +132,7 @@ func Run(s Settings, deps Deps) Result {
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
 func newLoop(s Settings, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
-		git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
 func (l *loop) run() Result {

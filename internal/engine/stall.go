@@ -15,11 +15,11 @@ func (l *loop) noteStall(text string) {
 		return
 	}
 	head, porcel := "", ""
-	if l.git.isRepo(l.ctx) {
+	if l.git.IsRepo(l.ctx) {
 		// The loop's own files change on every iteration: an edit of
 		// them alone is no movement.
-		head = l.git.head(l.ctx)
-		porcel = l.git.porcelain(l.ctx)
+		head = l.git.Head(l.ctx)
+		porcel = l.git.Porcelain(l.ctx)
 	}
 	if l.havePlan {
 		porcel += "\x00" + string(l.plan)

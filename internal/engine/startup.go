@@ -109,7 +109,7 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	if f, ok := gitProblem(l.git); !ok {
+	if f, ok := gitProblem(l.git, l.s.ProjectDir); !ok {
 		return startupFailed(f)
 	}
 	return nil
@@ -120,24 +120,24 @@ func (l *loop) checkGit() error {
 // anything): ok when git is there and the project is a repository with a
 // commit, else the check that failed.
 func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
-	return gitProblem(git{dir: projectDir})
+	return gitProblem(gitrun.Open(projectDir, "", nil), projectDir)
 }
 
 // gitProblem is the start-up check of the repository. git's refusal to
 // look at a repository another user owns is reported in git's words, with
 // the safe.directory command it suggests, not as "no repository".
-func gitProblem(g git) (events.StartupFailed, bool) {
+func gitProblem(g repo, dir string) (events.StartupFailed, bool) {
 	ctx := context.Background()
-	if !g.available() {
+	if !g.Available() {
 		return events.StartupFailed{Check: events.GitMissing}, false
 	}
-	if _, err := g.run(ctx, "rev-parse", "--git-dir"); err != nil {
+	if err := g.GitDir(ctx); err != nil {
 		if line, refused := gitrun.Refusal(err.Error()); refused {
 			return events.StartupFailed{Err: errors.New(line)}, false
 		}
-		return events.StartupFailed{Check: events.NoGitRepo, Path: g.dir}, false
+		return events.StartupFailed{Check: events.NoGitRepo, Path: dir}, false
 	}
-	if g.head(ctx) == "" {
+	if g.Head(ctx) == "" {
 		return events.StartupFailed{Check: events.NoCommits}, false
 	}
 	return events.StartupFailed{}, true
@@ -224,7 +224,7 @@ func dirExists(p string) bool {
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
 func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: git{dir: s.ProjectDir}}
+	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil)}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		l.collapseStories()
 	}
 
-	files, numstat := l.git.changes(l.ctx, c.startSHA)
+	files, numstat := l.git.Changes(l.ctx, c.startSHA)
 	c.files = files
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})

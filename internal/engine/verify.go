@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -167,8 +165,8 @@ func (l *loop) evidence() events.Evidence {
 			ev.Gates, ev.Failures, ev.Log = gates.StatusFail, l.gate.failures, l.gate.log
 		}
 	}
-	if out, err := l.git.run(l.ctx, "-c", "log.showSignature=false", "log", "-1", "--no-show-signature", "--format=%h%x00%s"); err == nil {
-		ev.Commit, ev.Subject, _ = strings.Cut(out, "\x00")
+	if id, subject, ok := l.git.LastCommit(l.ctx); ok {
+		ev.Commit, ev.Subject = id, subject
 	}
 	return ev
 }
