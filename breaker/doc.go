@@ -12,10 +12,10 @@
 //	s, _ := breaker.Load(d)                    // at start-up
 //	s, t := s.Startup(now, cfg)                // before each iteration: cooldown / auto-reset
 //	breaker.SaveStartup(d, s, t, created)      // the store, on the engine's change
-//	if err := s.Err(); err != nil { ... }      // OPEN: show breaker.Halted(s, now, cfg), stop
+//	if err := s.Err(cfg); err != nil { ... }      // OPEN: show breaker.Halted(s, now, cfg), stop
 //	s, t = s.Record(breaker.LoopResult{...}, now, cfg)
 //	breaker.SaveRecorded(d, s, t)              // the store; t, if any, goes to the history
-//	if !s.CanExecute() { stop with s.Err() }
+//	if !s.CanExecute() { stop with s.Err(cfg) }
 //
 // The other pieces: Save, Peek (for --circuit-status: reads, never
 // creates, moves or changes a file), Fresh, Reset (for --reset-circuit), AppendHistory,

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -47,7 +46,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
-	useShim(lookupEnv)
+	reset := resetCommand(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
 	// ends the run with the signal's exit code, and SIGQUIT never dumps
@@ -88,7 +87,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		return doctor(cfg, warnings, dir, cwd, lookupEnv, safeOut)
 	}
 	if cfg.Action == config.DryRun {
-		return dryRun(cfg, dir, cwd, colour(stderr), safeOut, safeErr, sig)
+		return dryRun(cfg, dir, cwd, reset, colour(stderr), safeOut, safeErr, sig)
 	}
 	if cfg.Action == config.Serve {
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
@@ -98,17 +97,27 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		}
 	}
 	if cfg.Action != config.Run {
-		return command(cfg, args, dir, colour(stdout), safeOut, safeErr)
+		return command(cfg, args, dir, reset, colour(stdout), safeOut, safeErr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
+	return runLoop(cfg, warnings, dir, cwd, reset, colour(stderr), stdin, stdout, stderr, sig)
 }
 
-// useShim makes the hints name the command that works when the loop was
-// started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM).
-func useShim(lookupEnv func(string) (string, bool)) {
+// resetCommand is the command the hints name to close an OPEN circuit:
+// the one that works when the loop was started through bmalph's shim
+// (.ralph/ralph_loop.sh sets RALPH_SHIM), else "" (ralph_loop's own).
+func resetCommand(lookupEnv func(string) (string, bool)) string {
 	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
-		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
+		return strings.TrimSpace(shim) + " --reset-circuit"
 	}
+	return ""
+}
+
+// settingsFor is the engine's settings of cfg in the project cwd, with
+// the reset command its hints name.
+func settingsFor(cfg *config.Config, cwd, reset string) engine.Settings {
+	s := engine.SettingsFrom(cfg, cwd)
+	s.Breaker.ResetCommand = reset
+	return s
 }
 
 // colourOn reports whether a writer gets colours: a terminal that reads
@@ -144,7 +153,7 @@ func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string
 
 // command runs one of the commands that show or change the loop's state
 // instead of running it.
-func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, stdout, stderr io.Writer) error {
+func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, colour bool, stdout, stderr io.Writer) error {
 	switch cfg.Action {
 	case config.Help:
 		config.Usage(stdout)
@@ -157,7 +166,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Status:
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
-		return circuitStatus(dir, cfg, stdout, stderr)
+		return circuitStatus(dir, cfg, reset, stdout, stderr)
 	case config.ResetCircuit:
 		return resetCircuit(dir, colour, stdout, stderr)
 	case config.ResetSession:
@@ -173,7 +182,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Clean:
 		return clean(dir, cfg, stdout)
 	case config.Monitor:
-		return monitor(cfg, args, dir, stderr)
+		return monitor(cfg, args, dir, reset, stderr)
 	case config.Serve:
 		return serve(cfg, dir, cfg.ProjectDir, stdout)
 	}
@@ -181,8 +190,8 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 }
 
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	if err := precheck(cfg, dir, cwd, colour, stdout, stderr); err != nil {
+func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
 		return err
 	}
 	// A sandbox this machine cannot give is refused before anything runs
@@ -216,6 +225,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	start := now()
 	bus := events.NewBus(now, events.ISOTime(start))
 	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
+	// Warnings about the directory itself (quarantined files) go through
+	// the log from now on: the run's sinks, store and engine get this
+	// .ralph/ folder, not the one that warned on stderr.
+	dir = ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
 	var eventsOut io.Writer
 	switch cfg.EventsFile {
 	case "":
@@ -235,12 +248,9 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.EventsFile == "-" {
 		boxOut, boxFile = errOut, stderr
 	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
+	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile), ResetCommand: reset}
 	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	notifier := wireNotify(cfg, bus, dir, cwd)
-	// Warnings about the directory itself (quarantined files) go through
-	// the log from now on.
-	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
 	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
 	state.SetLogKeep(cfg.LogKeep)
 
@@ -271,7 +281,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 
 	res, ok := sig.engine(&calling, func() engine.Result {
-		return engine.Run(engine.SettingsFrom(cfg, cwd), engine.Deps{
+		return engine.Run(settingsFor(cfg, cwd, reset), engine.Deps{
 			Bus:         bus,
 			Dir:         dir,
 			State:       state,
@@ -320,14 +330,14 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 // .ralph/, no prompt, no repository, no commit, a repository git refuses)
 // before anything is written: no .ralph/ folders, lock, log line or
 // status.json. A failed start-up check is shown as the loop shows it.
-func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer) error {
+func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer) error {
 	if err := checkLayout(cfg, dir, cwd); err != nil {
 		return err
 	}
-	err := engine.Precheck(engine.SettingsFrom(cfg, cwd), dir, exec.LookPath)
+	err := engine.Precheck(settingsFor(cfg, cwd, reset), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
 		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(engine.ExitError)
