@@ -99,7 +99,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
 	p, err := engine.DryRun(settingsFor(cfg, cwd, reset), engine.Deps{
 		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
-		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: version,
+		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {
 		return exitStatus(1) // the console has shown what failed

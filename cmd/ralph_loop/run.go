@@ -162,7 +162,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string,
 	case config.Init:
 		return installTemplates(dir.Root(), stdout)
 	case config.Version:
-		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
+		fmt.Fprintf(stdout, "ralph_loop %s\n", programVersion())
 	case config.Status:
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
@@ -293,7 +293,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Stopper:     sig.stopper,
 			Interactive: interactive,
 			Stdin:       stdin,
-			Version:     version,
+			Version:     programVersion(),
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
 		})
