@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -27,9 +28,9 @@ type call struct {
 	outcome    supervise.Outcome
 	started    time.Time
 	res        *analysis.Result
-	exitSignal bool        // before quality-gate override (metrics)
-	files      int         // files changed in git by the call, loop-owned files left out
-	stream     *streamCopy // the whole stream, when the output log is cut down to its result
+	exitSignal bool              // before quality-gate override (metrics)
+	files      int               // files changed in git by the call, loop-owned files left out
+	stream     *agentcall.Stream // the whole stream, when the output log is cut down to its result
 
 	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
 	collapsed []byte           // what the output log holds once cut down to its result
@@ -52,7 +53,7 @@ func (l *loop) iteration() step {
 	c.calls = l.window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
-		c.planBefore = l.plan
+		c.planBefore = l.plan.data
 	}
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
@@ -97,7 +98,7 @@ func (l *loop) iteration() step {
 
 	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {
 		// Only a successful call's stream is cut down and kept apart.
-		c.stream.finish()
+		c.stream.Finish()
 		l.logs.RemoveLog(c.streamName())
 		c.stream = nil
 	}

@@ -57,22 +57,13 @@ type loop struct {
 
 	answers *answers // the person's answers on stdin, once a question is asked
 
-	// @fix_plan.md as last read: before each agent call and after it.
-	plan      []byte
-	havePlan  bool
-	planFresh bool // read by start-up: the first loop needs no second read
+	plan  planCopy // @fix_plan.md as last read, with its task counts
+	gates *events.Gates
+	gate  gateState // the quality gates' last run in this run
 
-	tasksDone, tasksTotal int
-	gates                 *events.Gates
-	gate                  gateState // the quality gates' last run in this run
+	idle  idleStreak // idle iterations in a row
+	stall stallWatch // replies in a row that changed nothing
 
-	idleSince   time.Time // first idle iteration of the current idle streak
-	idleCount   int
-	stallCount  int
-	lastText    string
-	lastHead    string
-	lastPorcel  string
-	haveLast    bool
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
@@ -102,8 +93,8 @@ func (l *loop) snapshot() events.Snapshot {
 		CallsThisHour:  l.window.Count,
 		MaxCalls:       l.s.MaxCallsPerHour,
 		NextReset:      ratelimit.NextResetClock(l.now()),
-		TasksCompleted: l.tasksDone,
-		TasksTotal:     l.tasksTotal,
+		TasksCompleted: l.plan.done,
+		TasksTotal:     l.plan.total,
 		BreakerState:   string(l.brk.State),
 		Totals:         l.totals,
 		QualityGates:   l.gates,
@@ -153,7 +144,7 @@ func (l *loop) run() Result {
 		return r
 	}
 	l.bus.Note(events.MainLoopStarting)
-	l.countTasks()
+	l.plan.count()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {
@@ -161,10 +152,7 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
-		if !l.planFresh {
-			l.readPlan()
-		}
-		l.planFresh = false
+		l.planForCall()
 		if err := l.bus.Record(events.SessionTouched{At: l.now()}); err != nil {
 			l.bus.Note(events.Warning{Err: err})
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 	"strings"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -50,8 +49,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 		return goOn, false
 	}
 	// A failed call breaks the streaks a reply builds.
-	l.stallCount, l.haveLast = 0, false
-	l.idleCount, l.idleSince = 0, time.Time{}
+	l.stall.reset()
+	l.idle.end()
 	l.lastAnalysis = nil
 	l.bus.Record(events.AnalysisCleared{})
 	f := events.Failure{Kind: events.CallErrored}

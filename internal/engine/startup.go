@@ -5,12 +5,11 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
@@ -97,7 +96,7 @@ func (l *loop) checkPrompt() error {
 		if err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
-		l.plan, l.havePlan, l.planFresh = data, found, true
+		l.plan.set(data, found)
 		return nil
 	}
 	f := events.StartupFailed{Check: events.PromptMissing, Path: l.s.PromptFile}
@@ -167,7 +166,7 @@ func (l *loop) checkAgent() error {
 // agentCheckOptions is how the start-up check finds the agent CLI and
 // reads its version; false when the command driver has no command.
 func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
-	o := drivers.CheckOptions{LookPath: lookPath, Version: cliVersion}
+	o := drivers.CheckOptions{LookPath: lookPath, Version: agentcall.Version}
 	if drv.Traits().MinVersionSetting {
 		o.MinVersion = s.MinVersion
 	}
@@ -201,16 +200,6 @@ func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string
 	o.Key = key
 	res, err := drivers.Check(ctx, drv, o)
 	return drv, res, err
-}
-
-// cliVersion runs `<path> --version` (10 s at most).
-func cliVersion(ctx context.Context, path string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Stdin = nil
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
 }
 
 func dirExists(p string) bool {

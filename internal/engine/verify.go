@@ -38,6 +38,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		l.bus.Note(events.Warning{Err: err})
 		name = ""
 	}
+	l.plan.stale() // a gate's command may change it
 	d, err = gates.Run(l.ctx, cfg, in, l.now())
 	if err != nil || !d.Ran {
 		if name != "" {
