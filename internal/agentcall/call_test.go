@@ -50,8 +50,10 @@ func request(logs dirLogs, out, errText string) (Request, *[]string) {
 	var seen []string
 	return Request{
 		Logs: logs, OutLog: "out.log", ErrLog: "err.log", LiveHeader: "== loop 1 ==\n",
-		Options:  supervise.Options{MaxOutput: 1 << 20},
-		Analysis: func() *analysis.Stream { return analysis.NewStream(analysis.Options{Family: drivers.FamilyOf("claude-code")}) },
+		Options: supervise.Options{MaxOutput: 1 << 20},
+		Analysis: func() *analysis.Stream {
+			return analysis.NewStream(analysis.Options{Family: drivers.FamilyOf("claude-code")})
+		},
 		Run: func(_ context.Context, _ supervise.Command, o supervise.Options) supervise.Outcome {
 			io.WriteString(o.Stdout, out)
 			io.WriteString(o.Stderr, errText)
