@@ -24,21 +24,19 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// Logs opens the call's logs under .ralph/ (the state store in
+// logs opens the call's logs under .ralph/ (the state store in
 // production).
-type Logs interface {
+type logs interface {
 	CreateLog(name string) (*os.File, error)
 	OpenLiveLog(header string) (io.WriteCloser, error)
 }
 
-// Runner starts one command and waits for it (supervise.Run in
-// production).
-type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome
-
 // Request is one agent call.
 type Request struct {
-	Run     Runner
-	Logs    Logs
+	// Run starts one command and waits for it (supervise.Run in
+	// production).
+	Run     func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome
+	Logs    logs
 	Command supervise.Command
 	// Options bound the call; Stdout and Stderr are the edge's own.
 	Options supervise.Options
@@ -70,8 +68,14 @@ type Reply struct {
 	// Analysis fed by the output log; nil when that log could not be
 	// opened.
 	Analysis *analysis.Stream
-	// Stream is the whole stream's copy (Request.StreamLog), nil for none.
-	Stream *Stream
+	// Stream is the whole stream's copy (Request.StreamLog), nil for
+	// none: Finish writes its log's tail and closes it, then Result is its
+	// last "type":"result" record (found), unless the stream was too big
+	// to look for one (over).
+	Stream interface {
+		Finish() error
+		Result() (last []byte, found, over bool)
+	}
 	// NotStored: a log could not be written in full on a call that failed
 	// anyway (a successful call with a broken log fails: WriteFailed).
 	NotStored error
@@ -126,15 +130,16 @@ func Run(ctx context.Context, req Request) Reply {
 		// The stream is kept whole in its own log and its last result
 		// record remembered, in the same pass, so that the output log can
 		// be cut down to that record without reading it back.
-		r.Stream = &Stream{result: &resultLine{limit: ralphdir.LogCap}}
+		s := &stream{result: &resultLine{limit: ralphdir.LogCap}}
 		if f, err := req.Logs.CreateLog(req.StreamLog); err != nil {
-			r.Stream.err = err
+			s.err = err
 		} else {
 			defer f.Close()
-			r.Stream.w = supervise.NewHeadTail(f, limit)
-			r.Stream.f = f
+			s.w = supervise.NewHeadTail(f, limit)
+			s.f = f
 		}
-		stdout.ws = append(stdout.ws, r.Stream)
+		r.Stream = s
+		stdout.ws = append(stdout.ws, s)
 	}
 	watch, ended := req.Started(tail.String)
 	if watch != nil {

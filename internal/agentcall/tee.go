@@ -102,10 +102,10 @@ func (t *lastLine) String() string {
 	return string(t.last)
 }
 
-// Stream copies the agent's stream to its own log and finds the last
+// stream copies the agent's stream to its own log and finds the last
 // result record, in the pass that writes the output log. Its write errors
 // never fail the call: the output log holds the stream anyway.
-type Stream struct {
+type stream struct {
 	mu     sync.Mutex
 	w      io.Writer // nil when the log could not be created
 	f      io.Closer
@@ -113,7 +113,7 @@ type Stream struct {
 	result *resultLine
 }
 
-func (s *Stream) Write(p []byte) (int, error) {
+func (s *stream) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.result.Write(p)
@@ -127,7 +127,7 @@ func (s *Stream) Write(p []byte) (int, error) {
 
 // Finish writes the log's kept tail and closes it; the error is the
 // log's first.
-func (s *Stream) Finish() error {
+func (s *stream) Finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.result.end()
@@ -190,7 +190,7 @@ func (r *resultLine) line() {
 
 // Result is the stream's last "type":"result" record (found) once
 // Finish has run; over: the stream was too big to look for one.
-func (s *Stream) Result() (last []byte, found, over bool) {
+func (s *stream) Result() (last []byte, found, over bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.result.last, s.result.found, s.result.over

@@ -27,7 +27,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	var ticks *ticks
 	started := false // the logs are open and the agent ran
 	req := agentcall.Request{
-		Run: agentcall.Runner(l.deps.Run), Logs: l.logs, Command: toCommand(spec), Options: opts,
+		Run: l.deps.Run, Logs: l.logs, Command: toCommand(spec), Options: opts,
 		OutLog: c.outName, ErrLog: c.errName,
 		LiveHeader: fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp)),
 		Analysis:   func() *analysis.Stream { return analysis.NewStream(l.analysisOptions(c)) },
@@ -65,7 +65,10 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		req.StreamLog = c.streamName()
 	}
 	reply := agentcall.Run(l.ctx, req)
-	c.reading, c.stream = reply.Analysis, reply.Stream
+	c.reading = reply.Analysis
+	if reply.Stream != nil {
+		c.stream = reply.Stream
+	}
 	if started && l.liveOK {
 		l.bus.Note(events.LiveEnded)
 	}

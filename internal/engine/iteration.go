@@ -8,7 +8,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -28,12 +27,19 @@ type call struct {
 	outcome    supervise.Outcome
 	started    time.Time
 	res        *analysis.Result
-	exitSignal bool              // before quality-gate override (metrics)
-	files      int               // files changed in git by the call, loop-owned files left out
-	stream     *agentcall.Stream // the whole stream, when the output log is cut down to its result
+	exitSignal bool       // before quality-gate override (metrics)
+	files      int        // files changed in git by the call, loop-owned files left out
+	stream     streamCopy // the whole stream, when the output log is cut down to its result
 
 	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
 	collapsed []byte           // what the output log holds once cut down to its result
+}
+
+// streamCopy is a live call's whole stream, kept in its own log
+// (agentcall.Reply.Stream).
+type streamCopy interface {
+	Finish() error
+	Result() (last []byte, found, over bool)
 }
 
 // streamName is the log that keeps a live call's whole stream.

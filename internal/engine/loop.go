@@ -27,7 +27,7 @@ type loop struct {
 	ctx  context.Context
 	bus  *events.Bus
 	dir  *ralphdir.Dir
-	git  repo
+	git  gitrun.Repo
 	drv  drivers.Driver
 	fb   *fallback // FALLBACK_DRIVER, nil when none
 

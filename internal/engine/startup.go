@@ -125,7 +125,7 @@ func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
 // gitProblem is the start-up check of the repository. git's refusal to
 // look at a repository another user owns is reported in git's words, with
 // the safe.directory command it suggests, not as "no repository".
-func gitProblem(g repo, dir string) (events.StartupFailed, bool) {
+func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 	ctx := context.Background()
 	if !g.Available() {
 		return events.StartupFailed{Check: events.GitMissing}, false

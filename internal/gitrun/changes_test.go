@@ -171,7 +171,7 @@ func TestHeadMatchesRevParse(t *testing.T) {
 			if got := Open(dir, "", nil).Head(context.Background()); got != want {
 				t.Errorf("head = %q, want %q (git rev-parse HEAD)", got, want)
 			}
-			if _, ok := Open(dir, "", nil).readHead(); ok != tc.fast {
+			if _, ok := open(dir, "", nil).readHead(); ok != tc.fast {
 				t.Errorf("readHead answered = %v, want %v", ok, tc.fast)
 			}
 		})

@@ -14,12 +14,35 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Repo is the project's repository as the loop asks about it, each
-// question answered by git run through Command (or, for a plain
-// repository, read from its files where that is the same answer and
-// cheaper). With owned set, the change queries leave out the loop's own
-// files under .ralph/.
-type Repo struct {
+// Repo is the project's repository as the loop's engine asks about it.
+// Open's answers come from git run through Command (or, for a plain
+// repository, from its files where that is the same answer and cheaper),
+// with the loop's own files under .ralph/ left out of every change.
+type Repo interface {
+	// Available reports whether git is installed.
+	Available() bool
+	// GitDir is nil in a repository git will look at, else git's message.
+	GitDir(ctx context.Context) error
+	IsRepo(ctx context.Context) bool
+	// Head is HEAD's commit id, "" without one.
+	Head(ctx context.Context) string
+	// Porcelain is `git status --porcelain`, "" for a clean tree.
+	Porcelain(ctx context.Context) string
+	// CommittedBeyondOwned: the commits from..to change a file that is
+	// not the loop's own.
+	CommittedBeyondOwned(ctx context.Context, from, to string) bool
+	// Changes counts the files changed since the commit start (committed,
+	// unstaged and staged) with their `git diff --numstat` text.
+	Changes(ctx context.Context, start string) (files int, numstat string)
+	// DiffStat is `git diff --stat [rng]`.
+	DiffStat(ctx context.Context, rng string) string
+	// LastCommit is HEAD's short id and subject.
+	LastCommit(ctx context.Context) (id, subject string, ok bool)
+}
+
+// repo is Open's Repo. With owned set, the change queries leave out the
+// loop's own files under .ralph/.
+type repo struct {
 	dir    string
 	env    []string // the environment git runs in
 	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: dir/.git may be read as files
@@ -58,11 +81,15 @@ type ownedPaths struct {
 // loop's environment; nil: this process's). With ralphDir set, the
 // loop-owned files under that folder are left out of every change it
 // reports, and the staged diff is remembered between questions.
-func Open(projectDir, ralphDir string, env []string) *Repo {
+func Open(projectDir, ralphDir string, env []string) Repo {
+	return open(projectDir, ralphDir, env)
+}
+
+func open(projectDir, ralphDir string, env []string) *repo {
 	if env == nil {
 		env = os.Environ()
 	}
-	r := &Repo{dir: projectDir, env: env, plain: true}
+	r := &repo{dir: projectDir, env: env, plain: true}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
@@ -81,7 +108,7 @@ func Open(projectDir, ralphDir string, env []string) *Repo {
 
 // isOwned reports whether p, a path relative to the repository's top as
 // git diff and git status print it, is a loop-owned file.
-func (g *Repo) isOwned(ctx context.Context, p string) bool {
+func (g *repo) isOwned(ctx context.Context, p string) bool {
 	o := g.owned
 	if o == nil {
 		return false
@@ -117,30 +144,30 @@ func (g *Repo) isOwned(ctx context.Context, p string) bool {
 // run is the repository's one way to run git: Run's command in the
 // repository's environment, which starts no program the repository's
 // configuration names.
-func (g *Repo) run(ctx context.Context, args ...string) (string, error) {
+func (g *repo) run(ctx context.Context, args ...string) (string, error) {
 	return runIn(ctx, g.dir, g.env, args...)
 }
 
 // Available reports whether git is installed.
-func (g *Repo) Available() bool {
+func (g *repo) Available() bool {
 	_, err := exec.LookPath("git")
 	return err == nil
 }
 
 // GitDir is `git rev-parse --git-dir`'s failure: nil when dir is in a
 // repository git is willing to look at, else git's own message.
-func (g *Repo) GitDir(ctx context.Context) error {
+func (g *repo) GitDir(ctx context.Context) error {
 	_, err := g.run(ctx, "rev-parse", "--git-dir")
 	return err
 }
 
 // IsRepo reports whether dir is in a repository git will look at.
-func (g *Repo) IsRepo(ctx context.Context) bool { return g.GitDir(ctx) == nil }
+func (g *repo) IsRepo(ctx context.Context) bool { return g.GitDir(ctx) == nil }
 
 // Head is `git rev-parse HEAD` ("" without a commit). A plain repository's
 // HEAD is read from its files; the loop asks for it on every iteration and
 // a git process costs milliseconds. Anything else is asked of git.
-func (g *Repo) Head(ctx context.Context) string {
+func (g *repo) Head(ctx context.Context) string {
 	if id, ok := g.readHead(); ok {
 		return id
 	}
@@ -156,7 +183,7 @@ func (g *Repo) Head(ctx context.Context) string {
 // HEAD is a commit id or names a loose or packed branch that holds one. ok
 // is false whenever that is not so (an unborn branch included), and the
 // caller asks git.
-func (g *Repo) readHead() (id string, ok bool) {
+func (g *repo) readHead() (id string, ok bool) {
 	if !g.plain {
 		return "", false
 	}
@@ -217,7 +244,7 @@ func isObjectID(s string) bool {
 // Porcelain is `git status --porcelain` without the loop-owned files: one
 // "XY path" line per changed or untracked file (renames and copies name
 // the new path), "" for a clean tree.
-func (g *Repo) Porcelain(ctx context.Context) string {
+func (g *repo) Porcelain(ctx context.Context) string {
 	s, _ := g.run(ctx, "status", "--porcelain", "-z")
 	var lines []string
 	entries := strings.Split(s, "\x00")
@@ -239,7 +266,7 @@ func (g *Repo) Porcelain(ctx context.Context) string {
 // CommittedBeyondOwned reports whether the commits from..to change any
 // file that is not loop-owned. A commit of nothing but the loop's own
 // files is no change.
-func (g *Repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
+func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 	if from == "" || to == "" || from == to {
 		return from != to
 	}
@@ -262,7 +289,7 @@ func (g *Repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 // counts them; loop-owned files are neither counted nor in the text (a
 // commit of nothing else is no change). One numstat per diff serves both
 // answers: the loop pays for every git process on every iteration.
-func (g *Repo) Changes(ctx context.Context, start string) (files int, numstat string) {
+func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
 	// The three look-ups are independent: run them side by side.
 	// A plain repository's HEAD is read first: with it, the staged diff
 	// may be the one remembered.
@@ -303,7 +330,7 @@ func (g *Repo) Changes(ctx context.Context, start string) (files int, numstat st
 // identity and given again while both are unchanged. The index is looked
 // at before git runs: should it change in between, the remembered identity
 // is the older one and the next call asks git again.
-func (g *Repo) stagedNumstat(ctx context.Context, head string, plain bool) string {
+func (g *repo) stagedNumstat(ctx context.Context, head string, plain bool) string {
 	c := g.staged
 	if c == nil || !plain || g.index {
 		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
@@ -363,7 +390,7 @@ func numstatPath(line string) string {
 // DiffStat is `git diff --stat` of the working tree against the index
 // (rng "") or of the range rng ("A..B", or a commit against the working
 // tree); "" when git fails.
-func (g *Repo) DiffStat(ctx context.Context, rng string) string {
+func (g *repo) DiffStat(ctx context.Context, rng string) string {
 	args := []string{"diff", "--stat"}
 	if rng != "" {
 		args = append(args, rng)
@@ -374,7 +401,7 @@ func (g *Repo) DiffStat(ctx context.Context, rng string) string {
 
 // LastCommit is HEAD's abbreviated id and subject; ok is false without a
 // commit or when git fails.
-func (g *Repo) LastCommit(ctx context.Context) (id, subject string, ok bool) {
+func (g *repo) LastCommit(ctx context.Context) (id, subject string, ok bool) {
 	out, err := g.run(ctx, "-c", "log.showSignature=false", "log", "-1", "--no-show-signature", "--format=%h%x00%s")
 	if err != nil {
 		return "", "", false

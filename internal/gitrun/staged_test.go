@@ -39,7 +39,7 @@ func TestStagedDiffRemembered(t *testing.T) {
 	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
 	ctx := context.Background()
 
-	checkWith := func(g *Repo, step string, wantFiles, wantRuns int) string {
+	checkWith := func(g Repo, step string, wantFiles, wantRuns int) string {
 		t.Helper()
 		n, numstat := g.Changes(ctx, start)
 		if n != wantFiles {
