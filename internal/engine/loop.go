@@ -121,6 +121,8 @@ func Run(s Settings, deps Deps) Result {
 }
 
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
+// Its git runs in the loop's environment (Deps.Env), which also says
+// whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s Settings, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
 		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
