@@ -8,35 +8,46 @@ import (
 	"time"
 )
 
-// ResetCommand is what a user runs to close an OPEN circuit by hand, as
-// it works where the loop was started: the program sets it to
-// "bash .ralph/ralph_loop.sh --reset-circuit" when it was started through
-// bmalph's shim (RALPH_SHIM).
-var ResetCommand = "ralph_loop --reset-circuit"
+// DefaultResetCommand is what a user runs to close an OPEN circuit by
+// hand when Config.ResetCommand names nothing else.
+const DefaultResetCommand = "ralph_loop --reset-circuit"
+
+// resetCommand is c.ResetCommand, or DefaultResetCommand.
+func (c Config) resetCommand() string {
+	if c.ResetCommand != "" {
+		return c.ResetCommand
+	}
+	return DefaultResetCommand
+}
 
 // ErrOpen is the sentinel for "the circuit is OPEN"; the error the loop
 // stops with is an *OpenError, which matches it with errors.Is.
 var ErrOpen = errors.New("circuit breaker open")
 
 // OpenError is the loop's stop error while the circuit is OPEN. Its
-// message says why and what to do next.
-type OpenError struct{ State State }
+// message says why and what to do next (run ResetCommand, "" for
+// DefaultResetCommand).
+type OpenError struct {
+	State        State
+	ResetCommand string
+}
 
 func (e *OpenError) Error() string {
 	why := e.State.Reason
 	if why == "" {
 		why = "stagnation detected"
 	}
-	return fmt.Sprintf("circuit breaker open: %s (run %s to continue)", why, ResetCommand)
+	return fmt.Sprintf("circuit breaker open: %s (run %s to continue)", why, Config{ResetCommand: e.ResetCommand}.resetCommand())
 }
 
 // Is makes errors.Is(err, ErrOpen) true.
 func (e *OpenError) Is(target error) bool { return target == ErrOpen }
 
-// Err returns an *OpenError while s is OPEN, else nil.
-func (s State) Err() error {
+// Err returns an *OpenError, which names c's reset command, while s is
+// OPEN, else nil.
+func (s State) Err(c Config) error {
 	if s.State == Open {
-		return &OpenError{State: s}
+		return &OpenError{State: s, ResetCommand: c.ResetCommand}
 	}
 	return nil
 }
@@ -111,7 +122,7 @@ func Describe(s State, now time.Time, c Config) []string {
 		}
 		add("Cooldown", cooldownText(s, now, c))
 		add("Next step", sig.advice())
-		add("To continue now", ResetCommand)
+		add("To continue now", c.resetCommand())
 	}
 	return append(lines, "")
 }
@@ -129,7 +140,7 @@ func Halted(s State, now time.Time, c Config) []string {
 		"  1. Review recent logs: tail -20 .ralph/logs/ralph.log",
 		"  2. Check the last agent output in .ralph/logs/",
 		"  3. Update .ralph/@fix_plan.md or .ralph/PROMPT.md if needed",
-		"  4. Reset the circuit breaker: "+ResetCommand,
+		"  4. Reset the circuit breaker: "+c.resetCommand(),
 		"",
 	)
 }

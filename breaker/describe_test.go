@@ -188,10 +188,10 @@ func TestTransitionLines(t *testing.T) {
 }
 
 func TestErr(t *testing.T) {
-	if err := Fresh(t0).Err(); err != nil {
+	if err := Fresh(t0).Err(Config{}); err != nil {
 		t.Errorf("CLOSED Err() = %v", err)
 	}
-	err := State{State: Open, Reason: "No progress detected in 3 consecutive loops"}.Err()
+	err := State{State: Open, Reason: "No progress detected in 3 consecutive loops"}.Err(Config{})
 	if !errors.Is(err, ErrOpen) {
 		t.Errorf("errors.Is(%v, ErrOpen) = false", err)
 	}

@@ -12,9 +12,9 @@
 //
 //	s := kept.Breaker                          // loaded once at start-up by the store
 //	s, t := s.Startup(now, cfg)                // before each iteration: cooldown / auto-reset
-//	if err := s.Err(); err != nil { ... }      // OPEN: show breaker.Halted(s, now, cfg), stop
+//	if err := s.Err(cfg); err != nil { ... } // OPEN: show breaker.Halted(s, now, cfg), stop
 //	s, t = s.Record(breaker.LoopResult{...}, now, cfg)
-//	if !s.CanExecute() { stop with s.Err() }
+//	if !s.CanExecute() { stop with s.Err(cfg) }
 //
 // The other pieces: Fresh, Reset (for --reset-circuit), Describe (the
 // --circuit-status text).

@@ -21,6 +21,11 @@ type Config struct {
 	// CountPermissionDenials is true when PERMISSION_DENIAL_MODE=threshold;
 	// in the other modes denials never count.
 	CountPermissionDenials bool
+	// ResetCommand is what a user runs to close an OPEN circuit by hand,
+	// as it works where the loop was started ("" for DefaultResetCommand):
+	// "bash .ralph/ralph_loop.sh --reset-circuit" when it was started
+	// through bmalph's shim (RALPH_SHIM).
+	ResetCommand string
 }
 
 // hardHalfOpenAt is the bash loop's fixed "monitoring" point: two loops

@@ -27,6 +27,9 @@ func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
 func (claudeCode) Family() analysis.Family    { return analysis.FamilyClaude }
+func (claudeCode) Traits() Traits {
+	return Traits{ResultStream: true, OutputFormat: true, MinVersionSetting: true}
+}
 
 // Errors: Claude Code's error messages, as `claude -p` prints them (in
 // its result with is_error: true, or as plain text): "Invalid API key ·

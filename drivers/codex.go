@@ -18,6 +18,7 @@ func (codex) SupportsAllowedTools() bool { return false }
 func (codex) SupportsSessions() bool     { return true }
 func (codex) SupportsLive() bool         { return true }
 func (codex) Family() analysis.Family    { return analysis.FamilyCodex }
+func (codex) Traits() Traits             { return Traits{} }
 
 // Errors: Codex's error messages, as `codex exec` prints them (error and
 // turn.failed events, stderr): "unexpected status 401 Unauthorized: ...",

@@ -20,6 +20,7 @@ func (command) SupportsAllowedTools() bool { return false }
 func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
 func (command) Family() analysis.Family    { return analysis.FamilyAny }
+func (command) Traits() Traits             { return Traits{} }
 
 // Errors: none. An arbitrary command's output is its own text, where
 // "connection refused" may be a test it ran; only a command that cannot

@@ -19,6 +19,7 @@ func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
 func (copilot) Family() analysis.Family    { return analysis.FamilyText }
+func (copilot) Traits() Traits             { return Traits{} }
 
 // Errors: GitHub Copilot CLI's error messages: "No authentication
 // information found", a token without Copilot access, an unknown model,

@@ -22,6 +22,7 @@ func (cursor) SupportsAllowedTools() bool { return false }
 func (cursor) SupportsSessions() bool     { return true }
 func (cursor) SupportsLive() bool         { return true }
 func (cursor) Family() analysis.Family    { return analysis.FamilyCursor }
+func (cursor) Traits() Traits             { return Traits{ResultStream: true} }
 func (cursor) candidates() []string       { return cursorCandidates }
 
 // Errors: Cursor CLI's error messages: "Authentication required. Please

@@ -119,8 +119,24 @@ type Driver interface {
 	// Errors are the shapes of the CLI's error messages that tell a
 	// transient failure from a permanent one (Diagnose reads them).
 	Errors() []ErrorPattern
+	// Traits are what the loop does differently for this CLI.
+	Traits() Traits
 	// Build returns the command for one call.
 	Build(Request) (Spec, error)
+}
+
+// Traits are the ways one CLI's calls differ that the loop, not the
+// driver, acts on. The zero value is a CLI with none of them.
+type Traits struct {
+	// ResultStream: its live stream ends in a "type":"result" record, so
+	// with session continuity the output log keeps only that record and
+	// the whole stream goes to a log of its own, as the bash loop does.
+	ResultStream bool
+	// OutputFormat: Request.OutputFormat (CLAUDE_OUTPUT_FORMAT) reaches the
+	// CLI, and the loop says which mode it runs in.
+	OutputFormat bool
+	// MinVersionSetting: CLAUDE_MIN_VERSION overrides MinVersion.
+	MinVersionSetting bool
 }
 
 var registry = []Driver{

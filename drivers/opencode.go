@@ -22,6 +22,7 @@ func (opencode) SupportsAllowedTools() bool { return false }
 func (opencode) SupportsSessions() bool     { return true }
 func (opencode) SupportsLive() bool         { return true }
 func (opencode) Family() analysis.Family    { return analysis.FamilyOpenCode }
+func (opencode) Traits() Traits             { return Traits{} }
 
 // Errors: OpenCode's error messages (its error events and stderr): a
 // ProviderAuthError or a missing API key, a ProviderModelNotFoundError,

@@ -53,7 +53,7 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 // do next. It only reads: no state is created (the bash loop creates a
 // CLOSED one), and a damaged state file is reported, shown as CLOSED and
 // left where it is for the loop to move aside when it next starts.
-func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) error {
+func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stderr io.Writer) error {
 	now := time.Now()
 	kept, damages := store.Peek(d, now)
 	s, damaged := kept.Breaker, damages[ralphdir.CircuitBreakerState]
@@ -69,7 +69,9 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, stdout, stderr io.Writer) 
 			}
 		}
 	}
-	for _, line := range breaker.Describe(s, now, c.Breaker) {
+	bc := c.Breaker
+	bc.ResetCommand = reset
+	for _, line := range breaker.Describe(s, now, bc) {
 		fmt.Fprintln(stdout, line)
 	}
 	return nil

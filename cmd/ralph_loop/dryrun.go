@@ -38,7 +38,7 @@ type dryRunJSON struct {
 }
 
 // reachJSON is a key that is set and starts a program, decides what the
-// agent may do, or sends data off the machine (config.Config.Reach).
+// agent may do, or sends data off the machine (config.ReachKeys).
 type reachJSON struct {
 	Key            string `json:"key"`
 	Value          string `json:"value"`
@@ -66,7 +66,7 @@ const usageLimitNote = "no wait pending: a usage-limit wait starts only when a c
 // making it. Nothing under .ralph/ is written: the state is loaded from a
 // throw-away copy, and only the console listens to the engine (the start-up
 // lines go to stderr, the preview to stdout).
-func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) error {
+func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
 	if cfg.EventsFile != "" {
 		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
 	}
@@ -96,10 +96,10 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdo
 
 	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
 	bus.SetWords(console.EventWords())
-	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
-	p, err := engine.DryRun(*cfg, engine.Deps{
+	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
+	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
 		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
-		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: version,
+		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {
 		return exitStatus(1) // the console has shown what failed

@@ -6,7 +6,6 @@ package main
 import (
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -14,18 +13,14 @@ import (
 
 // version is set at build time (-ldflags "-X main.version=...", from
 // CHANGELOG.md through scripts/version.sh); a binary built by `go install
-// ...@VERSION` has no stamp and takes the module's version.
+// ...@VERSION` has no stamp and takes the module's version
+// (programVersion). Nothing assigns it at run time.
 var version = devVersion
 
 func main() {
 	// The sentinel that outlives the loop is this program too.
 	if len(os.Args) > 1 && os.Args[1] == supervise.SentinelArg {
 		os.Exit(supervise.Sentinel(os.Args[2:]))
-	}
-	if version == devVersion {
-		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
-			version = v
-		}
 	}
 	// A write to a closed stdout/stderr (bmalph's dashboard detaches by
 	// closing our pipes) must fail with EPIPE, not kill the loop. Notify,

@@ -47,7 +47,7 @@ func noTmux(goos string) error {
 // the server's, which may be an older shell's); when it ends, its pane
 // shows the end for a few seconds and closes the window or session, and
 // this command exits with the loop's exit code.
-func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Writer) error {
+func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, stderr io.Writer) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		return noTmux(runtime.GOOS)
@@ -58,7 +58,7 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, stderr io.Wri
 	}
 	// What would stop the loop at once is said here, not in a pane that
 	// closes a few seconds later, and before anything is written.
-	if err := precheck(cfg, dir, cwd, false, stderr, stderr); err != nil {
+	if err := precheck(cfg, dir, cwd, reset, false, stderr, stderr); err != nil {
 		return err
 	}
 	held, err := dir.LockHolder()

@@ -1,28 +1,18 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"golang.org/x/term"
 
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
-	"github.com/ralphloop/ralph_loop/internal/store"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // run is the whole program: arguments in, exit code out. Every command
@@ -47,7 +37,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
-	useShim(lookupEnv)
+	reset := resetCommand(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
 	// ends the run with the signal's exit code, and SIGQUIT never dumps
@@ -88,7 +78,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		return doctor(cfg, warnings, dir, cwd, lookupEnv, safeOut)
 	}
 	if cfg.Action == config.DryRun {
-		return dryRun(cfg, dir, cwd, colour(stderr), safeOut, safeErr, sig)
+		return dryRun(cfg, dir, cwd, reset, colour(stderr), safeOut, safeErr, sig)
 	}
 	if cfg.Action == config.Serve {
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
@@ -98,17 +88,27 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		}
 	}
 	if cfg.Action != config.Run {
-		return command(cfg, args, dir, colour(stdout), safeOut, safeErr)
+		return command(cfg, args, dir, reset, colour(stdout), safeOut, safeErr)
 	}
-	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
+	return runLoop(cfg, warnings, dir, cwd, reset, colour(stderr), stdin, stdout, stderr, sig)
 }
 
-// useShim makes the hints name the command that works when the loop was
-// started through bmalph's shim (.ralph/ralph_loop.sh sets RALPH_SHIM).
-func useShim(lookupEnv func(string) (string, bool)) {
+// resetCommand is the command the hints name to close an OPEN circuit:
+// the one that works when the loop was started through bmalph's shim
+// (.ralph/ralph_loop.sh sets RALPH_SHIM), else "" (ralph_loop's own).
+func resetCommand(lookupEnv func(string) (string, bool)) string {
 	if shim, ok := lookupEnv("RALPH_SHIM"); ok && strings.TrimSpace(shim) != "" {
-		breaker.ResetCommand = strings.TrimSpace(shim) + " --reset-circuit"
+		return strings.TrimSpace(shim) + " --reset-circuit"
 	}
+	return ""
+}
+
+// settingsFor is the engine's settings: cfg itself, with the reset
+// command its hints name.
+func settingsFor(cfg *config.Config, reset string) engine.Settings {
+	s := *cfg
+	s.Breaker.ResetCommand = reset
+	return s
 }
 
 // colourOn reports whether a writer gets colours: a terminal that reads
@@ -144,7 +144,7 @@ func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string
 
 // command runs one of the commands that show or change the loop's state
 // instead of running it.
-func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, stdout, stderr io.Writer) error {
+func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, colour bool, stdout, stderr io.Writer) error {
 	switch cfg.Action {
 	case config.Help:
 		config.Usage(stdout)
@@ -153,11 +153,11 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Init:
 		return installTemplates(dir.Root(), stdout)
 	case config.Version:
-		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
+		fmt.Fprintf(stdout, "ralph_loop %s\n", programVersion())
 	case config.Status:
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
-		return circuitStatus(dir, cfg, stdout, stderr)
+		return circuitStatus(dir, cfg, reset, stdout, stderr)
 	case config.ResetCircuit:
 		return resetCircuit(dir, colour, stdout, stderr)
 	case config.ResetSession:
@@ -173,238 +173,9 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Clean:
 		return clean(dir, cfg, stdout)
 	case config.Monitor:
-		return monitor(cfg, args, dir, stderr)
+		return monitor(cfg, args, dir, reset, stderr)
 	case config.Serve:
 		return serve(cfg, dir, cfg.ProjectDir, stdout)
-	}
-	return nil
-}
-
-// runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	if err := precheck(cfg, dir, cwd, colour, stdout, stderr); err != nil {
-		return err
-	}
-	// A sandbox this machine cannot give is refused before anything runs
-	// or is written.
-	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
-	if err != nil {
-		return err
-	}
-	lock, err := prepare(dir, sig, stderr)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if err := sb.sweep(); err != nil {
-		return err
-	}
-
-	// One writer owns the terminal: log lines, boxes, the live stream and
-	// the countdown go through one ordered queue, so a redrawn line is
-	// always ended before another line is printed, on either stream.
-	// A console that cannot read escapes (before Windows 10) gets its
-	// redrawn lines ended as a pipe's are.
-	term := console.NewTerminal(stdout, stderr, isTerminal(stdout) && escapes(stdout), isTerminal(stderr) && escapes(stderr), 8192)
-	errOut, outOut := term.Stderr(), term.Stdout()
-	// Flush what the console will take, but never hold the exit for it: a
-	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
-	// timeout, and a stop must finish within 2 s.
-	defer term.Close(500 * time.Millisecond)
-
-	now := time.Now
-	start := now()
-	bus := events.NewBus(now, events.ISOTime(start))
-	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
-	var eventsOut io.Writer
-	switch cfg.EventsFile {
-	case "":
-	case "-":
-		eventsOut = outOut
-	default:
-		f, err := openEventsFile(cfg, cwd)
-		if err != nil {
-			return fmt.Errorf("--events %s: %w", cfg.EventsFile, err)
-		}
-		defer f.Close()
-		eventsOut = f
-	}
-	// With --events - stdout carries only the event stream; the boxes and
-	// the live output go to stderr instead.
-	var boxOut, boxFile io.Writer = outOut, stdout
-	if cfg.EventsFile == "-" {
-		boxOut, boxFile = errOut, stderr
-	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
-	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
-	notifier := wireNotify(cfg, bus, dir, cwd)
-	// Warnings about the directory itself (quarantined files) go through
-	// the log from now on.
-	*dir = *ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
-	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
-	state.SetLogKeep(cfg.LogKeep)
-
-	for _, w := range warnings {
-		bus.Warnf("%s", w.String())
-	}
-	if cfg.RCFile != "" {
-		bus.Infof("Loaded configuration from %s", cfg.RCFile)
-	}
-
-	if cfg.Dashboard {
-		stopServing, err := startDashboard(cfg, dir, cwd, bus, sig)
-		if err != nil {
-			return err
-		}
-		defer stopServing()
-	}
-	defer skipOnUSR1(sig)()
-
-	interactive := isTerminal(stdin)
-	sig.setOut(errOut)
-	var calling atomic.Bool // an agent call is under way
-	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
-		calling.Store(true)
-		defer calling.Store(false)
-		defer recordCall(dir, &o)()
-		return sb.run(ctx, c, o)
-	}
-
-	res, ok := sig.engine(&calling, func() engine.Result {
-		return engine.Run(*cfg, engine.Deps{
-			Bus:         bus,
-			Dir:         dir,
-			State:       state,
-			Logs:        state,
-			Now:         now,
-			Run:         runAgent,
-			LookPath:    exec.LookPath,
-			Env:         os.Environ(),
-			Stopper:     sig.stopper,
-			Interactive: interactive,
-			Stdin:       stdin,
-			Version:     version,
-			Ticks:       shown.TTY,
-			Sandbox:     sb.gateWrap(),
-		})
-	})
-	if !ok {
-		// Stopped while the engine was blocked outside an agent call (a
-		// read that never returns, a quality gate that ignores SIGTERM):
-		// end whatever command it still runs, with the helpers it
-		// started, say so and record the stop ourselves.
-		supervise.KillAll()
-		se := engine.Cause(sig.stopper.Context())
-		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
-		stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
-		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Stop: &stop})
-		res = engine.Result{Code: se.Code, Stop: stop}
-	}
-	// The run's last events reach the notifiers before the exit, but a
-	// hook that hangs holds it up for at most NOTIFY_TIMEOUT (a stop
-	// signal's exit for at most signalDrain; a stop during the wait cuts
-	// it to signalDrain, a second one to nothing).
-	cut, stopCuts := drainCuts(sig)
-	notifier.DrainCut(drainBound(cfg.NotifyTimeout, res.Stop), cut)
-	stopCuts()
-	// The run's closing line is the console's last: it goes through the
-	// console before it closes, so it follows the last log line and cannot
-	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" {
-		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
-	}
-	return exitStatus(res.Code)
-}
-
-// precheck stops a start that is bound to fail (the old flat layout, no
-// .ralph/, no prompt, no repository, no commit, a repository git refuses)
-// before anything is written: no .ralph/ folders, lock, log line or
-// status.json. A failed start-up check is shown as the loop shows it.
-func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer) error {
-	if err := checkLayout(cfg, dir, cwd); err != nil {
-		return err
-	}
-	err := engine.Precheck(*cfg, dir, exec.LookPath)
-	var se *engine.StartupError
-	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
-		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
-		recordStartupError(cfg, dir, stderr)
-		return exitStatus(engine.ExitError)
-	}
-	return err
-}
-
-// recordStartupError leaves what bmalph reads of a start that failed: a
-// status.json that says stopped (bmalph shows the project as blocked), as
-// the bash loop does. Only that, and the .ralph/.gitignore that keeps it out
-// of the project's history first: no folder, lock or log. Nothing when
-// there is no .ralph/ (a folder never set up) or it is another user's.
-func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer) {
-	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
-		return
-	}
-	if _, err := dir.EnsureGitIgnore(); err != nil {
-		return // never a state file git would carry
-	}
-	now := time.Now()
-	e := events.Event{TS: now, Type: events.RunFinished, Action: "unexpected_exit", Status: "stopped", Reason: "error",
-		DriverExitCode: events.IntPtr(1), Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
-	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(e)); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
-	}
-}
-
-// prepare makes sure the loop may start here, once checkLayout and the
-// start-up checks passed: the layout's folders and .gitignore, the
-// project's lock (the caller releases it), a writable folder, no stop
-// yet; and the loop adopts the orphans of its agents' helpers.
-func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
-	if err := dir.EnsureLayout(); err != nil {
-		return nil, err
-	}
-	// The loop's own files stay out of the project's history (an agent
-	// commits with `git add -A`); a .gitignore that is there is kept.
-	if _, err := dir.EnsureGitIgnore(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
-	}
-	lock, err := dir.Lock()
-	if err != nil {
-		return nil, err
-	}
-	if se := sig.stopped(); se != nil {
-		lock.Unlock()
-		return nil, se
-	}
-	if err := dir.CheckWritable(); err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	if err := guardCalls(dir, stderr); err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	// An agent's helper that leaves its process group (setsid) is
-	// re-parented to us, to be stopped and reaped when the call ends.
-	if err := supervise.AdoptOrphans(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
-	}
-	return lock, nil
-}
-
-// checkLayout makes sure there is a .ralph/ folder in the current layout.
-func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
-	// The old flat layout (PROMPT.md at the root, no .ralph/) is checked
-	// before anything under .ralph/ exists.
-	if cfg.RalphDir == ".ralph" && !exists(dir.Root()) && exists(filepath.Join(cwd, "PROMPT.md")) {
-		return &exitError{code: 1, lines: []string{
-			"ralph_loop: This project uses the old flat structure (PROMPT.md at the project root, no .ralph/).",
-			"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.",
-		}}
-	}
-	// A folder that was never set up: say how, and create nothing.
-	if !exists(dir.Root()) {
-		return fmt.Errorf("no %s here (%s); set it up with %s, then run ralph_loop again", cfg.RalphDir, cwd, config.SetupHint)
 	}
 	return nil
 }
@@ -421,23 +192,4 @@ func isTerminal(v any) bool {
 	}
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// openEventsFile opens EVENTS_FILE for appending. One the repository's
-// .ralphrc names must be inside the project, reached through no link and
-// not a link itself; one the person names (--events, the environment) is
-// opened where it is.
-func openEventsFile(cfg *config.Config, cwd string) (*os.File, error) {
-	if cfg.Sources["EVENTS_FILE"].Kind != config.SourceFile {
-		return os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	}
-	p := cfg.EventsFile
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	rel, err := filepath.Rel(cwd, p)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, errors.New("is outside the project, and .ralphrc's EVENTS_FILE may not leave it; name a file inside the project, or pass the file with --events")
-	}
-	return ralphdir.OpenAppendBeneath(cwd, rel)
 }

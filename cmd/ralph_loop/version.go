@@ -2,6 +2,18 @@ package main
 
 import "runtime/debug"
 
+// programVersion is the version this binary says it is: its build stamp,
+// else the module version `go install ...@VERSION` recorded, else the
+// development version.
+func programVersion() string {
+	if version == devVersion {
+		if v := moduleVersion(debug.ReadBuildInfo()); v != "" {
+			return v
+		}
+	}
+	return version
+}
+
 // moduleVersion is the version that `go install
 // github.com/ralphloop/ralph_loop/cmd/ralph_loop@VERSION` records in the
 // binary, without its v: such a build has no -ldflags stamp, only the

@@ -27,6 +27,9 @@ type Options struct {
 	// each box is shown: a box or banner wider than that is redrawn to
 	// fit (a tmux pane). Nil or 0 keeps the 62-column boxes.
 	Width func() int
+	// ResetCommand is what closes an OPEN circuit by hand where the loop
+	// was started ("" for breaker.DefaultResetCommand).
+	ResetCommand string
 }
 
 // part is one piece of a rendered notice: a log line (level set), text
@@ -328,7 +331,7 @@ func (r *renderer) phrase(p events.Phrase) []part {
 		// The reset command depends on how the loop was started.
 		return []part{
 			line(events.Error, "🛑 Circuit breaker has opened - halting loop"),
-			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", breaker.ResetCommand)}
+			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", r.resetCommand())}
 	}
 	return phrases[p]
 }
@@ -454,4 +457,12 @@ func startupFailed(f events.StartupFailed) []part {
 		p = append(p, text(events.Error, l))
 	}
 	return p
+}
+
+// resetCommand is the command that closes an OPEN circuit by hand.
+func (r *renderer) resetCommand() string {
+	if r.o.ResetCommand != "" {
+		return r.o.ResetCommand
+	}
+	return breaker.DefaultResetCommand
 }

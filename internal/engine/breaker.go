@@ -32,7 +32,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 	l.resetSession(sessionReason)
 	l.bus.Note(events.BreakerHalting)
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
-		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err()}}, true
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}, true
 }
 
 // breakerTransition reports a transition (already in the history).
@@ -47,5 +47,5 @@ func (l *loop) breakerHalt(action string) Result {
 	l.resetSession("circuit_breaker_open")
 	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
 	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
-		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err()}}
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}
 }

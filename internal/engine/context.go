@@ -19,9 +19,9 @@ func (l *loop) loopContext(c *call) string {
 		// --no-continue sends no loop state, only review and heartbeat text.
 		LoopStateOff: !l.s.SessionContinuity,
 	}
-	if l.havePlan {
-		counts := fixplan.Count(l.plan)
-		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan)
+	if l.plan.found {
+		counts := fixplan.Count(l.plan.data)
+		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan.data)
 	}
 	if l.lastAnalysis != nil {
 		in.PreviousSummary = l.lastAnalysis.Analysis.WorkSummary

@@ -17,9 +17,10 @@
 // opened through Logs, and a call whose output cannot be stored fails
 // (write_failed or disk_full, counted by the failure guard).
 //
-// One iteration: iteration.go builds the call, agent.go runs it and tees
-// its output in one pass (log, live view, stream copy, and the analysis
-// that analyze.go finishes after the call: no log is read back),
+// One iteration: iteration.go builds the call, agent.go runs it through
+// the agent edge (package agentcall, which opens the logs and tees the
+// output in one pass: log, live view, stream copy, and the analysis that
+// analyze.go finishes after the call: no log is read back),
 // success.go and failure.go decide what the outcome means (analyse →
 // progress → gates → record → decide, each a step), breaker.go, limits.go,
 // stall.go and ratelimit.go hold the stop conditions, and wait.go the

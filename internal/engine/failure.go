@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strings"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -18,12 +17,12 @@ import (
 func (l *loop) failure(c *call) step {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
-	l.stallCount, l.haveLast = 0, false // a failure is not a stalled iteration, and breaks a streak
+	l.stall.reset() // a failure is not a stalled iteration, and breaks a streak
 	code := o.ExitCode
 	// Every call counts for --max-loops; a failed one also ends an idle
 	// streak (the next idle iteration starts at IDLE_DELAY again).
 	l.calls++
-	l.idleCount, l.idleSince = 0, time.Time{}
+	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep(events.AnalysisCleared{})
 

@@ -27,12 +27,19 @@ type call struct {
 	outcome    supervise.Outcome
 	started    time.Time
 	res        *analysis.Result
-	exitSignal bool        // before quality-gate override (metrics)
-	files      int         // files changed in git by the call, loop-owned files left out
-	stream     *streamCopy // the whole stream, when the output log is cut down to its result
+	exitSignal bool       // before quality-gate override (metrics)
+	files      int        // files changed in git by the call, loop-owned files left out
+	stream     streamCopy // the whole stream, when the output log is cut down to its result
 
 	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
 	collapsed []byte           // what the output log holds once cut down to its result
+}
+
+// streamCopy is a live call's whole stream, kept in its own log
+// (agentcall.Reply.Stream).
+type streamCopy interface {
+	Finish() error
+	Result() (last []byte, found, over bool)
 }
 
 // streamName is the log that keeps a live call's whole stream.
@@ -52,13 +59,13 @@ func (l *loop) iteration() step {
 	c.calls = l.window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
-		c.planBefore = l.plan
+		c.planBefore = l.plan.data
 	}
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
 	l.keep(events.DiffSummaryTaken{})
-	c.startSHA = l.git.head(l.ctx)
+	c.startSHA = l.git.Head(l.ctx)
 	l.keep(events.LoopStarted{SHA: c.startSHA})
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
@@ -83,7 +90,7 @@ func (l *loop) iteration() step {
 	if err != nil {
 		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 	}
-	if l.s.Driver == "claude-code" {
+	if l.drv.Traits().OutputFormat {
 		l.bus.Note(events.CLIMode{Format: l.format})
 	}
 	if l.liveOK && !l.drv.SupportsLive() {
@@ -97,7 +104,7 @@ func (l *loop) iteration() step {
 
 	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {
 		// Only a successful call's stream is cut down and kept apart.
-		c.stream.finish()
+		c.stream.Finish()
 		l.logs.RemoveLog(c.streamName())
 		c.stream = nil
 	}

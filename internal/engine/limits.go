@@ -84,19 +84,19 @@ func IdleWait(delay time.Duration, backoff float64, max time.Duration, n int) ti
 // afterIteration: stall and idle stops, then the pause before the next
 // loop (idle backoff instead of LOOP_DELAY after an idle iteration).
 func (l *loop) afterIteration() (Result, bool) {
-	if l.s.StallLimit > 0 && l.stallCount >= l.s.StallLimit {
+	if l.s.StallLimit > 0 && l.stall.count >= l.s.StallLimit {
 		return l.stopping(Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled",
-			Stop: events.Stop{Kind: events.StopStalled, Calls: l.stallCount, Limit: l.s.StallLimit}}), true
+			Stop: events.Stop{Kind: events.StopStalled, Calls: l.stall.count, Limit: l.s.StallLimit}}), true
 	}
-	if l.idleCount > 0 && l.idleEnabled() {
-		if l.s.IdleMax > 0 && l.now().Sub(l.idleSince) >= l.s.IdleMax {
+	if l.idle.count > 0 && l.idleEnabled() {
+		if l.s.IdleMax > 0 && l.idle.elapsed(l.now()) >= l.s.IdleMax {
 			return l.stopping(Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout",
-				Stop: events.Stop{Kind: events.StopIdle, Idle: l.now().Sub(l.idleSince), IdleMax: l.s.IdleMax}}), true
+				Stop: events.Stop{Kind: events.StopIdle, Idle: l.idle.elapsed(l.now()), IdleMax: l.s.IdleMax}}), true
 		}
 		if l.s.IdleDelay > 0 {
-			d := IdleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idleCount)
+			d := IdleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idle.count)
 			if l.s.IdleMax > 0 {
-				if left := l.s.IdleMax - l.now().Sub(l.idleSince); left < d {
+				if left := l.s.IdleMax - l.idle.elapsed(l.now()); left < d {
 					d = left
 				}
 			}

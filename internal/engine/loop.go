@@ -12,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -25,7 +26,7 @@ type loop struct {
 	ctx  context.Context
 	bus  *events.Bus
 	dir  *ralphdir.Dir
-	git  git
+	git  gitrun.Repo
 	drv  drivers.Driver
 	fb   *fallback // FALLBACK_DRIVER, nil when none
 
@@ -55,22 +56,13 @@ type loop struct {
 
 	answers *answers // the person's answers on stdin, once a question is asked
 
-	// @fix_plan.md as last read: before each agent call and after it.
-	plan      []byte
-	havePlan  bool
-	planFresh bool // read by start-up: the first loop needs no second read
+	plan  planCopy // @fix_plan.md as last read, with its task counts
+	gates *events.Gates
+	gate  gateState // the quality gates' last run in this run
 
-	tasksDone, tasksTotal int
-	gates                 *events.Gates
-	gate                  gateState // the quality gates' last run in this run
+	idle  idleStreak // idle iterations in a row
+	stall stallWatch // replies in a row that changed nothing
 
-	idleSince   time.Time // first idle iteration of the current idle streak
-	idleCount   int
-	stallCount  int
-	lastText    string
-	lastHead    string
-	lastPorcel  string
-	haveLast    bool
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
@@ -100,8 +92,8 @@ func (l *loop) snapshot() events.Snapshot {
 		CallsThisHour:  l.window.Count,
 		MaxCalls:       l.s.MaxCallsPerHour,
 		NextReset:      ratelimit.NextResetClock(l.now()),
-		TasksCompleted: l.tasksDone,
-		TasksTotal:     l.tasksTotal,
+		TasksCompleted: l.plan.done,
+		TasksTotal:     l.plan.total,
 		BreakerState:   string(l.brk.State),
 		Totals:         l.totals,
 		QualityGates:   l.gates,
@@ -128,9 +120,11 @@ func Run(s Settings, deps Deps) Result {
 }
 
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
+// Its git runs in the loop's environment (Deps.Env), which also says
+// whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s Settings, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
-		git: newGit(s.ProjectDir, deps.Dir.Root()), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
 func (l *loop) run() Result {
@@ -151,7 +145,7 @@ func (l *loop) run() Result {
 		return r
 	}
 	l.bus.Note(events.MainLoopStarting)
-	l.countTasks()
+	l.plan.count()
 	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {
@@ -159,10 +153,7 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
-		if !l.planFresh {
-			l.readPlan()
-		}
-		l.planFresh = false
+		l.planForCall()
 		l.keep(events.SessionTouched{At: l.now()})
 		l.rollWindow()
 		l.breakerStartup()

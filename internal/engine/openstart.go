@@ -23,7 +23,7 @@ func (l *loop) openAtStart() (Result, bool) {
 	// The bash loop counts the loop it was about to start before it halts:
 	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
 	l.n = 1
-	stop := events.Stop{Kind: events.StopBreaker, Err: b.Err()}
+	stop := events.Stop{Kind: events.StopBreaker, Err: b.Err(l.s.Breaker)}
 	l.bus.Note(events.BreakerOpenAtStart{Stop: stop})
 	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(b, l.now(), l.s.Breaker)})
 	l.readPlan() // status.json's task counts

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -53,8 +52,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 		return goOn, false
 	}
 	// A failed call breaks the streaks a reply builds.
-	l.stallCount, l.haveLast = 0, false
-	l.idleCount, l.idleSince = 0, time.Time{}
+	l.stall.reset()
+	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep(events.AnalysisCleared{})
 	f := events.Failure{Kind: events.CallErrored}

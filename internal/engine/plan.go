@@ -8,49 +8,38 @@ import (
 )
 
 // readPlan reads @fix_plan.md and recounts the tasks. The plan is read
-// once before each agent call and once after it (the agent edits it);
+// after each agent call (the agent edits it), and before the next one
+// only when something may have changed it since (planCopy.fresh):
 // everything in between works on what was read.
 func (l *loop) readPlan() {
 	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
-	l.plan, l.havePlan = data, found && err == nil
-	l.countTasks()
+	l.plan.set(data, found && err == nil)
+}
+
+// planForCall makes the plan current for the next agent call: read
+// again unless nothing could have changed it since the last read.
+func (l *loop) planForCall() {
+	if !l.plan.fresh {
+		l.readPlan()
+	}
+	l.plan.stale() // the agent call is next
 }
 
 // fixPlanCounts counts the plan's boxes; ok is false without a plan.
-func (l *loop) fixPlanCounts() (fixplan.Counts, bool) {
-	if !l.havePlan {
-		return fixplan.Counts{}, false
-	}
-	return fixplan.Count(l.plan), true
-}
+func (l *loop) fixPlanCounts() (fixplan.Counts, bool) { return l.plan.counts() }
 
 // collapseStories drops the detail lines of checked stories.
 func (l *loop) collapseStories() {
-	if !l.havePlan {
+	if !l.plan.found {
 		return
 	}
-	if out, changed := fixplan.Collapse(l.plan); changed {
+	if out, changed := fixplan.Collapse(l.plan.data); changed {
 		if !l.keep(events.PlanCollapsed{Content: out}) {
 			return
 		}
-		l.plan = out
-		l.countTasks()
+		l.plan.data = out
+		l.plan.count()
 	}
-}
-
-// countTasks counts the plan for status.json's tasks_completed and
-// tasks_total: the Story lines as bmalph counts them, or every checkbox
-// when the plan has no stories. Without a plan the last counts stay.
-func (l *loop) countTasks() {
-	if !l.havePlan {
-		return
-	}
-	if st := fixplan.CountStories(l.plan); st.Total > 0 {
-		l.tasksDone, l.tasksTotal = st.Completed, st.Total
-		return
-	}
-	c := fixplan.Count(l.plan)
-	l.tasksDone, l.tasksTotal = c.Checked, c.Total()
 }
 
 // applyPlanDelta compares the checked boxes the agent claims with the

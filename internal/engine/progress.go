@@ -10,7 +10,7 @@ import (
 // the agent runs, after the record written when the call starts (as the
 // bash loop does: its first write comes at its first poll, right after the
 // start), so bmalph's dashboard shows the running call at once.
-func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
+func (l *loop) progressTicker(c *call, tail func() string, done <-chan struct{}) {
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
 	for tick := 1; ; tick++ {
@@ -24,8 +24,8 @@ func (l *loop) progressTicker(c *call, tail *lastLine, done <-chan struct{}) {
 }
 
 // progressTick writes one executing record, tick*10 s into the call.
-func (l *loop) progressTick(tail *lastLine, tick int) {
-	line := tail.String()
+func (l *loop) progressTick(tail func() string, tick int) {
+	line := tail()
 	l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
 	if tick == 0 {
 		return

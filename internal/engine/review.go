@@ -17,13 +17,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	ctx := l.ctx
-	gitOK := l.git.isRepo(ctx)
+	gitOK := l.git.IsRepo(ctx)
 	head, dirty := "", false
 	if gitOK {
-		head, dirty = l.git.head(ctx), l.git.porcelain(ctx) != ""
+		head, dirty = l.git.Head(ctx), l.git.Porcelain(ctx) != ""
 	}
 	last := l.reviewSHA
-	if gitOK && last != "" && head != last && !l.git.committedBeyondOwned(ctx, last, head) {
+	if gitOK && last != "" && head != last && !l.git.CommittedBeyondOwned(ctx, last, head) {
 		head = last // commits of the loop's own files are nothing to review
 	}
 	if !review.Due(review.DueInput{
@@ -38,8 +38,8 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
-	committed, _ := l.git.run(ctx, "diff", "--stat", review.DiffRange(last))
-	uncommitted, _ := l.git.run(ctx, "diff", "--stat")
+	committed := l.git.DiffStat(ctx, review.DiffRange(last))
+	uncommitted := l.git.DiffStat(ctx, "")
 	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
 	spec, err := l.drv.Build(l.reviewRequest(p))
 	if err != nil {
@@ -54,10 +54,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	// The review's log is written once and never read back: its cost and
 	// its findings come from the same writes.
 	log := &keptLog{
-		analysedLog: analysedLog{log: f, s: analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), OutputFile: l.dir.Path(review.LogName(l.n))})},
-		limit:       ralphdir.LogCap,
+		log:   f,
+		s:     analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), OutputFile: l.dir.Path(review.LogName(l.n))}),
+		limit: ralphdir.LogCap,
 	}
 	// A failed review call is ignored, as the bash loop ignores it.
+	l.plan.stale()
 	l.deps.Run(ctx, toCommand(spec), l.callOptions(log, log))
 	f.Close()
 	rr, err := log.s.Finish(analysis.Ending{})

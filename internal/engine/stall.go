@@ -15,26 +15,22 @@ func (l *loop) noteStall(text string) {
 		return
 	}
 	head, porcel := "", ""
-	if l.git.isRepo(l.ctx) {
+	if l.git.IsRepo(l.ctx) {
 		// The loop's own files change on every iteration: an edit of
 		// them alone is no movement.
-		head = l.git.head(l.ctx)
-		porcel = l.git.porcelain(l.ctx)
+		head = l.git.Head(l.ctx)
+		porcel = l.git.Porcelain(l.ctx)
 	}
-	if l.havePlan {
-		porcel += "\x00" + string(l.plan)
+	if l.plan.found {
+		porcel += "\x00" + string(l.plan.data)
 	}
-	if l.haveLast && text == l.lastText && head == l.lastHead && porcel == l.lastPorcel {
-		l.stallCount++
-		l.bus.Note(events.Stalled{Count: l.stallCount, Limit: l.s.StallLimit})
-	} else {
-		l.stallCount = 0
+	if l.stall.see(stallMark{text: text, head: head, tree: porcel}) {
+		l.bus.Note(events.Stalled{Count: l.stall.count, Limit: l.s.StallLimit})
 	}
-	l.lastText, l.lastHead, l.lastPorcel, l.haveLast = text, head, porcel, true
 }
 
 // resetStall forgets the previous reply: an idle iteration is not a
 // stalled one and ends a run of them.
 func (l *loop) resetStall() {
-	l.stallCount, l.haveLast = 0, false
+	l.stall.reset()
 }

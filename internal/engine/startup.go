@@ -5,12 +5,11 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
@@ -98,7 +97,7 @@ func (l *loop) checkPrompt() error {
 		if err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
-		l.plan, l.havePlan, l.planFresh = data, found, true
+		l.plan.set(data, found)
 		return nil
 	}
 	f := events.StartupFailed{Check: events.PromptMissing, Path: l.s.PromptFile}
@@ -110,7 +109,7 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	if f, ok := gitProblem(l.git); !ok {
+	if f, ok := gitProblem(l.git, l.s.ProjectDir); !ok {
 		return startupFailed(f)
 	}
 	return nil
@@ -121,24 +120,24 @@ func (l *loop) checkGit() error {
 // anything): ok when git is there and the project is a repository with a
 // commit, else the check that failed.
 func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
-	return gitProblem(git{dir: projectDir})
+	return gitProblem(gitrun.Open(projectDir, "", nil), projectDir)
 }
 
 // gitProblem is the start-up check of the repository. git's refusal to
 // look at a repository another user owns is reported in git's words, with
 // the safe.directory command it suggests, not as "no repository".
-func gitProblem(g git) (events.StartupFailed, bool) {
+func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 	ctx := context.Background()
-	if !g.available() {
+	if !g.Available() {
 		return events.StartupFailed{Check: events.GitMissing}, false
 	}
-	if _, err := g.run(ctx, "rev-parse", "--git-dir"); err != nil {
+	if err := g.GitDir(ctx); err != nil {
 		if line, refused := gitrun.Refusal(err.Error()); refused {
 			return events.StartupFailed{Err: errors.New(line)}, false
 		}
-		return events.StartupFailed{Check: events.NoGitRepo, Path: g.dir}, false
+		return events.StartupFailed{Check: events.NoGitRepo, Path: dir}, false
 	}
-	if g.head(ctx) == "" {
+	if g.Head(ctx) == "" {
 		return events.StartupFailed{Check: events.NoCommits}, false
 	}
 	return events.StartupFailed{}, true
@@ -147,7 +146,7 @@ func gitProblem(g git) (events.StartupFailed, bool) {
 // checkAgent makes sure the agent CLI is there (and, for Claude Code, new
 // enough): a missing CLI is one clear line naming where to get it.
 func (l *loop) checkAgent() error {
-	o, ok := agentCheckOptions(l.s, l.deps.LookPath)
+	o, ok := agentCheckOptions(l.s, l.drv, l.deps.LookPath)
 	if !ok {
 		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 	}
@@ -167,12 +166,12 @@ func (l *loop) checkAgent() error {
 
 // agentCheckOptions is how the start-up check finds the agent CLI and
 // reads its version; false when the command driver has no command.
-func agentCheckOptions(s Settings, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
-	o := drivers.CheckOptions{LookPath: lookPath, Version: cliVersion}
-	if s.Driver == "claude-code" {
+func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
+	o := drivers.CheckOptions{LookPath: lookPath, Version: agentcall.Version}
+	if drv.Traits().MinVersionSetting {
 		o.MinVersion = s.MinVersion
 	}
-	if s.Driver == "command" {
+	if drv.Binary() == "" { // the command driver: AGENT_COMMAND names it
 		if len(s.AgentArgv) == 0 {
 			return o, false
 		}
@@ -195,23 +194,13 @@ func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string
 	if err != nil {
 		return nil, drivers.CheckResult{}, err
 	}
-	o, ok := agentCheckOptions(s, lookPath)
+	o, ok := agentCheckOptions(s, drv, lookPath)
 	if !ok {
 		return drv, drivers.CheckResult{}, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
 	}
 	o.Key = key
 	res, err := drivers.Check(ctx, drv, o)
 	return drv, res, err
-}
-
-// cliVersion runs `<path> --version` (10 s at most).
-func cliVersion(ctx context.Context, path string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Stdin = nil
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
 }
 
 func dirExists(p string) bool {
@@ -225,7 +214,7 @@ func dirExists(p string) bool {
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
 func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: git{dir: s.ProjectDir}}
+	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil)}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}
@@ -236,7 +225,7 @@ func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, erro
 	if err != nil {
 		return nil // the run reports it
 	}
-	o, ok := agentCheckOptions(s, lookPath)
+	o, ok := agentCheckOptions(s, drv, lookPath)
 	if !ok {
 		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
 	}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
@@ -71,14 +69,14 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		after = counts.Checked
 	}
 	l.applyPlanDelta(res, c.before, after)
-	if l.havePlan {
-		c.ticked = fixplan.Ticked(c.planBefore, l.plan)
+	if l.plan.found {
+		c.ticked = fixplan.Ticked(c.planBefore, l.plan.data)
 	}
 	if after > c.before {
 		l.collapseStories()
 	}
 
-	files, numstat := l.git.changes(l.ctx, c.startSHA)
+	files, numstat := l.git.Changes(l.ctx, c.startSHA)
 	c.files = files
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
@@ -138,7 +136,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 		}
 	}
 	if res.HasPermissionDenials {
-		l.idleCount, l.idleSince = 0, time.Time{}
+		l.idle.end()
 		return l.permissionDenied(c, res, it)
 	}
 	l.noteIdle(c, it, idle)
@@ -173,16 +171,13 @@ func (l *loop) progressOf(c *call, res analysis.Result, gate gateResult) breaker
 // the iteration's event.
 func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	if !idle {
-		l.idleCount, l.idleSince = 0, time.Time{}
+		l.idle.end()
 		l.emit(events.Event{Type: events.IterationCompleted, Iteration: it, Action: "completed", Status: "success"})
 		return
 	}
 	it.Outcome = "idle"
-	l.idleCount++
-	if l.idleSince.IsZero() {
-		l.idleSince = c.started
-	}
-	l.bus.Note(events.Idle{Count: l.idleCount})
+	l.idle.add(c.started)
+	l.bus.Note(events.Idle{Count: l.idle.count})
 	l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
 }
 

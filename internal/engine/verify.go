@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -40,6 +38,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		l.bus.Note(events.Warning{Err: err})
 		name = ""
 	}
+	l.plan.stale() // a gate's command may change it
 	d, err = gates.Run(l.ctx, cfg, in, l.now())
 	if err != nil || !d.Ran {
 		if name != "" {
@@ -165,8 +164,8 @@ func (l *loop) evidence() events.Evidence {
 			ev.Gates, ev.Failures, ev.Log = gates.StatusFail, l.gate.failures, l.gate.log
 		}
 	}
-	if out, err := l.git.run(l.ctx, "-c", "log.showSignature=false", "log", "-1", "--no-show-signature", "--format=%h%x00%s"); err == nil {
-		ev.Commit, ev.Subject, _ = strings.Cut(out, "\x00")
+	if id, subject, ok := l.git.LastCommit(l.ctx); ok {
+		ev.Commit, ev.Subject = id, subject
 	}
 	return ev
 }

@@ -23,6 +23,7 @@ func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
 	}
+	l.plan.stale() // the person may edit it while the loop waits
 	until := l.now().Add(d)
 	l.emit(events.Event{Type: events.DelayStarted, Wait: kind, Delay: d, Until: &until})
 	if l.deps.Stopper != nil && l.deps.Stopper.skipping(l.calls) {

@@ -62,6 +62,11 @@ var safeConfig = []string{
 // own configuration could start turned off (see the package comment). The
 // caller sets Stdout and Stderr.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	return command(ctx, dir, os.Environ(), args...)
+}
+
+// command is Command in the environment env.
+func command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
 	argv := []string{"--no-pager"}
 	for _, kv := range safeConfig {
 		argv = append(argv, "-c", kv)
@@ -69,7 +74,7 @@ func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	argv = append(argv, withSafeFlags(args)...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Dir = dir
-	cmd.Env = filterEnv(os.Environ(), repoFilters(ctx, dir))
+	cmd.Env = filterEnv(env, repoFilters(ctx, dir, env))
 	return cmd
 }
 
@@ -132,8 +137,8 @@ func withSafeFlags(args []string) []string {
 // a folder, no GIT_DIR) whose configuration includes no other file, the
 // names are remembered with the bytes of .git/config and
 // .git/config.worktree and listed again only when those change.
-func repoFilters(ctx context.Context, dir string) []string {
-	key, cacheable := configKey(dir)
+func repoFilters(ctx context.Context, dir string, env []string) []string {
+	key, cacheable := configKey(dir, env)
 	if cacheable {
 		filterCache.Lock()
 		c, ok := filterCache.m[dir]
@@ -144,7 +149,7 @@ func repoFilters(ctx context.Context, dir string) []string {
 	}
 	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^(filter|include|includeif)\.`)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(env[:len(env):len(env)], "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil
@@ -171,9 +176,11 @@ type cachedFilters struct {
 
 // configKey hashes the repository's own configuration files, when dir is
 // the top of a plain repository whose files can be read as they are.
-func configKey(dir string) (key [sha256.Size]byte, ok bool) {
-	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
-		return key, false
+func configKey(dir string, env []string) (key [sha256.Size]byte, ok bool) {
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); v != "" && (k == "GIT_DIR" || k == "GIT_COMMON_DIR") {
+			return key, false
+		}
 	}
 	gitDir := filepath.Join(dir, ".git")
 	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
@@ -233,16 +240,7 @@ func parseFilters(out []byte) (names []string, includes bool) {
 // Run runs Command and returns its stdout without the final newlines. A
 // failure is git's own message (its stderr, trimmed) when it printed one.
 func Run(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := Command(ctx, dir, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(errb.String()); msg != "" {
-			return "", errors.New(msg)
-		}
-		return "", err
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return runIn(ctx, dir, os.Environ(), args...)
 }
 
 // Refusal is git refusing to work in a repository another user owns

@@ -383,7 +383,7 @@ func TestBreakerRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 	if n := strings.Count(hist, `"timestamp"`); n != 2 {
 		t.Errorf("history has %d entries after CLOSED->HALF_OPEN->OPEN, want 2:\n%s", n, hist)
 	}
-	if err := s.Err(); err == nil {
+	if err := s.Err(breaker.Config{}); err == nil {
 		t.Error("Err() = nil on an OPEN state")
 	}
 }

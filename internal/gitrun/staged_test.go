@@ -1,4 +1,4 @@
-package engine
+package gitrun
 
 import (
 	"context"
@@ -36,12 +36,12 @@ func TestStagedDiffRemembered(t *testing.T) {
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
 	start := sh("rev-parse", "HEAD")
-	g := newGit(dir, filepath.Join(dir, ".ralph"))
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
 	ctx := context.Background()
 
-	check := func(step string, wantFiles, wantRuns int) string {
+	checkWith := func(g Repo, step string, wantFiles, wantRuns int) string {
 		t.Helper()
-		n, numstat := g.changes(ctx, start)
+		n, numstat := g.Changes(ctx, start)
 		if n != wantFiles {
 			t.Errorf("%s: %d files changed, want %d\n%s", step, n, wantFiles, numstat)
 		}
@@ -49,6 +49,10 @@ func TestStagedDiffRemembered(t *testing.T) {
 			t.Errorf("%s: git diff --cached ran %d times in all, want %d", step, got, wantRuns)
 		}
 		return numstat
+	}
+	check := func(step string, wantFiles, wantRuns int) string {
+		t.Helper()
+		return checkWith(g, step, wantFiles, wantRuns)
 	}
 	first := check("clean tree", 0, 1)
 	if again := check("nothing changed", 0, 1); again != first {
@@ -70,8 +74,9 @@ func TestStagedDiffRemembered(t *testing.T) {
 	check("committed", 2, 4)
 	check("nothing changed after the commit", 2, 4)
 
-	// With GIT_INDEX_FILE set, git is asked every time.
-	t.Setenv("GIT_INDEX_FILE", filepath.Join(dir, ".git", "index"))
-	check("GIT_INDEX_FILE", 2, 5)
-	check("GIT_INDEX_FILE again", 2, 6)
+	// With GIT_INDEX_FILE in the loop's environment, git is asked every
+	// time.
+	withIndex := Open(dir, filepath.Join(dir, ".ralph"), append(os.Environ(), "GIT_INDEX_FILE="+filepath.Join(dir, ".git", "index")))
+	checkWith(withIndex, "GIT_INDEX_FILE", 2, 5)
+	checkWith(withIndex, "GIT_INDEX_FILE again", 2, 6)
 }

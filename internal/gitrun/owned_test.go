@@ -1,4 +1,4 @@
-package engine
+package gitrun
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	sh("init", "-q", ".")
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
-	g := newGit(dir, filepath.Join(dir, ".ralph"))
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
 	ctx := context.Background()
 
 	// An agent's `git add -A && git commit` of the loop's files only.
@@ -36,13 +36,13 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	for _, f := range owned {
 		write(f, "v3\n") // and the loop rewrote them since
 	}
-	if n, numstat := g.changes(ctx, start); n != 0 || strings.TrimSpace(numstat) != "" {
+	if n, numstat := g.Changes(ctx, start); n != 0 || strings.TrimSpace(numstat) != "" {
 		t.Errorf("loop-owned commit: changes = %d, numstat %q; want 0", n, numstat)
 	}
-	if p := g.porcelain(ctx); p != "" {
+	if p := g.Porcelain(ctx); p != "" {
 		t.Errorf("porcelain = %q, want it empty", p)
 	}
-	if g.committedBeyondOwned(ctx, start, sh("rev-parse", "HEAD")) {
+	if g.CommittedBeyondOwned(ctx, start, sh("rev-parse", "HEAD")) {
 		t.Error("committedBeyondOwned = true for a commit of loop-owned files only")
 	}
 
@@ -54,13 +54,13 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	sh("commit", "-q", "-m", "work")
 	write(".ralph/PROMPT.md", "v2\n")
 	write("src/app.txt", "v2\n")
-	if n, _ := g.changes(ctx, start); n != 4 {
+	if n, _ := g.Changes(ctx, start); n != 4 {
 		t.Errorf("user changes = %d, want 4", n)
 	}
-	if !g.committedBeyondOwned(ctx, mid, sh("rev-parse", "HEAD")) {
+	if !g.CommittedBeyondOwned(ctx, mid, sh("rev-parse", "HEAD")) {
 		t.Error("committedBeyondOwned = false for a commit of the plan and a spec")
 	}
-	if p := g.porcelain(ctx); p != " M .ralph/PROMPT.md\n M src/app.txt" {
+	if p := g.Porcelain(ctx); p != " M .ralph/PROMPT.md\n M src/app.txt" {
 		t.Errorf("porcelain = %q", p)
 	}
 }

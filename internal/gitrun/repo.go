@@ -1,6 +1,7 @@
-package engine
+package gitrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -10,14 +11,42 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// git runs git in dir and returns its trimmed stdout. With owned set, the
-// change queries leave out the loop's own files under .ralph/.
-type git struct {
+// Repo is the project's repository as the loop's engine asks about it.
+// Open's answers come from git run through Command (or, for a plain
+// repository, from its files where that is the same answer and cheaper),
+// with the loop's own files under .ralph/ left out of every change.
+type Repo interface {
+	// Available reports whether git is installed.
+	Available() bool
+	// GitDir is nil in a repository git will look at, else git's message.
+	GitDir(ctx context.Context) error
+	IsRepo(ctx context.Context) bool
+	// Head is HEAD's commit id, "" without one.
+	Head(ctx context.Context) string
+	// Porcelain is `git status --porcelain`, "" for a clean tree.
+	Porcelain(ctx context.Context) string
+	// CommittedBeyondOwned: the commits from..to change a file that is
+	// not the loop's own.
+	CommittedBeyondOwned(ctx context.Context, from, to string) bool
+	// Changes counts the files changed since the commit start (committed,
+	// unstaged and staged) with their `git diff --numstat` text.
+	Changes(ctx context.Context, start string) (files int, numstat string)
+	// DiffStat is `git diff --stat [rng]`.
+	DiffStat(ctx context.Context, rng string) string
+	// LastCommit is HEAD's short id and subject.
+	LastCommit(ctx context.Context) (id, subject string, ok bool)
+}
+
+// repo is Open's Repo. With owned set, the change queries leave out the
+// loop's own files under .ralph/.
+type repo struct {
 	dir    string
+	env    []string // the environment git runs in
+	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: dir/.git may be read as files
+	index  bool     // GIT_INDEX_FILE is set: the staged diff is never remembered
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
 }
@@ -48,15 +77,38 @@ type ownedPaths struct {
 	inside   bool   // the folder is inside the repository
 }
 
-// newGit is the loop's git: the project's repository, with ralphDir's
-// loop-owned files left out of every change it reports.
-func newGit(projectDir, ralphDir string) git {
-	return git{dir: projectDir, owned: &ownedPaths{ralphDir: ralphDir}, staged: &stagedCache{}}
+// Open is the repository of projectDir as git sees it with env (the
+// loop's environment; nil: this process's). With ralphDir set, the
+// loop-owned files under that folder are left out of every change it
+// reports, and the staged diff is remembered between questions.
+func Open(projectDir, ralphDir string, env []string) Repo {
+	return open(projectDir, ralphDir, env)
+}
+
+func open(projectDir, ralphDir string, env []string) *repo {
+	if env == nil {
+		env = os.Environ()
+	}
+	r := &repo{dir: projectDir, env: env, plain: true}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case v == "":
+		case k == "GIT_DIR", k == "GIT_COMMON_DIR":
+			r.plain = false
+		case k == "GIT_INDEX_FILE":
+			r.index = true
+		}
+	}
+	if ralphDir != "" {
+		r.owned, r.staged = &ownedPaths{ralphDir: ralphDir}, &stagedCache{}
+	}
+	return r
 }
 
 // isOwned reports whether p, a path relative to the repository's top as
 // git diff and git status print it, is a loop-owned file.
-func (g git) isOwned(ctx context.Context, p string) bool {
+func (g *repo) isOwned(ctx context.Context, p string) bool {
 	o := g.owned
 	if o == nil {
 		return false
@@ -89,28 +141,34 @@ func (g git) isOwned(ctx context.Context, p string) bool {
 	return ok && ralphdir.LoopOwned(rest)
 }
 
-// run is the loop's one way to run git: gitrun.Run, which starts no
-// program the repository's configuration names.
-func (g git) run(ctx context.Context, args ...string) (string, error) {
-	return gitrun.Run(ctx, g.dir, args...)
+// run is the repository's one way to run git: Run's command in the
+// repository's environment, which starts no program the repository's
+// configuration names.
+func (g *repo) run(ctx context.Context, args ...string) (string, error) {
+	return runIn(ctx, g.dir, g.env, args...)
 }
 
-// available reports whether git is installed.
-func (g git) available() bool {
+// Available reports whether git is installed.
+func (g *repo) Available() bool {
 	_, err := exec.LookPath("git")
 	return err == nil
 }
 
-func (g git) isRepo(ctx context.Context) bool {
+// GitDir is `git rev-parse --git-dir`'s failure: nil when dir is in a
+// repository git is willing to look at, else git's own message.
+func (g *repo) GitDir(ctx context.Context) error {
 	_, err := g.run(ctx, "rev-parse", "--git-dir")
-	return err == nil
+	return err
 }
 
-// head is `git rev-parse HEAD` ("" without a commit). A plain repository's
+// IsRepo reports whether dir is in a repository git will look at.
+func (g *repo) IsRepo(ctx context.Context) bool { return g.GitDir(ctx) == nil }
+
+// Head is `git rev-parse HEAD` ("" without a commit). A plain repository's
 // HEAD is read from its files; the loop asks for it on every iteration and
 // a git process costs milliseconds. Anything else is asked of git.
-func (g git) head(ctx context.Context) string {
-	if id, ok := readHead(g.dir); ok {
+func (g *repo) Head(ctx context.Context) string {
+	if id, ok := g.readHead(); ok {
 		return id
 	}
 	s, err := g.run(ctx, "rev-parse", "HEAD")
@@ -125,11 +183,11 @@ func (g git) head(ctx context.Context) string {
 // HEAD is a commit id or names a loose or packed branch that holds one. ok
 // is false whenever that is not so (an unborn branch included), and the
 // caller asks git.
-func readHead(dir string) (id string, ok bool) {
-	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+func (g *repo) readHead() (id string, ok bool) {
+	if !g.plain {
 		return "", false
 	}
-	gitDir := filepath.Join(dir, ".git")
+	gitDir := filepath.Join(g.dir, ".git")
 	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
 		return "", false
 	}
@@ -183,10 +241,10 @@ func isObjectID(s string) bool {
 	return true
 }
 
-// porcelain is `git status --porcelain` without the loop-owned files: one
+// Porcelain is `git status --porcelain` without the loop-owned files: one
 // "XY path" line per changed or untracked file (renames and copies name
 // the new path), "" for a clean tree.
-func (g git) porcelain(ctx context.Context) string {
+func (g *repo) Porcelain(ctx context.Context) string {
 	s, _ := g.run(ctx, "status", "--porcelain", "-z")
 	var lines []string
 	entries := strings.Split(s, "\x00")
@@ -205,10 +263,10 @@ func (g git) porcelain(ctx context.Context) string {
 	return strings.Join(lines, "\n")
 }
 
-// committedBeyondOwned reports whether the commits from..to change any
+// CommittedBeyondOwned reports whether the commits from..to change any
 // file that is not loop-owned. A commit of nothing but the loop's own
 // files is no change.
-func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
+func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 	if from == "" || to == "" || from == to {
 		return from != to
 	}
@@ -224,22 +282,22 @@ func (g git) committedBeyondOwned(ctx context.Context, from, to string) bool {
 	return false
 }
 
-// changes reports, for the files changed since start (the commits
+// Changes reports, for the files changed since start (the commits
 // start..HEAD when HEAD moved, then unstaged and staged changes), how many
 // distinct files changed and the `git diff --numstat` text of those three
 // diffs in that order. Untracked files are not counted, as the bash loop
 // counts them; loop-owned files are neither counted nor in the text (a
 // commit of nothing else is no change). One numstat per diff serves both
 // answers: the loop pays for every git process on every iteration.
-func (g git) changes(ctx context.Context, start string) (files int, numstat string) {
+func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
 	// The three look-ups are independent: run them side by side.
 	// A plain repository's HEAD is read first: with it, the staged diff
 	// may be the one remembered.
-	head, plain := readHead(g.dir)
+	head, plain := g.readHead()
 	var work, staged string
 	var wg sync.WaitGroup
 	if !plain {
-		wg.Go(func() { head = g.head(ctx) })
+		wg.Go(func() { head = g.Head(ctx) })
 	}
 	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
 	wg.Go(func() { staged = g.stagedNumstat(ctx, head, plain) })
@@ -272,9 +330,9 @@ func (g git) changes(ctx context.Context, start string) (files int, numstat stri
 // identity and given again while both are unchanged. The index is looked
 // at before git runs: should it change in between, the remembered identity
 // is the older one and the next call asks git again.
-func (g git) stagedNumstat(ctx context.Context, head string, plain bool) string {
+func (g *repo) stagedNumstat(ctx context.Context, head string, plain bool) string {
 	c := g.staged
-	if c == nil || !plain || os.Getenv("GIT_INDEX_FILE") != "" {
+	if c == nil || !plain || g.index {
 		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
 		return out
 	}
@@ -327,4 +385,41 @@ func numstatPath(line string) string {
 	default:
 		return p[arrow+len(" => "):]
 	}
+}
+
+// DiffStat is `git diff --stat` of the working tree against the index
+// (rng "") or of the range rng ("A..B", or a commit against the working
+// tree); "" when git fails.
+func (g *repo) DiffStat(ctx context.Context, rng string) string {
+	args := []string{"diff", "--stat"}
+	if rng != "" {
+		args = append(args, rng)
+	}
+	out, _ := g.run(ctx, args...)
+	return out
+}
+
+// LastCommit is HEAD's abbreviated id and subject; ok is false without a
+// commit or when git fails.
+func (g *repo) LastCommit(ctx context.Context) (id, subject string, ok bool) {
+	out, err := g.run(ctx, "-c", "log.showSignature=false", "log", "-1", "--no-show-signature", "--format=%h%x00%s")
+	if err != nil {
+		return "", "", false
+	}
+	id, subject, _ = strings.Cut(out, "\x00")
+	return id, subject, true
+}
+
+// runIn is Run in the environment env.
+func runIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := command(ctx, dir, env, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(errb.String()); msg != "" {
+			return "", errors.New(msg)
+		}
+		return "", err
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/templates"
+)
+
+// installTemplates writes the default project files, and the .gitignore
+// that keeps the loop's own files out of git, into a .ralph/ folder where
+// they are missing (install.sh --project); it never overwrites. A .ralph/
+// (or a folder in it) that is a symbolic link is refused first.
+func installTemplates(dir string, stdout io.Writer) error {
+	d := ralphdir.New(dir, nil)
+	if err := d.CheckFolders(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.Path(ralphdir.Specs), 0o755); err != nil {
+		return err
+	}
+	for _, name := range templates.Names() {
+		p := d.Path(name)
+		if _, err := d.Lstat(name); err == nil {
+			fmt.Fprintf(stdout, "Kept %s (already there)\n", p)
+			continue
+		}
+		if err := d.ReplaceFile(name, templates.Files()[name]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Added %s\n", p)
+	}
+	// The loop's own files stay out of the project's history.
+	created, err := ralphdir.New(dir, nil).EnsureGitIgnore()
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(stdout, "Added %s (the loop's own files stay out of git)\n", filepath.Join(dir, ralphdir.GitIgnore))
+	} else {
+		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
+	}
+	return nil
+}
