@@ -100,6 +100,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cfg.Action != config.Run {
 		return command(cfg, args, dir, colour(stdout), safeOut, safeErr)
 	}
+	if cfg.SwarmWorkers > 0 {
+		return runSwarm(cfg, args, cwd, safeErr, lookupEnv, sig)
+	}
 	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
 }
 
@@ -286,6 +289,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Version:     version,
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
+			Swarm:       swarmShared(os.LookupEnv),
 		})
 	})
 	if !ok {

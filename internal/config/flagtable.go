@@ -73,6 +73,7 @@ var flagDefs = []flagDef{
 	{long: "outage-max", arg: "DURATION", group: groupLoop, help: "stop (exit 10) once such an outage has lasted this long, 0 for no limit"},
 	{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
 	{long: "max-tokens", arg: "N", group: groupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
+	{long: "swarm", doc: "SWARM.md", arg: "N", group: groupLoop, help: "work the plan's epics with N loops at once (2 to 6), each in a git worktree under .swarm/, merging each finished one only when the quality gates pass on the result"},
 	{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
 
 	{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
