@@ -158,6 +158,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, colour bool, 
 	case config.Version:
 		fmt.Fprintf(stdout, "ralph_loop %s\n", version)
 	case config.Status:
+		defer showSwarmStatus(dir, cfg, stdout)
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
 		return circuitStatus(dir, cfg, stdout, stderr)

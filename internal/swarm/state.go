@@ -58,6 +58,7 @@ type State struct {
 	StartedAt string   `json:"started_at"`
 	UpdatedAt string   `json:"updated_at"`
 	Status    string   `json:"status"` // running, merged, held, stopped
+	PID       int      `json:"pid"`    // the --swarm process of the last run
 	Workers   []Worker `json:"workers"`
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -101,6 +102,14 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		o.Poll = time.Second
 	}
 	s := &swarm{o: o, dir: filepath.Join(o.Root, Dir)}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return Report{}, err
+	}
+	lock := flock.New(filepath.Join(s.dir, ".swarm.lock"))
+	if ok, err := lock.TryLock(); err != nil || !ok {
+		return Report{}, fmt.Errorf("another ralph_loop --swarm is using %s (or its lock cannot be taken: %v)", s.dir, err)
+	}
+	defer lock.Unlock()
 	if err := s.prepare(ctx); err != nil {
 		return Report{}, err
 	}
@@ -234,7 +243,7 @@ func (s *swarm) resume(ctx context.Context, old State) error {
 		}
 	}
 	s.st = old
-	s.st.Status = "running"
+	s.st.Status, s.st.PID = "running", os.Getpid()
 	fmt.Fprintf(s.o.Log, "Resuming the swarm of %s: %d workers still have work\n", old.StartedAt, len(slices.DeleteFunc(slices.Clone(old.Workers), Worker.finished)))
 	return s.saveState()
 }
@@ -262,7 +271,7 @@ func (s *swarm) start(ctx context.Context) error {
 			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(Dir, Name(id)), filepath.Join(Dir, Name(id)))
 		}
 	}
-	s.st = State{Base: s.base, StartedAt: s.o.Now().UTC().Format(time.RFC3339), Status: "running"}
+	s.st = State{Base: s.base, StartedAt: s.o.Now().UTC().Format(time.RFC3339), Status: "running", PID: os.Getpid()}
 	for i, epics := range parts {
 		id := i + 1
 		wt := filepath.Join(s.dir, Name(id))
