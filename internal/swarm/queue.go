@@ -131,7 +131,7 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 	if err != nil {
 		return held, nil, "", err
 	}
-	msg := fmt.Sprintf("swarm: merge %s (%s)", Name(id), strings.Join(w.Epics, ", "))
+	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, strings.Join(w.Epics, ", ")) // bmalph's words
 	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", w.Branch)
 	if mergeErr != nil && !merging(ctx, sc) {
 		return held, nil, "", mergeErr

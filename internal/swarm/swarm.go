@@ -397,7 +397,9 @@ func (s *swarm) poll(ctx context.Context) {
 		s.mu.Lock()
 		ids := []int{}
 		for _, w := range s.st.Workers {
-			if !w.finished() {
+			// A worker in the queue may lose its worktree any moment:
+			// what it showed last stays.
+			if w.State == Running || w.State == Fixing || w.State == Resolving {
 				ids = append(ids, w.ID)
 			}
 		}

@@ -57,7 +57,7 @@ func TestTwoEpicsFinishAndBothMerge(t *testing.T) {
 	if br := run(t, root, "git", "branch", "--list", "swarm/*"); br != "" {
 		t.Errorf("merged branches left: %s", br)
 	}
-	if merges := run(t, root, "git", "log", "--merges", "--format=%s"); strings.Count(merges, "swarm: merge worker-") != 2 {
+	if merges := run(t, root, "git", "log", "--merges", "--format=%s"); strings.Count(merges, "swarm: merge worker ") != 2 {
 		t.Errorf("merge commits: %s", merges)
 	}
 	st, found, err := Load(root)
