@@ -93,7 +93,7 @@ func Split(plan string, n int) (preamble []string, parts [][]Epic, err error) {
 		}
 	}
 	if len(open) < 2 {
-		return nil, nil, fmt.Errorf("%w: the plan has %d (a swarm needs at least 2 \"##\" sections with open \"- [ ]\" tasks)", ErrTooFewEpics, len(open))
+		return nil, nil, fmt.Errorf("%w: the plan has %d (a swarm needs at least 2 \"##\" or \"###\" sections with open \"- [ ]\" tasks)", ErrTooFewEpics, len(open))
 	}
 	n = min(n, len(open))
 	sort.SliceStable(open, func(i, j int) bool { return open[i].Open > open[j].Open })
