@@ -88,7 +88,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr io.Writer, l
 	case swarm.AllMerged:
 		say("[SUCCESS] swarm: all %d workers merged into %s", len(r.Workers), r.Base)
 		return nil
-	case swarm.Interupted:
+	case swarm.Interrupted:
 		if se := sig.stopped(); se != nil {
 			say("[WARN] swarm stopped (%s); run the same --swarm again to resume the workers that still have work", se.Name)
 			return se

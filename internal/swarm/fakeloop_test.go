@@ -37,6 +37,7 @@ var slugRe = regexp.MustCompile(`[^a-z0-9]+`)
 //
 //	"same"  overwrites same.txt's one line (two such workers conflict)
 //	"bad"   creates bad.txt (the tests' gate fails on it)
+//	"stop"  exits 4 the first time (as --max-loops does), writes stop.txt the next
 //	"hang"  writes its pid to $FAKE_PIDS/<dir>.pid and blocks
 //	other   appends the task to <epic>.txt
 //
@@ -77,6 +78,14 @@ func fakeLoop() int {
 				os.Remove("bad.txt")
 			}
 		case strings.Contains(task, "Resolve the merge"):
+		case strings.Contains(epic, "stop"):
+			wd, _ := os.Getwd()
+			mark := filepath.Join(os.Getenv("FAKE_PIDS"), "stopped-"+filepath.Base(wd))
+			if _, err := os.Stat(mark); err != nil {
+				os.WriteFile(mark, nil, 0o644)
+				return 4 // as --max-loops ends a loop, the task still open
+			}
+			os.WriteFile("stop.txt", []byte(task+"\n"), 0o644)
 		case strings.Contains(epic, "hang"):
 			wd, _ := os.Getwd()
 			pid := filepath.Join(os.Getenv("FAKE_PIDS"), filepath.Base(wd)+".pid")

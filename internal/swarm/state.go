@@ -52,6 +52,13 @@ func (w Worker) finished() bool {
 	return w.State == Merged || w.State == Held || w.State == Conflict
 }
 
+// stoppedShort reports whether the worker was held because its loop
+// stopped before its epics were done (--max-loops, the breaker, a
+// budget): a new --swarm runs that loop again.
+func (w Worker) stoppedShort() bool {
+	return w.State == Held && w.ExitCode != nil && *w.ExitCode != 0
+}
+
 // State is .swarm/swarm.json.
 type State struct {
 	Base      string   `json:"base_branch"`

@@ -62,7 +62,7 @@ type Outcome int
 const (
 	AllMerged  Outcome = iota // every worker's branch is in the main branch
 	HeldBack                  // some branch is not: held (red gates, loop stopped short) or in conflict
-	Interupted                // stopped by a signal; re-running --swarm resumes
+	Interrupted                // stopped by a signal; re-running --swarm resumes
 )
 
 // Report is the swarm's end: its outcome and every worker's last state.
@@ -153,12 +153,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		switch {
 		case w.State == Merged:
 		case !w.finished() || ctx.Err() != nil:
-			r.Outcome, s.st.Status = Interupted, "stopped"
+			r.Outcome, s.st.Status = Interrupted, "stopped"
 		case r.Outcome == AllMerged:
 			r.Outcome, s.st.Status = HeldBack, "held"
 		}
 	}
-	if r.Outcome == Interupted {
+	if r.Outcome == Interrupted {
 		for _, w := range r.Workers {
 			if !w.finished() && w.State != Stopped {
 				s.set(w.ID, func(w *Worker) { w.State = Stopped })
@@ -196,7 +196,7 @@ func (s *swarm) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if found && old.Base == base && slices.ContainsFunc(old.Workers, func(w Worker) bool { return !w.finished() }) {
+	if found && old.Base == base && slices.ContainsFunc(old.Workers, func(w Worker) bool { return !w.finished() || w.stoppedShort() }) {
 		return s.resume(ctx, old)
 	}
 	return s.start(ctx)
@@ -230,16 +230,16 @@ func (s *swarm) exclude(ctx context.Context) error {
 // resume takes up the workers of an earlier swarm that still have work.
 func (s *swarm) resume(ctx context.Context, old State) error {
 	for i, w := range old.Workers {
-		if w.finished() {
+		if w.finished() && !w.stoppedShort() {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(s.o.Root, w.Worktree)); err != nil {
 			return fmt.Errorf("cannot resume the swarm: %s is gone (%v); move %s aside to start a new swarm", w.Worktree, err, filepath.Join(Dir, StateFile))
 		}
-		switch w.State {
-		case Fixing, Resolving, Queued, Merging:
+		switch {
+		case w.State == Fixing, w.State == Resolving, w.State == Queued, w.State == Merging:
 		default:
-			old.Workers[i].State = Pending
+			old.Workers[i].State, old.Workers[i].ExitCode, old.Workers[i].Note = Pending, nil, ""
 		}
 	}
 	s.st = old

@@ -173,7 +173,7 @@ func TestStopLeavesNoProcessAndResumes(t *testing.T) {
 	}
 	cancel()
 	r := <-done
-	if r.Outcome != Interupted || states(r) != "stopped,stopped" {
+	if r.Outcome != Interrupted || states(r) != "stopped,stopped" {
 		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
 	}
 	for _, p := range found {
@@ -195,6 +195,30 @@ func TestStopLeavesNoProcessAndResumes(t *testing.T) {
 	clean(t, root)
 	if got := run(t, root, "cat", "epic-done-1.txt", "epic-done-2.txt"); got != "one\ntwo" {
 		t.Errorf("main has %q", got)
+	}
+}
+
+// A worker whose loop stopped short (exit 4, --max-loops) is held back;
+// running the swarm again runs its loop again, and it merges.
+func TestStoppedShortIsHeldThenResumed(t *testing.T) {
+	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic stop\n- [ ] s1\n")
+	o := swarmOpts(t, root, "FAKE_PIDS="+t.TempDir())
+	r := runSwarm(t, o)
+	if r.Outcome != HeldBack {
+		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	}
+	for _, w := range r.Workers {
+		if w.Epics[0] == "Epic stop" && (w.State != Held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
+			t.Errorf("the stopped worker: %+v", w)
+		}
+	}
+	clean(t, root)
+	r = runSwarm(t, o)
+	if r.Outcome != AllMerged {
+		t.Fatalf("again: outcome %d, states %s", r.Outcome, states(r))
+	}
+	if got := run(t, root, "cat", "stop.txt"); got != "s1" {
+		t.Errorf("stop.txt %q", got)
 	}
 }
 
