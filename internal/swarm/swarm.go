@@ -60,8 +60,8 @@ type Options struct {
 type Outcome int
 
 const (
-	AllMerged  Outcome = iota // every worker's branch is in the main branch
-	HeldBack                  // some branch is not: held (red gates, loop stopped short) or in conflict
+	AllMerged   Outcome = iota // every worker's branch is in the main branch
+	HeldBack                   // some branch is not: held (red gates, loop stopped short) or in conflict
 	Interrupted                // stopped by a signal; re-running --swarm resumes
 )
 
