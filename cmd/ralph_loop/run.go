@@ -101,7 +101,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		return command(cfg, args, dir, colour(stdout), safeOut, safeErr)
 	}
 	if cfg.SwarmWorkers > 0 {
-		return runSwarm(cfg, args, cwd, safeErr, lookupEnv, sig)
+		return runSwarm(cfg, args, cwd, safeErr, stderr, lookupEnv, sig)
 	}
 	return runLoop(cfg, warnings, dir, cwd, colour(stderr), stdin, stdout, stderr, sig)
 }

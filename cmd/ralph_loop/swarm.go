@@ -7,12 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
@@ -28,7 +28,7 @@ const swarmStagger = "RALPH_SWARM_STAGGER"
 // runSwarm is --swarm N: the plan's epics worked by N loops of this
 // program at once, each in its worktree, merged through the queue
 // (internal/swarm, docs/SWARM.md).
-func runSwarm(cfg *config.Config, args []string, cwd string, stderr io.Writer, lookupEnv func(string) (string, bool), sig *signals) error {
+func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.Writer, lookupEnv func(string) (string, bool), sig *signals) error {
 	if cfg.Dashboard {
 		return &config.UsageError{Key: "--swarm", Msg: "--swarm does not take --dashboard; watch the workers with 'ralph_loop --serve --projects .swarm'"}
 	}
@@ -51,12 +51,11 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr io.Writer, l
 		return err
 	}
 	sig.setOut(stderr)
-	var mu sync.Mutex
-	say := func(format string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "[%s] "+format+"\n", append([]any{time.Now().Format("2006-01-02 15:04:05")}, a...)...)
-	}
+	// The board writes its own redraw escapes, so it gets the raw stream
+	// and makes the text it prints safe itself.
+	con := &board{w: rawErr, tty: isTerminal(rawErr) && escapes(rawErr), width: terminalWidth(rawErr),
+		stamp: func() string { return time.Now().Format("2006-01-02 15:04:05") }}
+	say := func(format string, a ...any) { con.log(fmt.Sprintf(format, a...)) }
 	r, err := swarm.Run(sig.stopper.Context(), swarm.Options{
 		Root:    cwd,
 		Workers: cfg.SwarmWorkers,
@@ -72,7 +71,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr io.Writer, l
 			Wrap:        sb.gateWrap(),
 		},
 		Retries: swarm.DefaultRetries,
-		Show:    func(w swarm.Worker) { say("[SWARM] %s", workerLine(w)) },
+		Show:    con.show,
 		Log:     lineWriter(func(l string) { say("[SWARM] %s", l) }),
 	})
 	if err != nil {
@@ -98,7 +97,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr io.Writer, l
 		lines := []string{fmt.Sprintf("ralph_loop: swarm: %d of %d workers not merged into %s:", held, len(r.Workers), r.Base)}
 		for _, w := range r.Workers {
 			if w.State != swarm.Merged {
-				lines = append(lines, fmt.Sprintf("  %s (%s): %s; branch %s", swarm.Name(w.ID), w.State, w.Note, w.Branch))
+				lines = append(lines, safetext.Line(fmt.Sprintf("  %s (%s): %s; branch %s", swarm.Name(w.ID), w.State, w.Note, w.Branch)))
 			}
 		}
 		return &exitError{code: ExitHeldBack, lines: lines}
