@@ -5,7 +5,7 @@
 #   scripts/compat.sh && git diff docs/COMPATIBILITY.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
-order=(engine process config analysis breaker session ratelimit supervise drivers gates control observability)
+order=(engine process config analysis breaker session ratelimit supervise drivers gates control observability swarm)
 out=docs/COMPATIBILITY.md
 {
 	cat <<'HEAD'

@@ -128,6 +128,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Version:     programVersion(),
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
+			Swarm:       swarmShared(os.LookupEnv),
 		})
 	})
 	if !ok {

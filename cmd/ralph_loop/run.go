@@ -90,6 +90,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cfg.Action != config.Run {
 		return command(cfg, args, dir, reset, colour(stdout), safeOut, safeErr)
 	}
+	if cfg.SwarmWorkers > 0 {
+		return runSwarm(cfg, args, cwd, safeErr, stderr, lookupEnv, sig)
+	}
 	return runLoop(cfg, warnings, dir, cwd, reset, colour(stderr), stdin, stdout, stderr, sig)
 }
 
@@ -155,6 +158,7 @@ func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string,
 	case config.Version:
 		fmt.Fprintf(stdout, "ralph_loop %s\n", programVersion())
 	case config.Status:
+		defer showSwarmStatus(dir, cfg, stdout)
 		return showStatus(dir, cfg, stdout)
 	case config.CircuitStatus:
 		return circuitStatus(dir, cfg, reset, stdout, stderr)

@@ -193,6 +193,7 @@ type Config struct {
 	// Loop control (new, all off by default except LoopDelay and
 	// MaxConsecutiveFailures).
 	MaxLoops               int            // MAX_LOOPS, 0 = unlimited
+	SwarmWorkers           int            // --swarm N: loops at once (docs/SWARM.md), 0 = none
 	LoopDelay              time.Duration  // LOOP_DELAY, default 5s
 	IdleDelay              time.Duration  // IDLE_DELAY, 0 = off
 	IdleBackoff            float64        // IDLE_BACKOFF, 2.0 when IDLE_DELAY is set

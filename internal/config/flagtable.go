@@ -76,6 +76,7 @@ var flagLayout = []flagDef{
 	at("outage-max"),
 	at("max-cost"),
 	at("max-tokens"),
+	at("swarm"),
 	at("events"),
 
 	at("notify-on"),

@@ -41,8 +41,16 @@ func accepted(t *testing.T, k *keySpec) []string {
 		if v == "" || slices.Contains(out, v) {
 			continue
 		}
-		c, err := rowSetup(t, "", map[string]string{k.env[0]: v})
-		if err == nil && c.Sources[k.name].Kind == SourceEnv {
+		var c *Config
+		var err error
+		want := SourceEnv
+		if len(k.env) == 0 { // a key of the command line only
+			want = SourceFlag
+			c, err = rowSetup(t, "", nil, flagArgs(k, v)...)
+		} else {
+			c, err = rowSetup(t, "", map[string]string{k.env[0]: v})
+		}
+		if err == nil && c.Sources[k.name].Kind == want {
 			out = append(out, v)
 		}
 		if len(out) == 2 {
@@ -110,7 +118,10 @@ func checkRow(t *testing.T, k *keySpec) {
 		return
 	}
 	args := flagArgs(k, a)
-	env := map[string]string{k.env[0]: b}
+	env := map[string]string{}
+	if len(k.env) > 0 {
+		env[k.env[0]] = b
+	}
 	c := load(line, env, args...)
 	if src := c.Sources[k.name]; src.Kind != SourceFlag || src.Name != "--"+k.flag.long {
 		t.Errorf("%s: %q over the environment and .ralphrc: source %v, want flag --%s", k.name, args, src, k.flag.long)
@@ -124,7 +135,7 @@ func checkRow(t *testing.T, k *keySpec) {
 // --help-all and README's flag table, with its default.
 func checkShown(t *testing.T, k *keySpec) {
 	t.Helper()
-	if !strings.Contains(configDoc(), "| `"+k.name+"` |") {
+	if !strings.Contains(configDoc(), "| `"+k.name+"` ") {
 		t.Errorf("docs/CONFIG.md has no row for %s", k.name)
 	}
 	if k.flag == nil {

@@ -166,7 +166,10 @@ report it as a warning and use the default.
 			}
 		}
 		rcCol := "`" + k.name + "`"
-		if !k.rc {
+		switch {
+		case !k.rc && len(k.env) == 0:
+			rcCol += " (command line only)"
+		case !k.rc:
 			rcCol += " (env only)"
 		}
 		env := make([]string, len(k.env))

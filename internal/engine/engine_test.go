@@ -57,6 +57,7 @@ type ctlHarness struct {
 	out     *ctlBuffer
 	stopper *engine.Stopper
 	script  func(n int) ctlReply
+	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
 
 	mu    sync.Mutex
 	calls int
@@ -167,6 +168,7 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 		// never reached here (no Stdin).
 		Interactive: false,
 		Version:     "test",
+		Swarm:       h.swarm,
 	})
 	// Let goroutines the run left behind (a progress tick that fired with
 	// the end of the last call) finish their writes before anyone looks

@@ -125,6 +125,7 @@ func (l *loop) pickDriver() {
 func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
 	limited := l.usageWindow(res.Limit())
 	l.bus.Note(events.UsageLimitHit{Agent: l.drv.DisplayName(), Usage: limited})
+	l.swarmLimitHit(res)
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
 	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})

@@ -183,6 +183,12 @@ func (l *loop) run() Result {
 		if r, stop := l.pauseGate(); stop {
 			return r
 		}
+		if r, stop, again := l.swarmGate(); stop {
+			return r
+		} else if again {
+			l.n-- // the wait was not an iteration
+			continue
+		}
 
 		l.pickDriver()
 		l.status(events.IterationStarted, "executing", "running")

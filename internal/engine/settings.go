@@ -43,4 +43,7 @@ type Deps struct {
 	// Ticks: a terminal shows the ticking line of a call in the default
 	// mode (events.AgentTick each second).
 	Ticks bool
+
+	// Swarm, when set, is what the workers of a --swarm share (swarm.go).
+	Swarm Swarm
 }

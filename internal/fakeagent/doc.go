@@ -48,6 +48,7 @@
 //	        or without end for "forever" (calls/N.started comes first then)
 //	.check  tick the first "- [ ]" box in ./.ralph/@fix_plan.md
 //	.touch  relative paths, one a line: append "call N" to each (a git-visible change)
+//	        ({{DIR}} in a path: the working directory's name, e.g. a swarm worker's)
 //
 // Flag files (.hang, .child, .setsid, .check) are on when present, unless their content
 // is 0, false, no or off, so a per-call file can switch off a default. In

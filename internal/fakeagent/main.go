@@ -300,6 +300,9 @@ func (c *call) touch(spec string) error {
 		if p == "" {
 			continue
 		}
+		if wd, err := os.Getwd(); err == nil {
+			p = strings.ReplaceAll(p, "{{DIR}}", filepath.Base(wd))
+		}
 		if filepath.IsAbs(p) {
 			return fmt.Errorf(".touch: %q is not a relative path", p)
 		}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ralphloop/ralph_loop/internal/swarm"
+)
+
+// On a terminal the workers' lines are one block, redrawn in place below
+// the messages; off a terminal every change is a line; epic headings
+// cannot bring escapes of their own.
+func TestSwarmBoard(t *testing.T) {
+	var out strings.Builder
+	b := &board{w: &out, tty: true, stamp: func() string { return "T" }, width: func() int { return 44 }}
+	b.show(swarm.Worker{ID: 1, State: swarm.Running, Epics: []string{"A"}})
+	b.show(swarm.Worker{ID: 2, State: swarm.Running, Epics: []string{"B\x1b]0;x\x07"}})
+	b.log("worker-1: merged")
+	b.show(swarm.Worker{ID: 1, State: swarm.Merged, Epics: []string{"A"}})
+	w1, w1m := "worker-1  running   loop 0   0/0 tasks  A\n", "worker-1  merged    loop 0   0/0 tasks  A\n"
+	w2 := "worker-2  running   loop 0   0/0 tasks  B\\u\n" // made safe, then cut to the width
+	want := w1 + "\x1b[1A\x1b[J" + w1 + w2 + "\x1b[2A\x1b[J[T] worker-1: merged\n" + w1 + w2 + "\x1b[2A\x1b[J" + w1m + w2
+	if got := out.String(); got != want {
+		t.Errorf("tty board:\n%q\nwant\n%q", got, want)
+	}
+	out.Reset()
+	b = &board{w: &out, stamp: func() string { return "T" }}
+	b.show(swarm.Worker{ID: 1, State: swarm.Running, Epics: []string{"A"}})
+	b.log("m")
+	if got := out.String(); got != "[T] [SWARM] worker-1  running   loop 0   0/0 tasks  A\n[T] m\n" {
+		t.Errorf("plain board: %q", got)
+	}
+}

@@ -1,0 +1,109 @@
+package swarm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+)
+
+// Dir is the swarm's folder in the project, as bmalph names it.
+const Dir = ".swarm"
+
+// StateFile is the swarm's state under Dir: its workers, their epics and
+// where each stands. --status reads it; a new --swarm resumes from it.
+const StateFile = "swarm.json"
+
+// Worker states.
+const (
+	Pending   = "pending"   // its worktree is made, its loop not started yet
+	Running   = "running"   // its loop runs
+	Queued    = "queued"    // its loop finished the epics; waiting for the merge queue
+	Merging   = "merging"   // the queue tries its branch on the main branch
+	Fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
+	Resolving = "resolving" // its branch conflicts with the main branch: its loop resolves it
+	Merged    = "merged"    // in the main branch; worktree and branch removed
+	Held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
+	Conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
+	Stopped   = "stopped"   // stopped by a signal before it was done
+)
+
+// Worker is one worker of the swarm.
+type Worker struct {
+	ID       int      `json:"id"`
+	Worktree string   `json:"worktree"` // relative to the project: .swarm/worker-1
+	Branch   string   `json:"branch"`   // swarm/worker-1
+	Epics    []string `json:"epics"`
+	State    string   `json:"state"`
+	Loop     int      `json:"loop"`
+	Done     int      `json:"tasks_done"`
+	Total    int      `json:"tasks_total"`
+	Attempts int      `json:"attempts"` // hand-backs after a red merge or a conflict
+	ExitCode *int     `json:"exit_code,omitempty"`
+	Note     string   `json:"note,omitempty"` // why it is held, the conflicting files
+}
+
+// finished reports whether the worker will not run again in this swarm.
+func (w Worker) finished() bool {
+	return w.State == Merged || w.State == Held || w.State == Conflict
+}
+
+// stoppedShort reports whether the worker was held because its loop
+// stopped before its epics were done (--max-loops, the breaker, a
+// budget): a new --swarm runs that loop again.
+func (w Worker) stoppedShort() bool {
+	return w.State == Held && w.ExitCode != nil && *w.ExitCode != 0
+}
+
+// State is .swarm/swarm.json.
+type State struct {
+	Base      string   `json:"base_branch"`
+	StartedAt string   `json:"started_at"`
+	UpdatedAt string   `json:"updated_at"`
+	Status    string   `json:"status"` // running, merged, held, stopped
+	PID       int      `json:"pid"`    // the --swarm process of the last run
+	Workers   []Worker `json:"workers"`
+}
+
+// Name is a worker's folder and branch suffix: worker-1.
+func Name(id int) string { return "worker-" + strconv.Itoa(id) }
+
+// Branch is a worker's branch: swarm/worker-1.
+func Branch(id int) string { return "swarm/" + Name(id) }
+
+// maxState bounds what is read of swarm.json: the project is not trusted.
+const maxState = 1 << 20
+
+// Load reads root's .swarm/swarm.json; found is false when there is none.
+func Load(root string) (st State, found bool, err error) {
+	p := filepath.Join(root, Dir, StateFile)
+	b, err := ralphdir.ReadFileCapped(p, maxState)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}, false, nil
+	}
+	if err != nil {
+		return State{}, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return State{}, false, fmt.Errorf("read %s: %w (move it aside to start a new swarm)", p, err)
+	}
+	for _, w := range st.Workers {
+		if w.ID < 1 || w.ID > MaxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(Dir, Name(w.ID))) || w.Branch != Branch(w.ID) {
+			return State{}, false, fmt.Errorf("read %s: worker %d is not one --swarm made (move the file aside to start a new swarm)", p, w.ID)
+		}
+	}
+	return st, true, nil
+}
+
+// save writes the state atomically.
+func save(root string, st State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return ralphdir.WriteFileAtomic(filepath.Join(root, Dir, StateFile), append(b, '\n'), 0o644)
+}
