@@ -20,8 +20,10 @@
 //     get --ignore-submodules=dirty (git would otherwise run status
 //     inside each submodule, under the submodule's own config);
 //   - every filter the repository's own config defines is emptied
-//     (clean, smudge and process set to "", required to false, through
-//     GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n so that any name works): the
+//     (clean, smudge and process set to "", required to false), and every
+//     merge driver it defines is replaced by `false` (the file is left in
+//     conflict), through GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n so that any
+//     name works: the
 //     names are listed with `git config --show-scope --includes` before
 //     each command, so a filter the agent adds between two commands is
 //     caught too.
@@ -95,8 +97,15 @@ func filterEnv(env []string, names []string) []string {
 		}
 	}
 	for _, name := range names {
-		for _, kv := range [][2]string{{"clean", ""}, {"smudge", ""}, {"process", ""}, {"required", "false"}} {
-			out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=filter.%s.%s", n, name, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, kv[1]))
+		overrides := [][2]string{{"clean", ""}, {"smudge", ""}, {"process", ""}, {"required", "false"}}
+		if strings.HasPrefix(name, "merge.") {
+			// A merge driver that fails leaves its file in conflict, so a
+			// merge the repository's driver would have made is never
+			// taken silently; an empty command would "succeed" keeping ours.
+			overrides = [][2]string{{"driver", "false"}}
+		}
+		for _, kv := range overrides {
+			out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s.%s", n, name, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, kv[1]))
 			n++
 		}
 	}
@@ -129,7 +138,7 @@ func withSafeFlags(args []string) []string {
 	return append(out, args[at:]...)
 }
 
-// repoFilters names the filter drivers the repository's own configuration
+// repoFilters names the filter and merge drivers ("filter.NAME", "merge.NAME") the repository's own configuration
 // (local and worktree scopes, with what they include) defines. Nothing is
 // listed when git cannot tell, for example outside a repository; then
 // there is no repository configuration to distrust either. The loop runs
@@ -147,7 +156,7 @@ func repoFilters(ctx context.Context, dir string, env []string) []string {
 			return c.names
 		}
 	}
-	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^(filter|include|includeif)\.`)
+	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^(filter|merge|include|includeif)\.`)
 	cmd.Dir = dir
 	cmd.Env = append(env[:len(env):len(env)], "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
@@ -221,15 +230,15 @@ func parseFilters(out []byte) (names []string, includes bool) {
 			includes = true
 			continue
 		}
-		rest, ok := strings.CutPrefix(key, "filter.")
-		if !ok {
+		section, rest, _ := strings.Cut(key, ".")
+		if section != "filter" && section != "merge" {
 			continue
 		}
 		dot := strings.LastIndexByte(rest, '.')
 		if dot <= 0 {
-			continue
+			continue // merge.conflictstyle and the like: no program
 		}
-		if name := rest[:dot]; !seen[name] {
+		if name := section + "." + rest[:dot]; !seen[name] {
 			seen[name] = true
 			names = append(names, name)
 		}

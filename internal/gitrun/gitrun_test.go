@@ -34,8 +34,9 @@ func TestParseFilters(t *testing.T) {
 	out := "local\x00filter.evil.clean\nsh x\x00local\x00filter.evil.smudge\nsh y\x00" +
 		"global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00worktree\x00filter.a=b.c.process\nz\x00" +
 		"command\x00filter.mine.clean\ncat\x00system\x00filter.sys.clean\ncat\x00"
+	out += "local\x00merge.ours.driver\nsh z\x00local\x00merge.conflictstyle\ndiff3\x00global\x00merge.mine.driver\ncat\x00"
 	got, includes := parseFilters([]byte(out))
-	if want := []string{"evil", "a=b.c"}; !slices.Equal(got, want) || includes {
+	if want := []string{"filter.evil", "filter.a=b.c", "merge.ours"}; !slices.Equal(got, want) || includes {
 		t.Errorf("parseFilters = %q, %v; want %q, false", got, includes, want)
 	}
 	if _, includes := parseFilters([]byte("global\x00include.path\n~/x\x00")); includes {
@@ -49,15 +50,16 @@ func TestParseFilters(t *testing.T) {
 // TestFilterEnv: the overrides follow the person's own GIT_CONFIG_COUNT
 // entries and keep each name whole.
 func TestFilterEnv(t *testing.T) {
-	env := filterEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"}, []string{"a=b"})
+	env := filterEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"}, []string{"filter.a=b", "merge.m"})
 	joined := strings.Join(env, "\n")
-	for _, want := range []string{"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_4=filter.a=b.required", "GIT_CONFIG_VALUE_4=false", "GIT_PAGER=cat"} {
+	for _, want := range []string{"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_4=filter.a=b.required", "GIT_CONFIG_VALUE_4=false",
+		"GIT_CONFIG_KEY_5=merge.m.driver", "GIT_CONFIG_VALUE_5=false", "GIT_PAGER=cat"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("filterEnv lacks %q:\n%s", want, joined)
 		}
 	}
-	if env[len(env)-1] != "GIT_CONFIG_COUNT=5" {
-		t.Errorf("filterEnv ends with %q, want GIT_CONFIG_COUNT=5", env[len(env)-1])
+	if env[len(env)-1] != "GIT_CONFIG_COUNT=6" {
+		t.Errorf("filterEnv ends with %q, want GIT_CONFIG_COUNT=6", env[len(env)-1])
 	}
 }
 
@@ -127,5 +129,65 @@ func TestFilterAddedBetweenCommands(t *testing.T) {
 	cmd.Run()
 	if !ran() {
 		t.Fatal("the filters never ran for a plain git: the test proves nothing")
+	}
+}
+
+// TestRepoMergeDriverNeverRuns: a merge driver the repository's own
+// .git/config names (picked by its .gitattributes) does not run in the
+// loop's merges (--swarm's queue); the file is left in conflict instead.
+// A plain git runs it, which shows the test can fail.
+func TestRepoMergeDriverNeverRuns(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	marker := filepath.Join(tmp, "ran")
+	git := func(args ...string) error {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = dir
+		return cmd.Run()
+	}
+	must := func(args ...string) {
+		t.Helper()
+		if err := git(args...); err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must("init", "-q", "-b", "main", ".")
+	write(".gitattributes", "*.txt merge=evil\n")
+	write("a.txt", "one\n")
+	must("add", "-A")
+	must("commit", "-q", "-m", "init")
+	must("config", "merge.evil.driver", "touch "+marker+"; cp %B %A")
+	must("checkout", "-q", "-b", "side")
+	write("a.txt", "side\n")
+	must("commit", "-q", "-am", "side")
+	must("checkout", "-q", "main")
+	write("a.txt", "main\n")
+	must("commit", "-q", "-am", "main")
+
+	ctx := context.Background()
+	cmd := Command(ctx, dir, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "--no-ff", "--no-commit", "-q", "side")
+	if err := cmd.Run(); err == nil {
+		t.Error("the merge succeeded: want the file left in conflict")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's merge driver ran")
+	}
+	if out, _ := Run(ctx, dir, "diff", "--name-only", "--diff-filter=U"); out != "a.txt" {
+		t.Errorf("unmerged paths = %q, want a.txt", out)
+	}
+	must("merge", "--abort")
+	if err := git("merge", "--no-ff", "--no-commit", "-q", "side"); err != nil {
+		t.Fatalf("plain git merge: %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the driver never ran for a plain git: the test proves nothing")
 	}
 }
