@@ -1,6 +1,9 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"bytes"
 	"strings"
 	"sync"
@@ -46,7 +49,7 @@ func benchAnalyze(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Analyze(bytes.NewReader(data), Options{Family: driverFamily(driver)})
+		res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,7 +71,7 @@ func TestGeneratedOutputs(t *testing.T) {
 	for _, format := range gen.Formats {
 		t.Run(format, func(t *testing.T) {
 			data := generated(t, format, 1)
-			res, err := Analyze(bytes.NewReader(data), Options{})
+			res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +100,7 @@ func benchStream(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s := NewStream(Options{Family: driverFamily(driver)})
+		s := NewStream(Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			s.Write(rest[:n])

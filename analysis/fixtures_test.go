@@ -1,6 +1,9 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -204,9 +207,9 @@ func checkFixtures(t *testing.T, dir string) {
 				var r = bytes.NewReader(data)
 				var res Result
 				if mode == "whole" {
-					res, err = Analyze(r, Options{})
+					res, err = Analyze(r, Options{Formats: drivers.Formats()})
 				} else {
-					res, err = Analyze(iotest.OneByteReader(r), Options{})
+					res, err = Analyze(iotest.OneByteReader(r), Options{Formats: drivers.Formats()})
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -33,6 +33,12 @@ type Options struct {
 	// FamilyText reads the output as plain text. FamilyAny detects the
 	// format as the bash loop does.
 	Family Family
+	// Formats make the readers of the JSON formats the output may be in
+	// (drivers.Formats()), in the bash loop's order of detection: Codex,
+	// OpenCode, then Claude's stream-json, whose reader also reads a lone
+	// result object and the message array. Without them only plain text is
+	// recognised; a JSON output reads as no known format.
+	Formats []func() FormatReader
 
 	Loop       int       // loop number written to .response_analysis
 	OutputFile string    // path written to .response_analysis (AnalyzeFile: the file read)
@@ -70,15 +76,6 @@ type Usage struct {
 	CacheCreationTokens int64
 	CostUSD             float64
 }
-
-// which Usage fields the agent reported (for the nulls of .response_analysis)
-const (
-	uIn uint8 = 1 << iota
-	uOut
-	uCacheRead
-	uCacheCreate
-	uCost
-)
 
 // Result is everything one analysed output says.
 type Result struct {
@@ -157,7 +154,7 @@ type Result struct {
 	Timestamp  string
 	OutputFile string
 
-	usageKnown uint8
+	usageKnown UsageFields
 	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count

@@ -1,6 +1,9 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"bytes"
 	"math/rand/v2"
 	"os"
@@ -129,7 +132,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 		for _, fam := range streamFamilies {
 			for _, e := range streamEndings {
 				e.Now = now
-				opts := Options{
+				opts := Options{Formats: drivers.Formats(),
 					Family: fam, Loop: 7, OutputFile: ".ralph/logs/claude_output.log",
 					PreviousOutputLength: 4000, PreviousErrors: [][]string{{"Error: one", "Error: two"}},
 					FilesModified: 2,
@@ -143,7 +146,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 // TestStreamClose: a stream closed and never finished ends its reader; a
 // write after the end is dropped, not failed.
 func TestStreamClose(t *testing.T) {
-	s := NewStream(Options{})
+	s := NewStream(Options{Formats: drivers.Formats()})
 	s.Write([]byte("partial"))
 	s.Close()
 	if n, err := s.Write([]byte("late")); n != 4 || err != nil {
@@ -173,7 +176,7 @@ func FuzzStream(f *testing.F) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		fam := streamFamilies[rng.IntN(len(streamFamilies))]
 		e := streamEndings[rng.IntN(len(streamEndings))]
-		checkStream(t, path, data, Options{Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
+		checkStream(t, path, data, Options{Formats: drivers.Formats(), Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
 	})
 }
 
@@ -186,11 +189,11 @@ func TestStreamFinishAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewStream(Options{})
+		s := NewStream(Options{Formats: drivers.Formats()})
 		s.Write(data)
 		s.Finish(Ending{})
 		got, _ := s.Finish(Ending{ExitCode: 1})
-		want, _, err := AnalyzeFile(path, Options{ExitCode: 1, OutputFile: ""})
+		want, _, err := AnalyzeFile(path, Options{Formats: drivers.Formats(), ExitCode: 1, OutputFile: ""})
 		if err != nil {
 			t.Fatal(err)
 		}

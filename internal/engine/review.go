@@ -54,7 +54,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	// The review's log is written once and never read back: its cost and
 	// its findings come from the same writes.
 	log := &keptLog{
-		analysedLog: analysedLog{log: f, s: analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), OutputFile: l.dir.Path(review.LogName(l.n))})},
+		analysedLog: analysedLog{log: f, s: analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), Formats: drivers.Formats(), OutputFile: l.dir.Path(review.LogName(l.n))})},
 		limit:       ralphdir.LogCap,
 	}
 	// A failed review call is ignored, as the bash loop ignores it.

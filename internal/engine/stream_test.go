@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -118,7 +119,7 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 	if err != nil || !found {
 		t.Fatalf(".response_analysis: found %v, %v", found, err)
 	}
-	res, _, err := analysis.AnalyzeFile(logs[0], analysis.Options{Family: analysis.FamilyClaude, Loop: n})
+	res, _, err := analysis.AnalyzeFile(logs[0], analysis.Options{Family: analysis.FamilyClaude, Formats: drivers.Formats(), Loop: n})
 	if err != nil {
 		t.Fatal(err)
 	}
