@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,9 +17,8 @@ import (
 // captured lines and a bounded prefix of the text. A line is looked at
 // whole (up to MaxLine bytes); memory does not grow with the text.
 //
-// The phrases are found by one pass of the automaton in dfa.go over each
-// line; the word boundaries and exact spellings are then checked on the
-// line itself.
+// The phrases (patterns.go) are searched for in each line case-folded; the
+// word boundaries and exact spellings are then checked on the line itself.
 type Text struct {
 	keepText int // bytes of the text to keep (prefix)
 
@@ -35,6 +36,7 @@ type Text struct {
 	waitEnd  int
 	bodyFrom int // where the open status block's body starts on this line, -1: none
 	evs      []scanEvent
+	low      []byte // the line case-folded
 
 	// totals
 	lines      int
@@ -95,8 +97,8 @@ const (
 )
 
 type scanEvent struct {
-	i  int    // index in the line of the match's last byte
-	st uint16 // automaton state (its out mask lists the matches)
+	i  int // index in the line of the match's last byte
+	pi int // the pattern
 }
 
 // ErrorLine is one output line that matched the error patterns.
@@ -173,24 +175,29 @@ func (s *Text) line(l []byte) {
 		s.bodyFrom = 0
 	}
 
-	d := scanDFA
-	st := uint16(0)
+	s.low = s.low[:0]
+	for _, c := range l {
+		s.low = append(s.low, foldByte(c))
+	}
 	evs := s.evs[:0]
-	cls, delta, k, first := &d.cls, d.delta, d.ncls, d.firstOut
-	for i, c := range l {
-		st = delta[int(st)*k+int(cls[c])]
-		if st >= first {
-			evs = append(evs, scanEvent{i, st})
+	for i, c := range s.low {
+		var next byte
+		if i+1 < len(s.low) {
+			next = s.low[i+1]
+		}
+		if starts[c][next>>6]&(1<<(next&63)) == 0 {
+			continue
+		}
+		for _, pi := range byFirst[c] {
+			if p := patterns[pi].low; bytes.HasPrefix(s.low[i:], p) {
+				evs = append(evs, scanEvent{i + len(p) - 1, pi})
+			}
 		}
 	}
+	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
 	s.evs = evs
 	for _, e := range evs {
-		m := d.out[e.st]
-		for m != 0 {
-			pi := bits.TrailingZeros64(m)
-			m &= m - 1
-			s.match(l, pi, e.i)
-		}
+		s.match(l, e.pi, e.i)
 	}
 
 	if s.preActive {
