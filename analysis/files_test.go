@@ -493,13 +493,6 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-func TestAnalyzeFileMissing(t *testing.T) {
-	_, _, err := AnalyzeFile("testdata/no-such-output.log", Options{Formats: drivers.Formats()})
-	if err == nil || !strings.HasPrefix(err.Error(), "analyze testdata/no-such-output.log: open ") {
-		t.Errorf("error %v", err)
-	}
-}
-
 func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
 	res := analyzeString(t, `{"type":"result","is_error":true,"errors":["spawn ENOENT"],"session_id":"s"}`, Options{Formats: drivers.Formats()})
 	if !res.HasErrors || res.FirstErrorLine() != "spawn ENOENT" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -355,25 +354,6 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	}
 	rd.end()
 	return rd.build(opts), nil
-}
-
-// AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
-// FILE` prints): the Result, whose ResponseAnalysis is the JSON for stdout,
-// and the explanation for stderr. opts.OutputFile defaults to path.
-func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	defer f.Close()
-	if opts.OutputFile == "" {
-		opts.OutputFile = path
-	}
-	res, err := Analyze(f, opts)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	return res, res.Explain(), nil
 }
 
 // Stream analyses an output while it is being written: the caller writes

@@ -62,10 +62,11 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 		driver = cfg.Driver
 	}
 	opts := analysis.Options{Family: drivers.FamilyOf(driver), Formats: drivers.Formats(), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
-	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
+	res, err := analyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err
 	}
+	why := res.Explain()
 	if !res.UsageLimited {
 		why = append(why, limitIfFailed(res.IfFailed())...)
 	}
@@ -76,6 +77,21 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	stdout.Write(b)
 	io.WriteString(stderr, why.String())
 	return nil
+}
+
+// analyzeFile analyses the output file at path, streamed (any size).
+func analyzeFile(path string, opts analysis.Options) (analysis.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return analysis.Result{}, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	defer f.Close()
+	opts.OutputFile = path
+	res, err := analysis.Analyze(f, opts)
+	if err != nil {
+		return analysis.Result{}, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	return res, nil
 }
 
 // limitIfFailed explains the usage limit the agent's text tells of, which
