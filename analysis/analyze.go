@@ -156,10 +156,10 @@ func jsonPath(res *Result, p *Reply, opts Options) {
 	} else {
 		switch {
 		case v.exit:
-			res.why = append(res.why, "the JSON exit_signal is true")
+			res.Reasons = append(res.Reasons, "the JSON exit_signal is true")
 		case v.status == "COMPLETE":
 			v.exit = true
-			res.why = append(res.why, "the JSON status is COMPLETE")
+			res.Reasons = append(res.Reasons, "the JSON status is COMPLETE")
 		case kw:
 			v.exit = true
 		}
@@ -200,7 +200,7 @@ func objectVerdict(res *Result, p *Reply) jsonVerdict {
 	v.exit = o.ExitSignal == "true"
 	v.explicit = o.ExitKey
 	if v.explicit {
-		res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
 	}
 	if n, ok := atoiSigned(o.Tasks); ok {
 		v.tasks = n
@@ -237,10 +237,10 @@ func blockVerdict(res *Result, text *Facts, v *jsonVerdict) {
 	switch {
 	case block.ExitSignalFound:
 		v.explicit, v.exit = true, block.ExitSignal
-		res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
 	case block.Status == "COMPLETE" && !v.explicit:
 		v.exit = true
-		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		res.Reasons = append(res.Reasons, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
 	}
 }
 
@@ -251,12 +251,12 @@ func jsonDenials(res *Result, p *Reply, summary *Facts) {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = p.DenialCount
 		res.DeniedCommands = p.Denied
-		res.denialWhy = "the output's permission_denials"
+		res.DenialReason = "the output's permission_denials"
 	} else if summary != nil && summary.Denial {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = 1
 		res.DeniedCommands = []string{"permission_denied"}
-		res.denialWhy = "refusal in the first paragraph: " + summary.DenialLine
+		res.DenialReason = "refusal in the first paragraph: " + summary.DenialLine
 	}
 }
 
@@ -270,12 +270,12 @@ func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 	}
 	if k := summary.firstKeyword(); k != "" {
 		res.CompletionKeyword = k
-		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("completion keyword %q (no status block)", k))
 		return true
 	}
 	if w := summary.firstNoWork(); w != "" {
 		res.NoWorkPattern = w
-		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("no-work phrase %q (no status block)", w))
 		return true
 	}
 	return false
@@ -320,11 +320,11 @@ func textPath(res *Result, f *Facts, opts Options) {
 	}
 	switch {
 	case textHasDenial(res.WorkSummary):
-		res.denialWhy = "refusal in the summary line: " + res.WorkSummary
+		res.DenialReason = "refusal in the summary line: " + res.WorkSummary
 	case f.Denial:
-		res.denialWhy = "refusal in the first paragraph: " + f.DenialLine
+		res.DenialReason = "refusal in the first paragraph: " + f.DenialLine
 	}
-	if res.denialWhy != "" {
+	if res.DenialReason != "" {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = 1
 		res.DeniedCommands = []string{"permission_denied"}
@@ -343,17 +343,17 @@ func textBlock(res *Result, f *Facts, b *StatusBlock) (completion, exit bool, sc
 	switch {
 	case b.ExitSignalFound && b.ExitSignal:
 		res.ExplicitExitSignal = true
-		res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
+		res.Reasons = append(res.Reasons, "EXIT_SIGNAL: true in the status block")
 		return true, true, 100
 	case b.ExitSignalFound:
 		res.ExplicitExitSignal = true
-		res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
+		res.Reasons = append(res.Reasons, "EXIT_SIGNAL: false in the status block")
 		return false, false, 80
 	case b.Status == "COMPLETE":
-		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		res.Reasons = append(res.Reasons, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
 		return true, true, 100
 	}
-	res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
+	res.Reasons = append(res.Reasons, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
 	return false, false, 0
 }
 
@@ -367,7 +367,7 @@ func textHeuristics(res *Result, f *Facts, opts Options) (completion, exit bool,
 		completion = true
 		score += 10
 		res.CompletionKeyword = k
-		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("completion keyword %q (no status block)", k))
 	}
 	if f.TestLines > 0 && f.ImplLines == 0 {
 		res.IsTestOnly = true
@@ -381,15 +381,15 @@ func textHeuristics(res *Result, f *Facts, opts Options) (completion, exit bool,
 		score += 15
 		res.NoWorkPattern = w
 		res.WorkSummary = "No work remaining"
-		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("no-work phrase %q (no status block)", w))
 	}
 	if prev := opts.PreviousOutputLength; prev > 0 && res.OutputLength*100/prev < 50 {
 		score += 10
-		res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
 	}
 	exit = score >= 40 || completion
 	if !exit {
-		res.why = append(res.why, "no status block and no completion keyword")
+		res.Reasons = append(res.Reasons, "no status block and no completion keyword")
 	}
 	return completion, exit, score
 }
@@ -435,5 +435,12 @@ func repeats(current []string, previous [][]string) bool {
 }
 
 func (r *Result) note(format string, args ...any) {
-	r.why = append(r.why, "note: "+fmt.Sprintf(format, args...))
+	r.Reasons = append(r.Reasons, "note: "+fmt.Sprintf(format, args...))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -3,6 +3,7 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"strings"
@@ -54,7 +55,7 @@ func benchAnalyze(b *testing.B, format, driver string) {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
 		}
 	}
 }
@@ -76,7 +77,7 @@ func TestGeneratedOutputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Block == nil || res.Block.Status != "IN_PROGRESS" || !res.Block.ExitSignalFound || res.ExitSignal {
-				t.Fatalf("status block not read as written:\n%s", res.Explain())
+				t.Fatalf("status block not read as written:\n%s", explain.Of(&res))
 			}
 			want := gen.SessionID
 			if format == "opencode-jsonl" {
@@ -111,7 +112,7 @@ func benchStream(b *testing.B, format, driver string) {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
 		}
 	}
 }

@@ -9,7 +9,7 @@
 //	(*Stream).Write(p), Close(), Finish(Ending) (Result, error) // same Result as Analyze
 //
 //	(*Result).ResponseAnalysis() ResponseAnalysis  // .ralph/.response_analysis; Marshal() gives the bytes
-//	(*Result).Explain() Explanation                // short lines for people (stderr of --analyze)
+//	explain.Of(*Result) (internal/explain)          // short lines for people (stderr of --analyze)
 //	(*Result).SetFilesModified, ApplyFixPlanDelta, SuppressCompletion, ClearPermissionDenials
 //	ExitSignals (.ralph/.exit_signals, should_exit_gracefully), ErrorHistory (stuck detection)
 //

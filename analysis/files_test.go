@@ -3,6 +3,7 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"strings"
 	"testing"
@@ -209,7 +210,7 @@ func TestResultAdjustments(t *testing.T) {
 	text := "STATUS: x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n"
 	res := analyzeString(t, text, Options{Formats: drivers.Formats()})
 	if !res.ExitSignal || res.TasksCompletedThisLoop != 1 {
-		t.Fatalf("block not read: %s", res.Explain())
+		t.Fatalf("block not read: %s", explain.Of(&res))
 	}
 	if res.ApplyFixPlanDelta(1) {
 		t.Error("claimed 1, checked 1: no mismatch")
@@ -335,7 +336,7 @@ func TestRepeatedErrorsAcrossLoops(t *testing.T) {
 	h.Add(5, first.ErrorLines)
 	res := analyzeString(t, out, Options{Formats: drivers.Formats(), PreviousErrors: h.Previous()})
 	if !res.RepeatsErrors || !res.IsStuck || !res.ResponseAnalysis().Analysis.IsStuck {
-		t.Errorf("same errors three loops running: stuck; got %+v", res.Explain())
+		t.Errorf("same errors three loops running: stuck; got %+v", explain.Of(&res))
 	}
 	b, err := h.Marshal()
 	if err != nil {
@@ -450,12 +451,12 @@ func TestLongLines(t *testing.T) {
 	text := long + "\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n"
 	res := analyzeString(t, text, Options{Formats: drivers.Formats()})
 	if res.ExitSignal || res.Block == nil || len(res.ResultText) != MaxResultText || !res.ResultTruncated {
-		t.Errorf("text: %s", res.Explain())
+		t.Errorf("text: %s", explain.Of(&res))
 	}
 	js := `{"type":"result","result":"` + strings.Repeat(`x\"y\\z `, 100000) + `\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"long"}`
 	res = analyzeString(t, js, Options{Formats: drivers.Formats()})
 	if !res.ExitSignal || res.SessionID != "long" || res.Format != FormatJSONObject {
-		t.Errorf("json: %s", res.Explain())
+		t.Errorf("json: %s", explain.Of(&res))
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"os"
 
 	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 )
 
 // AnalyzeFile analyses the output file at path, as ralph_loop --analyze
 // FILE does: the Result and its explanation. opts.OutputFile defaults to
 // path.
-func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
+func AnalyzeFile(path string, opts Options) (Result, explain.Lines, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Result{}, nil, err
@@ -22,5 +23,5 @@ func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
 	if err != nil {
 		return Result{}, nil, err
 	}
-	return res, res.Explain(), nil
+	return res, explain.Of(&res), nil
 }

@@ -3,6 +3,7 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"runtime"
@@ -87,7 +88,7 @@ func TestLineCap(t *testing.T) {
 		if r.SkippedLines != 1 || r.Documents != 2 || r.SessionID != "s1" || !r.ExitSignal {
 			t.Errorf("skipped %d, documents %d, session %q, exit %v; want 1, 2, s1, true", r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal)
 		}
-		if why := r.Explain().String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
+		if why := explain.Of(&r).String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
 			t.Errorf("explanation does not note the skipped line:\n%s", why)
 		}
 	}

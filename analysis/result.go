@@ -36,8 +36,8 @@ type Options struct {
 	// Formats make the readers of the JSON formats the output may be in
 	// (drivers.Formats()), in the bash loop's order of detection: Codex,
 	// OpenCode, then Claude's stream-json, whose reader also reads a lone
-	// result object and the message array. Without them only plain text is
-	// recognised; a JSON output reads as no known format.
+	// result object and the message array. Without them a JSON output
+	// reads as the text of its lines that are not JSON.
 	Formats []func() FormatReader
 
 	Loop       int       // loop number written to .response_analysis
@@ -149,6 +149,12 @@ type Result struct {
 
 	States []string // <!-- ralph:state NAME --> markers in the agent's text
 
+	// Reasons say how the output was read and what decided exit or
+	// continue, in order ("note: ..." for the reading); DenialReason says
+	// why a denial was seen. internal/explain words them for people.
+	Reasons      []string
+	DenialReason string
+
 	// Written to .response_analysis.
 	Loop       int
 	Timestamp  string
@@ -160,8 +166,6 @@ type Result struct {
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
 	gitBonus   bool // the text path without a block gets +20 for changed files
-	why        []string
-	denialWhy  string
 }
 
 // MaxResultText is how much of the agent's reply a Result keeps.

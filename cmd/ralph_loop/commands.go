@@ -13,6 +13,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/report"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -66,7 +67,7 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	why := res.Explain()
+	why := explain.Of(&res)
 	if !res.UsageLimited {
 		why = append(why, limitIfFailed(res.IfFailed())...)
 	}
@@ -102,7 +103,7 @@ func limitIfFailed(failed analysis.Result) []string {
 		return nil
 	}
 	var out []string
-	for _, l := range failed.Explain() {
+	for _, l := range explain.Of(&failed) {
 		if strings.HasPrefix(l, "usage limit") {
 			out = append(out, "if the call failed, "+l)
 		}
