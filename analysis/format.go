@@ -16,12 +16,12 @@ type FormatReader interface {
 	// decoding it, when the format reads nothing of it (or not yet), and
 	// reports whether it did; open tells that another format may still
 	// read a record of any type.
-	Skip(typ string, line []byte, open bool) bool
+	Skip(typ []byte, line []byte, open bool) bool
 	// Open reports whether the format may still read a record of any type.
 	Open() bool
 	// Reads reports whether the format reads record v, whose leading
 	// "type" is typ; first tells that v is the output's first document.
-	Reads(typ string, v []byte, first bool) bool
+	Reads(typ []byte, v []byte, first bool) bool
 	// Record decodes the JSON document v and gathers what it says (an
 	// array is handed over only as the first document). It fails, having
 	// gathered nothing, when v is not one valid JSON value.

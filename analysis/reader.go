@@ -174,7 +174,7 @@ func (rd *reading) fast(t []byte) bool {
 		for j, g := range rd.formats {
 			open = open || j != i && g.Open()
 		}
-		if f.Skip(string(typ), t, open) {
+		if f.Skip(typ, t, open) {
 			rd.docs++
 			return true
 		}
@@ -308,7 +308,7 @@ func (rd *reading) document(v []byte) bool {
 	typ, known := recordType(v)
 	checked := false
 	for _, f := range rd.formats {
-		if known && !f.Reads(string(typ), v, rd.docs == 0) {
+		if known && !f.Reads(typ, v, rd.docs == 0) {
 			continue
 		}
 		if err := f.Record(v, rd.docs == 0, &rd.limits); err != nil && !checked {

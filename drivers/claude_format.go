@@ -206,11 +206,11 @@ func (c *claudeReader) For(f analysis.Family) bool {
 // Skip counts tool results ("user" records, never the agent's own words)
 // and holds text deltas back, undecoded: only a stream that ends without
 // its result record reads them.
-func (c *claudeReader) Skip(typ string, line []byte, open bool) bool {
+func (c *claudeReader) Skip(typ []byte, line []byte, open bool) bool {
 	switch {
-	case typ == "user":
+	case string(typ) == "user":
 		c.stream.detect = true
-	case typ == "stream_event" && !open:
+	case string(typ) == "stream_event" && !open:
 		c.stream.hold(line)
 	default:
 		return false
@@ -220,8 +220,8 @@ func (c *claudeReader) Skip(typ string, line []byte, open bool) bool {
 
 func (c *claudeReader) Open() bool { return false }
 
-func (c *claudeReader) Reads(typ string, _ []byte, first bool) bool {
-	return first || claudeReads[typ] || claudeTypes[typ]
+func (c *claudeReader) Reads(typ []byte, _ []byte, first bool) bool {
+	return first || claudeReads[string(typ)] || claudeTypes[string(typ)]
 }
 
 func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error {

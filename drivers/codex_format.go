@@ -147,7 +147,7 @@ func newCodexReader() analysis.FormatReader { return &codexReader{} }
 func (a *codexReader) For(f analysis.Family) bool { return f == analysis.FamilyCodex }
 
 // Skip counts command outputs and file changes (see codexBulk).
-func (a *codexReader) Skip(_ string, line []byte, _ bool) bool {
+func (a *codexReader) Skip(_ []byte, line []byte, _ bool) bool {
 	if !codexBulk(line) {
 		return false
 	}
@@ -157,8 +157,8 @@ func (a *codexReader) Skip(_ string, line []byte, _ bool) bool {
 
 func (a *codexReader) Open() bool { return false }
 
-func (a *codexReader) Reads(typ string, v []byte, _ bool) bool {
-	return codexReads[typ] || bytes.Contains(v, []byte(`"rate_limits"`))
+func (a *codexReader) Reads(typ []byte, v []byte, _ bool) bool {
+	return codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
 }
 
 func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {

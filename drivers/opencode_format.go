@@ -113,14 +113,14 @@ func newOpenCodeReader() analysis.FormatReader { return &openCodeReader{} }
 
 func (a *openCodeReader) For(f analysis.Family) bool { return f == analysis.FamilyOpenCode }
 
-func (a *openCodeReader) Skip(string, []byte, bool) bool { return false }
+func (a *openCodeReader) Skip([]byte, []byte, bool) bool { return false }
 
 // Open: until the older shape's session is known, any record naming a
 // session is read.
 func (a *openCodeReader) Open() bool { return a.legacySession == "" }
 
-func (a *openCodeReader) Reads(typ string, v []byte, _ bool) bool {
-	return openCodeReads[typ] || a.legacySession == "" && bytes.Contains(v, []byte(`"session`))
+func (a *openCodeReader) Reads(typ []byte, v []byte, _ bool) bool {
+	return openCodeReads[string(typ)] || a.legacySession == "" && bytes.Contains(v, []byte(`"session`))
 }
 
 func (a *openCodeReader) Record(v []byte, _ bool, _ *analysis.Limits) error {
