@@ -7,111 +7,38 @@ import (
 	"time"
 )
 
-// parsed is a JSON output reduced to what the analysis reads.
-type parsed struct {
-	format  Format
-	jsonl   bool          // JSONL semantics: no object fields, keyword heuristics
-	obj     *resultObject // the result object (object, array and result-event shapes)
-	text    *textFacts    // the agent's text; nil means ""
-	session string
-	where   string // where the text came from, for the explanation
-
-	usage      Usage
-	usageKnown uint8
-	durMS      Value
-	durAPIMS   Value
-	numTurns   Value
-
-	isError     bool
-	errMsgs     []string
-	denied      []string // structured denials, formatted
-	denialCount int
-
-	api429 bool
-	cut    bool // the deltas of an unfinished message were cut at maxPieces
-}
-
 // pick decides the output's shape, the way detect_output_format and
 // normalize_json_output do, and returns nil for text.
-func (rd *reading) pick() *parsed {
+func (rd *reading) pick() *Reply {
 	switch {
 	case !rd.json || rd.docs == 0:
 		return nil
 	case rd.docs == 1 && rd.invalid == 0:
-		return rd.pickSingle()
+		return rd.single(true) // a lone Codex or OpenCode event still reads as one for its driver
 	case rd.invalid > rd.docs:
 		return nil // mostly not JSON: a text that happens to contain some
 	}
-	if p := rd.pickEvents(); p != nil {
-		return p
+	for _, f := range rd.formats {
+		if p := f.Events(); p != nil {
+			return p
+		}
 	}
 	if rd.docs == 1 {
 		// One good document among a few broken lines: use it when it looks
 		// like agent output.
-		if rd.firstArr {
-			return rd.arrayShape()
-		}
-		if rd.first != nil && (rd.first.rec.Type.Present() || rd.first.rec.Result.Present()) {
-			return rd.objectShape()
-		}
+		return rd.single(false)
 	}
 	return nil
 }
 
-// pickSingle reads an output of exactly one valid document.
-func (rd *reading) pickSingle() *parsed {
-	switch {
-	case rd.firstArr:
-		return rd.arrayShape()
-	case rd.fam == FamilyCodex && rd.codex.detect:
-		return rd.codexShape() // a lone Codex event: still read as Codex
-	case rd.fam == FamilyOpenCode && (rd.oc.current || rd.oc.legacy):
-		return rd.openCodeShape()
-	}
-	return rd.objectShape()
-}
-
-// pickEvents picks the first event stream detected, in the bash loop's
-// order (Codex, OpenCode, stream-json) unless the hint's CLI comes first.
-func (rd *reading) pickEvents() *parsed {
-	order := []string{"codex", "opencode", "stream"}
-	switch rd.fam {
-	case FamilyOpenCode:
-		order = []string{"opencode", "codex", "stream"}
-	case FamilyClaude, FamilyCursor:
-		order = []string{"stream", "codex", "opencode"}
-	}
-	for _, o := range order {
-		switch {
-		case o == "codex" && rd.codex.detect:
-			return rd.codexShape()
-		case o == "opencode" && (rd.oc.current || rd.oc.legacy):
-			return rd.openCodeShape()
-		case o == "stream" && rd.claude.detect:
-			return rd.streamShape()
+// single reads the output as one document, the driver's format first.
+func (rd *reading) single(lone bool) *Reply {
+	for _, f := range rd.formats {
+		if p := f.Document(f.For(rd.fam), lone); p != nil {
+			return p
 		}
 	}
 	return nil
-}
-
-// firstSession returns the first usable session id: jq's `a // b // c`,
-// then the first line without CR and blanks; "", "0" and "null" are no id.
-func firstSession(vs ...Value) string {
-	for _, x := range vs {
-		if x.Kind != String && x.Kind != Number {
-			continue
-		}
-		s := x.Text
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[:i]
-		}
-		s = strings.TrimSpace(strings.ReplaceAll(s, "\r", ""))
-		if s == "" || s == "0" || s == "null" {
-			continue
-		}
-		return s
-	}
-	return ""
 }
 
 func isoTimestamp(t time.Time) string {
@@ -122,9 +49,9 @@ func isoTimestamp(t time.Time) string {
 func (rd *reading) build(opts Options) Result {
 	stats := &rd.stats
 	p := rd.pick()
-	var raw *textFacts
+	var raw *Facts
 	if p == nil {
-		raw = rd.raw.finish()
+		raw = rd.raw.Finish()
 	}
 	res := Result{
 		Loop:         opts.Loop,
@@ -142,22 +69,22 @@ func (rd *reading) build(opts Options) Result {
 	if rd.skipped > 0 {
 		res.note("%d line%s longer than %d MiB skipped", rd.skipped, plural(rd.skipped), MaxLine>>20)
 	}
-	if p != nil && p.cut {
-		res.note("a message text longer than %d bytes was cut", maxPieces)
+	if p != nil && p.Cut {
+		res.note("a message text longer than %d bytes was cut", MaxDeltas)
 	}
-	var agent *textFacts
+	var agent *Facts
 	if p == nil {
 		res.Format = FormatText
 		agent = raw
 		textPath(&res, raw, opts)
 	} else {
-		res.Format = p.format
-		agent = p.text
+		res.Format = p.Format
+		agent = p.Text
 		jsonPath(&res, p, opts)
 	}
 	res.OutputFormat = res.Format.OutputFormat()
 	if agent == nil {
-		agent = &textFacts{}
+		agent = &Facts{}
 	}
 	res.ResultText, res.ResultTruncated = agent.Text, agent.Truncated
 	res.States = agent.States
@@ -199,7 +126,7 @@ func (rd *reading) build(opts Options) Result {
 
 // jsonVerdict is what the JSON branch decides, step by step.
 type jsonVerdict struct {
-	summary    *textFacts // the text the summary, denial and keyword rules read
+	summary    *Facts // the text the summary, denial and keyword rules read
 	hasResult  bool
 	status     string
 	exit       bool
@@ -213,13 +140,13 @@ type jsonVerdict struct {
 }
 
 // jsonPath is parse_json_response plus analyze_response's JSON branch.
-func jsonPath(res *Result, p *parsed, opts Options) {
+func jsonPath(res *Result, p *Reply, opts Options) {
 	v := objectVerdict(res, p)
 	res.Status = v.status
 	res.WorkType = v.workType
 	res.ReportedFilesModified = v.files
 	res.jsonFiles = v.files
-	blockVerdict(res, p.text, &v)
+	blockVerdict(res, p.Text, &v)
 	res.TasksCompletedThisLoop = v.tasks
 	jsonDenials(res, p, v.summary)
 	kw := keywordVerdict(res, p, &v)
@@ -229,10 +156,10 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 	} else {
 		switch {
 		case v.exit:
-			res.why = append(res.why, "the JSON exit_signal is true")
+			res.Reasons = append(res.Reasons, "the JSON exit_signal is true")
 		case v.status == "COMPLETE":
 			v.exit = true
-			res.why = append(res.why, "the JSON status is COMPLETE")
+			res.Reasons = append(res.Reasons, "the JSON status is COMPLETE")
 		case kw:
 			v.exit = true
 		}
@@ -259,42 +186,37 @@ func jsonPath(res *Result, p *parsed, opts Options) {
 
 // objectVerdict reads the result object's own fields (absent in the JSONL
 // shapes).
-func objectVerdict(res *Result, p *parsed) jsonVerdict {
-	v := jsonVerdict{summary: p.text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
-	o := p.obj
+func objectVerdict(res *Result, p *Reply) jsonVerdict {
+	v := jsonVerdict{summary: p.Text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
+	o := p.Object
 	if o == nil {
 		return v
 	}
-	l := o.rec
-	v.hasResult = l.Result.Present()
-	if k := l.Result.Kind; (k == None || k == Null || k == False) && l.Summary.Kind == String {
-		v.summary = o.summary
+	v.hasResult = o.HasResult
+	if o.Summary != nil {
+		v.summary = o.Summary
 	}
-	v.status = l.Status.Alt("UNKNOWN")
-	if c := l.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
-		v.status = "COMPLETE"
-	}
-	v.exit = l.ExitSignal.Alt("false") == "true"
-	v.explicit = l.ExitSignal.Present()
+	v.status = o.Status
+	v.exit = o.ExitSignal == "true"
+	v.explicit = o.ExitKey
 	if v.explicit {
-		res.why = append(res.why, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
 	}
-	if n, ok := atoiSigned(l.TasksCompleted.Alt("0")); ok {
+	if n, ok := atoiSigned(o.Tasks); ok {
 		v.tasks = n
 	}
-	v.workType = l.WorkType.Alt("UNKNOWN")
-	v.files = jqInt(l.Metadata.FilesChanged.Or(l.FilesModified).Alt("0"))
-	ec := l.ErrorCount.Alt("0")
-	v.errorCount = jqInt(ec)
-	if l.Metadata.HasErrors.Alt("false") == "true" && ec == "0" {
+	v.workType = o.WorkType
+	v.files = jqInt(o.Files)
+	v.errorCount = jqInt(o.ErrorCount)
+	if o.HasErrors == "true" && o.ErrorCount == "0" {
 		v.errorCount = 1
 	}
-	v.confidence = jqInt(l.Confidence.Alt("0"))
+	v.confidence = jqInt(o.Confidence)
 	return v
 }
 
 // blockVerdict applies the status block inside the agent's text.
-func blockVerdict(res *Result, text *textFacts, v *jsonVerdict) {
+func blockVerdict(res *Result, text *Facts, v *jsonVerdict) {
 	if text == nil {
 		return
 	}
@@ -315,68 +237,68 @@ func blockVerdict(res *Result, text *textFacts, v *jsonVerdict) {
 	switch {
 	case block.ExitSignalFound:
 		v.explicit, v.exit = true, block.ExitSignal
-		res.why = append(res.why, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("EXIT_SIGNAL: %t in the status block", v.exit))
 	case block.Status == "COMPLETE" && !v.explicit:
 		v.exit = true
-		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		res.Reasons = append(res.Reasons, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
 	}
 }
 
 // jsonDenials: the structured permission denials first, else the refusal
 // heuristic on the summary text.
-func jsonDenials(res *Result, p *parsed, summary *textFacts) {
-	if p.denialCount > 0 {
+func jsonDenials(res *Result, p *Reply, summary *Facts) {
+	if p.DenialCount > 0 {
 		res.HasPermissionDenials = true
-		res.PermissionDenialCount = p.denialCount
-		res.DeniedCommands = p.denied
-		res.denialWhy = "the output's permission_denials"
+		res.PermissionDenialCount = p.DenialCount
+		res.DeniedCommands = p.Denied
+		res.DenialReason = "the output's permission_denials"
 	} else if summary != nil && summary.Denial {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = 1
 		res.DeniedCommands = []string{"permission_denied"}
-		res.denialWhy = "refusal in the first paragraph: " + summary.DenialLine
+		res.DenialReason = "refusal in the first paragraph: " + summary.DenialLine
 	}
 }
 
 // keywordVerdict applies the keyword heuristics: JSONL shapes only, and
 // only without an exit signal or a status block. It reports whether one
 // matched.
-func keywordVerdict(res *Result, p *parsed, v *jsonVerdict) bool {
+func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 	summary := v.summary
-	if !p.jsonl || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
+	if !p.JSONL || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
 		return false
 	}
 	if k := summary.firstKeyword(); k != "" {
 		res.CompletionKeyword = k
-		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("completion keyword %q (no status block)", k))
 		return true
 	}
 	if w := summary.firstNoWork(); w != "" {
 		res.NoWorkPattern = w
-		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("no-work phrase %q (no status block)", w))
 		return true
 	}
 	return false
 }
 
 // jsonFacts copies what the output reported about the call itself.
-func jsonFacts(res *Result, p *parsed) {
-	res.SessionID = p.session
-	if p.usageKnown != 0 {
-		u := p.usage
+func jsonFacts(res *Result, p *Reply) {
+	res.SessionID = p.Session
+	if p.UsageKnown != 0 {
+		u := p.Usage
 		res.Usage = &u
-		res.usageKnown = p.usageKnown
+		res.usageKnown = p.UsageKnown
 	}
-	res.DurationMS, res.DurationAPIMS, res.NumTurns = jvIntPtr(p.durMS), jvIntPtr(p.durAPIMS), jvIntPtr(p.numTurns)
-	res.IsError = p.isError
-	res.ErrorMessages = p.errMsgs
-	if p.where != "" {
-		res.note("agent text: %s", p.where)
+	res.DurationMS, res.DurationAPIMS, res.NumTurns = p.DurationMS, p.DurationAPIMS, p.NumTurns
+	res.IsError = p.IsError
+	res.ErrorMessages = p.ErrorMessages
+	if p.Where != "" {
+		res.note("agent text: %s", p.Where)
 	}
 }
 
 // textPath is analyze_response's plain-text branch.
-func textPath(res *Result, f *textFacts, opts Options) {
+func textPath(res *Result, f *Facts, opts Options) {
 	res.textPath = true
 	var completion, exit bool
 	var score int
@@ -398,11 +320,11 @@ func textPath(res *Result, f *textFacts, opts Options) {
 	}
 	switch {
 	case textHasDenial(res.WorkSummary):
-		res.denialWhy = "refusal in the summary line: " + res.WorkSummary
+		res.DenialReason = "refusal in the summary line: " + res.WorkSummary
 	case f.Denial:
-		res.denialWhy = "refusal in the first paragraph: " + f.DenialLine
+		res.DenialReason = "refusal in the first paragraph: " + f.DenialLine
 	}
-	if res.denialWhy != "" {
+	if res.DenialReason != "" {
 		res.HasPermissionDenials = true
 		res.PermissionDenialCount = 1
 		res.DeniedCommands = []string{"permission_denied"}
@@ -410,7 +332,7 @@ func textPath(res *Result, f *textFacts, opts Options) {
 }
 
 // textBlock decides a plain-text output by its status block.
-func textBlock(res *Result, f *textFacts, b *StatusBlock) (completion, exit bool, score int) {
+func textBlock(res *Result, f *Facts, b *StatusBlock) (completion, exit bool, score int) {
 	res.Block, res.BlockCount = b, f.Blocks
 	res.FormatConfidence = 70
 	res.TasksCompletedThisLoop = b.TasksCompleted
@@ -421,31 +343,31 @@ func textBlock(res *Result, f *textFacts, b *StatusBlock) (completion, exit bool
 	switch {
 	case b.ExitSignalFound && b.ExitSignal:
 		res.ExplicitExitSignal = true
-		res.why = append(res.why, "EXIT_SIGNAL: true in the status block")
+		res.Reasons = append(res.Reasons, "EXIT_SIGNAL: true in the status block")
 		return true, true, 100
 	case b.ExitSignalFound:
 		res.ExplicitExitSignal = true
-		res.why = append(res.why, "EXIT_SIGNAL: false in the status block")
+		res.Reasons = append(res.Reasons, "EXIT_SIGNAL: false in the status block")
 		return false, false, 80
 	case b.Status == "COMPLETE":
-		res.why = append(res.why, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
+		res.Reasons = append(res.Reasons, "STATUS: COMPLETE in the status block (no EXIT_SIGNAL)")
 		return true, true, 100
 	}
-	res.why = append(res.why, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
+	res.Reasons = append(res.Reasons, "the status block has no EXIT_SIGNAL and no STATUS: COMPLETE")
 	return false, false, 0
 }
 
 // textHeuristics decides a plain-text output without a status block:
 // keywords, test-only lines, error lines, no-work phrases and a shorter
 // output than the previous loop's.
-func textHeuristics(res *Result, f *textFacts, opts Options) (completion, exit bool, score int) {
+func textHeuristics(res *Result, f *Facts, opts Options) (completion, exit bool, score int) {
 	res.FormatConfidence = 30
 	res.gitBonus = true
 	if k := f.firstKeyword(); k != "" {
 		completion = true
 		score += 10
 		res.CompletionKeyword = k
-		res.why = append(res.why, fmt.Sprintf("completion keyword %q (no status block)", k))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("completion keyword %q (no status block)", k))
 	}
 	if f.TestLines > 0 && f.ImplLines == 0 {
 		res.IsTestOnly = true
@@ -459,15 +381,15 @@ func textHeuristics(res *Result, f *textFacts, opts Options) (completion, exit b
 		score += 15
 		res.NoWorkPattern = w
 		res.WorkSummary = "No work remaining"
-		res.why = append(res.why, fmt.Sprintf("no-work phrase %q (no status block)", w))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("no-work phrase %q (no status block)", w))
 	}
 	if prev := opts.PreviousOutputLength; prev > 0 && res.OutputLength*100/prev < 50 {
 		score += 10
-		res.why = append(res.why, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
+		res.Reasons = append(res.Reasons, fmt.Sprintf("output shorter than half the previous one (%d < %d/2): +10 confidence", res.OutputLength, prev))
 	}
 	exit = score >= 40 || completion
 	if !exit {
-		res.why = append(res.why, "no status block and no completion keyword")
+		res.Reasons = append(res.Reasons, "no status block and no completion keyword")
 	}
 	return completion, exit, score
 }
@@ -483,15 +405,6 @@ func jqInt(s string) int {
 		return int(f)
 	}
 	return 0
-}
-
-func jvIntPtr(v Value) *int64 {
-	f, ok := v.Num()
-	if !ok {
-		return nil
-	}
-	n := int64(f)
-	return &n
 }
 
 // repeats is detect_stuck_loop's rule on error lines kept from earlier
@@ -522,5 +435,12 @@ func repeats(current []string, previous [][]string) bool {
 }
 
 func (r *Result) note(format string, args ...any) {
-	r.why = append(r.why, "note: "+fmt.Sprintf(format, args...))
+	r.Reasons = append(r.Reasons, "note: "+fmt.Sprintf(format, args...))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -1,6 +1,10 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
+
 	"bytes"
 	"strings"
 	"sync"
@@ -46,12 +50,12 @@ func benchAnalyze(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Analyze(bytes.NewReader(data), Options{Family: driverFamily(driver)})
+		res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
 		}
 	}
 }
@@ -68,12 +72,12 @@ func TestGeneratedOutputs(t *testing.T) {
 	for _, format := range gen.Formats {
 		t.Run(format, func(t *testing.T) {
 			data := generated(t, format, 1)
-			res, err := Analyze(bytes.NewReader(data), Options{})
+			res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Block == nil || res.Block.Status != "IN_PROGRESS" || !res.Block.ExitSignalFound || res.ExitSignal {
-				t.Fatalf("status block not read as written:\n%s", res.Explain())
+				t.Fatalf("status block not read as written:\n%s", explain.Of(&res))
 			}
 			want := gen.SessionID
 			if format == "opencode-jsonl" {
@@ -97,7 +101,7 @@ func benchStream(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s := NewStream(Options{Family: driverFamily(driver)})
+		s := NewStream(Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			s.Write(rest[:n])
@@ -108,7 +112,7 @@ func benchStream(b *testing.B, format, driver string) {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, res.Explain())
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
 		}
 	}
 }

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // The permission-denial heuristic: only the first
@@ -43,33 +42,4 @@ func containsAny(s string, subs ...string) bool {
 func textHasDenial(text string) bool {
 	f := scanString(text, 0)
 	return f.Denial
-}
-
-// deniedCommand formats one structured denial the way the bash loop does:
-// Bash entries show "Bash(<first line of the command, 60 characters>)",
-// others their tool name ("unknown" when missing).
-func deniedCommand(tool string, hasTool bool, cmd string, hasCmd bool) string {
-	if hasTool && tool == "Bash" {
-		if !hasCmd {
-			cmd = "?"
-		}
-		if i := strings.IndexByte(cmd, '\n'); i >= 0 {
-			cmd = cmd[:i]
-		}
-		if utf8.RuneCountInString(cmd) > 60 {
-			n := 0
-			for i := range cmd {
-				if n == 60 {
-					cmd = cmd[:i]
-					break
-				}
-				n++
-			}
-		}
-		return "Bash(" + cmd + ")"
-	}
-	if !hasTool {
-		return "unknown"
-	}
-	return tool
 }

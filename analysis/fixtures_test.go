@@ -1,6 +1,10 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -204,15 +208,15 @@ func checkFixtures(t *testing.T, dir string) {
 				var r = bytes.NewReader(data)
 				var res Result
 				if mode == "whole" {
-					res, err = Analyze(r, Options{})
+					res, err = Analyze(r, Options{Formats: drivers.Formats()})
 				} else {
-					res, err = Analyze(iotest.OneByteReader(r), Options{})
+					res, err = Analyze(iotest.OneByteReader(r), Options{Formats: drivers.Formats()})
 				}
 				if err != nil {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(want, project(&res)); diff != "" {
-					t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, res.Explain())
+					t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, explain.Of(&res))
 				}
 			}
 		})

@@ -1,11 +1,13 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,7 +118,7 @@ func checkAnalyze(t *testing.T, data []byte, opts Options) Result {
 func fuzzDecoder(f *testing.F, driver string, want Format, pats ...string) {
 	seedFuzz(f, pats...)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Family: driverFamily(driver)})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
 		o, ok := jsonOracle(data, driver)
 		if !ok || (want != "" && o.format != want) {
 			return
@@ -158,11 +160,11 @@ func FuzzDecodeOpenCode(f *testing.F) {
 func FuzzDecodeText(f *testing.F) {
 	seedFuzz(f, "text_*.txt", "*.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Family: driverFamily("copilot"), ExitCode: 1})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily("copilot"), ExitCode: 1})
 		if res.Format != FormatText {
 			t.Fatalf("copilot output read as %s", res.Format)
 		}
-		want := naiveFacts(string(data))
+		want := NaiveFacts(string(data))
 		if res.ErrorCount != want.ErrorCount || res.BlockCount != want.Blocks || !cmp.Equal(res.States, want.States, cmpEmpty) {
 			t.Fatalf("text facts differ from the naive reading: errors %d/%d blocks %d/%d states %q/%q",
 				res.ErrorCount, want.ErrorCount, res.BlockCount, want.Blocks, res.States, want.States)
@@ -179,28 +181,6 @@ func naiveLength(data []byte) int {
 	s := string(bytes.ReplaceAll(data, []byte{0}, nil))
 	s = strings.TrimRight(s, "\n")
 	return utf8.RuneCountInString(s)
-}
-
-func FuzzStatusBlock(f *testing.F) {
-	for _, s := range fragments {
-		f.Add(s)
-	}
-	f.Add("x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n---RALPH_STATUS---EXIT_SIGNAL: true")
-	f.Add("---RALPH_STATUS---END_RALPH_STATUS---")
-	f.Add("<!-- ralph:state idle -->")
-	seedText := func(pat string) {
-		files, _ := filepath.Glob(filepath.Join("testdata", "*", pat))
-		for _, file := range files {
-			b, _ := os.ReadFile(file)
-			f.Add(string(b))
-		}
-	}
-	seedText("*.txt")
-	f.Fuzz(func(t *testing.T, text string) {
-		want := naiveFacts(text)
-		compareFacts(t, text, scanString(text, 0), want)
-		compareFacts(t, text, scanPieces(text, rand.New(rand.NewSource(int64(len(text))))), want)
-	})
 }
 
 // oracleResult is what jsonOracle expects for plain, valid JSON.
@@ -323,19 +303,19 @@ func oracleArray(doc []byte) (oracleResult, bool) {
 
 // oracleDetect notes which shapes an event belongs to.
 func oracleDetect(m *oLine, shapes map[string]bool) {
-	set := func(v Value) bool { return v.Present() && v.Kind != Null }
+	set := func(v drivers.Value) bool { return v.Present() && v.Kind != drivers.Null }
 	typ := oStr(m.c.Type)
-	if m.c.Type.Kind != String {
+	if m.c.Type.Kind != drivers.String {
 		typ = ""
 	}
 	if typ == "thread.started" || (typ == "item.completed" && set(m.x.Item.Type)) {
 		shapes["codex"] = true
 	}
 	if typ == "session.created" || typ == "session.updated" ||
-		((typ == "message.updated" || typ == "message.completed") && m.o.Message.Self.Kind == Object && set(m.o.Message.Fields.Role)) {
+		((typ == "message.updated" || typ == "message.completed") && m.o.Message.Self.Kind == drivers.Object && set(m.o.Message.Fields.Role)) {
 		shapes["legacy"] = true
 	}
-	if m.o.SessionID.Kind == String {
+	if m.o.SessionID.Kind == drivers.String {
 		switch typ {
 		case "text", "tool_use", "step_start", "step_finish", "reasoning", "error":
 			shapes["current"] = true
@@ -358,10 +338,10 @@ func oracleCodex(evs []oLine) (oracleResult, bool) {
 			continue
 		}
 		switch m.x.Item.Text.Kind {
-		case String:
+		case drivers.String:
 			r.text = m.x.Item.Text.Text
 			continue
-		case None, Null, False:
+		case drivers.None, drivers.Null, drivers.False:
 		default:
 			return oracleResult{}, false
 		}
@@ -385,7 +365,7 @@ func oracleOpenCode(evs []oLine, current bool) (oracleResult, bool) {
 	wrote := false
 	for i := range evs {
 		m := &evs[i]
-		if m.o.SessionID.Kind != String {
+		if m.o.SessionID.Kind != drivers.String {
 			continue
 		}
 		switch {
@@ -430,16 +410,16 @@ func oracleStream(evs []oLine) (oracleResult, bool) {
 }
 
 // oStr is a string's or a number's text; other values give "".
-func oStr(v Value) string {
-	if v.Kind == String || v.Kind == Number {
+func oStr(v drivers.Value) string {
+	if v.Kind == drivers.String || v.Kind == drivers.Number {
 		return v.Text
 	}
 	return ""
 }
 
 // oText is a string's text; other values give "".
-func oText(v Value) string {
-	if v.Kind == String {
+func oText(v drivers.Value) string {
+	if v.Kind == drivers.String {
 		return v.Text
 	}
 	return ""
@@ -459,7 +439,7 @@ func oSession(vs ...string) string {
 }
 
 // oJoin joins the text of the entries of type typ with "\n".
-func oJoin(entries []Entry, typ string) string {
+func oJoin(entries []drivers.Entry, typ string) string {
 	var parts []string
 	for _, e := range entries {
 		if e.Type.Is(typ) {
@@ -523,17 +503,17 @@ func plainJSON(data []byte) bool {
 
 // oLine is one event as every format reads it.
 type oLine struct {
-	c ClaudeRecord
-	x CodexRecord
-	o OpenCodeRecord
+	c drivers.ClaudeRecord
+	x drivers.CodexRecord
+	o drivers.OpenCodeRecord
 }
 
 func (l *oLine) decode(b []byte) error {
-	if err := DecodeClaude(b, &l.c); err != nil {
+	if err := drivers.DecodeClaude(b, &l.c); err != nil {
 		return err
 	}
-	if err := DecodeCodex(b, &l.x); err != nil {
+	if err := drivers.DecodeCodex(b, &l.x); err != nil {
 		return err
 	}
-	return DecodeOpenCode(b, &l.o)
+	return drivers.DecodeOpenCode(b, &l.o)
 }

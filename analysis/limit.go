@@ -22,7 +22,7 @@ var limitText = regexp.MustCompile(`(?i)5.*hour.*limit|limit.*reached.*try.*back
 // emitted (Codex and OpenCode error events, Claude's errors[]).
 var limitError = regexp.MustCompile(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
 
-func detectLimit(res *Result, p *parsed, raw *textFacts, opts Options) {
+func detectLimit(res *Result, p *Reply, raw *Facts, opts Options) {
 	said := structuredLimit(res, p, opts)
 	if !res.UsageLimited && !opts.TimedOut && (opts.ExitCode != 0 || res.IsError) {
 		if l, ok := limitLine(res, p, raw, opts); ok {
@@ -33,8 +33,8 @@ func detectLimit(res *Result, p *parsed, raw *textFacts, opts Options) {
 	if !res.UsageLimited {
 		return
 	}
-	if said == "" && p != nil && len(p.errMsgs) > 0 {
-		said = strings.Join(p.errMsgs, "\n")
+	if said == "" && p != nil && len(p.ErrorMessages) > 0 {
+		said = strings.Join(p.ErrorMessages, "\n")
 	}
 	if said == "" {
 		said = res.ResultText
@@ -53,7 +53,7 @@ func detectLimit(res *Result, p *parsed, raw *textFacts, opts Options) {
 // structuredLimit reads the limits a JSON output reports whatever the
 // call's ending: a rejected window, an API 429, a CLI error naming a
 // limit. It returns the error message that told of it ("" for the others).
-func structuredLimit(res *Result, p *parsed, opts Options) string {
+func structuredLimit(res *Result, p *Reply, opts Options) string {
 	if p == nil {
 		return ""
 	}
@@ -72,11 +72,11 @@ func structuredLimit(res *Result, p *parsed, opts Options) string {
 		res.UsageLimitWindow, res.UsageLimitResetsAt = w.Window, w.ResetsAt
 		return ""
 	}
-	if p.api429 {
+	if p.API429 {
 		res.UsageLimited, res.UsageLimitReason = true, "API error 429 (rate limit)"
 		return ""
 	}
-	for _, m := range p.errMsgs {
+	for _, m := range p.ErrorMessages {
 		if limitError.MatchString(m) || matchAny(opts.LimitPatterns, m) {
 			res.UsageLimited, res.UsageLimitReason = true, "CLI error: "+cutBytes([]byte(m), 200)
 			return m
@@ -88,7 +88,7 @@ func structuredLimit(res *Result, p *parsed, opts Options) string {
 // limitLine is the first line of the agent's own text that tells of a
 // usage limit: its reply on a JSON CLI, the output's last lines on a
 // plain-text one.
-func limitLine(res *Result, p *parsed, raw *textFacts, opts Options) (string, bool) {
+func limitLine(res *Result, p *Reply, raw *Facts, opts Options) (string, bool) {
 	var lines []string
 	if p == nil {
 		lines = raw.LastLines

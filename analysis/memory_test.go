@@ -1,6 +1,10 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
+
 	"bytes"
 	"runtime"
 	"strings"
@@ -25,11 +29,11 @@ func TestBoundedMemory(t *testing.T) {
 			var err error
 			switch mode {
 			case "seekable":
-				_, err = Analyze(r, Options{})
+				_, err = Analyze(r, Options{Formats: drivers.Formats()})
 			case "one-pass":
-				_, err = Analyze(iotest.HalfReader(r), Options{})
+				_, err = Analyze(iotest.HalfReader(r), Options{Formats: drivers.Formats()})
 			default:
-				s := NewStream(Options{})
+				s := NewStream(Options{Formats: drivers.Formats()})
 				r.WriteTo(s)
 				_, err = s.Finish(Ending{})
 			}
@@ -64,7 +68,7 @@ func TestLineCap(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s := NewStream(Options{Family: FamilyClaude})
+	s := NewStream(Options{Formats: drivers.Formats(), Family: FamilyClaude})
 	for rest := data; len(rest) > 0; {
 		n := min(len(rest), 32<<10)
 		s.Write(rest[:n])
@@ -76,7 +80,7 @@ func TestLineCap(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > 7*MaxLine/2 {
 		t.Errorf("%d MB allocated for a %d MB line", got>>20, len(long)>>20)
 	}
-	file, err := Analyze(bytes.NewReader(data), Options{Family: FamilyClaude})
+	file, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: FamilyClaude})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +88,7 @@ func TestLineCap(t *testing.T) {
 		if r.SkippedLines != 1 || r.Documents != 2 || r.SessionID != "s1" || !r.ExitSignal {
 			t.Errorf("skipped %d, documents %d, session %q, exit %v; want 1, 2, s1, true", r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal)
 		}
-		if why := r.Explain().String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
+		if why := explain.Of(&r).String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
 			t.Errorf("explanation does not note the skipped line:\n%s", why)
 		}
 	}
@@ -99,7 +103,7 @@ func TestHeldDeltas(t *testing.T) {
 	for i := 0; i < 40000; i++ { // about 6 MB of deltas: past maxHeld
 		b.WriteString(`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"` + string(rune('a'+i%26)) + `"}},"session_id":"s1"}` + "\n")
 	}
-	res, err := Analyze(strings.NewReader(b.String()), Options{Family: FamilyClaude})
+	res, err := Analyze(strings.NewReader(b.String()), Options{Formats: drivers.Formats(), Family: FamilyClaude})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 // naiveFacts is a slow, obviously-correct restatement of what textScan
 // computes, working on whole lines in memory. The differential tests and
 // the fuzz targets compare the two.
-func naiveFacts(text string) *textFacts {
-	f := &textFacts{Bytes: int64(len(text))}
+func naiveFacts(text string) *Facts {
+	f := &Facts{Bytes: int64(len(text))}
 	lines := strings.Split(text, "\n")
 	if strings.HasSuffix(text, "\n") {
 		lines = lines[:len(lines)-1]
@@ -136,7 +136,7 @@ func naiveSeq(line, a, b string) bool {
 	}
 }
 
-func naiveBlocks(text string, f *textFacts) {
+func naiveBlocks(text string, f *Facts) {
 	type ev struct {
 		start, end int
 		isStart    bool
@@ -201,7 +201,7 @@ func naiveBlocks(text string, f *textFacts) {
 	}
 }
 
-func naivePreamble(text string, f *textFacts) {
+func naivePreamble(text string, f *Facts) {
 	t := strings.ReplaceAll(text, "\r", "")
 	if i := strings.Index(t, startMarker); i >= 0 {
 		t = t[:i]
@@ -231,7 +231,7 @@ func naivePreamble(text string, f *textFacts) {
 	}
 }
 
-func naiveStates(lines []string, f *textFacts) {
+func naiveStates(lines []string, f *Facts) {
 	opener := regexp.MustCompile(`<!--[ \t]{0,8}ralph:state`)
 	for _, line := range lines {
 		locs := opener.FindAllStringIndex(line, -1)

@@ -1,6 +1,9 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"bytes"
 	"encoding/json"
 	"math/rand"
@@ -19,7 +22,7 @@ func TestDecodersMatchOracle(t *testing.T) {
 	checked := map[Format]int{}
 	for i := 0; i < 4000; i++ {
 		data := g.output(kinds[g.r.Intn(len(kinds))])
-		res := checkAnalyze(t, data, Options{})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats()})
 		o, ok := jsonOracle(data, "")
 		if !ok {
 			continue

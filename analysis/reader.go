@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -20,10 +17,6 @@ import (
 // in Result.SkippedLines, with a note in the explanation) without being
 // held, and a longer line of the agent's text is cut there.
 const MaxLine = 16 << 20
-
-// tolerated are the formats' record types that read as empty when they
-// arrive as another JSON type (see value.go).
-var tolerated = append(append(append([]*json.Unmarshalers(nil), claudeTolerated...), codexTolerated...), openCodeTolerated...)
 
 // reading is one output read line by line: by Analyze from a reader, by a
 // Stream as the output is written. Both run the same code.
@@ -37,30 +30,32 @@ type reading struct {
 	json    bool   // the output started like JSON: its lines are records
 	bom     int    // > 0 until the first line, whose byte-order mark is dropped
 
-	skipped  int // lines over MaxLine
-	docs     int // valid JSON documents
-	invalid  int // lines that were not valid JSON
-	firstArr bool
-	first    *resultObject // the first document, when it is an object
+	skipped int // lines over MaxLine
+	docs    int // valid JSON documents
+	invalid int // lines that were not valid JSON
 
 	pending      []byte // a document spread over several lines, joined so far
 	pendingLines int
 	depth        int
 
-	claude claudeReading
-	arr    claudeReading // Claude's message array
-	codex  codexReading
-	oc     openCodeReading
-	limits limitAgg
-	raw    *textRules // the output as plain text (in a JSON output: its lines that are not JSON)
-
-	cr ClaudeRecord
-	xr CodexRecord
-	or OpenCodeRecord
+	formats []FormatReader // the driver's first
+	limits  Limits
+	raw     *Text // the output as plain text (in a JSON output: its lines that are not JSON)
 }
 
-func newReading(fam Family) *reading {
-	return &reading{fam: fam, raw: newTextRules(MaxResultText), bom: 3}
+func newReading(opts Options) *reading {
+	rd := &reading{fam: opts.Family, raw: NewText(), bom: 3}
+	for _, f := range opts.Formats {
+		rd.formats = append(rd.formats, f())
+	}
+	for i, f := range rd.formats {
+		if f.For(rd.fam) {
+			copy(rd.formats[1:i+1], rd.formats[:i])
+			rd.formats[0] = f
+			break
+		}
+	}
+	return rd
 }
 
 // Write feeds the next bytes of the output.
@@ -162,30 +157,29 @@ func (rd *reading) rawLine(l []byte) {
 	rd.raw.writeLine(l, true)
 }
 
-// fast counts a line without decoding it when its format reads nothing of
-// it, or not yet: Claude's tool results ("user" records) and Codex's command
-// outputs are most of an output's bytes and are only counted; Claude's text
-// deltas are read only for a stream cut before its result (see
-// claudeReading.events). The first document is always read whole.
+// fast counts a line without decoding it when a format says it reads
+// nothing of it, or not yet: Claude's tool results and Codex's command
+// outputs are most of an output's bytes and are only counted. The first
+// document is always read whole.
 func (rd *reading) fast(t []byte) bool {
 	if rd.docs == 0 || t[len(t)-1] != '}' {
 		return false
 	}
 	typ, known := recordType(t)
-	switch {
-	case !known:
-		return false
-	case string(typ) == "user":
-		rd.claude.detect = true
-	case string(typ) == "stream_event" && rd.oc.legacySession != "":
-		rd.claude.hold(t)
-	case codexBulk(t):
-		rd.codex.detect = true
-	default:
+	if !known {
 		return false
 	}
-	rd.docs++
-	return true
+	for i, f := range rd.formats {
+		open := false
+		for j, g := range rd.formats {
+			open = open || j != i && g.Open()
+		}
+		if f.Skip(typ, t, open) {
+			rd.docs++
+			return true
+		}
+	}
+	return false
 }
 
 // documents reads the JSON documents of a line; one that does not end on
@@ -293,88 +287,40 @@ func nesting(line []byte) int {
 // the first document may be Claude's message array. It reports false,
 // having read nothing, when v is not one valid JSON value.
 func (rd *reading) document(v []byte) bool {
+	valid := func() bool {
+		return jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	}
 	if v[0] == '[' {
-		return rd.array(v)
-	}
-	claude, codex, openCode := rd.readers(v)
-	// The first format that reads the record checks it; the others are
-	// decoded only when it was valid.
-	var err error
-	switch {
-	case claude:
-		err = DecodeClaude(v, &rd.cr)
-	case codex:
-		err = DecodeCodex(v, &rd.xr)
-	case openCode:
-		err = DecodeOpenCode(v, &rd.or)
-	case !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)):
-		return false
-	}
-	if err != nil {
-		return false
-	}
-	if claude {
-		rd.claudeRecord(v)
-	}
-	if codex && (!claude || DecodeCodex(v, &rd.xr) == nil) {
-		rd.limits.codex(&rd.xr)
-		rd.codex.record(&rd.xr)
-	}
-	if openCode && (!claude && !codex || DecodeOpenCode(v, &rd.or) == nil) {
-		rd.oc.record(&rd.or)
-	}
-	rd.docs++
-	return true
-}
-
-// readers are the formats that read record v: by its leading type, when
-// it has one, else all.
-func (rd *reading) readers(v []byte) (claude, codex, openCode bool) {
-	typ, known := recordType(v)
-	if !known {
-		return true, true, true
-	}
-	claude = rd.docs == 0 || claudeReads[string(typ)] || claudeTypes[string(typ)]
-	codex = codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
-	openCode = openCodeReads[string(typ)] || rd.oc.legacySession == "" && bytes.Contains(v, []byte(`"session`))
-	return claude, codex, openCode
-}
-
-// array reads an array document: the first one is Claude's message array.
-func (rd *reading) array(v []byte) bool {
-	if !jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
-		return false
-	}
-	if rd.docs == 0 {
-		var list []ClaudeRecord
-		if decodeRecord(v, &list) == nil {
-			for i := range list {
-				rd.limits.claudeRecord(&list[i])
-				rd.arr.record(&list[i], false)
+		if !valid() {
+			return false
+		}
+		for _, f := range rd.formats {
+			if rd.docs == 0 {
+				_ = f.Record(v, true, &rd.limits) // v is valid
 			}
 		}
-		rd.firstArr = true
+		rd.docs++
+		return true
+	}
+	// The first format that reads the record checks it; the others read
+	// it only when it was valid. A record with no leading type is
+	// offered to every format.
+	typ, known := recordType(v)
+	checked := false
+	for _, f := range rd.formats {
+		if known && !f.Reads(typ, v, rd.docs == 0) {
+			continue
+		}
+		if err := f.Record(v, rd.docs == 0, &rd.limits); err != nil && !checked {
+			return false
+		}
+		checked = true
+	}
+	if !checked && !valid() {
+		return false
 	}
 	rd.docs++
 	return true
-}
-
-// claudeRecord takes the Claude record just decoded (from v).
-func (rd *reading) claudeRecord(v []byte) {
-	rd.limits.claudeRecord(&rd.cr)
-	if len(rd.claude.events) > 0 && rd.cr.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
-		rd.claude.hold(v) // after those held back
-	} else {
-		rd.claude.record(&rd.cr, true)
-	}
-	if rd.docs == 0 {
-		if rd.cr.Type.Is("result") {
-			rd.first = rd.claude.last
-		} else {
-			rec := rd.cr
-			rd.first = newResultObject(&rec)
-		}
-	}
 }
 
 // recordType is the "type" of a record that starts with it, as every
@@ -391,16 +337,10 @@ func recordType(v []byte) ([]byte, bool) {
 	return rest[:i], true
 }
 
-func (a *limitAgg) claudeRecord(r *ClaudeRecord) {
-	if r.Type.Is("rate_limit_event") {
-		a.claude(r.RateLimitInfo)
-	}
-}
-
 // Analyze reads one agent output and analyses it. It fails only when
 // reading fails; malformed output is analysed as well as it can be.
 func Analyze(r io.Reader, opts Options) (Result, error) {
-	rd := newReading(opts.Family)
+	rd := newReading(opts)
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
@@ -414,25 +354,6 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	}
 	rd.end()
 	return rd.build(opts), nil
-}
-
-// AnalyzeFile analyses the output file at path (what `ralph_loop --analyze
-// FILE` prints): the Result, whose ResponseAnalysis is the JSON for stdout,
-// and the explanation for stderr. opts.OutputFile defaults to path.
-func AnalyzeFile(path string, opts Options) (Result, Explanation, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	defer f.Close()
-	if opts.OutputFile == "" {
-		opts.OutputFile = path
-	}
-	res, err := Analyze(f, opts)
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze %s: %w", path, err)
-	}
-	return res, res.Explain(), nil
 }
 
 // Stream analyses an output while it is being written: the caller writes
@@ -458,7 +379,7 @@ type Ending struct {
 // Analyze; their ExitCode, TimedOut and Now are ignored, Finish's Ending
 // gives them.
 func NewStream(opts Options) *Stream {
-	return &Stream{opts: opts, rd: newReading(opts.Family)}
+	return &Stream{opts: opts, rd: newReading(opts)}
 }
 
 // Write feeds the next bytes of the output. It never fails: a stream
@@ -491,30 +412,6 @@ func (s *Stream) Finish(e Ending) (Result, error) {
 	opts.ExitCode, opts.TimedOut, opts.Now = e.ExitCode, e.TimedOut, e.Now
 	return s.rd.build(opts), nil
 }
-
-// errorMessages appends the string messages (trimmed, the first 512 bytes
-// of each, five in all) to dst.
-func errorMessages(dst []string, vs ...Value) []string {
-	for _, v := range vs {
-		if v.Kind != String || len(dst) >= maxErrMsgs {
-			continue
-		}
-		m := v.Text
-		if len(m) > capMessage {
-			m = validString([]byte(m[:capMessage]))
-		}
-		if m = strings.TrimSpace(m); m != "" {
-			dst = append(dst, m)
-		}
-	}
-	return dst
-}
-
-const (
-	capMessage = 512 // bytes kept of each structured error message
-	maxErrMsgs = 5
-	maxDenials = 100
-)
 
 // rawStats counts what the bash loop's output_length needs: characters of
 // the output without NUL bytes and without trailing newlines.

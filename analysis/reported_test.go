@@ -1,6 +1,11 @@
-package analysis
+package analysis_test
 
-import "testing"
+import (
+	"testing"
+
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+)
 
 // TestReportedFilesModified: the agent's own count is the status block's
 // FILES_MODIFIED, else the JSON metadata's; it never replaces the git count
@@ -19,7 +24,7 @@ func TestReportedFilesModified(t *testing.T) {
 		{"nothing reported", "plain words\n", 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := analyzeString(t, tc.out, Options{})
+			res := analyzeString(t, tc.out, Options{Formats: drivers.Formats()})
 			if res.ReportedFilesModified != tc.reported || res.FilesModified != tc.used {
 				t.Errorf("reported %d files_modified %d, want %d %d", res.ReportedFilesModified, res.FilesModified, tc.reported, tc.used)
 			}

@@ -158,19 +158,19 @@ func (r *Result) ResponseAnalysis() ResponseAnalysis {
 		if u := r.Usage; u != nil {
 			known := r.usageKnown
 			if known == 0 {
-				known = uIn | uOut | uCacheRead | uCacheCreate | uCost
+				known = UsageIn | UsageOut | UsageCacheRead | UsageCacheCreate | UsageCost
 			}
-			pick := func(bit uint8, v int64) *int64 {
+			pick := func(bit UsageFields, v int64) *int64 {
 				if known&bit == 0 {
 					return nil
 				}
 				return &v
 			}
-			a.InputTokens = pick(uIn, u.InputTokens)
-			a.OutputTokens = pick(uOut, u.OutputTokens)
-			a.CacheReadTokens = pick(uCacheRead, u.CacheReadTokens)
-			a.CacheCreationTokens = pick(uCacheCreate, u.CacheCreationTokens)
-			if known&uCost != 0 {
+			a.InputTokens = pick(UsageIn, u.InputTokens)
+			a.OutputTokens = pick(UsageOut, u.OutputTokens)
+			a.CacheReadTokens = pick(UsageCacheRead, u.CacheReadTokens)
+			a.CacheCreationTokens = pick(UsageCacheCreate, u.CacheCreationTokens)
+			if known&UsageCost != 0 {
 				c := u.CostUSD
 				a.TotalCostUSD = &c
 			}

@@ -33,6 +33,12 @@ type Options struct {
 	// FamilyText reads the output as plain text. FamilyAny detects the
 	// format as the bash loop does.
 	Family Family
+	// Formats make the readers of the JSON formats the output may be in
+	// (drivers.Formats()), in the bash loop's order of detection: Codex,
+	// OpenCode, then Claude's stream-json, whose reader also reads a lone
+	// result object and the message array. Without them a JSON output
+	// reads as the text of its lines that are not JSON.
+	Formats []func() FormatReader
 
 	Loop       int       // loop number written to .response_analysis
 	OutputFile string    // path written to .response_analysis (AnalyzeFile: the file read)
@@ -70,15 +76,6 @@ type Usage struct {
 	CacheCreationTokens int64
 	CostUSD             float64
 }
-
-// which Usage fields the agent reported (for the nulls of .response_analysis)
-const (
-	uIn uint8 = 1 << iota
-	uOut
-	uCacheRead
-	uCacheCreate
-	uCost
-)
 
 // Result is everything one analysed output says.
 type Result struct {
@@ -152,19 +149,23 @@ type Result struct {
 
 	States []string // <!-- ralph:state NAME --> markers in the agent's text
 
+	// Reasons say how the output was read and what decided exit or
+	// continue, in order ("note: ..." for the reading); DenialReason says
+	// why a denial was seen. internal/explain words them for people.
+	Reasons      []string
+	DenialReason string
+
 	// Written to .response_analysis.
 	Loop       int
 	Timestamp  string
 	OutputFile string
 
-	usageKnown uint8
+	usageKnown UsageFields
 	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
 	gitBonus   bool // the text path without a block gets +20 for changed files
-	why        []string
-	denialWhy  string
 }
 
 // MaxResultText is how much of the agent's reply a Result keeps.

@@ -1,6 +1,10 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/explain"
+
 	"bytes"
 	"math/rand/v2"
 	"os"
@@ -68,7 +72,7 @@ func checkStream(t *testing.T, path string, data []byte, opts Options, e Ending,
 	if !bytes.Equal(wantRA, gotRA) {
 		t.Fatalf("%s: .response_analysis differs:\nfile:   %s\nstream: %s", path, wantRA, gotRA)
 	}
-	if diff := cmp.Diff(why, got.Explain()); diff != "" {
+	if diff := cmp.Diff(why, explain.Of(&got)); diff != "" {
 		t.Fatalf("%s: explanation differs (-file +stream):\n%s", path, diff)
 	}
 }
@@ -129,7 +133,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 		for _, fam := range streamFamilies {
 			for _, e := range streamEndings {
 				e.Now = now
-				opts := Options{
+				opts := Options{Formats: drivers.Formats(),
 					Family: fam, Loop: 7, OutputFile: ".ralph/logs/claude_output.log",
 					PreviousOutputLength: 4000, PreviousErrors: [][]string{{"Error: one", "Error: two"}},
 					FilesModified: 2,
@@ -143,7 +147,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 // TestStreamClose: a stream closed and never finished ends its reader; a
 // write after the end is dropped, not failed.
 func TestStreamClose(t *testing.T) {
-	s := NewStream(Options{})
+	s := NewStream(Options{Formats: drivers.Formats()})
 	s.Write([]byte("partial"))
 	s.Close()
 	if n, err := s.Write([]byte("late")); n != 4 || err != nil {
@@ -173,7 +177,7 @@ func FuzzStream(f *testing.F) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		fam := streamFamilies[rng.IntN(len(streamFamilies))]
 		e := streamEndings[rng.IntN(len(streamEndings))]
-		checkStream(t, path, data, Options{Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
+		checkStream(t, path, data, Options{Formats: drivers.Formats(), Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
 	})
 }
 
@@ -186,11 +190,11 @@ func TestStreamFinishAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewStream(Options{})
+		s := NewStream(Options{Formats: drivers.Formats()})
 		s.Write(data)
 		s.Finish(Ending{})
 		got, _ := s.Finish(Ending{ExitCode: 1})
-		want, _, err := AnalyzeFile(path, Options{ExitCode: 1, OutputFile: ""})
+		want, _, err := AnalyzeFile(path, Options{Formats: drivers.Formats(), ExitCode: 1, OutputFile: ""})
 		if err != nil {
 			t.Fatal(err)
 		}

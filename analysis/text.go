@@ -2,23 +2,24 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// textRules applies the bash loop's text rules to one text (the whole
+// Text applies the bash loop's text rules to one text (the whole
 // plain-text output, or the agent's reply decoded from its JSON records)
 // line by line, as it is written, and keeps only what the analysis needs:
 // flags and counts per line, the status blocks, the first paragraph, a few
 // captured lines and a bounded prefix of the text. A line is looked at
 // whole (up to MaxLine bytes); memory does not grow with the text.
 //
-// The phrases are found by one pass of the automaton in dfa.go over each
-// line; the word boundaries and exact spellings are then checked on the
-// line itself.
-type textRules struct {
+// The phrases (patterns.go) are searched for in each line case-folded; the
+// word boundaries and exact spellings are then checked on the line itself.
+type Text struct {
 	keepText int // bytes of the text to keep (prefix)
 
 	partial []byte // the current line, until its newline
@@ -35,6 +36,7 @@ type textRules struct {
 	waitEnd  int
 	bodyFrom int // where the open status block's body starts on this line, -1: none
 	evs      []scanEvent
+	low      []byte // the line case-folded
 
 	// totals
 	lines      int
@@ -95,8 +97,8 @@ const (
 )
 
 type scanEvent struct {
-	i  int    // index in the line of the match's last byte
-	st uint16 // automaton state (its out mask lists the matches)
+	i  int // index in the line of the match's last byte
+	pi int // the pattern
 }
 
 // ErrorLine is one output line that matched the error patterns.
@@ -105,12 +107,15 @@ type ErrorLine struct {
 	Text string // the line (first 256 bytes, trailing CR removed)
 }
 
-func newTextRules(keepText int) *textRules {
-	return &textRules{keepText: keepText, lineNo: 1, preActive: true}
+// NewText starts the rules on a text of which MaxResultText bytes are kept.
+func NewText() *Text { return newText(MaxResultText) }
+
+func newText(keepText int) *Text {
+	return &Text{keepText: keepText, lineNo: 1, preActive: true}
 }
 
 // Write feeds the next piece of the text. It never fails.
-func (s *textRules) Write(p []byte) (int, error) {
+func (s *Text) Write(p []byte) (int, error) {
 	n := len(p)
 	if s.textBytes < int64(s.keepText) {
 		k := min(s.keepText-len(s.text), len(p))
@@ -137,7 +142,7 @@ func (s *textRules) Write(p []byte) (int, error) {
 
 // writeLine feeds a whole line (without its newline; nl tells whether
 // one ended it): Write without copying the line.
-func (s *textRules) writeLine(l []byte, nl bool) {
+func (s *Text) writeLine(l []byte, nl bool) {
 	if !nl || len(s.partial) > 0 {
 		s.Write(l)
 		if nl {
@@ -161,7 +166,7 @@ func appendCapped(line, p []byte) []byte {
 }
 
 // line applies the rules to one whole line (without its newline).
-func (s *textRules) line(l []byte) {
+func (s *Text) line(l []byte) {
 	s.flags, s.qmask = 0, 0
 	s.inQuote, s.quoteErr, s.qHadErr, s.qClosed = false, false, false, -2
 	s.awaitEnd, s.waitEnd = -1, -1
@@ -170,24 +175,29 @@ func (s *textRules) line(l []byte) {
 		s.bodyFrom = 0
 	}
 
-	d := scanDFA
-	st := uint16(0)
+	s.low = s.low[:0]
+	for _, c := range l {
+		s.low = append(s.low, foldByte(c))
+	}
 	evs := s.evs[:0]
-	cls, delta, k, first := &d.cls, d.delta, d.ncls, d.firstOut
-	for i, c := range l {
-		st = delta[int(st)*k+int(cls[c])]
-		if st >= first {
-			evs = append(evs, scanEvent{i, st})
+	for i, c := range s.low {
+		var next byte
+		if i+1 < len(s.low) {
+			next = s.low[i+1]
+		}
+		if starts[c][next>>6]&(1<<(next&63)) == 0 {
+			continue
+		}
+		for _, pi := range byFirst[c] {
+			if p := patterns[pi].low; bytes.HasPrefix(s.low[i:], p) {
+				evs = append(evs, scanEvent{i + len(p) - 1, pi})
+			}
 		}
 	}
+	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
 	s.evs = evs
 	for _, e := range evs {
-		m := d.out[e.st]
-		for m != 0 {
-			pi := bits.TrailingZeros64(m)
-			m &= m - 1
-			s.match(l, pi, e.i)
-		}
+		s.match(l, e.pi, e.i)
 	}
 
 	if s.preActive {
@@ -224,7 +234,7 @@ func (s *textRules) line(l []byte) {
 }
 
 // match handles pattern pi found ending at line offset end.
-func (s *textRules) match(l []byte, pi, end int) {
+func (s *Text) match(l []byte, pi, end int) {
 	p := &patterns[pi]
 	start := end - len(p.text) + 1
 	if p.verify != nil && !verified(l[start:end+1], p.verify) {
@@ -258,7 +268,7 @@ func (s *textRules) match(l []byte, pi, end int) {
 
 // wordMatch records a match that must be a whole word (the inputs of the
 // sequence patterns need only its end).
-func (s *textRules) wordMatch(l []byte, p *pattern, start, end int) {
+func (s *Text) wordMatch(l []byte, p *pattern, start, end int) {
 	if p.kind != pkInput && p.kind != pkResponse && !wordStart(l, start) {
 		return
 	}
@@ -271,7 +281,7 @@ func (s *textRules) wordMatch(l []byte, p *pattern, start, end int) {
 }
 
 // blockStart opens a status block at a start marker.
-func (s *textRules) blockStart(l []byte, start, end int) {
+func (s *Text) blockStart(l []byte, start, end int) {
 	if s.preActive {
 		s.preLine(l[:start])
 		s.preActive = false
@@ -284,7 +294,7 @@ func (s *textRules) blockStart(l []byte, start, end int) {
 
 // blockEnd closes the open status block at an end marker. An end marker
 // sharing its dashes with the start marker is not one.
-func (s *textRules) blockEnd(l []byte, start int) {
+func (s *Text) blockEnd(l []byte, start int) {
 	if !s.blkOpen || s.blk.Line == s.lineNo && start < s.blkBody {
 		return
 	}
@@ -314,7 +324,7 @@ func verified(b []byte, spellings []string) bool {
 // quoteMatch tracks quoted strings on a line: an error word inside quotes
 // followed by a colon right after the closing quote is a JSON key, not an
 // error.
-func (s *textRules) quoteMatch(kind patKind, end int) {
+func (s *Text) quoteMatch(kind patKind, end int) {
 	switch kind {
 	case pkQuote:
 		s.qHadErr = s.inQuote && s.quoteErr
@@ -332,7 +342,7 @@ func (s *textRules) quoteMatch(kind patKind, end int) {
 }
 
 // word records a whole-word match that starts at line offset start.
-func (s *textRules) word(p *pattern, start int) {
+func (s *Text) word(p *pattern, start int) {
 	switch p.kind {
 	case pkKeyword:
 		s.keywords |= 1 << uint(p.idx)
@@ -405,7 +415,7 @@ func cutBytes(b []byte, n int) string {
 }
 
 // preLine reads one line of the first paragraph.
-func (s *textRules) preLine(b []byte) {
+func (s *Text) preLine(b []byte) {
 	line := strings.TrimRight(string(capture(b, preCap, true)), spaceChars)
 	if line == "" {
 		if s.preLines > 0 {
@@ -435,7 +445,7 @@ func stateOpener(l []byte, start int) bool {
 
 // state reads a <!-- ralph:state NAME --> marker whose name starts at
 // from: up to the next "ralph:state" opener or the line's end.
-func (s *textRules) state(l []byte, from int) {
+func (s *Text) state(l []byte, from int) {
 	rest := l[from:]
 	for i := bytes.Index(rest, []byte("ralph:state")); i >= 0; {
 		if stateOpener(rest, i) {
@@ -491,13 +501,13 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// finish ends the text and returns what was found.
-func (s *textRules) finish() *textFacts {
+// Finish ends the text and returns what was found.
+func (s *Text) Finish() *Facts {
 	if len(s.partial) > 0 {
 		s.line(s.partial)
 		s.partial = s.partial[:0]
 	}
-	f := &textFacts{
+	f := &Facts{
 		Lines:       s.lines,
 		Bytes:       s.textBytes,
 		Blocks:      s.blkCount,
@@ -531,8 +541,8 @@ func (s *textRules) finish() *textFacts {
 	return f
 }
 
-// textFacts is what textRules found in one text.
-type textFacts struct {
+// Facts is what Text found in one text.
+type Facts struct {
 	Lines       int
 	Bytes       int64
 	Blocks      int          // start markers seen
@@ -557,23 +567,27 @@ type textFacts struct {
 
 // firstKeyword returns the first completion keyword (in the bash loop's list
 // order) found, or "".
-func (f *textFacts) firstKeyword() string {
+func (f *Facts) firstKeyword() string {
 	if f == nil || f.Keywords == 0 {
 		return ""
 	}
 	return completionKeywords[bits.TrailingZeros32(f.Keywords)]
 }
 
-func (f *textFacts) firstNoWork() string {
+func (f *Facts) firstNoWork() string {
 	if f == nil || f.NoWork == 0 {
 		return ""
 	}
 	return noWorkPatterns[bits.TrailingZeros32(f.NoWork)]
 }
 
+// ScanText applies the rules to a whole text (a format's reply in one
+// string).
+func ScanText(text string) *Facts { return scanString(text, MaxResultText) }
+
 // scanString applies the rules to a whole string.
-func scanString(text string, keep int) *textFacts {
-	s := newTextRules(keep)
+func scanString(text string, keep int) *Facts {
+	s := newText(keep)
 	s.Write([]byte(text))
-	return s.finish()
+	return s.Finish()
 }

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,8 +40,8 @@ func randomText(r *rand.Rand, n int) string {
 }
 
 // scanPieces runs a scanner over text cut into random pieces.
-func scanPieces(text string, r *rand.Rand) *textFacts {
-	s := newTextRules(1 << 20)
+func scanPieces(text string, r *rand.Rand) *Facts {
+	s := newText(1 << 20)
 	for len(text) > 0 {
 		n := 1 + r.Intn(40)
 		if r.Intn(3) == 0 {
@@ -49,13 +51,13 @@ func scanPieces(text string, r *rand.Rand) *textFacts {
 		s.Write([]byte(text[:n]))
 		text = text[n:]
 	}
-	return s.finish()
+	return s.Finish()
 }
 
-func compareFacts(t *testing.T, text string, got, want *textFacts) {
+func compareFacts(t *testing.T, text string, got, want *Facts) {
 	t.Helper()
 	opts := cmp.Options{
-		cmpopts.IgnoreFields(textFacts{}, "Text", "Truncated", "LastLines"),
+		cmpopts.IgnoreFields(Facts{}, "Text", "Truncated", "LastLines"),
 		cmpopts.EquateEmpty(),
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
@@ -71,4 +73,26 @@ func TestTextScanMatchesNaive(t *testing.T) {
 		compareFacts(t, text, scanString(text, 0), want)
 		compareFacts(t, text, scanPieces(text, r), want)
 	}
+}
+
+func FuzzStatusBlock(f *testing.F) {
+	for _, s := range fragments {
+		f.Add(s)
+	}
+	f.Add("x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n---RALPH_STATUS---EXIT_SIGNAL: true")
+	f.Add("---RALPH_STATUS---END_RALPH_STATUS---")
+	f.Add("<!-- ralph:state idle -->")
+	seedText := func(pat string) {
+		files, _ := filepath.Glob(filepath.Join("testdata", "*", pat))
+		for _, file := range files {
+			b, _ := os.ReadFile(file)
+			f.Add(string(b))
+		}
+	}
+	seedText("*.txt")
+	f.Fuzz(func(t *testing.T, text string) {
+		want := naiveFacts(text)
+		compareFacts(t, text, scanString(text, 0), want)
+		compareFacts(t, text, scanPieces(text, rand.New(rand.NewSource(int64(len(text))))), want)
+	})
 }

@@ -32,13 +32,17 @@ const (
 // maxWindows bounds the windows one output can name.
 const maxWindows = 8
 
-// limitAgg collects the usage windows the CLI reported in its own events,
-// the last report of each window counting.
-type limitAgg struct {
+// Limits collects the usage windows the CLI reported in its own events,
+// the last report of each window counting. A format puts each window its
+// records report.
+type Limits struct {
 	windows []LimitWindow
 }
 
-func (a *limitAgg) put(w LimitWindow) {
+// Put records window w; resetIn is its reset time in seconds from the end
+// of the call when only that is known (older Codex), else -1.
+func (a *Limits) Put(w LimitWindow, resetIn int64) {
+	w.resetIn = resetIn
 	for i := range a.windows {
 		if a.windows[i].Window == w.Window {
 			a.windows[i] = w
@@ -50,56 +54,8 @@ func (a *limitAgg) put(w LimitWindow) {
 	}
 }
 
-// claude reads a rate_limit_event's window.
-func (a *limitAgg) claude(info RateLimit) {
-	status, ok := info.Status.NonEmpty()
-	if !ok {
-		return
-	}
-	w := LimitWindow{Window: info.RateLimitType.Alt(""), Status: status, ResetsAt: epoch(info.ResetsAt), resetIn: -1}
-	if u, ok := info.Utilization.Num(); ok && u >= 0 {
-		if u <= 1 {
-			u *= 100
-		}
-		w.UsedPercent = &u
-	}
-	a.put(w)
-}
-
-// codex reads the windows of a Codex rate-limit snapshot, wherever a
-// version put it (the event itself, "msg", "payload").
-func (a *limitAgg) codex(r *CodexRecord) {
-	for _, rl := range []*RateLimits{&r.RateLimits, &r.Msg.RateLimits, &r.Payload.RateLimits} {
-		a.snapshot(rl)
-	}
-}
-
-func (a *limitAgg) snapshot(rl *RateLimits) {
-	put := func(name string, win RateWindow, flatPct, flatMin Value) {
-		pct, ok := win.UsedPercent.Num()
-		if !ok {
-			if pct, ok = flatPct.Num(); !ok {
-				return
-			}
-		}
-		w := LimitWindow{Window: name, Status: LimitAllowed, UsedPercent: &pct, ResetsAt: epoch(win.ResetsAt), resetIn: -1}
-		if pct >= 100 {
-			w.Status = LimitRejected
-		}
-		if m, ok := win.WindowMinutes.Or(flatMin).Num(); ok && m > 0 {
-			w.WindowMinutes = int(m)
-		}
-		if s, ok := win.ResetsInSeconds.Num(); ok && s >= 0 && w.ResetsAt == 0 {
-			w.resetIn = int64(s)
-		}
-		a.put(w)
-	}
-	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
-	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
-}
-
 // windows are the reported windows, relative reset times resolved at now.
-func (a *limitAgg) resolved(now time.Time) []LimitWindow {
+func (a *Limits) resolved(now time.Time) []LimitWindow {
 	if len(a.windows) == 0 {
 		return nil
 	}
@@ -112,19 +68,6 @@ func (a *limitAgg) resolved(now time.Time) []LimitWindow {
 		out[i] = w
 	}
 	return out
-}
-
-// epoch reads unix seconds (a number or a numeric string); 0 when absent.
-func epoch(v Value) int64 {
-	if f, ok := v.Num(); ok && f > 0 {
-		return int64(f)
-	}
-	if s, ok := v.NonEmpty(); ok {
-		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
-			return int64(f)
-		}
-	}
-	return 0
 }
 
 // The reset time and the window as a limit message words them:

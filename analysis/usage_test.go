@@ -1,6 +1,9 @@
-package analysis
+package analysis_test
 
 import (
+	. "github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
+
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -36,7 +39,7 @@ func TestUsageFixtures(t *testing.T) {
 		{"opencode_error_limit.jsonl", FamilyOpenCode, 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Family: tc.family, ExitCode: tc.exit, Now: usageNow})
+			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Formats: drivers.Formats(), Family: tc.family, ExitCode: tc.exit, Now: usageNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +69,7 @@ func TestUsageFixtures(t *testing.T) {
 // A file the agent read that tells of a usage limit is a tool result, not
 // the agent's text: a failed call that echoed it is no limit.
 func TestUsageToolResultIsNoLimit(t *testing.T) {
-	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Family: FamilyClaude, ExitCode: 1, Now: usageNow})
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Formats: drivers.Formats(), Family: FamilyClaude, ExitCode: 1, Now: usageNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,20 +83,20 @@ func TestUsageToolResultIsNoLimit(t *testing.T) {
 func TestUsageLimitPatterns(t *testing.T) {
 	pats := []*regexp.Regexp{regexp.MustCompile(`(?i)credits? exhausted`)}
 	out := "Working...\nError: credits exhausted for this billing period\n"
-	if res := analyzeString(t, out, Options{ExitCode: 1}); res.UsageLimited {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 1}); res.UsageLimited {
 		t.Fatalf("without the pattern: limited (%q)", res.UsageLimitReason)
 	}
-	res := analyzeString(t, out, Options{ExitCode: 1, LimitPatterns: pats})
+	res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 1, LimitPatterns: pats})
 	if !res.UsageLimited || res.UsageLimitReason != "agent said: Error: credits exhausted for this billing period" {
 		t.Errorf("with the pattern: %v %q", res.UsageLimited, res.UsageLimitReason)
 	}
-	if res := analyzeString(t, out, Options{ExitCode: 0, LimitPatterns: pats}); res.UsageLimited {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 0, LimitPatterns: pats}); res.UsageLimited {
 		t.Errorf("a successful call matched a pattern: %q", res.UsageLimitReason)
 	}
 	codex := `{"type":"thread.started","thread_id":"t1"}
 {"type":"turn.failed","error":{"message":"Credit exhausted, come back later"}}
 `
-	res = analyzeString(t, codex, Options{Family: FamilyCodex, ExitCode: 1, LimitPatterns: pats})
+	res = analyzeString(t, codex, Options{Formats: drivers.Formats(), Family: FamilyCodex, ExitCode: 1, LimitPatterns: pats})
 	if !res.UsageLimited {
 		t.Errorf("a CLI error matching a pattern is a limit")
 	}
@@ -112,7 +115,7 @@ func TestCodexSnapshotShapes(t *testing.T) {
 		"flat":    `{"id":"1","msg":{"type":"token_count","rate_limits":{"primary_used_percent":100,"primary_window_minutes":300,"secondary_used_percent":3}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := analyzeString(t, head+line+"\n"+tail, Options{Family: FamilyCodex, Now: usageNow})
+			res := analyzeString(t, head+line+"\n"+tail, Options{Formats: drivers.Formats(), Family: FamilyCodex, Now: usageNow})
 			if !res.UsageLimited || res.UsageLimitWindow != "primary" {
 				t.Fatalf("limited %v in %q (%q)", res.UsageLimited, res.UsageLimitWindow, res.UsageLimitReason)
 			}
@@ -127,61 +130,15 @@ func TestCodexSnapshotShapes(t *testing.T) {
 	}
 }
 
-func TestResetFromText(t *testing.T) {
-	paris, err := time.LoadLocation("Europe/Paris")
-	if err != nil {
-		t.Skip("no time zone data")
-	}
-	now := time.Date(2026, 2, 18, 22, 30, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		text string
-		want time.Time
-	}{
-		{"5-hour limit reached ∙ resets 2am", time.Date(2026, 2, 19, 2, 0, 0, 0, time.UTC)},
-		{"5-hour limit reached ∙ resets 11pm", time.Date(2026, 2, 18, 23, 0, 0, 0, time.UTC)},
-		{"You've hit your limit · resets 5pm (Europe/Paris)", time.Date(2026, 2, 19, 17, 0, 0, 0, paris)},
-		{"Weekly limit reached ∙ resets Feb 20, 9am", time.Time{}}, // a date is not read: no guess
-		{"or try again at 3:15 PM.", time.Date(2026, 2, 19, 15, 15, 0, 0, time.UTC)},
-		{"try again in 2 hours", now.Add(2 * time.Hour)},
-		{"Claude AI usage limit reached|1771390800", time.Unix(1771390800, 0)},
-		{"usage limit reached", time.Time{}},
-	} {
-		got := resetFromText(tc.text, now)
-		want := int64(0)
-		if !tc.want.IsZero() {
-			want = tc.want.Unix()
-		}
-		if got != want {
-			t.Errorf("%q: %v, want %v", tc.text, time.Unix(got, 0).UTC(), tc.want.UTC())
-		}
-	}
-	if got := resetFromText("resets 2am", time.Time{}); got != 0 {
-		t.Errorf("a clock time without the analysis time: %d", got)
-	}
-}
-
-func TestWindowFromText(t *testing.T) {
-	for text, want := range map[string]string{
-		"5-hour limit reached ∙ resets 2am":      "five_hour",
-		"Weekly limit reached":                   "seven_day",
-		"Opus weekly limit reached ∙ resets Mon": "seven_day_opus",
-		"usage limit reached":                    "",
-	} {
-		if got := windowFromText(text); got != want {
-			t.Errorf("%q: %q, want %q", text, got, want)
-		}
-	}
-}
-
 // TestIfFailed: a limit only the agent's text tells of is not one for a
 // successful call, and is one for the same output had the call failed,
 // from one reading.
 func TestIfFailed(t *testing.T) {
-	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText})
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats(), Family: FamilyText})
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Family: FamilyText, ExitCode: 1})
+	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats(), Family: FamilyText, ExitCode: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,3 +19,9 @@ func FamilyOf(name string) analysis.Family {
 	}
 	return analysis.FamilyAny
 }
+
+// Formats are the JSON output formats of the agent CLIs, in the bash
+// loop's order of detection (analysis.Options.Formats).
+func Formats() []func() analysis.FormatReader {
+	return []func() analysis.FormatReader{newCodexReader, newOpenCodeReader, newClaudeReader}
+}

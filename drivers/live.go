@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
@@ -27,9 +26,9 @@ var maxLiveLine = 16 << 20
 type LiveRenderer struct {
 	w      *safetext.Writer
 	render func([]byte) (string, error) // nil: pass bytes through (text formats)
-	claude analysis.ClaudeRecord        // the line being rendered, per format
-	codexR analysis.CodexRecord
-	ocR    analysis.OpenCodeRecord
+	claude ClaudeRecord                 // the line being rendered, per format
+	codexR CodexRecord
+	ocR    OpenCodeRecord
 	buf    []byte // start of an unterminated line
 	skip   bool   // discarding the rest of an over-long line
 	err    error
@@ -55,7 +54,7 @@ func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
 	switch format {
 	case FormatClaudeStreamJSON, FormatClaudeJSON:
 		r.render = func(l []byte) (string, error) {
-			if err := analysis.DecodeClaude(l, &r.claude); err != nil {
+			if err := DecodeClaude(l, &r.claude); err != nil {
 				return "", err
 			}
 			return renderClaude(&r.claude), nil
@@ -63,21 +62,21 @@ func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
 	case FormatCodexJSONL:
 		r.codex = map[string]bool{}
 		r.render = func(l []byte) (string, error) {
-			if err := analysis.DecodeCodex(l, &r.codexR); err != nil {
+			if err := DecodeCodex(l, &r.codexR); err != nil {
 				return "", err
 			}
 			return r.renderCodex(&r.codexR), nil
 		}
 	case FormatCursorStreamJSON, FormatCursorJSON:
 		r.render = func(l []byte) (string, error) {
-			if err := analysis.DecodeClaude(l, &r.claude); err != nil {
+			if err := DecodeClaude(l, &r.claude); err != nil {
 				return "", err
 			}
 			return renderCursor(&r.claude), nil
 		}
 	case FormatOpenCodeJSONL:
 		r.render = func(l []byte) (string, error) {
-			if err := analysis.DecodeOpenCode(l, &r.ocR); err != nil {
+			if err := DecodeOpenCode(l, &r.ocR); err != nil {
 				return "", err
 			}
 			return renderOpenCode(&r.ocR), nil
@@ -160,10 +159,10 @@ func (r *LiveRenderer) out(p []byte) {
 	_, r.err = r.w.Write(p)
 }
 
-func str(v analysis.Value) string { return v.Str() }
+func str(v Value) string { return v.Str() }
 
 // texts returns the text of the entries whose type is typ.
-func texts(list []analysis.Entry, typ string) string {
+func texts(list []Entry, typ string) string {
 	var out []string
 	for _, e := range list {
 		if e.Type.Is(typ) {
@@ -182,7 +181,7 @@ func withNewline(s string) string {
 
 func toolLine(name string) string { return "\n\n⚡ [" + name + "]\n" }
 
-func renderClaude(ev *analysis.ClaudeRecord) string {
+func renderClaude(ev *ClaudeRecord) string {
 	if !ev.Type.Is("stream_event") {
 		return ""
 	}
@@ -206,7 +205,7 @@ var codexToolItems = map[string]bool{
 	"command_execution": true, "file_change": true, "mcp_tool_call": true, "web_search": true,
 }
 
-func (r *LiveRenderer) renderCodex(ev *analysis.CodexRecord) string {
+func (r *LiveRenderer) renderCodex(ev *CodexRecord) string {
 	item := &ev.Item
 	typ, id := str(item.Type), str(item.ID)
 	switch str(ev.Type) {
@@ -220,7 +219,7 @@ func (r *LiveRenderer) renderCodex(ev *analysis.CodexRecord) string {
 			return toolLine(typ)
 		}
 		if typ == "agent_message" {
-			if item.Text.Kind == analysis.String {
+			if item.Text.Kind == String {
 				return withNewline(item.Text.Text)
 			}
 			return withNewline(texts(item.Content, "output_text"))
@@ -233,7 +232,7 @@ func (r *LiveRenderer) renderCodex(ev *analysis.CodexRecord) string {
 	return ""
 }
 
-func renderCursor(ev *analysis.ClaudeRecord) string {
+func renderCursor(ev *ClaudeRecord) string {
 	switch str(ev.Type) {
 	case "assistant":
 		return withNewline(texts(ev.Message.Fields.Content, "text"))
@@ -248,7 +247,7 @@ func renderCursor(ev *analysis.ClaudeRecord) string {
 
 // cursorToolName is tool_call.name, else name, else the kind of the
 // tool_call's single "<kind>ToolCall" member, else "tool_call".
-func cursorToolName(ev *analysis.ClaudeRecord) string {
+func cursorToolName(ev *ClaudeRecord) string {
 	if n := str(ev.ToolCall.Name); n != "" {
 		return n
 	}
@@ -261,7 +260,7 @@ func cursorToolName(ev *analysis.ClaudeRecord) string {
 	return "tool_call"
 }
 
-func renderOpenCode(ev *analysis.OpenCodeRecord) string {
+func renderOpenCode(ev *OpenCodeRecord) string {
 	switch str(ev.Type) {
 	case "text":
 		return withNewline(str(ev.Part.Text))

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/explain"
 )
 
 // analyze is --analyze FILE [--driver NAME]: the .response_analysis JSON
@@ -17,11 +20,12 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Family: drivers.FamilyOf(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
-	res, why, err := analysis.AnalyzeFile(cfg.AnalyzeFile, opts)
+	opts := analysis.Options{Family: drivers.FamilyOf(driver), Formats: drivers.Formats(), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	res, err := analyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err
 	}
+	why := explain.Of(&res)
 	if !res.UsageLimited {
 		why = append(why, limitIfFailed(res.IfFailed())...)
 	}
@@ -34,6 +38,21 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// analyzeFile analyses the output file at path, streamed (any size).
+func analyzeFile(path string, opts analysis.Options) (analysis.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return analysis.Result{}, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	defer f.Close()
+	opts.OutputFile = path
+	res, err := analysis.Analyze(f, opts)
+	if err != nil {
+		return analysis.Result{}, fmt.Errorf("analyze %s: %w", path, err)
+	}
+	return res, nil
+}
+
 // limitIfFailed explains the usage limit the agent's text tells of, which
 // counts only for a call that failed: a saved output does not say how its
 // call ended, so --analyze reads it once more as a failed call's.
@@ -42,7 +61,7 @@ func limitIfFailed(failed analysis.Result) []string {
 		return nil
 	}
 	var out []string
-	for _, l := range failed.Explain() {
+	for _, l := range explain.Of(&failed) {
 		if strings.HasPrefix(l, "usage limit") {
 			out = append(out, "if the call failed, "+l)
 		}

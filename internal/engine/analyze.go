@@ -13,6 +13,7 @@ import (
 func (l *loop) analysisOptions(c *call) analysis.Options {
 	return analysis.Options{
 		Family:               drivers.FamilyOf(l.s.Driver),
+		Formats:              drivers.Formats(),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
 		PreviousOutputLength: l.lastOutputLen,

@@ -49,7 +49,7 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 	}
 	var total events.Usage
 	for _, tt := range tests {
-		res, _, err := analysis.AnalyzeFile(filepath.Join("testdata", "usage", tt.file), analysis.Options{Family: drivers.FamilyOf(tt.driver)})
+		res, err := analyzeLog(filepath.Join("testdata", "usage", tt.file), analysis.Options{Family: drivers.FamilyOf(tt.driver), Formats: drivers.Formats()})
 		if err != nil {
 			t.Fatal(err)
 		}

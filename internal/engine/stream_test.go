@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -101,7 +102,7 @@ func TestAnalysisSeesTheLog(t *testing.T) {
 	}
 }
 
-// checkAnalysedLog compares loop n's .response_analysis with AnalyzeFile
+// checkAnalysedLog compares loop n's .response_analysis with analyzeLog
 // on its output log.
 func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.T, []byte)) {
 	t.Helper()
@@ -118,7 +119,7 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 	if err != nil || !found {
 		t.Fatalf(".response_analysis: found %v, %v", found, err)
 	}
-	res, _, err := analysis.AnalyzeFile(logs[0], analysis.Options{Family: analysis.FamilyClaude, Loop: n})
+	res, err := analyzeLog(logs[0], analysis.Options{Family: analysis.FamilyClaude, Formats: drivers.Formats(), Loop: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,4 +171,15 @@ func TestReviewReadFromItsWrites(t *testing.T) {
 	if !strings.Contains(string(kept), "Off-by-one") {
 		t.Errorf(".review_findings.json at loop 2: %q", kept)
 	}
+}
+
+// analyzeLog analyses a saved output as ralph_loop --analyze does.
+func analyzeLog(path string, opts analysis.Options) (analysis.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return analysis.Result{}, err
+	}
+	defer f.Close()
+	opts.OutputFile = path
+	return analysis.Analyze(f, opts)
 }

@@ -1,32 +1,37 @@
-package analysis
+// Package explain words, for people, how one agent output was read and
+// what decided exit or continue (the stderr of ralph_loop --analyze).
+package explain
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// Explanation is a short account, for people, of how one output was read
+// Lines is a short account, for people, of how one output was read
 // and what decided exit or continue. One line per entry, no trailing
 // newlines.
-type Explanation []string
+type Lines []string
 
 // String joins the lines with newlines.
-func (e Explanation) String() string {
+func (e Lines) String() string {
 	if len(e) == 0 {
 		return ""
 	}
 	return strings.Join(e, "\n") + "\n"
 }
 
-// Explain describes the result.
-func (r *Result) Explain() Explanation {
-	var out Explanation
+// Of describes the result.
+func Of(r *analysis.Result) Lines {
+	var out Lines
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
-	add("format: %s, %d characters", r.shape(), r.OutputLength)
-	for _, w := range r.why {
+	add("format: %s, %d characters", shape(r), r.OutputLength)
+	for _, w := range r.Reasons {
 		if strings.HasPrefix(w, "note: ") {
 			add("%s", w)
 		}
@@ -34,11 +39,11 @@ func (r *Result) Explain() Explanation {
 	if r.SessionID != "" {
 		add("session: %s", r.SessionID)
 	}
-	add("status block: %s", r.blockLine())
-	r.explainDecision(add)
-	r.explainErrors(add)
+	add("status block: %s", blockLine(r))
+	explainDecision(r, add)
+	explainErrors(r, add)
 	if r.HasPermissionDenials {
-		add("permission denials: %d: %s (%s)", r.PermissionDenialCount, strings.Join(r.DeniedCommands, ", "), r.denialWhy)
+		add("permission denials: %d: %s (%s)", r.PermissionDenialCount, strings.Join(r.DeniedCommands, ", "), r.DenialReason)
 	} else {
 		add("permission denials: none")
 	}
@@ -59,7 +64,7 @@ func (r *Result) Explain() Explanation {
 
 // windowWords describes one usage window: its name, status, used percent
 // and reset time (UTC), the parts that are known.
-func windowWords(w LimitWindow) string {
+func windowWords(w analysis.LimitWindow) string {
 	name := w.Window
 	if name == "" {
 		name = "(window not named)"
@@ -83,9 +88,9 @@ func windowWords(w LimitWindow) string {
 }
 
 // shape is the format the output was read as, with its document counts.
-func (r *Result) shape() string {
+func shape(r *analysis.Result) string {
 	shape := string(r.Format)
-	if r.Format != FormatText {
+	if r.Format != analysis.FormatText {
 		shape += fmt.Sprintf(" (%d JSON document%s", r.Documents, plural(r.Documents))
 		if r.InvalidLines > 0 {
 			shape += fmt.Sprintf(", %d invalid line%s skipped", r.InvalidLines, plural(r.InvalidLines))
@@ -99,7 +104,7 @@ func (r *Result) shape() string {
 }
 
 // blockLine describes the status block that counted.
-func (r *Result) blockLine() string {
+func blockLine(r *analysis.Result) string {
 	b := r.Block
 	switch {
 	case b == nil && r.BlockCount == 0:
@@ -131,13 +136,13 @@ func (r *Result) blockLine() string {
 }
 
 // explainDecision adds the exit decision and its reasons.
-func (r *Result) explainDecision(add func(string, ...any)) {
+func explainDecision(r *analysis.Result, add func(string, ...any)) {
 	verdict := "continue"
 	if r.ExitSignal {
 		verdict = "exit signal"
 	}
 	var reasons []string
-	for _, w := range r.why {
+	for _, w := range r.Reasons {
 		if !strings.HasPrefix(w, "note: ") {
 			reasons = append(reasons, w)
 		}
@@ -159,7 +164,7 @@ func (r *Result) explainDecision(add func(string, ...any)) {
 }
 
 // explainErrors adds the reported failure and the error lines.
-func (r *Result) explainErrors(add func(string, ...any)) {
+func explainErrors(r *analysis.Result, add func(string, ...any)) {
 	if r.IsError {
 		msg := ""
 		if len(r.ErrorMessages) > 0 {
@@ -174,14 +179,14 @@ func (r *Result) explainErrors(add func(string, ...any)) {
 				add("  ... %d more", len(r.ErrorLines)-5)
 				break
 			}
-			add("  %s", cutBytes([]byte(l), 160))
+			add("  %s", clip.Bytes(l, 160))
 		}
 	} else if !r.IsError {
 		add("errors: none")
 	}
 }
 
-func stuckNote(r *Result) string {
+func stuckNote(r *analysis.Result) string {
 	switch {
 	case r.RepeatsErrors:
 		return " (the same errors as the previous loops: stuck)"

@@ -1,13 +1,21 @@
-package analysis
+package drivers
 
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ralphloop/ralph_loop/analysis"
 )
+
+// The agent CLIs' records (claude_format.go, codex_format.go,
+// opencode_format.go) are decoded with go-json-experiment into structs of
+// Values: a member of an unexpected type reads as empty, as jq's
+// `.a.b // empty` does in the bash loop.
 
 // Kind is the JSON type of a Value; None means the key was absent.
 type Kind uint8
@@ -153,6 +161,31 @@ func decodeRecord(data []byte, rec any) error {
 var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
 	json.WithUnmarshalers(json.JoinUnmarshalers(tolerated...)))
 
+// tolerated are the record types that read as empty when they arrive as
+// another JSON type.
+var tolerated = append(append(append([]*json.Unmarshalers{
+	objectOnly[ErrBody](), objectOnly[ErrData](), objectOnly[Entry](), listOnly[Entry](), listOnly[Value](),
+}, claudeTolerated...), codexTolerated...), openCodeTolerated...)
+
+// ErrBody is an error object: {"message"} (Claude, Codex) or {"name",
+// "data": {"message"}} (OpenCode).
+type ErrBody struct {
+	Message Value   `json:"message"`
+	Name    Value   `json:"name"`
+	Data    ErrData `json:"data"`
+}
+
+// ErrData is an error object's data.
+type ErrData struct {
+	Message Value `json:"message"`
+}
+
+// Entry is one element of a content or parts list: a typed piece of text.
+type Entry struct {
+	Type Value `json:"type"`
+	Text Value `json:"text"`
+}
+
 // objectOnly and listOnly skip a value of T that is not an object (a list)
 // or null, and leave the rest to the default decoding.
 func objectOnly[T any]() *json.Unmarshalers {
@@ -177,4 +210,109 @@ func validString(b []byte) string {
 		return string(b)
 	}
 	return string([]rune(string(b)))
+}
+
+// firstSession returns the first usable session id: jq's `a // b // c`,
+// then the first line without CR and blanks; "", "0" and "null" are no id.
+func firstSession(vs ...Value) string {
+	for _, x := range vs {
+		if x.Kind != String && x.Kind != Number {
+			continue
+		}
+		s := x.Text
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[:i]
+		}
+		s = strings.TrimSpace(strings.ReplaceAll(s, "\r", ""))
+		if s == "" || s == "0" || s == "null" {
+			continue
+		}
+		return s
+	}
+	return ""
+}
+
+// errorMessages appends the string messages (trimmed, the first 512 bytes
+// of each, five in all) to dst.
+func errorMessages(dst []string, vs ...Value) []string {
+	for _, v := range vs {
+		if v.Kind != String || len(dst) >= maxErrMsgs {
+			continue
+		}
+		m := v.Text
+		if len(m) > capMessage {
+			m = validString([]byte(m[:capMessage]))
+		}
+		if m = strings.TrimSpace(m); m != "" {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+const (
+	capMessage = 512 // bytes kept of each structured error message
+	maxErrMsgs = 5
+	maxDenials = 100
+)
+
+// intPtr is a number's integer part, nil for any other value.
+func intPtr(v Value) *int64 {
+	f, ok := v.Num()
+	if !ok {
+		return nil
+	}
+	n := int64(f)
+	return &n
+}
+
+// joiner joins texts into one analysis.Text: "\n" between the entries of
+// a group, and "\n" before the group's first byte when prefix is set.
+type joiner struct {
+	w       *analysis.Text
+	entries int
+	prefix  bool
+	wrote   bool
+}
+
+// entryTexts writes the text of each entry of type typ, one entry each.
+func (j *joiner) entryTexts(list []Entry, typ string) {
+	for _, e := range list {
+		if !e.Type.Is(typ) {
+			continue
+		}
+		j.entry(e.Text)
+	}
+}
+
+// entry writes one entry's text (a string; anything else adds only the
+// separator).
+func (j *joiner) entry(text Value) {
+	if j.entries > 0 {
+		j.Write([]byte{'\n'})
+	}
+	j.entries++
+	if text.Kind == String {
+		j.Write([]byte(text.Text))
+	}
+}
+
+func (j *joiner) Write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if j.prefix {
+		j.prefix = false
+		j.w.Write([]byte{'\n'})
+	}
+	j.wrote = true
+	j.w.Write(p)
+}
+
+// joined is the text of the entries of type typ, one a line.
+func joined(list []Entry, typ string) *analysis.Facts {
+	t := analysis.NewText()
+	j := joiner{w: t}
+	j.entryTexts(list, typ)
+	return t.Finish()
 }

@@ -1,10 +1,13 @@
-package analysis
+package drivers
 
 import (
 	"bytes"
+	"strconv"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // Claude Code (and Cursor's agent, which prints the same shapes) writes
@@ -94,29 +97,10 @@ type ToolInput struct {
 	Command Value `json:"command"`
 }
 
-// ErrBody is an error object: {"message"} (Codex too) or {"name",
-// "data": {"message"}} (OpenCode too).
-type ErrBody struct {
-	Message Value   `json:"message"`
-	Name    Value   `json:"name"`
-	Data    ErrData `json:"data"`
-}
-
-// ErrData is an error object's data.
-type ErrData struct {
-	Message Value `json:"message"`
-}
-
 // ClaudeMessage is an assistant record's message.
 type ClaudeMessage struct {
 	Role    Value   `json:"role"`
 	Content []Entry `json:"content"`
-}
-
-// Entry is one element of a content or parts list: a typed piece of text.
-type Entry struct {
-	Type Value `json:"type"`
-	Text Value `json:"text"`
 }
 
 // StreamEvent is the inner event of a stream_event record.
@@ -186,9 +170,8 @@ func (t *ToolCall) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 var claudeTolerated = []*json.Unmarshalers{
 	objectOnly[ClaudeRecord](), objectOnly[Metadata](), objectOnly[ClaudeUsage](), objectOnly[Denial](),
-	objectOnly[ToolInput](), objectOnly[ErrBody](), objectOnly[ErrData](), objectOnly[ClaudeMessage](),
-	objectOnly[Entry](), objectOnly[StreamEvent](), objectOnly[ContentBlock](), objectOnly[RateLimit](),
-	listOnly[Denial](), listOnly[Value](), listOnly[Entry](), listOnly[ClaudeRecord](),
+	objectOnly[ToolInput](), objectOnly[ClaudeMessage](), objectOnly[StreamEvent](), objectOnly[ContentBlock](),
+	objectOnly[RateLimit](), listOnly[Denial](), listOnly[ClaudeRecord](),
 }
 
 // DecodeClaude reads one line of Claude's or Cursor's output.
@@ -204,12 +187,128 @@ var claudeTypes = map[string]bool{"system": true, "user": true, "assistant": tru
 // claudeReads are the record types whose fields the analysis reads.
 var claudeReads = map[string]bool{"system": true, "assistant": true, "result": true, "stream_event": true, "rate_limit_event": true}
 
+// claudeReader reads an output as Claude's (or Cursor's): its stream,
+// its message array, or one result object.
+type claudeReader struct {
+	stream claudeReading
+	arr    claudeReading // the message array
+	array  bool          // the first document was an array
+	first  *resultObject // the first document, when it is an object
+	r      ClaudeRecord
+}
+
+func newClaudeReader() analysis.FormatReader { return &claudeReader{} }
+
+func (c *claudeReader) For(f analysis.Family) bool {
+	return f == analysis.FamilyClaude || f == analysis.FamilyCursor
+}
+
+// Skip counts tool results ("user" records, never the agent's own words)
+// and holds text deltas back, undecoded: only a stream that ends without
+// its result record reads them.
+func (c *claudeReader) Skip(typ []byte, line []byte, open bool) bool {
+	switch {
+	case string(typ) == "user":
+		c.stream.detect = true
+	case string(typ) == "stream_event" && !open:
+		c.stream.hold(line)
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *claudeReader) Open() bool { return false }
+
+func (c *claudeReader) Reads(typ []byte, _ []byte, first bool) bool {
+	return first || claudeReads[string(typ)] || claudeTypes[string(typ)]
+}
+
+func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error {
+	if v[0] == '[' {
+		var list []ClaudeRecord
+		if decodeRecord(v, &list) == nil {
+			for i := range list {
+				claudeLimit(lim, &list[i])
+				c.arr.record(&list[i], false)
+			}
+		}
+		c.array = true
+		return nil
+	}
+	if err := DecodeClaude(v, &c.r); err != nil {
+		return err
+	}
+	claudeLimit(lim, &c.r)
+	if len(c.stream.events) > 0 && c.r.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
+		c.stream.hold(v) // after those held back
+	} else {
+		c.stream.record(&c.r, true)
+	}
+	if first {
+		if c.r.Type.Is("result") {
+			c.first = c.stream.last
+		} else {
+			rec := c.r
+			c.first = newResultObject(&rec)
+		}
+	}
+	return nil
+}
+
+func (c *claudeReader) Events() *analysis.Reply {
+	if !c.stream.detect {
+		return nil
+	}
+	return c.streamShape()
+}
+
+func (c *claudeReader) Document(_, lone bool) *analysis.Reply {
+	switch {
+	case c.array:
+		return c.arrayShape()
+	case lone || c.first != nil && (c.first.rec.Type.Present() || c.first.rec.Result.Present()):
+		return c.objectShape()
+	}
+	return nil
+}
+
+// claudeLimit reads a rate_limit_event's window.
+func claudeLimit(lim *analysis.Limits, r *ClaudeRecord) {
+	info := r.RateLimitInfo
+	status, ok := info.Status.NonEmpty()
+	if !r.Type.Is("rate_limit_event") || !ok {
+		return
+	}
+	w := analysis.LimitWindow{Window: info.RateLimitType.Alt(""), Status: status, ResetsAt: epoch(info.ResetsAt)}
+	if u, ok := info.Utilization.Num(); ok && u >= 0 {
+		if u <= 1 {
+			u *= 100
+		}
+		w.UsedPercent = &u
+	}
+	lim.Put(w, -1)
+}
+
+// epoch reads unix seconds (a number or a numeric string); 0 when absent.
+func epoch(v Value) int64 {
+	if f, ok := v.Num(); ok && f > 0 {
+		return int64(f)
+	}
+	if s, ok := v.NonEmpty(); ok {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+			return int64(f)
+		}
+	}
+	return 0
+}
+
 // resultObject is a result-like object as read: Claude's result, an
 // element of the message array, the flat format, or any first document.
 type resultObject struct {
 	rec     *ClaudeRecord
-	result  *textFacts // when result is a string
-	summary *textFacts // when summary is a string
+	result  *analysis.Facts // when result is a string
+	summary *analysis.Facts // when summary is a string
 	errMsgs []string
 }
 
@@ -217,10 +316,10 @@ type resultObject struct {
 func newResultObject(r *ClaudeRecord) *resultObject {
 	o := &resultObject{rec: r}
 	if r.Result.Kind == String {
-		o.result = scanString(r.Result.Text, MaxResultText)
+		o.result = analysis.ScanText(r.Result.Text)
 	}
 	if r.Summary.Kind == String {
-		o.summary = scanString(r.Summary.Text, MaxResultText)
+		o.summary = analysis.ScanText(r.Summary.Text)
 	}
 	var msgs []Value
 	msgs = append(msgs, r.Errors...)
@@ -233,15 +332,15 @@ func newResultObject(r *ClaudeRecord) *resultObject {
 type claudeReading struct {
 	detect      bool
 	initSession string
-	last        *resultObject // last result record
-	asst        *textRules    // assistant texts joined
+	last        *resultObject  // last result record
+	asst        *analysis.Text // assistant texts joined
 	asstJoin    joiner
 	deltas      []byte // text deltas after the last assistant message
 	deltaOver   bool
 	// events are the stream_event lines after the last assistant message,
 	// not decoded yet: only a stream without a result record reads them.
 	events []byte
-	cut    *textFacts // the reading of a stream cut before its result, once made
+	cut    *analysis.Facts // the reading of a stream cut before its result, once made
 }
 
 // record takes one record; live is false for the message array, whose
@@ -264,7 +363,7 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 			return
 		}
 		if a.asst == nil {
-			a.asst = newTextRules(MaxResultText)
+			a.asst = analysis.NewText()
 			a.asstJoin = joiner{w: a.asst}
 		}
 		a.asstJoin.entries = 0
@@ -314,7 +413,7 @@ func (a *claudeReading) release() {
 }
 
 func (a *claudeReading) delta(s string) {
-	if room := maxPieces - len(a.deltas); room < len(s) {
+	if room := analysis.MaxDeltas - len(a.deltas); room < len(s) {
 		a.deltaOver = true
 		s = s[:max(room, 0)]
 	}
@@ -323,14 +422,14 @@ func (a *claudeReading) delta(s string) {
 
 // shape is the stream's reading when no result record came: the assistant
 // messages, then the deltas of an unfinished one.
-func (a *claudeReading) unfinished() *textFacts {
+func (a *claudeReading) unfinished() *analysis.Facts {
 	if a.cut != nil {
 		return a.cut
 	}
 	a.release()
 	if len(a.deltas) > 0 {
 		if a.asst == nil {
-			a.asst = newTextRules(MaxResultText)
+			a.asst = analysis.NewText()
 			a.asstJoin = joiner{w: a.asst}
 		}
 		a.asstJoin.prefix = a.asstJoin.wrote
@@ -339,144 +438,117 @@ func (a *claudeReading) unfinished() *textFacts {
 	if a.asst == nil {
 		return nil
 	}
-	a.cut = a.asst.finish()
+	a.cut = a.asst.Finish()
 	return a.cut
 }
 
-// maxPieces bounds the text deltas kept of an unfinished message.
-const maxPieces = 1 << 20
-
-// joiner joins texts into one writer: "\n" between the entries of a
-// group, and "\n" before the group's first byte when prefix is set.
-type joiner struct {
-	w       *textRules
-	entries int
-	prefix  bool
-	wrote   bool
-}
-
-// entryTexts writes the text of each entry of type typ, one entry each.
-func (j *joiner) entryTexts(list []Entry, typ string) {
-	for _, e := range list {
-		if !e.Type.Is(typ) {
-			continue
-		}
-		j.entry(e.Text)
-	}
-}
-
-// entry writes one entry's text (a string; anything else adds only the
-// separator).
-func (j *joiner) entry(text Value) {
-	if j.entries > 0 {
-		j.Write([]byte{'\n'})
-	}
-	j.entries++
-	if text.Kind == String {
-		j.Write([]byte(text.Text))
-	}
-}
-
-func (j *joiner) Write(p []byte) {
-	if len(p) == 0 {
-		return
-	}
-	if j.prefix {
-		j.prefix = false
-		j.w.Write([]byte{'\n'})
-	}
-	j.wrote = true
-	j.w.Write(p)
-}
-
 // objectShape reads an output of one result object (or the flat format).
-func (rd *reading) objectShape() *parsed {
-	o := rd.first
+func (c *claudeReader) objectShape() *analysis.Reply {
+	o := c.first
 	if o == nil {
 		o = &resultObject{rec: &ClaudeRecord{}}
 	}
 	r := o.rec
-	p := &parsed{format: FormatJSONObject, obj: o, text: o.result, where: "result field"}
-	p.session = firstSession(r.SessionIDCamel, r.Metadata.SessionID, r.SessionID)
-	p.useObjUsage(o)
-	p.useObjErrors(o)
+	p := o.reply(analysis.FormatJSONObject, "result field")
+	p.Session = firstSession(r.SessionIDCamel, r.Metadata.SessionID, r.SessionID)
 	return p
 }
 
 // arrayShape reads Claude's message array.
-func (rd *reading) arrayShape() *parsed {
-	o := rd.arr.last
+func (c *claudeReader) arrayShape() *analysis.Reply {
+	o := c.arr.last
 	if o == nil {
 		o = &resultObject{rec: &ClaudeRecord{}}
 	}
 	r := o.rec
-	p := &parsed{format: FormatJSONArray, obj: o, text: o.result, where: "last result element"}
-	p.session = firstSession(r.SessionIDCamel, r.SessionID, Str(rd.arr.initSession), r.Metadata.SessionID)
-	p.useObjUsage(o)
-	p.useObjErrors(o)
+	p := o.reply(analysis.FormatJSONArray, "last result element")
+	p.Session = firstSession(r.SessionIDCamel, r.SessionID, Str(c.arr.initSession), r.Metadata.SessionID)
 	return p
 }
 
 // streamShape reads Claude's or Cursor's stream-json.
-func (rd *reading) streamShape() *parsed {
-	a := &rd.claude
-	p := &parsed{format: FormatStreamJSON}
+func (c *claudeReader) streamShape() *analysis.Reply {
+	a := &c.stream
 	if o := a.last; o != nil {
 		r := o.rec
-		p.obj, p.text, p.where = o, o.result, "last result event"
-		p.session = firstSession(r.SessionID, r.SessionIDCamel, r.Metadata.SessionID, Str(a.initSession))
-		p.useObjUsage(o)
-		p.useObjErrors(o)
+		p := o.reply(analysis.FormatStreamJSON, "last result event")
+		p.Session = firstSession(r.SessionID, r.SessionIDCamel, r.Metadata.SessionID, Str(a.initSession))
 		return p
 	}
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
-	p.jsonl = true
-	p.session = firstSession(Str(a.initSession))
-	p.text = a.unfinished()
-	p.where = "assistant messages (no result event)"
-	p.cut = a.deltaOver
-	return p
+	return &analysis.Reply{Format: analysis.FormatStreamJSON, JSONL: true, Session: firstSession(Str(a.initSession)),
+		Text: a.unfinished(), Where: "assistant messages (no result event)", Cut: a.deltaOver}
 }
 
-// useObjUsage takes the usage a result object reports.
-func (p *parsed) useObjUsage(o *resultObject) {
-	set := func(v Value, dst *int64, bit uint8) {
+// reply is what a result object says: its text, its own fields, usage,
+// errors and denials.
+func (o *resultObject) reply(format analysis.Format, where string) *analysis.Reply {
+	r := o.rec
+	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: &analysis.Object{
+		HasResult:  r.Result.Present(),
+		Status:     r.Status.Alt("UNKNOWN"),
+		ExitKey:    r.ExitSignal.Present(),
+		ExitSignal: r.ExitSignal.Alt("false"),
+		Tasks:      r.TasksCompleted.Alt("0"),
+		WorkType:   r.WorkType.Alt("UNKNOWN"),
+		Files:      r.Metadata.FilesChanged.Or(r.FilesModified).Alt("0"),
+		ErrorCount: r.ErrorCount.Alt("0"),
+		HasErrors:  r.Metadata.HasErrors.Alt("false"),
+		Confidence: r.Confidence.Alt("0"),
+	}}
+	if k := r.Result.Kind; (k == None || k == Null || k == False) && r.Summary.Kind == String {
+		p.Object.Summary = o.summary
+	}
+	if c := r.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
+		p.Object.Status = "COMPLETE"
+	}
+	set := func(v Value, dst *int64, bit analysis.UsageFields) {
 		if f, ok := v.Num(); ok {
 			*dst = int64(f)
-			p.usageKnown |= bit
+			p.UsageKnown |= bit
 		}
 	}
-	r := o.rec
-	set(r.Usage.InputTokens, &p.usage.InputTokens, uIn)
-	set(r.Usage.OutputTokens, &p.usage.OutputTokens, uOut)
-	set(r.Usage.CacheReadTokens, &p.usage.CacheReadTokens, uCacheRead)
-	set(r.Usage.CacheCreationTokens, &p.usage.CacheCreationTokens, uCacheCreate)
+	set(r.Usage.InputTokens, &p.Usage.InputTokens, analysis.UsageIn)
+	set(r.Usage.OutputTokens, &p.Usage.OutputTokens, analysis.UsageOut)
+	set(r.Usage.CacheReadTokens, &p.Usage.CacheReadTokens, analysis.UsageCacheRead)
+	set(r.Usage.CacheCreationTokens, &p.Usage.CacheCreationTokens, analysis.UsageCacheCreate)
 	if f, ok := r.TotalCostUSD.Num(); ok {
-		p.usage.CostUSD = f
-		p.usageKnown |= uCost
+		p.Usage.CostUSD = f
+		p.UsageKnown |= analysis.UsageCost
 	}
-	p.durMS, p.durAPIMS, p.numTurns = r.DurationMS, r.DurationAPIMS, r.NumTurns
-}
-
-// useObjErrors takes the errors and denials a result object reports.
-func (p *parsed) useObjErrors(o *resultObject) {
-	r := o.rec
-	p.isError = r.IsError.Kind == True || r.IsError.Is("true")
-	p.errMsgs = o.errMsgs
+	p.DurationMS, p.DurationAPIMS, p.NumTurns = intPtr(r.DurationMS), intPtr(r.DurationAPIMS), intPtr(r.NumTurns)
+	p.IsError = r.IsError.Kind == True || r.IsError.Is("true")
+	p.ErrorMessages = o.errMsgs
 	if f, ok := r.APIErrorStatus.Num(); ok && f == 429 {
-		p.api429 = true
+		p.API429 = true
 	}
 	if r.Error.Self.Is("rate_limit") {
-		p.api429 = true
+		p.API429 = true
 	}
 	if r.Denials != nil {
-		p.denialCount = len(r.Denials)
+		p.DenialCount = len(r.Denials)
 		for i, e := range r.Denials {
 			if i == maxDenials {
 				break
 			}
-			p.denied = append(p.denied, deniedCommand(e.ToolName.Text, e.ToolName.Kind == String, e.ToolInput.Command.Text, e.ToolInput.Command.Kind == String))
+			p.Denied = append(p.Denied, deniedCommand(e.ToolName, e.ToolInput.Command))
 		}
 	}
+	return p
+}
+
+// deniedCommand formats one structured denial the way the bash loop does:
+// Bash entries show "Bash(<first line of the command, 60 characters>)",
+// others their tool name ("unknown" when missing).
+func deniedCommand(tool, cmd Value) string {
+	switch {
+	case tool.Kind == String && tool.Text == "Bash" && cmd.Kind != String:
+		return "Bash(?)"
+	case tool.Kind == String && tool.Text == "Bash":
+		return "Bash(" + firstLine60(cmd.Text) + ")"
+	case tool.Kind != String:
+		return "unknown"
+	}
+	return tool.Text
 }

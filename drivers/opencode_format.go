@@ -1,9 +1,12 @@
-package analysis
+package drivers
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // OpenCode (opencode run --format json) 1.x writes one event per line,
@@ -88,24 +91,57 @@ var openCodeReads = map[string]bool{
 	"session.created": true, "session.updated": true, "message.updated": true, "message.completed": true,
 }
 
-// openCodeReading gathers OpenCode's events.
-type openCodeReading struct {
+// openCodeReader gathers OpenCode's events.
+type openCodeReader struct {
+	r                               OpenCodeRecord
 	legacy                          bool
 	current                         bool // 1.x events
 	legacySession                   string
-	legacyLast                      *textFacts
+	legacyLast                      *analysis.Facts
 	haveLegacy                      bool
 	session                         string
-	step                            *textRules
+	step                            *analysis.Text
 	stepJoin                        joiner
-	prevStep                        *textFacts
+	prevStep                        *analysis.Facts
 	usageSeen                       bool
 	in, out, reason, cacheR, cacheW int64
 	cost                            float64
 	errMsgs                         []string
 }
 
-func (a *openCodeReading) record(r *OpenCodeRecord) {
+func newOpenCodeReader() analysis.FormatReader { return &openCodeReader{} }
+
+func (a *openCodeReader) For(f analysis.Family) bool { return f == analysis.FamilyOpenCode }
+
+func (a *openCodeReader) Skip([]byte, []byte, bool) bool { return false }
+
+// Open: until the older shape's session is known, any record naming a
+// session is read.
+func (a *openCodeReader) Open() bool { return a.legacySession == "" }
+
+func (a *openCodeReader) Reads(typ []byte, v []byte, _ bool) bool {
+	return openCodeReads[string(typ)] || a.legacySession == "" && bytes.Contains(v, []byte(`"session`))
+}
+
+func (a *openCodeReader) Record(v []byte, _ bool, _ *analysis.Limits) error {
+	if v[0] == '[' {
+		return nil
+	}
+	if err := DecodeOpenCode(v, &a.r); err != nil {
+		return err
+	}
+	a.record(&a.r)
+	return nil
+}
+
+func (a *openCodeReader) Document(own, _ bool) *analysis.Reply {
+	if !own {
+		return nil
+	}
+	return a.Events()
+}
+
+func (a *openCodeReader) record(r *OpenCodeRecord) {
 	typ := r.Type.Str()
 	switch typ {
 	case "session.created", "session.updated":
@@ -119,10 +155,7 @@ func (a *openCodeReading) record(r *OpenCodeRecord) {
 		a.legacySession = firstSession(r.Session.ID, r.SessionIDSnake, r.SessionIDCamel)
 	}
 	if (typ == "message.updated" || typ == "message.completed") && r.Message.Fields.Role.Is("assistant") {
-		sc := newTextRules(MaxResultText)
-		j := joiner{w: sc}
-		j.entryTexts(r.Message.Fields.Parts, "text")
-		a.legacyLast = sc.finish()
+		a.legacyLast = joined(r.Message.Fields.Parts, "text")
 		a.haveLegacy = true
 	}
 	if r.SessionID.Kind == String && openCodeReads[typ] && !strings.HasPrefix(typ, "session.") && !strings.HasPrefix(typ, "message.") {
@@ -131,7 +164,7 @@ func (a *openCodeReading) record(r *OpenCodeRecord) {
 }
 
 // record1x reads an OpenCode 1.x event.
-func (a *openCodeReading) record1x(r *OpenCodeRecord, typ string) {
+func (a *openCodeReader) record1x(r *OpenCodeRecord, typ string) {
 	a.current = true
 	if a.session == "" {
 		a.session = firstSession(r.SessionID)
@@ -139,14 +172,14 @@ func (a *openCodeReading) record1x(r *OpenCodeRecord, typ string) {
 	switch typ {
 	case "step_start":
 		if a.step != nil && a.stepJoin.wrote {
-			a.prevStep = a.step.finish()
-			a.step = newTextRules(MaxResultText)
+			a.prevStep = a.step.Finish()
+			a.step = analysis.NewText()
 			a.stepJoin = joiner{w: a.step}
 		}
 		a.stepJoin.entries = 0
 	case "text":
 		if a.step == nil {
-			a.step = newTextRules(MaxResultText)
+			a.step = analysis.NewText()
 			a.stepJoin = joiner{w: a.step}
 		}
 		if r.Part.Type.Is("text") {
@@ -172,30 +205,32 @@ func (a *openCodeReading) record1x(r *OpenCodeRecord, typ string) {
 	}
 }
 
-// openCodeShape reads an OpenCode output.
-func (rd *reading) openCodeShape() *parsed {
-	a := &rd.oc
-	p := &parsed{format: FormatOpenCode, jsonl: true}
-	if a.current {
-		p.session = firstSession(Str(a.session))
-		p.where = "last step's text"
+// Events reads an OpenCode output.
+func (a *openCodeReader) Events() *analysis.Reply {
+	p := &analysis.Reply{Format: analysis.FormatOpenCode, JSONL: true}
+	switch {
+	case a.current:
+		p.Session = firstSession(Str(a.session))
+		p.Where = "last step's text"
 		if a.step != nil && a.stepJoin.wrote {
-			p.text = a.step.finish()
+			p.Text = a.step.Finish()
 		} else if a.prevStep != nil {
-			p.text = a.prevStep
+			p.Text = a.prevStep
 		}
 		if a.usageSeen {
-			p.usage = Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
-			p.usageKnown = uIn | uOut | uCacheRead | uCacheCreate | uCost
+			p.Usage = analysis.Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
+			p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead | analysis.UsageCacheCreate | analysis.UsageCost
 		}
-		p.errMsgs = a.errMsgs
-		p.isError = len(a.errMsgs) > 0
-		return p
-	}
-	p.session = firstSession(Str(a.legacySession))
-	p.where = "last assistant message"
-	if a.haveLegacy {
-		p.text = a.legacyLast
+		p.ErrorMessages = a.errMsgs
+		p.IsError = len(a.errMsgs) > 0
+	case a.legacy:
+		p.Session = firstSession(Str(a.legacySession))
+		p.Where = "last assistant message"
+		if a.haveLegacy {
+			p.Text = a.legacyLast
+		}
+	default:
+		return nil
 	}
 	return p
 }

@@ -1,10 +1,12 @@
-package analysis
+package drivers
 
 import (
 	"bytes"
 	"strings"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // Codex (codex exec --json) writes one event per line:
@@ -126,11 +128,12 @@ func codexBulk(t []byte) bool {
 	return end >= 0 && string(status[end:]) == `"}}` && string(status[:end]) != "declined" && bytes.IndexByte(status[:end], '\\') < 0
 }
 
-// codexReading gathers Codex's events.
-type codexReading struct {
+// codexReader gathers Codex's events.
+type codexReader struct {
+	r               CodexRecord
 	detect          bool
 	threadID        string
-	last            *textFacts // last agent message
+	last            *analysis.Facts // last agent message
 	haveLast        bool
 	usageSeen       bool
 	in, cached, out int64
@@ -139,7 +142,73 @@ type codexReading struct {
 	declined        []string
 }
 
-func (a *codexReading) record(r *CodexRecord) {
+func newCodexReader() analysis.FormatReader { return &codexReader{} }
+
+func (a *codexReader) For(f analysis.Family) bool { return f == analysis.FamilyCodex }
+
+// Skip counts command outputs and file changes (see codexBulk).
+func (a *codexReader) Skip(_ []byte, line []byte, _ bool) bool {
+	if !codexBulk(line) {
+		return false
+	}
+	a.detect = true
+	return true
+}
+
+func (a *codexReader) Open() bool { return false }
+
+func (a *codexReader) Reads(typ []byte, v []byte, _ bool) bool {
+	return codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
+}
+
+func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {
+	if v[0] == '[' {
+		return nil
+	}
+	if err := DecodeCodex(v, &a.r); err != nil {
+		return err
+	}
+	for _, rl := range []*RateLimits{&a.r.RateLimits, &a.r.Msg.RateLimits, &a.r.Payload.RateLimits} {
+		codexLimits(lim, rl)
+	}
+	a.record(&a.r)
+	return nil
+}
+
+// codexLimits reads the windows of a rate-limit snapshot.
+func codexLimits(lim *analysis.Limits, rl *RateLimits) {
+	put := func(name string, win RateWindow, flatPct, flatMin Value) {
+		pct, ok := win.UsedPercent.Num()
+		if !ok {
+			if pct, ok = flatPct.Num(); !ok {
+				return
+			}
+		}
+		w := analysis.LimitWindow{Window: name, Status: analysis.LimitAllowed, UsedPercent: &pct, ResetsAt: epoch(win.ResetsAt)}
+		if pct >= 100 {
+			w.Status = analysis.LimitRejected
+		}
+		if m, ok := win.WindowMinutes.Or(flatMin).Num(); ok && m > 0 {
+			w.WindowMinutes = int(m)
+		}
+		resetIn := int64(-1)
+		if s, ok := win.ResetsInSeconds.Num(); ok && s >= 0 && w.ResetsAt == 0 {
+			resetIn = int64(s)
+		}
+		lim.Put(w, resetIn)
+	}
+	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
+	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
+}
+
+func (a *codexReader) Document(own, _ bool) *analysis.Reply {
+	if !own {
+		return nil
+	}
+	return a.Events()
+}
+
+func (a *codexReader) record(r *CodexRecord) {
 	typ := r.Type.Str()
 	if typ == "thread.started" || (typ == "item.completed" && r.Item.Type.Set()) {
 		a.detect = true
@@ -155,12 +224,9 @@ func (a *codexReading) record(r *CodexRecord) {
 		case it.Type.Is("agent_message"):
 			// item.text // (content[] output_text joined) // ""
 			if it.Text.Kind == String {
-				a.last = scanString(it.Text.Text, MaxResultText)
+				a.last = analysis.ScanText(it.Text.Text)
 			} else {
-				sc := newTextRules(MaxResultText)
-				j := joiner{w: sc}
-				j.entryTexts(it.Content, "output_text")
-				a.last = sc.finish()
+				a.last = joined(it.Content, "output_text")
 			}
 			a.haveLast = true
 		case it.Type.Is("command_execution") && it.Status.Is("declined"):
@@ -205,12 +271,14 @@ func firstLine60(s string) string {
 	return s
 }
 
-// codexShape reads a Codex output.
-func (rd *reading) codexShape() *parsed {
-	a := &rd.codex
-	p := &parsed{format: FormatCodex, jsonl: true, session: firstSession(Str(a.threadID)), where: "last agent_message"}
+// Events reads a Codex output.
+func (a *codexReader) Events() *analysis.Reply {
+	if !a.detect {
+		return nil
+	}
+	p := &analysis.Reply{Format: analysis.FormatCodex, JSONL: true, Session: firstSession(Str(a.threadID)), Where: "last agent_message"}
 	if a.haveLast {
-		p.text = a.last
+		p.Text = a.last
 	}
 	if a.usageSeen {
 		// Codex counts cached input inside input_tokens; Claude does not.
@@ -220,12 +288,12 @@ func (rd *reading) codexShape() *parsed {
 		if in < 0 {
 			in = a.in
 		}
-		p.usage = Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
-		p.usageKnown = uIn | uOut | uCacheRead
+		p.Usage = analysis.Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
+		p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead
 	}
-	p.isError = a.failed
-	p.errMsgs = a.errMsgs
-	p.denied = a.declined
-	p.denialCount = len(a.declined)
+	p.IsError = a.failed
+	p.ErrorMessages = a.errMsgs
+	p.Denied = a.declined
+	p.DenialCount = len(a.declined)
 	return p
 }

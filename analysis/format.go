@@ -1,0 +1,89 @@
+package analysis
+
+// A FormatReader reads one output as one agent CLI's JSON format. Each
+// format is described once, next to its driver (drivers/claude_format.go,
+// codex_format.go, opencode_format.go): the records the CLI writes, where
+// its reply, session, usage, cost, limits and errors are, and how its
+// records add up to a Reply. Options.Formats makes one reader per format
+// for each output; the reading (reader.go) hands them the output's JSON
+// documents, the rules (analyze.go) read the Reply of the format the output
+// turned out to be in.
+type FormatReader interface {
+	// For reports whether the format is the one CLI f writes: its reply
+	// is picked first when several formats would match.
+	For(f Family) bool
+	// Skip counts a one-line record whose leading "type" is typ without
+	// decoding it, when the format reads nothing of it (or not yet), and
+	// reports whether it did; open tells that another format may still
+	// read a record of any type.
+	Skip(typ []byte, line []byte, open bool) bool
+	// Open reports whether the format may still read a record of any type.
+	Open() bool
+	// Reads reports whether the format reads record v, whose leading
+	// "type" is typ; first tells that v is the output's first document.
+	Reads(typ []byte, v []byte, first bool) bool
+	// Record decodes the JSON document v and gathers what it says (an
+	// array is handed over only as the first document). It fails, having
+	// gathered nothing, when v is not one valid JSON value.
+	Record(v []byte, first bool, lim *Limits) error
+	// Events is the output read as this format's event stream, nil when
+	// none of its events came.
+	Events() *Reply
+	// Document is the output read as one document of this format (own:
+	// the driver is this format's CLI; lone: it was the only document),
+	// nil when it is not.
+	Document(own, lone bool) *Reply
+}
+
+// Reply is an output as its format reads it: the agent's text and what the
+// CLI reported of the call.
+type Reply struct {
+	Format  Format
+	JSONL   bool    // JSONL semantics: no result object, keyword heuristics
+	Object  *Object // the result object's own fields (object, array and result-event shapes)
+	Text    *Facts  // the agent's text; nil means ""
+	Session string  // "" when none ("0" and "null" are none)
+	Where   string  // where the text came from, for the explanation
+
+	Usage                               Usage
+	UsageKnown                          UsageFields // which Usage fields the output reported
+	DurationMS, DurationAPIMS, NumTurns *int64
+
+	IsError       bool
+	ErrorMessages []string
+	Denied        []string // structured denials, formatted as the bash loop does
+	DenialCount   int
+	API429        bool // an API error status 429 (or error "rate_limit")
+	Cut           bool // the text deltas of an unfinished message were cut at MaxDeltas
+}
+
+// Object is what a result object says of itself, each field as jq -r
+// prints `.field // default` in the bash loop's parse_json_response.
+type Object struct {
+	HasResult  bool   // a "result" key (any value)
+	Summary    *Facts // "summary" when "result" is absent, null or false and summary a string
+	Status     string // "status" // "UNKNOWN" (metadata.completion_status "complete" makes it COMPLETE)
+	ExitKey    bool   // an "exit_signal" key (any value)
+	ExitSignal string // "exit_signal" // "false"
+	Tasks      string // "tasks_completed_this_loop" // "0"
+	WorkType   string // "work_type" // "UNKNOWN"
+	Files      string // "metadata.files_changed" // "files_modified" // "0"
+	ErrorCount string // "error_count" // "0"
+	HasErrors  string // "metadata.has_errors" // "false"
+	Confidence string // "confidence" // "0"
+}
+
+// UsageFields says which Usage fields an output reported (the others are
+// null in .response_analysis).
+type UsageFields uint8
+
+const (
+	UsageIn UsageFields = 1 << iota
+	UsageOut
+	UsageCacheRead
+	UsageCacheCreate
+	UsageCost
+)
+
+// MaxDeltas bounds the text deltas a format keeps of an unfinished message.
+const MaxDeltas = 1 << 20
