@@ -49,7 +49,6 @@ type fixtureWant struct {
 
 func i64(n int64) *int64     { return &n }
 func f64(f float64) *float64 { return &f }
-func skipSummary() string    { return "\x00skip" }
 func project(r *Result) fixtureWant {
 	ra := r.ResponseAnalysis()
 	a := ra.Analysis
