@@ -186,8 +186,9 @@ func isDir(p string) bool {
 }
 
 // startDashboard is --dashboard: it serves this project's dashboard while
-// the loop runs in this process, read again at every event, notice and
-// state change on bus. Its controls act on this process: pause and resume
+// the loop runs in this process, from the View the loop keeps in memory
+// (readmodel.Live), shown again at every event, notice and state change
+// on bus. Its controls act on this process: pause and resume
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. The returned function stops serving.
 func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *events.Bus, sig *signals) (func(), error) {
@@ -202,6 +203,9 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *even
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
 	}
+	live := readmodel.NewLive(p.Source.(*readmodel.Files))
+	readmodel.Watch(bus, live)
+	p.Source = live
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl})
 	wireDashboard(bus, srv)
 	ctx, cancel := context.WithCancel(context.Background())

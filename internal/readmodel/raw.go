@@ -46,9 +46,7 @@ func readRaw(d *ralphdir.Dir, tail int64, rotated bool) Raw {
 		r.PID = held.PID
 	}
 	r.Paused = d.Exists(ralphdir.PauseFile)
-	if data, found, err := d.ReadFile(ralphdir.FixPlan); err == nil && found {
-		r.Plan = data
-	}
+	r.Plan = readPlan(d)
 	var ra analysis.ResponseAnalysis
 	if data, found, err := d.ReadFile(ralphdir.ResponseAnalysis); err == nil && found && json.Unmarshal(data, &ra) == nil {
 		r.Analysis = &ra
@@ -65,6 +63,14 @@ func readRaw(d *ralphdir.Dir, tail int64, rotated bool) Raw {
 	}
 	r.Events = tailLogs(d, names, tail)
 	return r
+}
+
+// readPlan is @fix_plan.md, nil when it is missing or cannot be read.
+func readPlan(d *ralphdir.Dir) []byte {
+	if data, found, err := d.ReadFile(ralphdir.FixPlan); err == nil && found {
+		return data
+	}
+	return nil
 }
 
 // readSession is .ralph_session, nil when it is missing, damaged or has no

@@ -80,8 +80,20 @@ func NewStatus(d *ralphdir.Dir, onErr func(error)) *Status { return &Status{d: d
 
 // Handle implements Sink.
 func (s *Status) Handle(e events.Event) {
-	if e.Status == "" {
+	sf, ok := StatusFor(e)
+	if !ok {
 		return
+	}
+	if err := s.d.WriteJSON(ralphdir.Status, sf); err != nil && s.onErr != nil {
+		s.onErr(err)
+	}
+}
+
+// StatusFor is the status.json the loop writes after e; false for an
+// event that carries no status (status.json stays as it is).
+func StatusFor(e events.Event) (StatusFile, bool) {
+	if e.Status == "" {
+		return StatusFile{}, false
 	}
 	switch e.Type {
 	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
@@ -89,9 +101,7 @@ func (s *Status) Handle(e events.Event) {
 	default:
 		e.Reason = ""
 	}
-	if err := s.d.WriteJSON(ralphdir.Status, StatusOf(e)); err != nil && s.onErr != nil {
-		s.onErr(err)
-	}
+	return StatusOf(e), true
 }
 
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
