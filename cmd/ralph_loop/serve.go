@@ -130,11 +130,16 @@ func dashURL(addr, token string) string {
 }
 
 func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Project {
-	p := dashboard.Project{Name: name, Source: &readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: eventText}}
+	p := dashboard.Project{Name: name, Source: readmodel.FromFiles(projectFiles(name, d, cfg))}
 	if cfg.ServeControl {
 		p.Control = fileControl(d)
 	}
 	return p
+}
+
+// projectFiles is the dashboard's view of the project named name.
+func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
+	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: eventText}
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.
@@ -203,9 +208,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *even
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
 	}
-	live := readmodel.NewLive(p.Source.(*readmodel.Files))
-	readmodel.Watch(bus, live)
-	p.Source = live
+	p.Source = readmodel.Watch(bus, projectFiles(p.Name, dir, cfg))
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl})
 	wireDashboard(bus, srv)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -2,16 +2,16 @@
 // the loop (what it is doing, its progress, breaker, session, call window,
 // usage, plan and recent events) that --status (text and JSON), the
 // --monitor status pane, --serve and --dashboard show, and the event log's
-// runs that --report and the dashboard's timeline rebuild.
+// runs that --report rebuilds.
 //
-// A View is built from Raw, the folder's contents as the loop wrote them.
-// Load reads Raw from the folder and never writes a byte there: a damaged
-// file leaves its part of the View empty and stays where it is (the loop
-// moves it aside when it next starts). Live keeps Raw in memory for the
-// loop running in this process, updated as the loop records its changes,
-// so that its dashboard does not read the folder again at every change.
+// A View is built from the folder's state as the loop wrote it. Load reads
+// that state and never writes a byte there: a damaged file leaves its part
+// of the View empty and stays where it is (the loop moves it aside when it
+// next starts).
 //
-// Files and Live are the dashboard's two sources: a View marshalled as the
-// page's snapshot, the end of the running call's output, and a stamp that
-// moves whenever either may have changed.
+// The dashboard has two sources of Views: FromFiles reads the folder each
+// time it is asked (--serve); Watch reads it once and then keeps it in
+// memory from the engine's bus, for the loop running in this process
+// (--dashboard), so that a page costs that loop no read of its state files
+// or its event log. live_bus.go is the one file that knows the bus.
 package readmodel

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Files is a dashboard source that reads a .ralph/ folder each time it is
-// asked (--serve: the loop runs in another process, or none does).
+// Files names the .ralph/ folder a dashboard shows, and how.
 type Files struct {
 	Name     string
 	Dir      *ralphdir.Dir
@@ -21,6 +21,13 @@ type Files struct {
 	Text     func(events.Event) string // an event in a few words, for the last events
 }
 
+// FromFiles is the dashboard source that reads f's folder each time it is
+// asked (--serve: the loop runs in another process, or none does).
+func FromFiles(f Files) dashboard.Source { return &folder{f} }
+
+// folder reads a View from the files.
+type folder struct{ f Files }
+
 // stampFiles are the files whose change changes the snapshot.
 var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.FixPlan, ralphdir.CircuitBreakerState,
 	ralphdir.CallCount, ralphdir.PauseFile, ralphdir.ResponseAnalysis, ralphdir.LockFile}
@@ -28,7 +35,8 @@ var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.FixPlan,
 // Stamps are the size, time and inode of each file the snapshot reads, the
 // lock's holder and the clock hour (the call count rolls over with it);
 // and those of live.log.
-func (f *Files) Stamps() (snap, live string) {
+func (s *folder) Stamps() (snap, live string) {
+	f := s.f
 	var b strings.Builder
 	for _, name := range stampFiles {
 		b.WriteString(fileStamp(f.Dir, name))
@@ -52,13 +60,13 @@ func fileStamp(d *ralphdir.Dir, name string) string {
 // and the timeline from the end of the event log (across a rotation) as
 // --report reads it; the end read once gives the timeline, the last
 // events and the last event the phase is told from.
-func (f *Files) Snapshot() any {
-	r := readRaw(f.Dir, pageTail, true)
-	return pageOf(f.Name, r, f.MaxCalls, f.Now(), f.Text)
+func (s *folder) Snapshot() any {
+	f := s.f
+	return pageOf(f.Name, readState(f.Dir, pageTail, true), f.MaxCalls, f.Now(), f.Text)
 }
 
 // pageOf is the dashboard's snapshot of r.
-func pageOf(name string, r Raw, maxCalls int, now time.Time, text func(events.Event) string) any {
+func pageOf(name string, r folderState, maxCalls int, now time.Time, text func(events.Event) string) any {
 	v := build(r, maxCalls, now)
 	addTimeline(v, r, text)
 	return &page{Name: name, View: v, timeline: v.Timeline}
@@ -66,13 +74,14 @@ func pageOf(name string, r Raw, maxCalls int, now time.Time, text func(events.Ev
 
 // Summary is the project's row in the overview; it reads the state files
 // and the last event, never the timeline.
-func (f *Files) Summary() any {
-	return summaryOf(build(readRaw(f.Dir, summaryTail, true), f.MaxCalls, f.Now()))
+func (s *folder) Summary() any {
+	f := s.f
+	return summaryOf(build(readState(f.Dir, summaryTail, true), f.MaxCalls, f.Now()))
 }
 
 // Live is the end of live.log.
-func (f *Files) Live() string {
-	return liveOf(tailLogs(f.Dir, []string{ralphdir.LiveLog}, liveTail))
+func (s *folder) Live() string {
+	return liveOf(tailLogs(s.f.Dir, []string{ralphdir.LiveLog}, liveTail))
 }
 
 // liveTail is the end of live.log shown.

@@ -3,6 +3,7 @@ package readmodel
 import (
 	"encoding/json"
 
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -11,28 +12,33 @@ import (
 // This file is where the read model meets the engine's bus: the one place
 // to change when the engine reports in another way.
 
-// Watch keeps l up to date from bus: every event, as the store's sinks
-// write status.json and the event log from it, and every change the
-// engine records, as the state store writes it. Add it after the store
-// (a session change is read back from the file the store just wrote).
-func Watch(bus *events.Bus, l *Live) { bus.Add(liveSink{l}) }
+// Watch is the dashboard source of f's folder for the loop running in this
+// process: read once now, then kept in memory from bus: every event, as
+// the store's sinks write status.json and the event log from it, and
+// every change the engine records, as the state store writes it. Call it
+// after the store is on bus (a session change is read back from the file
+// the store just wrote).
+func Watch(bus *events.Bus, f Files) dashboard.Source {
+	l := newMemory(f)
+	bus.Add(liveSink{l})
+	return l
+}
 
-type liveSink struct{ l *Live }
+type liveSink struct{ l *memory }
 
 // Handle takes status.json and the event log's line from the event.
 func (s liveSink) Handle(e events.Event) {
-	sf, hasStatus := store.StatusFor(e)
-	if !hasStatus && e.Type == events.IterationProgress {
+	if e.Status == "" && e.Type == events.IterationProgress {
 		return
 	}
 	var status, line []byte
-	if hasStatus {
-		status, _ = ralphdir.MarshalJSON(sf)
+	if e.Status != "" {
+		status, _ = ralphdir.MarshalJSON(store.StatusOf(e))
 	}
 	if e.Type != events.IterationProgress {
 		line, _ = json.Marshal(e)
 	}
-	s.l.Update(func(r *Raw) {
+	s.l.update(func(r *folderState) {
 		if status != nil {
 			r.Status, r.StatusFound, r.StatusErr = status, true, nil
 		}
@@ -47,21 +53,21 @@ func (s liveSink) Handle(e events.Event) {
 func (s liveSink) Apply(c events.Change) error {
 	switch c := c.(type) {
 	case events.WindowChanged:
-		s.l.Update(func(r *Raw) { r.Window = c.Window })
+		s.l.update(func(r *folderState) { r.Window = c.Window })
 	case events.BreakerChecked:
-		s.l.Update(func(r *Raw) { r.Breaker = &c.State })
+		s.l.update(func(r *folderState) { r.Breaker = &c.State })
 	case events.BreakerRecorded:
-		s.l.Update(func(r *Raw) { r.Breaker = &c.State })
+		s.l.update(func(r *folderState) { r.Breaker = &c.State })
 	case events.AnalysisRecorded:
-		s.l.Update(func(r *Raw) { r.Analysis = &c.Analysis })
+		s.l.update(func(r *folderState) { r.Analysis = &c.Analysis })
 	case events.AnalysisCleared:
-		s.l.Update(func(r *Raw) { r.Analysis = nil })
+		s.l.update(func(r *folderState) { r.Analysis = nil })
 	case events.SessionStarted, events.SessionTouched, events.SessionIDSaved, events.SessionReset:
 		// The session's id and times are made by the session store:
 		// read back once per change, never at a page's poll.
-		rs := readSession(s.l.files.Dir)
+		rs := readSession(s.l.f.Dir)
 		_, reset := c.(events.SessionReset)
-		s.l.Update(func(r *Raw) {
+		s.l.update(func(r *folderState) {
 			r.Session = rs
 			if reset { // a reset removes the last analysis
 				r.Analysis = nil

@@ -18,7 +18,7 @@ import (
 
 var liveNow = time.Date(2026, 11, 27, 17, 30, 0, 0, time.UTC)
 
-func newFolder(t *testing.T) *Files {
+func newFolder(t *testing.T) Files {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), ".ralph")
 	if err := os.MkdirAll(filepath.Join(root, "logs"), 0o755); err != nil {
@@ -27,7 +27,7 @@ func newFolder(t *testing.T) *Files {
 	if err := os.WriteFile(filepath.Join(root, ralphdir.FixPlan), []byte("- [x] one\n- [ ] two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &Files{Name: "p", Dir: ralphdir.New(root, func(string) {}), MaxCalls: 100,
+	return Files{Name: "p", Dir: ralphdir.New(root, func(string) {}), MaxCalls: 100,
 		Now: func() time.Time { return liveNow }, Text: func(e events.Event) string { return string(e.Type) }}
 }
 
@@ -71,10 +71,9 @@ func TestLiveMatchesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	live := NewLive(f)
-	Watch(bus, live)
+	live := Watch(bus, f)
 	runSome(t, bus)
-	got, want := pageJSON(t, live), pageJSON(t, f)
+	got, want := pageJSON(t, live), pageJSON(t, FromFiles(f))
 	if got != want {
 		t.Fatalf("live snapshot differs from the files':\nlive:  %s\nfiles: %s", got, want)
 	}
@@ -90,7 +89,8 @@ func TestLiveMatchesFiles(t *testing.T) {
 // shows; what the loop told its bus does.
 func TestLiveReadsNoStateFile(t *testing.T) {
 	f := newFolder(t)
-	live := NewLive(f)
+	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
+	live := Watch(bus, f)
 	// Behind its back: every state file and the event log say something
 	// else, or nothing, or cannot be read.
 	for name, content := range map[string]string{
@@ -105,8 +105,6 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
-	Watch(bus, live)
 	runSome(t, bus)
 	got := pageJSON(t, live)
 	if strings.Contains(got, "planted") || strings.Contains(got, "999") || strings.Contains(got, `"this_hour":77`) {

@@ -19,7 +19,7 @@ import (
 // byte there. maxCalls is the configured hourly limit, shown while
 // status.json has none.
 func Load(d *ralphdir.Dir, maxCalls int, now time.Time) *View {
-	return build(readRaw(d, statusTail, false), maxCalls, now)
+	return build(readState(d, statusTail, false), maxCalls, now)
 }
 
 // statusFile is the part of status.json a View reads.
@@ -41,7 +41,7 @@ type statusFile struct {
 }
 
 // build is the View of r at now.
-func build(r Raw, maxCalls int, now time.Time) *View {
+func build(r folderState, maxCalls int, now time.Time) *View {
 	v := &View{StatusFound: r.StatusFound, StatusData: r.Status, StatusErr: r.StatusErr}
 	var sf statusFile
 	if r.StatusFound {
@@ -138,7 +138,7 @@ const (
 
 // addTimeline adds to v the plan's tasks, the last run's loops and the
 // last events of r's event log, each event put in words by text.
-func addTimeline(v *View, r Raw, text func(events.Event) string) {
+func addTimeline(v *View, r folderState, text func(events.Event) string) {
 	t := &timeline{Loops: []loop{}, Plan: []fixplan.Task{}, Events: []eventLine{}}
 	if r.Plan != nil {
 		t.Plan, t.PlanTotal = fixplan.Tasks(r.Plan, pageTasks)

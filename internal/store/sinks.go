@@ -38,8 +38,15 @@ type StatusFile struct {
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
 }
 
-// StatusOf renders the status.json content for e.
+// StatusOf renders the status.json content for e; exit_reason is kept
+// from the events that end a run or a call only.
 func StatusOf(e events.Event) StatusFile {
+	switch e.Type {
+	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
+		// exit_reason: the stop reason, or the failed call's description
+	default:
+		e.Reason = ""
+	}
 	status := e.Status
 	if !ralphdir.ValidStatus(status) {
 		// Never write a value bmalph rejects (the bash loop's "retrying").
@@ -80,28 +87,12 @@ func NewStatus(d *ralphdir.Dir, onErr func(error)) *Status { return &Status{d: d
 
 // Handle implements Sink.
 func (s *Status) Handle(e events.Event) {
-	sf, ok := StatusFor(e)
-	if !ok {
+	if e.Status == "" {
 		return
 	}
-	if err := s.d.WriteJSON(ralphdir.Status, sf); err != nil && s.onErr != nil {
+	if err := s.d.WriteJSON(ralphdir.Status, StatusOf(e)); err != nil && s.onErr != nil {
 		s.onErr(err)
 	}
-}
-
-// StatusFor is the status.json the loop writes after e; false for an
-// event that carries no status (status.json stays as it is).
-func StatusFor(e events.Event) (StatusFile, bool) {
-	if e.Status == "" {
-		return StatusFile{}, false
-	}
-	switch e.Type {
-	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
-		// exit_reason: the stop reason, or the failed call's description
-	default:
-		e.Reason = ""
-	}
-	return StatusOf(e), true
 }
 
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}

@@ -10,9 +10,10 @@ import (
 	"github.com/ralphloop/ralph_loop/session"
 )
 
-// Raw is what a View is built from: the folder's state as the loop wrote
-// it. Load reads it from the files; Live keeps it in memory.
-type Raw struct {
+// folderState is what a View is built from: the folder's state as the
+// loop wrote it. Load and FromFiles read it from the files; Watch keeps it
+// in memory.
+type folderState struct {
 	Status      []byte // status.json as written
 	StatusFound bool   // status.json exists, readable or not
 	StatusErr   error  // why status.json could not be read
@@ -36,10 +37,10 @@ const (
 	summaryTail = 64 << 10
 )
 
-// readRaw reads d's state without writing a byte there, with the last
+// readState reads d's state without writing a byte there, with the last
 // tail bytes of the event log (across its rotated copies when rotated).
-func readRaw(d *ralphdir.Dir, tail int64, rotated bool) Raw {
-	var r Raw
+func readState(d *ralphdir.Dir, tail int64, rotated bool) folderState {
+	var r folderState
 	r.Status, r.StatusFound, r.StatusErr = d.ReadFile(ralphdir.Status)
 	r.StatusFound = r.StatusFound || r.StatusErr != nil
 	if held, _ := d.LockHolder(); held != nil {
