@@ -123,3 +123,31 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 		t.Errorf("the plan's change does not show: %s", got)
 	}
 }
+
+// A page reads the live View while the loop reports (go test -race).
+func TestLiveWhileTheLoopRuns(t *testing.T) {
+	f := newFolder(t)
+	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
+	live := Watch(bus, f)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 { // 20 runs of one loop each
+			runSome(t, bus)
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			// Every run_started starts a new run: the last shows its loop,
+			// and the last events are the page's 30.
+			if got := pageJSON(t, live); !strings.Contains(got, `"loops_total":1`) || strings.Count(got, `"ts":`) != pageEvents {
+				t.Errorf("after 20 runs: %s", got)
+			}
+			return
+		default:
+			live.Stamps()
+			pageJSON(t, live)
+		}
+	}
+}
