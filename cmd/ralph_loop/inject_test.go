@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/readmodel"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
 
 func init() {

@@ -191,11 +191,10 @@ func isDir(p string) bool {
 }
 
 // startDashboard is --dashboard: it serves this project's dashboard while
-// the loop runs in this process, from the View the loop keeps in memory
-// (readmodel.Live), shown again at every event, notice and state change
-// on bus. Its controls act on this process: pause and resume
-// through the pause file as --pause does, skip as a Ctrl+C during a wait,
-// stop as SIGTERM. The returned function stops serving.
+// the loop runs in this process, from the View kept in memory from bus
+// (readmodel.Watch), shown again at every event, notice and state change.
+// Its controls act on this process: pause and resume through the pause
+// file as --pause does, skip as a Ctrl+C during a wait, stop as SIGTERM. The returned function stops serving.
 func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *events.Bus, sig *signals) (func(), error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, err
