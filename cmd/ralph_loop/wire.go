@@ -33,9 +33,8 @@ func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown co
 }
 
 // wireDashboard subscribes the web dashboard to bus: every event, notice
-// (live output included) and state change makes it look at its source
-// again (after the store's sinks and the source, added before it, took
-// them).
+// (live output included) and state change makes it read the project again
+// (after the store's sinks, added before it, have written their files).
 func wireDashboard(bus *events.Bus, srv *dashboard.Server) {
 	bus.Add(dashSink{srv})
 }
