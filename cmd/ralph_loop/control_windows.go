@@ -10,6 +10,3 @@ var resizeSignals []os.Signal
 
 // skipOnUSR1 has nothing to listen to on Windows (see signalHolder).
 func skipOnUSR1(*signals) func() { return func() {} }
-
-// fileID is 0 on Windows: size and time tell a change.
-func fileID(os.FileInfo) uint64 { return 0 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,39 +13,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/session"
 )
-
-// showStatus is --status: status.json, pretty-printed, then a short
-// summary; --status --json prints one JSON object instead. Nothing under
-// .ralph/ is written.
-func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
-	if c.JSON {
-		return showStatusJSON(d, c.MaxCallsPerHour, stdout)
-	}
-	v := readStatus(d, c.MaxCallsPerHour, time.Now())
-	if v.statusErr != nil {
-		return fmt.Errorf("cannot show the status: %w", v.statusErr)
-	}
-	data := v.statusData
-	if !v.statusFound {
-		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
-		if v.State.Running { // a loop that is starting up
-			writeSummary(stdout, v)
-		}
-		return nil
-	}
-	defer writeSummary(stdout, v)
-	fmt.Fprintln(stdout, "Current Status:")
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, bytes.TrimSpace(data), "", "  ") == nil {
-		pretty.WriteByte('\n')
-		stdout.Write(pretty.Bytes())
-		return nil
-	}
-	// Read-only: a damaged file is shown as it is, never moved or fixed here.
-	stdout.Write(data)
-	fmt.Fprintf(stdout, "\n(warning: %s is not valid JSON; the loop will move it aside on its next write)\n", d.Path(ralphdir.Status))
-	return nil
-}
 
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
 // do next. It only reads: no state is created (the bash loop creates a

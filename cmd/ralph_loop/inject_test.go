@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
 
 func init() {
@@ -42,7 +44,7 @@ func cmdUnescape(ts *testscript.TestScript, neg bool, args []string) {
 // repository's, or the agent's words) with its controls made visible: the
 // pane's own escapes are the only ones it writes.
 func TestStatusScreenEscapes(t *testing.T) {
-	v := &statusView{Progress: &progressView{}}
+	v := &readmodel.View{}
 	v.State.Phase = "stopped"
 	v.State.Reason = "\x1b]0;pwned\x07 \x1b[2J"
 	v.Progress.Task = "- [ ] \x1b]52;c;cHduZWQ=\x07Task \u009b2J \u202eA"

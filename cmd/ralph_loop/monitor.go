@@ -20,6 +20,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
 
 // noTmux is the refusal of --monitor on a system without tmux: Windows has
@@ -113,8 +114,8 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string,
 	if err != nil {
 		return err
 	}
-	v := readStatus(dir, cfg.MaxCallsPerHour, time.Now())
-	fmt.Fprintf(stderr, "ralph_loop: the loop in tmux ended with exit code %d (%s)\n", code, stateLine(v))
+	v := readmodel.Load(dir, cfg.MaxCallsPerHour, time.Now())
+	fmt.Fprintf(stderr, "ralph_loop: the loop in tmux ended with exit code %d (%s)\n", code, v.StateLine())
 	return exitStatus(code)
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
 
 // The loop's pane gets the caller's whole environment, whatever the
@@ -63,7 +65,7 @@ func TestChooseLayout(t *testing.T) {
 // under its values to the pane's width and cut to its height.
 func TestStatusScreen(t *testing.T) {
 	total := 3
-	v := &statusView{Progress: &progressView{}}
+	v := &readmodel.View{}
 	v.State.Phase = "running"
 	v.State.PID = 4242
 	v.Progress.Loop = 3

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -225,7 +226,7 @@ func statusPane(d *ralphdir.Dir, maxCalls int, out io.Writer) error {
 			}
 		}
 		now := time.Now()
-		lines := statusScreen(readStatus(d, maxCalls, now), now, cols, rows)
+		lines := statusScreen(readmodel.Load(d, maxCalls, now), now, cols, rows)
 		if _, err := io.WriteString(out, "\033[H"+strings.Join(lines, "\033[K\r\n")+"\033[K\033[J"); err != nil {
 			return nil // the pane is gone
 		}
@@ -241,9 +242,9 @@ const statusIndent = "             "
 
 // statusScreen is the status pane's text: a heading, then the --status
 // summary, each line wrapped to cols under its value, at most rows lines.
-func statusScreen(v *statusView, now time.Time, cols, rows int) []string {
+func statusScreen(v *readmodel.View, now time.Time, cols, rows int) []string {
 	var b bytes.Buffer
-	writeSummary(&b, v)
+	v.WriteSummary(&b)
 	lines := []string{fmt.Sprintf("Status at %s (every %d s)", now.Local().Format("15:04:05"), int(statusEvery.Seconds()))}
 	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		if l == "" || l == "Summary:" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -17,173 +15,9 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
-	"github.com/ralphloop/ralph_loop/internal/report"
+	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
-
-// The dashboard's bounds: what one snapshot reads and holds.
-const (
-	dashEventBytes = 4 << 20  // the end of the event log read for the timeline and the last events
-	dashLiveBytes  = 48 << 10 // the end of live.log shown
-	dashLoops      = 50       // loops in the timeline
-	dashEvents     = 30       // last events
-	dashPlanTasks  = 300      // plan tasks
-)
-
-// dashSnapshot is what the dashboard page shows of one project: the
-// --status view plus the last run's loops (from the event log, as --report
-// reads it), the plan and the last events.
-type dashSnapshot struct {
-	Name string `json:"name"`
-	*statusView
-	Run        *dashRun        `json:"run"`
-	Loops      []dashLoop      `json:"loops"`
-	LoopsTotal int             `json:"loops_total"`
-	Plan       []fixplan.Task  `json:"plan"`
-	PlanTotal  int             `json:"plan_total"`
-	Events     []dashEventLine `json:"events"`
-}
-
-type dashRun struct {
-	RunID      string    `json:"run_id"`
-	Driver     string    `json:"driver,omitempty"`
-	Started    time.Time `json:"started"`
-	Finished   bool      `json:"finished"`
-	ExitReason string    `json:"exit_reason,omitempty"`
-	ExitCode   *int      `json:"exit_code,omitempty"`
-}
-
-type dashLoop struct {
-	Loop         int      `json:"loop"`
-	Outcome      string   `json:"outcome"`
-	Seconds      float64  `json:"seconds"`
-	FilesChanged int      `json:"files_changed"`
-	Tokens       int64    `json:"tokens"`
-	CostUSD      float64  `json:"cost_usd"`
-	Ticked       []string `json:"tasks_ticked,omitempty"`
-}
-
-type dashEventLine struct {
-	TS   time.Time `json:"ts"`
-	Type string    `json:"type"`
-	Text string    `json:"text"`
-}
-
-// projectSource shows one project's .ralph/ without writing a byte there.
-type projectSource struct {
-	name     string
-	dir      *ralphdir.Dir
-	maxCalls int
-	now      func() time.Time
-}
-
-// stampFiles are the files whose change changes the snapshot.
-var stampFiles = []string{ralphdir.Status, ralphdir.EventsLog, ralphdir.FixPlan, ralphdir.CircuitBreakerState,
-	ralphdir.CallCount, ralphdir.PauseFile, ralphdir.ResponseAnalysis, ralphdir.LockFile}
-
-// Stamps are the size, time and inode of each file the snapshot reads, the
-// lock's holder and the clock hour (the call count rolls over with it);
-// and those of live.log.
-func (p *projectSource) Stamps() (snap, live string) {
-	var b strings.Builder
-	for _, name := range stampFiles {
-		b.WriteString(fileStamp(p.dir, name))
-	}
-	if held, _ := p.dir.LockHolder(); held != nil {
-		fmt.Fprintf(&b, "pid%d;", held.PID)
-	}
-	fmt.Fprintf(&b, "%d", p.now().Unix()/3600)
-	return b.String(), fileStamp(p.dir, ralphdir.LiveLog)
-}
-
-func fileStamp(d *ralphdir.Dir, name string) string {
-	st, err := d.Lstat(name)
-	if err != nil {
-		return "-;"
-	}
-	return fmt.Sprintf("%d.%d.%d;", st.Size(), st.ModTime().UnixNano(), fileID(st))
-}
-
-// Snapshot reads the project's state as --status does, and the timeline
-// from the end of the event log (across a rotation) as --report does; the
-// end read once gives the timeline, the last events and the last event
-// --status's phase is told from.
-func (p *projectSource) Snapshot() any {
-	tail := tailLogs(p.dir, ralphdir.WithRotated(ralphdir.EventsLog), dashEventBytes)
-	evs := tailEvents(tail, dashEvents)
-	var last *events.Event
-	if len(evs) > 0 {
-		last = &evs[len(evs)-1]
-	}
-	s := &dashSnapshot{Name: p.name, statusView: statusAt(p.dir, p.maxCalls, p.now(), last), Loops: []dashLoop{},
-		Plan: []fixplan.Task{}, Events: []dashEventLine{}}
-	if data, found, err := p.dir.ReadFile(ralphdir.FixPlan); err == nil && found {
-		s.Plan, s.PlanTotal = fixplan.Tasks(data, dashPlanTasks)
-	}
-	runs, _ := report.Read(bytes.NewReader(tail))
-	if last := report.Last(runs); last != nil {
-		s.Run = &dashRun{RunID: last.RunID, Driver: last.Driver, Started: last.Started, Finished: last.Finished,
-			ExitReason: last.ExitReason, ExitCode: last.ExitCode}
-		s.LoopsTotal = len(last.Loops)
-		for _, l := range last.Loops[max(0, len(last.Loops)-dashLoops):] {
-			d := dashLoop{Loop: l.Loop, Outcome: l.Outcome, Seconds: l.Seconds, FilesChanged: l.FilesChanged, Ticked: l.Ticked}
-			if l.Usage != nil {
-				d.Tokens, d.CostUSD = l.Usage.Tokens(), l.Usage.CostUSD
-			}
-			s.Loops = append(s.Loops, d)
-		}
-	}
-	for _, e := range evs {
-		s.Events = append(s.Events, dashEventLine{TS: e.TS, Type: string(e.Type), Text: eventText(e)})
-	}
-	return s
-}
-
-// ansi matches the terminal escapes a live renderer may have written.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
-
-// Live is the end of live.log from a whole line on, as the agent's text
-// (liveText), without terminal escapes.
-func (p *projectSource) Live() string {
-	data := tailLogs(p.dir, []string{ralphdir.LiveLog}, dashLiveBytes)
-	if len(data) == dashLiveBytes {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
-		}
-	}
-	return strings.TrimLeft(strings.ToValidUTF8(ansi.ReplaceAllString(liveText(data), ""), "\uFFFD"), "\n")
-}
-
-// tailLogs is the last n bytes of the files, oldest first, read as one
-// (a log and its rotated copies: the end spans a rotation). A missing or
-// unreadable file (a link among them) is skipped.
-func tailLogs(d *ralphdir.Dir, names []string, n int64) []byte {
-	var parts [][]byte
-	left := n
-	for i := len(names) - 1; i >= 0 && left > 0; i-- {
-		f, err := d.Open(names[i])
-		if err != nil {
-			continue
-		}
-		st, err := f.Stat()
-		if err == nil {
-			off := max(0, st.Size()-left)
-			data, _ := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
-			if len(data) > 0 && data[len(data)-1] != '\n' {
-				data = append(data, '\n')
-			}
-			parts = append(parts, data)
-			left -= int64(len(data))
-		}
-		f.Close()
-	}
-	var out []byte
-	for i := len(parts) - 1; i >= 0; i-- {
-		out = append(out, parts[i]...)
-	}
-	return out
-}
 
 // eventText is one event in a few words.
 func eventText(e events.Event) string {
@@ -296,11 +130,16 @@ func dashURL(addr, token string) string {
 }
 
 func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Project {
-	p := dashboard.Project{Name: name, Source: &projectSource{name: name, dir: d, maxCalls: cfg.MaxCallsPerHour, now: time.Now}}
+	p := dashboard.Project{Name: name, Source: readmodel.FromFiles(projectFiles(name, d, cfg))}
 	if cfg.ServeControl {
 		p.Control = fileControl(d)
 	}
 	return p
+}
+
+// projectFiles is the dashboard's view of the project named name.
+func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
+	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: eventText}
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.
@@ -352,10 +191,10 @@ func isDir(p string) bool {
 }
 
 // startDashboard is --dashboard: it serves this project's dashboard while
-// the loop runs in this process, read again at every event, notice and
-// state change on bus. Its controls act on this process: pause and resume
-// through the pause file as --pause does, skip as a Ctrl+C during a wait,
-// stop as SIGTERM. The returned function stops serving.
+// the loop runs in this process, from the View kept in memory from bus
+// (readmodel.Watch), shown again at every event, notice and state change.
+// Its controls act on this process: pause and resume through the pause
+// file as --pause does, skip as a Ctrl+C during a wait, stop as SIGTERM. The returned function stops serving.
 func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *events.Bus, sig *signals) (func(), error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, err
@@ -368,6 +207,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *even
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
 	}
+	p.Source = readmodel.Watch(bus, projectFiles(p.Name, dir, cfg))
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl})
 	wireDashboard(bus, srv)
 	ctx, cancel := context.WithCancel(context.Background())

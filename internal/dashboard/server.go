@@ -34,8 +34,8 @@ type Source interface {
 // Control does what a button asks: "pause", "resume", "skip" or "stop".
 type Control func(action string) error
 
-// Actions are the controls a page may offer.
-var Actions = []string{"pause", "resume", "skip", "stop"}
+// actions are the controls a page may offer.
+var actions = []string{"pause", "resume", "skip", "stop"}
 
 // Project is one loop the server shows.
 type Project struct {
@@ -57,11 +57,11 @@ type Options struct {
 	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
 	// past it new ones wait in the system's queue, costing no file here.
 	// MaxStreams bounds the event streams among them (0:
-	// DefaultMaxStreams); one more is refused.
+	// defaultMaxStreams); one more is refused.
 	MaxConns, MaxStreams int
 	// Timeout is how long a connection may take to send a request's
 	// headers, sit idle between requests, or leave an answer unread
-	// (0: DefaultTimeout).
+	// (0: defaultTimeout).
 	Timeout time.Duration
 }
 
@@ -69,8 +69,8 @@ type Options struct {
 // server must never take the files its loop needs.
 const (
 	DefaultMaxConns   = 64
-	DefaultMaxStreams = 32
-	DefaultTimeout    = 10 * time.Second
+	defaultMaxStreams = 32
+	defaultTimeout    = 10 * time.Second
 )
 
 // Server is the dashboard's HTTP handler.
@@ -92,10 +92,10 @@ func New(projects []Project, opts Options) *Server {
 		opts.MaxConns = DefaultMaxConns
 	}
 	if opts.MaxStreams <= 0 {
-		opts.MaxStreams = DefaultMaxStreams
+		opts.MaxStreams = defaultMaxStreams
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = defaultTimeout
 	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -141,12 +141,12 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
-// Summarizer is a Source that can say in a few fields how its loop is,
+// summarizer is a Source that can say in a few fields how its loop is,
 // for the overview of many loops. The overview carries these summaries
-// only (a Source that is no Summarizer shows its name only): it stays
+// only (a Source that is no summarizer shows its name only): it stays
 // small and cheap for hundreds of loops, and a loop's whole snapshot is
 // read when its own page or API asks for it.
-type Summarizer interface {
+type summarizer interface {
 	Summary() any
 }
 
@@ -226,7 +226,7 @@ func (f *feed) refresh(force, summarize bool) bool {
 		f.changed = make(chan struct{})
 	}
 	f.mu.Unlock()
-	sum, ok := f.p.Source.(Summarizer)
+	sum, ok := f.p.Source.(summarizer)
 	if !summarize || !ok || !snapMoved {
 		return false
 	}
@@ -499,7 +499,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, f *feed, action
 		return
 	}
 	known := false
-	for _, a := range Actions {
+	for _, a := range actions {
 		known = known || a == action
 	}
 	switch {

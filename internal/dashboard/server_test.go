@@ -155,7 +155,7 @@ func TestControlsNeedTheToken(t *testing.T) {
 	if got := ctl.list(); got != "" {
 		t.Fatalf("controls ran without the token: %s", got)
 	}
-	for _, a := range Actions {
+	for _, a := range actions {
 		if c := post("/api/p/0/control/"+a, map[string]string{"X-Ralph-Token": token, "Origin": "http://" + host}); c != 200 {
 			t.Errorf("%s with the token: %d, want 200", a, c)
 		}

@@ -126,7 +126,7 @@ func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error
 // next starts.
 func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 	damaged = map[string]error{}
-	v.Window = peekWindow(d)
+	v.Window = PeekWindow(d)
 	var err error
 	if v.Breaker, err = peekBreaker(d, now); err != nil {
 		damaged[ralphdir.CircuitBreakerState] = err

@@ -38,8 +38,15 @@ type StatusFile struct {
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
 }
 
-// StatusOf renders the status.json content for e.
+// StatusOf renders the status.json content for e; exit_reason is kept
+// from the events that end a run or a call only.
 func StatusOf(e events.Event) StatusFile {
+	switch e.Type {
+	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
+		// exit_reason: the stop reason, or the failed call's description
+	default:
+		e.Reason = ""
+	}
 	status := e.Status
 	if !ralphdir.ValidStatus(status) {
 		// Never write a value bmalph rejects (the bash loop's "retrying").
@@ -82,12 +89,6 @@ func NewStatus(d *ralphdir.Dir, onErr func(error)) *Status { return &Status{d: d
 func (s *Status) Handle(e events.Event) {
 	if e.Status == "" {
 		return
-	}
-	switch e.Type {
-	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
-		// exit_reason: the stop reason, or the failed call's description
-	default:
-		e.Reason = ""
 	}
 	if err := s.d.WriteJSON(ralphdir.Status, StatusOf(e)); err != nil && s.onErr != nil {
 		s.onErr(err)

@@ -1,0 +1,99 @@
+//go:build unix
+
+package readmodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) *ralphdir.Dir {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, ".ralph", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ralphdir.New(filepath.Join(root, ".ralph"), func(string) {})
+}
+
+// A loop waiting for its rate limit says what for and until when; the
+// last event is found in the tail of the event log.
+func TestStatusWaiting(t *testing.T) {
+	until := time.Date(2026, 1, 1, 14, 0, 0, 0, time.UTC)
+	ev, _ := json.Marshal(events.Event{Type: events.RateLimited, TS: until.Add(-time.Hour), Wait: "rate_limit", Until: &until})
+	d := writeFiles(t, t.TempDir(), map[string]string{
+		ralphdir.EventsLog: "not json\n" + string(ev) + "\n",
+		ralphdir.Status:    `{"loop_count":3,"status":"running","max_calls_per_hour":5,"input_tokens_total":10,"cost_usd_total":0.5}`,
+		ralphdir.CallCount: "5\n",
+		ralphdir.LastReset: "2026010113\n",
+	})
+	v := &View{State: state{Running: true}, Status: json.RawMessage(`{}`)}
+	last := lastEvents(tailLogs(d, []string{ralphdir.EventsLog}, statusTail), 1)
+	if got := phase(v, statusFile{}, &last[0], until); got != "waiting" || v.State.WaitingFor != "rate_limit" || !v.State.Until.Equal(until) {
+		t.Fatalf("phase = %q, waiting for %q until %v", got, v.State.WaitingFor, v.State.Until)
+	}
+	now := time.Date(2026, 1, 1, 13, 30, 0, 0, time.Local)
+	full := Load(d, 100, now)
+	if full.Calls.ThisHour != 5 || full.Calls.Max != 5 || full.Totals.InputTokens != 10 || full.Progress.Loop != 3 {
+		t.Fatalf("view = %+v calls %+v totals %+v", full, full.Calls, full.Totals)
+	}
+	if next := Load(d, 100, now.Add(time.Hour)); next.Calls.ThisHour != 0 {
+		t.Fatalf("an earlier hour's count should read as 0, got %d", next.Calls.ThisHour)
+	}
+	var b bytes.Buffer
+	v.State.Phase, v.Progress.Loop = "waiting", 3
+	v.WriteSummary(&b)
+	if !strings.Contains(b.String(), "waiting for rate_limit until "+until.Local().Format("15:04:05")+", loop 3") {
+		t.Fatalf("summary:\n%s", b.String())
+	}
+}
+
+// Damaged or hostile files leave their part out; nothing is moved aside.
+func TestStatusDamagedFiles(t *testing.T) {
+	root := t.TempDir()
+	d := writeFiles(t, root, map[string]string{
+		ralphdir.Status:              "{broken",
+		ralphdir.CircuitBreakerState: "[]",
+		ralphdir.RalphSession:        "nope",
+		ralphdir.CallCount:           "lots",
+		ralphdir.ResponseAnalysis:    "{",
+	})
+	if err := os.Symlink("/etc/passwd", filepath.Join(root, ".ralph", ralphdir.FixPlan)); err != nil {
+		t.Fatal(err)
+	}
+	v := Load(d, 7, time.Now())
+	if v.Status != nil || v.Breaker != nil || v.Session != nil || v.Totals != nil || v.Calls.ThisHour != 0 || v.Calls.Max != 7 ||
+		v.State.Phase != "stopped" || v.State.Reason != "no loop is running; status.json cannot be read" {
+		t.Fatalf("view = %+v", v)
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, ".ralph"))
+	if len(entries) != 6 {
+		t.Fatalf("--status changed .ralph/: %d entries", len(entries))
+	}
+}
+
+// A status.json that says running with no loop holding the lock is a loop
+// that was killed: stopped, and the summary says so.
+func TestStatusKilledLoop(t *testing.T) {
+	d := writeFiles(t, t.TempDir(), map[string]string{
+		ralphdir.Status:   `{"loop_count":7,"status":"running","exit_reason":""}`,
+		ralphdir.LockFile: "12345\n",
+	})
+	v := Load(d, 100, time.Now())
+	if v.State.Phase != "stopped" || v.State.Running || v.State.Reason != "no loop is running; status.json last said running" {
+		t.Fatalf("state = %+v", v.State)
+	}
+}
