@@ -19,6 +19,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -214,7 +215,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	now := time.Now
 	start := now()
-	bus := events.NewBus(now, events.ISOTime(start))
+	bus := observe.New(now, events.ISOTime(start))
 	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
 	var eventsOut io.Writer
 	switch cfg.EventsFile {

@@ -18,6 +18,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/report"
 )
@@ -356,7 +357,7 @@ func isDir(p string) bool {
 // state change on bus. Its controls act on this process: pause and resume
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. The returned function stops serving.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *events.Bus, sig *signals) (func(), error) {
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, sig *signals) (func(), error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, err
 	}

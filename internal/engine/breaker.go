@@ -10,9 +10,7 @@ import (
 func (l *loop) breakerStartup() {
 	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
 	next, tr := l.brk.Startup(l.now(), l.brkCfg)
-	if err := l.bus.Record(events.BreakerChecked{State: next, Transition: tr, Created: created}); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-	}
+	l.bus.BreakerChecked(next, tr, created)
 	l.brk = next
 	if tr != nil {
 		l.breakerTransition(tr)
@@ -23,9 +21,7 @@ func (l *loop) breakerStartup() {
 // session is then reset with sessionReason).
 func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
 	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
-	if err := l.bus.Record(events.BreakerRecorded{State: next, Transition: tr}); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-	}
+	l.bus.BreakerRecorded(next, tr)
 	l.brk = next
 	if tr != nil {
 		l.breakerTransition(tr)

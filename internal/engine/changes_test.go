@@ -2,25 +2,52 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeTypes records the type of every change handed to it.
-type changeTypes struct{ seen map[string]int }
+// changeTypes records the name of every state change reported to it (the
+// ones the test looks for).
+type changeTypes struct {
+	observe.Nop
+	seen map[string]int
+}
 
-func (c *changeTypes) Apply(ch events.Change) error {
-	c.seen[strings.TrimPrefix(fmt.Sprintf("%T", ch), "events.")]++
+func (c *changeTypes) WindowChanged(ratelimit.Window) error { c.seen["WindowChanged"]++; return nil }
+func (c *changeTypes) BreakerChecked(breaker.State, *breaker.Transition, bool) error {
+	c.seen["BreakerChecked"]++
 	return nil
 }
+func (c *changeTypes) BreakerRecorded(breaker.State, *breaker.Transition) error {
+	c.seen["BreakerRecorded"]++
+	return nil
+}
+func (c *changeTypes) AnalysisRecorded(analysis.ResponseAnalysis) error {
+	c.seen["AnalysisRecorded"]++
+	return nil
+}
+func (c *changeTypes) ExitSignalsChanged(analysis.ExitSignals) error {
+	c.seen["ExitSignalsChanged"]++
+	return nil
+}
+func (c *changeTypes) ErrorHistoryChanged(analysis.ErrorHistory) error {
+	c.seen["ErrorHistoryChanged"]++
+	return nil
+}
+func (c *changeTypes) LoopStarted(string) error               { c.seen["LoopStarted"]++; return nil }
+func (c *changeTypes) SessionStarted(time.Time) error         { c.seen["SessionStarted"]++; return nil }
+func (c *changeTypes) SessionTouched(time.Time) error         { c.seen["SessionTouched"]++; return nil }
+func (c *changeTypes) SessionIDSaved(string, time.Time) error { c.seen["SessionIDSaved"]++; return nil }
 
 // The engine writes no state file itself: with no state store subscribed
 // to its changes, a run leaves none of them in .ralph/ (only the agent's
@@ -35,7 +62,7 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		t.Fatalf("config.Load: %v", err)
 	}
 	s := SettingsFrom(c, r.proj)
-	bus := events.NewBus(r.now, "run-1")
+	bus := observe.New(r.now, "run-1")
 	rec := &changeTypes{seen: map[string]int{}}
 	bus.Add(rec)
 	st := store.New(r.dir, nil, false)

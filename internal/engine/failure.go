@@ -25,7 +25,7 @@ func (l *loop) failure(c *call) step {
 	l.calls++
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
-	l.bus.Record(events.AnalysisCleared{})
+	l.bus.AnalysisCleared()
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -131,7 +131,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	l.saveWindow()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
-	l.bus.Record(events.WriteTimeoutMarked{At: l.now()})
+	l.bus.WriteTimeoutMarked(l.now())
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

@@ -57,9 +57,9 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.bus.Record(events.DiffSummaryTaken{})
+	l.bus.DiffSummaryTaken()
 	c.startSHA = l.git.head(l.ctx)
-	l.bus.Record(events.LoopStarted{SHA: c.startSHA})
+	l.bus.LoopStarted(c.startSHA)
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/guard"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -24,7 +24,7 @@ type loop struct {
 	s    Settings
 	deps Deps
 	ctx  context.Context
-	bus  *events.Bus
+	bus  *observe.Fan // the observers: every report goes through it
 	dir  *ralphdir.Dir
 	git  git
 	drv  drivers.Driver
@@ -164,9 +164,7 @@ func (l *loop) run() Result {
 			l.readPlan()
 		}
 		l.planFresh = false
-		if err := l.bus.Record(events.SessionTouched{At: l.now()}); err != nil {
-			l.bus.Note(events.Warning{Err: err})
-		}
+		l.bus.SessionTouched(l.now())
 		l.rollWindow()
 		l.breakerStartup()
 		l.bus.Note(events.LoopMark{Loop: l.n})
@@ -255,9 +253,7 @@ func (l *loop) resetSession(reason string) {
 		l.exitSignals = analysis.ExitSignals{}
 	}
 	l.lastAnalysis = nil
-	if err := l.bus.Record(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()}); err != nil {
-		l.bus.Note(events.Warning{Err: fmt.Errorf("session reset: %w", err)})
-	}
+	l.bus.SessionReset(reason, l.n, l.now())
 }
 
 func (l *loop) gracefulExit(reason string) Result {

@@ -53,7 +53,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.stallCount, l.haveLast = 0, false
 	l.idleCount, l.idleSince = 0, time.Time{}
 	l.lastAnalysis = nil
-	l.bus.Record(events.AnalysisCleared{})
+	l.bus.AnalysisCleared()
 	f := events.Failure{Kind: events.CallErrored}
 	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
 	it := l.iterationRecord(c, res, "error")

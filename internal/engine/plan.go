@@ -30,8 +30,7 @@ func (l *loop) collapseStories() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan); changed {
-		if err := l.bus.Record(events.PlanCollapsed{Content: out}); err != nil {
-			l.bus.Note(events.Warning{Err: err})
+		if err := l.bus.PlanCollapsed(out); err != nil {
 			return
 		}
 		l.plan = out

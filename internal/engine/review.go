@@ -69,14 +69,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if head != "" {
 		l.reviewSHA = head
-		l.bus.Record(events.ReviewSHARecorded{SHA: head})
+		l.bus.ReviewSHARecorded(head)
 	}
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
-		if err := l.bus.Record(events.FindingsRecorded{Findings: findings}); err != nil {
-			l.bus.Note(events.Warning{Err: err})
-		}
+		l.bus.FindingsRecorded(findings)
 	}
 	level, msg := review.Outcome(findings, perr)
 	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})

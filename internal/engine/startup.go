@@ -45,11 +45,9 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.bus.Record(events.WriteTimeoutCleared{})
+	l.bus.WriteTimeoutCleared()
 	l.started = true
-	if err := l.bus.Record(events.SessionStarted{At: l.now()}); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-	}
+	l.bus.SessionStarted(l.now())
 	saved, err := l.state.Load()
 	if err != nil {
 		return err

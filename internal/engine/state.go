@@ -12,8 +12,8 @@ import (
 // .ralph/ state store (package store) in production. The engine loads it
 // once at start-up (Repair, then Load) and from then on keeps the state in
 // memory; it never writes through State. Each change it decides is
-// recorded on the bus (events.Bus.Record) as a typed events.Change, and
-// the store, subscribed to the bus, writes it.
+// reported to its observers (an observe.Keeper method), and the store,
+// one of them, saves it.
 //
 // Repair and ResumeID are reads with the bash loop's repairs attached: a
 // file an interrupted write left is removed, a corrupt one moved aside,

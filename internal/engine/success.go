@@ -39,9 +39,7 @@ func (l *loop) success(c *call) step {
 // countSuccess counts the call in the hour's window and the run.
 func (l *loop) countSuccess() {
 	l.window = l.window.Record(l.now())
-	if err := l.saveWindow(); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-	}
+	l.saveWindow()
 	l.calls++
 	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
 }
@@ -57,9 +55,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		if err := l.bus.Record(l.sessionSaved(res.SessionID)); err != nil {
-			l.bus.Note(events.Warning{Err: err})
-		}
+		l.saveSessionID(res.SessionID)
 	}
 	l.spend(res.Usage)
 	return res
@@ -88,7 +84,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.bus.Record(events.DiffSummaryRecorded{Text: s})
+		l.bus.DiffSummaryRecorded(s)
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -108,9 +104,7 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // analysis box and the error lines, and returns the exit reason they make
 // (or "").
 func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
-	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
-		l.bus.Note(events.Warning{Err: err})
-	}
+	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
@@ -205,7 +199,7 @@ func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step
 		}
 	}
 	l.findings = nil
-	l.bus.Record(events.FindingsCleared{})
+	l.bus.FindingsCleared()
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/report"
 	"github.com/ralphloop/ralph_loop/internal/store"
 )
@@ -22,14 +23,14 @@ var t0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
 // stream sink, with a clock that moves one second per event.
 type log struct {
 	buf   bytes.Buffer
-	bus   *events.Bus
+	bus   *observe.Fan
 	clock time.Time
 	snap  events.Snapshot
 }
 
 func newLog(runID string, start time.Time) *log {
 	l := &log{clock: start.Add(-time.Second)}
-	l.bus = events.NewBus(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
+	l.bus = observe.New(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
 	l.bus.Add(store.NewStream(nil, &l.buf, func(err error) { panic(err) }))
 	return l
 }

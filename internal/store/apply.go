@@ -2,98 +2,100 @@ package store
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// Apply implements events.ChangeSink: it writes the state file c belongs
-// to, atomically, and returns the write's error for the engine to report.
-// Some changes have no error to report (as the bash loop ignores those
-// writes' failures); they return nil.
-func (s *Store) Apply(c events.Change) error {
-	if ok, err := s.applyLoop(c); ok {
-		return err
-	}
-	if ok, err := s.applyContext(c); ok {
-		return err
-	}
-	if ok, err := s.applySession(c); ok {
-		return err
-	}
-	return fmt.Errorf("store: unknown change %T", c)
+// The store is an observer of the engine's state changes: each Keeper
+// method saves the file its change belongs to, atomically, and returns
+// the save's error (observe.Fan reports it as a warning; the engine goes
+// on from the state it keeps in memory). Some saves have no error to
+// report, as the bash loop ignores those writes' failures; they return
+// nil.
+var _ observe.Observer = (*Store)(nil)
+
+// WindowChanged implements observe.Keeper.
+func (s *Store) WindowChanged(w ratelimit.Window) error { return s.saveWindow(w) }
+
+// BreakerChecked implements observe.Keeper.
+func (s *Store) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
+	return breaker.SaveStartup(s.d, st, tr, created)
 }
 
-// applyLoop writes the state the loop decides from: the call count, the
-// breaker, the last analysis, the exit signals and histories, the gates.
-func (s *Store) applyLoop(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.WindowChanged:
-		return true, s.saveWindow(c.Window)
-	case events.BreakerChecked:
-		return true, breaker.SaveStartup(s.d, c.State, c.Transition, c.Created)
-	case events.BreakerRecorded:
-		return true, breaker.SaveRecorded(s.d, c.State, c.Transition)
-	case events.AnalysisRecorded:
-		return true, s.saveAnalysis(c.Analysis)
-	case events.AnalysisCleared:
-		s.removeAnalysis()
-		return true, nil
-	case events.ExitSignalsChanged:
-		return true, s.saveExitSignals(c.Signals)
-	case events.ErrorHistoryChanged:
-		s.saveErrorHistory(c.History)
-		return true, nil
-	case events.OutputLengthChanged:
-		s.saveOutputLength(c.Length)
-		return true, nil
-	case events.GatesRecorded:
-		return true, s.saveGates(c.Results)
-	}
-	return false, nil
+// BreakerRecorded implements observe.Keeper.
+func (s *Store) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
+	return breaker.SaveRecorded(s.d, st, tr)
 }
 
-// applyContext writes what one loop hands the next: review findings, the
-// start commit and diff summary, the write-timeout mark, the plan.
-func (s *Store) applyContext(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.FindingsRecorded:
-		return true, s.saveFindings(c.Findings)
-	case events.FindingsCleared:
-		s.removeFindings()
-	case events.ReviewSHARecorded:
-		s.saveReviewSHA(c.SHA)
-	case events.LoopStarted:
-		s.saveLoopStart(c.SHA)
-	case events.DiffSummaryRecorded:
-		s.saveDiffSummary(c.Text)
-	case events.DiffSummaryTaken:
-		s.removeDiffSummary()
-	case events.WriteTimeoutMarked:
-		s.markWriteTimeout(c.At)
-	case events.WriteTimeoutCleared:
-		s.clearWriteTimeout()
-	case events.PlanCollapsed:
-		return true, s.savePlan(c.Content)
-	default:
-		return false, nil
-	}
-	return true, nil
+// AnalysisRecorded implements observe.Keeper.
+func (s *Store) AnalysisRecorded(a analysis.ResponseAnalysis) error { return s.saveAnalysis(a) }
+
+// AnalysisCleared implements observe.Keeper.
+func (s *Store) AnalysisCleared() error { s.removeAnalysis(); return nil }
+
+// ExitSignalsChanged implements observe.Keeper.
+func (s *Store) ExitSignalsChanged(es analysis.ExitSignals) error { return s.saveExitSignals(es) }
+
+// ErrorHistoryChanged implements observe.Keeper.
+func (s *Store) ErrorHistoryChanged(h analysis.ErrorHistory) error { s.saveErrorHistory(h); return nil }
+
+// OutputLengthChanged implements observe.Keeper.
+func (s *Store) OutputLengthChanged(n int) error { s.saveOutputLength(n); return nil }
+
+// GatesRecorded implements observe.Keeper.
+func (s *Store) GatesRecorded(r *gates.Results) error { return s.saveGates(r) }
+
+// FindingsRecorded implements observe.Keeper.
+func (s *Store) FindingsRecorded(f review.Findings) error { return s.saveFindings(f) }
+
+// FindingsCleared implements observe.Keeper.
+func (s *Store) FindingsCleared() error { s.removeFindings(); return nil }
+
+// ReviewSHARecorded implements observe.Keeper.
+func (s *Store) ReviewSHARecorded(sha string) error { s.saveReviewSHA(sha); return nil }
+
+// LoopStarted implements observe.Keeper.
+func (s *Store) LoopStarted(sha string) error { s.saveLoopStart(sha); return nil }
+
+// DiffSummaryRecorded implements observe.Keeper.
+func (s *Store) DiffSummaryRecorded(text string) error { s.saveDiffSummary(text); return nil }
+
+// DiffSummaryTaken implements observe.Keeper.
+func (s *Store) DiffSummaryTaken() error { s.removeDiffSummary(); return nil }
+
+// WriteTimeoutMarked implements observe.Keeper.
+func (s *Store) WriteTimeoutMarked(at time.Time) error { s.markWriteTimeout(at); return nil }
+
+// WriteTimeoutCleared implements observe.Keeper.
+func (s *Store) WriteTimeoutCleared() error { s.clearWriteTimeout(); return nil }
+
+// PlanCollapsed implements observe.Keeper.
+func (s *Store) PlanCollapsed(plan []byte) error { return s.savePlan(plan) }
+
+// SessionStarted implements observe.Keeper.
+func (s *Store) SessionStarted(at time.Time) error { return s.startSession(at) }
+
+// SessionTouched implements observe.Keeper.
+func (s *Store) SessionTouched(at time.Time) error { return s.touchSession(at) }
+
+// SessionIDSaved implements observe.Keeper.
+func (s *Store) SessionIDSaved(id string, at time.Time) error { return s.saveSessionID(id, at) }
+
+// FallbackSessionIDSaved implements observe.Keeper.
+func (s *Store) FallbackSessionIDSaved(driver, id string, at time.Time) error {
+	return s.sessions.SaveFallbackID(driver, id, at)
 }
 
-// applySession writes the session files.
-func (s *Store) applySession(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.SessionStarted:
-		return true, s.startSession(c.At)
-	case events.SessionTouched:
-		return true, s.touchSession(c.At)
-	case events.SessionIDSaved:
-		return true, s.saveSessionID(c.ID, c.At)
-	case events.FallbackSessionIDSaved:
-		return true, s.sessions.SaveFallbackID(c.Driver, c.ID, c.At)
-	case events.SessionReset:
-		return true, s.resetSession(c.Reason, c.Loop, c.At)
+// SessionReset implements observe.Keeper.
+func (s *Store) SessionReset(reason string, loop int, at time.Time) error {
+	if err := s.resetSession(reason, loop, at); err != nil {
+		return fmt.Errorf("session reset: %w", err)
 	}
-	return false, nil
+	return nil
 }

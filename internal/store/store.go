@@ -13,6 +13,7 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -34,13 +35,15 @@ const (
 const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
-// at start-up, and writes every change the engine records on the bus
-// (Apply), atomically. A write's error goes back to the engine, which
-// decides what a failure means (today: a warning, and the run goes on).
+// at start-up, and, as an observer of the engine, saves every change of
+// the kept state (the observe.Keeper methods, apply.go), atomically. A
+// save's error goes back through observe.Fan, which reports it as one
+// warning; the engine decides what else it means (today: the run goes on).
 type Store struct {
-	d        *ralphdir.Dir
-	sessions *session.Store
-	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
+	observe.Nop // the store saves state changes only (apply.go)
+	d           *ralphdir.Dir
+	sessions    *session.Store
+	logKeep     int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
