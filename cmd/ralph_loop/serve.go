@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
@@ -136,7 +137,7 @@ func (p *projectSource) Snapshot() any {
 		}
 	}
 	for _, e := range evs {
-		s.Events = append(s.Events, dashEventLine{TS: e.TS, Type: string(e.Type), Text: eventText(e)})
+		s.Events = append(s.Events, dashEventLine{TS: e.TS, Type: string(e.Type), Text: console.Headline(e)})
 	}
 	return s
 }
@@ -184,42 +185,6 @@ func tailLogs(d *ralphdir.Dir, names []string, n int64) []byte {
 		out = append(out, parts[i]...)
 	}
 	return out
-}
-
-// eventText is one event in a few words.
-func eventText(e events.Event) string {
-	words := strings.ReplaceAll(string(e.Type), "_", " ")
-	var parts []string
-	if e.Loop > 0 && e.Type != events.RunFinished {
-		parts = append(parts, fmt.Sprintf("loop %d", e.Loop))
-	}
-	switch {
-	case e.Iteration != nil:
-		parts = append(parts, e.Iteration.Outcome)
-		if e.Iteration.FilesChanged > 0 {
-			parts = append(parts, fmt.Sprintf("%d files changed", e.Iteration.FilesChanged))
-		}
-	case e.Wait != "":
-		parts = append(parts, strings.ReplaceAll(e.Wait, "_", " "))
-		if e.DelaySecs > 0 {
-			parts = append(parts, (time.Duration(e.DelaySecs * float64(time.Second))).Round(time.Second).String())
-		}
-		if e.Skipped {
-			parts = append(parts, "skipped")
-		}
-	case e.From != "" || e.To != "":
-		parts = append(parts, e.From+" → "+e.To)
-	}
-	if e.Reason != "" {
-		parts = append(parts, e.Reason)
-	}
-	if e.Message != "" {
-		parts = append(parts, e.Message)
-	}
-	if len(parts) == 0 {
-		return words
-	}
-	return words + ": " + strings.Join(parts, ", ")
 }
 
 // fileControl acts on a loop in another process the way the command line

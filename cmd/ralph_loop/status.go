@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -286,23 +285,8 @@ func writeSummary(w io.Writer, v *statusView) {
 		fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
 	}
 	for _, u := range v.Usage {
-		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
+		fmt.Fprintf(w, "  Usage:     %s\n", console.UsageWindowLine(u))
 	}
-}
-
-// usageLine is one usage window for a person: driver and window, the
-// used percent and status, and the reset time (local).
-func usageLine(u events.UsageWindow) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", u.Driver, u.Window)
-	if u.UsedPercent != nil {
-		fmt.Fprintf(&b, " %s%% used", strconv.FormatFloat(*u.UsedPercent, 'f', -1, 64))
-	}
-	fmt.Fprintf(&b, " (%s)", u.Status)
-	if u.ResetsAt != nil {
-		fmt.Fprintf(&b, ", resets %s", u.ResetsAt.Local().Format("2006-01-02 15:04 MST"))
-	}
-	return b.String()
 }
 
 func stateLine(v *statusView) string {

@@ -84,7 +84,7 @@ func resetWords(w events.UsageWindow) string {
 	if w.ResetsAt == nil {
 		return "its reset time was not reported"
 	}
-	return "it resets at " + w.ResetsAt.Format("2006-01-02 15:04 MST")
+	return "it resets at " + resetTime(*w.ResetsAt)
 }
 
 // windowWords names a usage window: "the five_hour window", or "a window

@@ -217,8 +217,8 @@ func TestWriteText(t *testing.T) {
 		"  3     circuit_breaker_trip         1.5           10            1     0.0877\n",
 		"  loops 3, circuit_breaker_trip 1, success 1, timeout 1\n",
 		"  tokens: input 1210, output 341, cache read 5002, cache write 203; cost $0.1000\n",
-		"    loop 3: CLOSED -> HALF_OPEN (no progress in 2 loops)\n",
-		"    loop 3: HALF_OPEN -> OPEN (no progress in 3 loops)\n",
+		"    loop 3: CLOSED → HALF_OPEN (no progress in 2 loops)\n",
+		"    loop 3: HALF_OPEN → OPEN (no progress in 3 loops)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
