@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -92,5 +94,48 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		if rec.seen[want] == 0 {
 			t.Errorf("no %s recorded; got %v", want, rec.seen)
 		}
+	}
+}
+
+// failingWindow fails every save of the call count, counting them, and
+// counts the warnings that name its error.
+type failingWindow struct {
+	observe.Nop
+	err           error
+	saves, warned int
+}
+
+func (f *failingWindow) WindowChanged(ratelimit.Window) error { f.saves++; return f.err }
+func (f *failingWindow) Notice(_ time.Time, n events.Notice) {
+	if w, ok := n.(events.Warning); ok && errors.Is(w.Err, f.err) {
+		f.warned++
+	}
+}
+
+// A save that fails is never dropped: every failed save of the call
+// count (the hour's roll-over at the first loop included, whose error the
+// engine does not look at) is one warning every observer sees.
+func TestEveryFailedSaveIsWarnedOnce(t *testing.T) {
+	r := newObsRun(t)
+	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
+	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
+	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	if err != nil {
+		t.Fatalf("config.Load: %v", err)
+	}
+	bus := observe.New(r.now, "run-1")
+	f := &failingWindow{err: errors.New("disk on fire")}
+	bus.Add(f)
+	st := store.New(r.dir, nil, false)
+	Run(SettingsFrom(c, r.proj), Deps{
+		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		LookPath: func(string) (string, error) { return "/bin/true", nil },
+		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
+	})
+	if f.saves < 3 {
+		t.Fatalf("%d saves of the call count, want the roll-over's and one per call", f.saves)
+	}
+	if f.warned != f.saves {
+		t.Errorf("%d failed saves, %d warnings: want one warning each", f.saves, f.warned)
 	}
 }
