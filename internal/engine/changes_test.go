@@ -51,11 +51,9 @@ func (c *changeTypes) SessionStarted(time.Time) error         { c.seen["SessionS
 func (c *changeTypes) SessionTouched(time.Time) error         { c.seen["SessionTouched"]++; return nil }
 func (c *changeTypes) SessionIDSaved(string, time.Time) error { c.seen["SessionIDSaved"]++; return nil }
 
-// The engine writes no state file itself: with no state store subscribed
-// to its changes, a run leaves none of them in .ralph/ (only the agent's
-// logs, opened through Logs, and the empty .exit_signals start-up creates
-// while loading), and every change reaches the subscriber instead.
-func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+// runTwoWith runs two loops with obs as the only observer (no state store
+// among them) and returns the run.
+func runTwoWith(t *testing.T, obs observe.Observer) *obsRun {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
@@ -63,16 +61,24 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	s := SettingsFrom(c, r.proj)
 	bus := observe.New(r.now, "run-1")
-	rec := &changeTypes{seen: map[string]int{}}
-	bus.Add(rec)
+	bus.Add(obs)
 	st := store.New(r.dir, nil, false)
-	Run(s, Deps{
+	Run(SettingsFrom(c, r.proj), Deps{
 		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
+	return r
+}
+
+// The engine writes no state file itself: with no state store subscribed
+// to its changes, a run leaves none of them in .ralph/ (only the agent's
+// logs, opened through Logs, and the empty .exit_signals start-up creates
+// while loading), and every change reaches the subscriber instead.
+func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+	rec := &changeTypes{seen: map[string]int{}}
+	r := runTwoWith(t, rec)
 	if r.calls != 2 {
 		t.Fatalf("agent calls = %d, want 2", r.calls)
 	}
@@ -116,22 +122,8 @@ func (f *failingWindow) Notice(_ time.Time, n events.Notice) {
 // count (the hour's roll-over at the first loop included, whose error the
 // engine does not look at) is one warning every observer sees.
 func TestEveryFailedSaveIsWarnedOnce(t *testing.T) {
-	r := newObsRun(t)
-	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
-	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
-	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
-	if err != nil {
-		t.Fatalf("config.Load: %v", err)
-	}
-	bus := observe.New(r.now, "run-1")
 	f := &failingWindow{err: errors.New("disk on fire")}
-	bus.Add(f)
-	st := store.New(r.dir, nil, false)
-	Run(SettingsFrom(c, r.proj), Deps{
-		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
-		LookPath: func(string) (string, error) { return "/bin/true", nil },
-		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
-	})
+	runTwoWith(t, f)
 	if f.saves < 3 {
 		t.Fatalf("%d saves of the call count, want the roll-over's and one per call", f.saves)
 	}
