@@ -58,7 +58,7 @@ type Wait struct {
 // observers: the changes the checks report are saved nowhere, so nothing
 // under .ralph/ is written.
 //
-// A failed check or a call that cannot be built is noted on the bus as in
+// A failed check or a call that cannot be built is noted to the observers as in
 // a run (the console words it) and returned.
 func DryRun(s Settings, deps Deps) (Preview, error) {
 	l := newLoop(s, deps)

@@ -41,7 +41,7 @@ type loop struct {
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
-	// engine changed it since (each change recorded on the bus): decisions
+	// engine changed it since (each change reported to the observers): decisions
 	// read these, never the files.
 	exitSignals     analysis.ExitSignals
 	haveExitSignals bool
