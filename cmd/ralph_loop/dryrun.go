@@ -14,6 +14,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -94,9 +95,9 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 		}
 	}, cfg.Verbose)
 
-	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
+	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	bus.SetWords(console.EventWords())
-	bus.Add(problemsOnly{console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
+	bus.Add(problemsOnly{next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
 	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
 		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
@@ -138,7 +139,10 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 // problemsOnly passes on the notices that say something is wrong (a failed
 // start-up check, a warning): a dry run shows those, and not the lines of
 // a loop starting.
-type problemsOnly struct{ next events.NoticeSink }
+type problemsOnly struct {
+	observe.Nop
+	next observe.Observer
+}
 
 func (p problemsOnly) Notice(ts time.Time, n events.Notice) {
 	switch n := n.(type) {

@@ -16,6 +16,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -55,7 +56,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	now := time.Now
 	start := now()
-	bus := events.NewBus(now, events.ISOTime(start))
+	bus := observe.New(now, events.ISOTime(start))
 	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on: the run's sinks, store and engine get this

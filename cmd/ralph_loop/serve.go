@@ -8,52 +8,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
-
-// eventText is one event in a few words.
-func eventText(e events.Event) string {
-	words := strings.ReplaceAll(string(e.Type), "_", " ")
-	var parts []string
-	if e.Loop > 0 && e.Type != events.RunFinished {
-		parts = append(parts, fmt.Sprintf("loop %d", e.Loop))
-	}
-	switch {
-	case e.Iteration != nil:
-		parts = append(parts, e.Iteration.Outcome)
-		if e.Iteration.FilesChanged > 0 {
-			parts = append(parts, fmt.Sprintf("%d files changed", e.Iteration.FilesChanged))
-		}
-	case e.Wait != "":
-		parts = append(parts, strings.ReplaceAll(e.Wait, "_", " "))
-		if e.DelaySecs > 0 {
-			parts = append(parts, (time.Duration(e.DelaySecs * float64(time.Second))).Round(time.Second).String())
-		}
-		if e.Skipped {
-			parts = append(parts, "skipped")
-		}
-	case e.From != "" || e.To != "":
-		parts = append(parts, e.From+" → "+e.To)
-	}
-	if e.Reason != "" {
-		parts = append(parts, e.Reason)
-	}
-	if e.Message != "" {
-		parts = append(parts, e.Message)
-	}
-	if len(parts) == 0 {
-		return words
-	}
-	return words + ": " + strings.Join(parts, ", ")
-}
 
 // fileControl acts on a loop in another process the way the command line
 // does: --pause and --resume write and remove the pause file; skip sends
@@ -139,7 +103,7 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 
 // projectFiles is the dashboard's view of the project named name.
 func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
-	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: eventText}
+	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: console.Headline}
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.
@@ -195,7 +159,7 @@ func isDir(p string) bool {
 // (readmodel.Watch), shown again at every event, notice and state change.
 // Its controls act on this process: pause and resume through the pause
 // file as --pause does, skip as a Ctrl+C during a wait, stop as SIGTERM. The returned function stops serving.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *events.Bus, sig *signals) (func(), error) {
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, sig *signals) (func(), error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, err
 	}

@@ -4,26 +4,26 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/notify"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
-// wire attaches the standard sinks of a run to bus: the console (log
+// wire adds the standard observers of a run to bus: the console (log
 // lines on errOut; boxes, live output and countdowns on boxOut),
 // logs/ralph.log and the .ralph/ files (with the --events copy to
-// eventsOut, nil for none), and the state store, which subscribes to the
-// changes the engine records; onErr receives the event sinks' write
-// errors (a change's write error goes back to the engine). It returns the
+// eventsOut, nil for none), and the state store, which saves the changes
+// the engine reports; onErr receives the event files' write errors (a
+// failed save of the kept state is warned of by the fan). It returns the
 // state store, which the engine reads at start-up and opens its logs
 // through.
-func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
+func wire(bus *observe.Fan, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
 	bus.SetWords(console.EventWords())
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(store.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
@@ -32,23 +32,17 @@ func wire(bus *events.Bus, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown co
 	return st
 }
 
-// wireDashboard subscribes the web dashboard to bus: every event, notice
-// (live output included) and state change makes it read the project again
-// (after the store's sinks, added before it, have written their files).
-func wireDashboard(bus *events.Bus, srv *dashboard.Server) {
-	bus.Add(dashSink{srv})
+// wireDashboard adds the web dashboard to bus: every event, notice (live
+// output included) and state change makes it read the project again
+// (after the store's observers, added before it, have written their
+// files).
+func wireDashboard(bus *observe.Fan, srv *dashboard.Server) {
+	bus.Add(dashboard.Poker(srv.Poke))
 }
-
-// dashSink pokes the dashboard; it never blocks.
-type dashSink struct{ srv *dashboard.Server }
-
-func (s dashSink) Handle(events.Event)             { s.srv.Poke() }
-func (s dashSink) Notice(time.Time, events.Notice) { s.srv.Poke() }
-func (s dashSink) Apply(events.Change) error       { s.srv.Poke(); return nil }
 
 // wireNotify adds the notifiers to bus when any is configured, and returns
 // them (nil for none) for the run's end to drain.
-func wireNotify(cfg *config.Config, bus *events.Bus, dir *ralphdir.Dir, cwd string) *notify.Notifier {
+func wireNotify(cfg *config.Config, bus *observe.Fan, dir *ralphdir.Dir, cwd string) *notify.Notifier {
 	warn := func(msg string) { bus.Warnf("%s", msg) }
 	var once sync.Once
 	log := func(block string) {

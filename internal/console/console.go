@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
@@ -23,16 +24,22 @@ var levelColours = map[events.Level]string{
 // output and countdowns on out. With a Terminal, out and err are its
 // streams, so everything reaches the screen in the order it was noted.
 type Console struct {
+	observe.Nop
 	out, err io.Writer
 	r        renderer
 }
+
+var (
+	_ observe.Observer = (*Console)(nil)
+	_ observe.Observer = (*Log)(nil)
+)
 
 // New returns the console sink.
 func New(out, err io.Writer, o Options) *Console {
 	return &Console{out: out, err: err, r: renderer{o: o}}
 }
 
-// Notice implements events.NoticeSink. What a notice carries from outside
+// Notice implements observe.Observer. What a notice carries from outside
 // (the agent's words, a file's contents, a folder's name) is made safe on
 // the way out (package safetext): a log line keeps no control at all, one
 // line of its text per log line, and the rest keeps only colours; the
@@ -94,6 +101,7 @@ type LineSink interface {
 // Log is the sink that hands each notice's log lines to a LineSink,
 // rendered exactly as the console shows them (without colour).
 type Log struct {
+	observe.Nop
 	to LineSink
 	r  renderer
 }
@@ -101,7 +109,7 @@ type Log struct {
 // NewLog returns the sink writing to to.
 func NewLog(to LineSink, o Options) *Log { return &Log{to: to, r: renderer{o: o}} }
 
-// Notice implements events.NoticeSink: one log line for each line of a
+// Notice implements observe.Observer: one log line for each line of a
 // log part's text, made safe as on the console.
 func (l *Log) Notice(ts time.Time, n events.Notice) {
 	for _, p := range l.r.render(n) {

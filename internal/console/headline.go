@@ -3,13 +3,14 @@ package console
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
 // Headline is an event in one line for a person, in the words the console
 // uses for it: the text a notifier sends (a chat message, a desktop
-// notice). A run that stopped early says why in StopLine's words (the
+// notice) and the dashboard's timeline line. A run that stopped early says why in StopLine's words (the
 // event's message); any event type without words of its own is named as
 // it is, with the loop number.
 func Headline(e events.Event) string {
@@ -20,7 +21,7 @@ func Headline(e events.Event) string {
 		if e.To == "OPEN" {
 			return fmt.Sprintf("Circuit breaker has opened - execution halted (%s)", e.Reason)
 		}
-		return fmt.Sprintf("Circuit breaker: %s → %s (%s)", e.From, e.To, e.Reason)
+		return "Circuit breaker: " + BreakerMove(e.From, e.To, e.Reason)
 	case events.UsageLimited:
 		return "Usage limit reached; waiting" + until(e) + reasonSuffix(e.Reason)
 	case events.RateLimited:
@@ -35,6 +36,16 @@ func Headline(e events.Event) string {
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	case events.IterationFailed, events.IterationTimedOut:
 		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+	case events.IterationStarted:
+		return fmt.Sprintf("Starting Loop #%d", e.Loop)
+	case events.DelayStarted:
+		if w := waitWords(e.Wait, time.Duration(e.DelaySecs*float64(time.Second))); w != "" {
+			return w
+		}
+	case events.DelayEnded:
+		if e.Skipped {
+			return "Wait skipped (Ctrl+C)"
+		}
 	case events.UsageUpdated:
 		return usageHeadline(e.UsageLimits)
 	case events.DriverSwitched:
@@ -86,20 +97,11 @@ func reasonSuffix(r string) string {
 	return ": " + r
 }
 
-// usageHeadline: each known usage window, "claude-code five_hour 92%
-// allowed_warning, resets 14:00:00".
+// usageHeadline: each known usage window (UsageWindowLine).
 func usageHeadline(ws []events.UsageWindow) string {
 	parts := make([]string, 0, len(ws))
 	for _, w := range ws {
-		p := w.Driver + " " + w.Window
-		if w.UsedPercent != nil {
-			p += fmt.Sprintf(" %.0f%%", *w.UsedPercent)
-		}
-		p += " " + w.Status
-		if w.ResetsAt != nil {
-			p += ", resets " + w.ResetsAt.Local().Format("15:04:05")
-		}
-		parts = append(parts, p)
+		parts = append(parts, UsageWindowLine(w))
 	}
 	if len(parts) == 0 {
 		return "Usage updated"

@@ -38,7 +38,13 @@ func TestHeadline(t *testing.T) {
 		{events.Event{Type: events.UsageUpdated, Snapshot: events.Snapshot{UsageLimits: []events.UsageWindow{
 			{Driver: "codex", Window: "primary", Status: "allowed", UsedPercent: &pct, ResetsAt: &until},
 			{Driver: "claude-code", Window: "seven_day", Status: "rejected"}}}},
-			"Usage: codex primary 92% allowed, resets 03:04:05; claude-code seven_day rejected"},
+			"Usage: codex primary 92% used (allowed), resets 2026-11-25 03:04 " + until.Format("MST") + "; claude-code seven_day (rejected)"},
+		// The timeline's words for what the console counts down or marks.
+		{events.Event{Type: events.IterationStarted, Snapshot: snap}, "Starting Loop #4"},
+		{events.Event{Type: events.DelayStarted, Snapshot: snap, Wait: "loop_delay", DelaySecs: 10}, "Next loop in 00:00:10"},
+		{events.Event{Type: events.DelayStarted, Snapshot: snap, Wait: "idle_backoff", DelaySecs: 90}, "Idle; next iteration in 00:01:30"},
+		{events.Event{Type: events.DelayEnded, Snapshot: snap, Wait: "loop_delay", Skipped: true}, "Wait skipped (Ctrl+C)"},
+		{events.Event{Type: events.DelayEnded, Snapshot: snap, Wait: "loop_delay"}, "delay ended (loop #4)"},
 		{events.Event{Type: events.DriverSwitched, From: "claude-code", To: "codex", Why: "usage_limit", Until: &until},
 			"Agent switched: claude-code → codex (usage limit) until 03:04:05"},
 		{events.Event{Type: "some_new_type", Snapshot: snap}, "some new type (loop #4)"},
@@ -46,5 +52,30 @@ func TestHeadline(t *testing.T) {
 		if got := Headline(tc.e); got != tc.want {
 			t.Errorf("Headline(%s) = %q, want %q", tc.e.Type, got, tc.want)
 		}
+	}
+}
+
+// A value more than one surface shows is worded once: the console's
+// breaker line, the headline (notifications, the dashboard's timeline) and
+// --report say a transition in the same words; a usage window reads the
+// same in a headline and in --status.
+func TestOneWordingPerValue(t *testing.T) {
+	r := renderer{}
+	ps := r.render(events.BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"})
+	move := BreakerMove("CLOSED", "HALF_OPEN", "no progress in 2 loops")
+	if len(ps) != 1 || ps[0].text != "Circuit breaker: "+move {
+		t.Fatalf("console breaker line %+v, want it to say %q", ps, move)
+	}
+	if h := Headline(events.Event{Type: events.BreakerChanged, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"}); h != ps[0].text {
+		t.Errorf("headline %q, console %q: not the same words", h, ps[0].text)
+	}
+	pct := 92.5
+	w := events.UsageWindow{Driver: "claude-code", Window: "five_hour", Status: "allowed_warning", UsedPercent: &pct}
+	if h, want := Headline(events.Event{Type: events.UsageUpdated, Snapshot: events.Snapshot{UsageLimits: []events.UsageWindow{w}}}),
+		"Usage: "+UsageWindowLine(w); h != want {
+		t.Errorf("usage headline %q, want %q", h, want)
+	}
+	if got, want := UsageWindowLine(w), "claude-code five_hour 92.5% used (allowed_warning)"; got != want {
+		t.Errorf("UsageWindowLine = %q, want %q", got, want)
 	}
 }

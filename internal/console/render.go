@@ -289,7 +289,7 @@ func resultNotices(n events.Notice) []part {
 		if n.Closed {
 			level = events.Success
 		}
-		return append(outLines(n.Report), line(level, "Circuit breaker: %s → %s (%s)", n.From, n.To, n.Reason))
+		return append(outLines(n.Report), line(level, "Circuit breaker: %s", BreakerMove(n.From, n.To, n.Reason)))
 	case events.PermissionDenied:
 		if n.Halt {
 			return []part{line(events.Error, "🚫 Permission denied - halting loop")}

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 )
 
-// EventWords are the words the bus gives an event's typed values
-// (events.Bus.SetWords): the same sentences the log lines use, so
+// EventWords are the words the fan gives an event's typed values
+// (observe.Fan.SetWords): the same sentences the log lines use, so
 // events.jsonl, status.json, the console and ralph.log say one thing.
-func EventWords() events.Words {
-	return events.Words{Stop: StopLine, Failure: FailureWords}
+func EventWords() observe.Words {
+	return observe.Words{Stop: StopLine, Failure: FailureWords}
 }
 
 // StopLine is the one sentence that says why a run stopped early: the
@@ -83,7 +84,7 @@ func resetWords(w events.UsageWindow) string {
 	if w.ResetsAt == nil {
 		return "its reset time was not reported"
 	}
-	return "it resets at " + w.ResetsAt.Format("2006-01-02 15:04 MST")
+	return "it resets at " + resetTime(*w.ResetsAt)
 }
 
 // windowWords names a usage window: "the five_hour window", or "a window

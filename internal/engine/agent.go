@@ -10,6 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -124,7 +125,7 @@ func (l *loop) collapseStream(c *call) {
 
 // liveNotes passes the agent's live output, as its driver renders it, on
 // to the console as notices.
-type liveNotes struct{ bus *events.Bus }
+type liveNotes struct{ bus *observe.Fan }
 
 func (w liveNotes) Write(p []byte) (int, error) {
 	w.bus.Note(events.LiveOutput{Data: bytes.Clone(p)})

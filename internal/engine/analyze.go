@@ -49,10 +49,10 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
-		l.keep(events.ErrorHistoryChanged{History: l.errHist})
+		l.bus.ErrorHistoryChanged(l.errHist)
 		if res.UpdatesLastOutputLength() {
 			l.lastOutputLen = res.OutputLength
-			l.keep(events.OutputLengthChanged{Length: res.OutputLength})
+			l.bus.OutputLengthChanged(res.OutputLength)
 		}
 	}
 	return res, nil
@@ -73,13 +73,13 @@ func usageOf(u *analysis.Usage) *events.Usage {
 // saveAnalysis keeps ra as the last call's analysis.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	l.lastAnalysis = &ra
-	return l.bus.Record(events.AnalysisRecorded{Analysis: ra})
+	return l.bus.AnalysisRecorded(ra)
 }
 
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.exitSignals.Update(res.ResponseAnalysis())
-	if !l.keep(events.ExitSignalsChanged{Signals: l.exitSignals}) {
+	if err := l.bus.ExitSignalsChanged(l.exitSignals); err != nil {
 		return
 	}
 	l.haveExitSignals = true

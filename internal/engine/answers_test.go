@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 )
 
 // TestQuestionsShareOneReader: a question nobody answered (it timed out
@@ -16,7 +17,7 @@ import (
 func TestQuestionsShareOneReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, person := io.Pipe()
-		l := &loop{ctx: context.Background(), bus: events.NewBus(time.Now, "test"), deps: Deps{Stdin: in}}
+		l := &loop{ctx: context.Background(), bus: observe.New(time.Now, "test"), deps: Deps{Stdin: in}}
 		var w events.UsageWindow
 
 		start := time.Now()

@@ -2,31 +2,58 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeTypes records the type of every change handed to it.
-type changeTypes struct{ seen map[string]int }
-
-func (c *changeTypes) Apply(ch events.Change) error {
-	c.seen[strings.TrimPrefix(fmt.Sprintf("%T", ch), "events.")]++
-	return nil
+// changeTypes records the name of every state change reported to it (the
+// ones the test looks for).
+type changeTypes struct {
+	observe.Nop
+	seen map[string]int
 }
 
-// The engine writes no state file itself: with no state store subscribed
-// to its changes, a run leaves none of them in .ralph/ (only the agent's
-// logs, opened through Logs, and the empty .exit_signals start-up creates
-// while loading), and every change reaches the subscriber instead.
-func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+func (c *changeTypes) WindowChanged(ratelimit.Window) error { c.seen["WindowChanged"]++; return nil }
+func (c *changeTypes) BreakerChecked(breaker.State, *breaker.Transition, bool) error {
+	c.seen["BreakerChecked"]++
+	return nil
+}
+func (c *changeTypes) BreakerRecorded(breaker.State, *breaker.Transition) error {
+	c.seen["BreakerRecorded"]++
+	return nil
+}
+func (c *changeTypes) AnalysisRecorded(analysis.ResponseAnalysis) error {
+	c.seen["AnalysisRecorded"]++
+	return nil
+}
+func (c *changeTypes) ExitSignalsChanged(analysis.ExitSignals) error {
+	c.seen["ExitSignalsChanged"]++
+	return nil
+}
+func (c *changeTypes) ErrorHistoryChanged(analysis.ErrorHistory) error {
+	c.seen["ErrorHistoryChanged"]++
+	return nil
+}
+func (c *changeTypes) LoopStarted(string) error               { c.seen["LoopStarted"]++; return nil }
+func (c *changeTypes) SessionStarted(time.Time) error         { c.seen["SessionStarted"]++; return nil }
+func (c *changeTypes) SessionTouched(time.Time) error         { c.seen["SessionTouched"]++; return nil }
+func (c *changeTypes) SessionIDSaved(string, time.Time) error { c.seen["SessionIDSaved"]++; return nil }
+
+// runTwoWith runs two loops with obs as the only observer (no state store
+// among them) and returns the run.
+func runTwoWith(t *testing.T, obs observe.Observer) *obsRun {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
@@ -34,16 +61,24 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	s := *c
-	bus := events.NewBus(r.now, "run-1")
-	rec := &changeTypes{seen: map[string]int{}}
-	bus.Add(rec)
+	bus := observe.New(r.now, "run-1")
+	bus.Add(obs)
 	st := store.New(r.dir, nil, false)
-	Run(s, Deps{
+	Run(*c, Deps{
 		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
+	return r
+}
+
+// The engine writes no state file itself: with no state store subscribed
+// to its changes, a run leaves none of them in .ralph/ (only the agent's
+// logs, opened through Logs, and the empty .exit_signals start-up creates
+// while loading), and every change reaches the subscriber instead.
+func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+	rec := &changeTypes{seen: map[string]int{}}
+	r := runTwoWith(t, rec)
 	if r.calls != 2 {
 		t.Fatalf("agent calls = %d, want 2", r.calls)
 	}
@@ -65,5 +100,34 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		if rec.seen[want] == 0 {
 			t.Errorf("no %s recorded; got %v", want, rec.seen)
 		}
+	}
+}
+
+// failingWindow fails every save of the call count, counting them, and
+// counts the warnings that name its error.
+type failingWindow struct {
+	observe.Nop
+	err           error
+	saves, warned int
+}
+
+func (f *failingWindow) WindowChanged(ratelimit.Window) error { f.saves++; return f.err }
+func (f *failingWindow) Notice(_ time.Time, n events.Notice) {
+	if w, ok := n.(events.Warning); ok && errors.Is(w.Err, f.err) {
+		f.warned++
+	}
+}
+
+// A save that fails is never dropped: every failed save of the call
+// count (the hour's roll-over at the first loop included, whose error the
+// engine does not look at) is one warning every observer sees.
+func TestEveryFailedSaveIsWarnedOnce(t *testing.T) {
+	f := &failingWindow{err: errors.New("disk on fire")}
+	runTwoWith(t, f)
+	if f.saves < 3 {
+		t.Fatalf("%d saves of the call count, want the roll-over's and one per call", f.saves)
+	}
+	if f.warned != f.saves {
+		t.Errorf("%d failed saves, %d warnings: want one warning each", f.saves, f.warned)
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -35,7 +34,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	if in.WriteTimedOut {
 		l.writeTimedOut = false
-		l.keep(events.WriteTimeoutCleared{})
+		l.bus.WriteTimeoutCleared()
 	}
 	return templates.LoopContext(in)
 }

@@ -4,16 +4,15 @@
 // stop and with which reason and exit code.
 //
 // The engine decides; it never formats a state file or writes one. It keeps
-// the run's state in memory, emits typed events and notices on an
-// events.Bus (the console, logs/ralph.log, status.json, progress.json,
-// metrics.jsonl and the event stream render themselves from them; the
-// engine never prints, and the words of every line are the console
-// package's), and
-// records every change of the kept state as a typed events.Change
-// (Bus.Record). The state store (package store) loaded that state once at
-// start-up, through State, and subscribes to the changes; a write that
-// fails comes back from Record as an error, which the engine reports as a
-// warning and goes on, as the bash loop does. The agent's own logs are
+// the run's state in memory and reports to its observers through an
+// observe.Fan: typed events and notices (the console, logs/ralph.log,
+// status.json, progress.json, metrics.jsonl and the event stream render
+// themselves from them; the engine never prints, and the words of every
+// line are the console package's), and one observe.Keeper call per change
+// of the kept state. The state store (package store) loaded that state
+// once at start-up, through State, and observes the changes; a save that
+// fails is reported once as a warning by the fan and comes back as an
+// error, and the run goes on, as the bash loop does. The agent's own logs are
 // opened through Logs, and a call whose output cannot be stored fails
 // (write_failed or disk_full, counted by the failure guard).
 //

@@ -54,10 +54,11 @@ type Wait struct {
 
 // DryRun runs the start-up checks and builds the next iteration's call as
 // Run would, without running it. deps.State must load the state without
-// writing it (a copy), and deps.Bus should have no state sinks: the changes
-// the checks record go nowhere, so nothing under .ralph/ is written.
+// writing it (a copy), and deps.Bus should have no state store among its
+// observers: the changes the checks report are saved nowhere, so nothing
+// under .ralph/ is written.
 //
-// A failed check or a call that cannot be built is noted on the bus as in
+// A failed check or a call that cannot be built is noted to the observers as in
 // a run (the console words it) and returned.
 func DryRun(s Settings, deps Deps) (Preview, error) {
 	l := newLoop(s, deps)

@@ -7,20 +7,27 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeCounter counts the changes a dry run records.
-type changeCounter struct{ n int }
+// changeCounter counts the changes of the kept state a dry run's start-up
+// checks report.
+type changeCounter struct {
+	observe.Nop
+	n int
+}
 
-func (c *changeCounter) Apply(events.Change) error { c.n++; return nil }
+func (c *changeCounter) WriteTimeoutCleared() error           { c.n++; return nil }
+func (c *changeCounter) SessionStarted(time.Time) error       { c.n++; return nil }
+func (c *changeCounter) WindowChanged(ratelimit.Window) error { c.n++; return nil }
 
 // dryRun previews the next call of h's project with only counter on the bus.
 func (h *ctlHarness) dryRun(s engine.Settings, counter *changeCounter) engine.Preview {
 	h.t.Helper()
-	bus := events.NewBus(time.Now, events.ISOTime(time.Now()))
+	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	bus.Add(counter)
 	st := store.New(h.rd, func(string, string) {}, false)
 	p, err := engine.DryRun(s, engine.Deps{

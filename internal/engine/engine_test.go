@@ -27,6 +27,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -145,7 +146,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 // run runs the loop to its end with every real sink attached.
 func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	start := time.Now()
-	bus := events.NewBus(time.Now, events.ISOTime(start))
+	bus := observe.New(time.Now, events.ISOTime(start))
 	bus.SetWords(console.EventWords())
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
@@ -313,12 +314,13 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 
 // ctlRecorder keeps every event and log line.
 type ctlRecorder struct {
+	observe.Nop
 	mu     sync.Mutex
 	events []events.Event
 	lines  []string
 }
 
-func (r *ctlRecorder) Handle(e events.Event) {
+func (r *ctlRecorder) Event(e events.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)

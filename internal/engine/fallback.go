@@ -174,11 +174,12 @@ func (l *loop) resumeID() (string, error) {
 	return l.state.ResumeID(l.now(), l.s.SessionExpiry)
 }
 
-// sessionSaved is the change that keeps the session id the active driver
-// reported, in that driver's own file.
-func (l *loop) sessionSaved(id string) events.Change {
+// saveSessionID keeps the session id the active driver reported, in that
+// driver's own file.
+func (l *loop) saveSessionID(id string) {
 	if l.onFallback() {
-		return events.FallbackSessionIDSaved{Driver: l.s.Driver, ID: id, At: l.now()}
+		l.bus.FallbackSessionIDSaved(l.s.Driver, id, l.now())
+		return
 	}
-	return events.SessionIDSaved{ID: id, At: l.now()}
+	l.bus.SessionIDSaved(id, l.now())
 }

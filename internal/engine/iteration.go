@@ -64,9 +64,9 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.keep(events.DiffSummaryTaken{})
+	l.bus.DiffSummaryTaken()
 	c.startSHA = l.git.Head(l.ctx)
-	l.keep(events.LoopStarted{SHA: c.startSHA})
+	l.bus.LoopStarted(c.startSHA)
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -24,7 +25,7 @@ type loop struct {
 	s    Settings
 	deps Deps
 	ctx  context.Context
-	bus  *events.Bus
+	bus  *observe.Fan // the observers: every report goes through it
 	dir  *ralphdir.Dir
 	git  gitrun.Repo
 	drv  drivers.Driver
@@ -41,7 +42,7 @@ type loop struct {
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
-	// engine changed it since (each change recorded on the bus): decisions
+	// engine changed it since (each change reported to the observers): decisions
 	// read these, never the files.
 	exitSignals     analysis.ExitSignals
 	haveExitSignals bool
@@ -154,7 +155,7 @@ func (l *loop) run() Result {
 		}
 		l.n++
 		l.planForCall()
-		l.keep(events.SessionTouched{At: l.now()})
+		l.bus.SessionTouched(l.now())
 		l.rollWindow()
 		l.breakerStartup()
 		l.bus.Note(events.LoopMark{Loop: l.n})
@@ -249,7 +250,7 @@ func (l *loop) resetSession(reason string) {
 		l.exitSignals = analysis.ExitSignals{}
 	}
 	l.lastAnalysis = nil
-	l.keep(events.SessionReset{Reason: reason, Loop: l.n, At: l.now()})
+	l.bus.SessionReset(reason, l.n, l.now())
 }
 
 func (l *loop) gracefulExit(reason string) Result {

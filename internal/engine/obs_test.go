@@ -21,6 +21,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/report"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -176,7 +177,7 @@ func (r *obsRun) run() {
 	if r.settle != nil {
 		r.settle(&s)
 	}
-	bus := events.NewBus(r.now, "run-1")
+	bus := observe.New(r.now, "run-1")
 	bus.SetWords(console.EventWords())
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)

@@ -34,7 +34,7 @@ func (l *loop) collapseStories() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan.data); changed {
-		if !l.keep(events.PlanCollapsed{Content: out}) {
+		if err := l.bus.PlanCollapsed(out); err != nil {
 			return
 		}
 		l.plan.data = out

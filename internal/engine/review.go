@@ -71,12 +71,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if head != "" {
 		l.reviewSHA = head
-		l.keep(events.ReviewSHARecorded{SHA: head})
+		l.bus.ReviewSHARecorded(head)
 	}
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
-		l.keep(events.FindingsRecorded{Findings: findings})
+		l.bus.FindingsRecorded(findings)
 	}
 	level, msg := review.Outcome(findings, perr)
 	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})

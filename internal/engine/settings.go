@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -22,7 +22,7 @@ type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) 
 
 // Deps are the engine's connections to the world.
 type Deps struct {
-	Bus      *events.Bus
+	Bus      *observe.Fan  // the observers (console, logs, state store...)
 	Dir      *ralphdir.Dir // read only: the plan, the prompt, the call's stderr
 	State    State         // the kept state, read at start-up
 	Logs     Logs          // the agent's logs

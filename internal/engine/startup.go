@@ -44,9 +44,9 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.keep(events.WriteTimeoutCleared{})
+	l.bus.WriteTimeoutCleared()
 	l.started = true
-	l.keep(events.SessionStarted{At: l.now()})
+	l.bus.SessionStarted(l.now())
 	saved, warning, err := l.state.Load(l.now())
 	if warning != nil {
 		l.saveFailed(warning)

@@ -11,11 +11,10 @@ import (
 
 // State is what the engine reads of the state earlier runs kept: the
 // .ralph/ state store (package store) in production. The engine loads it
-// once at start-up (Repair, then Load: one store.Kept) and from then on
-// keeps the state in memory; it never writes through State. Each change it
-// decides is recorded on the bus as a typed events.Change (keep), and the
-// store, subscribed to the bus, writes it; a failed write comes back and
-// is reported once (saveFailed).
+// once at start-up (Repair, then Load) and from then on keeps the state in
+// memory; it never writes through State. Each change it decides is
+// reported to its observers (an observe.Keeper method), and the store,
+// one of them, saves it.
 //
 // Repair and ResumeID are reads with the bash loop's repairs attached: a
 // file an interrupted write left is removed, a corrupt one moved aside,

@@ -53,7 +53,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	}
 	c.res = &res
 	if res.SessionID != "" {
-		l.keep(l.sessionSaved(res.SessionID))
+		l.saveSessionID(res.SessionID)
 	}
 	l.spend(res.Usage)
 	return res
@@ -82,7 +82,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.keep(events.DiffSummaryRecorded{Text: s})
+		l.bus.DiffSummaryRecorded(s)
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -102,9 +102,7 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // analysis box and the error lines, and returns the exit reason they make
 // (or "").
 func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
-	if err := l.saveAnalysis(res.ResponseAnalysis()); err != nil {
-		l.saveFailed(err)
-	}
+	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
@@ -196,7 +194,7 @@ func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step
 		}
 	}
 	l.findings = nil
-	l.keep(events.FindingsCleared{})
+	l.bus.FindingsCleared()
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

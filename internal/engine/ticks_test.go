@@ -9,9 +9,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 )
 
 type noticeList struct {
+	observe.Nop
 	mu sync.Mutex
 	ns []events.Notice
 }
@@ -28,7 +30,7 @@ func (l *noticeList) Notice(_ time.Time, n events.Notice) {
 func TestTicksEverySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		got := &noticeList{}
-		bus := events.NewBus(time.Now, "test")
+		bus := observe.New(time.Now, "test")
 		bus.Add(got)
 		l := &loop{bus: bus, s: Settings{Driver: "codex"}, deps: Deps{Now: time.Now}}
 

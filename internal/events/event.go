@@ -197,7 +197,7 @@ type Event struct {
 
 	// Typed values whose words the JSON keeps: the bus fills Message
 	// from Stop (run_finished) and Reason from Failure (a failed call)
-	// with the words it was given (Bus.SetWords).
+	// with the words it was given (observe.Fan.SetWords).
 	Stop    *Stop    `json:"-"`
 	Failure *Failure `json:"-"`
 }

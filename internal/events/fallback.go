@@ -23,13 +23,4 @@ type DriverSwitch struct {
 	Until    time.Time // zero on a switch back
 }
 
-// FallbackSessionIDSaved: the fallback driver Driver reported its session id
-// at At; it is kept in that driver's own session file.
-type FallbackSessionIDSaved struct {
-	Driver string
-	ID     string
-	At     time.Time
-}
-
-func (DriverSwitch) notice()           {}
-func (FallbackSessionIDSaved) change() {}
+func (DriverSwitch) notice() {}

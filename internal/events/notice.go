@@ -4,7 +4,7 @@ import "time"
 
 // Notice is something the loop tells the person watching it: a log line,
 // a box, a countdown tick, the agent's live output. The engine emits
-// notices as typed values (Bus.Note); the console package renders them,
+// notices as typed values (observe.Fan.Note); the console package renders them,
 // for the terminal and for logs/ralph.log alike, so the wording, level
 // and colour of every line live in one place.
 //

@@ -4,7 +4,7 @@
 // hook (NOTIFY_COMMAND), an HTTP webhook (NOTIFY_WEBHOOK) and a desktop
 // notice (NOTIFY_DESKTOP).
 //
-// Nothing a notifier does reaches the loop: Handle only puts the event on
+// Nothing a notifier does reaches the loop: Event only puts the event on
 // each notifier's own bounded queue (a full queue drops it and counts),
 // every delivery has a time limit, a command runs in its own process group
 // through supervise, and a notifier that still fails after its tries writes

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 )
 
 // Config says which events go where. The zero values of the functions are
@@ -65,8 +66,9 @@ type worker struct {
 	undelivered int // messages the run's end cut off; the worker's own
 }
 
-// Notifier is the bus sink. Handle never blocks.
+// Notifier is the notifiers' observer. Event never blocks.
 type Notifier struct {
+	observe.Nop
 	sel     Selection
 	cfg     Config
 	ctx     context.Context
@@ -111,16 +113,16 @@ func start(cfg Config, sel Selection, targets []target) *Notifier {
 	return n
 }
 
-// Handle implements events.Sink: a selected event is queued for every
+// Event implements observe.Observer: a selected event is queued for every
 // notifier; a full queue drops it.
-func (n *Notifier) Handle(e events.Event) {
+func (n *Notifier) Event(e events.Event) {
 	name := n.sel.Match(e)
 	if name == "" {
 		return
 	}
 	m, err := n.message(e, name)
 	if err != nil {
-		// Not a warning: Handle runs inside the bus, which a warning
+		// Not a warning: Event runs inside the fan, which a warning
 		// would enter again.
 		n.log(fmt.Sprintf("[%s] %s: cannot encode the event: %v", n.cfg.Now().Local().Format(events.LocalStamp), e.Type, err))
 		return
@@ -239,7 +241,7 @@ wait:
 	}
 	n.cancel()
 	// The warnings go out after the lock is released: a warning goes
-	// through the bus, whose Emit may be waiting for Handle.
+	// through the bus, whose Emit may be waiting for Event.
 	var warns []string
 	n.mu.Lock()
 	for _, w := range n.workers {

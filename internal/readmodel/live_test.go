@@ -11,6 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -32,18 +33,18 @@ func newFolder(t *testing.T) Files {
 }
 
 // runSome is a loop's first iteration and wait, told on bus.
-func runSome(t *testing.T, bus *events.Bus) {
+func runSome(t *testing.T, bus *observe.Fan) {
 	t.Helper()
 	snap := events.Snapshot{Loop: 1, CallsThisHour: 1, MaxCalls: 100, TasksCompleted: 1, TasksTotal: 2}
 	bus.Emit(events.Event{Type: events.RunStarted, Action: "starting", Status: "running", Driver: "claude", Snapshot: snap})
-	bus.Record(events.SessionStarted{At: liveNow})
+	bus.SessionStarted(liveNow)
 	bus.Emit(events.Event{Type: events.IterationStarted, Action: "executing", Status: "running", Snapshot: snap})
 	bus.Emit(events.Event{Type: events.IterationProgress, Snapshot: snap})
-	bus.Record(events.WindowChanged{Window: ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1}})
-	bus.Record(events.BreakerRecorded{State: breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}})
+	bus.WindowChanged(ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1})
+	bus.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
 	var ra analysis.ResponseAnalysis
 	ra.Analysis.WorkSummary, ra.Analysis.TasksCompletedThisLoop = "ticked one", 1
-	bus.Record(events.AnalysisRecorded{Analysis: ra})
+	bus.AnalysisRecorded(ra)
 	bus.Emit(events.Event{Type: events.IterationCompleted, Action: "completed", Status: "running", Snapshot: snap,
 		Iteration: &events.Iteration{Outcome: "success", WallMS: 3000, FilesChanged: 2, TasksTicked: []string{"one"}}})
 	until := liveNow.Add(time.Minute)
@@ -63,7 +64,7 @@ func pageJSON(t *testing.T, src interface{ Snapshot() any }) string {
 // reads from the files the store writes from the same bus: same bytes.
 func TestLiveMatchesFiles(t *testing.T) {
 	f := newFolder(t)
-	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
+	bus := observe.New(func() time.Time { return liveNow }, "run-1")
 	bus.Add(store.Sinks(f.Dir, nil, nil)...)
 	bus.Add(store.New(f.Dir, func(string, string) {}, false))
 	lock, err := f.Dir.Lock() // the loop runs
@@ -89,7 +90,7 @@ func TestLiveMatchesFiles(t *testing.T) {
 // shows; what the loop told its bus does.
 func TestLiveReadsNoStateFile(t *testing.T) {
 	f := newFolder(t)
-	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
+	bus := observe.New(func() time.Time { return liveNow }, "run-1")
 	live := Watch(bus, f)
 	// Behind its back: every state file and the event log say something
 	// else, or nothing, or cannot be read.
@@ -127,7 +128,7 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 // A page reads the live View while the loop reports (go test -race).
 func TestLiveWhileTheLoopRuns(t *testing.T) {
 	f := newFolder(t)
-	bus := events.NewBus(func() time.Time { return liveNow }, "run-1")
+	bus := observe.New(func() time.Time { return liveNow }, "run-1")
 	live := Watch(bus, f)
 	done := make(chan struct{})
 	go func() {

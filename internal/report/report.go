@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
@@ -331,7 +332,7 @@ func WriteText(w io.Writer, s *Summary) {
 	if len(s.Breaker) > 0 {
 		fmt.Fprintln(w, "\n  circuit breaker:")
 		for _, c := range s.Breaker {
-			fmt.Fprintf(w, "    loop %d: %s -> %s (%s)\n", c.Loop, c.From, c.To, c.Reason)
+			fmt.Fprintf(w, "    loop %d: %s\n", c.Loop, console.BreakerMove(c.From, c.To, c.Reason))
 		}
 	}
 	writeReceipts(w, s.Receipts)

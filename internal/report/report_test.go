@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/report"
 	"github.com/ralphloop/ralph_loop/internal/store"
 )
@@ -22,14 +23,14 @@ var t0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
 // stream sink, with a clock that moves one second per event.
 type log struct {
 	buf   bytes.Buffer
-	bus   *events.Bus
+	bus   *observe.Fan
 	clock time.Time
 	snap  events.Snapshot
 }
 
 func newLog(runID string, start time.Time) *log {
 	l := &log{clock: start.Add(-time.Second)}
-	l.bus = events.NewBus(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
+	l.bus = observe.New(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
 	l.bus.Add(store.NewStream(nil, &l.buf, func(err error) { panic(err) }))
 	return l
 }
@@ -216,8 +217,8 @@ func TestWriteText(t *testing.T) {
 		"  3     circuit_breaker_trip         1.5           10            1     0.0877\n",
 		"  loops 3, circuit_breaker_trip 1, success 1, timeout 1\n",
 		"  tokens: input 1210, output 341, cache read 5002, cache write 203; cost $0.1000\n",
-		"    loop 3: CLOSED -> HALF_OPEN (no progress in 2 loops)\n",
-		"    loop 3: HALF_OPEN -> OPEN (no progress in 3 loops)\n",
+		"    loop 3: CLOSED → HALF_OPEN (no progress in 2 loops)\n",
+		"    loop 3: HALF_OPEN → OPEN (no progress in 3 loops)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)

@@ -1,92 +1,98 @@
 package store
 
 import (
-	"fmt"
+	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// Apply implements events.ChangeSink: it writes the state file c belongs
-// to, atomically, and returns the write's error for the engine to report.
-// Every write's error is returned, worded with what it means.
-func (s *Store) Apply(c events.Change) error {
-	if ok, err := s.applyLoop(c); ok {
-		return err
-	}
-	if ok, err := s.applyContext(c); ok {
-		return err
-	}
-	if ok, err := s.applySession(c); ok {
-		return err
-	}
-	return fmt.Errorf("store: unknown change %T", c)
+// The store is an observer of the engine's state changes: each Keeper
+// method saves the file its change belongs to, atomically, and returns
+// the save's error, worded with what it means (observe.Fan reports it once
+// as a warning; the engine goes on from the state it keeps in memory).
+var _ observe.Observer = (*Store)(nil)
+
+// WindowChanged implements observe.Keeper.
+func (s *Store) WindowChanged(w ratelimit.Window) error { return s.saveWindow(w) }
+
+// BreakerChecked implements observe.Keeper.
+func (s *Store) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
+	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerStartup(s.d, st, tr, created),
+		"the next run starts from the breaker state last saved")
 }
 
-// applyLoop writes the state the loop decides from: the call count, the
-// breaker, the last analysis, the exit signals and histories, the gates.
-func (s *Store) applyLoop(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.WindowChanged:
-		return true, s.saveWindow(c.Window)
-	case events.BreakerChecked:
-		return true, s.saveBreakerStartup(c)
-	case events.BreakerRecorded:
-		return true, s.saveBreakerRecorded(c)
-	case events.AnalysisRecorded:
-		return true, s.saveAnalysis(c.Analysis)
-	case events.AnalysisCleared:
-		return true, s.removeAnalysis()
-	case events.ExitSignalsChanged:
-		return true, s.saveExitSignals(c.Signals)
-	case events.ErrorHistoryChanged:
-		return true, s.saveErrorHistory(c.History)
-	case events.OutputLengthChanged:
-		return true, s.saveOutputLength(c.Length)
-	case events.GatesRecorded:
-		return true, s.saveGates(c.Results)
-	}
-	return false, nil
+// BreakerRecorded implements observe.Keeper.
+func (s *Store) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
+	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerRecorded(s.d, st, tr),
+		"the next run starts from the breaker state last saved")
 }
 
-// applyContext writes what one loop hands the next: review findings, the
-// start commit and diff summary, the write-timeout mark, the plan.
-func (s *Store) applyContext(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.FindingsRecorded:
-		return true, s.saveFindings(c.Findings)
-	case events.FindingsCleared:
-		return true, s.removeFindings()
-	case events.ReviewSHARecorded:
-		return true, s.saveReviewSHA(c.SHA)
-	case events.LoopStarted:
-		return true, s.saveLoopStart(c.SHA)
-	case events.DiffSummaryRecorded:
-		return true, s.saveDiffSummary(c.Text)
-	case events.DiffSummaryTaken:
-		return true, s.removeDiffSummary()
-	case events.WriteTimeoutMarked:
-		return true, s.markWriteTimeout(c.At)
-	case events.WriteTimeoutCleared:
-		return true, s.clearWriteTimeout()
-	case events.PlanCollapsed:
-		return true, s.savePlan(c.Content)
-	}
-	return false, nil
+// AnalysisRecorded implements observe.Keeper.
+func (s *Store) AnalysisRecorded(a analysis.ResponseAnalysis) error { return s.saveAnalysis(a) }
+
+// AnalysisCleared implements observe.Keeper.
+func (s *Store) AnalysisCleared() error { return s.removeAnalysis() }
+
+// ExitSignalsChanged implements observe.Keeper.
+func (s *Store) ExitSignalsChanged(es analysis.ExitSignals) error { return s.saveExitSignals(es) }
+
+// ErrorHistoryChanged implements observe.Keeper.
+func (s *Store) ErrorHistoryChanged(h analysis.ErrorHistory) error { return s.saveErrorHistory(h) }
+
+// OutputLengthChanged implements observe.Keeper.
+func (s *Store) OutputLengthChanged(n int) error { return s.saveOutputLength(n) }
+
+// GatesRecorded implements observe.Keeper.
+func (s *Store) GatesRecorded(r *gates.Results) error { return s.saveGates(r) }
+
+// FindingsRecorded implements observe.Keeper.
+func (s *Store) FindingsRecorded(f review.Findings) error { return s.saveFindings(f) }
+
+// FindingsCleared implements observe.Keeper.
+func (s *Store) FindingsCleared() error { return s.removeFindings() }
+
+// ReviewSHARecorded implements observe.Keeper.
+func (s *Store) ReviewSHARecorded(sha string) error { return s.saveReviewSHA(sha) }
+
+// LoopStarted implements observe.Keeper.
+func (s *Store) LoopStarted(sha string) error { return s.saveLoopStart(sha) }
+
+// DiffSummaryRecorded implements observe.Keeper.
+func (s *Store) DiffSummaryRecorded(text string) error { return s.saveDiffSummary(text) }
+
+// DiffSummaryTaken implements observe.Keeper.
+func (s *Store) DiffSummaryTaken() error { return s.removeDiffSummary() }
+
+// WriteTimeoutMarked implements observe.Keeper.
+func (s *Store) WriteTimeoutMarked(at time.Time) error { return s.markWriteTimeout(at) }
+
+// WriteTimeoutCleared implements observe.Keeper.
+func (s *Store) WriteTimeoutCleared() error { return s.clearWriteTimeout() }
+
+// PlanCollapsed implements observe.Keeper.
+func (s *Store) PlanCollapsed(plan []byte) error { return s.savePlan(plan) }
+
+// SessionStarted implements observe.Keeper.
+func (s *Store) SessionStarted(at time.Time) error { return s.startSession(at) }
+
+// SessionTouched implements observe.Keeper.
+func (s *Store) SessionTouched(at time.Time) error { return s.touchSession(at) }
+
+// SessionIDSaved implements observe.Keeper.
+func (s *Store) SessionIDSaved(id string, at time.Time) error { return s.saveSessionID(id, at) }
+
+// FallbackSessionIDSaved implements observe.Keeper.
+func (s *Store) FallbackSessionIDSaved(driver, id string, at time.Time) error {
+	return s.saveFallbackID(driver, id, at)
 }
 
-// applySession writes the session files.
-func (s *Store) applySession(c events.Change) (bool, error) {
-	switch c := c.(type) {
-	case events.SessionStarted:
-		return true, s.startSession(c.At)
-	case events.SessionTouched:
-		return true, s.touchSession(c.At)
-	case events.SessionIDSaved:
-		return true, s.saveSessionID(c.ID, c.At)
-	case events.FallbackSessionIDSaved:
-		return true, s.saveFallbackID(c.Driver, c.ID, c.At)
-	case events.SessionReset:
-		return true, s.resetSession(c.Reason, c.Loop, c.At)
-	}
-	return false, nil
+// SessionReset implements observe.Keeper.
+func (s *Store) SessionReset(reason string, loop int, at time.Time) error {
+	return s.resetSession(reason, loop, at)
 }

@@ -7,71 +7,74 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// Every change the engine records is written to its own file by the
-// store subscribed to the bus, and a change that ends a file removes it.
-func TestApplyWritesEachChangesFile(t *testing.T) {
+// Every state change the engine reports is saved to its own file by the
+// store observing the fan, and a change that ends a file removes it.
+func TestStoreSavesEachChangesFile(t *testing.T) {
 	d := newDir(t)
 	s := New(d, nil, false)
-	bus := events.NewBus(time.Now, "run")
-	bus.Add(s)
+	fan := observe.New(time.Now, "run")
+	fan.Add(s)
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	exists := func(name string) bool {
 		_, err := os.Stat(d.Path(name))
 		return err == nil
 	}
-	written := []struct {
-		c    events.Change
+	type change struct {
+		name string
+		do   func(k observe.Keeper) error
 		file string
-	}{
-		{events.WindowChanged{Window: ratelimit.Window{Count: 3, Hour: "2030010203"}}, ralphdir.CallCount},
-		{events.BreakerChecked{State: breaker.State{}, Created: true}, ralphdir.CircuitBreakerHistory},
-		{events.BreakerRecorded{State: breaker.State{}}, ralphdir.CircuitBreakerState},
-		{events.AnalysisRecorded{Analysis: analysis.ResponseAnalysis{LoopNumber: 1}}, ralphdir.ResponseAnalysis},
-		{events.ExitSignalsChanged{}, ralphdir.ExitSignals},
-		{events.ErrorHistoryChanged{}, ErrorHistoryFile},
-		{events.OutputLengthChanged{Length: 42}, ralphdir.LastOutputLength},
-		{events.GatesRecorded{Results: &gates.Results{}}, ralphdir.QualityGateResults},
-		{events.FindingsRecorded{Findings: review.Findings{}}, ralphdir.ReviewFindings},
-		{events.ReviewSHARecorded{SHA: "abc"}, ralphdir.ReviewLastSHA},
-		{events.LoopStarted{SHA: "abc"}, ralphdir.LoopStartSHA},
-		{events.DiffSummaryRecorded{Text: "1 file"}, ralphdir.LoopDiffSummary},
-		{events.WriteTimeoutMarked{At: at}, ralphdir.WriteHeartbeatTrigger},
-		{events.PlanCollapsed{Content: []byte("# Plan\n")}, ralphdir.FixPlan},
-		{events.SessionStarted{At: at}, ralphdir.RalphSession},
-		{events.SessionTouched{At: at}, ralphdir.RalphSession},
-		{events.SessionIDSaved{ID: "sess-1", At: at}, ralphdir.ClaudeSessionID},
+	}
+	written := []change{
+		{"WindowChanged", func(k observe.Keeper) error {
+			return k.WindowChanged(ratelimit.Window{Count: 3, Hour: "2030010203"})
+		}, ralphdir.CallCount},
+		{"BreakerChecked", func(k observe.Keeper) error { return k.BreakerChecked(breaker.State{}, nil, true) }, ralphdir.CircuitBreakerHistory},
+		{"BreakerRecorded", func(k observe.Keeper) error { return k.BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
+		{"AnalysisRecorded", func(k observe.Keeper) error {
+			return k.AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1})
+		}, ralphdir.ResponseAnalysis},
+		{"ExitSignalsChanged", func(k observe.Keeper) error { return k.ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
+		{"ErrorHistoryChanged", func(k observe.Keeper) error { return k.ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
+		{"OutputLengthChanged", func(k observe.Keeper) error { return k.OutputLengthChanged(42) }, ralphdir.LastOutputLength},
+		{"GatesRecorded", func(k observe.Keeper) error { return k.GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
+		{"FindingsRecorded", func(k observe.Keeper) error { return k.FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
+		{"ReviewSHARecorded", func(k observe.Keeper) error { return k.ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
+		{"LoopStarted", func(k observe.Keeper) error { return k.LoopStarted("abc") }, ralphdir.LoopStartSHA},
+		{"DiffSummaryRecorded", func(k observe.Keeper) error { return k.DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
+		{"WriteTimeoutMarked", func(k observe.Keeper) error { return k.WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
+		{"PlanCollapsed", func(k observe.Keeper) error { return k.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
+		{"SessionStarted", func(k observe.Keeper) error { return k.SessionStarted(at) }, ralphdir.RalphSession},
+		{"SessionTouched", func(k observe.Keeper) error { return k.SessionTouched(at) }, ralphdir.RalphSession},
+		{"SessionIDSaved", func(k observe.Keeper) error { return k.SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
 	}
 	for _, w := range written {
-		if err := bus.Record(w.c); err != nil {
-			t.Fatalf("Record(%T): %v", w.c, err)
+		if err := w.do(fan); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
 		}
 		if !exists(w.file) {
-			t.Errorf("%T wrote no %s", w.c, w.file)
+			t.Errorf("%s wrote no %s", w.name, w.file)
 		}
 	}
-	removed := []struct {
-		c    events.Change
-		file string
-	}{
-		{events.AnalysisCleared{}, ralphdir.ResponseAnalysis},
-		{events.FindingsCleared{}, ralphdir.ReviewFindings},
-		{events.DiffSummaryTaken{}, ralphdir.LoopDiffSummary},
-		{events.WriteTimeoutCleared{}, ralphdir.WriteHeartbeatTrigger},
-		{events.SessionReset{Reason: "test", Loop: 1, At: at}, ralphdir.ClaudeSessionID},
+	removed := []change{
+		{"AnalysisCleared", observe.Keeper.AnalysisCleared, ralphdir.ResponseAnalysis},
+		{"FindingsCleared", observe.Keeper.FindingsCleared, ralphdir.ReviewFindings},
+		{"DiffSummaryTaken", observe.Keeper.DiffSummaryTaken, ralphdir.LoopDiffSummary},
+		{"WriteTimeoutCleared", observe.Keeper.WriteTimeoutCleared, ralphdir.WriteHeartbeatTrigger},
+		{"SessionReset", func(k observe.Keeper) error { return k.SessionReset("test", 1, at) }, ralphdir.ClaudeSessionID},
 	}
 	for _, r := range removed {
-		if err := bus.Record(r.c); err != nil {
-			t.Fatalf("Record(%T): %v", r.c, err)
+		if err := r.do(fan); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
 		}
 		if exists(r.file) {
-			t.Errorf("%T left %s", r.c, r.file)
+			t.Errorf("%s left %s", r.name, r.file)
 		}
 	}
 }

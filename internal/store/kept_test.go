@@ -1,7 +1,6 @@
 package store
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -23,33 +21,34 @@ import (
 func TestEveryFailedSaveIsReported(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct {
-		c    events.Change
+		name string
+		save func(*Store) error
 		file string
 	}{
-		{events.WindowChanged{Window: ratelimit.Window{Count: 3, Hour: "2030010203"}}, ralphdir.CallCount},
-		{events.BreakerChecked{State: breaker.State{}, Created: true}, ralphdir.CircuitBreakerState},
-		{events.BreakerRecorded{State: breaker.State{}}, ralphdir.CircuitBreakerState},
-		{events.AnalysisRecorded{Analysis: analysis.ResponseAnalysis{LoopNumber: 1}}, ralphdir.ResponseAnalysis},
-		{events.AnalysisCleared{}, ralphdir.ResponseAnalysis},
-		{events.ExitSignalsChanged{}, ralphdir.ExitSignals},
-		{events.ErrorHistoryChanged{}, ErrorHistoryFile},
-		{events.OutputLengthChanged{Length: 42}, ralphdir.LastOutputLength},
-		{events.GatesRecorded{Results: &gates.Results{}}, ralphdir.QualityGateResults},
-		{events.FindingsRecorded{Findings: review.Findings{}}, ralphdir.ReviewFindings},
-		{events.FindingsCleared{}, ralphdir.ReviewFindings},
-		{events.ReviewSHARecorded{SHA: "abc"}, ralphdir.ReviewLastSHA},
-		{events.LoopStarted{SHA: "abc"}, ralphdir.LoopStartSHA},
-		{events.DiffSummaryRecorded{Text: "1 file"}, ralphdir.LoopDiffSummary},
-		{events.DiffSummaryTaken{}, ralphdir.LoopDiffSummary},
-		{events.WriteTimeoutMarked{At: at}, ralphdir.WriteHeartbeatTrigger},
-		{events.WriteTimeoutCleared{}, ralphdir.WriteHeartbeatTrigger},
-		{events.PlanCollapsed{Content: []byte("# Plan\n")}, ralphdir.FixPlan},
-		{events.SessionStarted{At: at}, ralphdir.RalphSession},
-		{events.SessionIDSaved{ID: "sess-1", At: at}, ralphdir.ClaudeSessionID},
-		{events.FallbackSessionIDSaved{Driver: "codex", ID: "sess-1", At: at}, ralphdir.FallbackSessionID("codex")},
-		{events.SessionReset{Reason: "test", Loop: 1, At: at}, ralphdir.RalphSession},
+		{"WindowChanged", func(s *Store) error { return s.WindowChanged(ratelimit.Window{Count: 3, Hour: "2030010203"}) }, ralphdir.CallCount},
+		{"BreakerChecked", func(s *Store) error { return s.BreakerChecked(breaker.State{}, nil, true) }, ralphdir.CircuitBreakerState},
+		{"BreakerRecorded", func(s *Store) error { return s.BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
+		{"AnalysisRecorded", func(s *Store) error { return s.AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1}) }, ralphdir.ResponseAnalysis},
+		{"AnalysisCleared", func(s *Store) error { return s.AnalysisCleared() }, ralphdir.ResponseAnalysis},
+		{"ExitSignalsChanged", func(s *Store) error { return s.ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
+		{"ErrorHistoryChanged", func(s *Store) error { return s.ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
+		{"OutputLengthChanged", func(s *Store) error { return s.OutputLengthChanged(42) }, ralphdir.LastOutputLength},
+		{"GatesRecorded", func(s *Store) error { return s.GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
+		{"FindingsRecorded", func(s *Store) error { return s.FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
+		{"FindingsCleared", func(s *Store) error { return s.FindingsCleared() }, ralphdir.ReviewFindings},
+		{"ReviewSHARecorded", func(s *Store) error { return s.ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
+		{"LoopStarted", func(s *Store) error { return s.LoopStarted("abc") }, ralphdir.LoopStartSHA},
+		{"DiffSummaryRecorded", func(s *Store) error { return s.DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
+		{"DiffSummaryTaken", func(s *Store) error { return s.DiffSummaryTaken() }, ralphdir.LoopDiffSummary},
+		{"WriteTimeoutMarked", func(s *Store) error { return s.WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
+		{"WriteTimeoutCleared", func(s *Store) error { return s.WriteTimeoutCleared() }, ralphdir.WriteHeartbeatTrigger},
+		{"PlanCollapsed", func(s *Store) error { return s.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
+		{"SessionStarted", func(s *Store) error { return s.SessionStarted(at) }, ralphdir.RalphSession},
+		{"SessionIDSaved", func(s *Store) error { return s.SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
+		{"FallbackSessionIDSaved", func(s *Store) error { return s.FallbackSessionIDSaved("codex", "sess-1", at) }, ralphdir.FallbackSessionID("codex")},
+		{"SessionReset", func(s *Store) error { return s.SessionReset("test", 1, at) }, ralphdir.RalphSession},
 	} {
-		t.Run(strings.TrimPrefix(typeName(tc.c), "events."), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			// .ralph is a plain file: nothing under it can be written or
 			// removed.
 			root := filepath.Join(t.TempDir(), ".ralph")
@@ -57,19 +56,17 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := ralphdir.New(root, func(string) {})
-			err := New(d, nil, false).Apply(tc.c)
+			err := tc.save(New(d, nil, false))
 			if err == nil {
-				t.Fatalf("Apply(%T) = nil; the failed save was dropped", tc.c)
+				t.Fatalf("%s = nil; the failed save was dropped", tc.name)
 			}
 			want := "could not save " + d.Path(tc.file) + ": "
 			if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "; ") {
-				t.Errorf("Apply(%T) = %q; want %q, the error and its consequence", tc.c, err, want+"...; ...")
+				t.Errorf("%s = %q; want %q, the error and its consequence", tc.name, err, want+"...; ...")
 			}
 		})
 	}
 }
-
-func typeName(v any) string { return fmt.Sprintf("%T", v) }
 
 // Load creates a missing .exit_signals; when it cannot, that is its
 // warning, apart from the error that stops the start.

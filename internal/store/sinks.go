@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -78,6 +79,7 @@ func StatusOf(e events.Event) StatusFile {
 // Status writes status.json (atomically) for every event that carries a
 // status.
 type Status struct {
+	observe.Nop
 	d     *ralphdir.Dir
 	onErr func(error)
 }
@@ -85,8 +87,8 @@ type Status struct {
 // NewStatus returns the status.json sink.
 func NewStatus(d *ralphdir.Dir, onErr func(error)) *Status { return &Status{d: d, onErr: onErr} }
 
-// Handle implements Sink.
-func (s *Status) Handle(e events.Event) {
+// Event implements observe.Observer.
+func (s *Status) Event(e events.Event) {
 	if e.Status == "" {
 		return
 	}
@@ -101,6 +103,7 @@ var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
 // (properly JSON-escaped, unlike the bash loop's heredoc), then the
 // completed or failed one-liner.
 type Progress struct {
+	observe.Nop
 	d     *ralphdir.Dir
 	onErr func(error)
 	tick  int
@@ -122,8 +125,8 @@ type progressDone struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// Handle implements Sink.
-func (p *Progress) Handle(e events.Event) {
+// Event implements observe.Observer.
+func (p *Progress) Event(e events.Event) {
 	var v any
 	stamp := e.TS.Local().Format(events.LocalStamp)
 	switch e.Type {
@@ -179,6 +182,7 @@ type metricsLine struct {
 // Unlike the bash loop, failed, timed-out and breaker-tripping calls get
 // their line too.
 type Metrics struct {
+	observe.Nop
 	d     *ralphdir.Dir
 	onErr func(error)
 }
@@ -198,8 +202,8 @@ func OutcomeOf(o string) string {
 	}
 }
 
-// Handle implements Sink.
-func (m *Metrics) Handle(e events.Event) {
+// Event implements observe.Observer.
+func (m *Metrics) Event(e events.Event) {
 	it := e.Iteration
 	if it == nil {
 		return
@@ -238,6 +242,7 @@ func (m *Metrics) Handle(e events.Event) {
 // when asked. Each line is one write on an O_APPEND descriptor, so a reader
 // tailing the file only ever sees whole lines.
 type Stream struct {
+	observe.Nop
 	d     *ralphdir.Dir
 	extra io.Writer
 	onErr func(error)
@@ -249,8 +254,8 @@ func NewStream(d *ralphdir.Dir, extra io.Writer, onErr func(error)) *Stream {
 	return &Stream{d: d, extra: extra, onErr: onErr}
 }
 
-// Handle implements Sink.
-func (s *Stream) Handle(e events.Event) {
+// Event implements observe.Observer.
+func (s *Stream) Event(e events.Event) {
 	if e.Type == events.IterationProgress {
 		return
 	}
@@ -275,10 +280,10 @@ func (s *Stream) fail(err error) {
 	}
 }
 
-// Sinks are the store's event sinks, in the order they must run:
+// Sinks are the store's event observers, in the order they must run:
 // status.json, progress.json, logs/metrics.jsonl and logs/events.jsonl
 // (copied to extra, --events, when it is not nil). onErr receives their
 // write errors; none stops the loop.
-func Sinks(d *ralphdir.Dir, extra io.Writer, onErr func(error)) []any {
-	return []any{NewStatus(d, onErr), NewProgress(d, onErr), NewMetrics(d, onErr), NewStream(d, extra, onErr)}
+func Sinks(d *ralphdir.Dir, extra io.Writer, onErr func(error)) []observe.Observer {
+	return []observe.Observer{NewStatus(d, onErr), NewProgress(d, onErr), NewMetrics(d, onErr), NewStream(d, extra, onErr)}
 }

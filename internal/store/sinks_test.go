@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -69,7 +70,7 @@ func keysOf(t *testing.T, data []byte) []string {
 
 func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewStatus(d, failOnErr(t)))
 	b.Emit(events.Event{
 		Type: events.RunFinished, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
@@ -113,7 +114,7 @@ func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 
 func TestStatusFileDefaults(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewStatus(d, failOnErr(t)))
 	b.Emit(events.Event{Type: events.IterationStarted, Action: "executing", Status: "running"})
 	data := readFile(t, d, ralphdir.Status)
@@ -146,7 +147,7 @@ func TestStatusExitReason(t *testing.T) {
 	}
 	for _, tt := range tests {
 		d := newDir(t)
-		b := events.NewBus(fixedClock, "run")
+		b := observe.New(fixedClock, "run")
 		b.Add(NewStatus(d, failOnErr(t)))
 		b.Emit(events.Event{Type: tt.typ, Action: "x", Status: "running", Reason: "why"})
 		var st StatusFile
@@ -162,7 +163,7 @@ func TestStatusExitReason(t *testing.T) {
 // Only events that carry a status touch status.json.
 func TestStatusSkipsEventsWithoutStatus(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewStatus(d, failOnErr(t)))
 	for _, typ := range []events.Type{events.RunStarted, events.BreakerChanged, events.DelayStarted, events.DelayEnded, events.RateLimited, events.IterationProgress} {
 		b.Emit(events.Event{Type: typ})
@@ -180,7 +181,7 @@ func TestStatusOnlyAllowedValues(t *testing.T) {
 	inputs := append([]string{"retrying", "RUNNING", "Running", " running", "unknown", "halted\n", "\x00"}, ralphdir.StatusValues...)
 	for _, in := range inputs {
 		d := newDir(t)
-		b := events.NewBus(fixedClock, "run")
+		b := observe.New(fixedClock, "run")
 		b.Add(NewStatus(d, failOnErr(t)))
 		b.Emit(events.Event{Type: events.IterationFailed, Status: in})
 		var st StatusFile
@@ -204,7 +205,7 @@ func TestStatusWriteErrorReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []error
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewStatus(d, func(err error) { errs = append(errs, err) }))
 	b.Emit(events.Event{Type: events.IterationStarted, Status: "running"})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "status.json") {
@@ -238,7 +239,7 @@ func TestProgressAlwaysValidJSON(t *testing.T) {
 func checkProgress(t *testing.T, msg string) {
 	t.Helper()
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewProgress(d, failOnErr(t)))
 	b.Emit(events.Event{Type: events.IterationStarted})
 	b.Emit(events.Event{Type: events.IterationProgress, Message: msg, DelaySecs: 20})
@@ -301,7 +302,7 @@ func TestProgressForms(t *testing.T) {
 	stamp := t0.Local().Format(events.LocalStamp)
 	for _, tt := range tests {
 		d := newDir(t)
-		b := events.NewBus(fixedClock, "run")
+		b := observe.New(fixedClock, "run")
 		b.Add(NewProgress(d, failOnErr(t)))
 		b.Emit(events.Event{Type: tt.typ})
 		data, found, _ := d.ReadFile(ralphdir.Progress)
@@ -323,7 +324,7 @@ func TestProgressForms(t *testing.T) {
 // The spinner turns once per tick and starts over with each call.
 func TestProgressIndicator(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewProgress(d, failOnErr(t)))
 	var got []string
 	tick := func() {
@@ -366,7 +367,7 @@ var bashMetricsKeys = []string{"run_id", "loop", "timestamp", "driver", "session
 
 func TestMetricsLineWithUsage(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "2030-01-02T03:00:00+00:00")
+	b := observe.New(fixedClock, "2030-01-02T03:00:00+00:00")
 	b.Add(NewMetrics(d, failOnErr(t)))
 	dur, api, turns := int64(4200), int64(3900), int64(3)
 	b.Emit(events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Loop: 2, BreakerState: "HALF_OPEN"}, Iteration: &events.Iteration{
@@ -388,7 +389,7 @@ func TestMetricsLineWithUsage(t *testing.T) {
 // Without usage the bash loop's usage fields are present and null.
 func TestMetricsLineNullsWithoutUsage(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewMetrics(d, failOnErr(t)))
 	b.Emit(events.Event{Type: events.IterationCompleted, Iteration: &events.Iteration{Outcome: "success", Driver: "codex"}})
 	lines := metricsLines(t, d)
@@ -435,7 +436,7 @@ func TestMetricsOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		d := newDir(t)
-		b := events.NewBus(fixedClock, "run")
+		b := observe.New(fixedClock, "run")
 		b.Add(NewMetrics(d, failOnErr(t)))
 		b.Emit(events.Event{Type: tt.typ, Iteration: &events.Iteration{Outcome: tt.outcome, WallMS: 900000, DriverExitCode: events.IntPtr(124)}})
 		lines := metricsLines(t, d)
@@ -465,7 +466,7 @@ func TestMetricsOutcomes(t *testing.T) {
 
 func TestMetricsOnlyForFinishedCalls(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "run")
+	b := observe.New(fixedClock, "run")
 	b.Add(NewMetrics(d, failOnErr(t)))
 	it := &events.Iteration{Outcome: "success"}
 	for _, typ := range []events.Type{events.RunStarted, events.IterationStarted, events.IterationProgress, events.DelayStarted, events.BreakerChanged, events.UsageLimited, events.RunFinished, events.ReviewCompleted} {
@@ -489,7 +490,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 func TestStreamWritesWholeLines(t *testing.T) {
 	d := newDir(t)
 	rec := &recorder{}
-	b := events.NewBus(fixedClock, "run-x")
+	b := observe.New(fixedClock, "run-x")
 	b.Add(NewStream(d, rec, failOnErr(t)))
 	msgs := []string{"", "line1\nline2\r\n", "\u2028\u2029", "bad \xff utf-8", "\x00\x1f", `"quoted" \ back`, strings.Repeat("long ", 5000)}
 	for i, m := range msgs {
@@ -521,7 +522,7 @@ func TestStreamWritesWholeLines(t *testing.T) {
 // The common fields come first, in a fixed order.
 func TestStreamFieldOrder(t *testing.T) {
 	rec := &recorder{}
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(nil, rec, nil))
 	b.Emit(events.Event{Type: events.RunStarted, Driver: "codex"})
 	keys := keysOf(t, rec.writes[0])
@@ -536,7 +537,7 @@ func TestStreamEncodeError(t *testing.T) {
 	d := newDir(t)
 	rec := &recorder{}
 	var errs []error
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
 	for i := 0; i < 3; i++ {
 		b.Emit(events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Totals: events.Usage{CostUSD: math.NaN()}}})
@@ -557,7 +558,7 @@ func TestStreamAppendError(t *testing.T) {
 	}
 	rec := &recorder{}
 	var errs []error
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
 	b.Emit(events.Event{Type: events.RunStarted})
 	b.Emit(events.Event{Type: events.RunFinished})

@@ -8,18 +8,20 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
-// at start-up, and writes every change the engine records on the bus
-// (Apply), atomically. A write's error goes back to the engine, which
-// decides what a failure means (today: a warning, and the run goes on).
+// at start-up, and, as an observer of the engine, saves every change of
+// the kept state (the observe.Keeper methods, apply.go), atomically. A
+// save's error goes back through observe.Fan, which reports it as one
+// warning; the engine decides what else it means (today: the run goes on).
 type Store struct {
-	d        *ralphdir.Dir
-	sessions *sessions
-	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
+	observe.Nop // the store saves state changes only (apply.go)
+	d           *ralphdir.Dir
+	sessions    *sessions
+	logKeep     int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
@@ -99,19 +101,6 @@ func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
 // .exit_signals (when present) emptied and .response_analysis removed.
 func (s *Store) resetSession(reason string, loop int, now time.Time) error {
 	return failed(s.d, ralphdir.RalphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
-}
-
-// saveBreakerStartup keeps the breaker after its check at the start of an
-// iteration.
-func (s *Store) saveBreakerStartup(c events.BreakerChecked) error {
-	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerStartup(s.d, c.State, c.Transition, c.Created),
-		"the next run starts from the breaker state last saved")
-}
-
-// saveBreakerRecorded keeps the breaker after a loop was recorded.
-func (s *Store) saveBreakerRecorded(c events.BreakerRecorded) error {
-	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerRecorded(s.d, c.State, c.Transition),
-		"the next run starts from the breaker state last saved")
 }
 
 // LoadBreaker reads the breaker alone, before the start-up proper (a run

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -100,7 +101,7 @@ func checkEventLine(l []byte, want int) error {
 // the run. Messages of up to 12 KiB make lines cross page boundaries.
 func TestEventsLogWhileReaderTails(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
 	const n = 600
 
@@ -137,7 +138,7 @@ func TestEventsLogWhileReaderTails(t *testing.T) {
 // tail): it exits non-zero at the first line that is not valid JSON.
 func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
 	b.Emit(events.Event{Type: events.RunStarted, Snapshot: events.Snapshot{Loop: 0}})
 
@@ -198,7 +199,7 @@ func TestTailChild(t *testing.T) {
 // Emit is safe from many goroutines: lines never interleave.
 func TestBusConcurrentEmit(t *testing.T) {
 	d := newDir(t)
-	b := events.NewBus(fixedClock, "r")
+	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {

@@ -1,17 +1,20 @@
-package events
+package observe
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	. "github.com/ralphloop/ralph_loop/internal/events"
 )
 
 var busT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func TestBusStampsEvents(t *testing.T) {
+func TestFanStampsEvents(t *testing.T) {
 	var got []Event
-	b := NewBus(func() time.Time { return busT0 }, "run-7")
-	b.Add(sinkFunc(func(e Event) { got = append(got, e) }))
+	b := New(func() time.Time { return busT0 }, "run-7")
+	b.Add(eventFunc{f: func(e Event) { got = append(got, e) }})
 	own := busT0.Add(time.Hour)
 	b.Emit(Event{Type: DelayStarted, Delay: 90 * time.Second})
 	b.Emit(Event{Type: DelayEnded, TS: own, V: 99, RunID: "other"})
@@ -28,9 +31,17 @@ func TestBusStampsEvents(t *testing.T) {
 
 type sinkFunc func(Event)
 
-func (f sinkFunc) Handle(e Event) { f(e) }
+type eventFunc struct {
+	Nop
+	f sinkFunc
+}
+
+func (e eventFunc) Event(ev Event) { e.f(ev) }
+
+var _ Observer = eventFunc{}
 
 type noticeRec struct {
+	Nop
 	ts []time.Time
 	ns []Notice
 }
@@ -39,18 +50,18 @@ func (r *noticeRec) Notice(ts time.Time, n Notice) { r.ts, r.ns = append(r.ts, t
 
 // Notices reach the notice sinks in order, stamped by the bus clock; Log
 // turns a composed text into a Logged notice.
-func TestBusNotes(t *testing.T) {
-	b := NewBus(func() time.Time { return busT0 }, "run")
+func TestFanNotes(t *testing.T) {
+	b := New(func() time.Time { return busT0 }, "run")
 	var rec noticeRec
-	var events int
-	b.Add(&rec, sinkFunc(func(Event) { events++ }))
+	var nEvents int
+	b.Add(&rec, eventFunc{f: func(Event) { nEvents++ }})
 	err := errors.New("boom")
 	b.Note(Warning{Err: err})
 	b.Log(Info, "Loaded configuration from %s", ".ralphrc")
 	b.Log(Warn, "plain")
 	want := []Notice{Warning{Err: err}, Logged{Level: Info, Text: "Loaded configuration from .ralphrc"}, Logged{Level: Warn, Text: "plain"}}
-	if len(rec.ns) != len(want) || events != 0 {
-		t.Fatalf("notices %v, events %d", rec.ns, events)
+	if len(rec.ns) != len(want) || nEvents != 0 {
+		t.Fatalf("notices %v, events %d", rec.ns, nEvents)
 	}
 	for i := range want {
 		if rec.ns[i] != want[i] || !rec.ts[i].Equal(busT0) {
@@ -62,10 +73,10 @@ func TestBusNotes(t *testing.T) {
 // The bus words an event's typed values with the words it was given, so
 // every sink of the event sees the same text; a text the emitter set
 // stays, and without words the values stay unworded.
-func TestBusWordsTypedValues(t *testing.T) {
+func TestFanWordsTypedValues(t *testing.T) {
 	var got []Event
-	b := NewBus(func() time.Time { return busT0 }, "run-7")
-	b.Add(sinkFunc(func(e Event) { got = append(got, e) }))
+	b := New(func() time.Time { return busT0 }, "run-7")
+	b.Add(eventFunc{f: func(e Event) { got = append(got, e) }})
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
 	failure := Failure{Kind: CallTimedOut, Code: 124}
 	b.Emit(Event{Type: RunFinished, Stop: &stop})
@@ -82,5 +93,53 @@ func TestBusWordsTypedValues(t *testing.T) {
 		if got[i].Message != w.msg || got[i].Reason != w.reason {
 			t.Errorf("event %d: message %q reason %q, want %q %q", i, got[i].Message, got[i].Reason, w.msg, w.reason)
 		}
+	}
+}
+
+// saver is an observer whose saves fail with err, recording the order.
+type saver struct {
+	Nop
+	name string
+	got  *[]string
+	err  error
+}
+
+func (s *saver) LoopStarted(string) error {
+	*s.got = append(*s.got, s.name)
+	return s.err
+}
+
+// A state change reaches every observer in order and their errors come
+// back joined; a failed save is never dropped: every observer is told it
+// once, as a warning, even when the engine does not look at the error.
+func TestFanKeepsChangesAndWarnsOnceOfAFailedSave(t *testing.T) {
+	b := New(func() time.Time { return busT0 }, "run")
+	var got []string
+	var rec noticeRec
+	errA, errB := errors.New("a failed"), errors.New("b failed")
+	a := &saver{name: "a", got: &got}
+	bb := &saver{name: "b", got: &got}
+	b.Add(a, bb, &rec)
+
+	if err := b.LoopStarted("x"); err != nil || len(rec.ns) != 0 {
+		t.Fatalf("LoopStarted: %v and notices %v, want nil and none", err, rec.ns)
+	}
+	bb.err = errB
+	if err := b.LoopStarted("x"); err != errB {
+		t.Fatalf("one failing save: %v, want that error itself", err)
+	}
+	if len(rec.ns) != 1 || rec.ns[0] != (Warning{Err: errB}) {
+		t.Fatalf("notices after a failed save: %v, want one warning of it", rec.ns)
+	}
+	a.err = errA
+	err := b.LoopStarted("x")
+	if !errors.Is(err, errA) || !errors.Is(err, errB) {
+		t.Fatalf("two failing saves: %v, want both errors", err)
+	}
+	if len(rec.ns) != 2 {
+		t.Fatalf("notices %v, want one warning per failed change", rec.ns)
+	}
+	if want := "a b a b a b"; strings.Join(got, " ") != want {
+		t.Fatalf("order: %q, want %q", strings.Join(got, " "), want)
 	}
 }

@@ -1,0 +1,17 @@
+package events
+
+// Level is a log line's level, as the bash loop prints it.
+type Level string
+
+const (
+	Info    Level = "INFO"
+	Warn    Level = "WARN"
+	Error   Level = "ERROR"
+	Success Level = "SUCCESS"
+	LoopLvl Level = "LOOP"
+	Debug   Level = "DEBUG"
+)
+
+// LocalStamp is the local "YYYY-MM-DD HH:MM:SS" that starts every log
+// line, as the bash loop stamps them.
+const LocalStamp = "2006-01-02 15:04:05"
