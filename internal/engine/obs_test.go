@@ -420,3 +420,14 @@ func checkEventLines(t *testing.T, r *obsRun) {
 		t.Errorf("--events stream and logs/events.jsonl differ")
 	}
 }
+
+// analyzeLog analyses a saved output as ralph_loop --analyze does.
+func analyzeLog(path string, opts analysis.Options) (analysis.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return analysis.Result{}, err
+	}
+	defer f.Close()
+	opts.OutputFile = path
+	return analysis.Analyze(f, opts)
+}

@@ -172,14 +172,3 @@ func TestReviewReadFromItsWrites(t *testing.T) {
 		t.Errorf(".review_findings.json at loop 2: %q", kept)
 	}
 }
-
-// analyzeLog analyses a saved output as ralph_loop --analyze does.
-func analyzeLog(path string, opts analysis.Options) (analysis.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return analysis.Result{}, err
-	}
-	defer f.Close()
-	opts.OutputFile = path
-	return analysis.Analyze(f, opts)
-}
