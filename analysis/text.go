@@ -175,28 +175,7 @@ func (s *Text) line(l []byte) {
 		s.bodyFrom = 0
 	}
 
-	s.low = s.low[:0]
-	for _, c := range l {
-		s.low = append(s.low, foldByte(c))
-	}
-	evs := s.evs[:0]
-	for i, c := range s.low {
-		var next byte
-		if i+1 < len(s.low) {
-			next = s.low[i+1]
-		}
-		if starts[c][next>>6]&(1<<(next&63)) == 0 {
-			continue
-		}
-		for _, pi := range byFirst[c] {
-			if p := patterns[pi].low; bytes.HasPrefix(s.low[i:], p) {
-				evs = append(evs, scanEvent{i + len(p) - 1, pi})
-			}
-		}
-	}
-	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
-	s.evs = evs
-	for _, e := range evs {
+	for _, e := range s.scan(l) {
 		s.match(l, e.pi, e.i)
 	}
 
@@ -231,6 +210,34 @@ func (s *Text) line(l []byte) {
 	s.ringN = min(s.ringN+1, ringSize)
 	s.lines++
 	s.lineNo++
+}
+
+// scan finds the phrases in line l, case-folded: each byte pair is tested
+// against the phrases' first two bytes, and the phrases that start there
+// are compared; the matches come in the order of their last byte.
+func (s *Text) scan(l []byte) []scanEvent {
+	s.low = s.low[:0]
+	for _, c := range l {
+		s.low = append(s.low, foldByte(c))
+	}
+	evs := s.evs[:0]
+	for i, c := range s.low {
+		var next byte
+		if i+1 < len(s.low) {
+			next = s.low[i+1]
+		}
+		if starts[c][next>>6]&(1<<(next&63)) == 0 {
+			continue
+		}
+		for _, pi := range byFirst[c] {
+			if p := patterns[pi].low; bytes.HasPrefix(s.low[i:], p) {
+				evs = append(evs, scanEvent{i + len(p) - 1, pi})
+			}
+		}
+	}
+	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
+	s.evs = evs
+	return evs
 }
 
 // match handles pattern pi found ending at line offset end.

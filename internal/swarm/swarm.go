@@ -86,22 +86,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Workers < MinWorkers || o.Workers > MaxWorkers {
 		return Report{}, fmt.Errorf("--swarm %d: give %d to %d workers", o.Workers, MinWorkers, MaxWorkers)
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	if o.Show == nil {
-		o.Show = func(Worker) {}
-	}
-	if o.Grace <= 0 {
-		o.Grace = DefaultGrace
-	}
-	if o.Poll <= 0 {
-		o.Poll = time.Second
-	}
-	s := &swarm{o: o, dir: filepath.Join(o.Root, Dir)}
+	s := &swarm{o: o.withDefaults(), dir: filepath.Join(o.Root, Dir)}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return Report{}, err
 	}
@@ -117,7 +102,34 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	defer stopPoll()
 	go s.poll(pollCtx)
+	s.startWorkers(ctx)
+	stopPoll()
+	return s.report(ctx), nil
+}
 
+// withDefaults fills what o leaves unset.
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Show == nil {
+		o.Show = func(Worker) {}
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	return o
+}
+
+// startWorkers starts the loop of every worker with work left, Stagger
+// apart, and waits for them all.
+func (s *swarm) startWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	started := 0
 	for i := range s.st.Workers {
@@ -125,10 +137,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		if w.finished() {
 			continue
 		}
-		if started > 0 && o.Stagger > 0 {
+		if started > 0 && s.o.Stagger > 0 {
 			select {
 			case <-ctx.Done():
-			case <-time.After(o.Stagger):
+			case <-time.After(s.o.Stagger):
 			}
 		}
 		started++
@@ -143,8 +155,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}()
 	}
 	wg.Wait()
-	stopPoll()
+}
 
+// report is the run's outcome, saved in swarm.json.
+func (s *swarm) report(ctx context.Context) Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := Report{Base: s.base, Workers: slices.Clone(s.st.Workers), Outcome: AllMerged}
@@ -167,7 +181,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		r.Workers = slices.Clone(s.st.Workers)
 	}
 	s.saveLocked()
-	return r, nil
+	return r
 }
 
 // prepare checks the project, then resumes the swarm of an earlier run
