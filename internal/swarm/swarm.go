@@ -315,6 +315,7 @@ func (s *swarm) work(ctx context.Context, id int) {
 	for ctx.Err() == nil {
 		s.update(id, func(w *Worker) { w.State = runningState(w.State) })
 		code := s.runLoop(ctx, id)
+		s.readProgress(id) // a loop quicker than the poll is shown too
 		if ctx.Err() != nil {
 			s.update(id, func(w *Worker) { w.State, w.ExitCode = Stopped, &code })
 			return
@@ -419,11 +420,17 @@ func (s *swarm) poll(ctx context.Context) {
 		}
 		s.mu.Unlock()
 		for _, id := range ids {
-			w := s.worker(id)
-			loop, done, total := Progress(filepath.Join(s.o.Root, w.Worktree))
-			if loop != w.Loop || done != w.Done || total != w.Total {
-				s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total = loop, done, total })
-			}
+			s.readProgress(id)
 		}
+	}
+}
+
+// readProgress takes worker id's loop and tasks from its worktree's
+// status.json.
+func (s *swarm) readProgress(id int) {
+	w := s.worker(id)
+	loop, done, total := Progress(filepath.Join(s.o.Root, w.Worktree))
+	if loop != w.Loop || done != w.Done || total != w.Total {
+		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total = loop, done, total })
 	}
 }
