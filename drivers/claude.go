@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 )
@@ -37,23 +38,25 @@ func (claudeCode) Traits() Traits {
 // "overloaded_error",...}}`, "API Error: 500 ...", "Connection error.",
 // "API Error: Request timed out.", and commander's "error: unknown
 // option" for a command line it rejects.
-func (claudeCode) Errors() []ErrorPattern { return claudeErrors }
+func (claudeCode) Errors() []ErrorPattern { return claudeErrors() }
 
-var claudeErrors = patterns([]ErrorPattern{
-	permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
-		"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
-	permanent(`credit balance is too low`,
-		"the Anthropic account Claude Code uses has no credit left", "add credits in the Anthropic Console, or /login with a Claude subscription"),
-	permanent(`issue with the selected model|not_found_error.*model:`,
-		"Claude Code cannot use the model it was asked for", "choose a model it offers: check ANTHROPIC_MODEL and \"model\" in ~/.claude/settings.json"),
-	modelUnknown("Claude Code", "choose a model it offers: check ANTHROPIC_MODEL and \"model\" in ~/.claude/settings.json"),
-	permanent(`^error: (unknown option|option .* argument .* is invalid|missing required argument|too many arguments|unknown command)`,
-		"Claude Code rejected the command line ralph_loop gave it", "update it (`npm install -g @anthropic-ai/claude-code`) and check CLAUDE_PERMISSION_MODE and ALLOWED_TOOLS"),
-	transient(`overloaded_error|api error:? \(?529`, causeOverloaded),
-	transient(`api error:? \(?5\d\d|"type":"api_error"`, causeServer),
-	transient(`^(api error: )?connection error`, causeNetwork),
-	transient(`^(api error: )?request timed out`, causeTimeout),
-}, providerErrors, networkErrors)
+var claudeErrors = sync.OnceValue(func() []ErrorPattern {
+	return patterns([]ErrorPattern{
+		permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
+			"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
+		permanent(`credit balance is too low`,
+			"the Anthropic account Claude Code uses has no credit left", "add credits in the Anthropic Console, or /login with a Claude subscription"),
+		permanent(`issue with the selected model|not_found_error.*model:`,
+			"Claude Code cannot use the model it was asked for", "choose a model it offers: check ANTHROPIC_MODEL and \"model\" in ~/.claude/settings.json"),
+		modelUnknown("Claude Code", "choose a model it offers: check ANTHROPIC_MODEL and \"model\" in ~/.claude/settings.json"),
+		permanent(`^error: (unknown option|option .* argument .* is invalid|missing required argument|too many arguments|unknown command)`,
+			"Claude Code rejected the command line ralph_loop gave it", "update it (`npm install -g @anthropic-ai/claude-code`) and check CLAUDE_PERMISSION_MODE and ALLOWED_TOOLS"),
+		transient(`overloaded_error|api error:? \(?529`, causeOverloaded),
+		transient(`api error:? \(?5\d\d|"type":"api_error"`, causeServer),
+		transient(`^(api error: )?connection error`, causeNetwork),
+		transient(`^(api error: )?request timed out`, causeTimeout),
+	}, providerErrors(), networkErrors())
+})
 
 func (claudeCode) ValidTools() []string {
 	return []string{

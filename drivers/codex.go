@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 )
@@ -27,17 +28,19 @@ func (codex) Traits() Traits             { return Traits{} }
 // "error: unexpected argument" for a command line it rejects. A retry
 // limit that ended on a 401 is a login problem, not an outage: the
 // permanent patterns come first.
-func (codex) Errors() []ErrorPattern { return codexErrors }
+func (codex) Errors() []ErrorPattern { return codexErrors() }
 
-var codexErrors = patterns([]ErrorPattern{
-	permanent(`(status:?|last status:?)\s*401\b|401 Unauthorized|not logged in|incorrect api key|invalid api key|missing (openai )?api key|access token could not be refreshed`,
-		"Codex is not logged in or its API key is invalid", "run `codex login` (or set a valid OPENAI_API_KEY)"),
-	modelUnknown("Codex", "choose a model it offers: check \"model\" in ~/.codex/config.toml"),
-	permanent(`^error: (unexpected argument|unrecognized subcommand|invalid value|the argument .* cannot be used)`,
-		"Codex rejected the command line ralph_loop gave it", "update it (`npm install -g @openai/codex`)"),
-	transient(`(status:?|last status:?)\s*5\d\d\b`, causeServer),
-	transient(`stream error|stream disconnected|reconnecting\.\.\.|exceeded retry limit`, "the connection to the provider's API broke off"),
-}, providerErrors, networkErrors)
+var codexErrors = sync.OnceValue(func() []ErrorPattern {
+	return patterns([]ErrorPattern{
+		permanent(`(status:?|last status:?)\s*401\b|401 Unauthorized|not logged in|incorrect api key|invalid api key|missing (openai )?api key|access token could not be refreshed`,
+			"Codex is not logged in or its API key is invalid", "run `codex login` (or set a valid OPENAI_API_KEY)"),
+		modelUnknown("Codex", "choose a model it offers: check \"model\" in ~/.codex/config.toml"),
+		permanent(`^error: (unexpected argument|unrecognized subcommand|invalid value|the argument .* cannot be used)`,
+			"Codex rejected the command line ralph_loop gave it", "update it (`npm install -g @openai/codex`)"),
+		transient(`(status:?|last status:?)\s*5\d\d\b`, causeServer),
+		transient(`stream error|stream disconnected|reconnecting\.\.\.|exceeded retry limit`, "the connection to the provider's API broke off"),
+	}, providerErrors(), networkErrors())
+})
 
 func (codex) ValidTools() []string {
 	return []string{"shell", "read_file", "write_file", "edit_file", "list_directory", "search_files"}

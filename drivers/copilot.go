@@ -3,6 +3,7 @@ package drivers
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 )
@@ -24,17 +25,19 @@ func (copilot) Traits() Traits             { return Traits{} }
 // Errors: GitHub Copilot CLI's error messages: "No authentication
 // information found", a token without Copilot access, an unknown model,
 // and the provider's and the network's transient failures.
-func (copilot) Errors() []ErrorPattern { return copilotErrors }
+func (copilot) Errors() []ErrorPattern { return copilotErrors() }
 
-var copilotErrors = patterns([]ErrorPattern{
-	permanent(`no authentication information|not (logged in|authenticated)|bad credentials|401 Unauthorized`,
-		"GitHub Copilot CLI is not logged in", "run `copilot` once and /login (or set GH_TOKEN to a token with Copilot access)"),
-	permanent(`(no|not have) access to (github )?copilot|copilot is not enabled|copilot subscription`,
-		"this GitHub account has no Copilot access", "enable Copilot for the account, or log in with one that has it"),
-	permanent(`invalid command format`,
-		"GitHub Copilot CLI rejected the command line ralph_loop gave it", "update it (`npm install -g @github/copilot`)"),
-	modelUnknown("GitHub Copilot CLI", "choose a model it offers (/model in `copilot`, or COPILOT_MODEL)"),
-}, providerErrors, networkErrors)
+var copilotErrors = sync.OnceValue(func() []ErrorPattern {
+	return patterns([]ErrorPattern{
+		permanent(`no authentication information|not (logged in|authenticated)|bad credentials|401 Unauthorized`,
+			"GitHub Copilot CLI is not logged in", "run `copilot` once and /login (or set GH_TOKEN to a token with Copilot access)"),
+		permanent(`(no|not have) access to (github )?copilot|copilot is not enabled|copilot subscription`,
+			"this GitHub account has no Copilot access", "enable Copilot for the account, or log in with one that has it"),
+		permanent(`invalid command format`,
+			"GitHub Copilot CLI rejected the command line ralph_loop gave it", "update it (`npm install -g @github/copilot`)"),
+		modelUnknown("GitHub Copilot CLI", "choose a model it offers (/model in `copilot`, or COPILOT_MODEL)"),
+	}, providerErrors(), networkErrors())
+})
 
 func (copilot) ValidTools() []string {
 	return []string{"shell", "shell(git:*)", "shell(npm:*)", "write"}

@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 )
@@ -28,13 +29,15 @@ func (cursor) candidates() []string       { return cursorCandidates }
 // Errors: Cursor CLI's error messages: "Authentication required. Please
 // run 'cursor-agent login' first, or set CURSOR_API_KEY", an unknown
 // model, and the provider's and the network's transient failures.
-func (cursor) Errors() []ErrorPattern { return cursorErrors }
+func (cursor) Errors() []ErrorPattern { return cursorErrors() }
 
-var cursorErrors = patterns([]ErrorPattern{
-	permanent(`authentication required|not (logged in|authenticated)|agent login|invalid api key`,
-		"Cursor CLI is not logged in or its API key is invalid", "run `cursor-agent login` (or set a valid CURSOR_API_KEY)"),
-	modelUnknown("Cursor CLI", "choose a model it offers (`cursor-agent --list-models`)"),
-}, providerErrors, networkErrors)
+var cursorErrors = sync.OnceValue(func() []ErrorPattern {
+	return patterns([]ErrorPattern{
+		permanent(`authentication required|not (logged in|authenticated)|agent login|invalid api key`,
+			"Cursor CLI is not logged in or its API key is invalid", "run `cursor-agent login` (or set a valid CURSOR_API_KEY)"),
+		modelUnknown("Cursor CLI", "choose a model it offers (`cursor-agent --list-models`)"),
+	}, providerErrors(), networkErrors())
+})
 
 func (cursor) ValidTools() []string {
 	return []string{"file_edit", "file_read", "file_write", "terminal", "search"}

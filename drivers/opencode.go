@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 )
@@ -27,13 +28,15 @@ func (opencode) Traits() Traits             { return Traits{} }
 // Errors: OpenCode's error messages (its error events and stderr): a
 // ProviderAuthError or a missing API key, a ProviderModelNotFoundError,
 // and the provider's and the network's transient failures.
-func (opencode) Errors() []ErrorPattern { return opencodeErrors }
+func (opencode) Errors() []ErrorPattern { return opencodeErrors() }
 
-var opencodeErrors = patterns([]ErrorPattern{
-	permanent(`ProviderAuthError|no api key|api key (is )?(missing|invalid|not set)|invalid api key|not logged in|401 Unauthorized`,
-		"OpenCode is not logged in to its provider or the API key is invalid", "run `opencode auth login`"),
-	modelUnknown("OpenCode", "choose a model it offers (`opencode models`)"),
-}, providerErrors, networkErrors)
+var opencodeErrors = sync.OnceValue(func() []ErrorPattern {
+	return patterns([]ErrorPattern{
+		permanent(`ProviderAuthError|no api key|api key (is )?(missing|invalid|not set)|invalid api key|not logged in|401 Unauthorized`,
+			"OpenCode is not logged in to its provider or the API key is invalid", "run `opencode auth login`"),
+		modelUnknown("OpenCode", "choose a model it offers (`opencode models`)"),
+	}, providerErrors(), networkErrors())
+})
 
 func (opencode) ValidTools() []string {
 	return []string{"bash", "read", "write", "edit", "grep", "question"}
