@@ -87,6 +87,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, fmt.Errorf("--swarm %d: give %d to %d workers", o.Workers, MinWorkers, MaxWorkers)
 	}
 	s := &swarm{o: o.withDefaults(), dir: filepath.Join(o.Root, Dir)}
+	// A repository may carry a .swarm that is a link: the worktrees, the
+	// shared budget and swarm.json would then be written wherever it points.
+	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
+		return Report{}, fmt.Errorf("%s is not a folder (a link or a file the repository brought); remove it and run --swarm again", s.dir)
+	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return Report{}, err
 	}

@@ -264,3 +264,17 @@ func fmtSlices(s [][]string) string {
 	b.WriteString("]")
 	return b.String()
 }
+
+// A .swarm the repository brings as a link is refused: nothing is written
+// where it points.
+func TestSwarmFolderLinkRefused(t *testing.T) {
+	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic B\n- [ ] b1\n")
+	outside := t.TempDir()
+	must(t, os.Symlink(outside, filepath.Join(root, Dir)))
+	if _, err := Run(context.Background(), swarmOpts(t, root)); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("Run with .swarm a link: %v, want it refused", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
+	}
+}
