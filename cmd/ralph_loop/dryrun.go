@@ -97,7 +97,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	bus.SetWords(console.EventWords())
-	bus.Add(problemsOnly{next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
+	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
 	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
 		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
@@ -136,21 +136,25 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 	return nil
 }
 
-// problemsOnly passes on the notices that say something is wrong (a failed
-// start-up check, a warning): a dry run shows those, and not the lines of
-// a loop starting.
+// problemsOnly passes on what says something is wrong (a failed start-up
+// check, a warning): a dry run shows those, and not the lines of a loop
+// starting.
 type problemsOnly struct {
-	observe.Nop
-	next observe.Observer
+	observe.Observer // observe.Ignore
+	next             observe.Observer
 }
 
-func (p problemsOnly) Notice(ts time.Time, n events.Notice) {
+func (p problemsOnly) Warned(ts time.Time, level events.Level, err error) {
+	p.next.Warned(ts, level, err)
+}
+
+func (p problemsOnly) Said(ts time.Time, n events.Notice) {
 	switch n := n.(type) {
-	case events.StartupFailed, events.Warning, events.Fault:
-		p.next.Notice(ts, n)
+	case events.StartupFailed:
+		p.next.Said(ts, n)
 	case events.Logged:
 		if n.Level == events.Warn || n.Level == events.Error {
-			p.next.Notice(ts, n)
+			p.next.Said(ts, n)
 		}
 	}
 }

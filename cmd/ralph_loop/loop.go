@@ -141,7 +141,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		se := engine.Cause(sig.stopper.Context())
 		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
 		stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
-		bus.Emit(events.Event{Type: events.RunFinished, Action: "interrupted", Status: "stopped", Reason: se.Name, ExitCode: events.IntPtr(se.Code), Stop: &stop})
+		bus.Stopped(events.Moment{Action: "interrupted", Status: "stopped"}, events.End{Reason: se.Name, ExitCode: se.Code, Stop: &stop})
 		res = engine.Result{Code: se.Code, Stop: stop}
 	}
 	// The run's last events reach the notifiers before the exit, but a
@@ -172,7 +172,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
-		console.New(stdout, stderr, shown).Notice(time.Now(), se.Failed)
+		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(engine.ExitError)
 	}
@@ -192,9 +192,8 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 		return // never a state file git would carry
 	}
 	now := time.Now()
-	e := events.Event{TS: now, Type: events.RunFinished, Action: "unexpected_exit", Status: "stopped", Reason: "error",
-		DriverExitCode: events.IntPtr(1), Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
-	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(e)); err != nil {
+	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
+	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(m, "error", events.IntPtr(1))); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
 	}
 }

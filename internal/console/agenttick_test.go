@@ -34,9 +34,9 @@ func TestAgentTick(t *testing.T) {
 		con := New(&out, &errs, c.o)
 		var logged lineList
 		log := NewLog(&logged, c.o)
-		for _, n := range []events.Notice{tick, events.AgentTickOver{}} {
-			con.Notice(time.Time{}, n)
-			log.Notice(time.Time{}, n)
+		for _, n := range []any{tick, events.AgentTickOver{}} {
+			show(con, time.Time{}, n)
+			show(log, time.Time{}, n)
 		}
 		if out.String() != c.want || errs.Len() != 0 {
 			t.Errorf("%s: stdout %q stderr %q, want %q", c.name, out.String(), errs.String(), c.want)
@@ -57,10 +57,10 @@ func TestTerminalClearsTickingLine(t *testing.T) {
 	var out, errs strings.Builder
 	term := NewTerminal(&out, &errs, true, true, 16)
 	con := New(term.Stdout(), term.Stderr(), Options{TTY: true})
-	con.Notice(time.Time{}, events.AgentTickOver{}) // nothing drawn yet
-	con.Notice(time.Time{}, events.AgentTick{Agent: "A", Elapsed: time.Second, Bytes: 3})
-	con.Notice(time.Time{}, events.AgentTickOver{})
-	con.Notice(time.Time{}, events.Logged{Level: events.Success, Text: "done"})
+	show(con, time.Time{}, events.AgentTickOver{}) // nothing drawn yet
+	show(con, time.Time{}, events.AgentTick{Agent: "A", Elapsed: time.Second, Bytes: 3})
+	show(con, time.Time{}, events.AgentTickOver{})
+	show(con, time.Time{}, events.Logged{Level: events.Success, Text: "done"})
 	term.Close(time.Second)
 	want := "\r⏳ A working: 00:00:01, 3 B of output\033[K" + eraseLine
 	if out.String() != want || !strings.HasSuffix(errs.String(), "] [SUCCESS] done\n") {

@@ -19,14 +19,13 @@ var levelColours = map[events.Level]string{
 	events.Debug:   "",
 }
 
-// Console is the sink that shows notices to a person: log lines
+// Console is the surface that shows a person what happens: log lines
 // ("[stamp] [LEVEL] msg") on err, and boxes, banners, the agent's live
 // output and countdowns on out. With a Terminal, out and err are its
-// streams, so everything reaches the screen in the order it was noted.
+// streams, so everything reaches the screen in the order it was reported.
 type Console struct {
-	observe.Nop
+	speaker
 	out, err io.Writer
-	r        renderer
 }
 
 var (
@@ -36,16 +35,18 @@ var (
 
 // New returns the console sink.
 func New(out, err io.Writer, o Options) *Console {
-	return &Console{out: out, err: err, r: renderer{o: o}}
+	c := &Console{out: out, err: err}
+	c.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: c.print}
+	return c
 }
 
-// Notice implements observe.Observer. What a notice carries from outside
+// print shows the parts of a report. What a report carries from outside
 // (the agent's words, a file's contents, a folder's name) is made safe on
 // the way out (package safetext): a log line keeps no control at all, one
 // line of its text per log line, and the rest keeps only colours; the
 // console's own colours are added after.
-func (c *Console) Notice(ts time.Time, n events.Notice) {
-	for _, p := range c.r.render(n) {
+func (c *Console) print(ts time.Time, ps []part) {
+	for _, p := range ps {
 		switch {
 		case p.level != "":
 			if p.level == events.Debug && !c.r.o.Verbose {
@@ -98,21 +99,24 @@ type LineSink interface {
 	Line(ts time.Time, level events.Level, msg string)
 }
 
-// Log is the sink that hands each notice's log lines to a LineSink,
-// rendered exactly as the console shows them (without colour).
+// Log is the surface that hands each report's log lines to a LineSink,
+// worded exactly as the console shows them (without colour).
 type Log struct {
-	observe.Nop
+	speaker
 	to LineSink
-	r  renderer
 }
 
-// NewLog returns the sink writing to to.
-func NewLog(to LineSink, o Options) *Log { return &Log{to: to, r: renderer{o: o}} }
+// NewLog returns the surface writing to to.
+func NewLog(to LineSink, o Options) *Log {
+	l := &Log{to: to}
+	l.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: l.print}
+	return l
+}
 
-// Notice implements observe.Observer: one log line for each line of a
-// log part's text, made safe as on the console.
-func (l *Log) Notice(ts time.Time, n events.Notice) {
-	for _, p := range l.r.render(n) {
+// print writes one log line for each line of a log part's text, made safe
+// as on the console.
+func (l *Log) print(ts time.Time, ps []part) {
+	for _, p := range ps {
 		if p.level == "" || p.level == events.Debug && !l.r.o.Verbose {
 			continue
 		}

@@ -2,13 +2,9 @@ package console
 
 import "github.com/ralphloop/ralph_loop/internal/events"
 
-// fallbackNotices renders the switches between the main driver and
+// driverSwitched words a switch between the main driver and
 // FALLBACK_DRIVER.
-func fallbackNotices(n events.Notice) []part {
-	s, ok := n.(events.DriverSwitch)
-	if !ok {
-		return nil
-	}
+func driverSwitched(s events.DriverSwitch) []part {
 	switch {
 	case s.Why == events.SwitchReset:
 		return []part{line(events.Success, "🔁 %s's usage limit has reset: back to %s (from %s)", s.To, s.To, s.From)}

@@ -12,9 +12,9 @@ import (
 // line is redrawn to the terminal's width: none wraps, and the words
 // inside stay. Plain text lines are left for the terminal to wrap.
 func TestBoxesFitTheTerminal(t *testing.T) {
-	notices := []events.Notice{
+	notices := []any{
 		events.LiveStarted{Agent: "Claude Code"},
-		events.LiveOutput{Data: []byte("a line of the agent's output\n")},
+		output("a line of the agent's output\n"),
 		events.LiveEnded,
 		events.Analysed{Loop: 12, Confidence: 80, Summary: "Did it."},
 		events.PermissionHelp{Agent: "Claude Code", Help: []string{"  1. Edit .ralphrc"}},
@@ -46,7 +46,7 @@ func TestBoxesFitTheTerminal(t *testing.T) {
 // Boxes that fit (a wide terminal, no width known) are drawn exactly as
 // always.
 func TestBoxesUnchangedWhenTheyFit(t *testing.T) {
-	n := []events.Notice{events.Analysed{Loop: 3}, events.LiveStarted{Agent: "Codex"}, events.LiveEnded}
+	n := []any{events.Analysed{Loop: 3}, events.LiveStarted{Agent: "Codex"}, events.LiveEnded}
 	want, _ := render(Options{TTY: true}, n...)
 	for _, w := range []func() int{nil, func() int { return 0 }, func() int { return 62 }, func() int { return 200 }} {
 		if got, _ := render(Options{TTY: true, Width: w}, n...); got != want {

@@ -60,8 +60,7 @@ func TestHeadline(t *testing.T) {
 // --report say a transition in the same words; a usage window reads the
 // same in a headline and in --status.
 func TestOneWordingPerValue(t *testing.T) {
-	r := renderer{}
-	ps := r.render(events.BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"})
+	ps := breakerMoved(events.BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"})
 	move := BreakerMove("CLOSED", "HALF_OPEN", "no progress in 2 loops")
 	if len(ps) != 1 || ps[0].text != "Circuit breaker: "+move {
 		t.Fatalf("console breaker line %+v, want it to say %q", ps, move)

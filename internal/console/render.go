@@ -87,10 +87,6 @@ func (r *renderer) render(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.Logged:
 		return []part{{level: n.Level, text: n.Text}}
-	case events.Warning:
-		return []part{line(events.Warn, "%v", n.Err)}
-	case events.Fault:
-		return []part{line(events.Error, "%v", n.Err)}
 	case events.Phrase:
 		return r.phrase(n)
 	case events.WaitTick:
@@ -101,14 +97,12 @@ func (r *renderer) render(n events.Notice) []part {
 			return []part{{end: true}}
 		}
 		return nil
-	case events.LiveOutput:
-		return []part{{text: string(n.Data)}}
 	case events.Analysed:
 		return r.analysed(n)
 	case events.PermissionHelp:
 		return r.permissionHelp(n)
 	}
-	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, fallbackNotices, gateNotices, startNotices, r.agentTick} {
+	for _, group := range []func(events.Notice) []part{runNotices, waitNotices, r.callNotices, resultNotices, gateNotices, startNotices, r.agentTick} {
 		if p := group(n); p != nil {
 			return p
 		}
@@ -168,10 +162,6 @@ func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallWindowReset:
 		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
-	case events.RateLimitWait:
-		return []part{
-			text(events.Warn, ratelimit.ReachedMessage(n.Calls, n.Max)),
-			text(events.Info, ratelimit.SleepingMessage(n.Wait))}
 	case events.RetryWait:
 		of := fmt.Sprint(n.Max)
 		if n.Max >= math.MaxInt32 {
@@ -241,12 +231,6 @@ func (r *renderer) callNotices(n events.Notice) []part {
 		return []part{text(events.Error, notStored(n))}
 	case events.OutputCapped:
 		return []part{line(events.Error, "  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", n.MaxMB, n.File)}
-	case events.AgentWorking:
-		secs := int(n.Elapsed / time.Second)
-		if n.Last != "" {
-			return []part{line(events.Debug, "%s: %s... (%ds)", n.Agent, clip.Bytes(n.Last, 80), secs)}
-		}
-		return []part{line(events.Debug, "%s working... (%ds elapsed)", n.Agent, secs)}
 	}
 	return nil
 }
@@ -284,12 +268,6 @@ func resultNotices(n events.Notice) []part {
 			line(events.Error, "  full stderr log: %s", n.Log)}
 	case events.NoWrites:
 		return []part{line(events.Warn, "Write heartbeat: no file modifications in %dm", int(n.After.Minutes()))}
-	case events.BreakerChange:
-		level := events.Warn
-		if n.Closed {
-			level = events.Success
-		}
-		return append(outLines(n.Report), line(level, "Circuit breaker: %s", BreakerMove(n.From, n.To, n.Reason)))
 	case events.PermissionDenied:
 		if n.Halt {
 			return []part{line(events.Error, "🚫 Permission denied - halting loop")}
@@ -306,8 +284,6 @@ func resultNotices(n events.Notice) []part {
 var phrases = map[events.Phrase][]part{
 	events.MainLoopStarting:      {{level: events.Info, text: "Starting main loop..."}},
 	events.RateLimitReset:        {{level: events.Success, text: ratelimit.ResetMessage}},
-	events.PauseStarted:          {{level: events.Warn, text: "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
-	events.PauseEnded:            {{level: events.Success, text: "Resumed."}},
 	events.LiveNeedsJSON:         {{level: events.Warn, text: "Live mode requires JSON output format. Overriding text → json for this session."}},
 	events.GateBlocksCompletion:  {{level: events.Warn, text: "Quality gate block: suppressing completion signals"}},
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},

@@ -32,11 +32,11 @@ func logged(lines ...string) string {
 }
 
 // render shows ns on a console with o and returns stdout and stderr.
-func render(o Options, ns ...events.Notice) (string, string) {
+func render(o Options, ns ...any) (string, string) {
 	var out, errb bytes.Buffer
 	c := New(&out, &errb, o)
 	for _, n := range ns {
-		c.Notice(t0, n)
+		show(c, t0, n)
 	}
 	return out.String(), errb.String()
 }
@@ -48,16 +48,16 @@ func TestRenderLines(t *testing.T) {
 	until := time.Date(2030, 1, 2, 15, 4, 5, 0, time.Local)
 	warnPct, warnReset := 81.0, time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
 	tests := []struct {
-		n    events.Notice
+		n    any
 		want []string
 	}{
 		{events.Logged{Level: events.Success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
-		{events.Warning{Err: errors.New("disk")}, []string{"WARN disk"}},
-		{events.Fault{Err: errors.New("bad")}, []string{"ERROR bad"}},
+		{warned{events.Warn, errors.New("disk")}, []string{"WARN disk"}},
+		{warned{events.Error, errors.New("bad")}, []string{"ERROR bad"}},
 		{events.MainLoopStarting, []string{"INFO Starting main loop..."}},
 		{events.RateLimitReset, []string{"SUCCESS Rate limit reset! Ready for new calls."}},
-		{events.PauseStarted, []string{"WARN Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
-		{events.PauseEnded, []string{"SUCCESS Resumed."}},
+		{pause(true), []string{"WARN Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
+		{pause(false), []string{"SUCCESS Resumed."}},
 		{events.LiveNeedsJSON, []string{"WARN Live mode requires JSON output format. Overriding text → json for this session."}},
 		{events.GateBlocksCompletion, []string{"WARN Quality gate block: suppressing completion signals"}},
 		{events.GateWithholdsProgress, []string{"WARN Quality gate circuit-breaker: overriding progress signals"}},
@@ -112,7 +112,7 @@ func TestRenderLines(t *testing.T) {
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete"}},
 		{events.CallWindowReset{Hour: "2030010203"}, []string{"INFO Call counter reset for new hour: 2030010203"}},
-		{events.RateLimitWait{Calls: 3, Max: 3, Wait: 90*time.Second + time.Millisecond}, []string{
+		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
 		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
 		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxCost, Spent: 0.8, Budget: 0.8}}, []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
@@ -236,28 +236,28 @@ func TestRenderOut(t *testing.T) {
 		"Claude Code was denied permission to execute commands.\n\nTo fix this:\n  1. Edit .ralphrc\n  2. Run again\nCurrent ALLOWED_TOOLS: Write,Bash(git *)\n"
 	tests := []struct {
 		name string
-		n    []events.Notice
+		n    []any
 		tty  bool
 		out  string
 		err  []string
 	}{
-		{"analysis box", []events.Notice{analysed}, false, boxTop + strings.ReplaceAll(strings.Replace(box, "%s", "", 1), "%%", "%"), nil},
-		{"analysis box on a terminal", []events.Notice{analysed}, true,
+		{"analysis box", []any{analysed}, false, boxTop + strings.ReplaceAll(strings.Replace(box, "%s", "", 1), "%%", "%"), nil},
+		{"analysis box on a terminal", []any{analysed}, true,
 			blue + boxTop + strings.ReplaceAll(strings.Replace(box, "%s", reset, 1), "%%", "%"), nil},
-		{"analysis box without summary", []events.Notice{events.Analysed{Loop: 1, Summary: "---RALPH_STATUS---\nEXIT_SIGNAL: false"}}, false,
+		{"analysis box without summary", []any{events.Analysed{Loop: 1, Summary: "---RALPH_STATUS---\nEXIT_SIGNAL: false"}}, false,
 			boxTop + "║           Response Analysis - Loop #1                      ║\n" + boxBottom + "\n" +
 				"Exit Signal:      false\nTest Only:        false\nFiles Changed:    0\n\n", nil},
-		{"permission box", []events.Notice{help}, false, boxTop + strings.Replace(denied, "%s", "", 1), nil},
-		{"permission box on a terminal", []events.Notice{help}, true, red + boxTop + strings.Replace(denied, "%s", reset, 1), nil},
-		{"live", []events.Notice{events.LiveStarted{Agent: "Claude Code"}, events.LiveOutput{Data: []byte("hi\n")}, events.LiveEnded}, false,
+		{"permission box", []any{help}, false, boxTop + strings.Replace(denied, "%s", "", 1), nil},
+		{"permission box on a terminal", []any{help}, true, red + boxTop + strings.Replace(denied, "%s", reset, 1), nil},
+		{"live", []any{events.LiveStarted{Agent: "Claude Code"}, output("hi\n"), events.LiveEnded}, false,
 			"━━━━━━━━━━━━━━━━ Claude Code Output ━━━━━━━━━━━━━━━━\nhi\n\n━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━\n",
 			[]string{"INFO 📺 Live output mode enabled - showing Claude Code streaming..."}},
-		{"live on a terminal", []events.Notice{events.LiveStarted{Agent: "Codex"}, events.LiveEnded}, true,
+		{"live on a terminal", []any{events.LiveStarted{Agent: "Codex"}, events.LiveEnded}, true,
 			purple + "━━━━━━━━━━━━━━━━ Codex Output ━━━━━━━━━━━━━━━━" + reset + "\n\n" + purple + "━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━" + reset + "\n",
 			[]string{"INFO 📺 Live output mode enabled - showing Codex streaming..."}},
-		{"breaker report", []events.Notice{events.BreakerChange{From: "CLOSED", To: "OPEN", Reason: "r", Report: []string{"a", "b"}}, events.BreakerHalted{Report: []string{"c"}}}, false,
+		{"breaker report", []any{events.BreakerChange{From: "CLOSED", To: "OPEN", Reason: "r", Report: []string{"a", "b"}}, events.BreakerHalted{Report: []string{"c"}}}, false,
 			"a\nb\nc\n", []string{"WARN Circuit breaker: CLOSED → OPEN (r)", "ERROR 🛑 Circuit breaker has opened - execution halted"}},
-		{"usage limit question", []events.Notice{events.UsageLimitQuestion{Usage: events.UsageWindow{Window: "five_hour"}}, events.UsageLimitNoAnswer}, false,
+		{"usage limit question", []any{events.UsageLimitQuestion{Usage: events.UsageWindow{Window: "five_hour"}}, events.UsageLimitNoAnswer}, false,
 			"\nThe usage limit for the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): \n",
 			[]string{"INFO No answer within 30 seconds: waiting for the limit to reset."}},
 	}
@@ -276,7 +276,7 @@ func TestRenderOut(t *testing.T) {
 // first tick, then one line a minute, on the console and in the log alike.
 func TestRenderCountdown(t *testing.T) {
 	// Waiting 125.3 s ticks at 125.3 s, then at every whole second left.
-	ticks := []events.Notice{events.WaitTick{Kind: "loop_delay", Left: 125*time.Second + 300*time.Millisecond}}
+	ticks := []any{events.WaitTick{Kind: "loop_delay", Left: 125*time.Second + 300*time.Millisecond}}
 	for left := 125 * time.Second; left > 0; left -= time.Second {
 		ticks = append(ticks, events.WaitTick{Kind: "loop_delay", Left: left})
 	}
@@ -293,7 +293,7 @@ func TestRenderCountdown(t *testing.T) {
 	var rec recorder
 	log := NewLog(&rec, Options{})
 	for _, n := range ticks {
-		log.Notice(t0, n)
+		show(log, t0, n)
 	}
 	if got := rec.String(); got != want {
 		t.Errorf("log\n got %q\nwant %q", got, want)
@@ -309,7 +309,7 @@ func TestRenderCountdown(t *testing.T) {
 	}
 	rec = recorder{}
 	log = NewLog(&rec, Options{TTY: true})
-	log.Notice(t0, events.WaitTick{Kind: "idle_backoff", Left: time.Second})
+	show(log, t0, events.WaitTick{Kind: "idle_backoff", Left: time.Second})
 	if rec.String() != "" {
 		t.Errorf("log of a terminal countdown %q", rec.String())
 	}
@@ -330,8 +330,8 @@ func (r *recorder) String() string { return r.b.String() }
 func TestLogSkipsOut(t *testing.T) {
 	var rec recorder
 	log := NewLog(&rec, Options{TTY: true})
-	for _, n := range []events.Notice{events.Analysed{Loop: 1}, events.LiveStarted{Agent: "A"}, events.LiveOutput{Data: []byte("x")}, events.LiveEnded, events.FilesChanged{Count: 1}} {
-		log.Notice(t0, n)
+	for _, n := range []any{events.Analysed{Loop: 1}, events.LiveStarted{Agent: "A"}, output("x"), events.LiveEnded, events.FilesChanged{Count: 1}} {
+		show(log, t0, n)
 	}
 	if want := logged("INFO 📺 Live output mode enabled - showing A streaming..."); rec.String() != want {
 		t.Errorf("got %q\nwant %q", rec.String(), want)

@@ -14,9 +14,9 @@ import (
 // several stamped lines (the agent cannot forge one of the loop's); the
 // console's own colours and the agent's live colours pass.
 func TestNoticesMadeSafe(t *testing.T) {
-	n := []events.Notice{
-		events.Warning{Err: errors.New("bad \x1b]52;c;eA==\x07\n[2026-01-01 00:00:00] [SUCCESS] forged")},
-		events.LiveOutput{Data: []byte("\x1b[1;31mred\x1b[0m \x1b]0;title\x07 \x1b[2J")},
+	n := []any{
+		warned{events.Warn, errors.New("bad \x1b]52;c;eA==\x07\n[2026-01-01 00:00:00] [SUCCESS] forged")},
+		output("\x1b[1;31mred\x1b[0m \x1b]0;title\x07 \x1b[2J"),
 		events.Analysed{Loop: 1, Summary: "sum \x1b[H\u202e"},
 	}
 	var out, errOut strings.Builder
@@ -24,8 +24,8 @@ func TestNoticesMadeSafe(t *testing.T) {
 	var rec recorder
 	log := NewLog(&rec, Options{})
 	for _, x := range n {
-		c.Notice(t0, x)
-		log.Notice(t0, x)
+		show(c, t0, x)
+		show(log, t0, x)
 	}
 	wantLog := logged("WARN bad \\u001b]52;c;eA==\\u0007", "WARN [2026-01-01 00:00:00] [SUCCESS] forged")
 	if rec.String() != wantLog {

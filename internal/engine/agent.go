@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -104,7 +105,7 @@ func (l *loop) collapseStream(c *call) {
 		// the output is too big to cut down (said by nothing, as before).
 		l.logs.RemoveLog(c.streamName())
 		if err != nil {
-			l.bus.Note(events.Warning{Err: err})
+			l.warn(err)
 		}
 		return
 	}
@@ -128,6 +129,6 @@ func (l *loop) collapseStream(c *call) {
 type liveNotes struct{ bus *observe.Fan }
 
 func (w liveNotes) Write(p []byte) (int, error) {
-	w.bus.Note(events.LiveOutput{Data: bytes.Clone(p)})
+	w.bus.Output(time.Time{}, bytes.Clone(p))
 	return len(p), nil
 }

@@ -43,8 +43,8 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 		return res, fmt.Errorf("analyse %s: %w", l.rel(c.outName), err)
 	}
 	if res.SkippedLines > 0 {
-		l.bus.Note(events.Warning{Err: fmt.Errorf("analyse %s: %d line(s) longer than %d MiB were not read (a reply that long is not analysed)",
-			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20)})
+		l.warn(fmt.Errorf("analyse %s: %d line(s) longer than %d MiB were not read (a reply that long is not analysed)",
+			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20))
 	}
 	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {

@@ -37,9 +37,8 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 
 // breakerTransition reports a transition (already in the history).
 func (l *loop) breakerTransition(tr *breaker.Transition) {
-	l.bus.Note(events.BreakerChange{From: string(tr.From), To: string(tr.To), Reason: tr.Reason,
+	l.bus.BreakerMoved(l.at("", ""), events.BreakerChange{From: string(tr.From), To: string(tr.To), Reason: tr.Reason,
 		Closed: tr.To == breaker.Closed, Report: tr.Lines()})
-	l.emit(events.Event{Type: events.BreakerChanged, From: string(tr.From), To: string(tr.To), Reason: tr.Reason})
 }
 
 // breakerHalt stops the run when the breaker is open before a call.

@@ -21,7 +21,7 @@ import (
 // changeTypes records the name of every state change reported to it (the
 // ones the test looks for).
 type changeTypes struct {
-	observe.Nop
+	observe.Observer
 	seen map[string]int
 }
 
@@ -77,7 +77,7 @@ func runTwoWith(t *testing.T, obs observe.Observer) *obsRun {
 // logs, opened through Logs, and the empty .exit_signals start-up creates
 // while loading), and every change reaches the subscriber instead.
 func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
-	rec := &changeTypes{seen: map[string]int{}}
+	rec := &changeTypes{Observer: observe.Ignore, seen: map[string]int{}}
 	r := runTwoWith(t, rec)
 	if r.calls != 2 {
 		t.Fatalf("agent calls = %d, want 2", r.calls)
@@ -106,14 +106,14 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 // failingWindow fails every save of the call count, counting them, and
 // counts the warnings that name its error.
 type failingWindow struct {
-	observe.Nop
+	observe.Observer
 	err           error
 	saves, warned int
 }
 
 func (f *failingWindow) WindowChanged(ratelimit.Window) error { f.saves++; return f.err }
-func (f *failingWindow) Notice(_ time.Time, n events.Notice) {
-	if w, ok := n.(events.Warning); ok && errors.Is(w.Err, f.err) {
+func (f *failingWindow) Warned(_ time.Time, level events.Level, err error) {
+	if level == events.Warn && errors.Is(err, f.err) {
 		f.warned++
 	}
 }
@@ -122,7 +122,7 @@ func (f *failingWindow) Notice(_ time.Time, n events.Notice) {
 // count (the hour's roll-over at the first loop included, whose error the
 // engine does not look at) is one warning every observer sees.
 func TestEveryFailedSaveIsWarnedOnce(t *testing.T) {
-	f := &failingWindow{err: errors.New("disk on fire")}
+	f := &failingWindow{Observer: observe.Ignore, err: errors.New("disk on fire")}
 	runTwoWith(t, f)
 	if f.saves < 3 {
 		t.Fatalf("%d saves of the call count, want the roll-over's and one per call", f.saves)

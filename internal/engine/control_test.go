@@ -788,8 +788,8 @@ func TestLoopDelay(t *testing.T) {
 					t.Errorf("iteration start times (-want +got):\n%s", diff)
 				}
 				for _, e := range h.rec.ofType(events.DelayStarted) {
-					if e.Until == nil || !e.Until.Equal(e.TS.Add(e.Delay)) {
-						t.Errorf("delay_started until %v, want ts+delay %v", e.Until, e.TS.Add(e.Delay))
+					if e.Until == nil || !e.Until.Equal(e.TS.Add(delayOf(e))) {
+						t.Errorf("delay_started until %v, want ts+delay %v", e.Until, e.TS.Add(delayOf(e)))
 					}
 				}
 			})

@@ -68,7 +68,7 @@ func DryRun(s Settings, deps Deps) (Preview, error) {
 		if errors.As(err, &se) {
 			l.bus.Note(se.Failed)
 		} else {
-			l.bus.Note(events.Fault{Err: err})
+			l.bus.Warned(time.Time{}, events.Error, err)
 		}
 	}
 	return p, err

@@ -16,7 +16,7 @@ import (
 // changeCounter counts the changes of the kept state a dry run's start-up
 // checks report.
 type changeCounter struct {
-	observe.Nop
+	observe.Observer
 	n int
 }
 
@@ -57,7 +57,7 @@ func TestDryRunWaits(t *testing.T) {
 		if err := h.rd.WriteFile(ralphdir.PauseFile, []byte("paused\n")); err != nil {
 			t.Fatal(err)
 		}
-		counter := &changeCounter{}
+		counter := &changeCounter{Observer: observe.Ignore}
 		p := h.dryRun(h.settings(env), counter)
 		if h.callCount() != 1 {
 			t.Fatalf("the dry run called the agent: calls = %d", h.callCount())

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +95,7 @@ func newCtlHarness(t *testing.T, interactive bool, script func(n int) ctlReply) 
 		t.Fatal(err)
 	}
 	return &ctlHarness{
-		t: t, dir: dir, rd: rd, rec: &ctlRecorder{}, out: &ctlBuffer{},
+		t: t, dir: dir, rd: rd, rec: newCtlRecorder(), out: &ctlBuffer{},
 		stopper: engine.NewStopper(context.Background(), interactive, time.Now),
 		script:  script,
 	}
@@ -312,15 +313,21 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 	h.rec.checkWaitPairs(h.t)
 }
 
-// ctlRecorder keeps every event and log line.
+// ctlRecorder keeps every event line and log line.
 type ctlRecorder struct {
-	observe.Nop
+	observe.Observer
 	mu     sync.Mutex
 	events []events.Event
 	lines  []string
 }
 
-func (r *ctlRecorder) Event(e events.Event) {
+func newCtlRecorder() *ctlRecorder {
+	r := &ctlRecorder{}
+	r.Observer = observe.Lines(r.event)
+	return r
+}
+
+func (r *ctlRecorder) event(e events.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
@@ -371,7 +378,7 @@ func (r *ctlRecorder) waits() []ctlWait {
 	for _, e := range r.all() {
 		switch e.Type {
 		case events.DelayStarted:
-			out = append(out, ctlWait{Kind: e.Wait, Delay: e.Delay})
+			out = append(out, ctlWait{Kind: e.Wait, Delay: delayOf(e)})
 		case events.DelayEnded:
 			if len(out) > 0 && e.Skipped {
 				out[len(out)-1].Skipped = true
@@ -379,6 +386,11 @@ func (r *ctlRecorder) waits() []ctlWait {
 		}
 	}
 	return out
+}
+
+// delayOf is a wait's length as its event line has it (delay_seconds).
+func delayOf(e events.Event) time.Duration {
+	return time.Duration(math.Round(e.DelaySecs * float64(time.Second)))
 }
 
 // checkWaitPairs: every delay_started is followed by its delay_ended
@@ -395,8 +407,8 @@ func (r *ctlRecorder) checkWaitPairs(t *testing.T) {
 			ev := e
 			open = &ev
 		case events.DelayEnded:
-			if open == nil || open.Wait != e.Wait || open.Delay != e.Delay {
-				t.Errorf("delay_ended %s %s without its delay_started (open: %v)", e.Wait, e.Delay, open)
+			if open == nil || open.Wait != e.Wait || open.DelaySecs != e.DelaySecs {
+				t.Errorf("delay_ended %s %gs without its delay_started (open: %v)", e.Wait, e.DelaySecs, open)
 			}
 			open = nil
 		case events.RunFinished, events.IterationStarted:

@@ -68,7 +68,7 @@ func (l *loop) failure(c *call) step {
 	}
 	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = events.IntPtr(code)
-	l.emit(events.Event{Type: typ, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(code)})
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: typ, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(code)})
 
 	// What the agent said of its failure: the provider's outage is
 	// waited out, a setup it cannot work with stops the run.
@@ -135,10 +135,10 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
 		l.bus.Note(events.ReadOnlyBreakerOpened)
-		l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
 		return stopWith(r)
 	}
-	l.emit(events.Event{Type: events.IterationTimedOut, Iteration: it, Action: "write_timeout", Status: "running"})
+	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
 	l.bus.Note(events.WriteEarlyRetry)
 	return goOn
 }
@@ -161,12 +161,12 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 		l.resetSession("permission_denied")
 		l.bus.Note(events.PermissionHelp{Agent: l.display(), Help: l.drv.PermissionHelp(l.ralphrcPath()),
 			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
-		l.emit(events.Event{Type: events.IterationDenied, Iteration: it})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationDenied, Iteration: it})
 		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
 			Stop: events.Stop{Kind: events.StopDenied, Commands: cmds}})
 	}
 	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})
-	l.emit(events.Event{Type: events.IterationDenied, Iteration: it, Action: "permission_denied", Status: "running"})
+	l.bus.CallEnded(l.at("permission_denied", "running"), events.Call{Outcome: events.IterationDenied, Iteration: it})
 	return goOn
 }
 

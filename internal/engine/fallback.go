@@ -108,14 +108,11 @@ func (l *loop) pickDriver() {
 	if now.Before(from.until()) {
 		why = events.SwitchUsageLimit
 	}
-	e := events.Event{Type: events.DriverSwitched, Action: "driver_switched", Status: "running", From: from.name, To: to.name, Why: why}
-	n := events.DriverSwitch{From: from.drv.DisplayName(), To: to.drv.DisplayName(), Why: why}
+	s := events.DriverSwitch{From: from.drv.DisplayName(), To: to.drv.DisplayName(), FromDriver: from.name, ToDriver: to.name, Why: why}
 	if want == 1 {
-		until := l.fb.slots[0].until()
-		e.Until, n.Until = &until, until
+		s.Until = l.fb.slots[0].until()
 	}
-	l.bus.Note(n)
-	l.emit(e)
+	l.bus.DriverSwitched(l.at("driver_switched", "running"), s)
 }
 
 // onUsageLimit handles a call stopped by its provider's usage limit: the
@@ -128,7 +125,7 @@ func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
 	l.swarmLimitHit(res)
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
-	l.emit(events.Event{Type: events.IterationFailed, Iteration: it})
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it})
 	if l.fb != nil {
 		now := l.now()
 		cur := &l.fb.slots[l.fb.active]

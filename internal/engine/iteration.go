@@ -73,7 +73,7 @@ func (l *loop) iteration() step {
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
 		id, err := l.resumeID()
 		if err != nil {
-			l.bus.Note(events.Warning{Err: err})
+			l.warn(err)
 		}
 		c.sessionID, c.resumed = id, id != ""
 	}

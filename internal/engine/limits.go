@@ -44,8 +44,7 @@ func (l *loop) pauseGate() (Result, bool) {
 	if !Paused(l.dir) {
 		return Result{}, false
 	}
-	l.bus.Note(events.PauseStarted)
-	l.emit(events.Event{Type: events.Paused, Action: "paused", Status: "paused"})
+	l.bus.WaitStarted(l.at("paused", "paused"), events.Wait{Kind: events.WaitPause})
 	for Paused(l.dir) {
 		select {
 		case <-l.ctx.Done():
@@ -54,8 +53,7 @@ func (l *loop) pauseGate() (Result, bool) {
 		}
 	}
 	l.readPlan() // it may have been edited during the pause
-	l.bus.Note(events.PauseEnded)
-	l.emit(events.Event{Type: events.Resumed, Action: "resumed", Status: "running"})
+	l.bus.WaitEnded(l.at("resumed", "running"), events.Wait{Kind: events.WaitPause})
 	return Result{}, false
 }
 

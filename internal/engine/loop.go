@@ -81,11 +81,14 @@ func (l *loop) spend(u *analysis.Usage) {
 	}
 }
 
-// emit stamps e with the run's snapshot and sends it.
-func (l *loop) emit(e events.Event) {
-	e.Snapshot = l.snapshot()
-	l.bus.Emit(e)
+// at is the moment of a report: the run's snapshot, and status.json's
+// action and status (empty: unchanged).
+func (l *loop) at(action, status string) events.Moment {
+	return events.Moment{Snapshot: l.snapshot(), Action: action, Status: status}
 }
+
+// warn reports err, which the loop carries on after.
+func (l *loop) warn(err error) { l.bus.Warned(time.Time{}, events.Warn, err) }
 
 func (l *loop) snapshot() events.Snapshot {
 	return events.Snapshot{
@@ -101,11 +104,6 @@ func (l *loop) snapshot() events.Snapshot {
 		UsageLimits:    l.usage.known(),
 		ActiveDriver:   l.activeDriver(),
 	}
-}
-
-// status writes a status-only event (no other type applies).
-func (l *loop) status(typ events.Type, action, status string) {
-	l.emit(events.Event{Type: typ, Action: action, Status: status})
 }
 
 // Run runs the loop until the project is complete, a stop condition is
@@ -141,13 +139,13 @@ func (l *loop) run() Result {
 			l.bus.Note(se.Failed)
 			return r
 		}
-		l.bus.Note(events.Fault{Err: err})
+		l.bus.Warned(time.Time{}, events.Error, err)
 		r.Stop = events.Stop{Kind: events.StopError, Err: err}
 		return r
 	}
 	l.bus.Note(events.MainLoopStarting)
 	l.plan.count()
-	l.emit(events.Event{Type: events.RunStarted, Driver: l.s.Driver, Version: l.deps.Version})
+	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
 
 	for {
 		if r, stop := l.interrupted(); stop {
@@ -192,7 +190,7 @@ func (l *loop) run() Result {
 		}
 
 		l.pickDriver()
-		l.status(events.IterationStarted, "executing", "running")
+		l.bus.CallStarted(l.at("executing", "running"))
 		if s := l.iteration(); s.stop {
 			return s.result
 		}
@@ -228,16 +226,16 @@ func (l *loop) signalExit() Result {
 		Stop: events.Stop{Kind: events.StopSignal, Signal: se.Name}}
 }
 
-// finish writes the final status.json and the run_finished event.
+// finish reports the run's end (the final status.json, run_finished).
 func (l *loop) finish(r Result) {
 	if r.Status == "" {
 		return
 	}
-	e := events.Event{Type: events.RunFinished, Action: r.Action, Status: r.Status, Reason: r.Reason, ExitCode: events.IntPtr(r.Code), DriverExitCode: r.DriverExit}
+	e := events.End{Reason: r.Reason, ExitCode: r.Code, DriverExitCode: r.DriverExit}
 	if r.Stop.Kind != events.StopNone {
 		e.Stop = &r.Stop
 	}
-	l.emit(e)
+	l.bus.Stopped(l.at(r.Action, r.Status), e)
 }
 
 func (l *loop) resetSession(reason string) {

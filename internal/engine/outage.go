@@ -60,7 +60,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = events.IntPtr(0)
-	l.emit(events.Event{Type: events.IterationFailed, Iteration: it, Action: "failed", Status: "error", Failure: &f, DriverExitCode: events.IntPtr(0)})
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0)})
 	s, _ = l.diagnosed(c, d, f)
 	return s, true
 }

@@ -25,14 +25,9 @@ func (l *loop) progressTicker(c *call, tail func() string, done <-chan struct{})
 
 // progressTick writes one executing record, tick*10 s into the call.
 func (l *loop) progressTick(tail func() string, tick int) {
-	line := tail()
-	l.emit(events.Event{Type: events.IterationProgress, Message: line, DelaySecs: float64(tick * 10)})
-	if tick == 0 {
-		return
-	}
-	l.bus.Note(events.AgentWorking{Agent: l.display(), Last: line, Elapsed: time.Duration(tick) * 10 * time.Second})
+	l.bus.CallProgress(l.at("", ""), events.AgentWorking{Agent: l.display(), Last: tail(), Elapsed: time.Duration(tick) * 10 * time.Second})
 }
 
 func (l *loop) writeProgressFailed() {
-	l.emit(events.Event{Type: events.IterationFailed, Iteration: &events.Iteration{Outcome: "interrupted", Driver: l.s.Driver}})
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: &events.Iteration{Outcome: "interrupted", Driver: l.s.Driver}})
 }

@@ -22,8 +22,7 @@ func (l *loop) rateLimitWait() (Result, bool) {
 
 	until := ratelimit.NextReset(l.now())
 	d := until.Sub(l.now())
-	l.bus.Note(events.RateLimitWait{Calls: l.window.Count, Max: l.s.MaxCallsPerHour, Wait: d})
-	l.emit(events.Event{Type: events.RateLimited, Wait: "rate_limit", Delay: d, Until: &until})
+	l.bus.LimitHit(l.at("", ""), events.Wait{Kind: "rate_limit", Delay: d, Until: until})
 	if _, err := l.wait("rate_limit", d); err != nil {
 		return l.signalExit(), true
 	}

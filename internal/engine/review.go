@@ -43,12 +43,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
 	spec, err := l.drv.Build(l.reviewRequest(p))
 	if err != nil {
-		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
+		l.warn(fmt.Errorf("review: %w", err))
 		return
 	}
 	f, err := l.logs.CreateLog(review.LogName(l.n))
 	if err != nil {
-		l.bus.Note(events.Warning{Err: fmt.Errorf("review: %w", err)})
+		l.warn(fmt.Errorf("review: %w", err))
 		return
 	}
 	// The review's log is written once and never read back: its cost and
@@ -79,8 +79,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		l.bus.FindingsRecorded(findings)
 	}
 	level, msg := review.Outcome(findings, perr)
-	l.bus.Note(events.Logged{Level: events.Level(level), Text: msg})
-	l.emit(events.Event{Type: events.ReviewCompleted, Message: msg})
+	l.bus.Reviewed(l.at("", ""), events.Level(level), msg)
 }
 
 // reviewRequest is the review call: read-only tools, no session, the

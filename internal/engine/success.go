@@ -49,7 +49,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	l.bus.Note(events.Analysing{Agent: l.display()})
 	res, err := l.analyze(c)
 	if err != nil {
-		l.bus.Note(events.Warning{Err: err})
+		l.warn(err)
 	}
 	c.res = &res
 	if res.SessionID != "" {
@@ -129,7 +129,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	if !idle {
 		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
 			it.Outcome = "circuit_breaker_trip"
-			l.emit(events.Event{Type: events.IterationCompleted, Iteration: it})
+			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it})
 			return stopWith(r)
 		}
 	}
@@ -170,13 +170,13 @@ func (l *loop) progressOf(c *call, res analysis.Result, gate gateResult) breaker
 func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	if !idle {
 		l.idle.end()
-		l.emit(events.Event{Type: events.IterationCompleted, Iteration: it, Action: "completed", Status: "success"})
+		l.bus.CallEnded(l.at("completed", "success"), events.Call{Outcome: events.IterationCompleted, Iteration: it})
 		return
 	}
 	it.Outcome = "idle"
 	l.idle.add(c.started)
 	l.bus.Note(events.Idle{Count: l.idle.count})
-	l.emit(events.Event{Type: events.IterationIdle, Iteration: it, Action: "idle", Status: "running"})
+	l.bus.CallEnded(l.at("idle", "running"), events.Call{Outcome: events.IterationIdle, Iteration: it})
 }
 
 // afterSuccess ends the run on a pending exit reason or the done pattern

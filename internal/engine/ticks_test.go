@@ -13,12 +13,12 @@ import (
 )
 
 type noticeList struct {
-	observe.Nop
+	observe.Observer
 	mu sync.Mutex
 	ns []events.Notice
 }
 
-func (l *noticeList) Notice(_ time.Time, n events.Notice) {
+func (l *noticeList) Said(_ time.Time, n events.Notice) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ns = append(l.ns, n)
@@ -29,7 +29,7 @@ func (l *noticeList) Notice(_ time.Time, n events.Notice) {
 // last tool call, and cleared once when the call ends.
 func TestTicksEverySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		got := &noticeList{}
+		got := &noticeList{Observer: observe.Ignore}
 		bus := observe.New(time.Now, "test")
 		bus.Add(got)
 		l := &loop{bus: bus, s: Settings{Driver: "codex"}, deps: Deps{Now: time.Now}}

@@ -102,7 +102,7 @@ func (l *loop) noteUsage(res analysis.Result) {
 		l.usage.warning = &ew
 	}
 	if changed {
-		l.emit(events.Event{Type: events.UsageUpdated})
+		l.bus.UsageChanged(l.at("", ""))
 	}
 }
 
@@ -155,7 +155,7 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 		return l.tooFar(limited)
 	}
 	until := l.now().Add(wait)
-	l.emit(events.Event{Type: events.UsageLimited, Action: "api_limit", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: reason})
+	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason})
 	l.bus.Note(events.UsageLimitReached{Usage: limited})
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
 		l.bus.Note(events.UsageLimitExit)
@@ -201,7 +201,7 @@ func (l *loop) usageGate() (Result, bool) {
 	}
 	l.bus.Note(events.UsageWarning{Usage: *w})
 	until := now.Add(wait)
-	l.emit(events.Event{Type: events.UsageLimited, Action: "usage_warning", Status: "paused", Wait: "usage_limit", Delay: wait, Until: &until, Reason: events.UsageReason("usage_warning", *w)})
+	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: events.UsageReason("usage_warning", *w)})
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
 	if _, err := l.wait("usage_limit", wait); err != nil {
 		return l.signalExit(), true

@@ -35,7 +35,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		defer f.Close()
 		cfg.Log, cfg.LogMax = f, l.s.MaxOutput
 	} else {
-		l.bus.Note(events.Warning{Err: err})
+		l.warn(err)
 		name = ""
 	}
 	l.plan.stale() // a gate's command may change it

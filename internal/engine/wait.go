@@ -17,17 +17,17 @@ var errSkipped = errors.New("wait skipped")
 // it (returns nil, skipped=true), and every further wait until the next
 // agent call; the next call then starts once the double-press window
 // (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
-// starting a call. A stop returns the context's cause. Each wait emits
-// delay_started and delay_ended.
+// starting a call. A stop returns the context's cause. Each wait is
+// reported as it starts and as it ends.
 func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
 	if d <= 0 {
 		return false, nil
 	}
 	l.plan.stale() // the person may edit it while the loop waits
 	until := l.now().Add(d)
-	l.emit(events.Event{Type: events.DelayStarted, Wait: kind, Delay: d, Until: &until})
+	l.bus.WaitStarted(l.at("", ""), events.Wait{Kind: kind, Delay: d, Until: until})
 	if l.deps.Stopper != nil && l.deps.Stopper.skipping(l.calls) {
-		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true})
+		l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Skipped: true})
 		return true, nil
 	}
 	ctx, cancel := context.WithCancelCause(l.ctx)
@@ -59,14 +59,14 @@ func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
 		l.bus.Note(events.WaitSkipped{Window: SkipWindow})
 		select {
 		case <-l.ctx.Done():
-			l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: true, Reason: "stopped"})
+			l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Skipped: true, Reason: "stopped"})
 			return true, context.Cause(l.ctx)
 		case <-time.After(SkipWindow):
 		}
 	default:
-		l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Reason: "stopped"})
+		l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Reason: "stopped"})
 		return false, err
 	}
-	l.emit(events.Event{Type: events.DelayEnded, Wait: kind, Delay: d, Skipped: skipped})
+	l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Skipped: skipped})
 	return skipped, nil
 }

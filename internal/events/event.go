@@ -155,8 +155,10 @@ type Iteration struct {
 	TasksTicked           []string `json:"tasks_ticked,omitempty"` // plan tasks checked during the call, their text without the box
 }
 
-// Event is one thing that happened. Fields that do not apply to a type are
-// left empty and omitted from the JSON line.
+// Event is one line of logs/events.jsonl (docs/EVENTS.md): one thing that
+// happened, as observe.Lines builds it from the typed report and as the
+// readers of the log (--report, --status, the dashboard) decode it. Fields
+// that do not apply to a type are left empty and omitted.
 type Event struct {
 	V     int       `json:"v"`
 	TS    time.Time `json:"ts"`
@@ -172,11 +174,10 @@ type Event struct {
 	Iteration *Iteration `json:"iteration,omitempty"`
 
 	// Waits (delay_started/ended, rate_limited, usage_limited, paused).
-	Wait      string        `json:"wait,omitempty"` // loop_delay, idle_backoff, failure_backoff, outage_backoff, rate_limit, usage_limit, pause
-	Delay     time.Duration `json:"-"`
-	DelaySecs float64       `json:"delay_seconds,omitempty"`
-	Until     *time.Time    `json:"until,omitempty"`
-	Skipped   bool          `json:"skipped,omitempty"`
+	Wait      string     `json:"wait,omitempty"` // loop_delay, idle_backoff, failure_backoff, outage_backoff, rate_limit, usage_limit
+	DelaySecs float64    `json:"delay_seconds,omitempty"`
+	Until     *time.Time `json:"until,omitempty"`
+	Skipped   bool       `json:"skipped,omitempty"`
 
 	// breaker_changed
 	From   string `json:"from,omitempty"`
@@ -195,11 +196,9 @@ type Event struct {
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
 
-	// Typed values whose words the JSON keeps: the bus fills Message
-	// from Stop (run_finished) and Reason from Failure (a failed call)
-	// with the words it was given (observe.Fan.SetWords).
-	Stop    *Stop    `json:"-"`
-	Failure *Failure `json:"-"`
+	// Stop is how a run ended early (run_finished), whose words are
+	// Message; not written (a notifier selects by it).
+	Stop *Stop `json:"-"`
 }
 
 // IntPtr returns &v.

@@ -15,12 +15,13 @@ const (
 	SwitchReset      = "reset"
 )
 
-// DriverSwitch: the console's line for a driver_switched event. From and To
-// are display names ("Claude Code", "OpenAI Codex").
+// DriverSwitch: the loop goes on with another agent CLI (the value of
+// observe.Observer.DriverSwitched). From and To are display names
+// ("Claude Code", "OpenAI Codex"), FromDriver and ToDriver the drivers'
+// names.
 type DriverSwitch struct {
-	From, To string
-	Why      string
-	Until    time.Time // zero on a switch back
+	From, To             string
+	FromDriver, ToDriver string
+	Why                  string
+	Until                time.Time // zero on a switch back
 }
-
-func (DriverSwitch) notice() {}

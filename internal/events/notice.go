@@ -2,9 +2,10 @@ package events
 
 import "time"
 
-// Notice is something the loop tells the person watching it: a log line,
-// a box, a countdown tick, the agent's live output. The engine emits
-// notices as typed values (observe.Fan.Note); the console package renders them,
+// Notice is something the loop tells the person watching it that belongs
+// to no happening of its own (observe.Observer.Said): a log line, a box, a
+// countdown tick. The engine says notices as typed values
+// (observe.Fan.Note); the console package renders them,
 // for the terminal and for logs/ralph.log alike, so the wording, level
 // and colour of every line live in one place.
 //
@@ -22,12 +23,6 @@ type Logged struct {
 	Text  string
 }
 
-// Warning is an error the loop reports and carries on after (WARN).
-type Warning struct{ Err error }
-
-// Fault is an error the loop reports as an ERROR line.
-type Fault struct{ Err error }
-
 // Phrase is a notice without values: one fixed line (or a fixed piece of
 // console output), named for what happened.
 type Phrase uint8
@@ -36,8 +31,6 @@ type Phrase uint8
 const (
 	MainLoopStarting      Phrase = iota + 1 // INFO, before the first loop
 	RateLimitReset                          // SUCCESS, the wait for the next hour is over
-	PauseStarted                            // WARN, the project is paused
-	PauseEnded                              // SUCCESS
 	LiveNeedsJSON                           // WARN, live mode switched text output to json
 	LiveEnded                               // console: the end of the live output
 	GateBlocksCompletion                    // WARN, a quality gate withholds the exit signals
@@ -132,13 +125,6 @@ type FinalStats struct {
 // CallWindowReset: a new clock hour started a new call window.
 type CallWindowReset struct{ Hour string }
 
-// RateLimitWait: the calls of this hour are used up; the loop waits Wait
-// for the next hour.
-type RateLimitWait struct {
-	Calls, Max int
-	Wait       time.Duration
-}
-
 // Stopping: a stop condition (a limit, a stall, the failure guard) ends
 // the run.
 type Stopping struct{ Stop Stop }
@@ -165,10 +151,6 @@ type NoLiveStreaming struct{ Agent string }
 // LiveStarted: the agent's output is shown as it comes.
 type LiveStarted struct{ Agent string }
 
-// LiveOutput is a piece of the agent's live output, already rendered
-// for a person by the agent's driver.
-type LiveOutput struct{ Data []byte }
-
 // WriteTimeoutClamped: the write heartbeat was not shorter than the call
 // timeout; Used is the value taken instead.
 type WriteTimeoutClamped struct{ Write, Timeout, Used time.Duration }
@@ -188,8 +170,9 @@ type OutputCapped struct {
 	File  string
 }
 
-// AgentWorking is the heartbeat while the agent runs (DEBUG): its last
-// output line, if any, and the time since it started.
+// AgentWorking is the heartbeat while the agent runs (DEBUG, the value
+// of observe.Observer.CallProgress): its last output line, if any, and
+// the time since it started.
 type AgentWorking struct {
 	Agent, Last string
 	Elapsed     time.Duration
@@ -255,8 +238,9 @@ type RetryWait struct {
 // NoWrites: the write heartbeat stopped a call that changed no file.
 type NoWrites struct{ After time.Duration }
 
-// BreakerChange: the breaker moved from one state to another. Report is
-// the breaker's own account, shown on the console.
+// BreakerChange: the breaker moved from one state to another (the value
+// of observe.Observer.BreakerMoved). Report is the breaker's own account,
+// shown on the console.
 type BreakerChange struct {
 	From, To, Reason string
 	Closed           bool // the breaker closed again: good news
@@ -321,8 +305,6 @@ type WaitTick struct {
 type WaitOver struct{}
 
 func (Logged) notice()              {}
-func (Warning) notice()             {}
-func (Fault) notice()               {}
 func (Phrase) notice()              {}
 func (Starting) notice()            {}
 func (TempFilesRemoved) notice()    {}
@@ -334,7 +316,6 @@ func (BreakerHalted) notice()       {}
 func (GracefulExit) notice()        {}
 func (FinalStats) notice()          {}
 func (CallWindowReset) notice()     {}
-func (RateLimitWait) notice()       {}
 func (Stopping) notice()            {}
 func (Stalled) notice()             {}
 func (CallStarting) notice()        {}
@@ -342,11 +323,9 @@ func (LoopContext) notice()         {}
 func (CLIMode) notice()             {}
 func (NoLiveStreaming) notice()     {}
 func (LiveStarted) notice()         {}
-func (LiveOutput) notice()          {}
 func (WriteTimeoutClamped) notice() {}
 func (OutputNotStored) notice()     {}
 func (OutputCapped) notice()        {}
-func (AgentWorking) notice()        {}
 func (AgentSucceeded) notice()      {}
 func (Analysing) notice()           {}
 func (Analysed) notice()            {}
@@ -359,7 +338,6 @@ func (AgentFailed) notice()         {}
 func (StderrTail) notice()          {}
 func (RetryWait) notice()           {}
 func (NoWrites) notice()            {}
-func (BreakerChange) notice()       {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}

@@ -66,9 +66,10 @@ type worker struct {
 	undelivered int // messages the run's end cut off; the worker's own
 }
 
-// Notifier is the notifiers' observer. Event never blocks.
+// Notifier is the notifiers' observer of the loop: each report's event
+// line (observe.Lines) is what it selects and sends. It never blocks.
 type Notifier struct {
-	observe.Nop
+	observe.Observer
 	sel     Selection
 	cfg     Config
 	ctx     context.Context
@@ -104,6 +105,7 @@ func New(cfg Config) *Notifier {
 func start(cfg Config, sel Selection, targets []target) *Notifier {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{sel: sel, cfg: cfg, ctx: ctx, cancel: cancel}
+	n.Observer = observe.Lines(n.event)
 	for _, t := range targets {
 		w := &worker{t: t, q: make(chan message, queueSize)}
 		n.workers = append(n.workers, w)
@@ -113,16 +115,16 @@ func start(cfg Config, sel Selection, targets []target) *Notifier {
 	return n
 }
 
-// Event implements observe.Observer: a selected event is queued for every
-// notifier; a full queue drops it.
-func (n *Notifier) Event(e events.Event) {
+// event queues a selected event for every notifier; a full queue drops
+// it.
+func (n *Notifier) event(e events.Event) {
 	name := n.sel.Match(e)
 	if name == "" {
 		return
 	}
 	m, err := n.message(e, name)
 	if err != nil {
-		// Not a warning: Event runs inside the fan, which a warning
+		// Not a warning: event runs inside the fan, which a warning
 		// would enter again.
 		n.log(fmt.Sprintf("[%s] %s: cannot encode the event: %v", n.cfg.Now().Local().Format(events.LocalStamp), e.Type, err))
 		return
@@ -241,7 +243,7 @@ wait:
 	}
 	n.cancel()
 	// The warnings go out after the lock is released: a warning goes
-	// through the bus, whose Emit may be waiting for Event.
+	// through the fan, which may be waiting for this observer.
 	var warns []string
 	n.mu.Lock()
 	for _, w := range n.workers {

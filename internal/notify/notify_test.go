@@ -68,9 +68,9 @@ func TestDeliversSelectedInOrder(t *testing.T) {
 		var r record
 		f := &fake{}
 		n := start(testConfig(&r), Select([]string{"run_finished", "breaker_opened"}), []target{f})
-		n.Event(events.Event{Type: events.IterationCompleted})
-		n.Event(events.Event{Type: events.BreakerChanged, To: "OPEN"})
-		n.Event(events.Event{Type: events.RunFinished})
+		n.event(events.Event{Type: events.IterationCompleted})
+		n.event(events.Event{Type: events.BreakerChanged, To: "OPEN"})
+		n.event(events.Event{Type: events.RunFinished})
 		n.Drain(10 * time.Second)
 		want := []string{
 			"breaker_opened breaker_changed ralph_loop [demo]: text of breaker_changed",
@@ -82,7 +82,7 @@ func TestDeliversSelectedInOrder(t *testing.T) {
 		if len(r.warns) != 0 || len(r.logs) != 2 || !strings.Contains(r.logs[1], "run_finished → fake: ok") {
 			t.Errorf("warns %q, logs %q", r.warns, r.logs)
 		}
-		n.Event(events.Event{Type: events.RunFinished}) // after Drain: ignored, no panic
+		n.event(events.Event{Type: events.RunFinished}) // after Drain: ignored, no panic
 	})
 }
 
@@ -93,10 +93,10 @@ func TestHandleNeverBlocks(t *testing.T) {
 		var r record
 		f := &fake{block: true, release: make(chan struct{})}
 		n := start(testConfig(&r), Select([]string{"all"}), []target{f})
-		n.Event(events.Event{Type: events.DelayStarted})
+		n.event(events.Event{Type: events.DelayStarted})
 		synctest.Wait()           // the worker has taken it and waits
 		for range queueSize + 9 { // queueSize queued, 9 dropped
-			n.Event(events.Event{Type: events.DelayStarted})
+			n.event(events.Event{Type: events.DelayStarted})
 		}
 		start := time.Now()
 		n.Drain(5 * time.Second)
@@ -122,7 +122,7 @@ func TestDrainWaitsForTheLastEvent(t *testing.T) {
 		var r record
 		f := &fake{block: true, release: make(chan struct{})}
 		n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
-		n.Event(events.Event{Type: events.RunFinished})
+		n.event(events.Event{Type: events.RunFinished})
 		go func() { time.Sleep(3 * time.Second); close(f.release) }()
 		start := time.Now()
 		n.Drain(10 * time.Second)
@@ -140,7 +140,7 @@ func TestFailureWarnsOnce(t *testing.T) {
 		var r record
 		f := &fake{fail: errors.New("exit 3")}
 		n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
-		n.Event(events.Event{Type: events.RunFinished})
+		n.event(events.Event{Type: events.RunFinished})
 		n.Drain(time.Second)
 		if diff := cmp.Diff([]string{"notify: run_finished to fake failed: exit 3 (logs/hooks.log has its output)"}, r.warns); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
@@ -184,7 +184,7 @@ func TestDrainCutByStops(t *testing.T) {
 				var r record
 				f := &fake{block: true, release: make(chan struct{})}
 				n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
-				n.Event(events.Event{Type: events.RunFinished})
+				n.event(events.Event{Type: events.RunFinished})
 				cut := make(chan time.Duration)
 				go func() {
 					for _, d := range tc.cuts {

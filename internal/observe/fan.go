@@ -15,8 +15,8 @@ import (
 )
 
 // Fan hands what the engine reports to every observer, one at a time, in
-// the order they were added; events and notices share one order. It is
-// safe for concurrent use.
+// the order they were added; every report but the state changes shares
+// one order. It is an Observer itself. It is safe for concurrent use.
 type Fan struct {
 	mu    sync.Mutex
 	now   func() time.Time
@@ -27,19 +27,19 @@ type Fan struct {
 	kmu sync.Mutex // held while a state change is handed over
 }
 
-// Words turn the typed values an event carries into the text fields its
-// JSON keeps (run_finished's message, a failed call's reason): the
-// console's wording, given by whoever builds the fan, so the engine
-// reports values and one function words each of them.
+// Words turn the typed values a report carries into the text fields its
+// event line keeps (End.Message, Call.Reason): the console's wording,
+// given by whoever builds the fan, so the engine reports values and one
+// function words each of them.
 type Words struct {
 	Stop    func(events.Stop) string
 	Failure func(events.Failure) string
 }
 
-// New returns a fan stamping events with now() and runID.
+// New returns a fan stamping reports with now() and runID.
 func New(now func() time.Time, runID string) *Fan { return &Fan{now: now, runID: runID} }
 
-// SetWords sets the words of the events reported from now on.
+// SetWords sets the words of the values reported from now on.
 func (f *Fan) SetWords(w Words) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -53,39 +53,105 @@ func (f *Fan) Add(obs ...Observer) {
 	f.obs = append(f.obs, obs...)
 }
 
-// Emit stamps e (version, time, run id, the words of its values) and hands
-// it to every observer.
-func (f *Fan) Emit(e events.Event) {
+var _ Observer = (*Fan)(nil)
+
+// report stamps m (the time when it has none, the run id) and hands it to
+// every observer.
+func (f *Fan) report(m events.Moment, call func(Observer, events.Moment)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	e.V = events.SchemaVersion
-	if e.TS.IsZero() {
-		e.TS = f.now()
+	if m.TS.IsZero() {
+		m.TS = f.now()
 	}
-	e.RunID = f.runID
-	if e.Delay != 0 && e.DelaySecs == 0 {
-		e.DelaySecs = e.Delay.Seconds()
-	}
-	if e.Stop != nil && e.Message == "" && f.words.Stop != nil {
-		e.Message = f.words.Stop(*e.Stop)
-	}
-	if e.Failure != nil && e.Reason == "" && f.words.Failure != nil {
-		e.Reason = f.words.Failure(*e.Failure)
-	}
+	m.RunID = f.runID
 	for _, o := range f.obs {
-		o.Event(e)
+		call(o, m)
 	}
 }
 
-// Note hands n, stamped with the time, to every observer.
-func (f *Fan) Note(n events.Notice) {
+// say hands a person's line, stamped with the time when ts is zero, to
+// every observer.
+func (f *Fan) say(ts time.Time, call func(Observer, time.Time)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ts := f.now()
+	if ts.IsZero() {
+		ts = f.now()
+	}
 	for _, o := range f.obs {
-		o.Notice(ts, n)
+		call(o, ts)
 	}
 }
+
+// The lifecycle methods stamp the moment (report) and hand the report to
+// every observer; CallEnded and Stopped word their values first (Words).
+
+func (f *Fan) RunStarted(m events.Moment, driver, version string) {
+	f.report(m, func(o Observer, m events.Moment) { o.RunStarted(m, driver, version) })
+}
+
+func (f *Fan) CallStarted(m events.Moment) { f.report(m, Observer.CallStarted) }
+
+func (f *Fan) CallProgress(m events.Moment, w events.AgentWorking) {
+	f.report(m, func(o Observer, m events.Moment) { o.CallProgress(m, w) })
+}
+
+func (f *Fan) CallEnded(m events.Moment, c events.Call) {
+	if c.Failure != nil && c.Reason == "" && f.words.Failure != nil {
+		c.Reason = f.words.Failure(*c.Failure)
+	}
+	f.report(m, func(o Observer, m events.Moment) { o.CallEnded(m, c) })
+}
+
+func (f *Fan) WaitStarted(m events.Moment, w events.Wait) {
+	f.report(m, func(o Observer, m events.Moment) { o.WaitStarted(m, w) })
+}
+
+func (f *Fan) WaitEnded(m events.Moment, w events.Wait) {
+	f.report(m, func(o Observer, m events.Moment) { o.WaitEnded(m, w) })
+}
+
+func (f *Fan) LimitHit(m events.Moment, w events.Wait) {
+	f.report(m, func(o Observer, m events.Moment) { o.LimitHit(m, w) })
+}
+
+func (f *Fan) BreakerMoved(m events.Moment, c events.BreakerChange) {
+	f.report(m, func(o Observer, m events.Moment) { o.BreakerMoved(m, c) })
+}
+
+func (f *Fan) UsageChanged(m events.Moment) { f.report(m, Observer.UsageChanged) }
+
+func (f *Fan) DriverSwitched(m events.Moment, s events.DriverSwitch) {
+	f.report(m, func(o Observer, m events.Moment) { o.DriverSwitched(m, s) })
+}
+
+func (f *Fan) Reviewed(m events.Moment, level events.Level, text string) {
+	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, level, text) })
+}
+
+func (f *Fan) Stopped(m events.Moment, e events.End) {
+	if e.Stop != nil && e.Message == "" && f.words.Stop != nil {
+		e.Message = f.words.Stop(*e.Stop)
+	}
+	f.report(m, func(o Observer, m events.Moment) { o.Stopped(m, e) })
+}
+
+// Output, Warned and Said stamp the time when ts is zero and hand it to
+// every observer.
+
+func (f *Fan) Output(ts time.Time, data []byte) {
+	f.say(ts, func(o Observer, ts time.Time) { o.Output(ts, data) })
+}
+
+func (f *Fan) Warned(ts time.Time, level events.Level, err error) {
+	f.say(ts, func(o Observer, ts time.Time) { o.Warned(ts, level, err) })
+}
+
+func (f *Fan) Said(ts time.Time, n events.Notice) {
+	f.say(ts, func(o Observer, ts time.Time) { o.Said(ts, n) })
+}
+
+// Note says n now.
+func (f *Fan) Note(n events.Notice) { f.Said(time.Time{}, n) }
 
 // Log notes a line whose text is composed outside the engine
 // (events.Logged): format and args as for fmt.Sprintf, or a plain text
@@ -104,10 +170,10 @@ func (f *Fan) Warnf(format string, args ...any) { f.Log(events.Warn, format, arg
 
 // keep hands a state change to every observer and returns their errors
 // joined (nil when all succeeded). A failed save is never dropped: it is
-// noted once, as a warning every observer sees, before the engine gets
+// reported once, as a warning every observer sees, before the engine gets
 // the error to decide what it means. Changes are handed over one at a
-// time; notices and events may be sent meanwhile, so that the store can
-// log while it saves.
+// time; other reports may be sent meanwhile, so that the store can log
+// while it saves.
 func (f *Fan) keep(change func(Observer) error) error {
 	f.mu.Lock()
 	obs := f.obs
@@ -129,7 +195,7 @@ func (f *Fan) keep(change func(Observer) error) error {
 	default:
 		err = errors.Join(errs...)
 	}
-	f.Note(events.Warning{Err: err})
+	f.Warned(time.Time{}, events.Warn, err)
 	return err
 }
 

@@ -11,55 +11,49 @@ import (
 
 var busT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func TestFanStampsEvents(t *testing.T) {
+func TestFanStampsReports(t *testing.T) {
 	var got []Event
 	b := New(func() time.Time { return busT0 }, "run-7")
-	b.Add(eventFunc{f: func(e Event) { got = append(got, e) }})
+	b.Add(Lines(func(e Event) { got = append(got, e) }))
 	own := busT0.Add(time.Hour)
-	b.Emit(Event{Type: DelayStarted, Delay: 90 * time.Second})
-	b.Emit(Event{Type: DelayEnded, TS: own, V: 99, RunID: "other"})
+	b.WaitStarted(Moment{}, Wait{Kind: "loop_delay", Delay: 90 * time.Second, Until: own})
+	b.WaitEnded(Moment{TS: own, RunID: "other"}, Wait{Kind: "loop_delay"})
 	if len(got) != 2 {
 		t.Fatalf("%d events", len(got))
 	}
-	if e := got[0]; e.V != SchemaVersion || !e.TS.Equal(busT0) || e.RunID != "run-7" || e.DelaySecs != 90 {
+	if e := got[0]; e.V != SchemaVersion || !e.TS.Equal(busT0) || e.RunID != "run-7" || e.DelaySecs != 90 || e.Type != DelayStarted {
 		t.Errorf("first %+v", e)
 	}
-	if e := got[1]; e.V != SchemaVersion || !e.TS.Equal(own) || e.RunID != "run-7" {
+	if e := got[1]; e.V != SchemaVersion || !e.TS.Equal(own) || e.RunID != "run-7" || e.Type != DelayEnded {
 		t.Errorf("second %+v", e)
 	}
 }
 
-type sinkFunc func(Event)
-
-type eventFunc struct {
-	Nop
-	f sinkFunc
-}
-
-func (e eventFunc) Event(ev Event) { e.f(ev) }
-
-var _ Observer = eventFunc{}
-
 type noticeRec struct {
-	Nop
+	Observer
 	ts []time.Time
-	ns []Notice
+	ns []any
 }
 
-func (r *noticeRec) Notice(ts time.Time, n Notice) { r.ts, r.ns = append(r.ts, ts), append(r.ns, n) }
+func newRec() *noticeRec { return &noticeRec{Observer: Ignore} }
 
-// Notices reach the notice sinks in order, stamped by the bus clock; Log
-// turns a composed text into a Logged notice.
-func TestFanNotes(t *testing.T) {
+func (r *noticeRec) Said(ts time.Time, n Notice) { r.ts, r.ns = append(r.ts, ts), append(r.ns, n) }
+
+func (r *noticeRec) Warned(ts time.Time, level Level, err error) {
+	r.ts, r.ns = append(r.ts, ts), append(r.ns, Logged{Level: level, Text: err.Error()})
+}
+
+// What is said reaches the observers in order, stamped by the fan's
+// clock; Log turns a composed text into a Logged notice.
+func TestFanSays(t *testing.T) {
 	b := New(func() time.Time { return busT0 }, "run")
-	var rec noticeRec
+	rec := newRec()
 	var nEvents int
-	b.Add(&rec, eventFunc{f: func(Event) { nEvents++ }})
-	err := errors.New("boom")
-	b.Note(Warning{Err: err})
+	b.Add(rec, Lines(func(Event) { nEvents++ }))
+	b.Warned(time.Time{}, Warn, errors.New("boom"))
 	b.Log(Info, "Loaded configuration from %s", ".ralphrc")
 	b.Log(Warn, "plain")
-	want := []Notice{Warning{Err: err}, Logged{Level: Info, Text: "Loaded configuration from .ralphrc"}, Logged{Level: Warn, Text: "plain"}}
+	want := []any{Logged{Level: Warn, Text: "boom"}, Logged{Level: Info, Text: "Loaded configuration from .ralphrc"}, Logged{Level: Warn, Text: "plain"}}
 	if len(rec.ns) != len(want) || nEvents != 0 {
 		t.Fatalf("notices %v, events %d", rec.ns, nEvents)
 	}
@@ -70,24 +64,24 @@ func TestFanNotes(t *testing.T) {
 	}
 }
 
-// The bus words an event's typed values with the words it was given, so
-// every sink of the event sees the same text; a text the emitter set
-// stays, and without words the values stay unworded.
+// The fan words a report's typed values with the words it was given, so
+// every observer sees the same text; a text the engine set stays, and
+// without words the values stay unworded.
 func TestFanWordsTypedValues(t *testing.T) {
 	var got []Event
 	b := New(func() time.Time { return busT0 }, "run-7")
-	b.Add(eventFunc{f: func(e Event) { got = append(got, e) }})
+	b.Add(Lines(func(e Event) { got = append(got, e) }))
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
 	failure := Failure{Kind: CallTimedOut, Code: 124}
-	b.Emit(Event{Type: RunFinished, Stop: &stop})
+	b.Stopped(Moment{}, End{Stop: &stop})
 	b.SetWords(Words{
 		Stop:    func(s Stop) string { return "stopped by " + s.Signal },
 		Failure: func(f Failure) string { return "timed out" },
 	})
-	b.Emit(Event{Type: RunFinished, Stop: &stop})
-	b.Emit(Event{Type: IterationTimedOut, Failure: &failure})
-	b.Emit(Event{Type: RunFinished, Stop: &stop, Message: "own words", Reason: "SIGINT"})
-	b.Emit(Event{Type: RunFinished})
+	b.Stopped(Moment{}, End{Stop: &stop})
+	b.CallEnded(Moment{}, Call{Outcome: IterationTimedOut, Failure: &failure})
+	b.Stopped(Moment{}, End{Stop: &stop, Message: "own words", Reason: "SIGINT"})
+	b.Stopped(Moment{}, End{})
 	want := []struct{ msg, reason string }{{"", ""}, {"stopped by SIGINT", ""}, {"", "timed out"}, {"own words", "SIGINT"}, {"", ""}}
 	for i, w := range want {
 		if got[i].Message != w.msg || got[i].Reason != w.reason {
@@ -98,7 +92,7 @@ func TestFanWordsTypedValues(t *testing.T) {
 
 // saver is an observer whose saves fail with err, recording the order.
 type saver struct {
-	Nop
+	Observer
 	name string
 	got  *[]string
 	err  error
@@ -115,11 +109,11 @@ func (s *saver) LoopStarted(string) error {
 func TestFanKeepsChangesAndWarnsOnceOfAFailedSave(t *testing.T) {
 	b := New(func() time.Time { return busT0 }, "run")
 	var got []string
-	var rec noticeRec
+	rec := newRec()
 	errA, errB := errors.New("a failed"), errors.New("b failed")
-	a := &saver{name: "a", got: &got}
-	bb := &saver{name: "b", got: &got}
-	b.Add(a, bb, &rec)
+	a := &saver{Observer: Ignore, name: "a", got: &got}
+	bb := &saver{Observer: Ignore, name: "b", got: &got}
+	b.Add(a, bb, rec)
 
 	if err := b.LoopStarted("x"); err != nil || len(rec.ns) != 0 {
 		t.Fatalf("LoopStarted: %v and notices %v, want nil and none", err, rec.ns)
@@ -128,7 +122,7 @@ func TestFanKeepsChangesAndWarnsOnceOfAFailedSave(t *testing.T) {
 	if err := b.LoopStarted("x"); err != errB {
 		t.Fatalf("one failing save: %v, want that error itself", err)
 	}
-	if len(rec.ns) != 1 || rec.ns[0] != (Warning{Err: errB}) {
+	if len(rec.ns) != 1 || rec.ns[0] != (Logged{Level: Warn, Text: "b failed"}) {
 		t.Fatalf("notices after a failed save: %v, want one warning of it", rec.ns)
 	}
 	a.err = errA

@@ -3,25 +3,32 @@
 // logs/ralph.log, the .ralph/ state and log files, the notifiers, the
 // dashboard), and Fan, which hands each report to all of them in order.
 //
-// An Observer is told three kinds of thing:
+// An Observer has one method per kind of happening, each with a typed
+// value:
 //
-//   - Event: the run's lifecycle (iteration started and ended, waits,
-//     breaker moves, run finished), as events.Event, whose JSON line is
-//     the logs/events.jsonl contract of docs/EVENTS.md. Every event
-//     carries the run's state, so a surface renders itself from the last
-//     one alone.
-//   - Notice: what a person watching the loop is told (log lines, boxes,
-//     countdowns, the agent's live output), as a typed events.Notice that
-//     package console words, for the terminal and for logs/ralph.log.
+//   - the run's lifecycle: RunStarted, CallStarted, CallProgress,
+//     CallEnded, WaitStarted, WaitEnded, LimitHit, BreakerMoved,
+//     UsageChanged, DriverSwitched, Reviewed, Stopped. Each carries an
+//     events.Moment (the time, the run id, the run's state and
+//     status.json's action and status), so a surface renders itself from
+//     the last report alone. Each of them but CallProgress is one line of
+//     logs/events.jsonl (docs/EVENTS.md); Lines builds that line.
+//   - Output: a piece of the agent's live output; Warned: an error the
+//     loop reports (and carries on after, at level Warn).
+//   - Said: the rest of what a person watching the loop is told (the
+//     log lines, boxes and countdowns that belong to no happening above),
+//     a closed sum of typed values (events.Notice) that package console
+//     words, for the terminal and for logs/ralph.log.
 //   - Keeper's methods: a change of the run's kept state (the call count,
 //     the breaker, the analysis, the session...), one method per change.
 //     The state store (package store) saves each to its file; a failed
 //     save comes back as the method's error, and Fan reports it to every
 //     surface as one warning (see Fan's state methods).
 //
-// A surface embeds Nop and implements what it shows; the compiler checks
-// the method set (var _ observe.Observer = (*X)(nil)), so a misspelt
-// method is an error, not a surface that is silently never called.
+// A surface embeds Ignore (an Observer that does nothing) and implements
+// what it shows; the compiler checks the method set (var _
+// observe.Observer = (*X)(nil)), so a misspelt method is an error, not a
+// surface that is silently never called.
 package observe
 
 import (
@@ -37,10 +44,41 @@ import (
 
 // Observer is a surface the loop reports to.
 type Observer interface {
-	// Event is a lifecycle event, stamped (version, time, run id).
-	Event(events.Event)
-	// Notice is what a person is told, with the time it was noted.
-	Notice(ts time.Time, n events.Notice)
+	// RunStarted: the main loop starts, with driver (its version).
+	RunStarted(m events.Moment, driver, version string)
+	// CallStarted: an agent call starts (loop m.Loop).
+	CallStarted(m events.Moment)
+	// CallProgress: the call runs, every 10 s (w.Elapsed; zero for the
+	// record written as it starts), with its last line of output.
+	CallProgress(m events.Moment, w events.AgentWorking)
+	// CallEnded: the call ended, how is c.Outcome.
+	CallEnded(m events.Moment, c events.Call)
+	// WaitStarted and WaitEnded: the loop waits (w.Kind: a delay, a
+	// back-off, a limit's wait; events.WaitPause while paused).
+	WaitStarted(m events.Moment, w events.Wait)
+	WaitEnded(m events.Moment, w events.Wait)
+	// LimitHit: the hour's calls are used up (w.Kind rate_limit) or the
+	// provider's usage limit or warning stops the calls (usage_limit);
+	// the wait follows.
+	LimitHit(m events.Moment, w events.Wait)
+	// BreakerMoved: the circuit breaker moved.
+	BreakerMoved(m events.Moment, c events.BreakerChange)
+	// UsageChanged: the known usage of the provider's windows changed
+	// (m.UsageLimits).
+	UsageChanged(m events.Moment)
+	// DriverSwitched: the loop goes on with another agent CLI.
+	DriverSwitched(m events.Moment, s events.DriverSwitch)
+	// Reviewed: a review call ended; text says what it found, at level.
+	Reviewed(m events.Moment, level events.Level, text string)
+	// Stopped: the run ended.
+	Stopped(m events.Moment, e events.End)
+	// Output is a piece of the agent's live output.
+	Output(ts time.Time, data []byte)
+	// Warned: an error the loop reports, at level (events.Warn: it
+	// carries on; events.Error: it cannot).
+	Warned(ts time.Time, level events.Level, err error)
+	// Said is what a person is told, with the time it was said.
+	Said(ts time.Time, n events.Notice)
 	Keeper
 }
 
@@ -101,34 +139,47 @@ type Keeper interface {
 	SessionReset(reason string, loop int, at time.Time) error
 }
 
-// Nop is an Observer that does nothing: embed it and implement what the
-// surface shows.
-type Nop struct{}
+// Ignore is an Observer that does nothing: a surface embeds it and
+// implements what it shows.
+var Ignore Observer = ignore{}
 
-var _ Observer = Nop{}
+type ignore struct{}
 
-func (Nop) Event(events.Event)                                            {}
-func (Nop) Notice(time.Time, events.Notice)                               {}
-func (Nop) WindowChanged(ratelimit.Window) error                          { return nil }
-func (Nop) BreakerChecked(breaker.State, *breaker.Transition, bool) error { return nil }
-func (Nop) BreakerRecorded(breaker.State, *breaker.Transition) error      { return nil }
-func (Nop) AnalysisRecorded(analysis.ResponseAnalysis) error              { return nil }
-func (Nop) AnalysisCleared() error                                        { return nil }
-func (Nop) ExitSignalsChanged(analysis.ExitSignals) error                 { return nil }
-func (Nop) ErrorHistoryChanged(analysis.ErrorHistory) error               { return nil }
-func (Nop) OutputLengthChanged(int) error                                 { return nil }
-func (Nop) GatesRecorded(*gates.Results) error                            { return nil }
-func (Nop) FindingsRecorded(review.Findings) error                        { return nil }
-func (Nop) FindingsCleared() error                                        { return nil }
-func (Nop) ReviewSHARecorded(string) error                                { return nil }
-func (Nop) LoopStarted(string) error                                      { return nil }
-func (Nop) DiffSummaryRecorded(string) error                              { return nil }
-func (Nop) DiffSummaryTaken() error                                       { return nil }
-func (Nop) WriteTimeoutMarked(time.Time) error                            { return nil }
-func (Nop) WriteTimeoutCleared() error                                    { return nil }
-func (Nop) PlanCollapsed([]byte) error                                    { return nil }
-func (Nop) SessionStarted(time.Time) error                                { return nil }
-func (Nop) SessionTouched(time.Time) error                                { return nil }
-func (Nop) SessionIDSaved(string, time.Time) error                        { return nil }
-func (Nop) FallbackSessionIDSaved(string, string, time.Time) error        { return nil }
-func (Nop) SessionReset(string, int, time.Time) error                     { return nil }
+func (ignore) RunStarted(events.Moment, string, string)                      {}
+func (ignore) CallStarted(events.Moment)                                     {}
+func (ignore) CallProgress(events.Moment, events.AgentWorking)               {}
+func (ignore) CallEnded(events.Moment, events.Call)                          {}
+func (ignore) WaitStarted(events.Moment, events.Wait)                        {}
+func (ignore) WaitEnded(events.Moment, events.Wait)                          {}
+func (ignore) LimitHit(events.Moment, events.Wait)                           {}
+func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
+func (ignore) UsageChanged(events.Moment)                                    {}
+func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
+func (ignore) Reviewed(events.Moment, events.Level, string)                  {}
+func (ignore) Stopped(events.Moment, events.End)                             {}
+func (ignore) Output(time.Time, []byte)                                      {}
+func (ignore) Warned(time.Time, events.Level, error)                         {}
+func (ignore) Said(time.Time, events.Notice)                                 {}
+func (ignore) WindowChanged(ratelimit.Window) error                          { return nil }
+func (ignore) BreakerChecked(breaker.State, *breaker.Transition, bool) error { return nil }
+func (ignore) BreakerRecorded(breaker.State, *breaker.Transition) error      { return nil }
+func (ignore) AnalysisRecorded(analysis.ResponseAnalysis) error              { return nil }
+func (ignore) AnalysisCleared() error                                        { return nil }
+func (ignore) ExitSignalsChanged(analysis.ExitSignals) error                 { return nil }
+func (ignore) ErrorHistoryChanged(analysis.ErrorHistory) error               { return nil }
+func (ignore) OutputLengthChanged(int) error                                 { return nil }
+func (ignore) GatesRecorded(*gates.Results) error                            { return nil }
+func (ignore) FindingsRecorded(review.Findings) error                        { return nil }
+func (ignore) FindingsCleared() error                                        { return nil }
+func (ignore) ReviewSHARecorded(string) error                                { return nil }
+func (ignore) LoopStarted(string) error                                      { return nil }
+func (ignore) DiffSummaryRecorded(string) error                              { return nil }
+func (ignore) DiffSummaryTaken() error                                       { return nil }
+func (ignore) WriteTimeoutMarked(time.Time) error                            { return nil }
+func (ignore) WriteTimeoutCleared() error                                    { return nil }
+func (ignore) PlanCollapsed([]byte) error                                    { return nil }
+func (ignore) SessionStarted(time.Time) error                                { return nil }
+func (ignore) SessionTouched(time.Time) error                                { return nil }
+func (ignore) SessionIDSaved(string, time.Time) error                        { return nil }
+func (ignore) FallbackSessionIDSaved(string, string, time.Time) error        { return nil }
+func (ignore) SessionReset(string, int, time.Time) error                     { return nil }

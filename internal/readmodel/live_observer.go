@@ -19,44 +19,38 @@ import (
 
 // Watch is the dashboard source of f's folder for the loop running in this
 // process: read once now, then kept in memory as an observer of the loop:
-// every event, as the store's sinks write status.json and the event log
+// every report, as the store's sinks write status.json and the event log
 // from it, and every change of the kept state, as the state store saves
 // it. Call it after the store is on fan (a session change is read back
 // from the file the store just wrote).
 func Watch(fan *observe.Fan, f Files) dashboard.Source {
 	l := newMemory(f)
-	fan.Add(&liveObserver{l: l})
+	s := &liveObserver{l: l}
+	s.Observer = observe.Lines(s.line)
+	fan.Add(store.StatusTo(s.status), s)
 	return l
 }
 
-// liveObserver keeps a memory View current from what the loop reports.
+// liveObserver keeps a memory View current from what the loop reports:
+// the event log's lines (observe.Lines) and the kept state's changes; its
+// status is status (store.StatusTo).
 type liveObserver struct {
-	observe.Nop
+	observe.Observer
 	l *memory
 }
 
 var _ observe.Observer = (*liveObserver)(nil)
 
-// Event takes status.json and the event log's line from the event.
-func (s *liveObserver) Event(e events.Event) {
-	if e.Status == "" && e.Type == events.IterationProgress {
-		return
-	}
-	var status, line []byte
-	if e.Status != "" {
-		status, _ = ralphdir.MarshalJSON(store.StatusOf(e))
-	}
-	if e.Type != events.IterationProgress {
-		line, _ = json.Marshal(e)
-	}
-	s.l.update(func(r *folderState) {
-		if status != nil {
-			r.Status, r.StatusFound, r.StatusErr = status, true, nil
-		}
-		if line != nil {
-			r.Events = append(append(r.Events, line...), '\n')
-		}
-	})
+// status takes status.json's content.
+func (s *liveObserver) status(sf store.StatusFile) {
+	b, _ := ralphdir.MarshalJSON(sf)
+	s.l.update(func(r *folderState) { r.Status, r.StatusFound, r.StatusErr = b, true, nil })
+}
+
+// line takes a line of the event log.
+func (s *liveObserver) line(e events.Event) {
+	b, _ := json.Marshal(e)
+	s.l.update(func(r *folderState) { r.Events = append(append(r.Events, b...), '\n') })
 }
 
 // WindowChanged takes the call window.

@@ -36,19 +36,21 @@ func newFolder(t *testing.T) Files {
 func runSome(t *testing.T, bus *observe.Fan) {
 	t.Helper()
 	snap := events.Snapshot{Loop: 1, CallsThisHour: 1, MaxCalls: 100, TasksCompleted: 1, TasksTotal: 2}
-	bus.Emit(events.Event{Type: events.RunStarted, Action: "starting", Status: "running", Driver: "claude", Snapshot: snap})
+	at := func(action string) events.Moment {
+		return events.Moment{Snapshot: snap, Action: action, Status: "running"}
+	}
+	bus.RunStarted(at("starting"), "claude", "")
 	bus.SessionStarted(liveNow)
-	bus.Emit(events.Event{Type: events.IterationStarted, Action: "executing", Status: "running", Snapshot: snap})
-	bus.Emit(events.Event{Type: events.IterationProgress, Snapshot: snap})
+	bus.CallStarted(at("executing"))
+	bus.CallProgress(events.Moment{Snapshot: snap}, events.AgentWorking{})
 	bus.WindowChanged(ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1})
 	bus.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
 	var ra analysis.ResponseAnalysis
 	ra.Analysis.WorkSummary, ra.Analysis.TasksCompletedThisLoop = "ticked one", 1
 	bus.AnalysisRecorded(ra)
-	bus.Emit(events.Event{Type: events.IterationCompleted, Action: "completed", Status: "running", Snapshot: snap,
+	bus.CallEnded(at("completed"), events.Call{Outcome: events.IterationCompleted,
 		Iteration: &events.Iteration{Outcome: "success", WallMS: 3000, FilesChanged: 2, TasksTicked: []string{"one"}}})
-	until := liveNow.Add(time.Minute)
-	bus.Emit(events.Event{Type: events.DelayStarted, Action: "waiting", Status: "running", Wait: "loop_delay", Until: &until, Snapshot: snap})
+	bus.WaitStarted(at("waiting"), events.Wait{Kind: "loop_delay", Until: liveNow.Add(time.Minute)})
 }
 
 func pageJSON(t *testing.T, src interface{ Snapshot() any }) string {

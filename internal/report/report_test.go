@@ -12,32 +12,32 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/report"
-	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 var t0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
 
-// log writes events as the engine does: through a Bus into the NDJSON
-// stream sink, with a clock that moves one second per event.
+// log writes event lines as the event log has them, with a clock that
+// moves one second per event.
 type log struct {
 	buf   bytes.Buffer
-	bus   *observe.Fan
+	runID string
 	clock time.Time
 	snap  events.Snapshot
 }
 
 func newLog(runID string, start time.Time) *log {
-	l := &log{clock: start.Add(-time.Second)}
-	l.bus = observe.New(func() time.Time { l.clock = l.clock.Add(time.Second); return l.clock }, runID)
-	l.bus.Add(store.NewStream(nil, &l.buf, func(err error) { panic(err) }))
-	return l
+	return &log{runID: runID, clock: start.Add(-time.Second)}
 }
 
 func (l *log) emit(e events.Event) {
-	e.Snapshot = l.snap
-	l.bus.Emit(e)
+	l.clock = l.clock.Add(time.Second)
+	e.V, e.TS, e.RunID, e.Snapshot = events.SchemaVersion, l.clock, l.runID, l.snap
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	l.buf.Write(append(b, '\n'))
 }
 
 func (l *log) call(n int, typ events.Type, it *events.Iteration) {
@@ -60,8 +60,8 @@ func haltedRun(l *log) {
 	l.emit(events.Event{Type: events.RunStarted, Driver: "codex", Version: "1.2.3"})
 	l.call(1, events.IterationCompleted, &events.Iteration{Outcome: "success", WallMS: 2000, Usage: u1})
 	l.call(2, events.IterationTimedOut, &events.Iteration{Outcome: "timeout", WallMS: 900000})
-	l.emit(events.Event{Type: events.DelayStarted, Wait: "failure_backoff", Delay: 30 * time.Second})
-	l.emit(events.Event{Type: events.DelayEnded, Wait: "failure_backoff", Delay: 30 * time.Second})
+	l.emit(events.Event{Type: events.DelayStarted, Wait: "failure_backoff", DelaySecs: 30})
+	l.emit(events.Event{Type: events.DelayEnded, Wait: "failure_backoff", DelaySecs: 30})
 	l.snap.Loop = 3
 	l.emit(events.Event{Type: events.BreakerChanged, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"})
 	l.call(3, events.IterationCompleted, &events.Iteration{Outcome: "circuit_breaker_trip", WallMS: 1500, Usage: u3})

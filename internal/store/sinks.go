@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
@@ -39,78 +40,107 @@ type StatusFile struct {
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
 }
 
-// StatusOf renders the status.json content for e; exit_reason is kept
-// from the events that end a run or a call only.
-func StatusOf(e events.Event) StatusFile {
-	switch e.Type {
-	case events.RunFinished, events.IterationFailed, events.IterationTimedOut:
-		// exit_reason: the stop reason, or the failed call's description
-	default:
-		e.Reason = ""
-	}
-	status := e.Status
+// StatusOf renders the status.json content at moment m; reason is
+// exit_reason (the stop reason, or a failed call's description) and
+// driverExit driver_exit_code, set by the reports that end a run or a call
+// only.
+func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
+	status := m.Status
 	if !ralphdir.ValidStatus(status) {
 		// Never write a value bmalph rejects (the bash loop's "retrying").
 		status = "running"
 	}
 	return StatusFile{
-		Timestamp:         events.ISOTime(e.TS),
-		LoopCount:         e.Loop,
-		CallsMadeThisHour: e.CallsThisHour,
-		MaxCallsPerHour:   e.MaxCalls,
-		LastAction:        e.Action,
+		Timestamp:         events.ISOTime(m.TS),
+		LoopCount:         m.Loop,
+		CallsMadeThisHour: m.CallsThisHour,
+		MaxCallsPerHour:   m.MaxCalls,
+		LastAction:        m.Action,
 		Status:            status,
-		ExitReason:        e.Reason,
-		NextReset:         e.NextReset,
-		DriverExitCode:    e.DriverExitCode,
-		TasksCompleted:    e.TasksCompleted,
-		TasksTotal:        e.TasksTotal,
-		ActiveDriver:      e.ActiveDriver,
-		InputTokens:       e.Totals.InputTokens,
-		OutputTokens:      e.Totals.OutputTokens,
-		CacheReadTokens:   e.Totals.CacheReadTokens,
-		CacheCreateTokens: e.Totals.CacheCreationTokens,
-		CostUSD:           e.Totals.CostUSD,
-		QualityGates:      e.QualityGates,
-		UsageLimits:       e.UsageLimits,
+		ExitReason:        reason,
+		NextReset:         m.NextReset,
+		DriverExitCode:    driverExit,
+		TasksCompleted:    m.TasksCompleted,
+		TasksTotal:        m.TasksTotal,
+		ActiveDriver:      m.ActiveDriver,
+		InputTokens:       m.Totals.InputTokens,
+		OutputTokens:      m.Totals.OutputTokens,
+		CacheReadTokens:   m.Totals.CacheReadTokens,
+		CacheCreateTokens: m.Totals.CacheCreationTokens,
+		CostUSD:           m.Totals.CostUSD,
+		QualityGates:      m.QualityGates,
+		UsageLimits:       m.UsageLimits,
 	}
 }
 
-// Status writes status.json (atomically) for every event that carries a
-// status.
-type Status struct {
-	observe.Nop
-	d     *ralphdir.Dir
-	onErr func(error)
+// callReason is status.json's exit_reason of a call's end: a failed or
+// timed-out call's description, nothing for the others.
+func callReason(c events.Call) string {
+	if c.Outcome == events.IterationFailed || c.Outcome == events.IterationTimedOut {
+		return c.Reason
+	}
+	return ""
 }
 
-// NewStatus returns the status.json sink.
-func NewStatus(d *ralphdir.Dir, onErr func(error)) *Status { return &Status{d: d, onErr: onErr} }
+// StatusTo is an Observer that hands the status.json content (StatusOf)
+// of every report that carries a status to f.
+func StatusTo(f func(StatusFile)) observe.Observer { return &status{Observer: observe.Ignore, f: f} }
 
-// Event implements observe.Observer.
-func (s *Status) Event(e events.Event) {
-	if e.Status == "" {
-		return
-	}
-	if err := s.d.WriteJSON(ralphdir.Status, StatusOf(e)); err != nil && s.onErr != nil {
-		s.onErr(err)
+type status struct {
+	observe.Observer
+	f func(StatusFile)
+}
+
+var _ observe.Observer = (*status)(nil)
+
+// newStatus writes status.json (atomically) for every report that carries
+// a status.
+func newStatus(d *ralphdir.Dir, onErr func(error)) observe.Observer {
+	return StatusTo(func(sf StatusFile) {
+		if err := d.WriteJSON(ralphdir.Status, sf); err != nil && onErr != nil {
+			onErr(err)
+		}
+	})
+}
+
+// write hands the content at m on, when m carries a status.
+func (s *status) write(m events.Moment, reason string, driverExit *int) {
+	if m.Status != "" {
+		s.f(StatusOf(m, reason, driverExit))
 	}
 }
+
+func (s *status) RunStarted(m events.Moment, _, _ string)               { s.write(m, "", nil) }
+func (s *status) CallStarted(m events.Moment)                           { s.write(m, "", nil) }
+func (s *status) WaitStarted(m events.Moment, _ events.Wait)            { s.write(m, "", nil) }
+func (s *status) WaitEnded(m events.Moment, _ events.Wait)              { s.write(m, "", nil) }
+func (s *status) LimitHit(m events.Moment, _ events.Wait)               { s.write(m, "", nil) }
+func (s *status) BreakerMoved(m events.Moment, _ events.BreakerChange)  { s.write(m, "", nil) }
+func (s *status) UsageChanged(m events.Moment)                          { s.write(m, "", nil) }
+func (s *status) DriverSwitched(m events.Moment, _ events.DriverSwitch) { s.write(m, "", nil) }
+func (s *status) Reviewed(m events.Moment, _ events.Level, _ string)    { s.write(m, "", nil) }
+func (s *status) CallEnded(m events.Moment, c events.Call) {
+	s.write(m, callReason(c), c.DriverExitCode)
+}
+func (s *status) Stopped(m events.Moment, e events.End) { s.write(m, e.Reason, e.DriverExitCode) }
 
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
 
-// Progress writes progress.json: the executing form while the agent runs
+// progress writes progress.json: the executing form while the agent runs
 // (properly JSON-escaped, unlike the bash loop's heredoc), then the
 // completed or failed one-liner.
-type Progress struct {
-	observe.Nop
+type progress struct {
+	observe.Observer
 	d     *ralphdir.Dir
 	onErr func(error)
 	tick  int
 }
 
-// NewProgress returns the progress.json sink.
-func NewProgress(d *ralphdir.Dir, onErr func(error)) *Progress { return &Progress{d: d, onErr: onErr} }
+var _ observe.Observer = (*progress)(nil)
+
+func newProgress(d *ralphdir.Dir, onErr func(error)) *progress {
+	return &progress{Observer: observe.Ignore, d: d, onErr: onErr}
+}
 
 type progressExecuting struct {
 	Status         string `json:"status"`
@@ -125,24 +155,28 @@ type progressDone struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// Event implements observe.Observer.
-func (p *Progress) Event(e events.Event) {
-	var v any
-	stamp := e.TS.Local().Format(events.LocalStamp)
-	switch e.Type {
-	case events.IterationStarted:
-		p.tick = 0
-		return
-	case events.IterationProgress:
-		p.tick++
-		v = progressExecuting{"executing", spinner[p.tick%4], int(e.DelaySecs), clip.Bytes(e.Message, 80), stamp}
-	case events.IterationCompleted, events.IterationIdle, events.IterationDenied:
-		v = progressDone{"completed", stamp}
+// CallStarted starts the spinner again.
+func (p *progress) CallStarted(events.Moment) { p.tick = 0 }
+
+// CallProgress writes the executing form.
+func (p *progress) CallProgress(m events.Moment, w events.AgentWorking) {
+	p.tick++
+	p.write(progressExecuting{"executing", spinner[p.tick%4], int(w.Elapsed / time.Second), clip.Bytes(w.Last, 80), stamp(m)})
+}
+
+// CallEnded writes the completed or failed one-liner.
+func (p *progress) CallEnded(m events.Moment, c events.Call) {
+	switch c.Outcome {
 	case events.IterationFailed, events.IterationTimedOut:
-		v = progressDone{"failed", stamp}
+		p.write(progressDone{"failed", stamp(m)})
 	default:
-		return
+		p.write(progressDone{"completed", stamp(m)})
 	}
+}
+
+func stamp(m events.Moment) string { return m.TS.Local().Format(events.LocalStamp) }
+
+func (p *progress) write(v any) {
 	if err := p.d.WriteJSON(ralphdir.Progress, v); err != nil && p.onErr != nil {
 		p.onErr(err)
 	}
@@ -178,17 +212,20 @@ type metricsLine struct {
 	DriverExitCode        *int     `json:"driver_exit_code,omitempty"`
 }
 
-// Metrics appends one line per finished agent call to logs/metrics.jsonl.
+// metrics appends one line per finished agent call to logs/metrics.jsonl.
 // Unlike the bash loop, failed, timed-out and breaker-tripping calls get
 // their line too.
-type Metrics struct {
-	observe.Nop
+type metrics struct {
+	observe.Observer
 	d     *ralphdir.Dir
 	onErr func(error)
 }
 
-// NewMetrics returns the metrics.jsonl sink.
-func NewMetrics(d *ralphdir.Dir, onErr func(error)) *Metrics { return &Metrics{d: d, onErr: onErr} }
+var _ observe.Observer = (*metrics)(nil)
+
+func newMetrics(d *ralphdir.Dir, onErr func(error)) *metrics {
+	return &metrics{Observer: observe.Ignore, d: d, onErr: onErr}
+}
 
 // OutcomeOf maps an iteration outcome to the bash loop's loop_outcome set.
 func OutcomeOf(o string) string {
@@ -202,15 +239,10 @@ func OutcomeOf(o string) string {
 	}
 }
 
-// Event implements observe.Observer.
-func (m *Metrics) Event(e events.Event) {
-	it := e.Iteration
+// CallEnded appends the call's line.
+func (m *metrics) CallEnded(e events.Moment, c events.Call) {
+	it := c.Iteration
 	if it == nil {
-		return
-	}
-	switch e.Type {
-	case events.IterationCompleted, events.IterationFailed, events.IterationTimedOut, events.IterationIdle, events.IterationDenied:
-	default:
 		return
 	}
 	l := metricsLine{
@@ -237,28 +269,24 @@ func (m *Metrics) Event(e events.Event) {
 	}
 }
 
-// Stream writes every event (but the per-tick iteration_progress) as one
-// NDJSON line: to logs/events.jsonl always, and to --events FILE or stdout
-// when asked. Each line is one write on an O_APPEND descriptor, so a reader
+// NewStream returns the event log's writer: each report's line
+// (observe.Lines) is written, as one NDJSON line, to logs/events.jsonl
+// when d is not nil, and to extra (--events FILE or stdout) when it is not
+// nil. Each line is one write on an O_APPEND descriptor, so a reader
 // tailing the file only ever sees whole lines.
-type Stream struct {
-	observe.Nop
+func NewStream(d *ralphdir.Dir, extra io.Writer, onErr func(error)) observe.Observer {
+	s := &stream{d: d, extra: extra, onErr: onErr}
+	return observe.Lines(s.write)
+}
+
+type stream struct {
 	d     *ralphdir.Dir
 	extra io.Writer
 	onErr func(error)
 	once  sync.Once
 }
 
-// NewStream returns the event-log sink; extra may be nil.
-func NewStream(d *ralphdir.Dir, extra io.Writer, onErr func(error)) *Stream {
-	return &Stream{d: d, extra: extra, onErr: onErr}
-}
-
-// Event implements observe.Observer.
-func (s *Stream) Event(e events.Event) {
-	if e.Type == events.IterationProgress {
-		return
-	}
+func (s *stream) write(e events.Event) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		s.fail(fmt.Errorf("encode event %s: %w", e.Type, err))
@@ -274,16 +302,16 @@ func (s *Stream) Event(e events.Event) {
 	}
 }
 
-func (s *Stream) fail(err error) {
+func (s *stream) fail(err error) {
 	if s.onErr != nil {
 		s.once.Do(func() { s.onErr(err) })
 	}
 }
 
-// Sinks are the store's event observers, in the order they must run:
-// status.json, progress.json, logs/metrics.jsonl and logs/events.jsonl
-// (copied to extra, --events, when it is not nil). onErr receives their
-// write errors; none stops the loop.
+// Sinks are the store's observers of the lifecycle, in the order they
+// must run: status.json, progress.json, logs/metrics.jsonl and
+// logs/events.jsonl (copied to extra, --events, when it is not nil).
+// onErr receives their write errors; none stops the loop.
 func Sinks(d *ralphdir.Dir, extra io.Writer, onErr func(error)) []observe.Observer {
-	return []observe.Observer{NewStatus(d, onErr), NewProgress(d, onErr), NewMetrics(d, onErr), NewStream(d, extra, onErr)}
+	return []observe.Observer{newStatus(d, onErr), newProgress(d, onErr), newMetrics(d, onErr), NewStream(d, extra, onErr)}
 }

@@ -71,8 +71,8 @@ func keysOf(t *testing.T, data []byte) []string {
 func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewStatus(d, failOnErr(t)))
-	b.Emit(events.Event{
+	b.Add(newStatus(d, failOnErr(t)))
+	emit(b, events.Event{
 		Type: events.RunFinished, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
 		ExitCode: events.IntPtr(5), DriverExitCode: events.IntPtr(1),
 		Snapshot: events.Snapshot{
@@ -115,8 +115,8 @@ func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 func TestStatusFileDefaults(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewStatus(d, failOnErr(t)))
-	b.Emit(events.Event{Type: events.IterationStarted, Action: "executing", Status: "running"})
+	b.Add(newStatus(d, failOnErr(t)))
+	emit(b, events.Event{Type: events.IterationStarted, Action: "executing", Status: "running"})
 	data := readFile(t, d, ralphdir.Status)
 	wantKeys := []string{"timestamp", "loop_count", "calls_made_this_hour", "max_calls_per_hour", "last_action", "status",
 		"exit_reason", "next_reset", "driver_exit_code", "tasks_completed", "tasks_total", "input_tokens_total",
@@ -148,8 +148,8 @@ func TestStatusExitReason(t *testing.T) {
 	for _, tt := range tests {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
-		b.Add(NewStatus(d, failOnErr(t)))
-		b.Emit(events.Event{Type: tt.typ, Action: "x", Status: "running", Reason: "why"})
+		b.Add(newStatus(d, failOnErr(t)))
+		emit(b, events.Event{Type: tt.typ, Action: "x", Status: "running", Reason: "why"})
 		var st StatusFile
 		if err := json.Unmarshal(readFile(t, d, ralphdir.Status), &st); err != nil {
 			t.Fatal(err)
@@ -164,9 +164,9 @@ func TestStatusExitReason(t *testing.T) {
 func TestStatusSkipsEventsWithoutStatus(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewStatus(d, failOnErr(t)))
+	b.Add(newStatus(d, failOnErr(t)))
 	for _, typ := range []events.Type{events.RunStarted, events.BreakerChanged, events.DelayStarted, events.DelayEnded, events.RateLimited, events.IterationProgress} {
-		b.Emit(events.Event{Type: typ})
+		emit(b, events.Event{Type: typ})
 	}
 	if d.Exists(ralphdir.Status) {
 		t.Errorf("status.json written for an event without a status")
@@ -182,8 +182,8 @@ func TestStatusOnlyAllowedValues(t *testing.T) {
 	for _, in := range inputs {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
-		b.Add(NewStatus(d, failOnErr(t)))
-		b.Emit(events.Event{Type: events.IterationFailed, Status: in})
+		b.Add(newStatus(d, failOnErr(t)))
+		emit(b, events.Event{Type: events.IterationFailed, Status: in})
 		var st StatusFile
 		if err := json.Unmarshal(readFile(t, d, ralphdir.Status), &st); err != nil {
 			t.Fatal(err)
@@ -206,8 +206,8 @@ func TestStatusWriteErrorReported(t *testing.T) {
 	}
 	var errs []error
 	b := observe.New(fixedClock, "run")
-	b.Add(NewStatus(d, func(err error) { errs = append(errs, err) }))
-	b.Emit(events.Event{Type: events.IterationStarted, Status: "running"})
+	b.Add(newStatus(d, func(err error) { errs = append(errs, err) }))
+	emit(b, events.Event{Type: events.IterationStarted, Status: "running"})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "status.json") {
 		t.Errorf("errors %v", errs)
 	}
@@ -240,9 +240,9 @@ func checkProgress(t *testing.T, msg string) {
 	t.Helper()
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewProgress(d, failOnErr(t)))
-	b.Emit(events.Event{Type: events.IterationStarted})
-	b.Emit(events.Event{Type: events.IterationProgress, Message: msg, DelaySecs: 20})
+	b.Add(newProgress(d, failOnErr(t)))
+	emit(b, events.Event{Type: events.IterationStarted})
+	emit(b, events.Event{Type: events.IterationProgress, Message: msg, DelaySecs: 20})
 	data := readFile(t, d, ralphdir.Progress)
 	if !json.Valid(data) {
 		t.Fatalf("progress.json is not valid JSON for %q:\n%s", msg, data)
@@ -303,8 +303,8 @@ func TestProgressForms(t *testing.T) {
 	for _, tt := range tests {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
-		b.Add(NewProgress(d, failOnErr(t)))
-		b.Emit(events.Event{Type: tt.typ})
+		b.Add(newProgress(d, failOnErr(t)))
+		emit(b, events.Event{Type: tt.typ})
 		data, found, _ := d.ReadFile(ralphdir.Progress)
 		if tt.want == "" {
 			if found {
@@ -325,19 +325,19 @@ func TestProgressForms(t *testing.T) {
 func TestProgressIndicator(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewProgress(d, failOnErr(t)))
+	b.Add(newProgress(d, failOnErr(t)))
 	var got []string
 	tick := func() {
-		b.Emit(events.Event{Type: events.IterationProgress})
+		emit(b, events.Event{Type: events.IterationProgress})
 		var p struct{ Indicator string }
 		json.Unmarshal(readFile(t, d, ralphdir.Progress), &p)
 		got = append(got, p.Indicator)
 	}
-	b.Emit(events.Event{Type: events.IterationStarted})
+	emit(b, events.Event{Type: events.IterationStarted})
 	for i := 0; i < 5; i++ {
 		tick()
 	}
-	b.Emit(events.Event{Type: events.IterationStarted})
+	emit(b, events.Event{Type: events.IterationStarted})
 	tick()
 	want := []string{"⠋", "⠙", "⠹", "⠸", "⠋", "⠋"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -368,9 +368,9 @@ var bashMetricsKeys = []string{"run_id", "loop", "timestamp", "driver", "session
 func TestMetricsLineWithUsage(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "2030-01-02T03:00:00+00:00")
-	b.Add(NewMetrics(d, failOnErr(t)))
+	b.Add(newMetrics(d, failOnErr(t)))
 	dur, api, turns := int64(4200), int64(3900), int64(3)
-	b.Emit(events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Loop: 2, BreakerState: "HALF_OPEN"}, Iteration: &events.Iteration{
+	emit(b, events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Loop: 2, BreakerState: "HALF_OPEN"}, Iteration: &events.Iteration{
 		Outcome: "success", Driver: "claude-code", SessionID: "sess-1", WallMS: 5123,
 		DurationMS: &dur, DurationAPIMS: &api, NumTurns: &turns,
 		Usage:        &events.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 5000, CacheCreationTokens: 200, CostUSD: 0.0123},
@@ -390,8 +390,8 @@ func TestMetricsLineWithUsage(t *testing.T) {
 func TestMetricsLineNullsWithoutUsage(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewMetrics(d, failOnErr(t)))
-	b.Emit(events.Event{Type: events.IterationCompleted, Iteration: &events.Iteration{Outcome: "success", Driver: "codex"}})
+	b.Add(newMetrics(d, failOnErr(t)))
+	emit(b, events.Event{Type: events.IterationCompleted, Iteration: &events.Iteration{Outcome: "success", Driver: "codex"}})
 	lines := metricsLines(t, d)
 	if len(lines) != 1 {
 		t.Fatalf("%d lines", len(lines))
@@ -437,8 +437,8 @@ func TestMetricsOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
-		b.Add(NewMetrics(d, failOnErr(t)))
-		b.Emit(events.Event{Type: tt.typ, Iteration: &events.Iteration{Outcome: tt.outcome, WallMS: 900000, DriverExitCode: events.IntPtr(124)}})
+		b.Add(newMetrics(d, failOnErr(t)))
+		emit(b, events.Event{Type: tt.typ, Iteration: &events.Iteration{Outcome: tt.outcome, WallMS: 900000, DriverExitCode: events.IntPtr(124)}})
 		lines := metricsLines(t, d)
 		if len(lines) != 1 {
 			t.Fatalf("%s/%s: %d lines", tt.typ, tt.outcome, len(lines))
@@ -467,12 +467,12 @@ func TestMetricsOutcomes(t *testing.T) {
 func TestMetricsOnlyForFinishedCalls(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "run")
-	b.Add(NewMetrics(d, failOnErr(t)))
+	b.Add(newMetrics(d, failOnErr(t)))
 	it := &events.Iteration{Outcome: "success"}
 	for _, typ := range []events.Type{events.RunStarted, events.IterationStarted, events.IterationProgress, events.DelayStarted, events.BreakerChanged, events.UsageLimited, events.RunFinished, events.ReviewCompleted} {
-		b.Emit(events.Event{Type: typ, Iteration: it})
+		emit(b, events.Event{Type: typ, Iteration: it})
 	}
-	b.Emit(events.Event{Type: events.IterationCompleted}) // no events.Iteration
+	emit(b, events.Event{Type: events.IterationCompleted}) // no events.Iteration
 	if lines := metricsLines(t, d); len(lines) != 0 {
 		t.Errorf("unexpected metrics lines: %q", lines)
 	}
@@ -494,9 +494,9 @@ func TestStreamWritesWholeLines(t *testing.T) {
 	b.Add(NewStream(d, rec, failOnErr(t)))
 	msgs := []string{"", "line1\nline2\r\n", "\u2028\u2029", "bad \xff utf-8", "\x00\x1f", `"quoted" \ back`, strings.Repeat("long ", 5000)}
 	for i, m := range msgs {
-		b.Emit(events.Event{Type: events.IterationFailed, Message: m, Snapshot: events.Snapshot{Loop: i}})
+		emit(b, events.Event{Type: events.IterationFailed, Reason: m, Snapshot: events.Snapshot{Loop: i}})
 	}
-	b.Emit(events.Event{Type: events.IterationProgress, Message: "not logged"})
+	emit(b, events.Event{Type: events.IterationProgress, Message: "not logged"})
 	if len(rec.writes) != len(msgs) {
 		t.Fatalf("%d writes for %d events", len(rec.writes), len(msgs))
 	}
@@ -524,7 +524,7 @@ func TestStreamFieldOrder(t *testing.T) {
 	rec := &recorder{}
 	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(nil, rec, nil))
-	b.Emit(events.Event{Type: events.RunStarted, Driver: "codex"})
+	emit(b, events.Event{Type: events.RunStarted, Driver: "codex"})
 	keys := keysOf(t, rec.writes[0])
 	want := []string{"v", "ts", "type", "run_id", "loop", "calls_made_this_hour", "max_calls_per_hour", "tasks_completed", "tasks_total", "totals", "driver"}
 	if diff := cmp.Diff(want, keys); diff != "" {
@@ -540,9 +540,9 @@ func TestStreamEncodeError(t *testing.T) {
 	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
 	for i := 0; i < 3; i++ {
-		b.Emit(events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Totals: events.Usage{CostUSD: math.NaN()}}})
+		emit(b, events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Totals: events.Usage{CostUSD: math.NaN()}}})
 	}
-	b.Emit(events.Event{Type: events.RunFinished})
+	emit(b, events.Event{Type: events.RunFinished})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "encode event iteration_completed") {
 		t.Errorf("errors %v", errs)
 	}
@@ -560,8 +560,8 @@ func TestStreamAppendError(t *testing.T) {
 	var errs []error
 	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
-	b.Emit(events.Event{Type: events.RunStarted})
-	b.Emit(events.Event{Type: events.RunFinished})
+	emit(b, events.Event{Type: events.RunStarted})
+	emit(b, events.Event{Type: events.RunFinished})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "events.jsonl") {
 		t.Errorf("errors %v", errs)
 	}

@@ -18,10 +18,10 @@ import (
 // save's error goes back through observe.Fan, which reports it as one
 // warning; the engine decides what else it means (today: the run goes on).
 type Store struct {
-	observe.Nop // the store saves state changes only (apply.go)
-	d           *ralphdir.Dir
-	sessions    *sessions
-	logKeep     int // LOG_KEEP: calls whose logs are kept, 0 = all
+	observe.Observer // observe.Ignore: the store saves state changes only (apply.go)
+	d                *ralphdir.Dir
+	sessions         *sessions
+	logKeep          int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
@@ -33,7 +33,7 @@ func (s *Store) SetLogKeep(n int) { s.logKeep = n }
 func New(d *ralphdir.Dir, log func(level, msg string), verbose bool) *Store {
 	s := newSessions(d, log)
 	s.verbose = verbose
-	return &Store{d: d, sessions: s}
+	return &Store{Observer: observe.Ignore, d: d, sessions: s}
 }
 
 // jsonStateFiles are the JSON files under .ralph/ the loop writes.

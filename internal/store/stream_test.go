@@ -122,7 +122,7 @@ func TestEventsLogWhileReaderTails(t *testing.T) {
 	}()
 	for i := 0; i < n; i++ {
 		msg := strings.Repeat(`"\x`, (i*37)%4096) + "\xff\n"
-		b.Emit(events.Event{Type: events.IterationCompleted, Message: msg, Snapshot: events.Snapshot{Loop: i}})
+		emit(b, events.Event{Type: events.IterationCompleted, Reason: msg, Snapshot: events.Snapshot{Loop: i}})
 	}
 	close(stop)
 	wg.Wait()
@@ -140,7 +140,7 @@ func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
-	b.Emit(events.Event{Type: events.RunStarted, Snapshot: events.Snapshot{Loop: 0}})
+	emit(b, events.Event{Type: events.RunStarted, Snapshot: events.Snapshot{Loop: 0}})
 
 	const n = 400
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTailChild$", "-test.count=1")
@@ -156,7 +156,7 @@ func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	}
 	for i := 1; i <= n; i++ {
 		msg := strings.Repeat("é\\\"", (i*53)%3000)
-		b.Emit(events.Event{Type: events.IterationCompleted, Message: msg, Snapshot: events.Snapshot{Loop: i}})
+		emit(b, events.Event{Type: events.IterationCompleted, Reason: msg, Snapshot: events.Snapshot{Loop: i}})
 	}
 	stdin.Close() // tells the child the writer is done
 	if err := cmd.Wait(); err != nil {
@@ -207,7 +207,7 @@ func TestBusConcurrentEmit(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				b.Emit(events.Event{Type: events.DelayStarted, Message: strings.Repeat("x", g*500), Snapshot: events.Snapshot{Loop: g}})
+				emit(b, events.Event{Type: events.DelayStarted, Reason: strings.Repeat("x", g*500), Snapshot: events.Snapshot{Loop: g}})
 				b.Infof("g%d", g)
 			}
 		}(g)

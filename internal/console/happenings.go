@@ -1,0 +1,92 @@
+package console
+
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/ratelimit"
+)
+
+// speaker words every report a person is told of, for the console and for
+// logs/ralph.log alike, and hands the parts to show: the happenings of
+// the lifecycle that have words (a breaker move, a driver switch, the
+// call's heartbeat, the hour's limit, a pause, a review), the agent's
+// output, warnings, and what is said (render).
+type speaker struct {
+	observe.Observer
+	r    renderer
+	show func(ts time.Time, ps []part)
+}
+
+func (s *speaker) Said(ts time.Time, n events.Notice) { s.show(ts, s.r.render(n)) }
+
+func (s *speaker) Output(ts time.Time, data []byte) { s.show(ts, []part{{text: string(data)}}) }
+
+func (s *speaker) Warned(ts time.Time, level events.Level, err error) {
+	s.show(ts, []part{line(level, "%v", err)})
+}
+
+func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) {
+	s.show(m.TS, agentWorking(w))
+}
+
+func (s *speaker) BreakerMoved(m events.Moment, c events.BreakerChange) {
+	s.show(m.TS, breakerMoved(c))
+}
+
+func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) {
+	s.show(m.TS, driverSwitched(d))
+}
+
+func (s *speaker) LimitHit(m events.Moment, w events.Wait) { s.show(m.TS, limitHit(m, w)) }
+
+func (s *speaker) WaitStarted(m events.Moment, w events.Wait) {
+	if w.Kind == events.WaitPause {
+		s.show(m.TS, []part{text(events.Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")})
+	}
+}
+
+func (s *speaker) WaitEnded(m events.Moment, w events.Wait) {
+	if w.Kind == events.WaitPause {
+		s.show(m.TS, []part{text(events.Success, "Resumed.")})
+	}
+}
+
+func (s *speaker) Reviewed(m events.Moment, level events.Level, msg string) {
+	s.show(m.TS, []part{text(level, msg)})
+}
+
+// agentWorking is the heartbeat while the agent runs (DEBUG), from its
+// first tick on.
+func agentWorking(w events.AgentWorking) []part {
+	secs := int(w.Elapsed / time.Second)
+	switch {
+	case secs == 0:
+		return nil
+	case w.Last != "":
+		return []part{line(events.Debug, "%s: %s... (%ds)", w.Agent, clip.Bytes(w.Last, 80), secs)}
+	}
+	return []part{line(events.Debug, "%s working... (%ds elapsed)", w.Agent, secs)}
+}
+
+// breakerMoved is the breaker's own account, then the move.
+func breakerMoved(c events.BreakerChange) []part {
+	level := events.Warn
+	if c.Closed {
+		level = events.Success
+	}
+	return append(outLines(c.Report), line(level, "Circuit breaker: %s", BreakerMove(c.From, c.To, c.Reason)))
+}
+
+// limitHit: the hour's calls are used up (the usage limits are worded by
+// what follows them).
+func limitHit(m events.Moment, w events.Wait) []part {
+	if w.Kind != "rate_limit" {
+		return nil
+	}
+	return []part{
+		text(events.Warn, ratelimit.ReachedMessage(m.CallsThisHour, m.MaxCalls)),
+		text(events.Info, ratelimit.SleepingMessage(w.Delay))}
+}

@@ -1,0 +1,52 @@
+package console
+
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/observe"
+)
+
+// The tests' stand-ins for the reports that are not a Notice.
+type (
+	warned struct {
+		level events.Level
+		err   error
+	}
+	output    string
+	rateLimit struct {
+		calls, max int
+		wait       time.Duration
+	}
+	pause bool // true: the pause starts; false: it ends
+)
+
+// show reports v to o at ts, by the method that carries it.
+func show(o observe.Observer, ts time.Time, v any) {
+	m := events.Moment{TS: ts}
+	switch v := v.(type) {
+	case events.Notice:
+		o.Said(ts, v)
+	case warned:
+		o.Warned(ts, v.level, v.err)
+	case output:
+		o.Output(ts, []byte(v))
+	case events.AgentWorking:
+		o.CallProgress(m, v)
+	case events.BreakerChange:
+		o.BreakerMoved(m, v)
+	case events.DriverSwitch:
+		o.DriverSwitched(m, v)
+	case rateLimit:
+		m.CallsThisHour, m.MaxCalls = v.calls, v.max
+		o.LimitHit(m, events.Wait{Kind: "rate_limit", Delay: v.wait})
+	case pause:
+		if v {
+			o.WaitStarted(m, events.Wait{Kind: events.WaitPause})
+		} else {
+			o.WaitEnded(m, events.Wait{Kind: events.WaitPause})
+		}
+	default:
+		panic("no report carries this value")
+	}
+}

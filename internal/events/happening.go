@@ -1,0 +1,60 @@
+package events
+
+import "time"
+
+// Moment is what every report of the run's lifecycle carries: when it
+// happened, in which run, the run's state then (so a surface renders
+// itself from the last report alone) and, for status.json, what the loop
+// is doing (Action, its last_action) and bmalph's status value. An empty
+// Status leaves status.json as it is.
+type Moment struct {
+	TS    time.Time
+	RunID string
+	Snapshot
+	Action, Status string
+}
+
+// Call is how an agent call ended (observe.Observer.CallEnded).
+type Call struct {
+	// Outcome is the event log's name of the end: IterationCompleted,
+	// IterationFailed, IterationTimedOut, IterationIdle or
+	// IterationDenied.
+	Outcome   Type
+	Iteration *Iteration
+	// Failure is why a failed call failed; Reason is its words (the
+	// fan fills them) or, without a Failure, nothing.
+	Failure *Failure
+	Reason  string
+	// DriverExitCode is status.json's driver_exit_code, set when the
+	// call's end sets it.
+	DriverExitCode *int
+}
+
+// Wait is a wait of the loop (observe.Observer.WaitStarted, WaitEnded,
+// LimitHit).
+type Wait struct {
+	// Kind is loop_delay, idle_backoff, failure_backoff, outage_backoff,
+	// rate_limit, usage_limit, or WaitPause (the project is paused: no
+	// length, it lasts until the person resumes it).
+	Kind  string
+	Delay time.Duration
+	Until time.Time // when it ends; zero when not known (an end)
+	// Skipped: a Ctrl+C cut it short. Reason: "stopped" when a stop did;
+	// on a usage limit, the limit's reason.
+	Skipped bool
+	Reason  string
+}
+
+// WaitPause is the Kind of the wait while the project is paused.
+const WaitPause = "pause"
+
+// End is how the run ended (observe.Observer.Stopped).
+type End struct {
+	Reason         string // status.json's exit_reason
+	ExitCode       int
+	DriverExitCode *int
+	// Stop is how a run ended early, nil otherwise; Message is its
+	// words (the fan fills them).
+	Stop    *Stop
+	Message string
+}

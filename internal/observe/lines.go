@@ -1,0 +1,98 @@
+package observe
+
+import "github.com/ralphloop/ralph_loop/internal/events"
+
+// Lines is an Observer that turns each lifecycle report into its line of
+// logs/events.jsonl (docs/EVENTS.md) and hands it to f: the one place the
+// typed reports become that line (the event log, the notifiers' payload,
+// the in-process dashboard's copy of the log). CallProgress is no line.
+func Lines(f func(events.Event)) Observer { return lines{Observer: Ignore, f: f} }
+
+type lines struct {
+	Observer
+	f func(events.Event)
+}
+
+// line is the line's common part.
+func line(m events.Moment, typ events.Type) events.Event {
+	return events.Event{V: events.SchemaVersion, TS: m.TS, Type: typ, RunID: m.RunID, Snapshot: m.Snapshot, Action: m.Action, Status: m.Status}
+}
+
+// waitLine is the line of a wait of kind typ.
+func waitLine(m events.Moment, typ events.Type, w events.Wait) events.Event {
+	e := line(m, typ)
+	e.Wait, e.DelaySecs, e.Skipped, e.Reason = w.Kind, w.Delay.Seconds(), w.Skipped, w.Reason
+	if !w.Until.IsZero() {
+		e.Until = &w.Until
+	}
+	return e
+}
+
+func (l lines) RunStarted(m events.Moment, driver, version string) {
+	e := line(m, events.RunStarted)
+	e.Driver, e.Version = driver, version
+	l.f(e)
+}
+
+func (l lines) CallStarted(m events.Moment) { l.f(line(m, events.IterationStarted)) }
+
+func (l lines) CallEnded(m events.Moment, c events.Call) {
+	e := line(m, c.Outcome)
+	e.Iteration, e.Reason, e.DriverExitCode = c.Iteration, c.Reason, c.DriverExitCode
+	l.f(e)
+}
+
+func (l lines) WaitStarted(m events.Moment, w events.Wait) {
+	if w.Kind == events.WaitPause {
+		l.f(line(m, events.Paused))
+		return
+	}
+	l.f(waitLine(m, events.DelayStarted, w))
+}
+
+func (l lines) WaitEnded(m events.Moment, w events.Wait) {
+	if w.Kind == events.WaitPause {
+		l.f(line(m, events.Resumed))
+		return
+	}
+	l.f(waitLine(m, events.DelayEnded, w))
+}
+
+func (l lines) LimitHit(m events.Moment, w events.Wait) {
+	typ := events.UsageLimited
+	if w.Kind == "rate_limit" {
+		typ = events.RateLimited
+	}
+	l.f(waitLine(m, typ, w))
+}
+
+func (l lines) BreakerMoved(m events.Moment, c events.BreakerChange) {
+	e := line(m, events.BreakerChanged)
+	e.From, e.To, e.Reason = c.From, c.To, c.Reason
+	l.f(e)
+}
+
+func (l lines) UsageChanged(m events.Moment) { l.f(line(m, events.UsageUpdated)) }
+
+func (l lines) DriverSwitched(m events.Moment, s events.DriverSwitch) {
+	e := line(m, events.DriverSwitched)
+	e.From, e.To, e.Why = s.FromDriver, s.ToDriver, s.Why
+	if !s.Until.IsZero() {
+		e.Until = &s.Until
+	}
+	l.f(e)
+}
+
+func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
+	e := line(m, events.ReviewCompleted)
+	e.Message = text
+	l.f(e)
+}
+
+func (l lines) Stopped(m events.Moment, end events.End) {
+	e := line(m, events.RunFinished)
+	e.Reason, e.ExitCode, e.DriverExitCode, e.Message, e.Stop = end.Reason, events.IntPtr(end.ExitCode), end.DriverExitCode, end.Message, end.Stop
+	l.f(e)
+}
+
+var _ Observer = lines{}
