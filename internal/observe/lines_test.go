@@ -33,7 +33,9 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 		{func(b *Fan) {
 			b.CallEnded(m("failed", "error"), Call{Outcome: IterationFailed, Iteration: it, Failure: &f, DriverExitCode: IntPtr(124)})
 		}, Event{Type: IterationFailed, Iteration: it, Action: "failed", Status: "error", Reason: "timed out", DriverExitCode: IntPtr(124)}},
-		{func(b *Fan) { b.WaitStarted(m("", ""), Wait{Kind: "loop_delay", Delay: 90 * time.Second, Until: until}) },
+		{func(b *Fan) {
+			b.WaitStarted(m("", ""), Wait{Kind: "loop_delay", Delay: 90 * time.Second, Until: until})
+		},
 			Event{Type: DelayStarted, Wait: "loop_delay", DelaySecs: 90, Until: &until}},
 		{func(b *Fan) {
 			b.WaitEnded(m("", ""), Wait{Kind: "idle_backoff", Delay: 1500 * time.Millisecond, Skipped: true, Reason: "stopped"})
