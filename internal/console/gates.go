@@ -23,8 +23,6 @@ func gateNotices(n events.Notice) []part {
 	case events.CompletionHeld:
 		return []part{line(events.Warn, "Not done: %s, but %s; going on (QUALITY_GATE_MODE=%s)%s",
 			claimWords(n.Reason, n.Plan), failuresWords(n.Failures), n.Mode, logWords(n.Log))}
-	case events.Completed:
-		return []part{completedLine(n)}
 	}
 	return nil
 }
@@ -71,8 +69,7 @@ func logWords(log string) string {
 // completedLine is the last line of a completed run: the evidence it
 // rests on (plan, quality gates, last commit). Gates that fail (warn
 // mode) make it a warning.
-func completedLine(n events.Completed) part {
-	ev := n.Evidence
+func completedLine(reason string, ev events.Evidence) part {
 	var parts []string
 	if ev.Plan.Have && ev.Plan.Total > 0 {
 		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
@@ -95,9 +92,9 @@ func completedLine(n events.Completed) part {
 		parts = append(parts, c)
 	}
 	if ev.Gates == gates.StatusFail {
-		return line(events.Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", n.Reason, ev.Mode, strings.Join(parts, "; "))
+		return line(events.Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))
 	}
-	return line(events.Success, "✅ Completed (%s): %s", n.Reason, strings.Join(parts, "; "))
+	return line(events.Success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
 }
 
 // flat is text from the repository or the agent on one line: control

@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
@@ -18,7 +19,7 @@ func TestRenderGates(t *testing.T) {
 	log := ".ralph/logs/quality_gates_x.log"
 	plan := events.PlanCount{Done: 2, Total: 2, Have: true}
 	tests := []struct {
-		n    events.Notice
+		n    any
 		want string
 	}{
 		{events.GateFailed{Failure: test, Log: log}, "WARN Quality gate failed: TEST_COMMAND `go test ./...` exited 1; full output: " + log},
@@ -28,15 +29,18 @@ func TestRenderGates(t *testing.T) {
 			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1 (and 1 more); going on (QUALITY_GATE_MODE=block); full output: " + log},
 		{events.CompletionHeld{Reason: "done_pattern", Plan: events.PlanCount{Done: 1, Total: 2, Have: true}, Failures: []gates.Failure{test}, Mode: "circuit-breaker"},
 			"WARN Not done: the agent reported completion (done_pattern), but TEST_COMMAND `go test ./...` exited 1; going on (QUALITY_GATE_MODE=circuit-breaker)"},
-		{events.Completed{Reason: "plan_complete", Evidence: events.Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}},
+		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}},
 			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"},
-		{events.Completed{Reason: "completion_signals", Evidence: events.Evidence{}},
+		{completion{"completion_signals", 0, 0, events.Evidence{}},
 			"SUCCESS ✅ Completed (completion_signals): no tasks in @fix_plan.md; no quality gates configured"},
-		{events.Completed{Reason: "plan_complete", Evidence: events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []gates.Failure{test}, Log: log, Commit: "abc1234"}},
+		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []gates.Failure{test}, Log: log, Commit: "abc1234"}},
 			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; last commit abc1234"},
 	}
 	for _, tc := range tests {
 		_, got := render(Options{}, tc.n)
+		if _, ok := tc.n.(completion); ok { // the last line, after the final stats
+			got = got[strings.LastIndex(strings.TrimSuffix(got, "\n"), "\n")+1:]
+		}
 		if want := logged(tc.want); got != want {
 			t.Errorf("%#v:\n got %q\nwant %q", tc.n, got, want)
 		}

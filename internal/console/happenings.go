@@ -12,7 +12,8 @@ import (
 // speaker words every report a person is told of, for the console and for
 // logs/ralph.log alike, and hands the parts to show: the happenings of
 // the lifecycle that have words (a breaker move, a driver switch, the
-// call's heartbeat, the hour's limit, a pause, a review), the agent's
+// call's heartbeat, the hour's limit, a pause, a review, a completed
+// run's end), the agent's
 // output, warnings, and what is said (render).
 type speaker struct {
 	observe.Observer
@@ -56,6 +57,22 @@ func (s *speaker) WaitEnded(m events.Moment, w events.Wait) {
 
 func (s *speaker) Reviewed(m events.Moment, level events.Level, msg string) {
 	s.show(m.TS, []part{text(level, msg)})
+}
+
+func (s *speaker) Stopped(m events.Moment, e events.End) { s.show(m.TS, completed(m, e)) }
+
+// completed closes a completed run: its final stats, then the evidence
+// the completion rests on (the run's last line).
+func completed(m events.Moment, e events.End) []part {
+	if e.Evidence == nil {
+		return nil
+	}
+	return []part{
+		line(events.Success, "🎉 Ralph has completed the project! Final stats:"),
+		line(events.Info, "  - Total loops: %d", m.Loop),
+		line(events.Info, "  - API calls used: %d", m.CallsThisHour),
+		line(events.Info, "  - Exit reason: %s", e.Reason),
+		completedLine(e.Reason, *e.Evidence)}
 }
 
 // agentWorking is the heartbeat while the agent runs (DEBUG), from its

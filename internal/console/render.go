@@ -143,12 +143,6 @@ func runNotices(n events.Notice) []part {
 		return append(p, line(events.Error, "🛑 Circuit breaker has opened - execution halted"))
 	case events.GracefulExit:
 		return []part{line(events.Success, "🏁 Graceful exit triggered: %s", n.Reason)}
-	case events.FinalStats:
-		return []part{
-			line(events.Success, "🎉 Ralph has completed the project! Final stats:"),
-			line(events.Info, "  - Total loops: %d", n.Loops),
-			line(events.Info, "  - API calls used: %d", n.Calls),
-			line(events.Info, "  - Exit reason: %s", n.Reason)}
 	case events.Stopping:
 		return stopping(n.Stop)
 	case events.Stalled:

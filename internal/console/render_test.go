@@ -108,9 +108,10 @@ func TestRenderLines(t *testing.T) {
 		{events.Interrupted{Signal: "SIGTERM", Blocked: true}, []string{"INFO Ralph loop interrupted by SIGTERM while blocked. Exiting without waiting."}},
 		{events.BreakerHalted{}, []string{"ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{events.GracefulExit{Reason: "plan_complete"}, []string{"SUCCESS 🏁 Graceful exit triggered: plan_complete"}},
-		{events.FinalStats{Loops: 4, Calls: 5, Reason: "plan_complete"}, []string{
+		{completion{"plan_complete", 4, 5, events.Evidence{}}, []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
-			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete"}},
+			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
+			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
 		{events.CallWindowReset{Hour: "2030010203"}, []string{"INFO Call counter reset for new hour: 2030010203"}},
 		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},

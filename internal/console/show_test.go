@@ -18,7 +18,12 @@ type (
 		calls, max int
 		wait       time.Duration
 	}
-	pause bool // true: the pause starts; false: it ends
+	pause      bool // true: the pause starts; false: it ends
+	completion struct {
+		reason       string
+		loops, calls int
+		ev           events.Evidence
+	}
 )
 
 // show reports v to o at ts, by the method that carries it.
@@ -46,6 +51,9 @@ func show(o observe.Observer, ts time.Time, v any) {
 		} else {
 			o.WaitEnded(m, events.Wait{Kind: events.WaitPause})
 		}
+	case completion:
+		m.Loop, m.CallsThisHour = v.loops, v.calls
+		o.Stopped(m, events.End{Reason: v.reason, Evidence: &v.ev})
 	default:
 		panic("no report carries this value")
 	}

@@ -231,7 +231,7 @@ func (l *loop) finish(r Result) {
 	if r.Status == "" {
 		return
 	}
-	e := events.End{Reason: r.Reason, ExitCode: r.Code, DriverExitCode: r.DriverExit}
+	e := events.End{Reason: r.Reason, ExitCode: r.Code, DriverExitCode: r.DriverExit, Evidence: r.evidence}
 	if r.Stop.Kind != events.StopNone {
 		e.Stop = &r.Stop
 	}
@@ -254,9 +254,8 @@ func (l *loop) resetSession(reason string) {
 func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
-	l.bus.Note(events.FinalStats{Loops: l.n, Calls: l.window.Count, Reason: reason})
-	l.bus.Note(events.Completed{Reason: reason, Evidence: l.evidence()})
-	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason}
+	ev := l.evidence()
+	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
 }
 
 // promptPath resolves the prompt file against the project.

@@ -33,6 +33,7 @@ type Result struct {
 	Stop       events.Stop // why the run stopped early, as values (StopNone when complete)
 	Err        error       // set for ExitError
 	DriverExit *int
+	evidence   *events.Evidence // a completed run: what the completion rests on
 }
 
 // StartupError is a start-up check that failed (missing prompt, no git...):

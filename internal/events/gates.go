@@ -28,13 +28,6 @@ type PlanCount struct {
 	Have        bool
 }
 
-// Completed: the run ends as complete; Evidence is what that rests on.
-// It is the last line of a completed run.
-type Completed struct {
-	Reason   string
-	Evidence Evidence
-}
-
 // Evidence is what a completed run rests on: the plan, the quality gates
 // as they last ran, and the last commit.
 type Evidence struct {
@@ -52,4 +45,3 @@ type Evidence struct {
 
 func (GateFailed) notice()     {}
 func (CompletionHeld) notice() {}
-func (Completed) notice()      {}

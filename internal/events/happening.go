@@ -57,4 +57,6 @@ type End struct {
 	// words (the fan fills them).
 	Stop    *Stop
 	Message string
+	// Evidence, on a completed run, is what the completion rests on.
+	Evidence *Evidence
 }

@@ -116,12 +116,6 @@ type BreakerHalted struct{ Report []string }
 // GracefulExit: an exit condition ended the run (Reason: its name).
 type GracefulExit struct{ Reason string }
 
-// FinalStats closes a completed run.
-type FinalStats struct {
-	Loops, Calls int
-	Reason       string
-}
-
 // CallWindowReset: a new clock hour started a new call window.
 type CallWindowReset struct{ Hour string }
 
@@ -314,7 +308,6 @@ func (LoopMark) notice()            {}
 func (Interrupted) notice()         {}
 func (BreakerHalted) notice()       {}
 func (GracefulExit) notice()        {}
-func (FinalStats) notice()          {}
 func (CallWindowReset) notice()     {}
 func (Stopping) notice()            {}
 func (Stalled) notice()             {}
