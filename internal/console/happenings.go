@@ -59,7 +59,12 @@ func (s *speaker) Reviewed(m events.Moment, level events.Level, msg string) {
 	s.show(m.TS, []part{text(level, msg)})
 }
 
-func (s *speaker) Stopped(m events.Moment, e events.End) { s.show(m.TS, completed(m, e)) }
+func (s *speaker) Stopped(m events.Moment, e events.End) {
+	if e.Condition && e.Stop != nil {
+		s.show(m.TS, stopping(*e.Stop))
+	}
+	s.show(m.TS, completed(m, e))
+}
 
 // completed closes a completed run: its final stats, then the evidence
 // the completion rests on (the run's last line).

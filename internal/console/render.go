@@ -143,8 +143,6 @@ func runNotices(n events.Notice) []part {
 		return append(p, line(events.Error, "🛑 Circuit breaker has opened - execution halted"))
 	case events.GracefulExit:
 		return []part{line(events.Success, "🏁 Graceful exit triggered: %s", n.Reason)}
-	case events.Stopping:
-		return stopping(n.Stop)
 	case events.Stalled:
 		return []part{line(events.Warn, "Stalled iteration (%d of %d): same reply, no change in git", n.Count, n.Limit)}
 	}

@@ -115,14 +115,14 @@ func TestRenderLines(t *testing.T) {
 		{events.CallWindowReset{Hour: "2030010203"}, []string{"INFO Call counter reset for new hour: 2030010203"}},
 		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxCost, Spent: 0.8, Budget: 0.8}}, []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3080}}, []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}}, []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopStalled, Calls: 3, Limit: 3}}, []string{"ERROR 🛑 stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 3, Last: events.Failure{Code: 2}, Log: ".ralph/logs/e.log"}}, []string{
+		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{stopCondition{events.Stop{Kind: events.StopMaxCost, Spent: 0.8, Budget: 0.8}}, []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
+		{stopCondition{events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3080}}, []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
+		{stopCondition{events.Stop{Kind: events.StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}}, []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
+		{stopCondition{events.Stop{Kind: events.StopStalled, Calls: 3, Limit: 3}}, []string{"ERROR 🛑 stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"}},
+		{stopCondition{events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 3, Last: events.Failure{Code: 2}, Log: ".ralph/logs/e.log"}}, []string{
 			"ERROR 🛑 Codex failed 3 times in a row (last: error (exit 2), code 2); check .ralph/logs/e.log and the agent's setup, then run ralph_loop again"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true}}, []string{
+		{stopCondition{events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true}}, []string{
 			"ERROR 🛑 the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"}},
 		{events.Stalled{Count: 1, Limit: 3}, []string{"WARN Stalled iteration (1 of 3): same reply, no change in git"}},
 		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
@@ -132,7 +132,7 @@ func TestRenderLines(t *testing.T) {
 			"WARN ⏳ Provider outage: the provider is overloaded — it said: API Error: 529 Overloaded; next try in 4s (try 3, failing for 1m10s; stops at OUTAGE_MAX=6h0m0s)"}},
 		{events.OutageWait{Cause: "the provider's API could not be reached", Wait: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
 			"WARN ⏳ Provider outage: the provider's API could not be reached; next try in 30m0s (try 12, failing for 2h0m0s; no OUTAGE_MAX: waiting as long as it takes)"}},
-		{events.Stopping{Stop: events.Stop{Kind: events.StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}}, []string{
+		{stopCondition{events.Stop{Kind: events.StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}}, []string{
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
 		{events.UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
 		{events.UsageLimitWait{Wait: 8*time.Second + 300*time.Millisecond, Until: until}, []string{"INFO Waiting 8s before retrying (until 15:04:05)..."}},

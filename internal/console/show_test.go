@@ -18,8 +18,9 @@ type (
 		calls, max int
 		wait       time.Duration
 	}
-	pause      bool // true: the pause starts; false: it ends
-	completion struct {
+	pause         bool // true: the pause starts; false: it ends
+	stopCondition struct{ stop events.Stop }
+	completion    struct {
 		reason       string
 		loops, calls int
 		ev           events.Evidence
@@ -51,6 +52,8 @@ func show(o observe.Observer, ts time.Time, v any) {
 		} else {
 			o.WaitEnded(m, events.Wait{Kind: events.WaitPause})
 		}
+	case stopCondition:
+		o.Stopped(m, events.End{Stop: &v.stop, Condition: true})
 	case completion:
 		m.Loop, m.CallsThisHour = v.loops, v.calls
 		o.Stopped(m, events.End{Reason: v.reason, Evidence: &v.ev})

@@ -27,9 +27,10 @@ func (l *loop) limitReached() (Result, bool) {
 	return Result{}, false
 }
 
-// stopping notes that a stop condition ends the run with r.
+// stopping marks r as the end a stop condition made (the console says
+// which when the run's end is reported).
 func (l *loop) stopping(r Result) Result {
-	l.bus.Note(events.Stopping{Stop: r.Stop})
+	r.condition = true
 	return r
 }
 

@@ -231,7 +231,7 @@ func (l *loop) finish(r Result) {
 	if r.Status == "" {
 		return
 	}
-	e := events.End{Reason: r.Reason, ExitCode: r.Code, DriverExitCode: r.DriverExit, Evidence: r.evidence}
+	e := events.End{Reason: r.Reason, ExitCode: r.Code, DriverExitCode: r.DriverExit, Evidence: r.evidence, Condition: r.condition}
 	if r.Stop.Kind != events.StopNone {
 		e.Stop = &r.Stop
 	}

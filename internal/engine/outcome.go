@@ -34,6 +34,7 @@ type Result struct {
 	Err        error       // set for ExitError
 	DriverExit *int
 	evidence   *events.Evidence // a completed run: what the completion rests on
+	condition  bool             // a stop condition ended the run (stopping)
 }
 
 // StartupError is a start-up check that failed (missing prompt, no git...):

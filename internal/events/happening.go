@@ -54,9 +54,12 @@ type End struct {
 	ExitCode       int
 	DriverExitCode *int
 	// Stop is how a run ended early, nil otherwise; Message is its
-	// words (the fan fills them).
-	Stop    *Stop
-	Message string
+	// words (the fan fills them). Condition: a stop condition (a limit, a
+	// stall, the failure guard, an outage...) ended it, which the console
+	// says.
+	Stop      *Stop
+	Message   string
+	Condition bool
 	// Evidence, on a completed run, is what the completion rests on.
 	Evidence *Evidence
 }

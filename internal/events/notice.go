@@ -119,10 +119,6 @@ type GracefulExit struct{ Reason string }
 // CallWindowReset: a new clock hour started a new call window.
 type CallWindowReset struct{ Hour string }
 
-// Stopping: a stop condition (a limit, a stall, the failure guard) ends
-// the run.
-type Stopping struct{ Stop Stop }
-
 // Stalled: the iteration repeated the last reply with no change in git.
 type Stalled struct{ Count, Limit int }
 
@@ -309,7 +305,6 @@ func (Interrupted) notice()         {}
 func (BreakerHalted) notice()       {}
 func (GracefulExit) notice()        {}
 func (CallWindowReset) notice()     {}
-func (Stopping) notice()            {}
 func (Stalled) notice()             {}
 func (CallStarting) notice()        {}
 func (LoopContext) notice()         {}
