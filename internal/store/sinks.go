@@ -227,8 +227,8 @@ func newMetrics(d *ralphdir.Dir, onErr func(error)) *metrics {
 	return &metrics{Observer: observe.Ignore, d: d, onErr: onErr}
 }
 
-// OutcomeOf maps an iteration outcome to the bash loop's loop_outcome set.
-func OutcomeOf(o string) string {
+// outcomeOf maps an iteration outcome to the bash loop's loop_outcome set.
+func outcomeOf(o string) string {
 	switch o {
 	case "success", "idle", "permission_denied":
 		return "success"
@@ -247,7 +247,7 @@ func (m *metrics) CallEnded(e events.Moment, c events.Call) {
 	}
 	l := metricsLine{
 		RunID: e.RunID, Loop: e.Loop, Timestamp: events.ISOTime(e.TS), Driver: it.Driver, SessionID: it.SessionID,
-		LoopOutcome: OutcomeOf(it.Outcome), DurationMS: it.DurationMS, DurationAPIMS: it.DurationAPIMS,
+		LoopOutcome: outcomeOf(it.Outcome), DurationMS: it.DurationMS, DurationAPIMS: it.DurationAPIMS,
 		NumTurns: it.NumTurns, FilesChanged: it.FilesChanged, ReportedFilesModified: it.ReportedFilesModified,
 		HasErrors: it.HasErrors, ExitSignal: it.ExitSignal, WasReadOnlyTimeout: it.Outcome == "read_only_timeout",
 		QualityGateResult: it.QualityGateResult, HasPermissionDenials: it.HasPermissionDenials,
@@ -256,7 +256,7 @@ func (m *metrics) CallEnded(e events.Moment, c events.Call) {
 	if l.CircuitBreakerState == "" {
 		l.CircuitBreakerState = "UNKNOWN"
 	}
-	if OutcomeOf(it.Outcome) != it.Outcome {
+	if outcomeOf(it.Outcome) != it.Outcome {
 		l.OutcomeDetail = it.Outcome
 	}
 	if u := it.Usage; u != nil {

@@ -576,8 +576,8 @@ func TestOutcomeOf(t *testing.T) {
 		"api_limit": "api_limit", "circuit_breaker_trip": "circuit_breaker_trip", "read_only_timeout": "read_only_timeout",
 		"error": "error", "timeout": "error", "inactive": "error", "start_failed": "error", "interrupted": "error", "": "error",
 	} {
-		if got := OutcomeOf(in); got != want {
-			t.Errorf("OutcomeOf(%q) = %q, want %q", in, got, want)
+		if got := outcomeOf(in); got != want {
+			t.Errorf("outcomeOf(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
