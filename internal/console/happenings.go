@@ -102,13 +102,23 @@ func breakerMoved(c events.BreakerChange) []part {
 	return append(outLines(c.Report), line(level, "Circuit breaker: %s", BreakerMove(c.From, c.To, c.Reason)))
 }
 
-// limitHit: the hour's calls are used up (the usage limits are worded by
-// what follows them).
+// limitHit: the hour's calls are used up, or a usage window's limit (or
+// the CLI's warning of it) stops the calls.
 func limitHit(m events.Moment, w events.Wait) []part {
-	if w.Kind != "rate_limit" {
+	u := w.Usage
+	switch {
+	case w.Kind == "rate_limit":
+		return []part{
+			text(events.Warn, ratelimit.ReachedMessage(m.CallsThisHour, m.MaxCalls)),
+			text(events.Info, ratelimit.SleepingMessage(w.Delay))}
+	case u == nil:
 		return nil
+	case w.Warning:
+		used := ""
+		if p := u.UsedPercent; p != nil {
+			used = " (" + percent(*p) + "% used)"
+		}
+		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", u.Window, used, resetWords(*u))}
 	}
-	return []part{
-		text(events.Warn, ratelimit.ReachedMessage(m.CallsThisHour, m.MaxCalls)),
-		text(events.Info, ratelimit.SleepingMessage(w.Delay))}
+	return []part{line(events.Warn, "🛑 Usage limit reached for %s; %s", windowWords(*u), resetWords(*u))}
 }

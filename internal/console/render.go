@@ -163,16 +163,8 @@ func waitNotices(n events.Notice) []part {
 	case events.OutageWait:
 		return []part{line(events.Warn, "⏳ Provider outage: %s%s; next try in %s (try %d, failing for %s; %s)",
 			n.Cause, said(n.Said), n.Wait.Round(time.Second), n.Tries, n.Lasted.Round(time.Second), outageLimit(n.Max))}
-	case events.UsageWarning:
-		used := ""
-		if p := n.Usage.UsedPercent; p != nil {
-			used = " (" + percent(*p) + "% used)"
-		}
-		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", n.Usage.Window, used, resetWords(n.Usage))}
 	case events.UsageLimitHit:
 		return []part{line(events.Error, "🚫 %s usage limit reached (%s)", n.Agent, windowWords(n.Usage))}
-	case events.UsageLimitReached:
-		return []part{line(events.Warn, "🛑 Usage limit reached for %s; %s", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitQuestion:
 		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:

@@ -20,7 +20,11 @@ type (
 	}
 	pause         bool // true: the pause starts; false: it ends
 	stopCondition struct{ stop events.Stop }
-	completion    struct {
+	usageHit      struct {
+		usage   events.UsageWindow
+		warning bool
+	}
+	completion struct {
 		reason       string
 		loops, calls int
 		ev           events.Evidence
@@ -52,6 +56,8 @@ func show(o observe.Observer, ts time.Time, v any) {
 		} else {
 			o.WaitEnded(m, events.Wait{Kind: events.WaitPause})
 		}
+	case usageHit:
+		o.LimitHit(m, events.Wait{Kind: "usage_limit", Usage: &v.usage, Warning: v.warning})
 	case stopCondition:
 		o.Stopped(m, events.End{Stop: &v.stop, Condition: true})
 	case completion:

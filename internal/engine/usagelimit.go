@@ -155,8 +155,7 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 		return l.tooFar(limited)
 	}
 	until := l.now().Add(wait)
-	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason})
-	l.bus.Note(events.UsageLimitReached{Usage: limited})
+	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
 		l.bus.Note(events.UsageLimitExit)
 		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
@@ -199,9 +198,8 @@ func (l *loop) usageGate() (Result, bool) {
 		s := l.tooFar(*w)
 		return s.result, true
 	}
-	l.bus.Note(events.UsageWarning{Usage: *w})
 	until := now.Add(wait)
-	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: events.UsageReason("usage_warning", *w)})
+	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: events.UsageReason("usage_warning", *w), Usage: w, Warning: true})
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
 	if _, err := l.wait("usage_limit", wait); err != nil {
 		return l.signalExit(), true

@@ -43,6 +43,10 @@ type Wait struct {
 	// on a usage limit, the limit's reason.
 	Skipped bool
 	Reason  string
+	// Usage, on a usage limit (LimitHit), is the window that hit it;
+	// Warning says the CLI only warned of it (USAGE_WARNING_ACTION=wait).
+	Usage   *UsageWindow
+	Warning bool
 }
 
 // WaitPause is the Kind of the wait while the project is paused.

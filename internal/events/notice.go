@@ -268,17 +268,11 @@ type UsageLimitHit struct {
 	Usage UsageWindow
 }
 
-// UsageLimitReached: the loop is about to wait for (or ask about) the
-// limit of Usage's window. WARN.
-type UsageLimitReached struct{ Usage UsageWindow }
 
 // UsageLimitQuestion: console, the wait-or-exit question for the limit of
 // Usage's window.
 type UsageLimitQuestion struct{ Usage UsageWindow }
 
-// UsageWarning: the agent CLI warned that Usage's window is close to its
-// limit and USAGE_WARNING_ACTION=wait: the loop waits for its reset.
-type UsageWarning struct{ Usage UsageWindow }
 
 // WaitSkipped: Ctrl+C skipped a wait; the next call starts after Window.
 type WaitSkipped struct{ Window time.Duration }
@@ -329,9 +323,7 @@ func (NoWrites) notice()            {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}
-func (UsageWarning) notice()        {}
 func (UsageLimitHit) notice()       {}
-func (UsageLimitReached) notice()   {}
 func (UsageLimitQuestion) notice()  {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}
