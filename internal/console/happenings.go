@@ -10,11 +10,11 @@ import (
 )
 
 // speaker words every report a person is told of, for the console and for
-// logs/ralph.log alike, and hands the parts to show: the happenings of
-// the lifecycle that have words (a breaker move, a driver switch, the
-// call's heartbeat, the hour's limit, a pause, a review, a completed
-// run's end), the agent's
-// output, warnings, and what is said (render).
+// logs/ralph.log alike, and hands the parts to show: the happenings of the
+// lifecycle that have words (a breaker move, a driver switch, the call's
+// heartbeat, an idle call, a limit, a pause, a review, a stop condition or
+// a completed run's end), the agent's output, warnings, and what is said
+// (render).
 type speaker struct {
 	observe.Observer
 	r    renderer
@@ -31,6 +31,12 @@ func (s *speaker) Warned(ts time.Time, level events.Level, err error) {
 
 func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) {
 	s.show(m.TS, agentWorking(w))
+}
+
+func (s *speaker) CallEnded(m events.Moment, c events.Call) {
+	if c.Outcome == events.IterationIdle {
+		s.show(m.TS, []part{line(events.Info, "💤 Agent is idle (%d in a row)", c.Idle)})
+	}
 }
 
 func (s *speaker) BreakerMoved(m events.Moment, c events.BreakerChange) {

@@ -236,8 +236,6 @@ func resultNotices(n events.Notice) []part {
 		return p
 	case events.UnknownState:
 		return []part{line(events.Info, "Agent reported unknown state %q (ignored)", n.Name)}
-	case events.Idle:
-		return []part{line(events.Info, "💤 Agent is idle (%d in a row)", n.Count)}
 	case events.DoneMatched:
 		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.AgentFailed:

@@ -153,7 +153,7 @@ func TestRenderLines(t *testing.T) {
 		{events.Analysing{Agent: "Codex"}, []string{"INFO 🔍 Analyzing Codex response..."}},
 		{events.OutputErrors{File: ".ralph/logs/o.log", Lines: []string{"a", "b"}}, []string{"WARN Errors detected in output, check: .ralph/logs/o.log"}},
 		{events.UnknownState{Name: "sleepy"}, []string{`INFO Agent reported unknown state "sleepy" (ignored)`}},
-		{events.Idle{Count: 2}, []string{"INFO 💤 Agent is idle (2 in a row)"}},
+		{events.Call{Outcome: events.IterationIdle, Idle: 2}, []string{"INFO 💤 Agent is idle (2 in a row)"}},
 		{events.DoneMatched{Pattern: "ALL DONE"}, []string{`SUCCESS Done pattern "ALL DONE" matched the agent's reply`}},
 		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallTimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
 		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},

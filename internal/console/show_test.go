@@ -43,6 +43,8 @@ func show(o observe.Observer, ts time.Time, v any) {
 		o.Output(ts, []byte(v))
 	case events.AgentWorking:
 		o.CallProgress(m, v)
+	case events.Call:
+		o.CallEnded(m, v)
 	case events.BreakerChange:
 		o.BreakerMoved(m, v)
 	case events.DriverSwitch:

@@ -175,8 +175,7 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	}
 	it.Outcome = "idle"
 	l.idle.add(c.started)
-	l.bus.Note(events.Idle{Count: l.idle.count})
-	l.bus.CallEnded(l.at("idle", "running"), events.Call{Outcome: events.IterationIdle, Iteration: it})
+	l.bus.CallEnded(l.at("idle", "running"), events.Call{Outcome: events.IterationIdle, Iteration: it, Idle: l.idle.count})
 }
 
 // afterSuccess ends the run on a pending exit reason or the done pattern

@@ -28,6 +28,8 @@ type Call struct {
 	// DriverExitCode is status.json's driver_exit_code, set when the
 	// call's end sets it.
 	DriverExitCode *int
+	// Idle, on an idle call (IterationIdle), is the idle calls in a row.
+	Idle int
 }
 
 // Wait is a wait of the loop (observe.Observer.WaitStarted, WaitEnded,

@@ -196,8 +196,6 @@ type OutputErrors struct {
 // UnknownState: the agent reported a state marker the loop ignores.
 type UnknownState struct{ Name string }
 
-// Idle: the agent reported it had nothing to do, Count times in a row.
-type Idle struct{ Count int }
 
 // DoneMatched: DONE_PATTERN matched the reply (a failing quality gate may
 // still hold the run's completion: CompletionHeld).
@@ -314,7 +312,6 @@ func (Analysed) notice()            {}
 func (FilesChanged) notice()        {}
 func (OutputErrors) notice()        {}
 func (UnknownState) notice()        {}
-func (Idle) notice()                {}
 func (DoneMatched) notice()         {}
 func (AgentFailed) notice()         {}
 func (StderrTail) notice()          {}
