@@ -1,26 +1,29 @@
 // Package events holds what the loop engine tells the world, as typed
 // values; package observe hands them to the surfaces (the Observer
-// interface and its Fan).
+// interface, one method per kind of happening, and its Fan).
 //
-//   - Event is the run's lifecycle: iteration started and ended, waits,
-//     breaker changes, run finished. Every event carries the run's state,
-//     so a surface can render itself from the last event alone. Package
-//     store's observers keep them: status.json, progress.json,
-//     logs/metrics.jsonl and the NDJSON stream (logs/events.jsonl,
-//     --events), whose shape docs/EVENTS.md documents.
-//   - Notice is what a person watching the loop is told: log lines, boxes,
-//     countdown ticks, the agent's live output. Notices carry typed
+//   - Moment is what every report of the run's lifecycle carries: the
+//     time, the run id, the run's state (Snapshot), so a surface can
+//     render itself from the last report alone, and status.json's action
+//     and status. Call (how an agent call ended), Wait (a wait, a limit),
+//     End (how the run ended), BreakerChange, DriverSwitch and
+//     AgentWorking are the values of the happenings that have one.
+//   - Event is one line of logs/events.jsonl (docs/EVENTS.md), the shape
+//     observe.Lines builds from a report and the log's readers decode;
+//     Type names its kinds.
+//   - Notice is the rest of what a person watching the loop is told (log
+//     lines, boxes, countdown ticks) that belongs to no happening: typed
 //     values, never preformatted text; package console renders them, for
 //     the terminal and (through store.RalphLog) for logs/ralph.log.
 //
 // How a run ended early (Stop: a limit, a stall, the failure guard, a
 // signal...) and how an agent call failed (Failure) are values too. The
-// console words them (console.StopLine, console.FailureWords); the JSON
-// keeps a text for each (run_finished's message, a failed call's reason),
-// which the fan fills from the words it was given (observe.Fan.SetWords)
-// before any surface sees the event.
+// console words them (console.StopLine, console.FailureWords); the event
+// line keeps a text for each (run_finished's message, a failed call's
+// reason), which the fan fills from the words it was given
+// (observe.Fan.SetWords) before any surface sees the report.
 //
 // The changes of the kept state (the call count, the breaker, the
 // analysis, the session...) are not values here: each is a method of
-// observe.Keeper. Saved is that state as the store loads it at start-up.
+// observe.Keeper.
 package events
