@@ -125,7 +125,7 @@ func (l *loop) collapseStream(c *call) {
 }
 
 // liveNotes passes the agent's live output, as its driver renders it, on
-// to the console as notices.
+// to the observers (Observer.Output).
 type liveNotes struct{ bus *observe.Fan }
 
 func (w liveNotes) Write(p []byte) (int, error) {

@@ -5,11 +5,12 @@
 //
 // The engine decides; it never formats a state file or writes one. It keeps
 // the run's state in memory and reports to its observers through an
-// observe.Fan: typed events and notices (the console, logs/ralph.log,
-// status.json, progress.json, metrics.jsonl and the event stream render
-// themselves from them; the engine never prints, and the words of every
-// line are the console package's), and one observe.Keeper call per change
-// of the kept state. The state store (package store) loaded that state
+// observe.Fan: one method per kind of happening, each with a typed value
+// (the console, logs/ralph.log, status.json, progress.json, metrics.jsonl
+// and the event stream render themselves from them), the typed notices of
+// the rest of what a person is told (the engine never prints, and the
+// words of every line are the console package's), and one observe.Keeper
+// call per change of the kept state. The state store (package store) loaded that state
 // once at start-up, through State, and observes the changes; a save that
 // fails is reported once as a warning by the fan and comes back as an
 // error, and the run goes on, as the bash loop does. The agent's own logs are
