@@ -196,7 +196,6 @@ type OutputErrors struct {
 // UnknownState: the agent reported a state marker the loop ignores.
 type UnknownState struct{ Name string }
 
-
 // DoneMatched: DONE_PATTERN matched the reply (a failing quality gate may
 // still hold the run's completion: CompletionHeld).
 type DoneMatched struct {
@@ -266,11 +265,9 @@ type UsageLimitHit struct {
 	Usage UsageWindow
 }
 
-
 // UsageLimitQuestion: console, the wait-or-exit question for the limit of
 // Usage's window.
 type UsageLimitQuestion struct{ Usage UsageWindow }
-
 
 // WaitSkipped: Ctrl+C skipped a wait; the next call starts after Window.
 type WaitSkipped struct{ Window time.Duration }
