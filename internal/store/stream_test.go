@@ -196,8 +196,8 @@ func TestTailChild(t *testing.T) {
 	fmt.Printf("tail ok %d\n", seen)
 }
 
-// Emit is safe from many goroutines: lines never interleave.
-func TestBusConcurrentEmit(t *testing.T) {
+// The fan is safe from many goroutines: lines never interleave.
+func TestFanConcurrentReports(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "r")
 	b.Add(NewStream(d, nil, failOnErr(t)))
