@@ -130,6 +130,7 @@ func codexBulk(t []byte) bool {
 
 // codexReader gathers Codex's events.
 type codexReader struct {
+	longStrings
 	r               CodexRecord
 	detect          bool
 	threadID        string
@@ -224,7 +225,7 @@ func (a *codexReader) record(r *CodexRecord) {
 		case it.Type.Is("agent_message"):
 			// item.text // (content[] output_text joined) // ""
 			if it.Text.Kind == String {
-				a.last = analysis.ScanText(it.Text.Text)
+				a.last = a.scanned("item.text", it.Text.Text)
 			} else {
 				a.last = joined(it.Content, "output_text")
 			}
