@@ -78,7 +78,7 @@ func TestLongRecord(t *testing.T) {
 			checkLong(t, longLine(raw), int64(i)*100+seed)
 		}
 	}
-	if l := newLongRecord(); !l.Write([]byte(`{"result":"`+strings.Repeat("a", 2*longString))) {
+	if l := newLongRecord(); !l.Write([]byte(`{"result":"` + strings.Repeat("a", 2*longString))) {
 		t.Fatal("write failed")
 	} else if _, _, ok := l.End(); ok {
 		t.Error("a record cut inside a long string was read")
