@@ -87,7 +87,7 @@ const MaxDeltas = 1 << 20
 // once it cannot; End gives the skeleton (the record with its long strings
 // cut short, which the formats read as the record) and the rules' reading
 // of each long string by its path ("result", "item.text", "[2].result").
-const LongAt = 1 << 20
+const LongAt = 256 << 10
 
 type LongRecord interface {
 	Write(p []byte) bool

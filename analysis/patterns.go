@@ -73,7 +73,7 @@ var patterns = func() []pattern {
 	return ps
 }()
 
-// byFirst lists the patterns by their first byte; pairs has bit a<<8|b set
+// byFirst lists the patterns by their first byte; pairs has bit a|b<<8 set
 // when a pattern starts with the bytes a b in any case (every b for a
 // one-byte pattern), so that most bytes of a line are passed over after one
 // test, without case-folding the line.
@@ -83,7 +83,7 @@ var byFirst, pairs = func() (t [256][]int, s [1 << 10]uint64) {
 		t[a] = append(t[a], pi)
 		for _, x := range []byte{a, a - 'a' + 'A'} {
 			for b := range 256 {
-				if k := int(x)<<8 | b; foldByte(x) == a && (len(p.text) == 1 || foldByte(byte(b)) == p.text[1]) {
+				if k := int(x) | b<<8; foldByte(x) == a && (len(p.text) == 1 || foldByte(byte(b)) == p.text[1]) {
 					s[k>>6] |= 1 << (k & 63)
 				}
 			}

@@ -238,8 +238,7 @@ func (r *Result) SetFilesModified(n int) {
 	}
 }
 
-// UpdatesLastOutputLength: the bash loop would write this loop's
-// OutputLength to .ralph/.last_output_length (the text path does).
+// UpdatesLastOutputLength: the bash loop writes .last_output_length (text path).
 func (r *Result) UpdatesLastOutputLength() bool { return r.textPath }
 
 // limitView is a usage limit as a Result reports it.

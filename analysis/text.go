@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -221,15 +222,15 @@ func (s *Text) line(l []byte) {
 // are compared; the matches come in the order of their last byte.
 func (s *Text) scan(l []byte) []scanEvent {
 	evs := s.evs[:0]
-	for i, c := range l {
-		k := int(c) << 8
+	for i := range l {
+		k := int(l[i]) // the pair l[i] l[i+1], the last byte with 0
 		if i+1 < len(l) {
-			k |= int(l[i+1])
+			k = int(binary.LittleEndian.Uint16(l[i:]))
 		}
-		if pairs[k>>6]&(1<<(k&63)) == 0 {
+		if pairs[k>>6&1023]&(1<<(k&63)) == 0 {
 			continue
 		}
-		for _, pi := range byFirst[foldByte(c)] {
+		for _, pi := range byFirst[foldByte(l[i])] {
 			if p := patterns[pi].low; len(l)-i >= len(p) && folded(l[i:i+len(p)], p) {
 				evs = append(evs, scanEvent{i + len(p) - 1, pi})
 			}
