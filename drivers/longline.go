@@ -61,7 +61,9 @@ func (l *longRecord) Write(p []byte) bool {
 			i = len(p)
 		}
 		for _, c := range p[:i] {
-			l.structure(c)
+			if l.structure(c); l.failed {
+				return false
+			}
 		}
 		l.skel = append(l.skel, p[:i]...)
 		if i == len(p) {
@@ -154,7 +156,11 @@ func (l *longRecord) add(b []byte) {
 	}
 	l.str = append(l.str, b...)
 	if !l.long {
-		if len(l.str) <= longString || l.key {
+		if len(l.str) <= longString {
+			return
+		}
+		if l.key {
+			l.failed = true // a key that long is no record's
 			return
 		}
 		l.skel = append(append(l.skel, l.str[:safeCut(l.str, keepString)]...), '"')
@@ -253,7 +259,7 @@ func (l *longRecord) pathOf() string {
 // when there is none near n.
 func safeCut(b []byte, n int) int {
 	for c := min(n, len(b)-1); c > 0 && c > n-64; c-- {
-		if utf8.RuneStart(b[c]) && !inEscape(b, c) && (b[c] != '\\' || !highSurrogate(b, c)) {
+		if utf8.RuneStart(b[c]) && !inEscape(b, c) && !(highSurrogate(b, c) && lowSurrogate(b[c:])) {
 			return c
 		}
 	}
@@ -280,6 +286,19 @@ func highSurrogate(b []byte, c int) bool {
 	}
 	v, err := strconv.ParseUint(string(b[c-4:c]), 16, 16)
 	return err == nil && v >= 0xD800 && v <= 0xDBFF
+}
+
+// lowSurrogate: b starts with the escape of a low surrogate, or may (it
+// is too short to tell).
+func lowSurrogate(b []byte) bool {
+	if len(b) < 6 {
+		return len(b) == 0 || b[0] == '\\'
+	}
+	if b[0] != '\\' || b[1] != 'u' {
+		return false
+	}
+	v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+	return err == nil && v >= 0xDC00 && v <= 0xDFFF
 }
 
 // backslashes counts the backslashes that end b.

@@ -14,7 +14,7 @@ import (
 // longLine is a Claude result record whose "result" is raw (the bytes
 // between its quotes) repeated past longString.
 func longLine(raw string) []byte {
-	n := longString/max(len(raw), 1) + 2
+	n := 5*longString/max(len(raw), 1) + 2 // past 4*longString: cut in pieces
 	return []byte(`{"type":"result","is_error":false,"result":"` + strings.Repeat(raw, n) +
 		`","session_id":"s-1","usage":{"output_tokens":7},"errors":["` + strings.Repeat("e", longString+10) + `"]}`)
 }
