@@ -259,11 +259,23 @@ func (l *longRecord) pathOf() string {
 // when there is none near n.
 func safeCut(b []byte, n int) int {
 	for c := min(n, len(b)-1); c > 0 && c > n-64; c-- {
-		if utf8.RuneStart(b[c]) && !inEscape(b, c) && !(highSurrogate(b, c) && lowSurrogate(b[c:])) {
+		if runeCut(b, c) && !inEscape(b, c) && !(highSurrogate(b, c) && lowSurrogate(b[c:])) {
 			return c
 		}
 	}
 	return 0
+}
+
+// runeCut: position c of b is not inside a UTF-8 sequence (invalid bytes
+// read as U+FFFD each, wherever b is cut).
+func runeCut(b []byte, c int) bool {
+	for s := c - 1; s >= 0 && s >= c-3; s-- {
+		if utf8.RuneStart(b[s]) {
+			_, n := utf8.DecodeRune(b[s:])
+			return utf8.FullRune(b[s:]) && s+n <= c
+		}
+	}
+	return true
 }
 
 // inEscape: position c of b is inside an escape sequence.

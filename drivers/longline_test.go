@@ -70,7 +70,7 @@ func TestLongRecord(t *testing.T) {
 	for i, raw := range []string{
 		`Line one.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n`,
 		`\"quoted\" \\ back\\\\slashes \\\" caf\u00e9 \u00E9 \ud83d\ude00 \ud83d \ude00 \u2028 \/ \b\f\r\t` + "é😀\xff\xe2\x82",
-		`\u4e2d\u6587\u5b57`, `\ud83d\ude00`, `\\`, `\\\"`, `\ud83d`, `\udc00`, "\xe2\x82", "é",
+		`\u4e2d\u6587\u5b57`, `\ud83d\ude00`, `\\`, `\\\"`, `\ud83d`, `\udc00`, "\xe2\x82", "\xa9", "é",
 		strings.Repeat("x", 300) + `\n`,
 		`bad \x escape`, "raw \x01 control", `lone \u12 hex`,
 	} {
