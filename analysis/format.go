@@ -1,23 +1,18 @@
 package analysis
 
-// A FormatReader reads one output as one agent CLI's JSON format. Each
-// format is described once, next to its driver (drivers/claude_format.go,
-// codex_format.go, opencode_format.go): the records the CLI writes, where
-// its reply, session, usage, cost, limits and errors are, and how its
-// records add up to a Reply. Options.Formats makes one reader per format
-// for each output; the reading (reader.go) hands them the output's JSON
-// documents, the rules (analyze.go) read the Reply of the format the output
-// turned out to be in.
+// A FormatReader reads one output as one agent CLI's JSON format, which is
+// described next to its driver (drivers/*_format.go). Options.Formats makes
+// one per format for each output; reader.go hands them its JSON documents,
+// the rules read the Reply of the format the output turned out to be in.
 type FormatReader interface {
-	// For reports whether the format is the one CLI f writes: its reply
-	// is picked first when several formats would match.
+	// For: the format is the one CLI f writes (its reply is picked first).
 	For(f Family) bool
 	// Skip counts a one-line record whose leading "type" is typ without
 	// decoding it, when the format reads nothing of it (or not yet), and
 	// reports whether it did; open tells that another format may still
 	// read a record of any type.
 	Skip(typ []byte, line []byte, open bool) bool
-	// Open reports whether the format may still read a record of any type.
+	// Open: the format may still read a record of any type.
 	Open() bool
 	// Reads reports whether the format reads record v, whose leading
 	// "type" is typ; first tells that v is the output's first document.
@@ -26,8 +21,7 @@ type FormatReader interface {
 	// array is handed over only as the first document). It fails, having
 	// gathered nothing, when v is not one valid JSON value.
 	Record(v []byte, first bool, lim *Limits) error
-	// Events is the output read as this format's event stream, nil when
-	// none of its events came.
+	// Events is the output read as this format's events (nil: none came).
 	Events() *Reply
 	// Document is the output read as one document of this format (own:
 	// the driver is this format's CLI; lone: it was the only document),
@@ -87,3 +81,22 @@ const (
 
 // MaxDeltas bounds the text deltas a format keeps of an unfinished message.
 const MaxDeltas = 1 << 20
+
+// LongAt is the length past which a line of JSON is not held whole: a
+// LongRecord reads it, in bounded memory, as its bytes come. Write fails
+// once it cannot; End gives the skeleton (the record with its long strings
+// cut short, which the formats read as the record) and the rules' reading
+// of each long string by its path ("result", "item.text", "[2].result").
+const LongAt = 256 << 10
+
+type LongRecord interface {
+	Write(p []byte) bool
+	End() (skeleton []byte, longs map[string]*Facts, ok bool)
+}
+
+// longFormat is a FormatReader that reads long records: NewLong starts
+// one; Long gives it the long strings of the record it reads next.
+type longFormat interface {
+	NewLong() LongRecord
+	Long(longs map[string]*Facts)
+}

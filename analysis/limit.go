@@ -20,7 +20,7 @@ var limitText = regexp.MustCompile(`(?i)5.*hour.*limit|limit.*reached.*try.*back
 
 // limitError is looser: it is only applied to error messages the CLI itself
 // emitted (Codex and OpenCode error events, Claude's errors[]).
-var limitError = regexp.MustCompile(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
+var limitError = lazy(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
 
 func detectLimit(res *Result, p *Reply, raw *Facts, opts Options) {
 	said := structuredLimit(res, p, opts)
@@ -77,7 +77,7 @@ func structuredLimit(res *Result, p *Reply, opts Options) string {
 		return ""
 	}
 	for _, m := range p.ErrorMessages {
-		if limitError.MatchString(m) || matchAny(opts.LimitPatterns, m) {
+		if limitError().MatchString(m) || matchAny(opts.LimitPatterns, m) {
 			res.UsageLimited, res.UsageLimitReason = true, "CLI error: "+cutBytes([]byte(m), 200)
 			return m
 		}

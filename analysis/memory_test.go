@@ -41,12 +41,9 @@ func TestBoundedMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A line is held up to MaxLine (a buffer that doubles): the
-			// Claude JSON result is one 20 MB line, skipped at the cap.
+			// The Claude JSON result, one 20 MB line, is read as it
+			// comes (a long record), not held.
 			limit := uint64(12 << 20)
-			if format == "claude-json" {
-				limit = 2*MaxLine + 4<<20
-			}
 			if got := after.TotalAlloc - before.TotalAlloc; got > limit {
 				t.Errorf("%s (%s): %d MB allocated for a %d MB output", format, mode, got>>20, len(data)>>20)
 			}
@@ -54,43 +51,81 @@ func TestBoundedMemory(t *testing.T) {
 	}
 }
 
-// TestLineCap: a line longer than MaxLine is skipped, counted and noted,
-// without being held; the lines around it are read as usual, whether the
-// output is read from a reader or written to a Stream in pieces.
+// TestLineCap: a line of JSON past LongAt is read as it comes (a long
+// record), in bounded memory; a longer line that is not JSON is skipped,
+// counted and noted, without being held past MaxLine. The lines around
+// them are read as usual, whether the output is read from a reader or
+// written to a Stream in pieces.
 func TestLineCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 64 MiB line")
 	}
-	long := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("a", 4*MaxLine) + `"}]}}`
-	out := `{"type":"system","subtype":"init","session_id":"s1"}` + "\n" + long + "\n" +
-		`{"type":"result","result":"done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"s1"}` + "\n"
-	data := []byte(out)
+	for _, c := range []struct {
+		name, long    string
+		skipped, docs int
+		maxAlloc      uint64
+		note          string
+	}{
+		{"JSON", `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("a", 4*MaxLine) + `"}]}}`, 0, 3, 8 << 20, ""},
+		{"text", "x" + strings.Repeat("a", 4*MaxLine), 1, 2, 7 * MaxLine / 2, "1 line longer than 16 MiB skipped"},
+	} {
+		out := `{"type":"system","subtype":"init","session_id":"s1"}` + "\n" + c.long + "\n" +
+			`{"type":"result","result":"done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"s1"}` + "\n"
+		data := []byte(out)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := NewStream(Options{Formats: drivers.Formats(), Family: FamilyClaude})
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 32<<10)
+			s.Write(rest[:n])
+			rest = rest[n:]
+		}
+		res, _ := s.Finish(Ending{})
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > c.maxAlloc {
+			t.Errorf("%s: %d MB allocated for a %d MB line", c.name, got>>20, len(c.long)>>20)
+		}
+		file, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: FamilyClaude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []Result{res, file} {
+			if r.SkippedLines != c.skipped || r.Documents != c.docs || r.SessionID != "s1" || !r.ExitSignal {
+				t.Errorf("%s: skipped %d, documents %d, session %q, exit %v; want %d, %d, s1, true", c.name, r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal, c.skipped, c.docs)
+			}
+			if why := explain.Of(&r).String(); !strings.Contains(why, c.note) {
+				t.Errorf("%s: explanation does not note the skipped line:\n%s", c.name, why)
+			}
+		}
+	}
+}
+
+// TestLongResult: a Claude JSON result of one line longer than MaxLine
+// (an agent that replies with 20 MB) is analysed, in bounded memory: its
+// status block gives the tasks and the exit signal, as in a short one.
+func TestLongResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 20 MB line")
+	}
+	text := strings.Repeat(`Line \"quoted\" \\ caf\u00e9 \ud83d\ude00 \u2028 of a long reply.\n`, 20<<20/64) +
+		`Done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 3\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n`
+	data := []byte(`{"type":"result","subtype":"success","is_error":false,"result":"` + text + `","session_id":"s-long","usage":{"input_tokens":5,"output_tokens":7}}` + "\n")
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s := NewStream(Options{Formats: drivers.Formats(), Family: FamilyClaude})
-	for rest := data; len(rest) > 0; {
-		n := min(len(rest), 32<<10)
-		s.Write(rest[:n])
-		rest = rest[n:]
-	}
-	res, _ := s.Finish(Ending{})
+	res, err := Analyze(iotest.HalfReader(bytes.NewReader(data)), Options{Formats: drivers.Formats(), Family: FamilyClaude})
 	runtime.ReadMemStats(&after)
-	// The line is held up to the cap (a growing buffer), never past it.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 7*MaxLine/2 {
-		t.Errorf("%d MB allocated for a %d MB line", got>>20, len(long)>>20)
-	}
-	file, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: FamilyClaude})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []Result{res, file} {
-		if r.SkippedLines != 1 || r.Documents != 2 || r.SessionID != "s1" || !r.ExitSignal {
-			t.Errorf("skipped %d, documents %d, session %q, exit %v; want 1, 2, s1, true", r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal)
-		}
-		if why := explain.Of(&r).String(); !strings.Contains(why, "1 line longer than 16 MiB skipped") {
-			t.Errorf("explanation does not note the skipped line:\n%s", why)
-		}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("%d MB allocated for a %d MB result", got>>20, len(data)>>20)
+	}
+	if res.SkippedLines != 0 || res.Format != FormatJSONObject || res.TasksCompletedThisLoop != 3 || !res.ExitSignal ||
+		res.SessionID != "s-long" || res.Usage == nil || res.Usage.OutputTokens != 7 || !strings.HasPrefix(res.ResultText, "Line \"quoted\" \\ café 😀 \u2028 of") {
+		t.Errorf("skipped %d, format %s, tasks %d, exit %v, session %q, usage %+v, text %.40q; want 0, json, 3, true, s-long, 7 output tokens, the reply",
+			res.SkippedLines, res.Format, res.TasksCompletedThisLoop, res.ExitSignal, res.SessionID, res.Usage, res.ResultText)
 	}
 }
 

@@ -73,17 +73,20 @@ var patterns = func() []pattern {
 	return ps
 }()
 
-// byFirst lists the patterns by their first byte; starts[a] has bit b set
-// when a pattern starts with the bytes a b (every b for a one-byte
-// pattern), so that most bytes of a line are passed over after one test.
-var byFirst, starts = func() (t [256][]int, s [256][4]uint64) {
+// byFirst lists the patterns by their first byte; pairs has bit a|b<<8 set
+// when a pattern starts with the bytes a b in any case (every b for a
+// one-byte pattern), so that most bytes of a line are passed over after one
+// test, without case-folding the line.
+var byFirst, pairs = func() (t [256][]int, s [1 << 10]uint64) {
 	for pi, p := range patterns {
 		a := p.text[0]
 		t[a] = append(t[a], pi)
-		if len(p.text) == 1 {
-			s[a] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-		} else {
-			s[a][p.text[1]>>6] |= 1 << (p.text[1] & 63)
+		for _, x := range []byte{a, a - 'a' + 'A'} {
+			for b := range 256 {
+				if k := int(x) | b<<8; foldByte(x) == a && (len(p.text) == 1 || foldByte(byte(b)) == p.text[1]) {
+					s[k>>6] |= 1 << (k & 63)
+				}
+			}
 		}
 	}
 	return t, s

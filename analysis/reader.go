@@ -13,13 +13,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// MaxLine is the per-line cap: a longer line of output is skipped (counted
-// in Result.SkippedLines, with a note in the explanation) without being
-// held, and a longer line of the agent's text is cut there.
+// MaxLine is the per-line cap: a longer line of output that is not a long
+// record is skipped (Result.SkippedLines, noted), a longer line of the
+// agent's text cut there.
 const MaxLine = 16 << 20
 
-// reading is one output read line by line: by Analyze from a reader, by a
-// Stream as the output is written. Both run the same code.
+// reading is one output read line by line, by Analyze and by a Stream.
 type reading struct {
 	fam   Family
 	stats rawStats
@@ -30,9 +29,11 @@ type reading struct {
 	json    bool   // the output started like JSON: its lines are records
 	bom     int    // > 0 until the first line, whose byte-order mark is dropped
 
-	skipped int // lines over MaxLine
-	docs    int // valid JSON documents
-	invalid int // lines that were not valid JSON
+	long    LongRecord        // the current line, past LongAt, read as it comes
+	longs   map[string]*Facts // the long strings of the record being read
+	skipped int               // lines over MaxLine
+	docs    int               // valid JSON documents
+	invalid int               // lines that were not valid JSON
 
 	pending      []byte // a document spread over several lines, joined so far
 	pendingLines int
@@ -63,53 +64,88 @@ func (rd *reading) Write(p []byte) {
 	rd.stats.Write(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
+		switch {
+		case i < 0:
 			rd.keep(p)
 			return
-		}
-		switch {
-		case rd.over || len(rd.partial) == 0 && i > MaxLine:
-			rd.skipped++
-		case len(rd.partial) > 0:
+		case len(rd.partial) == 0 && rd.long == nil && !rd.over && i <= MaxLine && (i <= LongAt || !rd.longStart(p)):
+			rd.line(p[:i], true) // a whole line in p: read in place
+		default:
 			rd.keep(p[:i])
-			if !rd.over {
-				rd.line(rd.partial, true)
-			} else {
-				rd.skipped++
-			}
-		default: // a whole line in p: read in place
-			rd.line(p[:i], true)
+			rd.endLine(true)
 		}
-		rd.partial, rd.over = rd.partial[:0], false
 		p = p[i+1:]
 	}
 }
 
-// keep holds the start of a line that goes on in the next write.
+// keep holds the start of a line that goes on in the next write. A line of
+// JSON past LongAt is not held: a LongRecord reads it as it comes.
 func (rd *reading) keep(p []byte) {
-	if rd.over {
-		return
-	}
 	n := len(rd.partial) + len(p)
-	if n > MaxLine {
+	switch {
+	case rd.over:
+		return
+	case rd.long == nil && n > LongAt && rd.longStart(p):
+		rd.over = !rd.long.Write(rd.partial)
+		rd.partial = rd.partial[:0]
+		fallthrough
+	case rd.long != nil:
+		rd.over = rd.over || !rd.long.Write(p)
+		return
+	case n > MaxLine:
 		rd.partial, rd.over = nil, true
 		return
-	}
-	if n > cap(rd.partial) { // double: append grows a large slice by a quarter
+	case n > cap(rd.partial): // double: append grows a large slice by a quarter
 		rd.partial = append(make([]byte, 0, min(max(2*cap(rd.partial), n), MaxLine)), rd.partial...)
 	}
 	rd.partial = append(rd.partial, p...)
 }
 
+// longStart reads the current line (held so far, then p) as a long
+// record, when it is JSON in an output of JSON.
+func (rd *reading) longStart(p []byte) bool {
+	head := bytes.TrimLeft(rd.partial, " \t\r\xef\xbb\xbf")
+	if len(head) == 0 {
+		head = bytes.TrimLeft(p, " \t\r\xef\xbb\xbf")
+	}
+	if rd.pending != nil || rd.started && !rd.json || rd.fam == FamilyText || len(head) == 0 || head[0] != '{' && head[0] != '[' {
+		return false
+	}
+	for _, f := range rd.formats {
+		if l, ok := f.(longFormat); ok {
+			rd.long = l.NewLong()
+			return true
+		}
+	}
+	return false
+}
+
+// endLine reads the line held or read as a long record.
+func (rd *reading) endLine(nl bool) {
+	switch {
+	case rd.over:
+		rd.skipped++
+	case rd.long != nil:
+		skel, longs, ok := rd.long.End()
+		if !ok {
+			rd.skipped++
+			break
+		}
+		rd.longs = longs
+		rd.line(skel, nl)
+		rd.longs = nil
+	default:
+		rd.line(rd.partial, nl)
+	}
+	rd.partial, rd.over, rd.long = rd.partial[:0], false, nil
+}
+
 // end reads the last line, which has no newline.
 func (rd *reading) end() {
-	switch {
-	case rd.over || len(rd.partial) > MaxLine:
-		rd.skipped++
-	case len(rd.partial) > 0:
-		rd.line(rd.partial, false)
+	if rd.over || rd.long != nil || len(rd.partial) > 0 {
+		rd.endLine(false)
 	}
-	rd.partial, rd.over = nil, false
+	rd.partial = nil
 	if rd.pending != nil && rd.stats.trailNL > 0 {
 		rd.invalid++ // the end of the output is counted as one more line of a document it cut
 	}
@@ -136,13 +172,9 @@ func (rd *reading) line(l []byte, nl bool) {
 		rd.join(l, t)
 		return
 	}
-	if len(t) == 0 {
-		rd.rawLine(l)
-		return
-	}
-	if t[0] != '{' && t[0] != '[' {
-		rd.invalid++
-		rd.rawLine(l)
+	if len(t) == 0 || t[0] != '{' && t[0] != '[' {
+		rd.invalid += min(len(t), 1)
+		rd.raw.writeLine(l, true) // not part of a JSON document
 		return
 	}
 	if rd.fast(t) {
@@ -151,16 +183,9 @@ func (rd *reading) line(l []byte, nl bool) {
 	rd.documents(l, t)
 }
 
-// rawLine gives a line that is not part of a JSON document to the text
-// reading.
-func (rd *reading) rawLine(l []byte) {
-	rd.raw.writeLine(l, true)
-}
-
-// fast counts a line without decoding it when a format says it reads
-// nothing of it, or not yet: Claude's tool results and Codex's command
-// outputs are most of an output's bytes and are only counted. The first
-// document is always read whole.
+// fast counts a line without decoding it when a format reads nothing of
+// it (yet): Claude's tool results, Codex's command outputs. The first
+// document is always read.
 func (rd *reading) fast(t []byte) bool {
 	if rd.docs == 0 || t[len(t)-1] != '}' {
 		return false
@@ -182,10 +207,9 @@ func (rd *reading) fast(t []byte) bool {
 	return false
 }
 
-// documents reads the JSON documents of a line; one that does not end on
-// it is joined with the next lines. A line that is one document is decoded
-// once (the formats' decoding checks it); any other is split into its
-// documents first.
+// documents reads the JSON documents of a line (one that does not end on
+// it is joined with the next lines); a line of one document is decoded
+// once, by the formats.
 func (rd *reading) documents(l, t []byte) {
 	if e := bytes.TrimRight(t, " \t\r"); e[len(e)-1] == '}' && rd.document(e) {
 		return
@@ -205,7 +229,7 @@ func (rd *reading) documents(l, t []byte) {
 				return
 			}
 			rd.invalid++
-			rd.rawLine(l)
+			rd.raw.writeLine(l, true)
 			return
 		}
 		if !rd.document(v) {
@@ -287,6 +311,10 @@ func nesting(line []byte) int {
 // the first document may be Claude's message array. It reports false,
 // having read nothing, when v is not one valid JSON value.
 func (rd *reading) document(v []byte) bool {
+	if rd.longs != nil { // the strings a LongRecord read, for the formats that take them
+		rd.lend(rd.longs)
+		defer rd.lend(nil)
+	}
 	valid := func() bool {
 		return jsontext.Value(v).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	}
@@ -323,6 +351,14 @@ func (rd *reading) document(v []byte) bool {
 	return true
 }
 
+func (rd *reading) lend(longs map[string]*Facts) {
+	for _, f := range rd.formats {
+		if l, ok := f.(longFormat); ok {
+			l.Long(longs)
+		}
+	}
+}
+
 // recordType is the "type" of a record that starts with it, as every
 // CLI writes them.
 func recordType(v []byte) ([]byte, bool) {
@@ -356,11 +392,9 @@ func Analyze(r io.Reader, opts Options) (Result, error) {
 	return rd.build(opts), nil
 }
 
-// Stream analyses an output while it is being written: the caller writes
-// the bytes as they arrive (beside the output log, in the pass that writes
-// it) and calls Finish once the output has ended. It is the reading
-// Analyze does, fed by the writer instead of pulling from a reader, so
-// Finish gives the Result Analyze gives for the same bytes and options.
+// Stream analyses an output while it is being written (beside the output
+// log, in the pass that writes it): the reading Analyze does, fed by the
+// writer, so Finish gives the Result Analyze gives for the same bytes.
 type Stream struct {
 	mu     sync.Mutex
 	opts   Options
@@ -375,9 +409,8 @@ type Ending struct {
 	Now      time.Time // the analysis time (timestamp field)
 }
 
-// NewStream starts the analysis of one output. opts are the options of
-// Analyze; their ExitCode, TimedOut and Now are ignored, Finish's Ending
-// gives them.
+// NewStream starts the analysis of one output; Finish's Ending gives
+// what opts' ExitCode, TimedOut and Now would.
 func NewStream(opts Options) *Stream {
 	return &Stream{opts: opts, rd: newReading(opts)}
 }

@@ -28,15 +28,11 @@ func (f Format) OutputFormat() string {
 // Options are the facts about one agent call that the engine knows and the
 // output does not say.
 type Options struct {
-	// Family is the agent CLI that wrote the output (the driver's
-	// Family()): its formats come first when several would match, and
-	// FamilyText reads the output as plain text. FamilyAny detects the
-	// format as the bash loop does.
+	// Family is the agent CLI that wrote the output: its formats come
+	// first; FamilyText reads plain text; FamilyAny detects the format.
 	Family Family
-	// Formats make the readers of the JSON formats the output may be in
-	// (drivers.Formats()), in the bash loop's order of detection: Codex,
-	// OpenCode, then Claude's stream-json, whose reader also reads a lone
-	// result object and the message array. Without them a JSON output
+	// Formats make the readers of the JSON formats (drivers.Formats()),
+	// in the bash loop's order of detection. Without them a JSON output
 	// reads as the text of its lines that are not JSON.
 	Formats []func() FormatReader
 
@@ -242,9 +238,7 @@ func (r *Result) SetFilesModified(n int) {
 	}
 }
 
-// UpdatesLastOutputLength reports whether the bash loop would write this
-// loop's OutputLength to .ralph/.last_output_length (only the text path
-// does).
+// UpdatesLastOutputLength: the bash loop writes .last_output_length (text path).
 func (r *Result) UpdatesLastOutputLength() bool { return r.textPath }
 
 // limitView is a usage limit as a Result reports it.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -36,7 +37,6 @@ type Text struct {
 	waitEnd  int
 	bodyFrom int // where the open status block's body starts on this line, -1: none
 	evs      []scanEvent
-	low      []byte // the line case-folded
 
 	// totals
 	lines      int
@@ -160,9 +160,14 @@ func (s *Text) writeLine(l []byte, nl bool) {
 	s.line(l[:min(len(l), MaxLine)])
 }
 
-// appendCapped appends p to a line, keeping at most MaxLine bytes of it.
+// appendCapped appends p to a line, keeping at most MaxLine bytes of it
+// (in a buffer that doubles: append grows a large slice by a quarter).
 func appendCapped(line, p []byte) []byte {
-	return append(line, p[:min(len(p), max(0, MaxLine-len(line)))]...)
+	p = p[:min(len(p), max(0, MaxLine-len(line)))]
+	if n := len(line) + len(p); n > cap(line) {
+		line = append(make([]byte, 0, min(max(2*cap(line), n), MaxLine)), line...)
+	}
+	return append(line, p...)
 }
 
 // line applies the rules to one whole line (without its newline).
@@ -216,21 +221,17 @@ func (s *Text) line(l []byte) {
 // against the phrases' first two bytes, and the phrases that start there
 // are compared; the matches come in the order of their last byte.
 func (s *Text) scan(l []byte) []scanEvent {
-	s.low = s.low[:0]
-	for _, c := range l {
-		s.low = append(s.low, foldByte(c))
-	}
 	evs := s.evs[:0]
-	for i, c := range s.low {
-		var next byte
-		if i+1 < len(s.low) {
-			next = s.low[i+1]
+	for i := range l {
+		k := int(l[i]) // the pair l[i] l[i+1], the last byte with 0
+		if i+1 < len(l) {
+			k = int(binary.LittleEndian.Uint16(l[i:]))
 		}
-		if starts[c][next>>6]&(1<<(next&63)) == 0 {
+		if pairs[k>>6&1023]&(1<<(k&63)) == 0 {
 			continue
 		}
-		for _, pi := range byFirst[c] {
-			if p := patterns[pi].low; bytes.HasPrefix(s.low[i:], p) {
+		for _, pi := range byFirst[foldByte(l[i])] {
+			if p := patterns[pi].low; len(l)-i >= len(p) && folded(l[i:i+len(p)], p) {
 				evs = append(evs, scanEvent{i + len(p) - 1, pi})
 			}
 		}
@@ -238,6 +239,16 @@ func (s *Text) scan(l []byte) []scanEvent {
 	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
 	s.evs = evs
 	return evs
+}
+
+// folded reports whether b case-folded is low.
+func folded(b, low []byte) bool {
+	for i, c := range low {
+		if foldByte(b[i]) != c {
+			return false
+		}
+	}
+	return true
 }
 
 // match handles pattern pi found ending at line offset end.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,8 +30,7 @@ const (
 	LimitRejected = "rejected"
 )
 
-// maxWindows bounds the windows one output can name.
-const maxWindows = 8
+const maxWindows = 8 // the windows one output can name
 
 // Limits collects the usage windows the CLI reported in its own events,
 // the last report of each window counting. A format puts each window its
@@ -79,27 +79,32 @@ func (a *Limits) resolved(now time.Time) []LimitWindow {
 //	...or try again at 3:15 PM.                        (Codex)
 //	try again in 2 hours                               (any)
 var (
-	resetEpoch    = regexp.MustCompile(`(?i)limit reached\|(\d{9,11})\b`)
-	resetAtJSON   = regexp.MustCompile(`"resets_at"\s*:\s*(\d{9,11})`)
-	resetInJSON   = regexp.MustCompile(`"resets_in_seconds"\s*:\s*(\d{1,9})`)
-	resetClock    = regexp.MustCompile(`(?i)(?:resets(?: at)?|try again at)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)*)\))?`)
-	resetIn       = regexp.MustCompile(`(?i)(?:resets|try again) in (\d{1,4})\s*(d|days?|h|hours?|m|min|mins|minutes?)\b`)
-	windowFiveH   = regexp.MustCompile(`(?i)5.?hour|five.?hour|session limit`)
-	windowWeekly  = regexp.MustCompile(`(?i)weekly|7.?day|seven.?day`)
-	windowOpusWk  = regexp.MustCompile(`(?i)opus.*(weekly|7.?day)|(weekly|7.?day).*opus`)
-	windowSonetWk = regexp.MustCompile(`(?i)sonnet.*(weekly|7.?day)|(weekly|7.?day).*sonnet`)
+	resetEpoch    = lazy(`(?i)limit reached\|(\d{9,11})\b`)
+	resetAtJSON   = lazy(`"resets_at"\s*:\s*(\d{9,11})`)
+	resetInJSON   = lazy(`"resets_in_seconds"\s*:\s*(\d{1,9})`)
+	resetClock    = lazy(`(?i)(?:resets(?: at)?|try again at)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)*)\))?`)
+	resetIn       = lazy(`(?i)(?:resets|try again) in (\d{1,4})\s*(d|days?|h|hours?|m|min|mins|minutes?)\b`)
+	windowFiveH   = lazy(`(?i)5.?hour|five.?hour|session limit`)
+	windowWeekly  = lazy(`(?i)weekly|7.?day|seven.?day`)
+	windowOpusWk  = lazy(`(?i)opus.*(weekly|7.?day)|(weekly|7.?day).*opus`)
+	windowSonetWk = lazy(`(?i)sonnet.*(weekly|7.?day)|(weekly|7.?day).*sonnet`)
 )
+
+// lazy compiles a pattern when first used: most runs read no limit message.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // windowFromText names the window a limit message speaks of, "" when none.
 func windowFromText(s string) string {
 	switch {
-	case windowOpusWk.MatchString(s):
+	case windowOpusWk().MatchString(s):
 		return "seven_day_opus"
-	case windowSonetWk.MatchString(s):
+	case windowSonetWk().MatchString(s):
 		return "seven_day_sonnet"
-	case windowWeekly.MatchString(s):
+	case windowWeekly().MatchString(s):
 		return "seven_day"
-	case windowFiveH.MatchString(s):
+	case windowFiveH().MatchString(s):
 		return "five_hour"
 	}
 	return ""
@@ -110,8 +115,8 @@ func windowFromText(s string) string {
 // occurrence after now, in the zone named in brackets or else now's zone;
 // without now, only absolute times count.
 func resetFromText(s string, now time.Time) int64 {
-	for _, re := range []*regexp.Regexp{resetEpoch, resetAtJSON} {
-		if m := re.FindStringSubmatch(s); m != nil {
+	for _, re := range []func() *regexp.Regexp{resetEpoch, resetAtJSON} {
+		if m := re().FindStringSubmatch(s); m != nil {
 			n, _ := strconv.ParseInt(m[1], 10, 64)
 			return n
 		}
@@ -119,11 +124,11 @@ func resetFromText(s string, now time.Time) int64 {
 	if now.IsZero() {
 		return 0
 	}
-	if m := resetInJSON.FindStringSubmatch(s); m != nil {
+	if m := resetInJSON().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		return now.Unix() + n
 	}
-	if m := resetIn.FindStringSubmatch(s); m != nil {
+	if m := resetIn().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		unit := time.Minute
 		switch strings.ToLower(m[2])[0] {
@@ -134,7 +139,7 @@ func resetFromText(s string, now time.Time) int64 {
 		}
 		return now.Add(time.Duration(n) * unit).Unix()
 	}
-	if m := resetClock.FindStringSubmatch(s); m != nil {
+	if m := resetClock().FindStringSubmatch(s); m != nil {
 		return nextClock(m, now)
 	}
 	return 0

@@ -192,12 +192,17 @@ var claudeReads = map[string]bool{"system": true, "assistant": true, "result": t
 type claudeReader struct {
 	stream claudeReading
 	arr    claudeReading // the message array
-	array  bool          // the first document was an array
-	first  *resultObject // the first document, when it is an object
-	r      ClaudeRecord
+	longStrings
+	array bool          // the first document was an array
+	first *resultObject // the first document, when it is an object
+	r     ClaudeRecord
 }
 
-func newClaudeReader() analysis.FormatReader { return &claudeReader{} }
+func newClaudeReader() analysis.FormatReader {
+	c := &claudeReader{}
+	c.stream.long, c.arr.long = &c.longStrings, &c.longStrings
+	return c
+}
 
 func (c *claudeReader) For(f analysis.Family) bool {
 	return f == analysis.FamilyClaude || f == analysis.FamilyCursor
@@ -229,6 +234,7 @@ func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error 
 		var list []ClaudeRecord
 		if decodeRecord(v, &list) == nil {
 			for i := range list {
+				c.arr.at = "[" + strconv.Itoa(i) + "]."
 				claudeLimit(lim, &list[i])
 				c.arr.record(&list[i], false)
 			}
@@ -250,7 +256,7 @@ func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error 
 			c.first = c.stream.last
 		} else {
 			rec := c.r
-			c.first = newResultObject(&rec)
+			c.first = newResultObject(&rec, &c.longStrings, "")
 		}
 	}
 	return nil
@@ -312,14 +318,15 @@ type resultObject struct {
 	errMsgs []string
 }
 
-// newResultObject reads a result-like object; it keeps r.
-func newResultObject(r *ClaudeRecord) *resultObject {
+// newResultObject reads a result-like object; it keeps r. Its strings at
+// path at+"result" and at+"summary" may be long ones.
+func newResultObject(r *ClaudeRecord, long *longStrings, at string) *resultObject {
 	o := &resultObject{rec: r}
 	if r.Result.Kind == String {
-		o.result = analysis.ScanText(r.Result.Text)
+		o.result = long.scanned(at+"result", r.Result.Text)
 	}
 	if r.Summary.Kind == String {
-		o.summary = analysis.ScanText(r.Summary.Text)
+		o.summary = long.scanned(at+"summary", r.Summary.Text)
 	}
 	var msgs []Value
 	msgs = append(msgs, r.Errors...)
@@ -330,6 +337,8 @@ func newResultObject(r *ClaudeRecord) *resultObject {
 
 // claudeReading gathers Claude's stream (live) or message array.
 type claudeReading struct {
+	long        *longStrings // the long strings of the record read
+	at          string       // the path of the record read (an element of the array)
 	detect      bool
 	initSession string
 	last        *resultObject  // last result record
@@ -357,7 +366,7 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 		}
 	case "result":
 		rec := *r // r is reused for the next record
-		a.last = newResultObject(&rec)
+		a.last = newResultObject(&rec, a.long, a.at)
 	case "assistant":
 		if !live {
 			return

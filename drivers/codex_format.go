@@ -130,10 +130,12 @@ func codexBulk(t []byte) bool {
 
 // codexReader gathers Codex's events.
 type codexReader struct {
+	longStrings
 	r               CodexRecord
 	detect          bool
 	threadID        string
-	last            *analysis.Facts // last agent message
+	last            *analysis.Facts // last agent message, once read
+	lastText        string          // its text, until read
 	haveLast        bool
 	usageSeen       bool
 	in, cached, out int64
@@ -223,9 +225,12 @@ func (a *codexReader) record(r *CodexRecord) {
 		switch {
 		case it.Type.Is("agent_message"):
 			// item.text // (content[] output_text joined) // ""
-			if it.Text.Kind == String {
-				a.last = analysis.ScanText(it.Text.Text)
-			} else {
+			// Only the last message counts: its text is read when the
+			// output has ended.
+			a.last, a.lastText = a.long["item.text"], ""
+			if it.Text.Kind == String && a.last == nil {
+				a.lastText = it.Text.Text
+			} else if it.Text.Kind != String {
 				a.last = joined(it.Content, "output_text")
 			}
 			a.haveLast = true
@@ -278,6 +283,9 @@ func (a *codexReader) Events() *analysis.Reply {
 	}
 	p := &analysis.Reply{Format: analysis.FormatCodex, JSONL: true, Session: firstSession(Str(a.threadID)), Where: "last agent_message"}
 	if a.haveLast {
+		if a.last == nil {
+			a.last = analysis.ScanText(a.lastText)
+		}
 		p.Text = a.last
 	}
 	if a.usageSeen {

@@ -78,20 +78,39 @@ type lastLine struct {
 func (t *lastLine) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, b := range p {
-		if b == '\n' {
+	n := len(p)
+	if bytes.IndexByte(p, '\n') < 0 { // most writes of a long line (IndexByte is the quicker)
+		t.add(p)
+		return n, nil
+	}
+	i := bytes.LastIndexByte(p, '\n')
+	// The lines p ends, the newest first: the first one not blank counts.
+	for lines := p[:i]; ; {
+		j := bytes.LastIndexByte(lines, '\n')
+		if j < 0 { // the first line of p goes on from cur
+			t.add(lines)
 			if len(bytes.TrimSpace(t.cur)) > 0 {
 				t.last = append(t.last[:0], t.cur...)
 			}
-			t.cur = t.cur[:0]
-			continue
+			break
 		}
-		if len(t.cur) < 4096 {
-			t.cur = append(t.cur, b)
+		if l := lines[j+1:]; len(bytes.TrimSpace(l[:min(len(l), maxLastLine)])) > 0 {
+			t.last = append(t.last[:0], l[:min(len(l), maxLastLine)]...)
+			break
 		}
+		lines = lines[:j]
 	}
-	return len(p), nil
+	t.cur = t.cur[:0]
+	t.add(p[i+1:])
+	return n, nil
 }
+
+// add appends to the current line, up to maxLastLine bytes of it.
+func (t *lastLine) add(b []byte) {
+	t.cur = append(t.cur, b[:min(len(b), maxLastLine-len(t.cur))]...)
+}
+
+const maxLastLine = 4096
 
 func (t *lastLine) String() string {
 	t.mu.Lock()
