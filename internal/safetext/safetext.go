@@ -63,6 +63,11 @@ func convert(s string, m mode) string {
 func safePrefix[T string | []byte](s T, m mode) int {
 	i := 0
 	for i < len(s) {
+		if i+8 <= len(s) && printable8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		switch {
 		case c >= 0x20 && c < 0x7f, c == '\t', c == '\n' && m&keepNewline != 0:
@@ -84,6 +89,16 @@ func safePrefix[T string | []byte](s T, m mode) int {
 		}
 	}
 	return i
+}
+
+// printable8 reports whether the eight bytes of x are all printable ASCII
+// (0x20 to 0x7e), eight at a time: a byte under 0x20 sets its top bit in
+// x-0x20 (no lower byte borrows, as the lowest such byte has none under
+// it), 0x7f sets it in x+1 (a lower byte carries only from 0xff, set in x
+// itself), and any byte from 0x80 has it in x.
+func printable8(x uint64) bool {
+	const low, top = 0x0101010101010101, 0x8080808080808080
+	return ((x-0x20*low)|(x+low)|x)&top == 0
 }
 
 func decodeRune[T string | []byte](s T) (rune, int) {

@@ -2,6 +2,8 @@ package safetext
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -132,4 +134,41 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("Writer cut at %d: %q, Colour: %q", at, b.String(), col)
 		}
 	})
+}
+
+// TestPrintable8 checks the eight-at-a-time test against the byte rule
+// for every byte value at every position, beside printable neighbours and
+// beside the values whose borrow or carry could hide it.
+func TestPrintable8(t *testing.T) {
+	for _, fill := range []byte{' ', '~', 'a', 0x00, 0x7f, 0xff} {
+		for pos := 0; pos < 8; pos++ {
+			for v := 0; v < 256; v++ {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[pos] = byte(v)
+				want := true
+				for _, c := range b {
+					if c < 0x20 || c > 0x7e {
+						want = false
+					}
+				}
+				x := binary.LittleEndian.Uint64(b[:])
+				if got := printable8(x); got != want {
+					t.Fatalf("printable8(% x) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkWriter(b *testing.B) {
+	line := []byte(strings.Repeat("All tests pass; the plan's next task is the parser. ", 2) + "\n")
+	chunk := bytes.Repeat(line, 32<<10/len(line))
+	w := NewWriter(io.Discard)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		w.Write(chunk)
+	}
 }
