@@ -14,6 +14,7 @@ import (
 // the templates that are missing, keeps what is there, and a second run
 // changes nothing but the shim.
 func TestInstallScript(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	root := installRoot(t)
 	tmp := t.TempDir()
 	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim

@@ -98,6 +98,7 @@ func startTicks(t *testing.T, pid int) uint64 {
 // record is proven: the recorded process must carry the recorded token of
 // a loop that is gone, and started when recorded.
 func TestLeftoverAgentAtStart(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	cases := []struct {
 		name    string
 		token   func(t *testing.T) string // in the planted process
