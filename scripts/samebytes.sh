@@ -41,7 +41,14 @@ mask() {
 		-e 's/Sleeping for [0-9]+ seconds/Sleeping for N seconds/g' \
 		-e 's/corrupt-[0-9]{8}-[0-9]{6}/corrupt-STAMP/g' \
 		-e 's/\b[0-9a-f]{40}\b/SHA/g' \
-		-e 's/(last commit|commit) [0-9a-f]{7,12}\b/\1 SHORTSHA/g' "$1"
+		-e 's/(last commit|commit) [0-9a-f]{7,12}\b/\1 SHORTSHA/g' "$1" |
+		# GNU timeout signals the loop and then its process group: one
+		# stop notice or two (each after a blank line), as they arrive.
+		awk '/^ralph_loop: stopping \(SIG[A-Z]+\)/ { blank = 0; next }
+			blank { print ""; blank = 0 }
+			/^$/ { blank = 1; next }
+			{ print }
+			END { if (blank) print "" }'
 }
 names() { (cd "$1" && find . -path ./proj/.git -prune -o -type f -print | grep -E '^\./(stdout|stderr)|^\./proj/\.ralph/' |
 	grep -v '\.ralph_loop\.lock$' | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{3}/STAMP/; s/corrupt-[0-9]{8}-[0-9]{6}/corrupt-STAMP/' | sort); }
