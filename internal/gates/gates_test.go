@@ -3,6 +3,7 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -189,11 +190,12 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	// group SIGKILL after the grace period ends both. The helper would
 	// sleep 10 minutes, so every bound below is far from what a gate that
 	// waited for it would take.
-	script(t, dir, "slow-lint", "trap '' TERM; (trap '' TERM; sleep 600) & echo $! > child.tmp && mv child.tmp child.pid; kill -STOP $$")
-	c := cfg(t, Config{Gates: "./slow-lint", Mode: ModeCircuitBreaker, Dir: dir, Timeout: 150 * time.Millisecond, Grace: 100 * time.Millisecond})
+	script(t, dir, "slow-lint", "trap '' TERM; (trap '' TERM; sleep 600) & echo $! > child.pid; kill -STOP $$")
+	c := cfg(t, Config{Gates: "./slow-lint", Mode: ModeCircuitBreaker, Dir: dir, Timeout: 500 * time.Millisecond, Grace: 100 * time.Millisecond})
 	var d Decision
 	// On a busy machine the timeout may stop the shell before it started
-	// its helper: that run proves nothing about the helper, so run again.
+	// its helper (or wrote its pid): that run proves nothing about the
+	// helper, so run again.
 	for try := 1; ; try++ {
 		start := time.Now()
 		var err error
@@ -204,7 +206,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 		if el := time.Since(start); el > 30*time.Second {
 			t.Fatalf("run took %v: it waited for the helper", el)
 		}
-		if _, err := os.Stat(pidFile); err == nil || try == 20 {
+		if b, _ := os.ReadFile(pidFile); bytes.HasSuffix(b, []byte("\n")) || try == 10 {
 			break
 		}
 	}
