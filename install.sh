@@ -42,6 +42,20 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# The project is checked before the build, so a refusal comes at once.
+if [ -n "$project" ]; then
+	[ -d "$project" ] || { echo "install.sh: project directory '$project' does not exist" >&2; exit 1; }
+	ralph="$(cd "$project" && pwd)/.ralph"
+	# .ralph/ is the repository's: a link there (to a folder elsewhere) is
+	# never written through.
+	for d in "$ralph" "$ralph/lib" "$ralph/ralph_loop.sh"; do
+		if [ -L "$d" ]; then
+			echo "install.sh: $d is a symbolic link to $(readlink "$d"): refusing to write through it; replace it with a folder (or remove it)" >&2
+			exit 1
+		fi
+	done
+fi
+
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bindir="$PREFIX/bin"
 
@@ -68,16 +82,7 @@ case ":$PATH:" in
 esac
 
 if [ -n "$project" ]; then
-	[ -d "$project" ] || { echo "install.sh: project directory '$project' does not exist" >&2; exit 1; }
 	ralph="$(cd "$project" && pwd)/.ralph"
-	# .ralph/ is the repository's: a link there (to a folder elsewhere) is
-	# never written through.
-	for d in "$ralph" "$ralph/lib" "$ralph/ralph_loop.sh"; do
-		if [ -L "$d" ]; then
-			echo "install.sh: $d is a symbolic link to $(readlink "$d"): refusing to write through it; replace it with a folder (or remove it)" >&2
-			exit 1
-		fi
-	done
 	mkdir -p "$ralph/lib"
 	shim="$ralph/ralph_loop.sh"
 	tmp="$(mktemp "$ralph/.ralph_loop.sh.XXXXXX")"

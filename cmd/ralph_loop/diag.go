@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -24,7 +23,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stde
 	s, damaged := kept.Breaker, damages[ralphdir.CircuitBreakerState]
 	if damaged != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %s is corrupt (%v); shown as CLOSED and left as it is (the loop moves it aside when it next starts)\n", d.Path(ralphdir.CircuitBreakerState), damaged)
-	} else if _, err := d.Lstat(ralphdir.CircuitBreakerState); errors.Is(err, fs.ErrNotExist) {
+	} else if !kept.HaveBreaker { // there is none
 		// As the bash loop does, a missing state is written as the CLOSED
 		// state it is shown as; only that, never under a running loop, and
 		// never in place of a file (docs/COMPATIBILITY.md).

@@ -14,6 +14,7 @@ import (
 // the templates that are missing, keeps what is there, and a second run
 // changes nothing but the shim.
 func TestInstallScript(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	root := installRoot(t)
 	tmp := t.TempDir()
 	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim
@@ -81,6 +82,7 @@ func TestInstallScript(t *testing.T) {
 // TestInstallScriptRefusesLinks: install.sh --project never writes through
 // a .ralph/, .ralph/lib or shim that the repository made a link: it says
 // so in one line, exits non-zero, and the link's target stays as it was.
+// It refuses before it builds anything.
 func TestInstallScriptRefusesLinks(t *testing.T) {
 	root := installRoot(t)
 	tmp := t.TempDir()
@@ -102,6 +104,9 @@ func TestInstallScriptRefusesLinks(t *testing.T) {
 			}
 			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 				t.Fatalf("install.sh wrote %d files through the link", len(entries))
+			}
+			if _, err := os.Stat(filepath.Join(tmp, "prefix", "bin")); !os.IsNotExist(err) {
+				t.Errorf("install.sh built and installed the binary before it refused (%v)", err)
 			}
 		})
 	}

@@ -52,6 +52,7 @@ var jsonLineFiles = []string{"logs/metrics.jsonl", "logs/events.jsonl"}
 // parses and each JSON Lines log holds only whole lines. A final run must
 // then finish the plan from that state.
 func TestKillAnyMoment(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	kills := defaultKills
 	if v := os.Getenv(killsEnv); v != "" {
 		n, err := strconv.Atoi(v)

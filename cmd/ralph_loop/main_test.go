@@ -3,9 +3,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,7 +50,23 @@ func TestMain(m *testing.M) {
 	for name, f := range mainCmds {
 		cmds[name] = f
 	}
+	if cmds[filepath.Base(os.Args[0])] == nil { // go test's run, not a command's
+		moreParallel()
+	}
 	testscript.Main(m, cmds)
+}
+
+// moreParallel runs twice as many parallel tests (the scenarios) as there
+// are cores, unless -test.parallel says otherwise: they spend most of
+// their time waiting for the processes they start (on 2 cores, 20
+// scenarios took 69 s at 2 and 42 s at 4 with the same CPU time).
+func moreParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
 
 func TestScript(t *testing.T) {

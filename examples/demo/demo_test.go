@@ -149,6 +149,7 @@ func TestDemoRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each run has its own project, HOME and TMPDIR
 			r := runDemo(t, tt.env...)
 			if r.rc != tt.rc {
 				t.Errorf("run.sh exit code = %d, want %d", r.rc, tt.rc)

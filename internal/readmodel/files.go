@@ -62,7 +62,7 @@ func fileStamp(d *ralphdir.Dir, name string) string {
 // events and the last event the phase is told from.
 func (s *folder) Snapshot() any {
 	f := s.f
-	return pageOf(f.Name, readState(f.Dir, pageTail, true), f.MaxCalls, f.Now(), f.Text)
+	return pageOf(f.Name, readState(f.Dir, f.Now(), pageTail, true), f.MaxCalls, f.Now(), f.Text)
 }
 
 // pageOf is the dashboard's snapshot of r.
@@ -76,7 +76,7 @@ func pageOf(name string, r folderState, maxCalls int, now time.Time, text func(e
 // and the last event, never the timeline.
 func (s *folder) Summary() any {
 	f := s.f
-	return summaryOf(build(readState(f.Dir, summaryTail, true), f.MaxCalls, f.Now()))
+	return summaryOf(build(readState(f.Dir, f.Now(), summaryTail, true), f.MaxCalls, f.Now()))
 }
 
 // Live is the end of live.log.

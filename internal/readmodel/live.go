@@ -28,7 +28,7 @@ type memory struct {
 // newMemory is the live source of f's folder, read once now.
 func newMemory(f Files) *memory {
 	stamp := fileStamp(f.Dir, ralphdir.FixPlan)
-	return &memory{f: f, st: readState(f.Dir, pageTail, true), planStamp: stamp}
+	return &memory{f: f, st: readState(f.Dir, f.Now(), pageTail, true), planStamp: stamp}
 }
 
 // update changes the folder's state in memory, as the loop changes what

@@ -19,7 +19,7 @@ import (
 // byte there. maxCalls is the configured hourly limit, shown while
 // status.json has none.
 func Load(d *ralphdir.Dir, maxCalls int, now time.Time) *View {
-	return build(readState(d, statusTail, false), maxCalls, now)
+	return build(readState(d, now, statusTail, false), maxCalls, now)
 }
 
 // statusFile is the part of status.json a View reads.

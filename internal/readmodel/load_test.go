@@ -97,3 +97,31 @@ func TestStatusKilledLoop(t *testing.T) {
 		t.Fatalf("state = %+v", v.State)
 	}
 }
+
+// --status reads the kept state as the loop does (the store's Peek): a
+// session the loop would discard (no created_at, or one in the future) is
+// no session, and a breaker is shown only when its file holds one.
+func TestStatusReadsKeptStateAsTheLoopDoes(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name, session, breaker string
+		wantSession            bool
+		wantBreaker            bool
+	}{
+		{"valid", `{"session_id": "s-1", "created_at": "2030-01-01T00:00:00+00:00"}`, `{"state": "OPEN"}`, true, true},
+		{"no created_at", `{"session_id": "s-1"}`, `{"state": "CLOSED"}`, false, true},
+		{"created in the future", `{"session_id": "s-1", "created_at": "2031-01-01T00:00:00+00:00"}`, `{"state": "AJAR"}`, false, false},
+		{"inactive", `{"session_id": "", "reset_at": "2030-01-01T00:00:00+00:00"}`, ``, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{ralphdir.RalphSession: tc.session}
+			if tc.breaker != "" {
+				files[ralphdir.CircuitBreakerState] = tc.breaker
+			}
+			v := Load(writeFiles(t, t.TempDir(), files), 100, now)
+			if (v.Session != nil) != tc.wantSession || (v.Breaker != nil) != tc.wantBreaker {
+				t.Errorf("session %+v, breaker %+v; want a session %v, a breaker %v", v.Session, v.Breaker, tc.wantSession, tc.wantBreaker)
+			}
+		})
+	}
+}

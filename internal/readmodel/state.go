@@ -1,7 +1,7 @@
 package readmodel
 
 import (
-	"encoding/json"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -38,9 +38,12 @@ const (
 	summaryTail = 64 << 10
 )
 
-// readState reads d's state without writing a byte there, with the last
-// tail bytes of the event log (across its rotated copies when rotated).
-func readState(d *ralphdir.Dir, tail int64, rotated bool) folderState {
+// readState reads d's state at now without writing a byte there, with the
+// last tail bytes of the event log (across its rotated copies when
+// rotated). The kept state (the breaker, the session, the last analysis,
+// the call window) is read as the store's Peek reads it; a file Peek finds
+// missing or damaged is left out (nil).
+func readState(d *ralphdir.Dir, now time.Time, tail int64, rotated bool) folderState {
 	var r folderState
 	r.Status, r.StatusFound, r.StatusErr = d.ReadFile(ralphdir.Status)
 	r.StatusFound = r.StatusFound || r.StatusErr != nil
@@ -49,16 +52,13 @@ func readState(d *ralphdir.Dir, tail int64, rotated bool) folderState {
 	}
 	r.Paused = d.Exists(ralphdir.PauseFile)
 	r.Plan = readPlan(d)
-	var ra analysis.ResponseAnalysis
-	if data, found, err := d.ReadFile(ralphdir.ResponseAnalysis); err == nil && found && json.Unmarshal(data, &ra) == nil {
-		r.Analysis = &ra
+	kept, _ := store.Peek(d, now)
+	r.Analysis = kept.Analysis
+	if kept.HaveBreaker {
+		r.Breaker = &kept.Breaker
 	}
-	var bs breaker.State
-	if data, found, err := d.ReadFile(ralphdir.CircuitBreakerState); err == nil && found && json.Unmarshal(data, &bs) == nil {
-		r.Breaker = &bs
-	}
-	r.Session = readSession(d)
-	r.Window = store.PeekWindow(d)
+	r.Session = sessionOf(kept)
+	r.Window = kept.Window
 	names := []string{ralphdir.EventsLog}
 	if rotated {
 		names = ralphdir.WithRotated(ralphdir.EventsLog)
@@ -75,13 +75,22 @@ func readPlan(d *ralphdir.Dir) []byte {
 	return nil
 }
 
-// readSession is .ralph_session, nil when it is missing, damaged or has no
-// id.
-func readSession(d *ralphdir.Dir) *session.RalphSession {
-	var s session.RalphSession
-	data, found, err := d.ReadFile(ralphdir.RalphSession)
-	if err != nil || !found || json.Unmarshal(data, &s) != nil || s.SessionID == "" {
+// sessionOf is the kept session, nil when there is none (or no id).
+func sessionOf(kept store.Kept) *session.RalphSession {
+	if kept.Session.SessionID == "" {
 		return nil
 	}
-	return &s
+	return &kept.Session
 }
+
+// readSession is .ralph_session as the store just saved it, read back as
+// Peek reads it; nil when it is missing, damaged or has no id. Its
+// created_at is from the loop's clock, which is the one that saved it, so
+// it is not checked against another clock for being in the future.
+func readSession(d *ralphdir.Dir) *session.RalphSession {
+	kept, _ := store.Peek(d, endOfTime)
+	return sessionOf(kept)
+}
+
+// endOfTime is later than any created_at a session file can hold.
+var endOfTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)

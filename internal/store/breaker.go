@@ -33,21 +33,21 @@ func loadBreaker(d *ralphdir.Dir) (breaker.State, error) {
 // fresh CLOSED state at now. A file that cannot be read as a state (empty,
 // corrupt, an unknown "state", a named pipe, too big) is shown as CLOSED
 // too, and damaged says what is wrong with it; the loop moves it aside
-// when it next starts.
-func peekBreaker(d *ralphdir.Dir, now time.Time) (s breaker.State, damaged error) {
+// when it next starts. read is whether the state came from the file.
+func peekBreaker(d *ralphdir.Dir, now time.Time) (s breaker.State, read bool, damaged error) {
 	data, found, err := d.ReadFile(ralphdir.CircuitBreakerState)
 	switch {
 	case err != nil:
-		return breaker.Fresh(now), err
+		return breaker.Fresh(now), false, err
 	case !found:
-		return breaker.Fresh(now), nil
+		return breaker.Fresh(now), false, nil
 	case len(bytes.TrimSpace(data)) == 0:
-		return breaker.Fresh(now), errors.New("the file is empty")
+		return breaker.Fresh(now), false, errors.New("the file is empty")
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return breaker.Fresh(now), err
+		return breaker.Fresh(now), false, err
 	}
-	return s, nil
+	return s, true, nil
 }
 
 // SaveBreaker writes s to .ralph/.circuit_breaker_state atomically, as

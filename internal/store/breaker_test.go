@@ -340,8 +340,8 @@ func TestBreakerEnsureHistoryKeepsExisting(t *testing.T) {
 // file in place, saying what is wrong with it.
 func TestBreakerPeekWritesNothing(t *testing.T) {
 	d, _ := newBreakerDir(t)
-	s, damaged := peekBreaker(d, brkT0)
-	if damaged != nil || s.State != breaker.Closed {
+	s, read, damaged := peekBreaker(d, brkT0)
+	if damaged != nil || s.State != breaker.Closed || read {
 		t.Fatalf("Peek on an empty folder = %+v, %v", s, damaged)
 	}
 	if d.Exists(ralphdir.CircuitBreakerState) {
@@ -349,8 +349,8 @@ func TestBreakerPeekWritesNothing(t *testing.T) {
 	}
 
 	putBreakerFile(t, d, ralphdir.CircuitBreakerState, "bash_open.json")
-	s, damaged = peekBreaker(d, brkT0.Add(5*time.Hour))
-	if damaged != nil || s.State != breaker.Open {
+	s, read, damaged = peekBreaker(d, brkT0.Add(5*time.Hour))
+	if damaged != nil || s.State != breaker.Open || !read {
 		t.Fatalf("Peek on an old OPEN state = %+v, %v", s, damaged)
 	}
 	if got := fileContent(t, d, ralphdir.CircuitBreakerState); got != breakerGolden(t, "bash_open.json") {
@@ -358,8 +358,8 @@ func TestBreakerPeekWritesNothing(t *testing.T) {
 	}
 
 	putBreaker(t, d, ralphdir.CircuitBreakerState, "{not json")
-	s, damaged = peekBreaker(d, brkT0)
-	if damaged == nil || s.State != breaker.Closed {
+	s, read, damaged = peekBreaker(d, brkT0)
+	if damaged == nil || s.State != breaker.Closed || read {
 		t.Fatalf("Peek on a corrupt file = %+v, %v; want CLOSED and why", s, damaged)
 	}
 	if got := fileContent(t, d, ralphdir.CircuitBreakerState); got != "{not json" {

@@ -36,6 +36,7 @@ const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completio
 type Kept struct {
 	Window          ratelimit.Window
 	Breaker         breaker.State
+	HaveBreaker     bool                 // .circuit_breaker_state was there and read; false: Breaker is a fresh CLOSED state
 	Session         session.RalphSession // .ralph_session; zero when missing or invalid
 	ExitSignals     analysis.ExitSignals
 	HaveExitSignals bool
@@ -64,6 +65,7 @@ func (s *Store) Load(now time.Time) (v Kept, warning error, err error) {
 	if v.Breaker, err = loadBreaker(s.d); err != nil {
 		return v, warning, err
 	}
+	v.HaveBreaker = s.d.Exists(ralphdir.CircuitBreakerState) // a damaged one was moved aside
 	s.load(&v, s.d.ReadValid)
 	if rs, st, err := s.sessions.current(now); err == nil && (st == session.Active || st == session.Inactive) {
 		v.Session = rs
@@ -121,14 +123,14 @@ func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error
 // --circuit-status, the dashboard, the report): nothing is created, moved
 // aside, repaired or written, so it is safe while a loop runs. A file that
 // cannot be read as its state reads as missing (the breaker as a fresh
-// CLOSED state at now), and damaged names each such file (its path under
-// .ralph/) with what is wrong with it; the loop moves it aside when it
-// next starts.
+// CLOSED state at now, HaveBreaker false), and damaged names each such
+// file (its path under .ralph/) with what is wrong with it; the loop moves
+// it aside when it next starts.
 func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 	damaged = map[string]error{}
 	v.Window = PeekWindow(d)
 	var err error
-	if v.Breaker, err = peekBreaker(d, now); err != nil {
+	if v.Breaker, v.HaveBreaker, err = peekBreaker(d, now); err != nil {
 		damaged[ralphdir.CircuitBreakerState] = err
 	}
 	s := &Store{d: d}

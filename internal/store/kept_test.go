@@ -107,7 +107,7 @@ func TestPeekChangesNothing(t *testing.T) {
 	if after := listDir(t, d.Root()); after != before {
 		t.Errorf("Peek changed .ralph/:\nbefore %s\nafter  %s", before, after)
 	}
-	if k.Window.Count != 7 || k.Breaker.State != breaker.Closed || k.Gates == nil || k.ReviewSHA != "abc" || k.Session.SessionID != "s-1" {
+	if k.Window.Count != 7 || k.Breaker.State != breaker.Closed || k.Gates == nil || k.ReviewSHA != "abc" || k.Session.SessionID != "s-1" || k.HaveBreaker {
 		t.Errorf("Peek = %+v", k)
 	}
 	for _, name := range []string{ralphdir.CircuitBreakerState, ralphdir.ReviewFindings} {
@@ -117,6 +117,40 @@ func TestPeekChangesNothing(t *testing.T) {
 	}
 	if len(damaged) != 2 {
 		t.Errorf("damaged = %v; want the breaker and the findings", damaged)
+	}
+}
+
+// HaveBreaker tells a breaker read from its file from the fresh CLOSED
+// state a missing or damaged file reads as, the same in Load and Peek.
+func TestHaveBreaker(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name, file string // file "": none
+		want       bool
+	}{
+		{"missing", "", false},
+		{"damaged", `{"state": "AJAR"}`, false},
+		{"empty", "", false},
+		{"open", `{"state": "OPEN", "reason": "stuck"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDir(t)
+			if tc.file != "" || tc.name == "empty" {
+				if err := os.WriteFile(d.Path(ralphdir.CircuitBreakerState), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if k, _ := Peek(d, now); k.HaveBreaker != tc.want {
+				t.Errorf("Peek: HaveBreaker = %v, want %v", k.HaveBreaker, tc.want)
+			}
+			k, _, err := New(d, nil, false).Load(now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.HaveBreaker != tc.want {
+				t.Errorf("Load: HaveBreaker = %v, want %v", k.HaveBreaker, tc.want)
+			}
+		})
 	}
 }
 
