@@ -2,8 +2,8 @@ package guard
 
 import "time"
 
-// DefaultMaxFailures is MAX_CONSECUTIVE_FAILURES when unset.
-const DefaultMaxFailures = 5
+// defaultMaxFailures is MAX_CONSECUTIVE_FAILURES when unset.
+const defaultMaxFailures = 5
 
 // Guard counts consecutive failed agent calls. It never sleeps: it
 // returns how long the caller should wait. The loop uses it from one
@@ -20,10 +20,10 @@ type Guard struct {
 }
 
 // New returns a guard that gives up after maxFailures failures in a row;
-// a value below 1 means DefaultMaxFailures.
+// a value below 1 means defaultMaxFailures.
 func New(maxFailures int) *Guard {
 	if maxFailures < 1 {
-		maxFailures = DefaultMaxFailures
+		maxFailures = defaultMaxFailures
 	}
 	return &Guard{max: maxFailures}
 }

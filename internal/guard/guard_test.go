@@ -85,7 +85,7 @@ func TestGuardStories(t *testing.T) {
 			if got := g.Consecutive(); got != tc.count {
 				t.Errorf("Consecutive() = %d, want %d", got, tc.count)
 			}
-			if tc.max >= 1 && g.Max() != tc.max || tc.max < 1 && g.Max() != DefaultMaxFailures {
+			if tc.max >= 1 && g.Max() != tc.max || tc.max < 1 && g.Max() != defaultMaxFailures {
 				t.Errorf("Max() = %d for New(%d)", g.Max(), tc.max)
 			}
 		})
