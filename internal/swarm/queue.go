@@ -24,7 +24,7 @@ func Progress(worktree string) (loop, done, total int) {
 		}
 	}
 	if b, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", planFile), 16<<20); err == nil {
-		done, total = Count(string(b))
+		done, total = count(string(b))
 	}
 	return loop, done, total
 }
@@ -55,7 +55,7 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 		return true
 	}
 	wt := filepath.Join(s.o.Root, w.Worktree)
-	if w.State == Resolving {
+	if w.State == resolving {
 		if left := outside(unmerged(ctx, wt)); len(left) > 0 {
 			return s.handBack(ctx, id, conflict, left, "")
 		}
@@ -63,7 +63,7 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 	if err := commitAll(ctx, wt, "swarm: "+Name(id)+": "+strings.Join(w.Epics, ", ")); err != nil {
 		return s.hold(id, Held, "cannot commit its work: "+err.Error())
 	}
-	s.update(id, func(w *Worker) { w.State = Queued })
+	s.update(id, func(w *Worker) { w.State = queued })
 
 	s.queue.Lock()
 	if ctx.Err() != nil {
@@ -208,7 +208,7 @@ func (s *swarm) keepRalph(ctx context.Context, sc, worktree string) error {
 	if err != nil {
 		return nil
 	}
-	plan, n := Completions(string(mainPlan), string(workerPlan))
+	plan, n := completions(string(mainPlan), string(workerPlan))
 	if n == 0 {
 		return nil
 	}
@@ -281,10 +281,10 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		}
 	}
 	var task string
-	state := Fixing
+	state := fixing
 	switch {
 	case len(left) > 0:
-		state = Resolving
+		state = resolving
 		task = fmt.Sprintf("- [ ] Resolve the merge of %s into this branch (swarm merge queue, attempt %d): remove the conflict markers in %s, keep both sides' intent, `git add` them and `git commit`; the tests must pass\n",
 			s.base, w.Attempts+1, strings.Join(left, ", "))
 	case v == conflict:
