@@ -23,12 +23,12 @@ const (
 	pending   = "pending"   // its worktree is made, its loop not started yet
 	Running   = "running"   // its loop runs
 	queued    = "queued"    // its loop finished the epics; waiting for the merge queue
-	Merging   = "merging"   // the queue tries its branch on the main branch
+	merging   = "merging"   // the queue tries its branch on the main branch
 	fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
 	resolving = "resolving" // its branch conflicts with the main branch: its loop resolves it
 	Merged    = "merged"    // in the main branch; worktree and branch removed
-	Held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
-	Conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
+	held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
+	conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
 	stopped   = "stopped"   // stopped by a signal before it was done
 )
 
@@ -49,14 +49,14 @@ type Worker struct {
 
 // finished reports whether the worker will not run again in this swarm.
 func (w Worker) finished() bool {
-	return w.State == Merged || w.State == Held || w.State == Conflict
+	return w.State == Merged || w.State == held || w.State == conflict
 }
 
 // stoppedShort reports whether the worker was held because its loop
 // stopped before its epics were done (--max-loops, the breaker, a
 // budget): a new --swarm runs that loop again.
 func (w Worker) stoppedShort() bool {
-	return w.State == Held && w.ExitCode != nil && *w.ExitCode != 0
+	return w.State == held && w.ExitCode != nil && *w.ExitCode != 0
 }
 
 // State is .swarm/swarm.json.

@@ -256,7 +256,7 @@ func (s *swarm) resume(ctx context.Context, old State) error {
 			return fmt.Errorf("cannot resume the swarm: %s is gone (%v); move %s aside to start a new swarm", w.Worktree, err, filepath.Join(Dir, StateFile))
 		}
 		switch {
-		case w.State == fixing, w.State == resolving, w.State == queued, w.State == Merging:
+		case w.State == fixing, w.State == resolving, w.State == queued, w.State == merging:
 		default:
 			old.Workers[i].State, old.Workers[i].ExitCode, old.Workers[i].Note = pending, nil, ""
 		}
@@ -312,7 +312,7 @@ func (s *swarm) start(ctx context.Context) error {
 // work runs one worker until it is merged, held back or stopped.
 func (s *swarm) work(ctx context.Context, id int) {
 	w := s.worker(id)
-	if w.State == queued || w.State == Merging {
+	if w.State == queued || w.State == merging {
 		if s.afterLoop(ctx, id, 0) {
 			return
 		}

@@ -82,7 +82,7 @@ func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 			t.Errorf("worker %d: %s", w.ID, w.State)
 		}
 	}
-	if bad.State != Held || bad.Attempts != 1 || !strings.Contains(bad.Note, "quality gates") {
+	if bad.State != held || bad.Attempts != 1 || !strings.Contains(bad.Note, "quality gates") {
 		t.Errorf("the bad worker: %+v", bad)
 	}
 	clean(t, root)
@@ -131,7 +131,7 @@ func TestSameLineConflictUnresolvedNamesTheBranch(t *testing.T) {
 	}
 	clean(t, root)
 	for _, w := range r.Workers {
-		if w.State != Conflict {
+		if w.State != conflict {
 			continue
 		}
 		if !strings.Contains(w.Note, "same.txt") {
@@ -210,7 +210,7 @@ func TestStoppedShortIsHeldThenResumed(t *testing.T) {
 		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
 	}
 	for _, w := range r.Workers {
-		if w.Epics[0] == "Epic stop" && (w.State != Held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
+		if w.Epics[0] == "Epic stop" && (w.State != held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
 			t.Errorf("the stopped worker: %+v", w)
 		}
 	}
