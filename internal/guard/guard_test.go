@@ -16,8 +16,8 @@ func TestBackoff(t *testing.T) {
 		{9, 256 * time.Second}, {10, 300 * time.Second}, {11, 300 * time.Second},
 		{64, 300 * time.Second}, {1 << 30, 300 * time.Second},
 	} {
-		if got := Backoff(tc.n); got != tc.want {
-			t.Errorf("Backoff(%d) = %v, want %v", tc.n, got, tc.want)
+		if got := failureBackoff(tc.n); got != tc.want {
+			t.Errorf("failureBackoff(%d) = %v, want %v", tc.n, got, tc.want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ const (
 )
 
 // WithOutage sets how transient failures are waited out: the wait after
-// each grows as Backoff does up to maxDelay (RETRY_MAX_DELAY; below 1
+// each grows as failureBackoff does up to maxDelay (RETRY_MAX_DELAY; below 1
 // means defaultRetryMaxDelay), and an outage that has lasted outageMax
 // (OUTAGE_MAX; 0 = no limit) gives up. It returns g.
 func (g *Guard) WithOutage(maxDelay, outageMax time.Duration) *Guard {

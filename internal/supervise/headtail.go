@@ -22,8 +22,8 @@ type HeadTail struct {
 	head    int64 // bytes that may still pass through
 	size    int   // tail capacity
 	ring    []byte
-	start   int // oldest byte in ring once it is full
-	omitted int64
+	start   int   // oldest byte in ring once it is full
+	omitted int64 // bytes dropped between head and tail so far
 	limited bool
 	err     error
 }
@@ -85,9 +85,6 @@ func (h *HeadTail) keep(p []byte) {
 		p = p[k:]
 	}
 }
-
-// Omitted is how many bytes were dropped between head and tail so far.
-func (h *HeadTail) Omitted() int64 { return h.omitted }
 
 // Close writes the omission line and the tail. It does not close the
 // underlying writer.
