@@ -57,16 +57,12 @@ func (s *Shared) read(name string) string {
 func (s *Shared) TakeCall(now time.Time, max int) bool {
 	ok := true
 	_ = s.locked(func() error {
-		hour := ratelimit.HourKey(now)
-		count := 0
-		if f := strings.Fields(s.read(callsFile)); len(f) == 2 && f[0] == hour {
-			count, _ = strconv.Atoi(f[1])
-		}
+		count := s.calls(now)
 		if max > 0 && count >= max {
 			ok = false
 			return nil
 		}
-		return ralphdir.WriteFileAtomic(filepath.Join(s.dir, callsFile), []byte(hour+" "+strconv.Itoa(count+1)+"\n"), 0o644)
+		return ralphdir.WriteFileAtomic(filepath.Join(s.dir, callsFile), []byte(ratelimit.HourKey(now)+" "+strconv.Itoa(count+1)+"\n"), 0o644)
 	})
 	return ok
 }
