@@ -27,12 +27,6 @@ const (
 	timeoutExitCode = 124
 )
 
-// Log lines the engine writes when it applies a Decision (WARN level).
-const (
-	msgBlock          = "Quality gate block: suppressing completion signals"
-	msgCircuitBreaker = "Quality gate circuit-breaker: overriding progress signals"
-)
-
 // Config is the gate configuration.
 type Config struct {
 	TestCommand      string        // TEST_COMMAND
@@ -85,12 +79,12 @@ type Decision struct {
 	// OverallStatus is "pass" or "fail" ("" when not run).
 	OverallStatus string
 	// Blocked: block mode and a failure. Suppress this loop's completion
-	// signals (has_completion_signal and exit_signal become false) and log
-	// msgBlock.
+	// signals (has_completion_signal and exit_signal become false) and warn
+	// that they are.
 	Blocked bool
 	// WithholdProgress: circuit-breaker mode and a failure. Record the loop
 	// in the stagnation breaker as one without progress and with an error,
-	// whatever the analysis said, and log msgCircuitBreaker.
+	// whatever the analysis said, and warn that progress is overridden.
 	WithholdProgress bool
 	// Feedback is the text for the next loop's context (see Feedback).
 	Feedback string
