@@ -21,18 +21,18 @@ func (c Config) resetCommand() string {
 }
 
 // ErrOpen is the sentinel for "the circuit is OPEN"; the error the loop
-// stops with is an *OpenError, which matches it with errors.Is.
+// stops with is an *openError, which matches it with errors.Is.
 var ErrOpen = errors.New("circuit breaker open")
 
-// OpenError is the loop's stop error while the circuit is OPEN. Its
+// openError is the loop's stop error while the circuit is OPEN. Its
 // message says why and what to do next (run ResetCommand, "" for
 // DefaultResetCommand).
-type OpenError struct {
+type openError struct {
 	State        State
 	ResetCommand string
 }
 
-func (e *OpenError) Error() string {
+func (e *openError) Error() string {
 	why := e.State.Reason
 	if why == "" {
 		why = "stagnation detected"
@@ -41,13 +41,13 @@ func (e *OpenError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrOpen) true.
-func (e *OpenError) Is(target error) bool { return target == ErrOpen }
+func (e *openError) Is(target error) bool { return target == ErrOpen }
 
-// Err returns an *OpenError, which names c's reset command, while s is
+// Err returns an *openError, which names c's reset command, while s is
 // OPEN, else nil.
 func (s State) Err(c Config) error {
 	if s.State == Open {
-		return &OpenError{State: s, ResetCommand: c.ResetCommand}
+		return &openError{State: s, ResetCommand: c.ResetCommand}
 	}
 	return nil
 }

@@ -24,14 +24,14 @@ func ParseCount(b []byte) (int, error) {
 	return n, nil
 }
 
-// ParseHour reads .last_reset: the hour key YYYYMMDDHH (HourLayout);
+// ParseHour reads .last_reset: the hour key YYYYMMDDHH (hourLayout);
 // empty is an unknown hour.
 func ParseHour(b []byte) (string, error) {
 	s := string(bytes.TrimSpace(b))
 	if s == "" {
 		return "", nil
 	}
-	if len(s) != len(HourLayout) || !allDigits(s) {
+	if len(s) != len(hourLayout) || !allDigits(s) {
 		return "", fmt.Errorf("hour %q is not YYYYMMDDHH", clip(s))
 	}
 	return s, nil

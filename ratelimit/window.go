@@ -2,8 +2,8 @@ package ratelimit
 
 import "time"
 
-// HourLayout is the layout of the hour key: `date +%Y%m%d%H`.
-const HourLayout = "2006010215"
+// hourLayout is the layout of the hour key: `date +%Y%m%d%H`.
+const hourLayout = "2006010215"
 
 // Window is the call count of one local clock hour.
 type Window struct {
@@ -13,7 +13,7 @@ type Window struct {
 
 // HourKey is t's clock hour in t's own location as YYYYMMDDHH. Pass
 // time.Now() (local time) for the bash loop's window.
-func HourKey(t time.Time) string { return t.Format(HourLayout) }
+func HourKey(t time.Time) string { return t.Format(hourLayout) }
 
 // Fresh is an empty window for now's hour.
 func Fresh(now time.Time) Window { return Window{Hour: HourKey(now)} }

@@ -23,6 +23,6 @@
 //	func Decode(b []byte, now time.Time) (RalphSession, error)   // .ralph_session
 //	type IDFile; func ParseIDFile(b []byte) (IDFile, error)      // .claude_session_id
 //	func ValidID(id string) bool; func Quote(id string) string
-//	func FormatISO(t time.Time) string; func ParseISO(s string) (time.Time, bool)
-//	Reason* constants, HistoryCap, MaxIDLen
+//	func FormatISO(t time.Time) string
+//	Reason* constants, HistoryCap
 package session

@@ -29,7 +29,7 @@ func (f IDFile) Age(written time.Time, active RalphSession, now time.Time) time.
 		age = max(age, now.Sub(f.Stamp))
 	}
 	if f.ID != "" && active.SessionID == f.ID {
-		if created, ok := ParseISO(active.CreatedAt); ok {
+		if created, ok := parseISO(active.CreatedAt); ok {
 			age = max(age, now.Sub(created))
 		}
 	}
@@ -53,7 +53,7 @@ func ParseIDFile(b []byte) (IDFile, error) {
 			f.ID = v
 		}
 		if ts, ok := stringField(m, "timestamp"); ok {
-			f.Stamp, f.HasStamp = ParseISO(ts)
+			f.Stamp, f.HasStamp = parseISO(ts)
 		}
 	} else {
 		first, _, _ := strings.Cut(text, "\n")

@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || rs.SessionID == "" {
 			return
 		}
-		c, ok := ParseISO(rs.CreatedAt)
+		c, ok := parseISO(rs.CreatedAt)
 		if !ok || c.After(now) {
 			t.Fatalf("accepted active session with created_at %q", rs.CreatedAt)
 		}

@@ -2,12 +2,12 @@ package session
 
 import "strings"
 
-// MaxIDLen is the longest agent session id accepted. Real ids are 26 to 40
+// maxIDLen is the longest agent session id accepted. Real ids are 26 to 40
 // characters (UUIDs, Codex thread ids, OpenCode ses_ ids).
-const MaxIDLen = 256
+const maxIDLen = 256
 
 // ValidID reports whether id may be saved and handed back to an agent as its
-// resume argument. Accepted: 1..MaxIDLen characters from A-Z a-z 0-9 and
+// resume argument. Accepted: 1..maxIDLen characters from A-Z a-z 0-9 and
 // - _ . : @ + = /, beginning with a letter or digit (so it can never be read
 // as an option). This covers UUIDs (Claude, Cursor, Copilot, Codex thread
 // ids), OpenCode's ses_… ids and test ids such as sess-abc. Rejected: empty,
@@ -15,7 +15,7 @@ const MaxIDLen = 256
 // punctuation mark, the placeholders null/undefined/none/nil, and ids made of
 // zeros and dashes only ("0", the nil UUID) that come from parse failures.
 func ValidID(id string) bool {
-	if id == "" || len(id) > MaxIDLen {
+	if id == "" || len(id) > maxIDLen {
 		return false
 	}
 	if !isAlnum(id[0]) {

@@ -11,10 +11,10 @@ const isoLayout = "2006-01-02T15:04:05-07:00"
 // FormatISO is t in UTC as the bash loop writes timestamps.
 func FormatISO(t time.Time) string { return t.UTC().Format(isoLayout) }
 
-// ParseISO reads the timestamps the bash loop and bmalph accept: RFC 3339
+// parseISO reads the timestamps the bash loop and bmalph accept: RFC 3339
 // with or without fractional seconds (Z or ±HH:MM), ±HHMM offsets, and
 // YYYY-MM-DDTHH:MM:SS or YYYY-MM-DD without a zone (taken as UTC).
-func ParseISO(s string) (time.Time, bool) {
+func parseISO(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "null" {
 		return time.Time{}, false

@@ -84,7 +84,7 @@ func Decode(b []byte, now time.Time) (RalphSession, error) {
 	if !ok {
 		return RalphSession{}, errors.New("created_at is missing or not a string")
 	}
-	t, ok := ParseISO(created)
+	t, ok := parseISO(created)
 	if !ok {
 		return RalphSession{}, fmt.Errorf("created_at %q is not a timestamp", created)
 	}

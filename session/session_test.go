@@ -15,7 +15,7 @@ func TestValidID(t *testing.T) {
 		"ses_4a3f9c2e1ffeR0aXbQk2mZ7tYd", // OpenCode
 		"ralph-1795313110-4242", "session-xyz-789",
 		"thread:abc/def@host+x=y.z_w",
-		strings.Repeat("a", MaxIDLen),
+		strings.Repeat("a", maxIDLen),
 	}
 	bad := []string{
 		"", "0", "00", "0000", "00000000-0000-0000-0000-000000000000",
@@ -23,7 +23,7 @@ func TestValidID(t *testing.T) {
 		" sess", "sess ", "sess abc", "sess\tabc", "sess\nabc", "sess\r", "sess\x00", "sess\x1b[31m",
 		"-resume", "--continue", "_x", ".x", "/etc/passwd",
 		"séance", "sess—abc", "a;b", "$(id)", "`id`", "a\"b", "a'b", "a\\b", "a|b", "a*b",
-		strings.Repeat("a", MaxIDLen+1),
+		strings.Repeat("a", maxIDLen+1),
 	}
 	for _, id := range good {
 		if !ValidID(id) {
@@ -47,13 +47,13 @@ func TestISO(t *testing.T) {
 		"2026-11-22T02:05:10.000Z", "2026-11-22T02:05:10+0000", "2026-11-22T02:05:10",
 		"2026-11-22 02:05:10", " 2026-11-22T02:05:10+00:00\n",
 	} {
-		got, ok := ParseISO(s)
+		got, ok := parseISO(s)
 		if !ok || !got.Equal(want) {
 			t.Errorf("ParseISO(%q) = %v, %v", s, got, ok)
 		}
 	}
 	for _, s := range []string{"", "null", "yesterday", "2026-13-01T00:00:00Z", "1763777110"} {
-		if _, ok := ParseISO(s); ok {
+		if _, ok := parseISO(s); ok {
 			t.Errorf("ParseISO(%q) accepted", s)
 		}
 	}

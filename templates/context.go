@@ -9,9 +9,9 @@ import (
 
 // Caps of the loop context, in characters.
 const (
-	ContextMax     = 500 // the loop part (everything but review and write-timeout text)
-	PreviousMax    = 200 // the previous loop's summary
-	DiffSummaryMax = 150 // the diff summary as quoted in the context
+	contextMax     = 500 // the loop part (everything but review and write-timeout text)
+	previousMax    = 200 // the previous loop's summary
+	diffSummaryMax = 150 // the diff summary as quoted in the context
 )
 
 // WriteTimeoutNotice tells the agent the previous loop was stopped for
@@ -37,7 +37,7 @@ type ContextInput struct {
 	ReviewContext string // review.ContextFor of pending findings
 	WriteTimedOut bool   // the previous call was stopped by the write heartbeat
 	// Held: the run would have ended as complete, but a blocking quality
-	// gate fails (HeldNotice); sent with --no-continue too.
+	// gate fails (heldNotice); sent with --no-continue too.
 	Held *Held
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
@@ -52,20 +52,20 @@ type ContextInput struct {
 //	Remaining tasks: 1. Next: - [ ] Task B. Circuit breaker: HALF_OPEN.
 //	Previous: <summary>. TESTS FAILING: <output>. QG fail: <gates>. Changed: <files>.
 //
-// (one line in reality), cut to ContextMax characters so the most useful
+// (one line in reality), cut to contextMax characters so the most useful
 // parts survive. A held completion, review findings and the write-timeout
 // notice follow it with their own caps, so the agent gets a single
 // addition per call.
 func LoopContext(in ContextInput) string {
 	var b strings.Builder
 	if !in.LoopStateOff {
-		b.WriteString(clip.Runes(loopPart(in), ContextMax))
+		b.WriteString(clip.Runes(loopPart(in), contextMax))
 	}
 	if in.Held != nil {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
 			b.WriteByte(' ')
 		}
-		b.WriteString(HeldNotice(*in.Held))
+		b.WriteString(heldNotice(*in.Held))
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
@@ -101,7 +101,7 @@ func loopPart(in ContextInput) string {
 		b.WriteString("Previous: " + p + ". ")
 	}
 	b.WriteString(in.QualityGateFeedback)
-	if d := clip.Runes(strings.TrimSpace(in.DiffSummary), DiffSummaryMax); d != "" {
+	if d := clip.Runes(strings.TrimSpace(in.DiffSummary), diffSummaryMax); d != "" {
 		b.WriteString(d + ". ")
 	}
 	return b.String()
@@ -109,7 +109,7 @@ func loopPart(in ContextInput) string {
 
 // previous prepares the last loop's summary: the agent's status block is
 // dropped (the loop already acted on it), whitespace becomes single spaces,
-// and the text is cut to PreviousMax characters without a final period (the
+// and the text is cut to previousMax characters without a final period (the
 // context adds its own).
 func previous(s string) string {
 	if i := strings.Index(s, "---RALPH_STATUS---"); i >= 0 {
@@ -123,5 +123,5 @@ func previous(s string) string {
 	if s == "null" {
 		return ""
 	}
-	return strings.TrimRight(clip.Runes(s, PreviousMax), ". ")
+	return strings.TrimRight(clip.Runes(s, previousMax), ". ")
 }

@@ -108,8 +108,8 @@ func TestLoopContextCaps(t *testing.T) {
 		QualityGateFeedback: "TESTS FAILING: " + strings.Repeat("x", 150) + ". QG fail: lint. ",
 		DiffSummary:         strings.Repeat("d", 200)}
 	got := LoopContext(in)
-	if n := utf8.RuneCountInString(got); n != ContextMax {
-		t.Fatalf("context has %d characters, want the %d cap", n, ContextMax)
+	if n := utf8.RuneCountInString(got); n != contextMax {
+		t.Fatalf("context has %d characters, want the %d cap", n, contextMax)
 	}
 	if !utf8.ValidString(got) {
 		t.Fatal("cut inside a character")
@@ -122,7 +122,7 @@ func TestLoopContextCaps(t *testing.T) {
 	in.WriteTimedOut = true
 	got = LoopContext(in)
 	// loop part, a separating space, the review text and its space, the notice
-	if want := ContextMax + 1 + 700 + 1 + len(WriteTimeoutNotice); utf8.RuneCountInString(got) != want {
+	if want := contextMax + 1 + 700 + 1 + len(WriteTimeoutNotice); utf8.RuneCountInString(got) != want {
 		t.Fatalf("with review and notice: %d characters, want %d", utf8.RuneCountInString(got), want)
 	}
 	// the diff summary itself is quoted with at most 150 characters
@@ -180,7 +180,7 @@ func TestDiffSummary(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("DiffSummary = %q, want %q", got, tc.want)
 			}
-			if utf8.RuneCountInString(got) > DiffSummaryLimit {
+			if utf8.RuneCountInString(got) > diffSummaryLimit {
 				t.Fatalf("%d characters", utf8.RuneCountInString(got))
 			}
 		})

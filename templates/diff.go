@@ -6,9 +6,9 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// DiffSummaryLimit is the longest DiffSummary result; longer summaries are
-// cut to DiffSummaryLimit-3 characters plus "...".
-const DiffSummaryLimit = 147
+// diffSummaryLimit is the longest DiffSummary result; longer summaries are
+// cut to diffSummaryLimit-3 characters plus "...".
+const diffSummaryLimit = 147
 
 // DiffSummary formats `git diff --numstat` output into the one-line summary
 // of a loop's changes that the next loop's context quotes:
@@ -37,8 +37,8 @@ func DiffSummary(numstat string) string {
 		return ""
 	}
 	s := "Changed: " + strings.Join(items, ", ")
-	if len([]rune(s)) > DiffSummaryLimit {
-		s = clip.Runes(s, DiffSummaryLimit-3) + "..."
+	if len([]rune(s)) > diffSummaryLimit {
+		s = clip.Runes(s, diffSummaryLimit-3) + "..."
 	}
 	return s
 }

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// HeldTailMax caps, in characters, the gate output the held-completion
+// heldTailMax caps, in characters, the gate output the held-completion
 // notice quotes.
-const HeldTailMax = 400
+const heldTailMax = 400
 
 // Held is a completion the loop did not accept: the agent ticked every
 // task of the plan (or signalled that it is done) while a blocking quality
@@ -22,10 +22,10 @@ type Held struct {
 	More                int    // further gates that fail as well
 }
 
-// HeldNotice is the sentence that tells the agent its completion was not
-// accepted, with the failing gate's output tail (cut to HeldTailMax
+// heldNotice is the sentence that tells the agent its completion was not
+// accepted, with the failing gate's output tail (cut to heldTailMax
 // characters, on one line).
-func HeldNotice(h Held) string {
+func heldNotice(h Held) string {
 	var b strings.Builder
 	b.WriteString("NOT DONE: ")
 	if h.PlanTotal > 0 && h.PlanDone == h.PlanTotal {
@@ -46,8 +46,8 @@ func HeldNotice(h Held) string {
 	}
 	b.WriteString(". The run ends only when every quality gate passes: make it pass. ")
 	if t := oneLine(h.Tail); t != "" {
-		if n := len([]rune(t)); n > HeldTailMax {
-			t = "…" + string([]rune(t)[n-HeldTailMax+1:])
+		if n := len([]rune(t)); n > heldTailMax {
+			t = "…" + string([]rune(t)[n-heldTailMax+1:])
 		}
 		b.WriteString("Its output ends: " + t + " ")
 	}

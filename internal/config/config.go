@@ -46,17 +46,17 @@ func (a Action) runsLoop() bool { return a == Run || a == Monitor || a == DryRun
 const (
 	SourceDefault = "default"
 	SourceFile    = "ralphrc"
-	SourceEnv     = "env"
-	SourceFlag    = "flag"
-	SourceDerived = "derived"
+	sourceEnv     = "env"
+	sourceFlag    = "flag"
+	sourceDerived = "derived"
 )
 
 // Source says where a key's value came from.
 //   - Kind SourceDefault: built-in default.
 //   - Kind SourceFile: File and Line of the .ralphrc assignment.
-//   - Kind SourceEnv: Name is the environment variable (e.g. CLAUDE_ALLOWED_TOOLS).
-//   - Kind SourceFlag: Name is the flag as "--calls".
-//   - Kind SourceDerived: Name is the key it was derived from (REVIEW_MODE from REVIEW_ENABLED).
+//   - Kind sourceEnv: Name is the environment variable (e.g. CLAUDE_ALLOWED_TOOLS).
+//   - Kind sourceFlag: Name is the flag as "--calls".
+//   - Kind sourceDerived: Name is the key it was derived from (REVIEW_MODE from REVIEW_ENABLED).
 type Source struct {
 	Kind string
 	File string
@@ -68,11 +68,11 @@ func (s Source) String() string {
 	switch s.Kind {
 	case SourceFile:
 		return show(s.File) + ":" + strconv.Itoa(s.Line)
-	case SourceEnv:
+	case sourceEnv:
 		return "env " + s.Name
-	case SourceFlag:
+	case sourceFlag:
 		return "flag " + s.Name
-	case SourceDerived:
+	case sourceDerived:
 		return "derived from " + s.Name
 	default:
 		return "default"
@@ -257,7 +257,7 @@ func defaultTools() []string {
 }
 
 func (s Source) describe() string {
-	if s.Kind == SourceFlag {
+	if s.Kind == sourceFlag {
 		return s.Name
 	}
 	return s.String()
@@ -267,7 +267,7 @@ func (s Source) describe() string {
 // error.
 func invalidValue(key, value string, src Source, accepted string) *UsageError {
 	msg := fmt.Sprintf("Invalid %s: '%s'", key, show(value))
-	if src.Kind != SourceFlag {
+	if src.Kind != sourceFlag {
 		msg += " (" + src.describe() + ")"
 	}
 	if accepted != "" {

@@ -10,7 +10,7 @@ func (l *loader) checkFallback() error {
 	c := l.c
 	src := c.Sources["FALLBACK_DRIVER"]
 	label := "FALLBACK_DRIVER"
-	if src.Kind == SourceFlag {
+	if src.Kind == sourceFlag {
 		label = src.Name
 	}
 	var ue *UsageError
@@ -19,7 +19,7 @@ func (l *loader) checkFallback() error {
 		return nil
 	case c.FallbackDriver == c.Driver:
 		given := fmt.Sprintf("%s=%s (%s)", label, c.FallbackDriver, src.describe())
-		if src.Kind == SourceFlag {
+		if src.Kind == sourceFlag {
 			given = label + " " + c.FallbackDriver
 		}
 		ue = &UsageError{Key: label, Value: c.FallbackDriver, Source: src, Accepted: "another driver than PLATFORM_DRIVER",

@@ -180,7 +180,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 	if f.Value.Type() == "bool" {
 		b, ok := parseBool(value)
 		if !ok {
-			return &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name},
+			return &UsageError{Key: name, Value: value, Source: Source{Kind: sourceFlag, Name: name},
 				Accepted: "no value", Msg: fmt.Sprintf("Invalid %s: '%s'; the flag takes no value", name, show(value))}
 		}
 		if a, ok := immediate[f.Name]; ok {
@@ -228,14 +228,14 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 	switch flag {
 	case "analyze":
 		if value == "" {
-			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a file name",
+			return true, &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "a file name",
 				Msg: "--analyze requires a file name (a saved agent output)"}
 		}
 		st.analyzeFile = value
 		st.modes = append(st.modes, name)
 	case "run":
 		if value == "" {
-			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "a run id",
+			return true, &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "a run id",
 				Msg: "--run requires a run id (ralph_loop --report lists them)"}
 		}
 		st.reportRun = value
@@ -254,14 +254,14 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 		}
 	case "projects":
 		if value == "" {
-			return true, &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "one or more folders",
+			return true, &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "one or more folders",
 				Msg: "--projects requires one or more project folders (each holding .ralph/), or a folder of worktrees"}
 		}
 		st.projects = append(st.projects, value)
 	case "keep":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
-			return true, &UsageError{Key: name, Value: value, Source: Source{Kind: SourceFlag, Name: name}, Accepted: "integer >= 0",
+			return true, &UsageError{Key: name, Value: value, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "integer >= 0",
 				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
 		}
 		st.keep = n
@@ -288,7 +288,7 @@ func (st *cli) serveFlags() error {
 // flagValueError words a bad flag value; three flags keep the bash loop's
 // wording.
 func flagValueError(name, value string, err error) *UsageError {
-	src := Source{Kind: SourceFlag, Name: name}
+	src := Source{Kind: sourceFlag, Name: name}
 	var msg string
 	switch name {
 	case "--timeout":
@@ -371,7 +371,7 @@ func translateParseError(err error, args []string) error {
 		case flagByName[f.Name].set != nil:
 			accepted = flagByName[f.Name].set.accepts
 		}
-		return &UsageError{Key: name, Source: Source{Kind: SourceFlag, Name: name}, Accepted: accepted,
+		return &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: accepted,
 			Msg: fmt.Sprintf("%s requires a value: %s", name, accepted)}
 	}
 	return &UsageError{Msg: show(err.Error())}

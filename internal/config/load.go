@@ -100,7 +100,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 func (c *Config) derive() {
 	c.Breaker.CountPermissionDenials = c.PermissionDenialMode == "threshold"
 	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == SourceFile
-	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == SourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
+	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == sourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
 }
 
 // resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
@@ -110,7 +110,7 @@ func resolveRalphDir(lookupEnv func(string) (string, bool)) (string, Source, err
 	if !ok || v == "" {
 		return ".ralph", Source{Kind: SourceDefault}, nil
 	}
-	src := Source{Kind: SourceEnv, Name: "RALPH_DIR"}
+	src := Source{Kind: sourceEnv, Name: "RALPH_DIR"}
 	accepted := "use .ralph or an absolute path without '..'"
 	switch {
 	case v == ".ralph":
@@ -198,11 +198,11 @@ func isDir(p string) bool {
 // for keys with envEmptyCounts.
 func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 	if fv, ok := l.cl.values[k.name]; ok {
-		return fv.value, Source{Kind: SourceFlag, Name: fv.flag}, true
+		return fv.value, Source{Kind: sourceFlag, Name: fv.flag}, true
 	}
 	for _, name := range k.env {
 		if v, ok := l.env(name); ok && (v != "" || k.envEmptyCounts) {
-			return v, Source{Kind: SourceEnv, Name: name}, true
+			return v, Source{Kind: sourceEnv, Name: name}, true
 		}
 	}
 	if k.rc {
@@ -249,7 +249,7 @@ func rcPath(ralphDir, v string) string {
 // fail records an invalid value: an error when strict (or when the value
 // came from a flag), otherwise a warning.
 func (l *loader) fail(ue *UsageError, src Source) error {
-	if l.strict || src.Kind == SourceFlag {
+	if l.strict || src.Kind == sourceFlag {
 		return ue
 	}
 	l.warns = append(l.warns, Warning{Msg: ue.Msg + "; using the default", Invalid: true})
@@ -263,7 +263,7 @@ func (l *loader) resolve(k *keySpec) error {
 	}
 	if err := k.set(l.c, v); err != nil {
 		label := k.name
-		if src.Kind == SourceFlag {
+		if src.Kind == sourceFlag {
 			label = src.Name
 		}
 		return l.fail(valueUsageError(label, v, src, err), src)
@@ -296,11 +296,11 @@ func (l *loader) finish() error {
 	// enhanced, as the bash loop reads it; REVIEW_ENABLED then mirrors the mode.
 	if c.ReviewMode == "off" && c.ReviewEnabled {
 		c.ReviewMode = "enhanced"
-		c.Sources["REVIEW_MODE"] = Source{Kind: SourceDerived, Name: "REVIEW_ENABLED"}
+		c.Sources["REVIEW_MODE"] = Source{Kind: sourceDerived, Name: "REVIEW_ENABLED"}
 	}
 	if enabled := c.ReviewMode != "off"; enabled != c.ReviewEnabled {
 		c.ReviewEnabled = enabled
-		c.Sources["REVIEW_ENABLED"] = Source{Kind: SourceDerived, Name: "REVIEW_MODE"}
+		c.Sources["REVIEW_ENABLED"] = Source{Kind: sourceDerived, Name: "REVIEW_MODE"}
 	}
 
 	if c.Driver == "claude-code" {
@@ -355,7 +355,7 @@ func (l *loader) splitNotifyCommand() error {
 	}
 	src := c.Sources["NOTIFY_COMMAND"]
 	label := "NOTIFY_COMMAND"
-	if src.Kind == SourceFlag {
+	if src.Kind == sourceFlag {
 		label = src.Name
 	}
 	if err := l.fail(invalidValue(label, c.NotifyCommand, src, err.Error()), src); err != nil {
@@ -386,12 +386,12 @@ func (l *loader) checkTools() error {
 		}
 		src := c.Sources["ALLOWED_TOOLS"]
 		label := "ALLOWED_TOOLS"
-		if src.Kind == SourceFlag {
+		if src.Kind == sourceFlag {
 			label = src.Name
 		}
 		accepted := "valid tools: " + strings.Join(claudeTools, " ") + "; Bash(...) patterns with any content are allowed (e.g. 'Bash(git *)')"
 		msg := fmt.Sprintf("Invalid tool in %s: '%s'", label, show(t))
-		if src.Kind != SourceFlag {
+		if src.Kind != sourceFlag {
 			msg += " (" + src.describe() + ")"
 		}
 		ue := &UsageError{Key: label, Value: t, Source: src, Accepted: accepted, Msg: msg + "; " + accepted}

@@ -68,7 +68,7 @@ func (c *Config) Reach() []Reached {
 	var out []Reached
 	for _, k := range reachKeys {
 		src := c.Sources[k.Key]
-		if src.Kind == SourceDefault || src.Kind == SourceDerived || src.Kind == "" {
+		if src.Kind == SourceDefault || src.Kind == sourceDerived || src.Kind == "" {
 			continue
 		}
 		out = append(out, Reached{reachKey: k, Value: show(k.value(c)), Source: src})

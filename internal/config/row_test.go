@@ -43,9 +43,9 @@ func accepted(t *testing.T, k *keySpec) []string {
 		}
 		var c *Config
 		var err error
-		want := SourceEnv
+		want := sourceEnv
 		if len(k.env) == 0 { // a key of the command line only
-			want = SourceFlag
+			want = sourceFlag
 			c, err = rowSetup(t, "", nil, flagArgs(k, v)...)
 		} else {
 			c, err = rowSetup(t, "", map[string]string{k.env[0]: v})
@@ -107,7 +107,7 @@ func checkRow(t *testing.T, k *keySpec) {
 	for _, name := range k.env {
 		env := map[string]string{name: b}
 		c := load(line, env)
-		if src := c.Sources[k.name]; src.Kind != SourceEnv || src.Name != name {
+		if src := c.Sources[k.name]; src.Kind != sourceEnv || src.Name != name {
 			t.Errorf("%s=%s in .ralphrc, %s=%s in the environment: source %v, want env %s", k.name, a, name, b, src, name)
 		}
 		if !sameValues(c, load("", env)) {
@@ -123,7 +123,7 @@ func checkRow(t *testing.T, k *keySpec) {
 		env[k.env[0]] = b
 	}
 	c := load(line, env, args...)
-	if src := c.Sources[k.name]; src.Kind != SourceFlag || src.Name != "--"+k.flag.long {
+	if src := c.Sources[k.name]; src.Kind != sourceFlag || src.Name != "--"+k.flag.long {
 		t.Errorf("%s: %q over the environment and .ralphrc: source %v, want flag --%s", k.name, args, src, k.flag.long)
 	}
 	if !sameValues(c, load("", nil, args...)) {

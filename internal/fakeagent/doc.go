@@ -16,8 +16,7 @@
 //	func Argv(dir string, n int) ([]string, error)   // call n's argv (argv0 basename first)
 //	func ClaudeJSON(text, session string) string     // a claude --output-format json result
 //	func StatusBlock(status string, exit bool, tasks int) string // a RALPH_STATUS block
-//	const EnvDir, EnvVersion, DefaultVersion         // FAKE_AGENT_DIR, FAKE_AGENT_VERSION, "1.0.0 (fake)"
-//	const ClaudeInputTokens, ClaudeOutputTokens, …   // the usage numbers ClaudeJSON writes
+//	const EnvDir                                     // FAKE_AGENT_DIR
 //
 // Under the race detector a helper that exits 0 sleeps 1 s; scenarios should
 // set GORACE=atexit_sleep_ms=0 in testscript's Setup.

@@ -23,12 +23,12 @@ import (
 // Environment variables the fake agent reads.
 const (
 	EnvDir     = "FAKE_AGENT_DIR"     // the script directory
-	EnvVersion = "FAKE_AGENT_VERSION" // the --version answer
+	envVersion = "FAKE_AGENT_VERSION" // the --version answer
 	envSleeper = "FAKE_AGENT_SLEEPER" // set for the grandchild that .child starts
 )
 
-// DefaultVersion is printed by --version when $FAKE_AGENT_VERSION is unset.
-const DefaultVersion = "1.0.0 (fake)"
+// defaultVersion is printed by --version when $FAKE_AGENT_VERSION is unset.
+const defaultVersion = "1.0.0 (fake)"
 
 // stdinCap bounds how long a call waits for stdin to close.
 const stdinCap = 2 * time.Second
@@ -57,9 +57,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// Auxiliary invocations: answered, never counted.
 	if len(args) > 1 && (args[1] == "--version" || args[1] == "-v") {
 		auxLog(dir, args)
-		v := os.Getenv(EnvVersion)
+		v := os.Getenv(envVersion)
 		if v == "" {
-			v = DefaultVersion
+			v = defaultVersion
 		}
 		fmt.Fprintln(stdout, v)
 		return 0

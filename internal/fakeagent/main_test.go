@@ -178,9 +178,9 @@ func TestAuxiliaryCallsAreNotCounted(t *testing.T) {
 		a    agent
 		want string
 	}{
-		{"version", agent{argv: []string{"claude", "--version"}, dir: dir}, DefaultVersion + "\n"},
-		{"version from env", agent{argv: []string{"codex", "-v"}, dir: dir, env: []string{EnvVersion + "=0.169.0"}}, "0.169.0\n"},
-		{"version without a dir", agent{argv: []string{"copilot", "--version"}}, DefaultVersion + "\n"},
+		{"version", agent{argv: []string{"claude", "--version"}, dir: dir}, defaultVersion + "\n"},
+		{"version from env", agent{argv: []string{"codex", "-v"}, dir: dir, env: []string{envVersion + "=0.169.0"}}, "0.169.0\n"},
+		{"version without a dir", agent{argv: []string{"copilot", "--version"}}, defaultVersion + "\n"},
 		{"opencode session list", agent{argv: []string{"opencode", "session", "list", "--format", "json"}, dir: dir}, `[{"id":"ses_1"}]` + "\n"},
 		{"opencode session list, no file", agent{argv: []string{"opencode", "session", "list"}, dir: t.TempDir()}, "[]\n"},
 	}
@@ -436,11 +436,11 @@ func TestClaudeJSON(t *testing.T) {
 	}
 	want := map[string]any{
 		"type": "result", "subtype": "success", "is_error": false,
-		"duration_ms": float64(ClaudeDurationMS), "duration_api_ms": float64(ClaudeDurationAPIMS), "num_turns": float64(ClaudeNumTurns),
-		"result": "done\n\n" + StatusBlock("COMPLETE", true, 1), "session_id": "sess-7", "total_cost_usd": ClaudeCostUSD,
+		"duration_ms": float64(claudeDurationMS), "duration_api_ms": float64(claudeDurationAPIMS), "num_turns": float64(claudeNumTurns),
+		"result": "done\n\n" + StatusBlock("COMPLETE", true, 1), "session_id": "sess-7", "total_cost_usd": claudeCostUSD,
 		"usage": map[string]any{
-			"input_tokens": float64(ClaudeInputTokens), "output_tokens": float64(ClaudeOutputTokens),
-			"cache_read_input_tokens": float64(ClaudeCacheReadTokens), "cache_creation_input_tokens": float64(ClaudeCacheCreationTokens),
+			"input_tokens": float64(claudeInputTokens), "output_tokens": float64(claudeOutputTokens),
+			"cache_read_input_tokens": float64(claudeCacheReadTokens), "cache_creation_input_tokens": float64(claudeCacheCreationTokens),
 		},
 	}
 	if diff := cmp.Diff(want, v); diff != "" {

@@ -8,14 +8,14 @@ import (
 // Usage numbers that ClaudeJSON puts into every result, for tests that check
 // metrics.
 const (
-	ClaudeInputTokens         = 1200
-	ClaudeOutputTokens        = 340
-	ClaudeCacheReadTokens     = 5000
-	ClaudeCacheCreationTokens = 200
-	ClaudeCostUSD             = 0.0123
-	ClaudeDurationMS          = 4200
-	ClaudeDurationAPIMS       = 3900
-	ClaudeNumTurns            = 3
+	claudeInputTokens         = 1200
+	claudeOutputTokens        = 340
+	claudeCacheReadTokens     = 5000
+	claudeCacheCreationTokens = 200
+	claudeCostUSD             = 0.0123
+	claudeDurationMS          = 4200
+	claudeDurationAPIMS       = 3900
+	claudeNumTurns            = 3
 )
 
 type claudeUsage struct {
@@ -44,9 +44,9 @@ type claudeResult struct {
 func ClaudeJSON(text, session string) string {
 	b, err := json.Marshal(claudeResult{
 		Type: "result", Subtype: "success",
-		DurationMS: ClaudeDurationMS, DurationAPIMS: ClaudeDurationAPIMS, NumTurns: ClaudeNumTurns,
-		Result: text, SessionID: session, TotalCostUSD: ClaudeCostUSD,
-		Usage: claudeUsage{ClaudeInputTokens, ClaudeOutputTokens, ClaudeCacheReadTokens, ClaudeCacheCreationTokens},
+		DurationMS: claudeDurationMS, DurationAPIMS: claudeDurationAPIMS, NumTurns: claudeNumTurns,
+		Result: text, SessionID: session, TotalCostUSD: claudeCostUSD,
+		Usage: claudeUsage{claudeInputTokens, claudeOutputTokens, claudeCacheReadTokens, claudeCacheCreationTokens},
 	})
 	if err != nil {
 		panic(err) // only strings and numbers: cannot fail

@@ -20,8 +20,8 @@ var (
 	storyLine  = regexp.MustCompile(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
 )
 
-// NextTaskMax is the longest NextTask result, in characters.
-const NextTaskMax = 100
+// nextTaskMax is the longest NextTask result, in characters.
+const nextTaskMax = 100
 
 // Counts are the plan's checkbox tasks.
 type Counts struct {
@@ -60,12 +60,12 @@ func Count(plan []byte) Counts {
 }
 
 // NextTask returns the first open task line with surrounding whitespace
-// removed and cut to NextTaskMax characters, checkbox included
+// removed and cut to nextTaskMax characters, checkbox included
 // ("- [ ] Story 1.2: Login"); "" when every task is done.
 func NextTask(plan []byte) string {
 	for _, l := range lines(plan) {
 		if openRe.MatchString(l) {
-			return clip.Runes(strings.Trim(l, " \t\n\v\f\r"), NextTaskMax)
+			return clip.Runes(strings.Trim(l, " \t\n\v\f\r"), nextTaskMax)
 		}
 	}
 	return ""
@@ -164,7 +164,7 @@ func CountStories(plan []byte) Stories {
 
 // Ticked returns the tasks that were open in before and are checked in
 // after, as their text without the checkbox ("Task A"), in plan order and
-// cut to NextTaskMax characters. A task is matched by its text: one that
+// cut to nextTaskMax characters. A task is matched by its text: one that
 // was reworded as it was ticked is not found.
 func Ticked(before, after []byte) []string {
 	open := map[string]int{}
@@ -180,7 +180,7 @@ func Ticked(before, after []byte) []string {
 		}
 		if t := taskText(l); open[t] > 0 {
 			open[t]--
-			out = append(out, clip.Runes(t, NextTaskMax))
+			out = append(out, clip.Runes(t, nextTaskMax))
 		}
 	}
 	return out
@@ -193,7 +193,7 @@ func taskText(line string) string {
 
 // Task is one checkbox line of the plan.
 type Task struct {
-	Text string `json:"text"` // without the indent and the checkbox, cut to NextTaskMax characters
+	Text string `json:"text"` // without the indent and the checkbox, cut to nextTaskMax characters
 	Done bool   `json:"done"`
 }
 
@@ -209,7 +209,7 @@ func Tasks(plan []byte, max int) ([]Task, int) {
 		}
 		n++
 		if max <= 0 || len(out) < max {
-			out = append(out, Task{Text: clip.Runes(taskText(l), NextTaskMax), Done: done})
+			out = append(out, Task{Text: clip.Runes(taskText(l), nextTaskMax), Done: done})
 		}
 	}
 	return out, n

@@ -23,7 +23,7 @@
 //
 // API:
 //
-//	cfg := gates.Config{TestCommand: ..., Gates: ..., Mode: gates.ModeBlock, Timeout: 120 * time.Second, Dir: root}
+//	cfg := gates.Config{TestCommand: ..., Gates: ..., Mode: "block", Timeout: 120 * time.Second, Dir: root}
 //	dec, err := gates.Run(ctx, cfg, gates.Input{Loop: n, ExitSignal: es, HaveAnalysis: true, TestsStatus: "PASSING"}, time.Now())
 //	if dec.Results != nil { keep(dec.Results) }  // the state store writes .ralph/.quality_gate_results
 //	r, err := gates.Decode(data)           // that file's shape, as the store reads it back

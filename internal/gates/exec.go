@@ -16,7 +16,7 @@ import (
 type outcome struct {
 	exitCode int
 	output   string
-	tail     string // the end of its output (Tail)
+	tail     string // the end of its output (tail)
 	elapsed  time.Duration
 	timedOut bool
 }
@@ -33,11 +33,11 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	grace := cfg.Grace
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = defaultGrace
 	}
 	out := &capture{limit: 8 << 10}
 	var stdout io.Writer = out
@@ -51,7 +51,7 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	if cfg.Wrap != nil {
 		wrapped, cleanup, err := cfg.Wrap(cmd)
 		if err != nil {
-			return outcome{exitCode: 126, output: clip.Runes(err.Error(), OutputMax)}, nil
+			return outcome{exitCode: 126, output: clip.Runes(err.Error(), outputMax)}, nil
 		}
 		if cleanup != nil {
 			defer cleanup()
@@ -60,15 +60,15 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	}
 	res := supervise.Run(ctx, cmd, supervise.Options{Timeout: timeout, Grace: grace, Stdout: stdout, Combined: true})
 
-	o := outcome{exitCode: res.ExitCode, output: out.text(OutputMax), tail: Tail(out.tailText()), elapsed: res.Duration}
+	o := outcome{exitCode: res.ExitCode, output: out.text(outputMax), tail: tail(out.tailText()), elapsed: res.Duration}
 	switch res.Reason {
 	case supervise.Canceled:
 		return outcome{}, fmt.Errorf("quality gate %q stopped: %w", command, context.Cause(ctx))
 	case supervise.StartFailed:
 		// As `bash -c` does for a command it cannot run.
-		o = outcome{exitCode: 127, output: clip.Runes(res.Err.Error(), OutputMax), tail: Tail(res.Err.Error())}
+		o = outcome{exitCode: 127, output: clip.Runes(res.Err.Error(), outputMax), tail: tail(res.Err.Error())}
 	case supervise.TimedOut:
-		o.exitCode, o.timedOut = TimeoutExitCode, true
+		o.exitCode, o.timedOut = timeoutExitCode, true
 	}
 	if log != nil {
 		log.Close()

@@ -12,25 +12,19 @@ import (
 // QUALITY_GATE_MODE values.
 const (
 	ModeWarn           = "warn"
-	ModeBlock          = "block"
-	ModeCircuitBreaker = "circuit-breaker"
+	modeBlock          = "block"
+	modeCircuitBreaker = "circuit-breaker"
 )
 
 // Defaults, as in the bash loop.
 const (
-	DefaultTimeout = 120 * time.Second
-	DefaultGrace   = 2 * time.Second
-	// OutputMax is how many characters of a command's output are kept.
-	OutputMax = 500
-	// TimeoutExitCode is the exit code recorded for a command that hit
+	defaultTimeout = 120 * time.Second
+	defaultGrace   = 2 * time.Second
+	// outputMax is how many characters of a command's output are kept.
+	outputMax = 500
+	// timeoutExitCode is the exit code recorded for a command that hit
 	// QUALITY_GATE_TIMEOUT (GNU timeout's code, as the bash loop records it).
-	TimeoutExitCode = 124
-)
-
-// Log lines the engine writes when it applies a Decision (WARN level).
-const (
-	MsgBlock          = "Quality gate block: suppressing completion signals"
-	MsgCircuitBreaker = "Quality gate circuit-breaker: overriding progress signals"
+	timeoutExitCode = 124
 )
 
 // Config is the gate configuration.
@@ -38,11 +32,11 @@ type Config struct {
 	TestCommand      string        // TEST_COMMAND
 	Gates            string        // QUALITY_GATES, ";"-separated
 	Mode             string        // QUALITY_GATE_MODE; "" means warn
-	Timeout          time.Duration // QUALITY_GATE_TIMEOUT per command; <= 0 means DefaultTimeout
+	Timeout          time.Duration // QUALITY_GATE_TIMEOUT per command; <= 0 means defaultTimeout
 	OnCompletionOnly bool          // QUALITY_GATE_ON_COMPLETION_ONLY
 	Dir              string        // project root: the commands' working directory
 	Env              []string      // the commands' environment; nil inherits ralph_loop's
-	Grace            time.Duration // between SIGTERM and SIGKILL on timeout; <= 0 means DefaultGrace
+	Grace            time.Duration // between SIGTERM and SIGKILL on timeout; <= 0 means defaultGrace
 	// Log, when set, receives each command's whole output (stdout and
 	// stderr as 2>&1 gives them) between a line naming the command and a
 	// line with its exit code; LogMax bounds each command's output there
@@ -58,8 +52,8 @@ type Config struct {
 // Enabled reports whether any gate is configured.
 func (c Config) Enabled() bool { return c.TestCommand != "" || c.Gates != "" }
 
-// Commands splits QUALITY_GATES on ";" into trimmed, non-empty commands.
-func (c Config) Commands() []string {
+// commands splits QUALITY_GATES on ";" into trimmed, non-empty commands.
+func (c Config) commands() []string {
 	var out []string
 	for _, g := range strings.Split(c.Gates, ";") {
 		if g = strings.TrimSpace(g); g != "" {
@@ -85,12 +79,12 @@ type Decision struct {
 	// OverallStatus is "pass" or "fail" ("" when not run).
 	OverallStatus string
 	// Blocked: block mode and a failure. Suppress this loop's completion
-	// signals (has_completion_signal and exit_signal become false) and log
-	// MsgBlock.
+	// signals (has_completion_signal and exit_signal become false) and warn
+	// that they are.
 	Blocked bool
 	// WithholdProgress: circuit-breaker mode and a failure. Record the loop
 	// in the stagnation breaker as one without progress and with an error,
-	// whatever the analysis said, and log MsgCircuitBreaker.
+	// whatever the analysis said, and warn that progress is overridden.
 	WithholdProgress bool
 	// Feedback is the text for the next loop's context (see Feedback).
 	Feedback string
@@ -118,19 +112,19 @@ type Failure struct {
 	Command  string // the command that failed ("" for GateReported)
 	ExitCode int
 	TimedOut bool
-	Tail     string // the end of its output (Tail)
+	Tail     string // the end of its output (tail)
 }
 
-// TailMax is how many characters of a failed command's output end its
+// tailMax is how many characters of a failed command's output end its
 // Failure keeps.
-const TailMax = 1000
+const tailMax = 1000
 
-// Tail is the end of a command's output for a person or the agent to
+// tail is the end of a command's output for a person or the agent to
 // read: colour codes removed, other control characters (a NUL cannot go
 // into the agent's argv) turned into spaces, trailing blank lines
-// dropped, and cut to its last TailMax characters (starting at a line
+// dropped, and cut to its last tailMax characters (starting at a line
 // when one starts there).
-func Tail(out string) string {
+func tail(out string) string {
 	out = strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
 			return ' '
@@ -139,10 +133,10 @@ func Tail(out string) string {
 	}, ansiRe.ReplaceAllString(out, ""))
 	out = strings.TrimRight(out, " \t\n")
 	r := []rune(out)
-	if len(r) <= TailMax {
+	if len(r) <= tailMax {
 		return out
 	}
-	t := string(r[len(r)-TailMax:])
+	t := string(r[len(r)-tailMax:])
 	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
 		t = t[i+1:]
 	}
@@ -180,7 +174,7 @@ func Run(ctx context.Context, cfg Config, in Input, now time.Time) (Decision, er
 	default:
 		failures = append(failures, Failure{Gate: GateReported})
 	}
-	for _, c := range cfg.Commands() {
+	for _, c := range cfg.commands() {
 		o, err := run(ctx, cfg, c)
 		if err != nil {
 			return Decision{}, err
@@ -202,7 +196,7 @@ func Run(ctx context.Context, cfg Config, in Input, now time.Time) (Decision, er
 		r.CustomGates = append(r.CustomGates, g)
 	}
 	r.OverallStatus = StatusPass
-	if r.TestGate.Status == StatusFail || r.CustomFailures() > 0 {
+	if r.TestGate.Status == StatusFail || r.customFailures() > 0 {
 		r.OverallStatus = StatusFail
 	}
 	d := decide(r)
@@ -216,11 +210,11 @@ func decide(r *Results) Decision {
 	if r.OverallStatus != StatusFail {
 		return d
 	}
-	d.Warning = fmt.Sprintf("Quality gate failure (mode=%s): test_gate=%s, custom_failures=%d", r.Mode, r.TestGate.Status, r.CustomFailures())
+	d.Warning = fmt.Sprintf("Quality gate failure (mode=%s): test_gate=%s, custom_failures=%d", r.Mode, r.TestGate.Status, r.customFailures())
 	switch r.Mode {
-	case ModeBlock:
+	case modeBlock:
 		d.Blocked, d.ResultCode = true, 1
-	case ModeCircuitBreaker:
+	case modeCircuitBreaker:
 		d.WithholdProgress, d.ResultCode = true, 2
 	}
 	return d
@@ -232,7 +226,7 @@ func decide(r *Results) Decision {
 // anything else passes).
 func testGate(ctx context.Context, cfg Config, in Input) (TestGate, *outcome, error) {
 	if !in.HaveAnalysis {
-		return TestGate{Status: StatusSkip}, nil, nil
+		return TestGate{Status: statusSkip}, nil, nil
 	}
 	reported := in.TestsStatus
 	if reported == "" {
@@ -251,7 +245,7 @@ func testGate(ctx context.Context, cfg Config, in Input) (TestGate, *outcome, er
 		}
 		return g, &o, nil
 	case reported == "UNKNOWN":
-		g.Status = StatusSkip
+		g.Status = statusSkip
 	case reported == "FAILING":
 		g.Status = StatusFail
 	default:

@@ -37,8 +37,8 @@ func TestRunSkipped(t *testing.T) {
 		cfg  Config
 		in   Input
 	}{
-		{"nothing configured", Config{Mode: ModeBlock}, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "FAILING"}},
-		{"completion only, not completing", Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: ModeBlock}, Input{Loop: 1, HaveAnalysis: true}},
+		{"nothing configured", Config{Mode: modeBlock}, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "FAILING"}},
+		{"completion only, not completing", Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: modeBlock}, Input{Loop: 1, HaveAnalysis: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestRunSkipped(t *testing.T) {
 }
 
 func TestRunCompletionOnlyWhenCompleting(t *testing.T) {
-	d, err := Run(context.Background(), cfg(t, Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: ModeBlock}), Input{Loop: 4, ExitSignal: true, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	d, err := Run(context.Background(), cfg(t, Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: modeBlock}), Input{Loop: 4, ExitSignal: true, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +70,9 @@ func TestTestGate(t *testing.T) {
 		in      Input
 		want    TestGate
 	}{
-		{"no analysis skips even with a command", "exit 1", Input{}, TestGate{Status: StatusSkip}},
-		{"unknown without command skips", "", Input{HaveAnalysis: true}, TestGate{Status: StatusSkip, TestsStatusReported: "UNKNOWN"}},
-		{"explicit UNKNOWN skips", "", Input{HaveAnalysis: true, TestsStatus: "UNKNOWN"}, TestGate{Status: StatusSkip, TestsStatusReported: "UNKNOWN"}},
+		{"no analysis skips even with a command", "exit 1", Input{}, TestGate{Status: statusSkip}},
+		{"unknown without command skips", "", Input{HaveAnalysis: true}, TestGate{Status: statusSkip, TestsStatusReported: "UNKNOWN"}},
+		{"explicit UNKNOWN skips", "", Input{HaveAnalysis: true, TestsStatus: "UNKNOWN"}, TestGate{Status: statusSkip, TestsStatusReported: "UNKNOWN"}},
 		{"passing without command trusts the agent", "", Input{HaveAnalysis: true, TestsStatus: "PASSING"}, TestGate{Status: StatusPass, TestsStatusReported: "PASSING"}},
 		{"failing without command fails", "", Input{HaveAnalysis: true, TestsStatus: "FAILING"}, TestGate{Status: StatusFail, TestsStatusReported: "FAILING"}},
 		{"other values pass", "", Input{HaveAnalysis: true, TestsStatus: "NOT_RUN"}, TestGate{Status: StatusPass, TestsStatusReported: "NOT_RUN"}},
@@ -104,7 +104,7 @@ func TestTestGate(t *testing.T) {
 func TestCustomGates(t *testing.T) {
 	dir := t.TempDir()
 	c := cfg(t, Config{Gates: " echo one ;; pwd; echo lint error >&2; exit 3 ; kill -TERM $$ ;  ", Mode: ModeWarn, Dir: dir})
-	if diff := cmp.Diff([]string{"echo one", "pwd", "echo lint error >&2", "exit 3", "kill -TERM $$"}, c.Commands()); diff != "" {
+	if diff := cmp.Diff([]string{"echo one", "pwd", "echo lint error >&2", "exit 3", "kill -TERM $$"}, c.commands()); diff != "" {
 		t.Fatalf("Commands (-want +got):\n%s", diff)
 	}
 	d, err := Run(context.Background(), c, Input{Loop: 2, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
@@ -137,14 +137,14 @@ func TestCustomGates(t *testing.T) {
 func TestOutputIsCutTo500Characters(t *testing.T) {
 	dir := t.TempDir()
 	script(t, dir, "verbose-lint", "for i in $(seq 1 200); do echo \"lint warning $i: ünused\"; done; exit 1")
-	c := cfg(t, Config{Gates: "./verbose-lint", Mode: ModeBlock, Dir: dir})
+	c := cfg(t, Config{Gates: "./verbose-lint", Mode: modeBlock, Dir: dir})
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := d.Results.CustomGates[0].Output
-	if n := len([]rune(out)); n != OutputMax {
-		t.Fatalf("output has %d characters, want %d", n, OutputMax)
+	if n := len([]rune(out)); n != outputMax {
+		t.Fatalf("output has %d characters, want %d", n, outputMax)
 	}
 	if !strings.HasPrefix(out, "lint warning 1: ünused\nlint warning 2:") {
 		t.Fatalf("output = %q", out[:60])
@@ -191,7 +191,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	// sleep 10 minutes, so every bound below is far from what a gate that
 	// waited for it would take.
 	script(t, dir, "slow-lint", "trap '' TERM; (trap '' TERM; sleep 600) & echo $! > child.pid; kill -STOP $$")
-	c := cfg(t, Config{Gates: "./slow-lint", Mode: ModeCircuitBreaker, Dir: dir, Timeout: 500 * time.Millisecond, Grace: 100 * time.Millisecond})
+	c := cfg(t, Config{Gates: "./slow-lint", Mode: modeCircuitBreaker, Dir: dir, Timeout: 500 * time.Millisecond, Grace: 100 * time.Millisecond})
 	var d Decision
 	// On a busy machine the timeout may stop the shell before it started
 	// its helper (or wrote its pid): that run proves nothing about the
@@ -211,7 +211,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 		}
 	}
 	g := d.Results.CustomGates[0]
-	if !g.TimedOut || g.ExitCode != TimeoutExitCode || g.Status != StatusFail || g.DurationSeconds > 30 {
+	if !g.TimedOut || g.ExitCode != timeoutExitCode || g.Status != StatusFail || g.DurationSeconds > 30 {
 		t.Fatalf("gate = %+v", g)
 	}
 	if !d.WithholdProgress || d.ResultCode != 2 || d.Blocked {
@@ -265,7 +265,7 @@ func TestCancelIsAnError(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("user interrupt")
 	time.AfterFunc(50*time.Millisecond, func() { cancel(stop) })
-	c := cfg(t, Config{TestCommand: "kill -STOP $$", Mode: ModeBlock, Grace: 50 * time.Millisecond})
+	c := cfg(t, Config{TestCommand: "kill -STOP $$", Mode: modeBlock, Grace: 50 * time.Millisecond})
 	_, err := Run(ctx, c, Input{Loop: 1, HaveAnalysis: true}, stamp)
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want the cancel cause", err)
@@ -277,7 +277,7 @@ func TestCancelIsAnError(t *testing.T) {
 }
 
 func TestUnstartableCommandFails(t *testing.T) {
-	c := Config{TestCommand: "true", Mode: ModeBlock, Dir: filepath.Join(t.TempDir(), "missing")}
+	c := Config{TestCommand: "true", Mode: modeBlock, Dir: filepath.Join(t.TempDir(), "missing")}
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true}, stamp)
 	if err != nil {
 		t.Fatal(err)
@@ -296,10 +296,10 @@ func TestDecideModes(t *testing.T) {
 		r    *Results
 		want Decision
 	}{
-		{"pass in block mode", &Results{Mode: ModeBlock, OverallStatus: StatusPass, TestGate: TestGate{Status: StatusPass}}, Decision{Ran: true, OverallStatus: StatusPass}},
+		{"pass in block mode", &Results{Mode: modeBlock, OverallStatus: StatusPass, TestGate: TestGate{Status: StatusPass}}, Decision{Ran: true, OverallStatus: StatusPass}},
 		{"fail in warn mode", failing(ModeWarn), Decision{Ran: true, OverallStatus: StatusFail, Warning: "Quality gate failure (mode=warn): test_gate=fail, custom_failures=1"}},
-		{"fail in block mode", failing(ModeBlock), Decision{Ran: true, OverallStatus: StatusFail, Blocked: true, ResultCode: 1, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=block): test_gate=fail, custom_failures=1"}},
-		{"fail in circuit-breaker mode", failing(ModeCircuitBreaker), Decision{Ran: true, OverallStatus: StatusFail, WithholdProgress: true, ResultCode: 2, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=circuit-breaker): test_gate=fail, custom_failures=1"}},
+		{"fail in block mode", failing(modeBlock), Decision{Ran: true, OverallStatus: StatusFail, Blocked: true, ResultCode: 1, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=block): test_gate=fail, custom_failures=1"}},
+		{"fail in circuit-breaker mode", failing(modeCircuitBreaker), Decision{Ran: true, OverallStatus: StatusFail, WithholdProgress: true, ResultCode: 2, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=circuit-breaker): test_gate=fail, custom_failures=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -320,15 +320,15 @@ func TestFeedback(t *testing.T) {
 		want string
 	}{
 		{"no results", nil, ""},
-		{"pass", &Results{OverallStatus: StatusPass, Mode: ModeBlock}, ""},
+		{"pass", &Results{OverallStatus: StatusPass, Mode: modeBlock}, ""},
 		{"warn mode", &Results{OverallStatus: StatusFail, Mode: ModeWarn, TestGate: TestGate{Status: StatusFail}}, ""},
 		{"missing mode reads as warn", &Results{OverallStatus: StatusFail, TestGate: TestGate{Status: StatusFail}}, ""},
-		{"test output", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
-		{"bare message", &Results{OverallStatus: StatusFail, Mode: ModeCircuitBreaker, TestGate: TestGate{Status: StatusFail}}, "TESTS FAILING. "},
-		{"sanitised", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
-		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
-		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
-		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
+		{"test output", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
+		{"bare message", &Results{OverallStatus: StatusFail, Mode: modeCircuitBreaker, TestGate: TestGate{Status: StatusFail}}, "TESTS FAILING. "},
+		{"sanitised", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
+		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
+		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
+		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: statusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -345,7 +345,7 @@ func TestResultsShape(t *testing.T) {
 	if (*Results)(nil).Status() != nil {
 		t.Fatal("status of no results must be nil")
 	}
-	dec, err := Run(context.Background(), cfg(t, Config{TestCommand: "echo ok", Gates: "exit 2", Mode: ModeBlock}), Input{Loop: 7, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	dec, err := Run(context.Background(), cfg(t, Config{TestCommand: "echo ok", Gates: "exit 2", Mode: modeBlock}), Input{Loop: 7, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestFailuresAndLog(t *testing.T) {
 	c := cfg(t, Config{
 		TestCommand: "seq 1 2000; echo 'FAIL: 3 tests failed'; exit 2",
 		Gates:       "true; echo lint broken >&2 && exit 7",
-		Mode:        ModeBlock,
+		Mode:        modeBlock,
 		Log:         &log,
 	})
 	d, err := Run(context.Background(), c, Input{Loop: 3, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
@@ -418,7 +418,7 @@ func TestFailuresAndLog(t *testing.T) {
 	if f.Gate != GateTest || f.Command != c.TestCommand || f.ExitCode != 2 || f.TimedOut {
 		t.Errorf("test gate failure = %+v", f)
 	}
-	if !strings.HasSuffix(f.Tail, "2000\nFAIL: 3 tests failed") || len(f.Tail) > TailMax || strings.HasPrefix(f.Tail, "1\n") {
+	if !strings.HasSuffix(f.Tail, "2000\nFAIL: 3 tests failed") || len(f.Tail) > tailMax || strings.HasPrefix(f.Tail, "1\n") {
 		t.Errorf("tail = %q", f.Tail)
 	}
 	if g := d.Failures[1]; g.Gate != GateQualityGate || g.Command != "echo lint broken >&2 && exit 7" || g.ExitCode != 7 || g.Tail != "lint broken" {
@@ -433,7 +433,7 @@ func TestFailuresAndLog(t *testing.T) {
 		t.Error("the log does not hold the whole output")
 	}
 
-	d, err = Run(context.Background(), cfg(t, Config{Gates: "true", Mode: ModeBlock}), Input{Loop: 3, HaveAnalysis: true, TestsStatus: "FAILING"}, stamp)
+	d, err = Run(context.Background(), cfg(t, Config{Gates: "true", Mode: modeBlock}), Input{Loop: 3, HaveAnalysis: true, TestsStatus: "FAILING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,10 +446,10 @@ func TestTail(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"ok\n\n", "ok"},
 		{"\x1b[31mFAIL\x1b[0m x\x00y\r\n", "FAIL x y"},
-		{strings.Repeat("a", TailMax) + "\nlast", "last"},
-		{strings.Repeat("é", TailMax+5), strings.Repeat("é", TailMax)},
+		{strings.Repeat("a", tailMax) + "\nlast", "last"},
+		{strings.Repeat("é", tailMax+5), strings.Repeat("é", tailMax)},
 	} {
-		if got := Tail(tc.in); got != tc.want {
+		if got := tail(tc.in); got != tc.want {
 			t.Errorf("Tail(%.20q) = %.40q, want %.40q", tc.in, got, tc.want)
 		}
 	}

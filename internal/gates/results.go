@@ -13,7 +13,7 @@ import (
 const (
 	StatusPass = "pass"
 	StatusFail = "fail"
-	StatusSkip = "skip"
+	statusSkip = "skip"
 )
 
 // Results is the content of .ralph/.quality_gate_results, field for field
@@ -35,7 +35,7 @@ type TestGate struct {
 	Status              string `json:"status"`                // pass, fail or skip
 	TestsStatusReported string `json:"tests_status_reported"` // the agent's TESTS_STATUS ("" without an analysis)
 	Verified            bool   `json:"verified"`              // TEST_COMMAND ran
-	Output              string `json:"output"`                // its output, at most OutputMax characters
+	Output              string `json:"output"`                // its output, at most outputMax characters
 }
 
 // CustomGate is one QUALITY_GATES command's entry.
@@ -63,8 +63,8 @@ func (r *Results) Status() *StatusMerge {
 	return &StatusMerge{OverallStatus: r.OverallStatus, Mode: r.Mode}
 }
 
-// CustomFailures counts the failed QUALITY_GATES commands.
-func (r *Results) CustomFailures() int {
+// customFailures counts the failed QUALITY_GATES commands.
+func (r *Results) customFailures() int {
 	n := 0
 	for _, g := range r.CustomGates {
 		if g.Status == StatusFail {
@@ -87,15 +87,15 @@ func Decode(b []byte) (*Results, error) {
 	return &r, nil
 }
 
-// FeedbackOutputMax is how much of the test output the feedback quotes.
-const FeedbackOutputMax = 150
+// feedbackOutputMax is how much of the test output the feedback quotes.
+const feedbackOutputMax = 150
 
 var ansiRe = regexp.MustCompile("\x1b\\[[0-9;]*[a-zA-Z]")
 
 // Feedback is the quality-gate part of the next loop's context: empty unless
 // the gates failed in block or circuit-breaker mode. A failed test gate gives
 // "TESTS FAILING: <output>. " (output without colour codes, on one line, cut
-// to FeedbackOutputMax characters) or "TESTS FAILING. "; failed commands
+// to feedbackOutputMax characters) or "TESTS FAILING. "; failed commands
 // give "QG fail: <first two words of each command>. ".
 func Feedback(r *Results) string {
 	if r == nil || r.OverallStatus != StatusFail || r.Mode == "" || r.Mode == ModeWarn {
@@ -110,7 +110,7 @@ func Feedback(r *Results) string {
 			return c == ' ' || c < 0x20 || c == 0x7f
 		}), " ")
 		if out != "" {
-			b.WriteString("TESTS FAILING: " + clip.Runes(out, FeedbackOutputMax) + ". ")
+			b.WriteString("TESTS FAILING: " + clip.Runes(out, feedbackOutputMax) + ". ")
 		} else {
 			b.WriteString("TESTS FAILING. ")
 		}

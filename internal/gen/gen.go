@@ -19,8 +19,8 @@ import (
 // Formats lists the names Write accepts.
 var Formats = []string{"claude-stream", "claude-json", "codex-jsonl", "opencode-jsonl", "text"}
 
-// FinalText is the agent's last reply in every generated output.
-const FinalText = "Implemented the validation for the signup form and added tests.\n\n" +
+// finalText is the agent's last reply in every generated output.
+const finalText = "Implemented the validation for the signup form and added tests.\n\n" +
 	"---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nTASKS_COMPLETED_THIS_LOOP: 1\nFILES_MODIFIED: 3\n" +
 	"TESTS_STATUS: PASSING\nWORK_TYPE: IMPLEMENTATION\nEXIT_SIGNAL: false\n" +
 	"RECOMMENDATION: continue with the next story\n---END_RALPH_STATUS---"
@@ -179,8 +179,8 @@ func (g *gen) claudeStream() {
 			g.line(O{{"type", "rate_limit_event"}, {"rate_limit_info", O{{"status", "allowed"}, {"resetsAt", 1788513600}, {"rateLimitType", "five_hour"}}}, {"session_id", SessionID}})
 		}
 	}
-	g.line(O{{"type", "assistant"}, {"session_id", SessionID}, {"message", O{{"id", "msg_final"}, {"role", "assistant"}, {"content", []any{O{{"type", "text"}, {"text", FinalText}}}}}}})
-	g.line(O{{"type", "result"}, {"subtype", "success"}, {"is_error", false}, {"duration_ms", 412000}, {"duration_api_ms", 398000}, {"num_turns", msg}, {"result", FinalText}, {"stop_reason", "end_turn"}, {"session_id", SessionID}, {"total_cost_usd", 3.1416}, {"usage", O{{"input_tokens", 51234}, {"output_tokens", 20480}, {"cache_read_input_tokens", 900000}, {"cache_creation_input_tokens", 40000}}}, {"permission_denials", []any{}}, {"uuid", "final"}})
+	g.line(O{{"type", "assistant"}, {"session_id", SessionID}, {"message", O{{"id", "msg_final"}, {"role", "assistant"}, {"content", []any{O{{"type", "text"}, {"text", finalText}}}}}}})
+	g.line(O{{"type", "result"}, {"subtype", "success"}, {"is_error", false}, {"duration_ms", 412000}, {"duration_api_ms", 398000}, {"num_turns", msg}, {"result", finalText}, {"stop_reason", "end_turn"}, {"session_id", SessionID}, {"total_cost_usd", 3.1416}, {"usage", O{{"input_tokens", 51234}, {"output_tokens", 20480}, {"cache_read_input_tokens", 900000}, {"cache_creation_input_tokens", 40000}}}, {"permission_denials", []any{}}, {"uuid", "final"}})
 }
 
 // claudeJSON is one --output-format json result whose reply is long (the
@@ -192,7 +192,7 @@ func (g *gen) claudeJSON() {
 		b.WriteString(g.code(4096))
 	}
 	b.WriteString("\nTicked one task.\n")
-	b.WriteString(FinalText)
+	b.WriteString(finalText)
 	g.line(O{{"type", "result"}, {"subtype", "success"}, {"is_error", false}, {"duration_ms", 1000}, {"num_turns", 2}, {"result", b.String()}, {"session_id", SessionID}, {"total_cost_usd", 0.5}, {"usage", O{{"input_tokens", 1000}, {"output_tokens", 500}, {"cache_read_input_tokens", 0}, {"cache_creation_input_tokens", 0}}}})
 }
 
@@ -214,7 +214,7 @@ func (g *gen) codex() {
 			g.line(O{{"type", "item.completed"}, {"item", O{{"id", next()}, {"type", "agent_message"}, {"text", g.prose(300)}}}})
 		}
 	}
-	g.line(O{{"type", "item.completed"}, {"item", O{{"id", next()}, {"type", "agent_message"}, {"text", FinalText}}}})
+	g.line(O{{"type", "item.completed"}, {"item", O{{"id", next()}, {"type", "agent_message"}, {"text", finalText}}}})
 	g.line(O{{"type", "turn.completed"}, {"usage", O{{"input_tokens", 924763}, {"cached_input_tokens", 824448}, {"output_tokens", 12122}}}})
 }
 
@@ -235,12 +235,12 @@ func (g *gen) openCode() {
 		ev("step_finish", O{{"id", fmt.Sprintf("prt_%d_3", step)}, {"type", "step-finish"}, {"reason", "tool-calls"}, {"cost", 0.01}, {"tokens", O{{"input", 1000}, {"output", 200}, {"reasoning", 0}, {"cache", O{{"read", 5000}, {"write", 100}}}}}})
 	}
 	ev("step_start", O{{"id", "prt_final_0"}, {"type", "step-start"}})
-	ev("text", O{{"id", "prt_final_1"}, {"type", "text"}, {"text", FinalText}})
+	ev("text", O{{"id", "prt_final_1"}, {"type", "text"}, {"text", finalText}})
 	ev("step_finish", O{{"id", "prt_final_2"}, {"type", "step-finish"}, {"reason", "stop"}, {"cost", 0.02}, {"tokens", O{{"input", 2000}, {"output", 300}, {"reasoning", 0}, {"cache", O{{"read", 6000}, {"write", 0}}}}}})
 }
 
 func (g *gen) text() {
-	for g.left() && g.n < g.size-int64(len(FinalText)) {
+	for g.left() && g.n < g.size-int64(len(finalText)) {
 		var s string
 		if g.rnd.IntN(3) == 0 {
 			s = g.code(2000)
@@ -250,6 +250,6 @@ func (g *gen) text() {
 		g.w.WriteString(s)
 		g.n += int64(len(s))
 	}
-	g.w.WriteString(FinalText + "\n")
-	g.n += int64(len(FinalText) + 1)
+	g.w.WriteString(finalText + "\n")
+	g.n += int64(len(finalText) + 1)
 }

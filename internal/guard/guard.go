@@ -2,8 +2,8 @@ package guard
 
 import "time"
 
-// DefaultMaxFailures is MAX_CONSECUTIVE_FAILURES when unset.
-const DefaultMaxFailures = 5
+// defaultMaxFailures is MAX_CONSECUTIVE_FAILURES when unset.
+const defaultMaxFailures = 5
 
 // Guard counts consecutive failed agent calls. It never sleeps: it
 // returns how long the caller should wait. The loop uses it from one
@@ -20,10 +20,10 @@ type Guard struct {
 }
 
 // New returns a guard that gives up after maxFailures failures in a row;
-// a value below 1 means DefaultMaxFailures.
+// a value below 1 means defaultMaxFailures.
 func New(maxFailures int) *Guard {
 	if maxFailures < 1 {
-		maxFailures = DefaultMaxFailures
+		maxFailures = defaultMaxFailures
 	}
 	return &Guard{max: maxFailures}
 }
@@ -40,7 +40,7 @@ func (g *Guard) Failure() (backoff time.Duration, giveUp bool) {
 	if g.count >= g.max {
 		return 0, true
 	}
-	return Backoff(g.count), false
+	return failureBackoff(g.count), false
 }
 
 // Success records a successful call: the count starts over and an
@@ -53,9 +53,9 @@ func (g *Guard) Consecutive() int { return g.count }
 // Max is the number of failures in a row that makes the guard give up.
 func (g *Guard) Max() int { return g.max }
 
-// Backoff is the wait after the n-th failure in a row: 1 s, 2 s, 4 s, …,
+// failureBackoff is the wait after the n-th failure in a row: 1 s, 2 s, 4 s, …,
 // doubling up to 300 s. n < 1 waits 0.
-func Backoff(n int) time.Duration {
+func failureBackoff(n int) time.Duration {
 	const maxBackoff = 300 * time.Second
 	if n < 1 {
 		return 0

@@ -16,8 +16,8 @@ func TestBackoff(t *testing.T) {
 		{9, 256 * time.Second}, {10, 300 * time.Second}, {11, 300 * time.Second},
 		{64, 300 * time.Second}, {1 << 30, 300 * time.Second},
 	} {
-		if got := Backoff(tc.n); got != tc.want {
-			t.Errorf("Backoff(%d) = %v, want %v", tc.n, got, tc.want)
+		if got := failureBackoff(tc.n); got != tc.want {
+			t.Errorf("failureBackoff(%d) = %v, want %v", tc.n, got, tc.want)
 		}
 	}
 }
@@ -85,7 +85,7 @@ func TestGuardStories(t *testing.T) {
 			if got := g.Consecutive(); got != tc.count {
 				t.Errorf("Consecutive() = %d, want %d", got, tc.count)
 			}
-			if tc.max >= 1 && g.Max() != tc.max || tc.max < 1 && g.Max() != DefaultMaxFailures {
+			if tc.max >= 1 && g.Max() != tc.max || tc.max < 1 && g.Max() != defaultMaxFailures {
 				t.Errorf("Max() = %d for New(%d)", g.Max(), tc.max)
 			}
 		})

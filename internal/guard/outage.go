@@ -4,17 +4,17 @@ import "time"
 
 // Defaults of the outage settings.
 const (
-	DefaultRetryMaxDelay = 30 * time.Minute // RETRY_MAX_DELAY
-	DefaultOutageMax     = 6 * time.Hour    // OUTAGE_MAX
+	defaultRetryMaxDelay = 30 * time.Minute // RETRY_MAX_DELAY
+	defaultOutageMax     = 6 * time.Hour    // OUTAGE_MAX
 )
 
 // WithOutage sets how transient failures are waited out: the wait after
-// each grows as Backoff does up to maxDelay (RETRY_MAX_DELAY; below 1
-// means DefaultRetryMaxDelay), and an outage that has lasted outageMax
+// each grows as failureBackoff does up to maxDelay (RETRY_MAX_DELAY; below 1
+// means defaultRetryMaxDelay), and an outage that has lasted outageMax
 // (OUTAGE_MAX; 0 = no limit) gives up. It returns g.
 func (g *Guard) WithOutage(maxDelay, outageMax time.Duration) *Guard {
 	if maxDelay <= 0 {
-		maxDelay = DefaultRetryMaxDelay
+		maxDelay = defaultRetryMaxDelay
 	}
 	g.maxDelay, g.outageMax, g.outageSet = maxDelay, max(outageMax, 0), true
 	return g
@@ -29,7 +29,7 @@ func (g *Guard) WithOutage(maxDelay, outageMax time.Duration) *Guard {
 // OUTAGE_MAX (the wait is then 0).
 func (g *Guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
 	if !g.outageSet {
-		g.WithOutage(DefaultRetryMaxDelay, DefaultOutageMax)
+		g.WithOutage(defaultRetryMaxDelay, defaultOutageMax)
 	}
 	if g.tries == 0 {
 		g.since = now
@@ -55,7 +55,7 @@ func (g *Guard) Outage() (since time.Time, tries int, on bool) {
 // OutageMax is OUTAGE_MAX (0 = no limit).
 func (g *Guard) OutageMax() time.Duration {
 	if !g.outageSet {
-		return DefaultOutageMax
+		return defaultOutageMax
 	}
 	return g.outageMax
 }

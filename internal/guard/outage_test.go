@@ -60,7 +60,7 @@ func TestTransientGivesUpAtOutageMax(t *testing.T) {
 	if total != 6*time.Hour {
 		t.Errorf("gave up after %v of waits, want exactly 6h (OUTAGE_MAX)", total)
 	}
-	if steps[len(steps)-2].Wait > DefaultRetryMaxDelay {
+	if steps[len(steps)-2].Wait > defaultRetryMaxDelay {
 		t.Errorf("a wait of %v passes RETRY_MAX_DELAY", steps[len(steps)-2].Wait)
 	}
 	since, tries, on := g.Outage()
@@ -94,10 +94,10 @@ func TestSuccessEndsTheOutage(t *testing.T) {
 
 func TestOutageSettings(t *testing.T) {
 	g := New(5).WithOutage(0, -1)
-	if g.maxDelay != DefaultRetryMaxDelay || g.OutageMax() != 0 {
+	if g.maxDelay != defaultRetryMaxDelay || g.OutageMax() != 0 {
 		t.Errorf("WithOutage(0, -1): max delay %v, outage max %v", g.maxDelay, g.OutageMax())
 	}
-	if New(5).OutageMax() != DefaultOutageMax {
+	if New(5).OutageMax() != defaultOutageMax {
 		t.Errorf("default OutageMax = %v", New(5).OutageMax())
 	}
 	// Waits shorter than a second (a test's RETRY_MAX_DELAY=10ms).

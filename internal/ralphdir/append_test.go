@@ -50,7 +50,7 @@ func TestAppendLineFollowsTheName(t *testing.T) {
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.AppendLine("logs/x.log", "four"); !IsFileError(err) {
+	if err := d.AppendLine("logs/x.log", "four"); !isFileError(err) {
 		t.Fatalf("append through a link: %v, want a FileError", err)
 	}
 	if got := read(target); got != "keep\n" {

@@ -9,25 +9,25 @@ import (
 	"strings"
 )
 
-// LinkError says that .ralph/ itself, or a folder on the way to a file
+// linkError says that .ralph/ itself, or a folder on the way to a file
 // under it, is a symbolic link. The repository chose it, so nothing is read
 // or written through it: a link there could send the loop's writes (and its
 // reads, shown by --status and --serve or sent to the agent) anywhere the
 // person running the loop can reach.
-type LinkError struct {
+type linkError struct {
 	Op     string // read or write
 	Path   string // the link
 	Target string // what it points at, as stored
 }
 
-func (e *LinkError) Error() string {
+func (e *linkError) Error() string {
 	return fmt.Sprintf("%s is a symbolic link to %s: refusing to %s through it; replace it with a folder",
 		e.Path, quoteTarget(e.Target), e.Op)
 }
 
-// IsLinkError reports whether err is (or wraps) a *LinkError.
-func IsLinkError(err error) bool {
-	var le *LinkError
+// isLinkError reports whether err is (or wraps) a *linkError.
+func isLinkError(err error) bool {
+	var le *linkError
 	return errors.As(err, &le)
 }
 
@@ -60,7 +60,7 @@ func linkTarget(p string) string {
 
 // folders checks .ralph/ and every folder on the way to name (not name
 // itself) with Lstat, one component after the other, and returns a
-// *LinkError for the first that is a symbolic link. A folder that does not
+// *linkError for the first that is a symbolic link. A folder that does not
 // exist ends the walk: whatever comes next creates it as a real folder or
 // finds nothing. An absolute name (a file the person named, outside the
 // folder) is not checked; a name that climbs out of the folder ("..") is
@@ -119,17 +119,17 @@ func (d *Dir) ReadText(name string) ([]byte, error) {
 	return readCapped(p, TextCap, false)
 }
 
-// checkFolder returns a *LinkError when p is a symbolic link, nil when it
+// checkFolder returns a *linkError when p is a symbolic link, nil when it
 // is anything else or does not exist.
 func checkFolder(op, p string) error {
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		return nil
 	}
-	return &LinkError{Op: op, Path: p, Target: linkTarget(p)}
+	return &linkError{Op: op, Path: p, Target: linkTarget(p)}
 }
 
-// CheckFolders refuses, with a *LinkError, a .ralph/ that is a symbolic
+// CheckFolders refuses, with a *linkError, a .ralph/ that is a symbolic
 // link, or one of the folders the loop writes in (logs/, docs/,
 // docs/generated/, specs/). The loop calls it before it writes anything,
 // so that such a repository is refused in one line.
@@ -153,7 +153,7 @@ func (d *Dir) checked(op, name string) (string, error) {
 
 // Open opens name for reading, for a caller that streams it (a log): a
 // regular file, opened without blocking and without following a link (a
-// *FileError otherwise), under folders that are no links (a *LinkError).
+// *FileError otherwise), under folders that are no links (a *linkError).
 func (d *Dir) Open(name string) (*os.File, error) {
 	p, err := d.checked("read", name)
 	if err != nil {
@@ -164,7 +164,7 @@ func (d *Dir) Open(name string) (*os.File, error) {
 }
 
 // Lstat describes name without following a link, under folders that are no
-// links (a *LinkError otherwise).
+// links (a *linkError otherwise).
 func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 	p, err := d.checked("read", name)
 	if err != nil {
@@ -174,7 +174,7 @@ func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 }
 
 // ReadDir lists the folder name ("." for .ralph/ itself), which may not be
-// a link nor lie under one (a *LinkError).
+// a link nor lie under one (a *linkError).
 func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := d.folders("read", name+"/x"); err != nil {
 		return nil, err

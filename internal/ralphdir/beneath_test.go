@@ -8,7 +8,7 @@ import (
 )
 
 // Every Dir method refuses a .ralph/ or a folder in it that is a link: a
-// *LinkError naming the link and its target, and the target untouched.
+// *linkError naming the link and its target, and the target untouched.
 func TestDirRefusesFolderLinks(t *testing.T) {
 	for _, folder := range []string{".", LogsDir, "docs"} {
 		t.Run(folder, func(t *testing.T) {
@@ -33,7 +33,7 @@ func TestDirRefusesFolderLinks(t *testing.T) {
 			before := listing(t, outside)
 			check := func(what string, err error) {
 				t.Helper()
-				if !IsLinkError(err) || !strings.Contains(err.Error(), link+" is a symbolic link to "+outside+": refusing to") {
+				if !isLinkError(err) || !strings.Contains(err.Error(), link+" is a symbolic link to "+outside+": refusing to") {
 					t.Errorf("%s: %v, want a LinkError", what, err)
 				}
 			}
@@ -55,7 +55,7 @@ func TestDirRefusesFolderLinks(t *testing.T) {
 			check("OpenAppend", err)
 			check("AppendLine", d.AppendLine(in("new.log"), "x"))
 			check("Remove", d.Remove(in(Status)))
-			_, err = d.Quarantine(in(Status))
+			_, err = d.quarantine(in(Status))
 			check("Quarantine", err)
 			if folder != "docs" {
 				check("EnsureLayout", d.EnsureLayout())
@@ -107,22 +107,22 @@ func TestReadsFollowNoLink(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("secret\n"), 0o644)
 	os.Symlink(secret, d.Path(Prompt))
-	if _, _, err := d.ReadFile(Prompt); !IsFileError(err) || !strings.Contains(err.Error(), "is a symbolic link to "+secret) {
+	if _, _, err := d.ReadFile(Prompt); !isFileError(err) || !strings.Contains(err.Error(), "is a symbolic link to "+secret) {
 		t.Errorf("ReadFile: %v", err)
 	}
-	if _, err := d.Open(Prompt); !IsFileError(err) {
+	if _, err := d.Open(Prompt); !isFileError(err) {
 		t.Errorf("Open: %v", err)
 	}
-	if _, err := ReadConfig(d.Path(Prompt)); !IsFileError(err) {
+	if _, err := ReadConfig(d.Path(Prompt)); !isFileError(err) {
 		t.Errorf("ReadConfig: %v", err)
 	}
 	base := filepath.Dir(d.Root())
 	os.Symlink(filepath.Dir(secret), filepath.Join(base, "sub"))
 	for _, rel := range []string{".ralph/" + Prompt, "sub/secret", "../x"} {
-		if _, err := ReadFileBeneath(base, rel, TextCap); !IsFileError(err) && !IsLinkError(err) {
+		if _, err := ReadFileBeneath(base, rel, TextCap); !isFileError(err) && !isLinkError(err) {
 			t.Errorf("ReadFileBeneath %s: %v", rel, err)
 		}
-		if _, err := OpenAppendBeneath(base, rel); !IsFileError(err) && !IsLinkError(err) {
+		if _, err := OpenAppendBeneath(base, rel); !isFileError(err) && !isLinkError(err) {
 			t.Errorf("OpenAppendBeneath %s: %v", rel, err)
 		}
 	}

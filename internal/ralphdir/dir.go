@@ -20,7 +20,7 @@ type Dir struct {
 	now      func() time.Time
 	refused  *refusals // appends refused, each reported once
 	appends  *appends  // the logs AppendLine keeps open
-	rotateAt int64     // size past which the RotatedLogs rotate, 0 = never
+	rotateAt int64     // size past which the rotatedLogs rotate, 0 = never
 }
 
 // New returns the .ralph/ folder at root. warn receives one-line warnings
@@ -48,7 +48,7 @@ func (d *Dir) Path(name string) string {
 }
 
 // Exists reports whether name exists (a link counts, unfollowed). Under a
-// folder that is a link (see LinkError) nothing exists.
+// folder that is a link (see linkError) nothing exists.
 func (d *Dir) Exists(name string) bool {
 	p, err := d.checked("read", name)
 	if err != nil {
@@ -60,7 +60,7 @@ func (d *Dir) Exists(name string) bool {
 
 // EnsureLayout creates .ralph/, logs/ and docs/generated/ as the bash loop
 // does at start-up. A .ralph/, logs/, docs/ or specs/ that is a symbolic
-// link is refused first (a *LinkError), before anything is created.
+// link is refused first (a *linkError), before anything is created.
 func (d *Dir) EnsureLayout() error {
 	if err := d.CheckFolders(); err != nil {
 		return err
@@ -238,7 +238,7 @@ func (d *Dir) ReadFile(name string) (data []byte, found bool, err error) {
 }
 
 // ReadJSON decodes name into v. A missing file leaves v alone and returns
-// found=false. An empty or undecodable file is quarantined (see Quarantine)
+// found=false. An empty or undecodable file is quarantined (see quarantine)
 // with a warning and also returns found=false, so the caller starts from its
 // default state; it is never an error.
 func (d *Dir) ReadJSON(name string, v any) (found bool, err error) {
@@ -259,7 +259,7 @@ func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err
 	data, found, err := d.ReadFile(name)
 	var fe *FileError
 	if errors.As(err, &fe) {
-		moved, qerr := d.Quarantine(name)
+		moved, qerr := d.quarantine(name)
 		if qerr != nil {
 			return false, fmt.Errorf("%v (and could not be moved aside: %v)", err, qerr)
 		}
@@ -270,7 +270,7 @@ func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err
 		return false, err
 	}
 	if derr := decode(data); derr != nil {
-		moved, qerr := d.Quarantine(name)
+		moved, qerr := d.quarantine(name)
 		if qerr != nil {
 			return false, fmt.Errorf("%s is corrupt (%v) and could not be moved aside: %w", d.Path(name), derr, qerr)
 		}
@@ -280,9 +280,9 @@ func (d *Dir) ReadValid(name string, decode func([]byte) error) (found bool, err
 	return true, nil
 }
 
-// Quarantine renames name to NAME.corrupt-YYYYMMDD-HHMMSS (with a numeric
+// quarantine renames name to NAME.corrupt-YYYYMMDD-HHMMSS (with a numeric
 // suffix when that exists) and returns the new path.
-func (d *Dir) Quarantine(name string) (string, error) {
+func (d *Dir) quarantine(name string) (string, error) {
 	src, err := d.checked("write", name)
 	if err != nil {
 		return "", err
@@ -346,7 +346,7 @@ func (d *Dir) AppendLine(name, line string) error {
 		// cannot warn through it here).
 		return rotErr
 	}
-	if (IsFileError(err) || IsLinkError(err)) && !d.refused.first(p) {
+	if (isFileError(err) || isLinkError(err)) && !d.refused.first(p) {
 		return nil
 	}
 	return err

@@ -10,7 +10,7 @@
 //
 // No symbolic link under .ralph/ is followed, nor .ralph/ itself if it is
 // one: every Dir method checks .ralph/ and each folder on the way to its
-// file first (a *LinkError, nothing read or written) and opens the file
+// file first (a *linkError, nothing read or written) and opens the file
 // itself with O_NOFOLLOW. Files the repository names outside .ralph/
 // (PROMPT_FILE, EVENTS_FILE in .ralphrc) go through ReadFileBeneath and
 // OpenAppendBeneath, which apply the same walk below the project folder.

@@ -14,12 +14,12 @@ import (
 // `git add -A && git commit` never commits the loop's state.
 const GitIgnore = ".gitignore"
 
-// GitIgnoreContent is the text of .ralph/.gitignore. Its patterns are made
+// gitIgnoreContent is the text of .ralph/.gitignore. Its patterns are made
 // from the same names and rules as LoopOwned, so git ignores exactly the
 // loop's own files: the state files and their temp, rotated and
 // quarantined copies, and logs/. The files a person or an agent edits
 // (PROMPT.md, @fix_plan.md, @AGENT.md, specs/, .ralphrc, …) stay tracked.
-func GitIgnoreContent() []byte {
+func gitIgnoreContent() []byte {
 	var b strings.Builder
 	b.WriteString("# Written by ralph_loop: the loop's own state, logs and their copies, which never\n")
 	b.WriteString("# belong in the project's history. PROMPT.md, @fix_plan.md, @AGENT.md, specs/ and\n")
@@ -33,7 +33,7 @@ func GitIgnoreContent() []byte {
 	for _, n := range names {
 		p := "/" + globEscape(n)
 		// the file, its rotated copies, quarantined copies and temp files
-		fmt.Fprintf(&b, "%s\n%s.[1-%d]\n%s.corrupt-*\n%s.qg_tmp*\n%s.tmp*\n", p, p, RotateKeep, p, p, p)
+		fmt.Fprintf(&b, "%s\n%s.[1-%d]\n%s.corrupt-*\n%s.qg_tmp*\n%s.tmp*\n", p, p, rotateKeep, p, p, p)
 	}
 	fmt.Fprintf(&b, "/%s*\n", globEscape(FallbackSessionPrefix))
 	b.WriteString("/.tmp-*\n/.*.tmp-*\n/*.collapse_tmp\n")
@@ -52,7 +52,7 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-// EnsureGitIgnore writes .ralph/.gitignore (GitIgnoreContent) when there
+// EnsureGitIgnore writes .ralph/.gitignore (gitIgnoreContent) when there
 // is none, and reports whether it did. An existing one, whatever it holds
 // (a person's own, or a link), is left as it is.
 func (d *Dir) EnsureGitIgnore() (created bool, err error) {
@@ -60,7 +60,7 @@ func (d *Dir) EnsureGitIgnore() (created bool, err error) {
 	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	if err := WriteFileAtomic(p, GitIgnoreContent(), 0o644); err != nil {
+	if err := WriteFileAtomic(p, gitIgnoreContent(), 0o644); err != nil {
 		return false, fmt.Errorf("create %s: %w", p, err)
 	}
 	return true, nil

@@ -96,7 +96,7 @@ func takeLock(fl *flock.Flock) (bool, error) {
 // dropOldLock removes the lock file of an older version, unless a loop of
 // that version still holds it.
 func (d *Dir) dropOldLock() error {
-	old := d.Path(OldLockFile)
+	old := d.Path(oldLockFile)
 	st, err := os.Lstat(old)
 	if err != nil {
 		return nil

@@ -20,14 +20,14 @@ func TestLockLivesUnderLogs(t *testing.T) {
 	if !d.Exists("logs/.ralph_loop.lock") {
 		t.Fatal("no lock file under logs/")
 	}
-	if d.Exists(OldLockFile) {
+	if d.Exists(oldLockFile) {
 		t.Fatal("lock file at the old place")
 	}
 }
 
 func TestLockRemovesFreeOldLock(t *testing.T) {
 	d, _ := newDir(t)
-	if err := os.WriteFile(d.Path(OldLockFile), []byte("123\n"), 0o644); err != nil {
+	if err := os.WriteFile(d.Path(oldLockFile), []byte("123\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := d.Lock()
@@ -35,17 +35,17 @@ func TestLockRemovesFreeOldLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	if d.Exists(OldLockFile) {
+	if d.Exists(oldLockFile) {
 		t.Fatal("the old, free lock file is still there")
 	}
 }
 
 func TestLockRefusesWhileOldVersionHoldsOldLock(t *testing.T) {
 	d, _ := newDir(t)
-	if err := os.WriteFile(d.Path(OldLockFile), []byte("4242\n"), 0o644); err != nil {
+	if err := os.WriteFile(d.Path(oldLockFile), []byte("4242\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old := flock.New(d.Path(OldLockFile))
+	old := flock.New(d.Path(oldLockFile))
 	if ok, err := old.TryLock(); !ok || err != nil {
 		t.Fatalf("trylock: %v %v", ok, err)
 	}
@@ -65,7 +65,7 @@ func TestLockRefusesWhileOldVersionHoldsOldLock(t *testing.T) {
 // A link planted as the lock file, or as the old one, is replaced or
 // removed; its target is never opened, locked or written.
 func TestLockNeverFollowsALink(t *testing.T) {
-	for _, name := range []string{LockFile, OldLockFile} {
+	for _, name := range []string{LockFile, oldLockFile} {
 		t.Run(name, func(t *testing.T) {
 			d, _ := newDir(t)
 			outside := t.TempDir() + "/precious"
@@ -81,7 +81,7 @@ func TestLockNeverFollowsALink(t *testing.T) {
 			}
 			other := LockFile
 			if name == LockFile {
-				other = OldLockFile
+				other = oldLockFile
 			}
 			if err := os.Symlink(missing, d.Path(other)); err != nil {
 				t.Fatal(err)

@@ -32,16 +32,16 @@ const (
 	ReviewPrompt          = "REVIEW_PROMPT.md"
 	RalphRC               = ".ralphrc"
 	Specs                 = "specs"
-	Lib                   = "lib"
+	lib                   = "lib"
 	LogsDir               = "logs"
 	DocsGenerated         = "docs/generated"
 	RalphLog              = "logs/ralph.log"
 	MetricsLog            = "logs/metrics.jsonl"
 	EventsLog             = "logs/events.jsonl"
 	LockFile              = "logs/.ralph_loop.lock"
-	OldLockFile           = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
+	oldLockFile           = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
 	PauseFile             = ".ralph_paused"
-	FailureState          = ".failure_guard"
+	failureState          = ".failure_guard"
 )
 
 // FallbackSessionPrefix starts the name of a fallback driver's own agent
@@ -61,15 +61,15 @@ var loopOwnedNames = map[string]bool{
 	ExitSignals: true, ResponseAnalysis: true, LastOutputLength: true, LoopStartSHA: true,
 	LoopDiffSummary: true, ClaudeSessionID: true, RalphSession: true, RalphSessionHistory: true,
 	CircuitBreakerState: true, CircuitBreakerHistory: true, QualityGateResults: true,
-	ReviewFindings: true, ReviewLastSHA: true, WriteHeartbeatTrigger: true, OldLockFile: true,
-	PauseFile: true, FailureState: true, ".error_history": true,
+	ReviewFindings: true, ReviewLastSHA: true, WriteHeartbeatTrigger: true, oldLockFile: true,
+	PauseFile: true, failureState: true, ".error_history": true,
 	".heartbeat_marker": true, ".write_heartbeat_seen": true, ".write_heartbeat_pid": true,
 }
 
 // LoopOwned reports whether rel, a slash-separated path relative to
 // .ralph/, is a file the loop writes for itself: state, history, markers,
 // locks, temp, rotated and quarantined copies, everything under logs/, and
-// the .gitignore that hides all of those from git (GitIgnoreContent). Such
+// the .gitignore that hides all of those from git (gitIgnoreContent). Such
 // files are never the agent's progress, tracked or not, committed or not.
 // The user's files (PROMPT.md, @fix_plan.md, @AGENT.md, specs/,
 // REVIEW_PROMPT.md, .ralphrc, …) are not loop-owned.
@@ -95,7 +95,7 @@ func LoopOwned(rel string) bool {
 	}
 	// Rotated copies ("live.log.1" … "live.log.5").
 	if i := strings.LastIndexByte(rel, '.'); i > 0 && loopOwnedNames[rel[:i]] {
-		if n, err := strconv.Atoi(rel[i+1:]); err == nil && n >= 1 && n <= RotateKeep {
+		if n, err := strconv.Atoi(rel[i+1:]); err == nil && n >= 1 && n <= rotateKeep {
 			return true
 		}
 	}

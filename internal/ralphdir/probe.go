@@ -13,7 +13,7 @@ import (
 // read-only and probed with a non-blocking flock that is released at once.
 // It returns nil when no loop holds it.
 func (d *Dir) LockHolder() (*LockedError, error) {
-	for _, name := range []string{LockFile, OldLockFile} {
+	for _, name := range []string{LockFile, oldLockFile} {
 		p, err := d.checked("read", name)
 		if err != nil {
 			return nil, err

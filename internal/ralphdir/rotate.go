@@ -11,18 +11,18 @@ import (
 	"strings"
 )
 
-// RotateKeep is how many rotated copies of a log are kept: NAME.1 (the
+// rotateKeep is how many rotated copies of a log are kept: NAME.1 (the
 // newest) to NAME.5.
-const RotateKeep = 5
+const rotateKeep = 5
 
 // HooksLog is where notifier hooks write their output.
 const HooksLog = "logs/hooks.log"
 
-// RotatedLogs are the appended logs that are rotated once they pass the
+// rotatedLogs are the appended logs that are rotated once they pass the
 // size set by SetRotation.
-var RotatedLogs = []string{RalphLog, EventsLog, MetricsLog, HooksLog}
+var rotatedLogs = []string{RalphLog, EventsLog, MetricsLog, HooksLog}
 
-// SetRotation makes AppendLine rotate the RotatedLogs: before a line would
+// SetRotation makes AppendLine rotate the rotatedLogs: before a line would
 // take a file past maxBytes, NAME.4 becomes NAME.5 (the old NAME.5 goes),
 // …, NAME becomes NAME.1, and the line starts a new NAME. A reader that
 // follows the name (tail -F, bmalph's dashboard) goes on with the new
@@ -38,7 +38,7 @@ func (d *Dir) rotates(name string, size int64, line int) bool {
 	if d.rotateAt <= 0 || size == 0 || size+int64(line) <= d.rotateAt {
 		return false
 	}
-	for _, n := range RotatedLogs {
+	for _, n := range rotatedLogs {
 		if n == name {
 			return true
 		}
@@ -54,8 +54,8 @@ func (d *Dir) firstRotateFailure(p string) bool { return d.refused.first(p + "\x
 // A copy that cannot move up (something else, a folder say, holds the
 // next name) is dropped as the oldest one is.
 func rotateFile(p string) error {
-	os.Remove(p + "." + strconv.Itoa(RotateKeep))
-	for i := RotateKeep - 1; i >= 1; i-- {
+	os.Remove(p + "." + strconv.Itoa(rotateKeep))
+	for i := rotateKeep - 1; i >= 1; i-- {
 		from := p + "." + strconv.Itoa(i)
 		if err := os.Rename(from, p+"."+strconv.Itoa(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			os.Remove(from)
@@ -175,19 +175,19 @@ func (d *Dir) PruneCallLogs(keep int, current string) (Freed, error) {
 // were written, oldest first: NAME.5 … NAME.1, then NAME (readers of a
 // whole log, such as --report, read them in this order).
 func WithRotated(name string) []string {
-	out := make([]string, 0, RotateKeep+1)
-	for i := RotateKeep; i >= 1; i-- {
+	out := make([]string, 0, rotateKeep+1)
+	for i := rotateKeep; i >= 1; i-- {
 		out = append(out, name+"."+strconv.Itoa(i))
 	}
 	return append(out, name)
 }
 
 // RemoveRotated removes every rotated copy (NAME.1 … NAME.5) of the
-// RotatedLogs and of live.log.
+// rotatedLogs and of live.log.
 func (d *Dir) RemoveRotated() Freed {
 	var freed Freed
-	for _, name := range append(RotatedLogs, LiveLog) {
-		for i := 1; i <= RotateKeep; i++ {
+	for _, name := range append(rotatedLogs, LiveLog) {
+		for i := 1; i <= rotateKeep; i++ {
 			freed.add(d.removeCounted(name + "." + strconv.Itoa(i)))
 		}
 	}

@@ -128,7 +128,7 @@ func TestRotatingCutsPieces(t *testing.T) {
 
 // plantFolders puts a folder with a file in it at name.1 … name.5.
 func plantFolders(d *Dir, name string) {
-	for i := 1; i <= RotateKeep; i++ {
+	for i := 1; i <= rotateKeep; i++ {
 		p := d.Path(name + "." + strconv.Itoa(i))
 		os.RemoveAll(p)
 		os.MkdirAll(filepath.Join(p, "x"), 0o755)

@@ -7,7 +7,7 @@ import (
 )
 
 // Rotating is a log written in pieces as they come (live.log) and rotated
-// as the RotatedLogs are: before a write would take the file past the
+// as the rotatedLogs are: before a write would take the file past the
 // Dir's limit (SetRotation), NAME becomes NAME.1, …, and the rest goes to
 // a new NAME. A piece is cut after its last newline that still fits, so
 // that lines stay whole where they can. A write error is kept and

@@ -39,8 +39,8 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s %s: %s; %s", e.Op, e.Path, e.Problem, e.Fix)
 }
 
-// IsFileError reports whether err is (or wraps) a *FileError.
-func IsFileError(err error) bool {
+// isFileError reports whether err is (or wraps) a *FileError.
+func isFileError(err error) bool {
 	var fe *FileError
 	return errors.As(err, &fe)
 }

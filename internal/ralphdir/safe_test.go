@@ -56,7 +56,7 @@ func TestReadFileCappedRefusesOddFiles(t *testing.T) {
 	} {
 		var err error
 		guard(t, tc.path, func() { _, err = ReadFileCapped(tc.path, 1000) })
-		if !IsFileError(err) || !strings.Contains(err.Error(), tc.want) {
+		if !isFileError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadFileCapped(%s) = %v, want a FileError with %q", tc.path, err, tc.want)
 		}
 		if n := strings.Count(err.Error(), tc.path); n != 1 {
@@ -121,7 +121,7 @@ func TestAppendRefusesLinksAndFIFOsOnce(t *testing.T) {
 				errs = append(errs, d.AppendLine(name, "x"))
 			}
 		})
-		if !IsFileError(errs[0]) || errs[1] != nil || errs[2] != nil {
+		if !isFileError(errs[0]) || errs[1] != nil || errs[2] != nil {
 			t.Fatalf("%s: errors %v, want one FileError then nil", name, errs)
 		}
 	}

@@ -10,7 +10,7 @@
 //		BreakerState: s, GitOK: ok, HeadSHA: head, LastSHA: last, Dirty: dirty}) {
 //		p := review.BuildPrompt(promptFile, review.DiffContext(committedStat, uncommittedStat))
 //		// run the agent with p.Prompt and p.SystemContext, then:
-//		f, err := review.ParseFindings(output)   // ErrNoFindings, ErrMalformed
+//		f, err := review.ParseFindings(output)   // no block, or not a JSON object
 //		level, msg := review.Outcome(f, err)
 //		if err == nil { keep(f) }             // the state store writes f.JSON()
 //		keep(head)                            // and .ralph/.review_last_sha

@@ -15,17 +15,17 @@ import (
 
 // The markers around the findings JSON in the review agent's answer.
 const (
-	BeginMarker = "---REVIEW_FINDINGS---"
-	EndMarker   = "---END_REVIEW_FINDINGS---"
+	beginMarker = "---REVIEW_FINDINGS---"
+	endMarker   = "---END_REVIEW_FINDINGS---"
 )
 
-// MaxPayload bounds the findings JSON taken from the output, in bytes.
-const MaxPayload = 64 << 10
+// maxPayload bounds the findings JSON taken from the output, in bytes.
+const maxPayload = 64 << 10
 
 // ParseFindings errors; the engine logs them (see Outcome) and goes on.
 var (
-	ErrNoFindings = errors.New("no structured findings in the review output")
-	ErrMalformed  = errors.New("review findings JSON is malformed")
+	errNoFindings = errors.New("no structured findings in the review output")
+	errMalformed  = errors.New("review findings JSON is malformed")
 )
 
 // Findings is the review's result, the payload REVIEW_PROMPT.md asks for.
@@ -49,14 +49,14 @@ type Detail struct {
 }
 
 // ParseFindings takes the findings JSON from the review call's output: the
-// text between a BeginMarker line and an EndMarker line (the last such block
+// text between a beginMarker line and an endMarker line (the last such block
 // when there are several; both markers on one line also work), looked for
 // first in the raw output and then in the result text of JSON output
 // (`result`, `content` or `item.text` of each JSON object). The payload must
-// be a JSON object. It returns ErrNoFindings when there is no block and an
-// error wrapping ErrMalformed when the block is not a JSON object.
+// be a JSON object. It returns errNoFindings when there is no block and an
+// error wrapping errMalformed when the block is not a JSON object.
 func ParseFindings(output []byte) (Findings, error) {
-	err := ErrNoFindings
+	err := errNoFindings
 	for i := 0; i < 2; i++ {
 		text := string(output)
 		if i == 1 {
@@ -66,15 +66,15 @@ func ParseFindings(output []byte) (Findings, error) {
 		if !ok || strings.TrimSpace(block) == "" {
 			continue
 		}
-		if len(block) > MaxPayload {
-			err = fmt.Errorf("%w: payload is larger than %d bytes", ErrMalformed, MaxPayload)
+		if len(block) > maxPayload {
+			err = fmt.Errorf("%w: payload is larger than %d bytes", errMalformed, maxPayload)
 			continue
 		}
 		f, derr := Decode([]byte(block))
 		if derr == nil {
 			return f, nil
 		}
-		if err == ErrNoFindings {
+		if err == errNoFindings {
 			err = derr
 		}
 	}
@@ -96,19 +96,19 @@ func extract(text string) (string, bool) {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		if !in {
-			i := strings.Index(line, BeginMarker)
+			i := strings.Index(line, beginMarker)
 			if i < 0 {
 				continue
 			}
 			in = true
-			rest := line[i+len(BeginMarker):]
-			if j := strings.Index(rest, EndMarker); j >= 0 {
+			rest := line[i+len(beginMarker):]
+			if j := strings.Index(rest, endMarker); j >= 0 {
 				cur.WriteString(rest[:j])
 				finish()
 			}
 			continue
 		}
-		if strings.Contains(line, EndMarker) {
+		if strings.Contains(line, endMarker) {
 			finish()
 			continue
 		}
@@ -167,7 +167,7 @@ func Decode(payload []byte) (Findings, error) {
 		if err == nil {
 			err = errors.New("not an object")
 		}
-		return Findings{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return Findings{}, fmt.Errorf("%w: %v", errMalformed, err)
 	}
 	f := Findings{
 		Severity:    str(m["severity"]),
@@ -258,7 +258,7 @@ func Outcome(f Findings, err error) (level, msg string) {
 	switch {
 	case err == nil:
 		return "INFO", fmt.Sprintf("Code review complete. %d issue(s) found.", f.IssuesFound)
-	case errors.Is(err, ErrNoFindings):
+	case errors.Is(err, errNoFindings):
 		return "INFO", "Code review complete. No structured findings extracted."
 	default:
 		return "WARN", "Review findings JSON is malformed — skipping"

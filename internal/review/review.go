@@ -8,13 +8,13 @@ import (
 
 // REVIEW_MODE values.
 const (
-	ModeOff      = "off"
-	ModeEnhanced = "enhanced" // every Interval loops
-	ModeUltimate = "ultimate" // after every loop that completed a task
+	modeOff      = "off"
+	modeEnhanced = "enhanced" // every Interval loops
+	modeUltimate = "ultimate" // after every loop that completed a task
 )
 
-// DefaultInterval is REVIEW_INTERVAL's default, also used for values < 1.
-const DefaultInterval = 5
+// defaultInterval is REVIEW_INTERVAL's default, also used for values < 1.
+const defaultInterval = 5
 
 // ReadOnlyTools is the tool allowlist of a review call.
 var ReadOnlyTools = []string{"Read", "Glob", "Grep"}
@@ -26,7 +26,7 @@ func LogName(loop int) string { return "logs/review_loop_" + strconv.Itoa(loop) 
 type DueInput struct {
 	Loop         int
 	Mode         string
-	Interval     int    // REVIEW_INTERVAL; < 1 means DefaultInterval
+	Interval     int    // REVIEW_INTERVAL; < 1 means defaultInterval
 	FixPlanDelta int    // done boxes gained this loop (ultimate mode)
 	BreakerState string // the stagnation breaker's state; "" when there is none
 	GitOK        bool   // git works here; without it the change check is skipped
@@ -49,15 +49,15 @@ func Due(in DueInput) bool {
 		return false
 	}
 	switch in.Mode {
-	case ModeEnhanced:
+	case modeEnhanced:
 		iv := in.Interval
 		if iv < 1 {
-			iv = DefaultInterval
+			iv = defaultInterval
 		}
 		if in.Loop%iv != 0 {
 			return false
 		}
-	case ModeUltimate:
+	case modeUltimate:
 		if in.FixPlanDelta < 1 {
 			return false
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestDue(t *testing.T) {
-	base := DueInput{Loop: 5, Mode: ModeEnhanced, Interval: 5, GitOK: true, HeadSHA: "bbb", LastSHA: "aaa"}
+	base := DueInput{Loop: 5, Mode: modeEnhanced, Interval: 5, GitOK: true, HeadSHA: "bbb", LastSHA: "aaa"}
 	with := func(f func(*DueInput)) DueInput { in := base; f(&in); return in }
 	tests := []struct {
 		name string
@@ -27,14 +27,14 @@ func TestDue(t *testing.T) {
 		{"interval 2 not after loop 1", with(func(in *DueInput) { in.Interval, in.Loop = 2, 1 }), false},
 		{"interval 1 from loop 2 on", with(func(in *DueInput) { in.Interval, in.Loop = 1, 2 }), true},
 		{"loop 0", with(func(in *DueInput) { in.Interval, in.Loop = 1, 0 }), false},
-		{"off", with(func(in *DueInput) { in.Mode = ModeOff }), false},
+		{"off", with(func(in *DueInput) { in.Mode = modeOff }), false},
 		{"unknown mode", with(func(in *DueInput) { in.Mode = "paranoid" }), false},
 		{"empty mode", with(func(in *DueInput) { in.Mode = "" }), false},
-		{"ultimate after a completed task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 3, 1 }), true},
-		{"ultimate without a completed task", with(func(in *DueInput) { in.Mode, in.Loop = ModeUltimate, 3 }), false},
-		{"ultimate ignores the interval", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 7, 2 }), true},
-		{"ultimate after loop 1 that ticked a task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = ModeUltimate, 1, 1 }), true},
-		{"ultimate not after loop 1 without a ticked task", with(func(in *DueInput) { in.Mode, in.Loop = ModeUltimate, 1 }), false},
+		{"ultimate after a completed task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = modeUltimate, 3, 1 }), true},
+		{"ultimate without a completed task", with(func(in *DueInput) { in.Mode, in.Loop = modeUltimate, 3 }), false},
+		{"ultimate ignores the interval", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = modeUltimate, 7, 2 }), true},
+		{"ultimate after loop 1 that ticked a task", with(func(in *DueInput) { in.Mode, in.Loop, in.FixPlanDelta = modeUltimate, 1, 1 }), true},
+		{"ultimate not after loop 1 without a ticked task", with(func(in *DueInput) { in.Mode, in.Loop = modeUltimate, 1 }), false},
 		{"breaker open", with(func(in *DueInput) { in.BreakerState = "OPEN" }), false},
 		{"breaker half open", with(func(in *DueInput) { in.BreakerState = "HALF_OPEN" }), false},
 		{"breaker closed", with(func(in *DueInput) { in.BreakerState = "CLOSED" }), true},
@@ -116,15 +116,15 @@ func TestParseFindings(t *testing.T) {
 		name   string
 		output []byte
 	}{
-		{"text output", []byte("Looked at things.\n" + BeginMarker + "\n" + payload + "\n" + EndMarker + "\nbye\n")},
-		{"pretty printed over lines", []byte(BeginMarker + "\n" + pretty + "\n" + EndMarker + "\n")},
-		{"inside a code fence", []byte("```\n" + BeginMarker + "\n```json\n" + payload + "\n```\n" + EndMarker + "\n```\n")},
-		{"claude json result", claudeJSON(t, "Review done.\n\n"+BeginMarker+"\n"+payload+"\n"+EndMarker)},
-		{"claude json array", []byte(`[{"type":"system"},` + string(claudeJSON(t, BeginMarker+"\n"+payload+"\n"+EndMarker)) + `]`)},
-		{"json lines with item text", []byte(`{"type":"thread.started"}` + "\n" + `{"type":"item.completed","item":{"type":"agent_message","text":` + strings.TrimSuffix(mustJSON(t, BeginMarker+"\n"+payload+"\n"+EndMarker), "\n") + `}}` + "\n")},
-		{"stderr noise and crlf", []byte("warning: x\r\n" + BeginMarker + "\r\n" + payload + "\r\n" + EndMarker + "\r\n")},
-		{"markers on one line", []byte("result: " + BeginMarker + payload + EndMarker + "\n")},
-		{"the last block wins over an echoed example", []byte(BeginMarker + "\n{\"severity\":\"LOW\",\"issues_found\":0,\"summary\":\"example\",\"details\":[]}\n" + EndMarker + "\nreal:\n" + BeginMarker + "\n" + payload + "\n" + EndMarker + "\n")},
+		{"text output", []byte("Looked at things.\n" + beginMarker + "\n" + payload + "\n" + endMarker + "\nbye\n")},
+		{"pretty printed over lines", []byte(beginMarker + "\n" + pretty + "\n" + endMarker + "\n")},
+		{"inside a code fence", []byte("```\n" + beginMarker + "\n```json\n" + payload + "\n```\n" + endMarker + "\n```\n")},
+		{"claude json result", claudeJSON(t, "Review done.\n\n"+beginMarker+"\n"+payload+"\n"+endMarker)},
+		{"claude json array", []byte(`[{"type":"system"},` + string(claudeJSON(t, beginMarker+"\n"+payload+"\n"+endMarker)) + `]`)},
+		{"json lines with item text", []byte(`{"type":"thread.started"}` + "\n" + `{"type":"item.completed","item":{"type":"agent_message","text":` + strings.TrimSuffix(mustJSON(t, beginMarker+"\n"+payload+"\n"+endMarker), "\n") + `}}` + "\n")},
+		{"stderr noise and crlf", []byte("warning: x\r\n" + beginMarker + "\r\n" + payload + "\r\n" + endMarker + "\r\n")},
+		{"markers on one line", []byte("result: " + beginMarker + payload + endMarker + "\n")},
+		{"the last block wins over an echoed example", []byte(beginMarker + "\n{\"severity\":\"LOW\",\"issues_found\":0,\"summary\":\"example\",\"details\":[]}\n" + endMarker + "\nreal:\n" + beginMarker + "\n" + payload + "\n" + endMarker + "\n")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,15 +157,15 @@ func TestParseFindingsFailures(t *testing.T) {
 		output string
 		want   error
 	}{
-		{"empty", "", ErrNoFindings},
-		{"no markers", "All good, nothing to report.\n", ErrNoFindings},
-		{"empty block", BeginMarker + "\n\n" + EndMarker + "\n", ErrNoFindings},
-		{"json without markers", `{"result":"looks fine"}`, ErrNoFindings},
-		{"broken json", BeginMarker + "\n{\"severity\": \"HIGH\",\n" + EndMarker + "\n", ErrMalformed},
-		{"not an object", BeginMarker + "\n[1,2]\n" + EndMarker + "\n", ErrMalformed},
-		{"null", BeginMarker + "\nnull\n" + EndMarker + "\n", ErrMalformed},
-		{"unterminated block is read to the end", BeginMarker + "\n{\"severity\":\n", ErrMalformed},
-		{"too large", BeginMarker + "\n{\"summary\":\"" + strings.Repeat("x", MaxPayload) + "\"}\n" + EndMarker, ErrMalformed},
+		{"empty", "", errNoFindings},
+		{"no markers", "All good, nothing to report.\n", errNoFindings},
+		{"empty block", beginMarker + "\n\n" + endMarker + "\n", errNoFindings},
+		{"json without markers", `{"result":"looks fine"}`, errNoFindings},
+		{"broken json", beginMarker + "\n{\"severity\": \"HIGH\",\n" + endMarker + "\n", errMalformed},
+		{"not an object", beginMarker + "\n[1,2]\n" + endMarker + "\n", errMalformed},
+		{"null", beginMarker + "\nnull\n" + endMarker + "\n", errMalformed},
+		{"unterminated block is read to the end", beginMarker + "\n{\"severity\":\n", errMalformed},
+		{"too large", beginMarker + "\n{\"summary\":\"" + strings.Repeat("x", maxPayload) + "\"}\n" + endMarker, errMalformed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,8 +184,8 @@ func TestOutcome(t *testing.T) {
 		level, msg string
 	}{
 		{Findings{IssuesFound: 3}, nil, "INFO", "Code review complete. 3 issue(s) found."},
-		{Findings{}, ErrNoFindings, "INFO", "Code review complete. No structured findings extracted."},
-		{Findings{}, ErrMalformed, "WARN", "Review findings JSON is malformed — skipping"},
+		{Findings{}, errNoFindings, "INFO", "Code review complete. No structured findings extracted."},
+		{Findings{}, errMalformed, "WARN", "Review findings JSON is malformed — skipping"},
 	}
 	for _, tc := range tests {
 		level, msg := Outcome(tc.f, tc.err)
@@ -242,7 +242,7 @@ func TestContextFor(t *testing.T) {
 // The shape of .review_findings.json: the agent's payload is kept as it
 // wrote it, built findings are written indented, and Decode reads both.
 func TestFindingsShape(t *testing.T) {
-	f, err := ParseFindings([]byte(BeginMarker + "\n" + payload + "\n" + EndMarker))
+	f, err := ParseFindings([]byte(beginMarker + "\n" + payload + "\n" + endMarker))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,12 +61,12 @@ func Watch(p Policy) func() {
 // Sweep stops the containers a previous run of this project left behind
 // (the label names the project) and says how many it stopped.
 func Sweep(tool, label string) (int, error) {
-	ids := strings.Fields(engineCmd(tool, "ps", "-q", "--filter", "label="+LabelKey+"="+label))
+	ids := strings.Fields(engineCmd(tool, "ps", "-q", "--filter", "label="+labelKey+"="+label))
 	for _, id := range ids {
 		engineCmd(tool, "kill", id)
 		engineCmd(tool, "rm", "-f", id)
 	}
-	if left := strings.Fields(engineCmd(tool, "ps", "-q", "--filter", "label="+LabelKey+"="+label)); len(left) > 0 {
+	if left := strings.Fields(engineCmd(tool, "ps", "-q", "--filter", "label="+labelKey+"="+label)); len(left) > 0 {
 		return len(ids), fmt.Errorf("%d container(s) of an earlier run still running (%s); stop them with %s kill %s", len(left), strings.Join(left, " "), tool, strings.Join(left, " "))
 	}
 	return len(ids), nil

@@ -22,14 +22,14 @@ import (
 // Modes of SANDBOX.
 const (
 	Off       = "off"
-	Bwrap     = "bwrap"
-	Seatbelt  = "seatbelt"
+	bwrap     = "bwrap"
+	seatbelt  = "seatbelt"
 	Container = "container"
-	Auto      = "auto"
+	auto      = "auto"
 )
 
 // Modes are the values SANDBOX accepts.
-var Modes = []string{Off, Bwrap, Seatbelt, Container, Auto}
+var Modes = []string{Off, bwrap, seatbelt, Container, auto}
 
 // AgentFiles are the files under .ralph/ that an agent is meant to edit, as
 // the bash loop's prompt tells it: the plan, the build notes and the specs.
@@ -46,7 +46,7 @@ var hiddenSockets = []string{"/run/docker.sock", "/var/run/docker.sock", "/run/p
 
 // Policy is what a sandboxed command may reach.
 type Policy struct {
-	Mode string // Bwrap, Seatbelt or Container (never Off or Auto)
+	Mode string // bwrap, seatbelt or Container (never Off or auto)
 	Tool string // the sandbox program: bwrap, sandbox-exec, docker or podman (a path)
 	// Project is the project root, read-write; RalphDir its .ralph/,
 	// read-only but for AgentFiles, with logs/ hidden.
@@ -95,27 +95,27 @@ func Resolve(mode, goos, engine string, lookPath func(string) (string, error)) (
 	switch mode {
 	case Off, "":
 		return Off, "", nil
-	case Bwrap:
+	case bwrap:
 		if goos != "linux" {
 			return "", "", fmt.Errorf("SANDBOX=bwrap works on Linux only; on %s use SANDBOX=%s", goos, nativeFor(goos))
 		}
-		return find(Bwrap, "bwrap", "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)")
-	case Seatbelt:
+		return find(bwrap, "bwrap", "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)")
+	case seatbelt:
 		if goos != "darwin" {
 			return "", "", fmt.Errorf("SANDBOX=seatbelt works on macOS only; on %s use SANDBOX=%s", goos, nativeFor(goos))
 		}
-		return find(Seatbelt, "sandbox-exec", "it comes with macOS (/usr/bin/sandbox-exec)")
+		return find(seatbelt, "sandbox-exec", "it comes with macOS (/usr/bin/sandbox-exec)")
 	case Container:
 		return containerTool()
-	case Auto:
+	case auto:
 		switch goos {
 		case "linux":
 			if p, err := lookPath("bwrap"); err == nil {
-				return Bwrap, p, nil
+				return bwrap, p, nil
 			}
 		case "darwin":
 			if p, err := lookPath("sandbox-exec"); err == nil {
-				return Seatbelt, p, nil
+				return seatbelt, p, nil
 			}
 		}
 		m, p, err := containerTool()
@@ -130,9 +130,9 @@ func Resolve(mode, goos, engine string, lookPath func(string) (string, error)) (
 func nativeFor(goos string) string {
 	switch goos {
 	case "linux":
-		return Bwrap
+		return bwrap
 	case "darwin":
-		return Seatbelt
+		return seatbelt
 	}
 	return Container
 }
@@ -150,27 +150,27 @@ func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) 
 	if len(c.Argv) == 0 {
 		return Wrapped{}, errors.New("sandbox: empty command")
 	}
-	env := Env(c.Env, p.Root)
+	env := env(c.Env, p.Root)
 	dir := c.Dir
 	if dir == "" {
 		dir = p.Project
 	}
 	switch p.Mode {
-	case Bwrap:
+	case bwrap:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
 			return Wrapped{}, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
-		argv := append(BwrapArgs(p, dir, prog), prog)
+		argv := append(bwrapArgs(p, dir, prog), prog)
 		c.Argv = append(argv, c.Argv[1:]...)
-	case Seatbelt:
+	case seatbelt:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
 			return Wrapped{}, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
-		c.Argv = append([]string{p.Tool, "-p", SeatbeltProfile(p, prog)}, append([]string{prog}, c.Argv[1:]...)...)
+		c.Argv = append([]string{p.Tool, "-p", seatbeltProfile(p, prog)}, append([]string{prog}, c.Argv[1:]...)...)
 	case Container:
-		c.Argv = append(ContainerArgs(p, dir, env, c.Stdin != ""), c.Argv...)
+		c.Argv = append(containerArgs(p, dir, env, c.Stdin != ""), c.Argv...)
 		c.Env = env
 		c.Dir = p.Project
 		return Wrapped{Command: c, Cleanup: containerCleanup(p)}, nil
@@ -181,10 +181,10 @@ func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) 
 	return Wrapped{Command: c}, nil
 }
 
-// Env is env (nil: the loop's own) without Secrets, and with IS_SANDBOX=1
+// env is env (nil: the loop's own) without Secrets, and with IS_SANDBOX=1
 // when the loop runs as root: Claude Code refuses
 // --dangerously-skip-permissions as root unless it is told it is sandboxed.
-func Env(env []string, root bool) []string {
+func env(env []string, root bool) []string {
 	if env == nil {
 		env = os.Environ()
 	}
@@ -270,11 +270,11 @@ func sensitive(name string) bool {
 // commits carry their name.
 var gitIdentity = []string{".gitconfig", ".config/git"}
 
-// BwrapArgs is the bubblewrap command line, up to the program: a new pid
+// bwrapArgs is the bubblewrap command line, up to the program: a new pid
 // namespace that dies with the loop, the system read-only, a private /tmp,
 // $HOME hidden but for the CLI's files, the project read-write, .ralph/
 // read-only but for AgentFiles, its logs hidden.
-func BwrapArgs(p Policy, dir, prog string) []string {
+func bwrapArgs(p Policy, dir, prog string) []string {
 	a := []string{p.Tool, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
 	if !p.Network {
 		a = append(a, "--unshare-net")
@@ -315,12 +315,12 @@ func BwrapArgs(p Policy, dir, prog string) []string {
 	return append(a, "--chdir", dir, "--")
 }
 
-// SeatbeltProfile is the sandbox-exec profile: writes only to the project,
+// seatbeltProfile is the sandbox-exec profile: writes only to the project,
 // the temporary folders and the CLI's own files; .ralph/ read-only but for
 // AgentFiles, its logs unreadable; $HOME unreadable but for the CLI's files,
 // the person's git identity and the tools on $PATH; no network when
 // Network is off. The last matching rule wins.
-func SeatbeltProfile(p Policy, prog string) string {
+func seatbeltProfile(p Policy, prog string) string {
 	q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n")
@@ -350,13 +350,13 @@ func SeatbeltProfile(p Policy, prog string) string {
 	return b.String()
 }
 
-// ContainerArgs is the docker or podman command line, up to the program
+// containerArgs is the docker or podman command line, up to the program
 // (which is looked up in the image): the project and the CLI's files at
 // the same paths, .ralph/ read-only but for AgentFiles, its logs hidden,
 // the environment passed by name (values stay out of the command line), a
 // label that lets a later start stop a container left behind.
-func ContainerArgs(p Policy, dir string, env []string, stdin bool) []string {
-	a := []string{p.Tool, "run", "--rm", "--init", "--name", p.Name, "--label", LabelKey + "=" + p.Label}
+func containerArgs(p Policy, dir string, env []string, stdin bool) []string {
+	a := []string{p.Tool, "run", "--rm", "--init", "--name", p.Name, "--label", labelKey + "=" + p.Label}
 	if stdin {
 		a = append(a, "-i")
 	}
@@ -388,6 +388,6 @@ func ContainerArgs(p Policy, dir string, env []string, stdin bool) []string {
 	return append(a, "-w", dir, p.Image)
 }
 
-// LabelKey is the label every container of the loop carries; its value is
+// labelKey is the label every container of the loop carries; its value is
 // the project's root.
-const LabelKey = "ralph_loop.project"
+const labelKey = "ralph_loop.project"

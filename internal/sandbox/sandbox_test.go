@@ -105,7 +105,7 @@ func relative(root string, args []string) string {
 func TestBwrapArgs(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	p, root := fixture(t)
-	args := BwrapArgs(p, p.Project, filepath.Join(p.Home, ".nvm/bin/claude"))
+	args := bwrapArgs(p, p.Project, filepath.Join(p.Home, ".nvm/bin/claude"))
 	got := relative(root, args)
 	// Hidden sockets depend on the machine; the rest is the golden.
 	var kept []string
@@ -121,7 +121,7 @@ func TestBwrapArgs(t *testing.T) {
 		}
 	}
 	p.Network = false
-	if !slices.Contains(BwrapArgs(p, p.Project, ""), "--unshare-net") {
+	if !slices.Contains(bwrapArgs(p, p.Project, ""), "--unshare-net") {
 		t.Error("SANDBOX_NETWORK=false does not unshare the network")
 	}
 }
@@ -129,9 +129,9 @@ func TestBwrapArgs(t *testing.T) {
 func TestSeatbeltProfile(t *testing.T) {
 	p, root := fixture(t)
 	p.Network = false
-	golden(t, "seatbelt.golden", strings.ReplaceAll(SeatbeltProfile(p, filepath.Join(p.Home, ".nvm/bin/claude")), root, "ROOT"))
+	golden(t, "seatbelt.golden", strings.ReplaceAll(seatbeltProfile(p, filepath.Join(p.Home, ".nvm/bin/claude")), root, "ROOT"))
 	p.Home = `/Users/a "quoted" \ name`
-	if prof := SeatbeltProfile(p, ""); !strings.Contains(prof, `(subpath "/Users/a \"quoted\" \\ name")`) {
+	if prof := seatbeltProfile(p, ""); !strings.Contains(prof, `(subpath "/Users/a \"quoted\" \\ name")`) {
 		t.Errorf("a quote in a path is not escaped:\n%s", prof)
 	}
 }
@@ -140,7 +140,7 @@ func TestContainerArgs(t *testing.T) {
 	p, root := fixture(t)
 	env := []string{"PATH=/usr/bin", "HOME=/x", "ANTHROPIC_API_KEY=sk-123", "TERM=xterm"}
 	p.Tool = "/usr/bin/podman"
-	got := relative(root, ContainerArgs(p, p.Project, env, true))
+	got := relative(root, containerArgs(p, p.Project, env, true))
 	golden(t, "container.golden", got)
 	if strings.Contains(got, "sk-123") {
 		t.Errorf("an environment value is on the command line:\n%s", got)
@@ -149,17 +149,17 @@ func TestContainerArgs(t *testing.T) {
 
 func TestEnv(t *testing.T) {
 	in := []string{"PATH=/bin", "SERVE_TOKEN=s", "NOTIFY_WEBHOOK=https://x", "SSH_AUTH_SOCK=/tmp/a", "IS_SANDBOX=0", "ANTHROPIC_API_KEY=k"}
-	if got, want := Env(in, true), []string{"PATH=/bin", "ANTHROPIC_API_KEY=k", "IS_SANDBOX=1"}; !slices.Equal(got, want) {
+	if got, want := env(in, true), []string{"PATH=/bin", "ANTHROPIC_API_KEY=k", "IS_SANDBOX=1"}; !slices.Equal(got, want) {
 		t.Errorf("Env(root) = %q, want %q", got, want)
 	}
-	if got, want := Env(in, false), []string{"PATH=/bin", "ANTHROPIC_API_KEY=k"}; !slices.Equal(got, want) {
+	if got, want := env(in, false), []string{"PATH=/bin", "ANTHROPIC_API_KEY=k"}; !slices.Equal(got, want) {
 		t.Errorf("Env = %q, want %q", got, want)
 	}
 }
 
 func TestWrap(t *testing.T) {
 	p, _ := fixture(t)
-	p.Mode = Bwrap
+	p.Mode = bwrap
 	look := func(string) (string, error) { return "/usr/bin/claude", nil }
 	w, err := Wrap(p, supervise.Command{Argv: []string{"claude", "-p", "x"}, Env: []string{"SERVE_TOKEN=s"}, Dir: p.Project}, look)
 	if err != nil {

@@ -15,9 +15,7 @@
 //	type Outcome struct{ ExitCode int; Duration time.Duration; Reason Reason; Err error }
 //	type Reason int // Exited, TimedOut, Inactive, WriteStalled, Canceled, StartFailed, OutputTooLarge, WriteFailed
 //
-//	var ErrTimeout, ErrInactive, ErrWriteStall error // wrapped by Outcome.Err
-//	const DefaultGrace = 10 * time.Second
-//	var DefaultWatchSkip []string // the bash loop's heartbeat exclusions
+//	var ErrInactive, ErrWriteStall error // wrapped by Outcome.Err
 //
 // The stop ladder is the same for every ending that Run causes: SIGTERM to the
 // group, up to Grace for the leader to exit, SIGKILL to the leader; after the

@@ -5,12 +5,12 @@ import (
 	"io"
 )
 
-// MaxTail bounds the tail a HeadTail keeps in memory, whatever its limit.
-const MaxTail = 4 << 20
+// maxTail bounds the tail a HeadTail keeps in memory, whatever its limit.
+const maxTail = 4 << 20
 
 // HeadTail bounds what reaches a writer: the first half of the limit
 // passes through as it arrives, the last bytes (half the limit, at most
-// MaxTail) are kept in a ring in memory, and Close writes a line
+// maxTail) are kept in a ring in memory, and Close writes a line
 // "[... N bytes omitted ...]" and that tail. An agent's status block comes
 // at the end of its output, so both ends are kept. Memory stays bounded
 // however much is written. A limit of 0 or less passes everything.
@@ -22,8 +22,8 @@ type HeadTail struct {
 	head    int64 // bytes that may still pass through
 	size    int   // tail capacity
 	ring    []byte
-	start   int // oldest byte in ring once it is full
-	omitted int64
+	start   int   // oldest byte in ring once it is full
+	omitted int64 // bytes dropped between head and tail so far
 	limited bool
 	err     error
 }
@@ -33,7 +33,7 @@ func NewHeadTail(w io.Writer, limit int64) *HeadTail {
 	h := &HeadTail{w: w, limited: limit > 0}
 	if h.limited {
 		h.head = limit / 2
-		h.size = int(min(limit-h.head, MaxTail))
+		h.size = int(min(limit-h.head, maxTail))
 	}
 	return h
 }
@@ -85,9 +85,6 @@ func (h *HeadTail) keep(p []byte) {
 		p = p[k:]
 	}
 }
-
-// Omitted is how many bytes were dropped between head and tail so far.
-func (h *HeadTail) Omitted() int64 { return h.omitted }
 
 // Close writes the omission line and the tail. It does not close the
 // underlying writer.

@@ -44,7 +44,7 @@ func TestHeadTail(t *testing.T) {
 	}
 }
 
-// The tail never holds more than MaxTail, whatever the limit.
+// The tail never holds more than maxTail, whatever the limit.
 func TestHeadTailMemoryBound(t *testing.T) {
 	var out countWriter
 	h := NewHeadTail(&out, 1<<40)
@@ -52,16 +52,16 @@ func TestHeadTailMemoryBound(t *testing.T) {
 	for range 8 {
 		h.Write(chunk)
 	}
-	if cap(h.ring) > MaxTail {
-		t.Errorf("ring holds %d bytes, want at most %d", cap(h.ring), MaxTail)
+	if cap(h.ring) > maxTail {
+		t.Errorf("ring holds %d bytes, want at most %d", cap(h.ring), maxTail)
 	}
 	h = NewHeadTail(&out, 2<<20)
 	for range 8 {
 		h.Write(chunk)
 	}
 	h.Close()
-	if want := int64(6 << 20); h.Omitted() != want {
-		t.Errorf("omitted %d, want %d", h.Omitted(), want)
+	if want := int64(6 << 20); h.omitted != want {
+		t.Errorf("omitted %d, want %d", h.omitted, want)
 	}
 }
 

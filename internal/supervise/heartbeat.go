@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// DefaultWatchSkip are the top-level directories the bash loop's write
+// defaultWatchSkip are the top-level directories the bash loop's write
 // heartbeat ignores: the loop's own files, VCS data, and build or dependency
 // output that tools rewrite without the agent writing code.
-var DefaultWatchSkip = []string{".ralph", ".git", "node_modules", ".next", "dist", "build", "__pycache__", ".turbo"}
+var defaultWatchSkip = []string{".ralph", ".git", "node_modules", ".next", "dist", "build", "__pycache__", ".turbo"}
 
 // mtimeSlack widens the "modified since the call started" test. File times
 // come from the kernel's coarse clock (and some filesystems round further),

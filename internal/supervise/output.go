@@ -45,7 +45,7 @@ func (o *output) copy(r *os.File, stream int) {
 		if n > 0 {
 			o.last.Store(int64(time.Since(o.start)))
 			if t := o.total.Add(int64(n)); o.limit > 0 && t > o.limit && t-int64(n) <= o.limit {
-				o.stop(ErrOutputTooLarge)
+				o.stop(errOutputTooLarge)
 			}
 			o.mu.Lock()
 			if o.werr == nil {

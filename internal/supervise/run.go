@@ -17,16 +17,16 @@ import (
 	"time"
 )
 
-// DefaultGrace is the time between SIGTERM and SIGKILL when Options.Grace is 0.
-const DefaultGrace = 10 * time.Second
+// defaultGrace is the time between SIGTERM and SIGKILL when Options.Grace is 0.
+const defaultGrace = 10 * time.Second
 
 // Errors that Outcome.Err wraps when Run stopped the command itself.
 var (
-	ErrTimeout    = errors.New("timed out")
+	errTimeout    = errors.New("timed out")
 	ErrInactive   = errors.New("no output")
 	ErrWriteStall = errors.New("no file written")
-	// ErrOutputTooLarge: the command wrote more than Options.MaxOutput.
-	ErrOutputTooLarge = errors.New("output too large")
+	// errOutputTooLarge: the command wrote more than Options.MaxOutput.
+	errOutputTooLarge = errors.New("output too large")
 	// ErrOutputWrite: Stdout or Stderr refused a write (disk full,
 	// read-only folder); the wrapped error says why.
 	ErrOutputWrite = errors.New("output could not be written")
@@ -56,12 +56,12 @@ type Options struct {
 	// Command.Dir, or the current directory.
 	WatchDir string
 	// WatchSkip lists slash-separated paths relative to WatchDir whose
-	// trees the heartbeat ignores. nil means DefaultWatchSkip; an empty
+	// trees the heartbeat ignores. nil means defaultWatchSkip; an empty
 	// non-nil slice skips nothing.
 	WatchSkip []string
 	// Grace is how long the group has between SIGTERM and SIGKILL, and
 	// how long Run waits for escaped processes to release the output
-	// pipes; 0 means DefaultGrace.
+	// pipes; 0 means defaultGrace.
 	Grace time.Duration
 	// MaxOutput stops the call once stdout and stderr together carried
 	// more than this many bytes; 0 means no limit. The writers still
@@ -106,7 +106,7 @@ const (
 // error). It is -1 when the context ended before the command started.
 //
 // Err is nil only for Exited. For the endings Run causes it wraps
-// ErrTimeout, ErrInactive, ErrWriteStall, ErrOutputTooLarge, ErrOutputWrite
+// errTimeout, ErrInactive, ErrWriteStall, errOutputTooLarge, ErrOutputWrite
 // (and the writer's error) or the context's cause. A command that passed
 // MaxOutput, or whose output could not be written, ends as OutputTooLarge
 // or WriteFailed even when it exited on its own before Run stopped it.
@@ -127,14 +127,14 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	name := c.Argv[0]
 	grace := o.Grace
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = defaultGrace
 	}
 
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(runCtx, o.Timeout, ErrTimeout)
+		runCtx, cancel = context.WithTimeoutCause(runCtx, o.Timeout, errTimeout)
 		defer cancel()
 	}
 
@@ -259,7 +259,7 @@ func watch(done <-chan struct{}, c Command, o Options, out *output, start time.T
 		dir := cmp.Or(o.WatchDir, c.Dir, ".")
 		skip := o.WatchSkip
 		if skip == nil {
-			skip = DefaultWatchSkip
+			skip = defaultWatchSkip
 		}
 		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, start, stop) })
 	}
@@ -280,7 +280,7 @@ func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, si
 	case werr != nil && res.Reason == Exited:
 		res.Reason, res.Err = WriteFailed, fmt.Errorf("%s: %w: %w", name, ErrOutputWrite, werr)
 	case out.over() && res.Reason == Exited:
-		res.Reason, res.Err = OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, ErrOutputTooLarge, o.MaxOutput)
+		res.Reason, res.Err = OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, errOutputTooLarge, o.MaxOutput)
 	}
 	return res
 }
@@ -289,14 +289,14 @@ func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, si
 func stopReason(ctx context.Context, name string, o Options) (Reason, error) {
 	cause := context.Cause(ctx)
 	switch {
-	case errors.Is(cause, ErrTimeout):
-		return TimedOut, fmt.Errorf("%s %w after %s", name, ErrTimeout, o.Timeout)
+	case errors.Is(cause, errTimeout):
+		return TimedOut, fmt.Errorf("%s %w after %s", name, errTimeout, o.Timeout)
 	case errors.Is(cause, ErrInactive):
 		return Inactive, fmt.Errorf("%s stopped: %w for %s", name, ErrInactive, o.Inactivity)
 	case errors.Is(cause, ErrWriteStall):
 		return WriteStalled, fmt.Errorf("%s stopped: %w in %s", name, ErrWriteStall, o.WriteTimeout)
-	case errors.Is(cause, ErrOutputTooLarge):
-		return OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, ErrOutputTooLarge, o.MaxOutput)
+	case errors.Is(cause, errOutputTooLarge):
+		return OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, errOutputTooLarge, o.MaxOutput)
 	case errors.Is(cause, ErrOutputWrite):
 		return WriteFailed, fmt.Errorf("%s stopped: %w", name, cause)
 	}

@@ -51,7 +51,7 @@ func TestTimeoutKillsGroupIgnoringTerm(t *testing.T) {
 	ready, grandchild := filepath.Join(dir, "ready"), filepath.Join(dir, "grandchild")
 	const timeout, grace = 300 * time.Millisecond, 200 * time.Millisecond
 	got := Run(context.Background(), helperCmd(t, "ignore-term", ready, grandchild), Options{Timeout: timeout, Grace: grace})
-	if got.Reason != TimedOut || got.ExitCode != 124 || !errors.Is(got.Err, ErrTimeout) {
+	if got.Reason != TimedOut || got.ExitCode != 124 || !errors.Is(got.Err, errTimeout) {
 		t.Errorf("Run = %+v, want TimedOut, code 124, ErrTimeout", got)
 	}
 	if got.Duration < timeout+grace {
@@ -281,7 +281,7 @@ func TestMaxOutputStopsFlood(t *testing.T) {
 	t.Parallel()
 	var n countWriter
 	got := Run(context.Background(), helperCmd(t, "flood"), Options{MaxOutput: 1 << 20, Stdout: &n, Grace: 5 * time.Second})
-	if got.Reason != OutputTooLarge || !errors.Is(got.Err, ErrOutputTooLarge) {
+	if got.Reason != OutputTooLarge || !errors.Is(got.Err, errOutputTooLarge) {
 		t.Fatalf("Run = %+v, want OutputTooLarge", got)
 	}
 	if got.ExitCode != 128+int(syscall.SIGTERM) {
@@ -399,7 +399,7 @@ func TestModifiedSince(t *testing.T) {
 	write("old.txt", now.Add(-time.Hour))
 	write(".ralph/logs/new.log", now)
 	write(".ralph/progress.json", now)
-	if modifiedSince(proj, DefaultWatchSkip, now.Add(-time.Minute)) {
+	if modifiedSince(proj, defaultWatchSkip, now.Add(-time.Minute)) {
 		t.Error("writes under .ralph counted with the default skip list")
 	}
 	if !modifiedSince(proj, []string{".ralph/logs"}, now.Add(-time.Minute)) {
@@ -409,7 +409,7 @@ func TestModifiedSince(t *testing.T) {
 		t.Error("skip entry .ralph ignored")
 	}
 	write("sub/new.go", now)
-	if !modifiedSince(proj, DefaultWatchSkip, now.Add(-time.Minute)) {
+	if !modifiedSince(proj, defaultWatchSkip, now.Add(-time.Minute)) {
 		t.Error("sub/new.go not counted")
 	}
 	if modifiedSince(filepath.Join(proj, "missing"), nil, now.Add(-time.Minute)) {

@@ -14,11 +14,6 @@ import (
 	"syscall"
 )
 
-// SentinelArg, as a program's first argument, makes it the sentinel that
-// StartSentinel starts; the program's main hands such a run to Sentinel.
-// It is not an option for people.
-const SentinelArg = "--ralph-loop-sentinel"
-
 // sentinel is this process's end of the pipe to its sentinel: Run tells
 // it which calls are under way.
 var sentinel struct {

@@ -8,9 +8,6 @@ func watched(int, string) int { return 0 }
 
 func unwatched(int) {}
 
-// SentinelArg is the sentinel's argument on Unix; see sentinel_unix.go.
-const SentinelArg = "--ralph-loop-sentinel"
-
 // StartSentinel does nothing on Windows: the Job Object does its work.
 func StartSentinel(string, string) error { return nil }
 

@@ -13,10 +13,10 @@ import (
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// EnvDir tells a worker's loop the swarm's folder (an absolute path to
+// envDir tells a worker's loop the swarm's folder (an absolute path to
 // .swarm): its calls then count against the budget all workers share, and
 // a usage limit one worker meets holds back every worker.
-const EnvDir = "RALPH_SWARM_DIR"
+const envDir = "RALPH_SWARM_DIR"
 
 // Files of the shared budget, under .swarm/.
 const (
@@ -30,8 +30,8 @@ const (
 // lock.
 type Shared struct{ dir string }
 
-// NewShared is the shared budget of the swarm whose folder is dir.
-func NewShared(dir string) *Shared { return &Shared{dir: dir} }
+// newShared is the shared budget of the swarm whose folder is dir.
+func newShared(dir string) *Shared { return &Shared{dir: dir} }
 
 func (s *Shared) locked(f func() error) error {
 	l := flock.New(filepath.Join(s.dir, lockFile))
@@ -57,22 +57,18 @@ func (s *Shared) read(name string) string {
 func (s *Shared) TakeCall(now time.Time, max int) bool {
 	ok := true
 	_ = s.locked(func() error {
-		hour := ratelimit.HourKey(now)
-		count := 0
-		if f := strings.Fields(s.read(callsFile)); len(f) == 2 && f[0] == hour {
-			count, _ = strconv.Atoi(f[1])
-		}
+		count := s.calls(now)
 		if max > 0 && count >= max {
 			ok = false
 			return nil
 		}
-		return ralphdir.WriteFileAtomic(filepath.Join(s.dir, callsFile), []byte(hour+" "+strconv.Itoa(count+1)+"\n"), 0o644)
+		return ralphdir.WriteFileAtomic(filepath.Join(s.dir, callsFile), []byte(ratelimit.HourKey(now)+" "+strconv.Itoa(count+1)+"\n"), 0o644)
 	})
 	return ok
 }
 
-// Calls is the calls all workers made in the clock hour of now.
-func (s *Shared) Calls(now time.Time) int {
+// calls is the calls all workers made in the clock hour of now.
+func (s *Shared) calls(now time.Time) int {
 	if f := strings.Fields(s.read(callsFile)); len(f) == 2 && f[0] == ratelimit.HourKey(now) {
 		n, _ := strconv.Atoi(f[1])
 		return n
@@ -115,15 +111,15 @@ func (s *Shared) LimitHit(driver string, until time.Time) {
 // met it (zero: not known to be).
 func (s *Shared) LimitUntil(driver string) time.Time { return s.limits()[driver] }
 
-// FromEnv is the shared budget a worker's loop uses, from EnvDir; nil when
+// FromEnv is the shared budget a worker's loop uses, from envDir; nil when
 // the loop is not a swarm's worker.
 func FromEnv(lookup func(string) (string, bool)) *Shared {
-	d, ok := lookup(EnvDir)
+	d, ok := lookup(envDir)
 	if !ok || d == "" || !filepath.IsAbs(d) {
 		return nil
 	}
 	if st, err := os.Stat(d); err != nil || !st.IsDir() {
 		return nil
 	}
-	return NewShared(d)
+	return newShared(d)
 }

@@ -12,7 +12,7 @@ import (
 // every worker's, and only a later reset replaces it.
 func TestSharedBudget(t *testing.T) {
 	dir := t.TempDir()
-	a, b := NewShared(dir), NewShared(dir)
+	a, b := newShared(dir), newShared(dir)
 	at := time.Date(2026, 1, 1, 10, 15, 0, 0, time.Local)
 	if !a.TakeCall(at, 2) || !b.TakeCall(at, 2) {
 		t.Fatal("the first two calls were refused")
@@ -20,10 +20,10 @@ func TestSharedBudget(t *testing.T) {
 	if a.TakeCall(at, 2) || b.TakeCall(at.Add(10*time.Minute), 2) {
 		t.Fatal("a third call in the hour went")
 	}
-	if n := b.Calls(at); n != 2 {
+	if n := b.calls(at); n != 2 {
 		t.Errorf("calls %d", n)
 	}
-	if !b.TakeCall(at.Add(time.Hour), 2) || a.Calls(at.Add(time.Hour)) != 1 {
+	if !b.TakeCall(at.Add(time.Hour), 2) || a.calls(at.Add(time.Hour)) != 1 {
 		t.Error("the next hour did not start from 0")
 	}
 	reset := at.Add(time.Hour).Truncate(time.Second)

@@ -41,8 +41,8 @@ func unmerged(ctx context.Context, dir string) []string {
 	return lines(out)
 }
 
-// merging reports whether a merge is under way in dir.
-func merging(ctx context.Context, dir string) bool {
+// inMerge reports whether a merge is under way in dir.
+func inMerge(ctx context.Context, dir string) bool {
 	return gitOK(ctx, dir, "rev-parse", "-q", "--verify", "MERGE_HEAD")
 }
 
@@ -53,7 +53,7 @@ func commitAll(ctx context.Context, dir, msg string) error {
 	if _, err := git(ctx, dir, "add", "-A"); err != nil {
 		return err
 	}
-	if !merging(ctx, dir) && gitOK(ctx, dir, "diff", "--cached", "--quiet") {
+	if !inMerge(ctx, dir) && gitOK(ctx, dir, "diff", "--cached", "--quiet") {
 		return nil
 	}
 	_, err := git(ctx, dir, "commit", "-q", "--no-verify", "-m", msg)

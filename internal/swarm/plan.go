@@ -15,23 +15,23 @@ var (
 	taskRe    = regexp.MustCompile(`^\s*- \[[ xX]\]\s*(.*?)\s*$`)
 )
 
-// Epic is one section of the plan: a "##" or "###" heading and the lines
+// epic is one section of the plan: a "##" or "###" heading and the lines
 // up to the next such heading. bmalph's plans group their stories under
 // "### Epic N: ..." inside "## Stories to Implement"; a plain plan uses
 // "##" sections. A section that holds no task of its own ("## Stories to
 // Implement" above its epics, "## Completed") is not an epic.
-type Epic struct {
+type epic struct {
 	Heading string   // the heading without its hashes ("Epic 1: Login")
 	Lines   []string // the heading line and the section's lines
 	Open    int      // unchecked tasks
 	Done    int      // checked tasks
 }
 
-// Epics reads the plan's sections. Tasks above the first heading form an
+// epics reads the plan's sections. Tasks above the first heading form an
 // epic named "Ungrouped tasks".
-func Epics(plan string) (preamble []string, epics []Epic) {
+func epics(plan string) (preamble []string, epics []epic) {
 	lines := strings.Split(strings.ReplaceAll(plan, "\r\n", "\n"), "\n")
-	var cur *Epic
+	var cur *epic
 	flush := func() {
 		if cur != nil && cur.Open+cur.Done > 0 {
 			for len(cur.Lines) > 0 && strings.TrimSpace(cur.Lines[len(cur.Lines)-1]) == "" {
@@ -41,11 +41,11 @@ func Epics(plan string) (preamble []string, epics []Epic) {
 		}
 		cur = nil
 	}
-	var loose *Epic // tasks before the first heading
+	var loose *epic // tasks before the first heading
 	for _, l := range lines {
 		if headingRe.MatchString(l) {
 			flush()
-			cur = &Epic{Heading: strings.TrimSpace(strings.TrimLeft(l, "#")), Lines: []string{l}}
+			cur = &epic{Heading: strings.TrimSpace(strings.TrimLeft(l, "#")), Lines: []string{l}}
 			continue
 		}
 		target := cur
@@ -55,7 +55,7 @@ func Epics(plan string) (preamble []string, epics []Epic) {
 				continue
 			}
 			if loose == nil {
-				loose = &Epic{Heading: "Ungrouped tasks", Lines: []string{"## Ungrouped tasks"}}
+				loose = &epic{Heading: "Ungrouped tasks", Lines: []string{"## Ungrouped tasks"}}
 			}
 			target = loose
 		}
@@ -69,7 +69,7 @@ func Epics(plan string) (preamble []string, epics []Epic) {
 	}
 	flush()
 	if loose != nil {
-		epics = append([]Epic{*loose}, epics...)
+		epics = append([]epic{*loose}, epics...)
 	}
 	for len(preamble) > 0 && strings.TrimSpace(preamble[len(preamble)-1]) == "" {
 		preamble = preamble[:len(preamble)-1]
@@ -77,27 +77,27 @@ func Epics(plan string) (preamble []string, epics []Epic) {
 	return preamble, epics
 }
 
-// ErrTooFewEpics is a plan with fewer than two unfinished epics: there is
+// errTooFewEpics is a plan with fewer than two unfinished epics: there is
 // nothing to do side by side.
-var ErrTooFewEpics = errors.New("too few unfinished epics")
+var errTooFewEpics = errors.New("too few unfinished epics")
 
-// Split gives the plan's unfinished epics to at most n workers, as bmalph
+// split gives the plan's unfinished epics to at most n workers, as bmalph
 // does: the epic with the most open tasks first, each to the worker with
 // the fewest open tasks so far. Fewer epics than n give fewer workers.
-func Split(plan string, n int) (preamble []string, parts [][]Epic, err error) {
-	preamble, all := Epics(plan)
-	var open []Epic
+func split(plan string, n int) (preamble []string, parts [][]epic, err error) {
+	preamble, all := epics(plan)
+	var open []epic
 	for _, e := range all {
 		if e.Open > 0 {
 			open = append(open, e)
 		}
 	}
 	if len(open) < 2 {
-		return nil, nil, fmt.Errorf("%w: the plan has %d (a swarm needs at least 2 \"##\" or \"###\" sections with open \"- [ ]\" tasks)", ErrTooFewEpics, len(open))
+		return nil, nil, fmt.Errorf("%w: the plan has %d (a swarm needs at least 2 \"##\" or \"###\" sections with open \"- [ ]\" tasks)", errTooFewEpics, len(open))
 	}
 	n = min(n, len(open))
 	sort.SliceStable(open, func(i, j int) bool { return open[i].Open > open[j].Open })
-	parts = make([][]Epic, n)
+	parts = make([][]epic, n)
 	load := make([]int, n)
 	for _, e := range open {
 		k := 0
@@ -112,9 +112,9 @@ func Split(plan string, n int) (preamble []string, parts [][]Epic, err error) {
 	return preamble, parts, nil
 }
 
-// WorkerPlan is the plan a worker gets: the plan's first lines (its title)
+// workerPlan is the plan a worker gets: the plan's first lines (its title)
 // and its epics, word for word.
-func WorkerPlan(preamble []string, epics []Epic) string {
+func workerPlan(preamble []string, epics []epic) string {
 	var b strings.Builder
 	for _, l := range preamble {
 		b.WriteString(l + "\n")
@@ -128,8 +128,8 @@ func WorkerPlan(preamble []string, epics []Epic) string {
 	return b.String()
 }
 
-// Headings are the epics' headings.
-func Headings(epics []Epic) []string {
+// headings are the epics' headings.
+func headings(epics []epic) []string {
 	out := make([]string, len(epics))
 	for i, e := range epics {
 		out[i] = e.Heading
@@ -137,11 +137,11 @@ func Headings(epics []Epic) []string {
 	return out
 }
 
-// Completions ticks in plan the tasks that done has ticked: a task is the
+// completions ticks in plan the tasks that done has ticked: a task is the
 // text after its checkbox, and each ticked task of done ticks the first
 // open task of plan with the same text. It returns the new plan and how
 // many tasks it ticked.
-func Completions(plan, done string) (string, int) {
+func completions(plan, done string) (string, int) {
 	ticked := map[string]int{}
 	for _, l := range strings.Split(done, "\n") {
 		if doneRe.MatchString(l) {
@@ -172,8 +172,8 @@ func taskText(l string) string {
 	return m[1]
 }
 
-// Count is the plan's ticked and all tasks.
-func Count(plan string) (done, total int) {
+// count is the plan's ticked and all tasks.
+func count(plan string) (done, total int) {
 	for _, l := range strings.Split(plan, "\n") {
 		switch {
 		case openRe.MatchString(l):

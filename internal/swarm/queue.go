@@ -24,7 +24,7 @@ func Progress(worktree string) (loop, done, total int) {
 		}
 	}
 	if b, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", planFile), 16<<20); err == nil {
-		done, total = Count(string(b))
+		done, total = count(string(b))
 	}
 	return loop, done, total
 }
@@ -33,10 +33,10 @@ func Progress(worktree string) (loop, done, total int) {
 type verdict int
 
 const (
-	merged   verdict = iota // in the main branch
-	red                     // the gates failed on the merged result
-	conflict                // the branch conflicts with the main branch
-	held                    // cannot go in for another reason (named in the worker's note)
+	merged     verdict = iota // in the main branch
+	red                       // the gates failed on the merged result
+	conflicted                // the branch conflicts with the main branch
+	refused                   // cannot go in for another reason (named in the worker's note)
 )
 
 // afterLoop takes a worker whose loop ended with code: a loop that did
@@ -48,36 +48,36 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 	w := s.worker(id)
 	if code != 0 {
 		s.update(id, func(w *Worker) {
-			w.State, w.ExitCode = Held, &code
+			w.State, w.ExitCode = held, &code
 			w.Note = fmt.Sprintf("its loop stopped with exit code %d before the epics were done (see %s)", code, filepath.Join(Dir, Name(id)+".log"))
 		})
 		fmt.Fprintf(s.o.Log, "%s: held back: its loop exited %d; branch %s kept\n", Name(w.ID), code, w.Branch)
 		return true
 	}
 	wt := filepath.Join(s.o.Root, w.Worktree)
-	if w.State == Resolving {
+	if w.State == resolving {
 		if left := outside(unmerged(ctx, wt)); len(left) > 0 {
-			return s.handBack(ctx, id, conflict, left, "")
+			return s.handBack(ctx, id, conflicted, left, "")
 		}
 	}
 	if err := commitAll(ctx, wt, "swarm: "+Name(id)+": "+strings.Join(w.Epics, ", ")); err != nil {
-		return s.hold(id, Held, "cannot commit its work: "+err.Error())
+		return s.hold(id, held, "cannot commit its work: "+err.Error())
 	}
-	s.update(id, func(w *Worker) { w.State = Queued })
+	s.update(id, func(w *Worker) { w.State = queued })
 
 	s.queue.Lock()
 	if ctx.Err() != nil {
 		s.queue.Unlock()
 		return false
 	}
-	s.update(id, func(w *Worker) { w.State = Merging })
+	s.update(id, func(w *Worker) { w.State = merging })
 	v, files, feedback, err := s.tryMerge(ctx, id)
 	s.queue.Unlock()
 	switch {
 	case ctx.Err() != nil:
 		return false
 	case err != nil:
-		return s.hold(id, Held, err.Error())
+		return s.hold(id, held, err.Error())
 	case v == merged:
 		s.update(id, func(w *Worker) { w.State, w.Note = Merged, "" })
 		fmt.Fprintf(s.o.Log, "%s: merged into %s (%s)\n", Name(id), s.base, strings.Join(w.Epics, ", "))
@@ -122,33 +122,33 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 	s.removeScratch(ctx)
 	defer s.removeScratch(ctx)
 	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	if _, err := git(ctx, root, "worktree", "add", "-q", "--detach", sc, s.base); err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	tip, err := git(ctx, sc, "rev-parse", "HEAD")
 	if err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, strings.Join(w.Epics, ", ")) // bmalph's words
 	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", w.Branch)
-	if mergeErr != nil && !merging(ctx, sc) {
-		return held, nil, "", mergeErr
+	if mergeErr != nil && !inMerge(ctx, sc) {
+		return refused, nil, "", mergeErr
 	}
 	if c := outside(unmerged(ctx, sc)); len(c) > 0 {
 		gitOK(ctx, sc, "merge", "--abort")
-		return conflict, c, "", nil
+		return conflicted, c, "", nil
 	}
 	if err := s.keepRalph(ctx, sc, filepath.Join(root, w.Worktree)); err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	if s.o.Gates.Enabled() {
 		g := s.o.Gates
 		g.Dir = sc
 		d, err := gates.Run(ctx, g, gates.Input{Loop: 1, HaveAnalysis: true}, s.o.Now())
 		if err != nil {
-			return held, nil, "", err
+			return refused, nil, "", err
 		}
 		if d.OverallStatus == gates.StatusFail {
 			gitOK(ctx, sc, "merge", "--abort")
@@ -156,18 +156,18 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 		}
 	}
 	if _, err := git(ctx, sc, "commit", "-q", "--no-verify", "-m", msg); err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	head, err := git(ctx, sc, "rev-parse", "HEAD")
 	if err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	// The main branch moves only from the tip the merge was tried on.
 	if now, _ := git(ctx, root, "rev-parse", "HEAD"); now != tip {
-		return held, nil, "", fmt.Errorf("%s moved while the merge was tried (%s, not %s); run --swarm again", s.base, short(now), short(tip))
+		return refused, nil, "", fmt.Errorf("%s moved while the merge was tried (%s, not %s); run --swarm again", s.base, short(now), short(tip))
 	}
 	if _, err := git(ctx, root, "merge", "--ff-only", "-q", head); err != nil {
-		return held, nil, "", err
+		return refused, nil, "", err
 	}
 	gitOK(ctx, root, "worktree", "remove", "--force", filepath.Join(root, w.Worktree))
 	gitOK(ctx, root, "branch", "-D", w.Branch)
@@ -208,7 +208,7 @@ func (s *swarm) keepRalph(ctx context.Context, sc, worktree string) error {
 	if err != nil {
 		return nil
 	}
-	plan, n := Completions(string(mainPlan), string(workerPlan))
+	plan, n := completions(string(mainPlan), string(workerPlan))
 	if n == 0 {
 		return nil
 	}
@@ -247,21 +247,21 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 	w := s.worker(id)
 	wt := filepath.Join(s.o.Root, w.Worktree)
 	if w.Attempts >= max(s.o.Retries, 0) {
-		if merging(ctx, wt) {
+		if inMerge(ctx, wt) {
 			gitOK(ctx, wt, "merge", "--abort")
 		}
-		if v == conflict {
-			return s.hold(id, Conflict, "conflicts with "+s.base+" in "+strings.Join(files, ", "))
+		if v == conflicted {
+			return s.hold(id, conflict, "conflicts with "+s.base+" in "+strings.Join(files, ", "))
 		}
 		note := "the quality gates fail on the merged result"
 		if first, _, _ := strings.Cut(feedback, "\n"); first != "" {
 			note += ": " + first
 		}
-		return s.hold(id, Held, note)
+		return s.hold(id, held, note)
 	}
-	if !merging(ctx, wt) {
-		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", s.base); err != nil && !merging(ctx, wt) {
-			return s.hold(id, Held, "cannot merge "+s.base+" into its branch: "+err.Error())
+	if !inMerge(ctx, wt) {
+		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", s.base); err != nil && !inMerge(ctx, wt) {
+			return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
 		}
 	}
 	// .ralph/ stays the worker's own.
@@ -275,19 +275,19 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		}
 	}
 	left := outside(unmerged(ctx, wt))
-	if len(left) == 0 && merging(ctx, wt) {
+	if len(left) == 0 && inMerge(ctx, wt) {
 		if _, err := git(ctx, wt, "commit", "-q", "--no-verify", "--no-edit"); err != nil {
-			return s.hold(id, Held, "cannot conclude the merge of "+s.base+": "+err.Error())
+			return s.hold(id, held, "cannot conclude the merge of "+s.base+": "+err.Error())
 		}
 	}
 	var task string
-	state := Fixing
+	state := fixing
 	switch {
 	case len(left) > 0:
-		state = Resolving
+		state = resolving
 		task = fmt.Sprintf("- [ ] Resolve the merge of %s into this branch (swarm merge queue, attempt %d): remove the conflict markers in %s, keep both sides' intent, `git add` them and `git commit`; the tests must pass\n",
 			s.base, w.Attempts+1, strings.Join(left, ", "))
-	case v == conflict:
+	case v == conflicted:
 		// The main branch merged in cleanly here (the conflict was in
 		// .ralph/ only): try the queue again.
 		s.update(id, func(w *Worker) { w.Attempts++ })
@@ -299,7 +299,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		}
 	}
 	if err := addTask(wt, task); err != nil {
-		return s.hold(id, Held, err.Error())
+		return s.hold(id, held, err.Error())
 	}
 	s.update(id, func(w *Worker) {
 		w.Attempts++

@@ -20,16 +20,16 @@ const StateFile = "swarm.json"
 
 // Worker states.
 const (
-	Pending   = "pending"   // its worktree is made, its loop not started yet
+	pending   = "pending"   // its worktree is made, its loop not started yet
 	Running   = "running"   // its loop runs
-	Queued    = "queued"    // its loop finished the epics; waiting for the merge queue
-	Merging   = "merging"   // the queue tries its branch on the main branch
-	Fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
-	Resolving = "resolving" // its branch conflicts with the main branch: its loop resolves it
+	queued    = "queued"    // its loop finished the epics; waiting for the merge queue
+	merging   = "merging"   // the queue tries its branch on the main branch
+	fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
+	resolving = "resolving" // its branch conflicts with the main branch: its loop resolves it
 	Merged    = "merged"    // in the main branch; worktree and branch removed
-	Held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
-	Conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
-	Stopped   = "stopped"   // stopped by a signal before it was done
+	held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
+	conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
+	stopped   = "stopped"   // stopped by a signal before it was done
 )
 
 // Worker is one worker of the swarm.
@@ -49,14 +49,14 @@ type Worker struct {
 
 // finished reports whether the worker will not run again in this swarm.
 func (w Worker) finished() bool {
-	return w.State == Merged || w.State == Held || w.State == Conflict
+	return w.State == Merged || w.State == held || w.State == conflict
 }
 
 // stoppedShort reports whether the worker was held because its loop
 // stopped before its epics were done (--max-loops, the breaker, a
 // budget): a new --swarm runs that loop again.
 func (w Worker) stoppedShort() bool {
-	return w.State == Held && w.ExitCode != nil && *w.ExitCode != 0
+	return w.State == held && w.ExitCode != nil && *w.ExitCode != 0
 }
 
 // State is .swarm/swarm.json.
@@ -72,8 +72,8 @@ type State struct {
 // Name is a worker's folder and branch suffix: worker-1.
 func Name(id int) string { return "worker-" + strconv.Itoa(id) }
 
-// Branch is a worker's branch: swarm/worker-1.
-func Branch(id int) string { return "swarm/" + Name(id) }
+// branch is a worker's branch: swarm/worker-1.
+func branch(id int) string { return "swarm/" + Name(id) }
 
 // maxState bounds what is read of swarm.json: the project is not trusted.
 const maxState = 1 << 20
@@ -92,7 +92,7 @@ func Load(root string) (st State, found bool, err error) {
 		return State{}, false, fmt.Errorf("read %s: %w (move it aside to start a new swarm)", p, err)
 	}
 	for _, w := range st.Workers {
-		if w.ID < 1 || w.ID > MaxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(Dir, Name(w.ID))) || w.Branch != Branch(w.ID) {
+		if w.ID < 1 || w.ID > maxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(Dir, Name(w.ID))) || w.Branch != branch(w.ID) {
 			return State{}, false, fmt.Errorf("read %s: worker %d is not one --swarm made (move the file aside to start a new swarm)", p, w.ID)
 		}
 	}

@@ -20,15 +20,15 @@ import (
 
 // Worker counts --swarm accepts.
 const (
-	MinWorkers = 2
-	MaxWorkers = 6 // bmalph's SWARM_MAX_WORKERS
+	minWorkers = 2
+	maxWorkers = 6 // bmalph's SWARM_MAX_WORKERS
 )
 
 // Defaults of Options.
 const (
 	DefaultStagger = 5 * time.Second // between two workers' starts, as bmalph waits
 	DefaultRetries = 2               // hand-backs per worker after a red merge or a conflict
-	DefaultGrace   = 15 * time.Second
+	defaultGrace   = 15 * time.Second
 )
 
 // planFile is the plan every loop works from.
@@ -37,10 +37,10 @@ const planFile = "@fix_plan.md"
 // Options are what Run needs.
 type Options struct {
 	Root    string   // the project: the main worktree, on the branch the workers merge into
-	Workers int      // MinWorkers to MaxWorkers
+	Workers int      // minWorkers to maxWorkers
 	Exe     string   // the program of a worker's loop: this binary
 	Args    []string // its arguments (the person's flags, --swarm left out)
-	Env     []string // its environment, before EnvDir is added
+	Env     []string // its environment, before envDir is added
 	// Stagger is the wait between two workers' starts (0: none).
 	Stagger time.Duration
 	// Gates are TEST_COMMAND and QUALITY_GATES, run on each merged result
@@ -61,7 +61,7 @@ type Outcome int
 
 const (
 	AllMerged   Outcome = iota // every worker's branch is in the main branch
-	HeldBack                   // some branch is not: held (red gates, loop stopped short) or in conflict
+	heldBack                   // some branch is not: held (red gates, loop stopped short) or in conflict
 	Interrupted                // stopped by a signal; re-running --swarm resumes
 )
 
@@ -83,8 +83,8 @@ type swarm struct {
 
 // Run runs the swarm until every worker is merged, held or stopped.
 func Run(ctx context.Context, o Options) (Report, error) {
-	if o.Workers < MinWorkers || o.Workers > MaxWorkers {
-		return Report{}, fmt.Errorf("--swarm %d: give %d to %d workers", o.Workers, MinWorkers, MaxWorkers)
+	if o.Workers < minWorkers || o.Workers > maxWorkers {
+		return Report{}, fmt.Errorf("--swarm %d: give %d to %d workers", o.Workers, minWorkers, maxWorkers)
 	}
 	s := &swarm{o: o.withDefaults(), dir: filepath.Join(o.Root, Dir)}
 	// A repository may carry a .swarm that is a link: the worktrees, the
@@ -124,7 +124,7 @@ func (o Options) withDefaults() Options {
 		o.Show = func(Worker) {}
 	}
 	if o.Grace <= 0 {
-		o.Grace = DefaultGrace
+		o.Grace = defaultGrace
 	}
 	if o.Poll <= 0 {
 		o.Poll = time.Second
@@ -150,7 +150,7 @@ func (s *swarm) startWorkers(ctx context.Context) {
 		}
 		started++
 		if ctx.Err() != nil {
-			s.update(w.ID, func(w *Worker) { w.State = Stopped })
+			s.update(w.ID, func(w *Worker) { w.State = stopped })
 			continue
 		}
 		wg.Add(1)
@@ -174,13 +174,13 @@ func (s *swarm) report(ctx context.Context) Report {
 		case !w.finished() || ctx.Err() != nil:
 			r.Outcome, s.st.Status = Interrupted, "stopped"
 		case r.Outcome == AllMerged:
-			r.Outcome, s.st.Status = HeldBack, "held"
+			r.Outcome, s.st.Status = heldBack, "held"
 		}
 	}
 	if r.Outcome == Interrupted {
 		for _, w := range r.Workers {
-			if !w.finished() && w.State != Stopped {
-				s.set(w.ID, func(w *Worker) { w.State = Stopped })
+			if !w.finished() && w.State != stopped {
+				s.set(w.ID, func(w *Worker) { w.State = stopped })
 			}
 		}
 		r.Workers = slices.Clone(s.st.Workers)
@@ -256,9 +256,9 @@ func (s *swarm) resume(ctx context.Context, old State) error {
 			return fmt.Errorf("cannot resume the swarm: %s is gone (%v); move %s aside to start a new swarm", w.Worktree, err, filepath.Join(Dir, StateFile))
 		}
 		switch {
-		case w.State == Fixing, w.State == Resolving, w.State == Queued, w.State == Merging:
+		case w.State == fixing, w.State == resolving, w.State == queued, w.State == merging:
 		default:
-			old.Workers[i].State, old.Workers[i].ExitCode, old.Workers[i].Note = Pending, nil, ""
+			old.Workers[i].State, old.Workers[i].ExitCode, old.Workers[i].Note = pending, nil, ""
 		}
 	}
 	s.st = old
@@ -274,7 +274,7 @@ func (s *swarm) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--swarm reads the plan: %w", err)
 	}
-	preamble, parts, err := Split(string(plan), s.o.Workers)
+	preamble, parts, err := split(string(plan), s.o.Workers)
 	if err != nil {
 		return fmt.Errorf("--swarm: %w", err)
 	}
@@ -283,8 +283,8 @@ func (s *swarm) start(ctx context.Context) error {
 	}
 	for i := range parts {
 		id := i + 1
-		if gitOK(ctx, root, "rev-parse", "-q", "--verify", "refs/heads/"+Branch(id)) {
-			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", Branch(id), filepath.Join(Dir, Name(id)), Branch(id))
+		if gitOK(ctx, root, "rev-parse", "-q", "--verify", "refs/heads/"+branch(id)) {
+			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", branch(id), filepath.Join(Dir, Name(id)), branch(id))
 		}
 		if _, err := os.Lstat(filepath.Join(s.dir, Name(id))); err == nil {
 			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(Dir, Name(id)), filepath.Join(Dir, Name(id)))
@@ -294,17 +294,17 @@ func (s *swarm) start(ctx context.Context) error {
 	for i, epics := range parts {
 		id := i + 1
 		wt := filepath.Join(s.dir, Name(id))
-		if _, err := git(ctx, root, "worktree", "add", "-q", "-b", Branch(id), wt, "HEAD"); err != nil {
+		if _, err := git(ctx, root, "worktree", "add", "-q", "-b", branch(id), wt, "HEAD"); err != nil {
 			return err
 		}
-		body := WorkerPlan(preamble, epics)
+		body := workerPlan(preamble, epics)
 		if err := ralphdir.WriteFileAtomic(filepath.Join(wt, ".ralph", planFile), []byte(body), 0o644); err != nil {
 			return err
 		}
-		done, total := Count(body)
-		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(Dir, Name(id))), Branch: Branch(id),
-			Epics: Headings(epics), State: Pending, Done: done, Total: total})
-		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", Name(id), strings.Join(Headings(epics), ", "), total-done, filepath.Join(Dir, Name(id)), Branch(id))
+		done, total := count(body)
+		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(Dir, Name(id))), Branch: branch(id),
+			Epics: headings(epics), State: pending, Done: done, Total: total})
+		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", Name(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(Dir, Name(id)), branch(id))
 	}
 	return s.saveState()
 }
@@ -312,7 +312,7 @@ func (s *swarm) start(ctx context.Context) error {
 // work runs one worker until it is merged, held back or stopped.
 func (s *swarm) work(ctx context.Context, id int) {
 	w := s.worker(id)
-	if w.State == Queued || w.State == Merging {
+	if w.State == queued || w.State == merging {
 		if s.afterLoop(ctx, id, 0) {
 			return
 		}
@@ -322,19 +322,19 @@ func (s *swarm) work(ctx context.Context, id int) {
 		code := s.runLoop(ctx, id)
 		s.readProgress(id) // a loop quicker than the poll is shown too
 		if ctx.Err() != nil {
-			s.update(id, func(w *Worker) { w.State, w.ExitCode = Stopped, &code })
+			s.update(id, func(w *Worker) { w.State, w.ExitCode = stopped, &code })
 			return
 		}
 		if s.afterLoop(ctx, id, code) {
 			return
 		}
 	}
-	s.update(id, func(w *Worker) { w.State = Stopped })
+	s.update(id, func(w *Worker) { w.State = stopped })
 }
 
 // runningState keeps a hand-back's state while its loop runs.
 func runningState(st string) string {
-	if st == Fixing || st == Resolving {
+	if st == fixing || st == resolving {
 		return st
 	}
 	return Running
@@ -356,7 +356,7 @@ func (s *swarm) runLoop(ctx context.Context, id int) int {
 		defer log.Close()
 		out = log
 	}
-	env := append(slices.Clone(s.o.Env), EnvDir+"="+s.dir)
+	env := append(slices.Clone(s.o.Env), envDir+"="+s.dir)
 	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") }) {
 		// No automatic gc while several worktrees share the repository,
 		// as bmalph does (unless the person set git config of their own).
@@ -419,7 +419,7 @@ func (s *swarm) poll(ctx context.Context) {
 		for _, w := range s.st.Workers {
 			// A worker in the queue may lose its worktree any moment:
 			// what it showed last stays.
-			if w.State == Running || w.State == Fixing || w.State == Resolving {
+			if w.State == Running || w.State == fixing || w.State == resolving {
 				ids = append(ids, w.ID)
 			}
 		}

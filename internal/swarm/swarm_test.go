@@ -71,7 +71,7 @@ func TestTwoEpicsFinishAndBothMerge(t *testing.T) {
 func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic bad\n- [ ] b1\n")
 	r := runSwarm(t, swarmOpts(t, root))
-	if r.Outcome != HeldBack {
+	if r.Outcome != heldBack {
 		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
 	}
 	var bad Worker
@@ -82,7 +82,7 @@ func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 			t.Errorf("worker %d: %s", w.ID, w.State)
 		}
 	}
-	if bad.State != Held || bad.Attempts != 1 || !strings.Contains(bad.Note, "quality gates") {
+	if bad.State != held || bad.Attempts != 1 || !strings.Contains(bad.Note, "quality gates") {
 		t.Errorf("the bad worker: %+v", bad)
 	}
 	clean(t, root)
@@ -126,12 +126,12 @@ func TestSameLineConflictResolvedByTheLoop(t *testing.T) {
 func TestSameLineConflictUnresolvedNamesTheBranch(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic same 1\n- [ ] one\n\n## Epic same 2\n- [ ] two\n")
 	r := runSwarm(t, swarmOpts(t, root))
-	if r.Outcome != HeldBack || states(r) != "merged,conflict" && states(r) != "conflict,merged" {
+	if r.Outcome != heldBack || states(r) != "merged,conflict" && states(r) != "conflict,merged" {
 		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
 	}
 	clean(t, root)
 	for _, w := range r.Workers {
-		if w.State != Conflict {
+		if w.State != conflict {
 			continue
 		}
 		if !strings.Contains(w.Note, "same.txt") {
@@ -206,11 +206,11 @@ func TestStoppedShortIsHeldThenResumed(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic stop\n- [ ] s1\n")
 	o := swarmOpts(t, root, "FAKE_PIDS="+t.TempDir())
 	r := runSwarm(t, o)
-	if r.Outcome != HeldBack {
+	if r.Outcome != heldBack {
 		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
 	}
 	for _, w := range r.Workers {
-		if w.Epics[0] == "Epic stop" && (w.State != Held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
+		if w.Epics[0] == "Epic stop" && (w.State != held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
 			t.Errorf("the stopped worker: %+v", w)
 		}
 	}
@@ -226,28 +226,28 @@ func TestStoppedShortIsHeldThenResumed(t *testing.T) {
 
 func TestSplit(t *testing.T) {
 	plan := "# Ralph Fix Plan\n\n## Stories to Implement\n\n### Epic 1: A\n> Goal: a\n- [ ] Story 1.1: x\n- [ ] Story 1.2: y\n- [ ] Story 1.3: z\n\n### Epic 2: B\n- [ ] Story 2.1: x\n\n### Epic 3: C\n- [ ] Story 3.1: x\n- [ ] Story 3.2: y\n\n### Epic 4: done\n- [x] Story 4.1: x\n\n## Completed\n\n## Notes\n- keep it small\n"
-	pre, parts, err := Split(plan, 3)
+	pre, parts, err := split(plan, 3)
 	must(t, err)
 	got := [][]string{}
 	for _, p := range parts {
-		got = append(got, Headings(p))
+		got = append(got, headings(p))
 	}
 	want := "[[Epic 1: A] [Epic 3: C] [Epic 2: B]]"
 	if s := strings.Join(strings.Fields(strings.Trim(strings.ReplaceAll(fmtSlices(got), "\n", " "), " ")), " "); s != want {
 		t.Errorf("split %s, want %s", s, want)
 	}
-	wp := WorkerPlan(pre, parts[0])
+	wp := workerPlan(pre, parts[0])
 	if !strings.HasPrefix(wp, "# Ralph Fix Plan\n") || !strings.Contains(wp, "> Goal: a\n- [ ] Story 1.1: x") || strings.Contains(wp, "Epic 2") {
 		t.Errorf("worker plan:\n%s", wp)
 	}
-	_, parts, err = Split(plan, 6)
+	_, parts, err = split(plan, 6)
 	if err != nil || len(parts) != 3 {
 		t.Errorf("6 workers for 3 epics: %d, %v", len(parts), err)
 	}
-	if _, _, err := Split("# P\n## A\n- [ ] a\n## B\n- [x] b\n", 2); err == nil {
+	if _, _, err := split("# P\n## A\n- [ ] a\n## B\n- [x] b\n", 2); err == nil {
 		t.Error("one open epic split")
 	}
-	if got, n := Completions("## A\n- [ ] a\n- [ ] b\n", "## A\n- [x] b\n"); n != 1 || got != "## A\n- [ ] a\n- [x] b\n" {
+	if got, n := completions("## A\n- [ ] a\n- [ ] b\n", "## A\n- [x] b\n"); n != 1 || got != "## A\n- [ ] a\n- [x] b\n" {
 		t.Errorf("completions %q %d", got, n)
 	}
 }
