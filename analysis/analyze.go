@@ -82,7 +82,7 @@ func (rd *reading) build(opts Options) Result {
 		agent = p.Text
 		jsonPath(&res, p, opts)
 	}
-	res.OutputFormat = res.Format.OutputFormat()
+	res.OutputFormat = res.Format.outputFormat()
 	if agent == nil {
 		agent = &Facts{}
 	}

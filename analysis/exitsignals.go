@@ -23,10 +23,10 @@ const signalWindow = 5
 
 // Exit thresholds of the bash loop.
 const (
-	MaxTestOnlyLoops     = 3 // MAX_CONSECUTIVE_TEST_LOOPS
-	MaxDoneSignals       = 2 // MAX_CONSECUTIVE_DONE_SIGNALS
-	SafetyExitIndicators = 5
-	CompletionIndicators = 2
+	maxTestOnlyLoops     = 3 // MAX_CONSECUTIVE_TEST_LOOPS
+	maxDoneSignals       = 2 // MAX_CONSECUTIVE_DONE_SIGNALS
+	safetyExitIndicators = 5
+	completionIndicators = 2
 )
 
 // ParseExitSignals reads the file. A missing array reads as empty.
@@ -131,13 +131,13 @@ const (
 func (s ExitSignals) Decide(lastExitSignal bool, plan PlanProgress) ExitDecision {
 	t, d, c := len(s.TestOnlyLoops), len(s.DoneSignals), len(s.CompletionIndicators)
 	switch {
-	case t >= MaxTestOnlyLoops:
-		return ExitDecision{ExitTestSaturation, fmt.Sprintf("Exit condition: Too many test-focused loops (%d >= %d)", t, MaxTestOnlyLoops)}
-	case d >= MaxDoneSignals:
-		return ExitDecision{ExitCompletionSignal, fmt.Sprintf("Exit condition: Multiple completion signals (%d >= %d)", d, MaxDoneSignals)}
-	case c >= SafetyExitIndicators:
+	case t >= maxTestOnlyLoops:
+		return ExitDecision{ExitTestSaturation, fmt.Sprintf("Exit condition: Too many test-focused loops (%d >= %d)", t, maxTestOnlyLoops)}
+	case d >= maxDoneSignals:
+		return ExitDecision{ExitCompletionSignal, fmt.Sprintf("Exit condition: Multiple completion signals (%d >= %d)", d, maxDoneSignals)}
+	case c >= safetyExitIndicators:
 		return ExitDecision{ExitSafetyBreaker, fmt.Sprintf("🚨 SAFETY CIRCUIT BREAKER: Force exit after 5 consecutive EXIT_SIGNAL=true responses (%d)", c)}
-	case c >= CompletionIndicators && lastExitSignal:
+	case c >= completionIndicators && lastExitSignal:
 		return ExitDecision{ExitProjectComplete, fmt.Sprintf("Exit condition: Strong completion indicators (%d) with EXIT_SIGNAL=true", c)}
 	case plan.Total > 0 && plan.Completed == plan.Total:
 		return ExitDecision{ExitPlanComplete, fmt.Sprintf("Exit condition: All @fix_plan.md items completed (%d/%d)", plan.Completed, plan.Total)}

@@ -82,12 +82,12 @@ const (
 // MaxDeltas bounds the text deltas a format keeps of an unfinished message.
 const MaxDeltas = 1 << 20
 
-// LongAt is the length past which a line of JSON is not held whole: a
+// longAt is the length past which a line of JSON is not held whole: a
 // LongRecord reads it, in bounded memory, as its bytes come. Write fails
 // once it cannot; End gives the skeleton (the record with its long strings
 // cut short, which the formats read as the record) and the rules' reading
 // of each long string by its path ("result", "item.text", "[2].result").
-const LongAt = 256 << 10
+const longAt = 256 << 10
 
 type LongRecord interface {
 	Write(p []byte) bool

@@ -68,7 +68,7 @@ func (rd *reading) Write(p []byte) {
 		case i < 0:
 			rd.keep(p)
 			return
-		case len(rd.partial) == 0 && rd.long == nil && !rd.over && i <= MaxLine && (i <= LongAt || !rd.longStart(p)):
+		case len(rd.partial) == 0 && rd.long == nil && !rd.over && i <= MaxLine && (i <= longAt || !rd.longStart(p)):
 			rd.line(p[:i], true) // a whole line in p: read in place
 		default:
 			rd.keep(p[:i])
@@ -85,7 +85,7 @@ func (rd *reading) keep(p []byte) {
 	switch {
 	case rd.over:
 		return
-	case rd.long == nil && n > LongAt && rd.longStart(p):
+	case rd.long == nil && n > longAt && rd.longStart(p):
 		rd.over = !rd.long.Write(rd.partial)
 		rd.partial = rd.partial[:0]
 		fallthrough

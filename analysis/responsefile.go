@@ -150,7 +150,7 @@ func (r *Result) ResponseAnalysis() ResponseAnalysis {
 	}}
 	format := r.OutputFormat
 	if format == "" {
-		format = r.Format.OutputFormat()
+		format = r.Format.outputFormat()
 	}
 	if format == "json" {
 		a.JSONFields = true

@@ -17,8 +17,8 @@ const (
 	FormatOpenCode   Format = "opencode-jsonl" // opencode run --format json (1.x events, and the older assumed shape)
 )
 
-// OutputFormat is the .response_analysis value: "text" or "json".
-func (f Format) OutputFormat() string {
+// outputFormat is the .response_analysis value: "text" or "json".
+func (f Format) outputFormat() string {
 	if f == FormatText || f == "" {
 		return "text"
 	}

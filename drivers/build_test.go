@@ -72,8 +72,8 @@ var driverCases = map[string][]buildCase{
 		{"not-installed", func(r *Request) { r.LookPath = fakeLookPath() }},
 	},
 	"command": {
-		{"prompt-arg", func(r *Request) { r.PromptMode = PromptArg; r.Context = goldenContext }},
-		{"prompt-stdin-explicit", func(r *Request) { r.PromptMode = PromptStdin; r.Context = goldenContext }},
+		{"prompt-arg", func(r *Request) { r.PromptMode = promptArg; r.Context = goldenContext }},
+		{"prompt-stdin-explicit", func(r *Request) { r.PromptMode = promptStdin; r.Context = goldenContext }},
 	},
 }
 

@@ -7,15 +7,15 @@ import (
 	"strconv"
 )
 
-// Version is a dotted major.minor.patch CLI version.
-type Version struct{ Major, Minor, Patch int }
+// version is a dotted major.minor.patch CLI version.
+type version struct{ Major, Minor, Patch int }
 
-func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+func (v version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
 
-// Compare returns -1, 0 or +1 as v is older than, equal to or newer than w.
+// compare returns -1, 0 or +1 as v is older than, equal to or newer than w.
 // Each part is compared as a number, so 2.10.0 is newer than 2.9.0 and
 // 2.1.330 is older than 2.2.0.
-func (v Version) Compare(w Version) int {
+func (v version) compare(w version) int {
 	for _, d := range [3]int{v.Major - w.Major, v.Minor - w.Minor, v.Patch - w.Patch} {
 		switch {
 		case d < 0:
@@ -29,23 +29,23 @@ func (v Version) Compare(w Version) int {
 
 var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
 
-// ParseVersion finds the first major.minor.patch in s, which may be a whole
+// parseVersion finds the first major.minor.patch in s, which may be a whole
 // `--version` output such as "2.1.330 (Claude Code)", "codex-cli 0.169.0" or
 // "GitHub Copilot CLI 1.0.102.".
-func ParseVersion(s string) (Version, bool) {
+func parseVersion(s string) (version, bool) {
 	m := versionRE.FindStringSubmatch(s)
 	if m == nil {
-		return Version{}, false
+		return version{}, false
 	}
 	var n [3]int
 	for i := range n {
 		x, err := strconv.Atoi(m[i+1])
 		if err != nil { // more digits than an int holds
-			return Version{}, false
+			return version{}, false
 		}
 		n[i] = x
 	}
-	return Version{n[0], n[1], n[2]}, true
+	return version{n[0], n[1], n[2]}, true
 }
 
 // CheckOptions tells Check how to find the CLI and read its version.
@@ -109,7 +109,7 @@ func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 		res.Warning = fmt.Sprintf("could not read the %s version (%s --version: %v); continuing", d.DisplayName(), path, err)
 		return res, nil
 	}
-	v, ok := ParseVersion(out)
+	v, ok := parseVersion(out)
 	if !ok {
 		return res, nil
 	}
@@ -118,7 +118,7 @@ func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 	if minimum == "" {
 		minimum = d.MinVersion()
 	}
-	if mv, ok := ParseVersion(minimum); ok && v.Compare(mv) < 0 {
+	if mv, ok := parseVersion(minimum); ok && v.compare(mv) < 0 {
 		res.Warning = fmt.Sprintf("%s %s is older than the minimum supported version %s", d.DisplayName(), v, mv)
 		if d.Install() != "" {
 			res.Warning += " (update with: " + d.Install() + ")"

@@ -22,22 +22,22 @@ func TestParseAndCompareVersion(t *testing.T) {
 		{"2025.09.18-7ae6800", "0.1.0", 1},
 	}
 	for _, tc := range tests {
-		a, okA := ParseVersion(tc.a)
-		b, okB := ParseVersion(tc.b)
+		a, okA := parseVersion(tc.a)
+		b, okB := parseVersion(tc.b)
 		if !okA || !okB {
 			t.Errorf("ParseVersion(%q)=%v, ParseVersion(%q)=%v", tc.a, okA, tc.b, okB)
 			continue
 		}
-		if got := a.Compare(b); got != tc.want {
+		if got := a.compare(b); got != tc.want {
 			t.Errorf("%s vs %s = %d, want %d", a, b, got, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "unknown", "2.1", "99999999999999999999.0.0"} {
-		if v, ok := ParseVersion(bad); ok {
+		if v, ok := parseVersion(bad); ok {
 			t.Errorf("ParseVersion(%q) = %v, want no version", bad, v)
 		}
 	}
-	if v, _ := ParseVersion("2.1.330 (Claude Code)"); v.String() != "2.1.330" {
+	if v, _ := parseVersion("2.1.330 (Claude Code)"); v.String() != "2.1.330" {
 		t.Errorf("String() = %q", v)
 	}
 }

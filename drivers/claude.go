@@ -11,10 +11,10 @@ import (
 
 // snapshotFlagVersion is the first Claude Code release that accepts
 // --system-prompt-snapshot (2.1.252 rejects it as an unknown option).
-var snapshotFlagVersion = Version{2, 1, 257}
+var snapshotFlagVersion = version{2, 1, 257}
 
-// DefaultPermissionMode is the Claude permission mode used when none is set.
-const DefaultPermissionMode = "bypassPermissions"
+// defaultPermissionMode is the Claude permission mode used when none is set.
+const defaultPermissionMode = "bypassPermissions"
 
 type claudeCode struct{}
 
@@ -106,7 +106,7 @@ func (claudeCode) Build(req Request) (Spec, error) {
 	}
 	mode := req.PermissionMode
 	if mode == "" {
-		mode = DefaultPermissionMode
+		mode = defaultPermissionMode
 	}
 	argv = append(argv, "--permission-mode", mode)
 	if tools := cleanTools(req.AllowedTools); len(tools) > 0 {
@@ -118,7 +118,7 @@ func (claudeCode) Build(req Request) (Spec, error) {
 		// With the snapshot on (the default since 2.1.265) a resumed
 		// conversation keeps the system prompt of its first call, so this
 		// loop's context would be dropped. Older CLIs reject the flag.
-		if v, ok := ParseVersion(req.CLIVersion); ok && v.Compare(snapshotFlagVersion) >= 0 {
+		if v, ok := parseVersion(req.CLIVersion); ok && v.compare(snapshotFlagVersion) >= 0 {
 			argv = append(argv, "--system-prompt-snapshot", "off")
 		}
 	}

@@ -282,12 +282,12 @@ func (c *claudeReader) Document(_, lone bool) *analysis.Reply {
 // claudeLimit reads a rate_limit_event's window.
 func claudeLimit(lim *analysis.Limits, r *ClaudeRecord) {
 	info := r.RateLimitInfo
-	status, ok := info.Status.NonEmpty()
+	status, ok := info.Status.nonEmpty()
 	if !r.Type.Is("rate_limit_event") || !ok {
 		return
 	}
-	w := analysis.LimitWindow{Window: info.RateLimitType.Alt(""), Status: status, ResetsAt: epoch(info.ResetsAt)}
-	if u, ok := info.Utilization.Num(); ok && u >= 0 {
+	w := analysis.LimitWindow{Window: info.RateLimitType.alt(""), Status: status, ResetsAt: epoch(info.ResetsAt)}
+	if u, ok := info.Utilization.num(); ok && u >= 0 {
 		if u <= 1 {
 			u *= 100
 		}
@@ -298,10 +298,10 @@ func claudeLimit(lim *analysis.Limits, r *ClaudeRecord) {
 
 // epoch reads unix seconds (a number or a numeric string); 0 when absent.
 func epoch(v Value) int64 {
-	if f, ok := v.Num(); ok && f > 0 {
+	if f, ok := v.num(); ok && f > 0 {
 		return int64(f)
 	}
-	if s, ok := v.NonEmpty(); ok {
+	if s, ok := v.nonEmpty(); ok {
 		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
 			return int64(f)
 		}
@@ -355,7 +355,7 @@ type claudeReading struct {
 // record takes one record; live is false for the message array, whose
 // assistant messages are not the reply.
 func (a *claudeReading) record(r *ClaudeRecord, live bool) {
-	typ := r.Type.Str()
+	typ := r.Type.str()
 	if claudeTypes[typ] {
 		a.detect = true
 	}
@@ -387,7 +387,7 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 			return
 		}
 		if d := r.Event.Delta; r.Event.Type.Is("content_block_delta") && d.Type.Is("text_delta") {
-			a.delta(d.Text.Str())
+			a.delta(d.Text.str())
 		}
 		if r.Event.Type.Is("content_block_stop") && len(a.deltas) > 0 && a.deltas[len(a.deltas)-1] != '\n' {
 			a.delta("\n")
@@ -496,24 +496,24 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 	r := o.rec
 	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: &analysis.Object{
 		HasResult:  r.Result.Present(),
-		Status:     r.Status.Alt("UNKNOWN"),
+		Status:     r.Status.alt("UNKNOWN"),
 		ExitKey:    r.ExitSignal.Present(),
-		ExitSignal: r.ExitSignal.Alt("false"),
-		Tasks:      r.TasksCompleted.Alt("0"),
-		WorkType:   r.WorkType.Alt("UNKNOWN"),
-		Files:      r.Metadata.FilesChanged.Or(r.FilesModified).Alt("0"),
-		ErrorCount: r.ErrorCount.Alt("0"),
-		HasErrors:  r.Metadata.HasErrors.Alt("false"),
-		Confidence: r.Confidence.Alt("0"),
+		ExitSignal: r.ExitSignal.alt("false"),
+		Tasks:      r.TasksCompleted.alt("0"),
+		WorkType:   r.WorkType.alt("UNKNOWN"),
+		Files:      r.Metadata.FilesChanged.or(r.FilesModified).alt("0"),
+		ErrorCount: r.ErrorCount.alt("0"),
+		HasErrors:  r.Metadata.HasErrors.alt("false"),
+		Confidence: r.Confidence.alt("0"),
 	}}
 	if k := r.Result.Kind; (k == None || k == Null || k == False) && r.Summary.Kind == String {
 		p.Object.Summary = o.summary
 	}
-	if c := r.Metadata.CompletionStatus.Alt(""); c == "complete" || c == "COMPLETE" {
+	if c := r.Metadata.CompletionStatus.alt(""); c == "complete" || c == "COMPLETE" {
 		p.Object.Status = "COMPLETE"
 	}
 	set := func(v Value, dst *int64, bit analysis.UsageFields) {
-		if f, ok := v.Num(); ok {
+		if f, ok := v.num(); ok {
 			*dst = int64(f)
 			p.UsageKnown |= bit
 		}
@@ -522,14 +522,14 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 	set(r.Usage.OutputTokens, &p.Usage.OutputTokens, analysis.UsageOut)
 	set(r.Usage.CacheReadTokens, &p.Usage.CacheReadTokens, analysis.UsageCacheRead)
 	set(r.Usage.CacheCreationTokens, &p.Usage.CacheCreationTokens, analysis.UsageCacheCreate)
-	if f, ok := r.TotalCostUSD.Num(); ok {
+	if f, ok := r.TotalCostUSD.num(); ok {
 		p.Usage.CostUSD = f
 		p.UsageKnown |= analysis.UsageCost
 	}
 	p.DurationMS, p.DurationAPIMS, p.NumTurns = intPtr(r.DurationMS), intPtr(r.DurationAPIMS), intPtr(r.NumTurns)
 	p.IsError = r.IsError.Kind == True || r.IsError.Is("true")
 	p.ErrorMessages = o.errMsgs
-	if f, ok := r.APIErrorStatus.Num(); ok && f == 429 {
+	if f, ok := r.APIErrorStatus.num(); ok && f == 429 {
 		p.API429 = true
 	}
 	if r.Error.Self.Is("rate_limit") {

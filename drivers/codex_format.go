@@ -180,9 +180,9 @@ func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {
 // codexLimits reads the windows of a rate-limit snapshot.
 func codexLimits(lim *analysis.Limits, rl *RateLimits) {
 	put := func(name string, win RateWindow, flatPct, flatMin Value) {
-		pct, ok := win.UsedPercent.Num()
+		pct, ok := win.UsedPercent.num()
 		if !ok {
-			if pct, ok = flatPct.Num(); !ok {
+			if pct, ok = flatPct.num(); !ok {
 				return
 			}
 		}
@@ -190,11 +190,11 @@ func codexLimits(lim *analysis.Limits, rl *RateLimits) {
 		if pct >= 100 {
 			w.Status = analysis.LimitRejected
 		}
-		if m, ok := win.WindowMinutes.Or(flatMin).Num(); ok && m > 0 {
+		if m, ok := win.WindowMinutes.or(flatMin).num(); ok && m > 0 {
 			w.WindowMinutes = int(m)
 		}
 		resetIn := int64(-1)
-		if s, ok := win.ResetsInSeconds.Num(); ok && s >= 0 && w.ResetsAt == 0 {
+		if s, ok := win.ResetsInSeconds.num(); ok && s >= 0 && w.ResetsAt == 0 {
 			resetIn = int64(s)
 		}
 		lim.Put(w, resetIn)
@@ -211,7 +211,7 @@ func (a *codexReader) Document(own, _ bool) *analysis.Reply {
 }
 
 func (a *codexReader) record(r *CodexRecord) {
-	typ := r.Type.Str()
+	typ := r.Type.str()
 	if typ == "thread.started" || (typ == "item.completed" && r.Item.Type.Set()) {
 		a.detect = true
 	}
@@ -235,7 +235,7 @@ func (a *codexReader) record(r *CodexRecord) {
 			}
 			a.haveLast = true
 		case it.Type.Is("command_execution") && it.Status.Is("declined"):
-			cmd, _ := it.Command.NonEmpty()
+			cmd, _ := it.Command.nonEmpty()
 			a.declined = append(a.declined, "shell("+firstLine60(cmd)+")")
 		case it.Type.Is("file_change") && it.Status.Is("declined"):
 			a.declined = append(a.declined, "file_change")

@@ -50,11 +50,11 @@ func (command) Build(req Request) (Spec, error) {
 	}
 	argv := append([]string(nil), req.Command...)
 	switch req.PromptMode {
-	case "", PromptStdin:
+	case "", promptStdin:
 		return finish(req, argv, prompt+"\n", FormatText)
-	case PromptArg:
+	case promptArg:
 		return finish(req, append(argv, prompt), "", FormatText)
 	default:
-		return Spec{}, fmt.Errorf("build agent command: unknown prompt mode %q (use %q or %q)", req.PromptMode, PromptStdin, PromptArg)
+		return Spec{}, fmt.Errorf("build agent command: unknown prompt mode %q (use %q or %q)", req.PromptMode, promptStdin, promptArg)
 	}
 }

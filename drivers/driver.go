@@ -25,8 +25,8 @@ const (
 
 // Prompt delivery modes of the command driver.
 const (
-	PromptStdin = "stdin" // the prompt is written to the command's stdin (default)
-	PromptArg   = "arg"   // the prompt is the command's last argument
+	promptStdin = "stdin" // the prompt is written to the command's stdin (default)
+	promptArg   = "arg"   // the prompt is the command's last argument
 )
 
 // Request is everything a driver needs to build one agent call. The engine

@@ -159,7 +159,7 @@ func (r *LiveRenderer) out(p []byte) {
 	_, r.err = r.w.Write(p)
 }
 
-func str(v Value) string { return v.Str() }
+func str(v Value) string { return v.str() }
 
 // texts returns the text of the entries whose type is typ.
 func texts(list []Entry, typ string) string {

@@ -68,20 +68,20 @@ func (opencode) Build(req Request) (Spec, error) {
 	return finish(req, argv, "", FormatOpenCodeJSONL)
 }
 
-// SessionFinder is implemented by drivers with their own ways to recover the
+// sessionFinder is implemented by drivers with their own ways to recover the
 // session id of a finished call, tried around the generic extraction of the
 // analysis package (today only opencode):
 //
 //  1. SessionFromOutput(raw stdout); when it gives "", the generic extraction;
 //  2. when that gives nothing either, run SessionListSpec and pass its stdout
 //     to SessionFromList.
-type SessionFinder interface {
+type sessionFinder interface {
 	SessionFromOutput(out []byte) string
 	SessionListSpec(req Request) Spec
 	SessionFromList(out []byte) string
 }
 
-var _ SessionFinder = opencode{}
+var _ sessionFinder = opencode{}
 
 // openCodeLegacySession matches the object form `"session": {... "id": "x"}`
 // that older OpenCode event streams were assumed to carry.

@@ -142,7 +142,7 @@ func (a *openCodeReader) Document(own, _ bool) *analysis.Reply {
 }
 
 func (a *openCodeReader) record(r *OpenCodeRecord) {
-	typ := r.Type.Str()
+	typ := r.Type.str()
 	switch typ {
 	case "session.created", "session.updated":
 		a.legacy = true
@@ -193,7 +193,7 @@ func (a *openCodeReader) record1x(r *OpenCodeRecord, typ string) {
 		a.reason += t.Reasoning.Int()
 		a.cacheR += t.Cache.Read.Int()
 		a.cacheW += t.Cache.Write.Int()
-		if c, ok := r.Part.Cost.Num(); ok {
+		if c, ok := r.Part.Cost.num(); ok {
 			a.cost += c
 		}
 	case "error":

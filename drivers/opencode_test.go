@@ -7,7 +7,7 @@ import (
 )
 
 func TestOpenCodeSessionFromOutput(t *testing.T) {
-	var f SessionFinder = opencode{}
+	var f sessionFinder = opencode{}
 	tests := []struct {
 		name, out, want string
 	}{
@@ -33,7 +33,7 @@ func TestOpenCodeSessionFromOutput(t *testing.T) {
 }
 
 func TestOpenCodeSessionList(t *testing.T) {
-	var f SessionFinder = opencode{}
+	var f sessionFinder = opencode{}
 	spec := f.SessionListSpec(Request{Dir: "/p", Env: []string{"A=1"}})
 	if diff := cmp.Diff(Spec{Argv: []string{"opencode", "session", "list", "--format", "json"}, Env: []string{"A=1"}, Dir: "/p", Format: FormatText}, spec); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)

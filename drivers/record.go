@@ -49,8 +49,8 @@ func (v Value) Present() bool { return v.Kind != None }
 // Set reports whether the key was there with a value other than null.
 func (v Value) Set() bool { return v.Kind != None && v.Kind != Null }
 
-// Alt is jq's `v // def` printed with -r: absent, null and false give def.
-func (v Value) Alt(def string) string {
+// alt is jq's `v // def` printed with -r: absent, null and false give def.
+func (v Value) alt(def string) string {
 	switch v.Kind {
 	case True:
 		return "true"
@@ -60,8 +60,8 @@ func (v Value) Alt(def string) string {
 	return def
 }
 
-// Or is jq's `v // w` on two values.
-func (v Value) Or(w Value) Value {
+// or is jq's `v // w` on two values.
+func (v Value) or(w Value) Value {
 	if v.Kind == None || v.Kind == Null || v.Kind == False {
 		return w
 	}
@@ -71,16 +71,16 @@ func (v Value) Or(w Value) Value {
 // Is reports whether v is the string s.
 func (v Value) Is(s string) bool { return v.Kind == String && v.Text == s }
 
-// Str returns a string's text, "" for any other value.
-func (v Value) Str() string {
+// str returns a string's text, "" for any other value.
+func (v Value) str() string {
 	if v.Kind == String {
 		return v.Text
 	}
 	return ""
 }
 
-// Num returns a number's value.
-func (v Value) Num() (float64, bool) {
+// num returns a number's value.
+func (v Value) num() (float64, bool) {
 	if v.Kind != Number {
 		return 0, false
 	}
@@ -90,12 +90,12 @@ func (v Value) Num() (float64, bool) {
 
 // Int reads a number as an integer (0 when absent or not a number).
 func (v Value) Int() int64 {
-	f, _ := v.Num()
+	f, _ := v.num()
 	return int64(f)
 }
 
-// NonEmpty returns a non-empty string's text.
-func (v Value) NonEmpty() (string, bool) {
+// nonEmpty returns a non-empty string's text.
+func (v Value) nonEmpty() (string, bool) {
 	if v.Kind == String && v.Text != "" {
 		return v.Text, true
 	}
@@ -258,7 +258,7 @@ const (
 
 // intPtr is a number's integer part, nil for any other value.
 func intPtr(v Value) *int64 {
-	f, ok := v.Num()
+	f, ok := v.num()
 	if !ok {
 		return nil
 	}

@@ -41,7 +41,7 @@ func TestOverviewOfManyLoopsIsSmall(t *testing.T) {
 		ps = append(ps, Project{Name: "swarm/worktree-" + strconv.Itoa(i), Source: b})
 	}
 	s := New(ps, Options{})
-	s.Refresh(false)
+	s.refresh(false)
 	page := do(s, request("GET", "/", here, host, nil))
 	api := do(s, request("GET", "/api/overview", here, host, nil))
 	if page.Code != 200 || page.Body.Len() > 128<<10 || api.Body.Len() > 128<<10 {

@@ -106,7 +106,7 @@ func New(projects []Project, opts Options) *Server {
 	for _, p := range projects {
 		s.projects = append(s.projects, newFeed(p))
 	}
-	s.Refresh(true)
+	s.refresh(true)
 	return s
 }
 
@@ -132,7 +132,7 @@ func (s *Server) Run(ctx context.Context) {
 		case <-tick.C:
 		case <-s.poke:
 		}
-		s.Refresh(false)
+		s.refresh(false)
 		select {
 		case <-ctx.Done():
 			return
@@ -150,12 +150,12 @@ type summarizer interface {
 	Summary() any
 }
 
-// Refresh looks at every source's stamps (and reads every summary when
+// refresh looks at every source's stamps (and reads every summary when
 // force is set) and tells the pages what is new. Nothing else is read
 // here: a snapshot or live output whose stamp moved is read when a page,
 // stream or request asks for it. The overview is built again only when
 // a summary changed.
-func (s *Server) Refresh(force bool) {
+func (s *Server) refresh(force bool) {
 	summarize := len(s.projects) > 1
 	changed := false
 	for _, f := range s.projects {

@@ -204,7 +204,7 @@ func TestListenLoopbackOnlyWithoutToken(t *testing.T) {
 func TestEventStreamSendsChanges(t *testing.T) {
 	s, src, _ := newTestServer(Options{})
 	src.set(1, "first line\n")
-	s.Refresh(false)
+	s.refresh(false)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -232,7 +232,7 @@ func TestEventStreamSendsChanges(t *testing.T) {
 	next(`{"loop":1}`)
 	next(`"first line\n"`)
 	src.set(2, "first line\nsecond line\n")
-	s.Refresh(false)
+	s.refresh(false)
 	next(`{"loop":2}`)
 	next(`second line`)
 }
@@ -249,7 +249,7 @@ func TestOverviewListsProjects(t *testing.T) {
 		t.Errorf("overview: %s", w.Body.String())
 	}
 	a.set(4, "")
-	s.Refresh(false)
+	s.refresh(false)
 	if w := do(s, request("GET", "/api/overview", here, host, nil)); !strings.Contains(w.Body.String(), `"summary":{"loop":4}`) {
 		t.Errorf("overview after a change: %s", w.Body.String())
 	}

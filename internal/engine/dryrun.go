@@ -84,7 +84,7 @@ func (l *loop) preview() (Preview, error) {
 	p := Preview{Driver: l.s.Driver, CLIVersion: l.cliVersion, Loop: l.n, PromptFile: l.s.PromptFile,
 		Breaker: l.brk.State, BreakerOK: l.brk.CanExecute(), NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
-		Paused: Paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}
+		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}
 	if l.plan.found {
 		counts := fixplan.Count(l.plan.data)
 		p.NextTask, p.TasksLeft, p.TasksTotal = fixplan.NextTask(l.plan.data), counts.Unchecked, counts.Total()

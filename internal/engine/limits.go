@@ -34,23 +34,23 @@ func (l *loop) stopping(r Result) Result {
 	return r
 }
 
-// Paused reports whether the project is paused (ralph_loop --pause).
-func Paused(d *ralphdir.Dir) bool { return d.Exists(ralphdir.PauseFile) }
+// paused reports whether the project is paused (ralph_loop --pause).
+func paused(d *ralphdir.Dir) bool { return d.Exists(ralphdir.PauseFile) }
 
-// PausePoll is how often a paused loop looks for --resume.
-var PausePoll = time.Second
+// pausePoll is how often a paused loop looks for --resume.
+var pausePoll = time.Second
 
 // pauseGate waits while the project is paused.
 func (l *loop) pauseGate() (Result, bool) {
-	if !Paused(l.dir) {
+	if !paused(l.dir) {
 		return Result{}, false
 	}
 	l.bus.WaitStarted(l.at("paused", "paused"), events.Wait{Kind: events.WaitPause})
-	for Paused(l.dir) {
+	for paused(l.dir) {
 		select {
 		case <-l.ctx.Done():
 			return l.signalExit(), true
-		case <-time.After(PausePoll):
+		case <-time.After(pausePoll):
 		}
 	}
 	l.readPlan() // it may have been edited during the pause

@@ -64,15 +64,15 @@ func (u Usage) Add(o Usage) Usage {
 	}
 }
 
-// CostPrecision is the unit cost totals are kept in: a nano-dollar.
-const CostPrecision = 1e-9
+// costPrecision is the unit cost totals are kept in: a nano-dollar.
+const costPrecision = 1e-9
 
 // RoundCost rounds usd to the nearest CostPrecision. The result is the
 // float64 nearest to that decimal, the same value strconv.ParseFloat gives
 // for its shortest spelling. Amounts beyond exact float64 nano-dollars
 // (about $9 million) and NaN or Inf are returned unchanged.
 func RoundCost(usd float64) float64 {
-	const scale = 1 / CostPrecision
+	const scale = 1 / costPrecision
 	if math.IsNaN(usd) || math.IsInf(usd, 0) || math.Abs(usd) >= (1<<53)/scale {
 		return usd
 	}

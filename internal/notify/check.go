@@ -19,8 +19,8 @@ type Check struct {
 	Detail   string // what was found, or what is wrong and how to fix it
 }
 
-// TestType is the type of the event --doctor --notify-test sends.
-const TestType events.Type = "notify_test"
+// testType is the type of the event --doctor --notify-test sends.
+const testType events.Type = "notify_test"
 
 // Probe checks each configured notifier without sending anything: the
 // hook's command is found, the webhook's host accepts a connection, the
@@ -30,7 +30,7 @@ func Probe(cfg Config, dial func(ctx context.Context, network, addr string) (net
 		dial = (&net.Dialer{}).DialContext
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	var out []Check
 	if len(cfg.Command) > 0 {
@@ -61,7 +61,7 @@ func probeCommand(cfg Config) Check {
 }
 
 func probeWebhook(cfg Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) Check {
-	c := Check{Notifier: "webhook " + Redact(cfg.Webhook)}
+	c := Check{Notifier: "webhook " + redact(cfg.Webhook)}
 	u, err := url.Parse(cfg.Webhook)
 	if err != nil || u.Hostname() == "" {
 		c.Detail = "not a URL; set NOTIFY_WEBHOOK to the incoming webhook's http(s):// URL"
@@ -108,19 +108,19 @@ func probeDesktop(cfg Config) Check {
 // after the other, and says how each went.
 func SendTest(cfg Config) []Check {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	now := time.Now
 	if cfg.Now != nil {
 		now = cfg.Now
 	}
-	e := events.Event{V: events.SchemaVersion, TS: now(), Type: TestType, RunID: events.ISOTime(now()),
+	e := events.Event{V: events.SchemaVersion, TS: now(), Type: testType, RunID: events.ISOTime(now()),
 		Message: "test notification from ralph_loop --doctor --notify-test"}
 	var out []Check
 	for _, t := range targets(cfg) {
 		n := &Notifier{cfg: cfg}
 		n.cfg.Text = func(events.Event) string { return "test notification (ralph_loop --doctor --notify-test)" }
-		m, err := n.message(e, string(TestType))
+		m, err := n.message(e, string(testType))
 		c := Check{Notifier: t.String()}
 		if err == nil {
 			_, err = t.send(context.Background(), m)

@@ -72,6 +72,6 @@ func TestGraphical(t *testing.T) {
 	if n := New(Config{On: []string{"all"}, Desktop: true, GOOS: "linux", LookPath: found, Env: []string{"DISPLAY=:0"}}); n == nil {
 		t.Error("no desktop notifier in a desktop session")
 	} else {
-		n.Drain(0)
+		n.drain(0)
 	}
 }

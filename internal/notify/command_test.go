@@ -32,7 +32,7 @@ func TestHookEnv(t *testing.T) {
 	}
 	// Only run_finished has an exit reason and code.
 	m.event = events.Event{Type: events.BreakerChanged, From: "CLOSED", To: "OPEN", Reason: "no progress"}
-	m.name = BreakerOpened
+	m.name = breakerOpened
 	env := hookEnv(m, "demo", "/p")
 	for _, kv := range []string{"RALPH_EVENT=breaker_changed", "RALPH_NOTIFY=breaker_opened", "RALPH_REASON=no progress", "RALPH_EXIT_REASON=", "RALPH_EXIT_CODE="} {
 		if !strings.Contains(strings.Join(env, "\n")+"\n", kv+"\n") {

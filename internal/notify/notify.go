@@ -32,8 +32,8 @@ type Config struct {
 	GOOS     string // picks the desktop tool
 }
 
-// DefaultTimeout is a delivery's time limit when Config.Timeout is 0.
-const DefaultTimeout = 10 * time.Second
+// defaultTimeout is a delivery's time limit when Config.Timeout is 0.
+const defaultTimeout = 10 * time.Second
 
 // queueSize is how many selected events wait for one notifier before
 // further ones are dropped.
@@ -85,7 +85,7 @@ type Notifier struct {
 // selected.
 func New(cfg Config) *Notifier {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -95,7 +95,7 @@ func New(cfg Config) *Notifier {
 	}
 	sel := Select(cfg.On)
 	ts := targets(cfg)
-	if len(ts) == 0 || sel.Empty() {
+	if len(ts) == 0 || sel.empty() {
 		return nil
 	}
 	return start(cfg, sel, ts)
@@ -118,7 +118,7 @@ func start(cfg Config, sel Selection, targets []target) *Notifier {
 // event queues a selected event for every notifier; a full queue drops
 // it.
 func (n *Notifier) event(e events.Event) {
-	name := n.sel.Match(e)
+	name := n.sel.match(e)
 	if name == "" {
 		return
 	}
@@ -192,12 +192,12 @@ func (n *Notifier) deliver(t target, m message) {
 	n.log(block)
 }
 
-// Drain stops taking events and waits up to bound for every queue to be
+// drain stops taking events and waits up to bound for every queue to be
 // delivered; then it stops what is still running (a hook gets SIGTERM,
 // then SIGKILL after a grace of stopGrace) and waits for that too. Each
 // notifier that lost messages (dropped on a full queue, or cut off by the
 // bound) gets one warning. Drain on nil does nothing.
-func (n *Notifier) Drain(bound time.Duration) { n.DrainCut(bound, nil) }
+func (n *Notifier) drain(bound time.Duration) { n.DrainCut(bound, nil) }
 
 // DrainCut is Drain whose bound each value received on cut may shorten: the
 // wait then ends at most that long from now (0: at once). The loop sends

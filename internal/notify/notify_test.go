@@ -71,7 +71,7 @@ func TestDeliversSelectedInOrder(t *testing.T) {
 		n.event(events.Event{Type: events.IterationCompleted})
 		n.event(events.Event{Type: events.BreakerChanged, To: "OPEN"})
 		n.event(events.Event{Type: events.RunFinished})
-		n.Drain(10 * time.Second)
+		n.drain(10 * time.Second)
 		want := []string{
 			"breaker_opened breaker_changed ralph_loop [demo]: text of breaker_changed",
 			"run_finished run_finished ralph_loop [demo]: text of run_finished",
@@ -99,7 +99,7 @@ func TestHandleNeverBlocks(t *testing.T) {
 			n.event(events.Event{Type: events.DelayStarted})
 		}
 		start := time.Now()
-		n.Drain(5 * time.Second)
+		n.drain(5 * time.Second)
 		if took := time.Since(start); took != 5*time.Second {
 			t.Errorf("Drain took %s, want its bound of 5s", took)
 		}
@@ -125,7 +125,7 @@ func TestDrainWaitsForTheLastEvent(t *testing.T) {
 		n.event(events.Event{Type: events.RunFinished})
 		go func() { time.Sleep(3 * time.Second); close(f.release) }()
 		start := time.Now()
-		n.Drain(10 * time.Second)
+		n.drain(10 * time.Second)
 		if took := time.Since(start); took != 3*time.Second {
 			t.Errorf("Drain took %s, want 3s", took)
 		}
@@ -141,7 +141,7 @@ func TestFailureWarnsOnce(t *testing.T) {
 		f := &fake{fail: errors.New("exit 3")}
 		n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
 		n.event(events.Event{Type: events.RunFinished})
-		n.Drain(time.Second)
+		n.drain(time.Second)
 		if diff := cmp.Diff([]string{"notify: run_finished to fake failed: exit 3 (logs/hooks.log has its output)"}, r.warns); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
@@ -163,7 +163,7 @@ func TestNewNeedsANotifier(t *testing.T) {
 		t.Error("New selecting nothing is not nil")
 	}
 	var none *Notifier
-	none.Drain(time.Second) // nil-safe
+	none.drain(time.Second) // nil-safe
 }
 
 // A stop during the drain cuts its wait: the first to the bound it sends

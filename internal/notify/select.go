@@ -9,13 +9,13 @@ import (
 
 // Names that select more than one type of event, or a part of one.
 const (
-	// All selects every event written to events.jsonl.
-	All = "all"
-	// BreakerOpened selects breaker_changed events whose new state is OPEN.
-	BreakerOpened = "breaker_opened"
-	// GuardGaveUp selects the run_finished event of a run the failure
+	// all selects every event written to events.jsonl.
+	all = "all"
+	// breakerOpened selects breaker_changed events whose new state is OPEN.
+	breakerOpened = "breaker_opened"
+	// guardGaveUp selects the run_finished event of a run the failure
 	// guard ended: too many failed calls in a row.
-	GuardGaveUp = "guard_gave_up"
+	guardGaveUp = "guard_gave_up"
 )
 
 // Selection is a set of names from NOTIFY_ON.
@@ -35,15 +35,15 @@ func Select(names []string) Selection {
 	return s
 }
 
-// Empty reports whether nothing is selected.
-func (s Selection) Empty() bool { return len(s.names) == 0 }
+// empty reports whether nothing is selected.
+func (s Selection) empty() bool { return len(s.names) == 0 }
 
 // Unknown lists the selected names that match no event type a run emits
 // today, sorted.
 func (s Selection) Unknown() []string {
 	var out []string
 	for n := range s.names {
-		if !Known(n) {
+		if !known(n) {
 			out = append(out, n)
 		}
 	}
@@ -51,32 +51,32 @@ func (s Selection) Unknown() []string {
 	return out
 }
 
-// Known reports whether name selects an event a run emits today.
-func Known(name string) bool {
+// known reports whether name selects an event a run emits today.
+func known(name string) bool {
 	switch name {
-	case All, BreakerOpened, GuardGaveUp:
+	case all, breakerOpened, guardGaveUp:
 		return true
 	}
 	return slices.Contains(events.Types, events.Type(name))
 }
 
-// Match returns the selected name that picks e, the narrowest one when
+// match returns the selected name that picks e, the narrowest one when
 // several do (guard_gave_up before run_finished), or "" when e is not
 // selected. iteration_progress, which is never written to the event log,
 // is never selected.
-func (s Selection) Match(e events.Event) string {
+func (s Selection) match(e events.Event) string {
 	if e.Type == events.IterationProgress {
 		return ""
 	}
 	switch {
-	case s.names[BreakerOpened] && e.Type == events.BreakerChanged && e.To == "OPEN":
-		return BreakerOpened
-	case s.names[GuardGaveUp] && e.Type == events.RunFinished && gaveUp(e):
-		return GuardGaveUp
+	case s.names[breakerOpened] && e.Type == events.BreakerChanged && e.To == "OPEN":
+		return breakerOpened
+	case s.names[guardGaveUp] && e.Type == events.RunFinished && gaveUp(e):
+		return guardGaveUp
 	case s.names[string(e.Type)]:
 		return string(e.Type)
-	case s.names[All]:
-		return All
+	case s.names[all]:
+		return all
 	}
 	return ""
 }

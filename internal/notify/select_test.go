@@ -38,7 +38,7 @@ func TestMatch(t *testing.T) {
 		{"nothing", nil, events.Event{Type: events.RunFinished}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Select(tc.on).Match(tc.e); got != tc.want {
+			if got := Select(tc.on).match(tc.e); got != tc.want {
 				t.Errorf("Match = %q, want %q", got, tc.want)
 			}
 		})
@@ -50,7 +50,7 @@ func TestUnknown(t *testing.T) {
 	if diff := cmp.Diff([]string{"bogus"}, got); diff != "" {
 		t.Errorf("Unknown (-want +got):\n%s", diff)
 	}
-	if !Select([]string{" "}).Empty() {
+	if !Select([]string{" "}).empty() {
 		t.Error("a blank name selects something")
 	}
 }

@@ -10,7 +10,7 @@ import (
 // and the desktop notice (when the system has a way to show one).
 func targets(cfg Config) []target {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	env := cfg.Env
 	if env == nil {

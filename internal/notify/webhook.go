@@ -15,8 +15,8 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// Tries is how many times a webhook is tried before it counts as failed.
-const Tries = 3
+// tries is how many times a webhook is tried before it counts as failed.
+const tries = 3
 
 // backoff is the wait before try n+1 (1 s, then 2 s).
 func backoff(n int) time.Duration { return time.Duration(1<<(n-1)) * time.Second }
@@ -40,10 +40,10 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 
 // String names the webhook by its scheme and host: the path of an
 // incoming webhook is its secret and is never shown.
-func (w *webhook) String() string { return "webhook " + Redact(w.url) }
+func (w *webhook) String() string { return "webhook " + redact(w.url) }
 
-// Redact is u with everything after the host replaced by "…".
-func Redact(u string) string {
+// redact is u with everything after the host replaced by "…".
+func redact(u string) string {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" {
 		return "(an invalid URL)"
@@ -62,7 +62,7 @@ func (w *webhook) send(ctx context.Context, m message) (string, error) {
 	}
 	var last error
 	try := 1
-	for ; try <= Tries; try++ {
+	for ; try <= tries; try++ {
 		if try > 1 {
 			if err := sleep(ctx, backoff(try-1)); err != nil {
 				return "", fmt.Errorf("%v; stopped before try %d: the loop exited first", last, try)
@@ -78,8 +78,8 @@ func (w *webhook) send(ctx context.Context, m message) (string, error) {
 			break
 		}
 	}
-	if try > Tries {
-		try = Tries
+	if try > tries {
+		try = tries
 	}
 	return "", fmt.Errorf("%v (after %d tries)", last, try)
 }

@@ -153,7 +153,7 @@ func TestRedact(t *testing.T) {
 		"https://user:pw@h.example/x/y": "https://h.example/…",
 		"::":                            "(an invalid URL)",
 	} {
-		if got := Redact(in); got != want {
+		if got := redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

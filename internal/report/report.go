@@ -255,16 +255,16 @@ func Concat(logs ...io.Reader) io.Reader {
 	return io.MultiReader(rs...)
 }
 
-// FailedStartup reports whether the run ended before it started: a
+// failedStartup reports whether the run ended before it started: a
 // run_finished without run_started and without a loop (no git commit, a
 // missing prompt, a bad setting...).
-func (s *Summary) FailedStartup() bool { return s.Finished && !s.started && len(s.Loops) == 0 }
+func (s *Summary) failedStartup() bool { return s.Finished && !s.started && len(s.Loops) == 0 }
 
 // Last returns the most recent run that got past its start-up, else the
 // most recent run, or nil.
 func Last(runs []*Summary) *Summary {
 	for i := len(runs) - 1; i >= 0; i-- {
-		if !runs[i].FailedStartup() {
+		if !runs[i].failedStartup() {
 			return runs[i]
 		}
 	}
@@ -310,7 +310,7 @@ func WriteText(w io.Writer, s *Summary) {
 	} else {
 		fmt.Fprintf(w, "  last event %s: still running, or ended without a run_finished event (killed)\n", s.Ended.Local().Format(events.LocalStamp))
 	}
-	if s.FailedStartup() {
+	if s.failedStartup() {
 		fmt.Fprintf(w, "  the start-up failed: no loop ran (logs/ralph.log says why)\n")
 		return
 	}
@@ -387,7 +387,7 @@ func WriteHistory(w io.Writer, runs []*Summary) {
 		l := lines[i]
 		// Failed start-ups in a row are one line: how many, from when to when.
 		n := 0
-		for i+n < len(runs) && runs[i+n].FailedStartup() {
+		for i+n < len(runs) && runs[i+n].failedStartup() {
 			n++
 		}
 		if n > 1 {

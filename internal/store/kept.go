@@ -128,7 +128,7 @@ func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error
 // it aside when it next starts.
 func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 	damaged = map[string]error{}
-	v.Window = PeekWindow(d)
+	v.Window = peekWindow(d)
 	var err error
 	if v.Breaker, v.HaveBreaker, err = peekBreaker(d, now); err != nil {
 		damaged[ralphdir.CircuitBreakerState] = err

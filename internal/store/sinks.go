@@ -269,12 +269,12 @@ func (m *metrics) CallEnded(e events.Moment, c events.Call) {
 	}
 }
 
-// NewStream returns the event log's writer: each report's line
+// newStream returns the event log's writer: each report's line
 // (observe.Lines) is written, as one NDJSON line, to logs/events.jsonl
 // when d is not nil, and to extra (--events FILE or stdout) when it is not
 // nil. Each line is one write on an O_APPEND descriptor, so a reader
 // tailing the file only ever sees whole lines.
-func NewStream(d *ralphdir.Dir, extra io.Writer, onErr func(error)) observe.Observer {
+func newStream(d *ralphdir.Dir, extra io.Writer, onErr func(error)) observe.Observer {
 	s := &stream{d: d, extra: extra, onErr: onErr}
 	return observe.Lines(s.write)
 }
@@ -313,5 +313,5 @@ func (s *stream) fail(err error) {
 // logs/events.jsonl (copied to extra, --events, when it is not nil).
 // onErr receives their write errors; none stops the loop.
 func Sinks(d *ralphdir.Dir, extra io.Writer, onErr func(error)) []observe.Observer {
-	return []observe.Observer{newStatus(d, onErr), newProgress(d, onErr), newMetrics(d, onErr), NewStream(d, extra, onErr)}
+	return []observe.Observer{newStatus(d, onErr), newProgress(d, onErr), newMetrics(d, onErr), newStream(d, extra, onErr)}
 }

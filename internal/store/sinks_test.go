@@ -491,7 +491,7 @@ func TestStreamWritesWholeLines(t *testing.T) {
 	d := newDir(t)
 	rec := &recorder{}
 	b := observe.New(fixedClock, "run-x")
-	b.Add(NewStream(d, rec, failOnErr(t)))
+	b.Add(newStream(d, rec, failOnErr(t)))
 	msgs := []string{"", "line1\nline2\r\n", "\u2028\u2029", "bad \xff utf-8", "\x00\x1f", `"quoted" \ back`, strings.Repeat("long ", 5000)}
 	for i, m := range msgs {
 		emit(b, events.Event{Type: events.IterationFailed, Reason: m, Snapshot: events.Snapshot{Loop: i}})
@@ -523,7 +523,7 @@ func TestStreamWritesWholeLines(t *testing.T) {
 func TestStreamFieldOrder(t *testing.T) {
 	rec := &recorder{}
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(nil, rec, nil))
+	b.Add(newStream(nil, rec, nil))
 	emit(b, events.Event{Type: events.RunStarted, Driver: "codex"})
 	keys := keysOf(t, rec.writes[0])
 	want := []string{"v", "ts", "type", "run_id", "loop", "calls_made_this_hour", "max_calls_per_hour", "tasks_completed", "tasks_total", "totals", "driver"}
@@ -538,7 +538,7 @@ func TestStreamEncodeError(t *testing.T) {
 	rec := &recorder{}
 	var errs []error
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
+	b.Add(newStream(d, rec, func(err error) { errs = append(errs, err) }))
 	for i := 0; i < 3; i++ {
 		emit(b, events.Event{Type: events.IterationCompleted, Snapshot: events.Snapshot{Totals: events.Usage{CostUSD: math.NaN()}}})
 	}
@@ -559,7 +559,7 @@ func TestStreamAppendError(t *testing.T) {
 	rec := &recorder{}
 	var errs []error
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(d, rec, func(err error) { errs = append(errs, err) }))
+	b.Add(newStream(d, rec, func(err error) { errs = append(errs, err) }))
 	emit(b, events.Event{Type: events.RunStarted})
 	emit(b, events.Event{Type: events.RunFinished})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "events.jsonl") {

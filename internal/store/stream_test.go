@@ -102,7 +102,7 @@ func checkEventLine(l []byte, want int) error {
 func TestEventsLogWhileReaderTails(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(d, nil, failOnErr(t)))
+	b.Add(newStream(d, nil, failOnErr(t)))
 	const n = 600
 
 	stop := make(chan struct{})
@@ -139,7 +139,7 @@ func TestEventsLogWhileReaderTails(t *testing.T) {
 func TestEventsLogWhileOtherProcessTails(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(d, nil, failOnErr(t)))
+	b.Add(newStream(d, nil, failOnErr(t)))
 	emit(b, events.Event{Type: events.RunStarted, Snapshot: events.Snapshot{Loop: 0}})
 
 	const n = 400
@@ -200,7 +200,7 @@ func TestTailChild(t *testing.T) {
 func TestFanConcurrentReports(t *testing.T) {
 	d := newDir(t)
 	b := observe.New(fixedClock, "r")
-	b.Add(NewStream(d, nil, failOnErr(t)))
+	b.Add(newStream(d, nil, failOnErr(t)))
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)

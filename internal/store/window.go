@@ -31,11 +31,11 @@ func loadWindow(d *ralphdir.Dir) (ratelimit.Window, error) {
 	return w, nil
 }
 
-// PeekWindow reads .call_count and .last_reset as loadWindow does but
+// peekWindow reads .call_count and .last_reset as loadWindow does but
 // never moves a file aside: a missing, unreadable or invalid file reads as
 // a zero count or an unknown hour. It is for readers that must not change
 // .ralph/ (--status) while a loop may be running.
-func PeekWindow(d *ralphdir.Dir) ratelimit.Window {
+func peekWindow(d *ralphdir.Dir) ratelimit.Window {
 	var w ratelimit.Window
 	if b, found, err := d.ReadFile(ralphdir.CallCount); err == nil && found {
 		w.Count, _ = ratelimit.ParseCount(b)

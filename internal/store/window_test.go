@@ -187,16 +187,16 @@ func refresh(d *ralphdir.Dir, now time.Time) (ratelimit.Window, bool, error) {
 // PeekWindow reads what loadWindow reads and leaves an invalid file where it is.
 func TestWindowPeek(t *testing.T) {
 	d := ralphdir.New(t.TempDir(), func(string) {})
-	if w := PeekWindow(d); w != (ratelimit.Window{}) {
+	if w := peekWindow(d); w != (ratelimit.Window{}) {
 		t.Errorf("no files: %+v, want the zero window", w)
 	}
 	os.WriteFile(d.Path(ralphdir.CallCount), []byte("7\n"), 0o644)
 	os.WriteFile(d.Path(ralphdir.LastReset), []byte("2026112401\n"), 0o644)
-	if w := PeekWindow(d); w.Count != 7 || w.Hour != "2026112401" {
+	if w := peekWindow(d); w.Count != 7 || w.Hour != "2026112401" {
 		t.Errorf("Peek = %+v, want 7 calls in 2026112401", w)
 	}
 	os.WriteFile(d.Path(ralphdir.CallCount), []byte("-3\n"), 0o644)
-	if w := PeekWindow(d); w.Count != 0 {
+	if w := peekWindow(d); w.Count != 0 {
 		t.Errorf("invalid count: %+v, want 0", w)
 	}
 	if _, err := os.Stat(d.Path(ralphdir.CallCount)); err != nil {
