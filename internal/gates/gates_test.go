@@ -251,7 +251,9 @@ echo linted`)
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(time.Second)
+	// The helper sleeps 30 s: a bound of 20 s is far from both a busy
+	// machine's delay and a helper left running.
+	deadline := time.Now().Add(20 * time.Second)
 	for alive(pid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
