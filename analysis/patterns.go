@@ -73,24 +73,28 @@ var patterns = func() []pattern {
 	return ps
 }()
 
-// byFirst lists the patterns by their first byte; pairs has bit a|b<<8 set
-// when a pattern starts with the bytes a b in any case (every b for a
-// one-byte pattern), so that most bytes of a line are passed over after one
-// test, without case-folding the line.
-var byFirst, pairs = func() (t [256][]int, s [1 << 10]uint64) {
+// byFirst lists the patterns by their first byte; tri has bit triHash(abc)
+// set when a pattern starts with abc in any case, so that most bytes of a
+// line are passed over after one test (scan looks for the quotes, shorter).
+var byFirst, tri = func() (t [256][]int, s [1 << 10]uint64) {
 	for pi, p := range patterns {
-		a := p.text[0]
-		t[a] = append(t[a], pi)
-		for _, x := range []byte{a, a - 'a' + 'A'} {
-			for b := range 256 {
-				if k := int(x) | b<<8; foldByte(x) == a && (len(p.text) == 1 || foldByte(byte(b)) == p.text[1]) {
-					s[k>>6] |= 1 << (k & 63)
+		t[p.text[0]] = append(t[p.text[0]], pi)
+		for m := range 8 * min(1, len(p.text)/3) {
+			k := []byte(p.text[:3])
+			for j, c := range k {
+				if m>>j&1 == 1 && c >= 'a' && c <= 'z' {
+					k[j] = c - 'a' + 'A'
 				}
 			}
+			s[triHash(k)/64] |= 1 << (triHash(k) % 64)
 		}
 	}
 	return t, s
 }()
+
+func triHash(b []byte) uint32 { // 16 bits of b's first three bytes
+	return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16) * 0x9e3779b1 >> 16
+}
 
 const (
 	startMarker = "---RALPH_STATUS---"

@@ -3,7 +3,6 @@ package analysis
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -217,20 +216,17 @@ func (s *Text) line(l []byte) {
 	s.lineNo++
 }
 
-// scan finds the phrases in line l, case-folded: each byte pair is tested
-// against the phrases' first two bytes, and the phrases that start there
-// are compared; the matches come in the order of their last byte.
+// scan finds the phrases in line l, case-folded: the three bytes at each
+// offset are tested against the phrases' first three (tri), and the
+// phrases that start there are compared; the matches come in the order of
+// their last byte.
 func (s *Text) scan(l []byte) []scanEvent {
 	evs := s.evs[:0]
-	for i := range l {
-		k := int(l[i]) // the pair l[i] l[i+1], the last byte with 0
-		if i+1 < len(l) {
-			k = int(binary.LittleEndian.Uint16(l[i:]))
-		}
-		if pairs[k>>6&1023]&(1<<(k&63)) == 0 {
+	for i, c := range l {
+		if c != '"' && (i+3 > len(l) || tri[triHash(l[i:])>>6]&(1<<(triHash(l[i:])&63)) == 0) {
 			continue
 		}
-		for _, pi := range byFirst[foldByte(l[i])] {
+		for _, pi := range byFirst[foldByte(c)] {
 			if p := patterns[pi].low; len(l)-i >= len(p) && folded(l[i:i+len(p)], p) {
 				evs = append(evs, scanEvent{i + len(p) - 1, pi})
 			}
