@@ -39,7 +39,7 @@ func newOutput(start time.Time, stdout, stderr io.Writer, limit int64, stop cont
 // past the limit, stops the call but not the reading: the child must never
 // block on a full pipe.
 func (o *output) copy(r *os.File, stream int) {
-	buf := make([]byte, 32*1024)
+	buf := make([]byte, 256*1024)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

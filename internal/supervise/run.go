@@ -343,6 +343,7 @@ func newPipes(withStdin, combined bool) (*pipes, error) {
 	if p.outR, p.outW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
+	growPipe(p.outR)
 	if !combined {
 		if p.errR, p.errW, err = os.Pipe(); err != nil {
 			p.closeChild()
