@@ -74,13 +74,13 @@ var patterns = func() []pattern {
 }()
 
 // byFirst lists the patterns by their first byte; tri has bit triHash(abc)
-// set when a pattern starts with abc in any case, so that most bytes of a
-// line are passed over after one test (scan looks for the quotes, shorter).
+// set when a pattern has abc, in any case, at its offset 0 or 1 (scan tests
+// every other offset; it looks for the quotes, shorter, by themselves).
 var byFirst, tri = func() (t [256][]int, s [1 << 10]uint64) {
 	for pi, p := range patterns {
 		t[p.text[0]] = append(t[p.text[0]], pi)
-		for m := range 8 * min(1, len(p.text)/3) {
-			k := []byte(p.text[:3])
+		for m := range 16 * min(1, len(p.text)/4) {
+			k := []byte(p.text[m/8 : m/8+3])
 			for j, c := range k {
 				if m>>j&1 == 1 && c >= 'a' && c <= 'z' {
 					k[j] = c - 'a' + 'A'

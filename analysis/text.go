@@ -26,52 +26,38 @@ type Text struct {
 	lineNo  int    // 1-based number of the current line
 
 	// per line
-	flags    uint32
-	qmask    uint32
-	inQuote  bool
-	quoteErr bool
-	qClosed  int
-	qHadErr  bool
-	awaitEnd int
-	waitEnd  int
-	bodyFrom int // where the open status block's body starts on this line, -1: none
-	evs      []scanEvent
+	flags, qmask               uint32
+	inQuote, quoteErr, qHadErr bool
+	qClosed, awaitEnd, waitEnd int
+	bodyFrom                   int // where the open status block's body starts on this line, -1: none
+	evs                        []scanEvent
 
 	// totals
-	lines      int
-	testLines  int
-	implLines  int
-	questions  int
-	errCount   int
-	errLines   []ErrorLine
-	keywords   uint32
-	noWork     uint32
-	summary    string
-	hasSummary bool
+	lines, testLines, implLines, questions, errCount int
+	errLines                                         []ErrorLine
+	keywords, noWork                                 uint32
+	summary                                          string
+	hasSummary                                       bool
 
 	// first paragraph before the first status block (permission denials)
-	preActive bool
-	preLines  int
-	denial    string
-	hasDenial bool
+	preActive, hasDenial bool
+	preLines             int
+	denial               string
 
 	// status blocks
-	blkOpen   bool
-	blk       StatusBlock
-	blkLast   StatusBlock
-	blkHave   bool
-	blkCount  int
-	blkClosed int
-	blkBody   int // line offset where the open block's body starts (on its first line)
+	blkOpen             bool
+	blk, blkLast        StatusBlock
+	blkHave             bool
+	blkCount, blkClosed int
+	blkBody             int // line offset where the open block's body starts (on its first line)
 
 	states []string
 
 	text      []byte
 	textBytes int64
 
-	ring    [ringSize][]byte // last lines (usage-limit phrases)
-	ringPos int
-	ringN   int
+	ring           [ringSize][]byte // last lines (usage-limit phrases)
+	ringPos, ringN int
 }
 
 const (
@@ -216,24 +202,36 @@ func (s *Text) line(l []byte) {
 	s.lineNo++
 }
 
-// scan finds the phrases in line l, case-folded: the three bytes at each
-// offset are tested against the phrases' first three (tri), and the
-// phrases that start there are compared; the matches come in the order of
+// scan finds the phrases in line l, case-folded: the three bytes at every
+// other offset are tested against the phrases' (tri), and those that start
+// there or one byte before are compared; the matches come in the order of
 // their last byte.
 func (s *Text) scan(l []byte) []scanEvent {
 	evs := s.evs[:0]
-	for i, c := range l {
-		if c != '"' && (i+3 > len(l) || tri[triHash(l[i:])>>6]&(1<<(triHash(l[i:])&63)) == 0) {
-			continue
+	for q := 0; q+3 <= len(l); q += 2 {
+		if h := triHash(l[q:]); tri[h/64]&(1<<(h%64)) != 0 {
+			evs = phrasesAt(l, q, phrasesAt(l, q-1, evs, false), false)
 		}
-		for _, pi := range byFirst[foldByte(c)] {
-			if p := patterns[pi].low; len(l)-i >= len(p) && folded(l[i:i+len(p)], p) {
-				evs = append(evs, scanEvent{i + len(p) - 1, pi})
-			}
-		}
+	}
+	for i, j := 0, bytes.IndexByte(l, '"'); j >= 0; j = bytes.IndexByte(l[i:], '"') {
+		evs = phrasesAt(l, i+j, evs, true)
+		i += j + 1
 	}
 	slices.SortFunc(evs, func(a, b scanEvent) int { return cmp.Or(a.i-b.i, a.pi-b.pi) })
 	s.evs = evs
+	return evs
+}
+
+// phrasesAt appends the phrases that start at offset i of l (quotes or not).
+func phrasesAt(l []byte, i int, evs []scanEvent, quote bool) []scanEvent {
+	if i < 0 || (l[i] == '"') != quote {
+		return evs
+	}
+	for _, pi := range byFirst[foldByte(l[i])] {
+		if p := patterns[pi].low; len(l)-i >= len(p) && folded(l[i:i+len(p)], p) {
+			evs = append(evs, scanEvent{i + len(p) - 1, pi})
+		}
+	}
 	return evs
 }
 

@@ -96,3 +96,19 @@ func FuzzStatusBlock(f *testing.F) {
 		compareFacts(t, text, scanPieces(text, rand.New(rand.NewSource(int64(len(text))))), want)
 	})
 }
+
+// scan tests every other offset for three bytes of a phrase at its offset
+// 0 or 1, which finds a phrase of four bytes or more wherever it starts;
+// only the quotes, looked for by themselves, may be shorter.
+func TestPhrasesLongEnoughForTheScan(t *testing.T) {
+	for _, p := range patterns {
+		if len(p.text) < 4 && p.text[0] != '"' {
+			t.Errorf("phrase %q is shorter than 4 bytes: scan would miss it at odd offsets", p.text)
+		}
+	}
+	for _, text := range []string{"xdone", "done", "x\"y\":", "Xfinished."} {
+		if got, want := scanString(text, 0), naiveFacts(text); got.Keywords != want.Keywords {
+			t.Errorf("%q: keywords %v, want %v", text, got.Keywords, want.Keywords)
+		}
+	}
+}
