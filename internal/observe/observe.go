@@ -26,9 +26,10 @@
 //     surface as one warning (see Fan's state methods).
 //
 // A surface embeds Ignore (an Observer that does nothing) and implements
-// what it shows; the compiler checks the method set (var _
-// observe.Observer = (*X)(nil)), so a misspelt method is an error, not a
-// surface that is silently never called.
+// what it shows; the compiler checks what it implements (var _
+// observe.Observer = (*X)(nil)): a method with the wrong values does not
+// build. A misspelt name does: it is a method of its own, and the embedded
+// Ignore answers for the one it meant.
 package observe
 
 import (
