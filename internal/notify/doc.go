@@ -8,7 +8,7 @@
 // each notifier's own bounded queue (a full queue drops it and counts),
 // every delivery has a time limit, a command runs in its own process group
 // through supervise, and a notifier that still fails after its tries writes
-// one warning. At the end of a run Drain waits, within a bound, for the
+// one warning. At the end of a run DrainCut waits, within a bound, for the
 // queues to empty, so the run's last event is delivered before the process
 // exits.
 package notify

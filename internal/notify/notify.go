@@ -192,16 +192,14 @@ func (n *Notifier) deliver(t target, m message) {
 	n.log(block)
 }
 
-// drain stops taking events and waits up to bound for every queue to be
-// delivered; then it stops what is still running (a hook gets SIGTERM,
+// DrainCut stops taking events and waits up to bound for every queue to
+// be delivered; then it stops what is still running (a hook gets SIGTERM,
 // then SIGKILL after a grace of stopGrace) and waits for that too. Each
 // notifier that lost messages (dropped on a full queue, or cut off by the
-// bound) gets one warning. Drain on nil does nothing.
-func (n *Notifier) drain(bound time.Duration) { n.DrainCut(bound, nil) }
-
-// DrainCut is Drain whose bound each value received on cut may shorten: the
-// wait then ends at most that long from now (0: at once). The loop sends
-// one per stop signal that arrives while it waits.
+// bound) gets one warning. Each value received on cut may shorten the
+// bound: the wait then ends at most that long from now (0: at once); the
+// loop sends one per stop signal that arrives while it waits. DrainCut on
+// nil does nothing.
 func (n *Notifier) DrainCut(bound time.Duration, cut <-chan time.Duration) {
 	if n == nil {
 		return

@@ -201,3 +201,6 @@ func TestDrainCutByStops(t *testing.T) {
 		})
 	}
 }
+
+// drain is DrainCut without cuts.
+func (n *Notifier) drain(bound time.Duration) { n.DrainCut(bound, nil) }
