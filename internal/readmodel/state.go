@@ -83,13 +83,16 @@ func sessionOf(kept store.Kept) *session.RalphSession {
 	return &kept.Session
 }
 
-// readSession is .ralph_session as the store just saved it, read back as
-// Peek reads it; nil when it is missing, damaged or has no id. Its
-// created_at is from the loop's clock, which is the one that saved it, so
-// it is not checked against another clock for being in the future.
+// readSession is .ralph_session as the store just saved it, read back
+// alone as Peek reads it; nil when it is missing, damaged or has no id.
+// Its created_at is from the loop's clock, which is the one that saved it,
+// so it is not checked against another clock for being in the future.
 func readSession(d *ralphdir.Dir) *session.RalphSession {
-	kept, _ := store.Peek(d, endOfTime)
-	return sessionOf(kept)
+	rs, err := store.PeekSession(d, endOfTime)
+	if err != nil {
+		return nil
+	}
+	return sessionOf(store.Kept{Session: rs})
 }
 
 // endOfTime is later than any created_at a session file can hold.

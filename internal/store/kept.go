@@ -145,14 +145,22 @@ func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 		}
 		return found, nil
 	})
-	if b, found, err := d.ReadFile(ralphdir.RalphSession); err == nil && found {
-		if rs, err := session.Decode(b, now); err == nil {
-			v.Session = rs
-		} else {
-			damaged[ralphdir.RalphSession] = err
-		}
+	if rs, err := PeekSession(d, now); err != nil {
+		damaged[ralphdir.RalphSession] = err
+	} else {
+		v.Session = rs
 	}
 	return v, damaged
+}
+
+// PeekSession is the session file alone, read as Peek reads it: zero when
+// it is missing or cannot be read, an error when its content is damaged.
+func PeekSession(d *ralphdir.Dir, now time.Time) (session.RalphSession, error) {
+	b, found, err := d.ReadFile(ralphdir.RalphSession)
+	if err != nil || !found {
+		return session.RalphSession{}, nil
+	}
+	return session.Decode(b, now)
 }
 
 // failed words a save that failed, nil when err is nil: what could not be
