@@ -44,7 +44,7 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stde
 func sessionStore(d *ralphdir.Dir, stderr io.Writer) *store.Store {
 	return store.New(d, func(level, msg string) {
 		fmt.Fprintf(stderr, "[%s] [%s] %s\n", time.Now().Format("2006-01-02 15:04:05"), level, msg)
-	}, false)
+	}, nil, false)
 }
 
 // lockForReset takes the project's lock for a reset, as a second loop

@@ -87,19 +87,20 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 		return fmt.Errorf("dry run: cannot copy the state of %s: %w", dir.Root(), err)
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
+	bus := observe.New(time.Now, events.ISOTime(time.Now()))
+	bus.SetWords(console.EventWords())
+	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.
+	// It loads the copy; the changes the start-up checks make are kept
+	// nowhere (observe.Discard).
 	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) {
 		if events.Level(level) == events.Warn || events.Level(level) == events.Error {
 			warn(msg)
 		}
-	}, cfg.Verbose)
-
-	bus := observe.New(time.Now, events.ISOTime(time.Now()))
-	bus.SetWords(console.EventWords())
-	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
+	}, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, cfg.Verbose)
 	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
-		Bus: bus, Dir: dir, State: state, Logs: state, Now: time.Now,
+		Bus: bus, Keeper: observe.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

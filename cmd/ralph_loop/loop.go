@@ -94,12 +94,14 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		bus.Infof("Loaded configuration from %s", cfg.RCFile)
 	}
 
+	keeper := state.Keeper()
 	if cfg.Dashboard {
-		stopServing, err := startDashboard(cfg, dir, cwd, bus, sig)
+		stopServing, watched, err := startDashboard(cfg, dir, cwd, bus, keeper, sig)
 		if err != nil {
 			return err
 		}
 		defer stopServing()
+		keeper = watched
 	}
 	defer skipOnUSR1(sig)()
 
@@ -116,6 +118,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	res, ok := sig.engine(&calling, func() engine.Result {
 		return engine.Run(settingsFor(cfg, reset), engine.Deps{
 			Bus:         bus,
+			Keeper:      keeper,
 			Dir:         dir,
 			State:       state,
 			Logs:        state,

@@ -156,22 +156,24 @@ func isDir(p string) bool {
 
 // startDashboard is --dashboard: it serves this project's dashboard while
 // the loop runs in this process, from the View kept in memory from bus
-// (readmodel.Watch), shown again at every event, notice and state change.
-// Its controls act on this process: pause and resume through the pause
-// file as --pause does, skip as a Ctrl+C during a wait, stop as SIGTERM. The returned function stops serving.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, sig *signals) (func(), error) {
+// and the changes keeper saves (readmodel.Watch), shown again at every
+// event and notice. Its controls act on this process: pause and resume
+// through the pause file as --pause does, skip as a Ctrl+C during a wait,
+// stop as SIGTERM. It returns the function that stops serving and the
+// keeper the engine must be given instead of keeper.
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper observe.Keeper, sig *signals) (func(), observe.Keeper, error) {
 	if err := checkServeConfig(cfg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, err := dashboard.Listen(cfg.ServeAddr, cfg.ServeToken)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := serveProject(filepath.Base(cwd), dir, cfg)
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
 	}
-	p.Source = readmodel.Watch(bus, projectFiles(p.Name, dir, cfg))
+	p.Source, keeper = readmodel.Watch(bus, keeper, projectFiles(p.Name, dir, cfg))
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl})
 	wireDashboard(bus, srv)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -188,7 +190,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 		hint = " (open it with ?token=<SERVE_TOKEN> to use its controls or to reach it from another machine)"
 	}
 	bus.Infof("Dashboard: %s%s", dashURL(l.Addr().String(), ""), hint)
-	return func() { cancel(); <-done }, nil
+	return func() { cancel(); <-done }, keeper, nil
 }
 
 // selfControl is the controls of the loop in this process.

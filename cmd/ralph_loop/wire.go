@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
@@ -18,24 +19,21 @@ import (
 // wire adds the standard observers of a run to bus: the console (log
 // lines on errOut; boxes, live output and countdowns on boxOut),
 // logs/ralph.log and the .ralph/ files (with the --events copy to
-// eventsOut, nil for none), and the state store, which saves the changes
-// the engine reports; onErr receives the event files' write errors (a
-// failed save of the kept state is warned of by the fan). It returns the
-// state store, which the engine reads at start-up and opens its logs
-// through.
+// eventsOut, nil for none); onErr receives the event files' write errors.
+// It returns the state store, which the engine reads at start-up, saves
+// the kept state's changes through (its Keeper: a failed save is warned of
+// on bus) and opens its logs through.
 func wire(bus *observe.Fan, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
 	bus.SetWords(console.EventWords())
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(store.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
-	st := store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, shown.Verbose)
-	bus.Add(st)
-	return st
+	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) },
+		func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, shown.Verbose)
 }
 
-// wireDashboard adds the web dashboard to bus: every event, notice (live
-// output included) and state change makes it read the project again
-// (after the store's observers, added before it, have written their
-// files).
+// wireDashboard adds the web dashboard to bus: every event and notice
+// (live output included) makes it read the project again (after the
+// store's observers, added before it, have written their files).
 func wireDashboard(bus *observe.Fan, srv *dashboard.Server) {
 	bus.Add(dashboard.Poker(srv.Poke))
 }

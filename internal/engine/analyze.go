@@ -49,10 +49,10 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	l.noteUsage(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
-		l.bus.ErrorHistoryChanged(l.errHist)
+		l.keep.ErrorHistoryChanged(l.errHist)
 		if res.UpdatesLastOutputLength() {
 			l.lastOutputLen = res.OutputLength
-			l.bus.OutputLengthChanged(res.OutputLength)
+			l.keep.OutputLengthChanged(res.OutputLength)
 		}
 	}
 	return res, nil
@@ -73,13 +73,13 @@ func usageOf(u *analysis.Usage) *events.Usage {
 // saveAnalysis keeps ra as the last call's analysis.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	l.lastAnalysis = &ra
-	return l.bus.AnalysisRecorded(ra)
+	return l.keep.AnalysisRecorded(ra)
 }
 
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.exitSignals.Update(res.ResponseAnalysis())
-	if err := l.bus.ExitSignalsChanged(l.exitSignals); err != nil {
+	if err := l.keep.ExitSignalsChanged(l.exitSignals); err != nil {
 		return
 	}
 	l.haveExitSignals = true

@@ -10,7 +10,7 @@ import (
 func (l *loop) breakerStartup() {
 	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
 	next, tr := l.brk.Startup(l.now(), l.brkCfg)
-	l.bus.BreakerChecked(next, tr, created)
+	l.keep.BreakerChecked(next, tr, created)
 	l.brk = next
 	if tr != nil {
 		l.breakerTransition(tr)
@@ -21,7 +21,7 @@ func (l *loop) breakerStartup() {
 // session is then reset with sessionReason).
 func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
 	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
-	l.bus.BreakerRecorded(next, tr)
+	l.keep.BreakerRecorded(next, tr)
 	l.brk = next
 	if tr != nil {
 		l.breakerTransition(tr)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,17 +10,16 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeTypes records the name of every state change reported to it (the
+// changeTypes records the name of every state change handed to it (the
 // ones the test looks for).
 type changeTypes struct {
-	observe.Observer
+	observe.Keeper
 	seen map[string]int
 }
 
@@ -51,9 +49,9 @@ func (c *changeTypes) SessionStarted(time.Time) error         { c.seen["SessionS
 func (c *changeTypes) SessionTouched(time.Time) error         { c.seen["SessionTouched"]++; return nil }
 func (c *changeTypes) SessionIDSaved(string, time.Time) error { c.seen["SessionIDSaved"]++; return nil }
 
-// runTwoWith runs two loops with obs as the only observer (no state store
-// among them) and returns the run.
-func runTwoWith(t *testing.T, obs observe.Observer) *obsRun {
+// runTwoWith runs two loops with k as the keeper (no state store saves
+// the changes) and returns the run.
+func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
@@ -61,23 +59,21 @@ func runTwoWith(t *testing.T, obs observe.Observer) *obsRun {
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
-	bus := observe.New(r.now, "run-1")
-	bus.Add(obs)
-	st := store.New(r.dir, nil, false)
+	st := store.New(r.dir, nil, nil, false)
 	Run(*c, Deps{
-		Bus: bus, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		Bus: observe.New(r.now, "run-1"), Keeper: k, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
 	return r
 }
 
-// The engine writes no state file itself: with no state store subscribed
-// to its changes, a run leaves none of them in .ralph/ (only the agent's
-// logs, opened through Logs, and the empty .exit_signals start-up creates
-// while loading), and every change reaches the subscriber instead.
+// The engine writes no state file itself: with a keeper that is no state
+// store, a run leaves none of them in .ralph/ (only the agent's logs,
+// opened through Logs, and the empty .exit_signals start-up creates while
+// loading), and every change reaches that keeper instead.
 func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
-	rec := &changeTypes{Observer: observe.Ignore, seen: map[string]int{}}
+	rec := &changeTypes{Keeper: observe.Discard, seen: map[string]int{}}
 	r := runTwoWith(t, rec)
 	if r.calls != 2 {
 		t.Fatalf("agent calls = %d, want 2", r.calls)
@@ -90,7 +86,7 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		store.ErrorHistoryFile,
 	} {
 		if _, err := os.Stat(filepath.Join(r.dir.Root(), name)); err == nil {
-			t.Errorf("%s was written with no state store subscribed", name)
+			t.Errorf("%s was written with no state store as the keeper", name)
 		}
 	}
 	for _, want := range []string{
@@ -100,34 +96,5 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		if rec.seen[want] == 0 {
 			t.Errorf("no %s recorded; got %v", want, rec.seen)
 		}
-	}
-}
-
-// failingWindow fails every save of the call count, counting them, and
-// counts the warnings that name its error.
-type failingWindow struct {
-	observe.Observer
-	err           error
-	saves, warned int
-}
-
-func (f *failingWindow) WindowChanged(ratelimit.Window) error { f.saves++; return f.err }
-func (f *failingWindow) Warned(_ time.Time, level events.Level, err error) {
-	if level == events.Warn && errors.Is(err, f.err) {
-		f.warned++
-	}
-}
-
-// A save that fails is never dropped: every failed save of the call
-// count (the hour's roll-over at the first loop included, whose error the
-// engine does not look at) is one warning every observer sees.
-func TestEveryFailedSaveIsWarnedOnce(t *testing.T) {
-	f := &failingWindow{Observer: observe.Ignore, err: errors.New("disk on fire")}
-	runTwoWith(t, f)
-	if f.saves < 3 {
-		t.Fatalf("%d saves of the call count, want the roll-over's and one per call", f.saves)
-	}
-	if f.warned != f.saves {
-		t.Errorf("%d failed saves, %d warnings: want one warning each", f.saves, f.warned)
 	}
 }

@@ -34,7 +34,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	if in.WriteTimedOut {
 		l.writeTimedOut = false
-		l.bus.WriteTimeoutCleared()
+		l.keep.WriteTimeoutCleared()
 	}
 	return templates.LoopContext(in)
 }

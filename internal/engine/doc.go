@@ -9,11 +9,12 @@
 // (the console, logs/ralph.log, status.json, progress.json, metrics.jsonl
 // and the event stream render themselves from them), the typed notices of
 // the rest of what a person is told (the engine never prints, and the
-// words of every line are the console package's), and one observe.Keeper
-// call per change of the kept state. The state store (package store) loaded that state
-// once at start-up, through State, and observes the changes; a save that
-// fails is reported once as a warning by the fan and comes back as an
-// error, and the run goes on, as the bash loop does. The agent's own logs are
+// words of every line are the console package's). The kept state is no
+// happening: each change of it is one call of its keeper (Deps.Keeper, an
+// observe.Keeper), the state store (package store), which loaded that
+// state once at start-up, through State, and saves each change; a save
+// that fails is warned of once by the store and comes back as an error,
+// and the run goes on, as the bash loop does. The agent's own logs are
 // opened through Logs, and a call whose output cannot be stored fails
 // (write_failed or disk_full, counted by the failure guard).
 //

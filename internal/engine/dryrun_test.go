@@ -16,7 +16,7 @@ import (
 // changeCounter counts the changes of the kept state a dry run's start-up
 // checks report.
 type changeCounter struct {
-	observe.Observer
+	observe.Keeper
 	n int
 }
 
@@ -24,14 +24,13 @@ func (c *changeCounter) WriteTimeoutCleared() error           { c.n++; return ni
 func (c *changeCounter) SessionStarted(time.Time) error       { c.n++; return nil }
 func (c *changeCounter) WindowChanged(ratelimit.Window) error { c.n++; return nil }
 
-// dryRun previews the next call of h's project with only counter on the bus.
+// dryRun previews the next call of h's project with counter as the keeper.
 func (h *ctlHarness) dryRun(s engine.Settings, counter *changeCounter) engine.Preview {
 	h.t.Helper()
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
-	bus.Add(counter)
-	st := store.New(h.rd, func(string, string) {}, false)
+	st := store.New(h.rd, func(string, string) {}, nil, false)
 	p, err := engine.DryRun(s, engine.Deps{
-		Bus: bus, Dir: h.rd, State: st, Logs: st, Now: time.Now,
+		Bus: bus, Keeper: counter, Dir: h.rd, State: st, Logs: st, Now: time.Now,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
 		Stopper:  h.stopper, Version: "test",
@@ -44,8 +43,8 @@ func (h *ctlHarness) dryRun(s engine.Settings, counter *changeCounter) engine.Pr
 
 // After the hour's last call, the preview shows the rate-limit wait until
 // the next hour, and a pause after it; the call itself would still come.
-// The dry run records its changes on the bus only (the store is not
-// subscribed), and never calls the agent.
+// The dry run hands its changes to its keeper only (no state store), and
+// never calls the agent.
 func TestDryRunWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Working."} })
@@ -57,13 +56,13 @@ func TestDryRunWaits(t *testing.T) {
 		if err := h.rd.WriteFile(ralphdir.PauseFile, []byte("paused\n")); err != nil {
 			t.Fatal(err)
 		}
-		counter := &changeCounter{Observer: observe.Ignore}
+		counter := &changeCounter{Keeper: observe.Discard}
 		p := h.dryRun(h.settings(env), counter)
 		if h.callCount() != 1 {
 			t.Fatalf("the dry run called the agent: calls = %d", h.callCount())
 		}
 		if counter.n == 0 {
-			t.Errorf("no change recorded on the bus: the start-up checks did not run")
+			t.Errorf("no change handed to the keeper: the start-up checks did not run")
 		}
 		checkWaitingPreview(t, h, p)
 	})

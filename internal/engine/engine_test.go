@@ -154,10 +154,11 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
 		console.NewLog(store.NewRalphLog(h.rd, onErr), shown))
 	bus.Add(store.Sinks(h.rd, nil, onErr)...)
-	st := store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) }, s.Verbose)
-	bus.Add(st)
+	st := store.New(h.rd, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) },
+		func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, s.Verbose)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
+		Keeper:   st.Keeper(),
 		Dir:      h.rd,
 		State:    st,
 		Logs:     st,

@@ -175,8 +175,8 @@ func (l *loop) resumeID() (string, error) {
 // driver's own file.
 func (l *loop) saveSessionID(id string) {
 	if l.onFallback() {
-		l.bus.FallbackSessionIDSaved(l.s.Driver, id, l.now())
+		l.keep.FallbackSessionIDSaved(l.s.Driver, id, l.now())
 		return
 	}
-	l.bus.SessionIDSaved(id, l.now())
+	l.keep.SessionIDSaved(id, l.now())
 }

@@ -64,9 +64,9 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.bus.DiffSummaryTaken()
+	l.keep.DiffSummaryTaken()
 	c.startSHA = l.git.Head(l.ctx)
-	l.bus.LoopStarted(c.startSHA)
+	l.keep.LoopStarted(c.startSHA)
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 

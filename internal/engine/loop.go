@@ -25,7 +25,8 @@ type loop struct {
 	s    Settings
 	deps Deps
 	ctx  context.Context
-	bus  *observe.Fan // the observers: every report goes through it
+	bus  *observe.Fan   // the observers: every report goes through it
+	keep observe.Keeper // the kept state's keeper: every change goes to it
 	dir  *ralphdir.Dir
 	git  gitrun.Repo
 	drv  drivers.Driver
@@ -42,7 +43,7 @@ type loop struct {
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
-	// engine changed it since (each change reported to the observers): decisions
+	// engine changed it since (each change handed to keep): decisions
 	// read these, never the files.
 	exitSignals     analysis.ExitSignals
 	haveExitSignals bool
@@ -122,7 +123,7 @@ func Run(s Settings, deps Deps) Result {
 // Its git runs in the loop's environment (Deps.Env), which also says
 // whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s Settings, deps Deps) *loop {
-	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, state: deps.State, logs: deps.Logs,
+	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
 		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
@@ -153,7 +154,7 @@ func (l *loop) run() Result {
 		}
 		l.n++
 		l.planForCall()
-		l.bus.SessionTouched(l.now())
+		l.keep.SessionTouched(l.now())
 		l.rollWindow()
 		l.breakerStartup()
 		l.bus.Note(events.LoopMark{Loop: l.n})
@@ -248,7 +249,7 @@ func (l *loop) resetSession(reason string) {
 		l.exitSignals = analysis.ExitSignals{}
 	}
 	l.lastAnalysis = nil
-	l.bus.SessionReset(reason, l.n, l.now())
+	l.keep.SessionReset(reason, l.n, l.now())
 }
 
 func (l *loop) gracefulExit(reason string) Result {

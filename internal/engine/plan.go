@@ -34,7 +34,7 @@ func (l *loop) collapseStories() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan.data); changed {
-		if err := l.bus.PlanCollapsed(out); err != nil {
+		if err := l.keep.PlanCollapsed(out); err != nil {
 			return
 		}
 		l.plan.data = out

@@ -15,7 +15,7 @@ func (l *loop) rollWindow() {
 	}
 }
 
-func (l *loop) saveWindow() error { return l.bus.WindowChanged(l.window) }
+func (l *loop) saveWindow() error { return l.keep.WindowChanged(l.window) }
 
 // rateLimitWait waits for the top of the next local hour.
 func (l *loop) rateLimitWait() (Result, bool) {

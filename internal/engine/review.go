@@ -71,12 +71,12 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if head != "" {
 		l.reviewSHA = head
-		l.bus.ReviewSHARecorded(head)
+		l.keep.ReviewSHARecorded(head)
 	}
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
-		l.bus.FindingsRecorded(findings)
+		l.keep.FindingsRecorded(findings)
 	}
 	level, msg := review.Outcome(findings, perr)
 	l.bus.Reviewed(l.at("", ""), events.Level(level), msg)

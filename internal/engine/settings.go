@@ -22,10 +22,11 @@ type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) 
 
 // Deps are the engine's connections to the world.
 type Deps struct {
-	Bus      *observe.Fan  // the observers (console, logs, state store...)
-	Dir      *ralphdir.Dir // read only: the plan, the prompt, the call's stderr
-	State    State         // the kept state, read at start-up
-	Logs     Logs          // the agent's logs
+	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
+	Keeper   observe.Keeper // saves every change of the kept state (the state store)
+	Dir      *ralphdir.Dir  // read only: the plan, the prompt, the call's stderr
+	State    State          // the kept state, read at start-up
+	Logs     Logs           // the agent's logs
 	Now      func() time.Time
 	Run      Runner
 	LookPath func(string) (string, error)

@@ -44,13 +44,10 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.bus.WriteTimeoutCleared()
+	l.keep.WriteTimeoutCleared()
 	l.started = true
-	l.bus.SessionStarted(l.now())
-	saved, warning, err := l.state.Load(l.now())
-	if warning != nil {
-		l.saveFailed(warning)
-	}
+	l.keep.SessionStarted(l.now())
+	saved, err := l.state.Load(l.now())
 	if err != nil {
 		return err
 	}

@@ -12,9 +12,9 @@ import (
 // State is what the engine reads of the state earlier runs kept: the
 // .ralph/ state store (package store) in production. The engine loads it
 // once at start-up (Repair, then Load) and from then on keeps the state in
-// memory; it never writes through State. Each change it decides is
-// reported to its observers (an observe.Keeper method), and the store,
-// one of them, saves it.
+// memory; it never writes through State. Each change it decides goes to
+// its keeper (Deps.Keeper, an observe.Keeper method per change), which
+// saves it.
 //
 // Repair and ResumeID are reads with the bash loop's repairs attached: a
 // file an interrupted write left is removed, a corrupt one moved aside,
@@ -23,9 +23,9 @@ type State interface {
 	Repair() (removedTemp int)
 	// LoadBreaker reads the breaker alone, before the start-up proper.
 	LoadBreaker() (breaker.State, error)
-	// Load reads the kept state; warning is a file it could not create
-	// (the run goes on), err a state the run cannot start from.
-	Load(now time.Time) (kept store.Kept, warning error, err error)
+	// Load reads the kept state; err is a state the run cannot start
+	// from (a file it could not create is warned of, and the run goes on).
+	Load(now time.Time) (store.Kept, error)
 	ResumeID(now time.Time, expiry time.Duration) (string, error)
 	// FallbackResumeID is ResumeID for FALLBACK_DRIVER's own session.
 	FallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error)

@@ -82,7 +82,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.bus.DiffSummaryRecorded(s)
+		l.keep.DiffSummaryRecorded(s)
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -193,7 +193,7 @@ func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step
 		}
 	}
 	l.findings = nil
-	l.bus.FindingsCleared()
+	l.keep.FindingsCleared()
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

@@ -56,7 +56,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 	if d.Results != nil {
 		d.Results.Log = l.gate.log
 		l.gateResults = d.Results
-		l.bus.GatesRecorded(d.Results)
+		l.keep.GatesRecorded(d.Results)
 		if m := d.Results.Status(); m != nil {
 			l.gates = &events.Gates{OverallStatus: m.OverallStatus, Mode: m.Mode, Failing: failingCommands(d.Failures), Log: l.gate.log}
 		}

@@ -1,30 +1,22 @@
 package observe
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
-	"github.com/ralphloop/ralph_loop/internal/review"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // Fan hands what the engine reports to every observer, one at a time, in
-// the order they were added; every report but the state changes shares
-// one order. It is an Observer itself. It is safe for concurrent use.
+// the order they were added; every report shares one order. It is an
+// Observer itself. It is safe for concurrent use.
 type Fan struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	runID string
 	obs   []Observer
 	words Words
-
-	kmu sync.Mutex // held while a state change is handed over
 }
 
 // Words turn the typed values a report carries into the text fields its
@@ -167,122 +159,3 @@ func (f *Fan) Log(level events.Level, format string, args ...any) {
 // Infof and Warnf are shorthands for Log.
 func (f *Fan) Infof(format string, args ...any) { f.Log(events.Info, format, args...) }
 func (f *Fan) Warnf(format string, args ...any) { f.Log(events.Warn, format, args...) }
-
-// keep hands a state change to every observer and returns their errors
-// joined (nil when all succeeded). A failed save is never dropped: it is
-// reported once, as a warning every observer sees, before the engine gets
-// the error to decide what it means. Changes are handed over one at a
-// time; other reports may be sent meanwhile, so that the store can log
-// while it saves.
-func (f *Fan) keep(change func(Observer) error) error {
-	f.mu.Lock()
-	obs := f.obs
-	f.mu.Unlock()
-	f.kmu.Lock()
-	var errs []error
-	for _, o := range obs {
-		if err := change(o); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	f.kmu.Unlock()
-	var err error
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
-		err = errs[0]
-	default:
-		err = errors.Join(errs...)
-	}
-	f.Warned(time.Time{}, events.Warn, err)
-	return err
-}
-
-var _ Keeper = (*Fan)(nil)
-
-// The Keeper methods hand the change to every observer (keep).
-
-func (f *Fan) WindowChanged(w ratelimit.Window) error {
-	return f.keep(func(o Observer) error { return o.WindowChanged(w) })
-}
-
-func (f *Fan) BreakerChecked(s breaker.State, tr *breaker.Transition, created bool) error {
-	return f.keep(func(o Observer) error { return o.BreakerChecked(s, tr, created) })
-}
-
-func (f *Fan) BreakerRecorded(s breaker.State, tr *breaker.Transition) error {
-	return f.keep(func(o Observer) error { return o.BreakerRecorded(s, tr) })
-}
-
-func (f *Fan) AnalysisRecorded(a analysis.ResponseAnalysis) error {
-	return f.keep(func(o Observer) error { return o.AnalysisRecorded(a) })
-}
-
-func (f *Fan) AnalysisCleared() error { return f.keep(Observer.AnalysisCleared) }
-
-func (f *Fan) ExitSignalsChanged(s analysis.ExitSignals) error {
-	return f.keep(func(o Observer) error { return o.ExitSignalsChanged(s) })
-}
-
-func (f *Fan) ErrorHistoryChanged(h analysis.ErrorHistory) error {
-	return f.keep(func(o Observer) error { return o.ErrorHistoryChanged(h) })
-}
-
-func (f *Fan) OutputLengthChanged(n int) error {
-	return f.keep(func(o Observer) error { return o.OutputLengthChanged(n) })
-}
-
-func (f *Fan) GatesRecorded(r *gates.Results) error {
-	return f.keep(func(o Observer) error { return o.GatesRecorded(r) })
-}
-
-func (f *Fan) FindingsRecorded(fs review.Findings) error {
-	return f.keep(func(o Observer) error { return o.FindingsRecorded(fs) })
-}
-
-func (f *Fan) FindingsCleared() error { return f.keep(Observer.FindingsCleared) }
-
-func (f *Fan) ReviewSHARecorded(sha string) error {
-	return f.keep(func(o Observer) error { return o.ReviewSHARecorded(sha) })
-}
-
-func (f *Fan) LoopStarted(sha string) error {
-	return f.keep(func(o Observer) error { return o.LoopStarted(sha) })
-}
-
-func (f *Fan) DiffSummaryRecorded(text string) error {
-	return f.keep(func(o Observer) error { return o.DiffSummaryRecorded(text) })
-}
-
-func (f *Fan) DiffSummaryTaken() error { return f.keep(Observer.DiffSummaryTaken) }
-
-func (f *Fan) WriteTimeoutMarked(at time.Time) error {
-	return f.keep(func(o Observer) error { return o.WriteTimeoutMarked(at) })
-}
-
-func (f *Fan) WriteTimeoutCleared() error { return f.keep(Observer.WriteTimeoutCleared) }
-
-func (f *Fan) PlanCollapsed(plan []byte) error {
-	return f.keep(func(o Observer) error { return o.PlanCollapsed(plan) })
-}
-
-func (f *Fan) SessionStarted(at time.Time) error {
-	return f.keep(func(o Observer) error { return o.SessionStarted(at) })
-}
-
-func (f *Fan) SessionTouched(at time.Time) error {
-	return f.keep(func(o Observer) error { return o.SessionTouched(at) })
-}
-
-func (f *Fan) SessionIDSaved(id string, at time.Time) error {
-	return f.keep(func(o Observer) error { return o.SessionIDSaved(id, at) })
-}
-
-func (f *Fan) FallbackSessionIDSaved(driver, id string, at time.Time) error {
-	return f.keep(func(o Observer) error { return o.FallbackSessionIDSaved(driver, id, at) })
-}
-
-func (f *Fan) SessionReset(reason string, loop int, at time.Time) error {
-	return f.keep(func(o Observer) error { return o.SessionReset(reason, loop, at) })
-}

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -87,53 +86,5 @@ func TestFanWordsTypedValues(t *testing.T) {
 		if got[i].Message != w.msg || got[i].Reason != w.reason {
 			t.Errorf("event %d: message %q reason %q, want %q %q", i, got[i].Message, got[i].Reason, w.msg, w.reason)
 		}
-	}
-}
-
-// saver is an observer whose saves fail with err, recording the order.
-type saver struct {
-	Observer
-	name string
-	got  *[]string
-	err  error
-}
-
-func (s *saver) LoopStarted(string) error {
-	*s.got = append(*s.got, s.name)
-	return s.err
-}
-
-// A state change reaches every observer in order and their errors come
-// back joined; a failed save is never dropped: every observer is told it
-// once, as a warning, even when the engine does not look at the error.
-func TestFanKeepsChangesAndWarnsOnceOfAFailedSave(t *testing.T) {
-	b := New(func() time.Time { return busT0 }, "run")
-	var got []string
-	rec := newRec()
-	errA, errB := errors.New("a failed"), errors.New("b failed")
-	a := &saver{Observer: Ignore, name: "a", got: &got}
-	bb := &saver{Observer: Ignore, name: "b", got: &got}
-	b.Add(a, bb, rec)
-
-	if err := b.LoopStarted("x"); err != nil || len(rec.ns) != 0 {
-		t.Fatalf("LoopStarted: %v and notices %v, want nil and none", err, rec.ns)
-	}
-	bb.err = errB
-	if err := b.LoopStarted("x"); err != errB {
-		t.Fatalf("one failing save: %v, want that error itself", err)
-	}
-	if len(rec.ns) != 1 || rec.ns[0] != (Logged{Level: Warn, Text: "b failed"}) {
-		t.Fatalf("notices after a failed save: %v, want one warning of it", rec.ns)
-	}
-	a.err = errA
-	err := b.LoopStarted("x")
-	if !errors.Is(err, errA) || !errors.Is(err, errB) {
-		t.Fatalf("two failing saves: %v, want both errors", err)
-	}
-	if len(rec.ns) != 2 {
-		t.Fatalf("notices %v, want one warning per failed change", rec.ns)
-	}
-	if want := "a b a b a b"; strings.Join(got, " ") != want {
-		t.Fatalf("order: %q, want %q", strings.Join(got, " "), want)
 	}
 }

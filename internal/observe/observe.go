@@ -19,17 +19,18 @@
 //     log lines, boxes and countdowns that belong to no happening above),
 //     a closed sum of typed values (events.Notice) that package console
 //     words, for the terminal and for logs/ralph.log.
-//   - Keeper's methods: a change of the run's kept state (the call count,
-//     the breaker, the analysis, the session...), one method per change.
-//     The state store (package store) saves each to its file; a failed
-//     save comes back as the method's error, and Fan reports it to every
-//     surface as one warning (see Fan's state methods).
+//
+// The kept state is no happening: its changes go to a Keeper (the state
+// store, package store), which the engine holds itself, not through Fan.
 //
 // A surface embeds Ignore (an Observer that does nothing) and implements
 // what it shows; the compiler checks what it implements (var _
 // observe.Observer = (*X)(nil)): a method with the wrong values does not
-// build. A misspelt name does: it is a method of its own, and the embedded
-// Ignore answers for the one it meant.
+// build. A misspelt name does (it is a method of its own, and the embedded
+// Ignore answers for the one it meant), so a test walks the module's
+// types: an observer or keeper may declare no exported method but
+// Observer's, Keeper's and a short list of its own API
+// (TestObserversDeclareNoStrayMethods).
 package observe
 
 import (
@@ -80,12 +81,14 @@ type Observer interface {
 	Warned(ts time.Time, level events.Level, err error)
 	// Said is what a person is told, with the time it was said.
 	Said(ts time.Time, n events.Notice)
-	Keeper
 }
 
 // Keeper is told every change of the run's kept state: the engine keeps
-// that state in memory and reports each change; the state store saves it.
-// An error is a save that failed.
+// that state in memory and hands each change to its keeper, the state
+// store, which saves it (the in-process dashboard wraps the store's keeper
+// to see the changes too). An error is a save that failed; the store has
+// already warned of it once, on every surface, with what it means, and
+// the engine decides what else it means.
 type Keeper interface {
 	// WindowChanged: the call count or its hour changed.
 	WindowChanged(w ratelimit.Window) error
@@ -143,6 +146,10 @@ type Keeper interface {
 // Ignore is an Observer that does nothing: a surface embeds it and
 // implements what it shows.
 var Ignore Observer = ignore{}
+
+// Discard is a Keeper that saves nothing: a dry run's, whose changes go
+// nowhere; a keeper that looks at some changes only embeds it.
+var Discard Keeper = ignore{}
 
 type ignore struct{}
 

@@ -18,22 +18,23 @@ import (
 // change when the engine reports in another way.
 
 // Watch is the dashboard source of f's folder for the loop running in this
-// process: read once now, then kept in memory as an observer of the loop:
-// every report, as the store's sinks write status.json and the event log
-// from it, and every change of the kept state, as the state store saves
-// it. Call it after the store is on fan (a session change is read back
-// from the file the store just wrote).
-func Watch(fan *observe.Fan, f Files) dashboard.Source {
+// process: read once now, then kept in memory as the loop goes on. It
+// observes every report on fan, as the store's sinks write status.json and
+// the event log from it, and it sees every change of the kept state as k
+// saves it: the keeper it returns is k, which the engine must be given in
+// its place (each change goes to k first, then to the source, which reads
+// a session change back from the file k just wrote).
+func Watch(fan *observe.Fan, k observe.Keeper, f Files) (dashboard.Source, observe.Keeper) {
 	l := newMemory(f)
 	s := &liveObserver{l: l}
 	s.Observer = observe.Lines(s.line)
 	fan.Add(store.StatusTo(s.status), s)
-	return l
+	return l, &liveKeeper{Keeper: k, l: l}
 }
 
 // liveObserver keeps a memory View current from what the loop reports:
-// the event log's lines (observe.Lines) and the kept state's changes; its
-// status is status (store.StatusTo).
+// the event log's lines (observe.Lines); its status is status
+// (store.StatusTo).
 type liveObserver struct {
 	observe.Observer
 	l *memory
@@ -53,39 +54,55 @@ func (s *liveObserver) line(e events.Event) {
 	s.l.update(func(r *folderState) { r.Events = append(append(r.Events, b...), '\n') })
 }
 
+// liveKeeper hands each change of the kept state to the keeper it wraps,
+// then keeps the memory View current from it, saved or not (a failed
+// save is the keeper's to warn of).
+type liveKeeper struct {
+	observe.Keeper
+	l *memory
+}
+
+var _ observe.Keeper = (*liveKeeper)(nil)
+
 // WindowChanged takes the call window.
-func (s *liveObserver) WindowChanged(w ratelimit.Window) error {
+func (s *liveKeeper) WindowChanged(w ratelimit.Window) error {
+	err := s.Keeper.WindowChanged(w)
 	s.l.update(func(r *folderState) { r.Window = w })
-	return nil
+	return err
 }
 
 // BreakerChecked takes the breaker after its start-of-iteration check.
-func (s *liveObserver) BreakerChecked(st breaker.State, _ *breaker.Transition, _ bool) error {
+func (s *liveKeeper) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
+	err := s.Keeper.BreakerChecked(st, tr, created)
 	s.l.update(func(r *folderState) { r.Breaker = &st })
-	return nil
+	return err
 }
 
 // BreakerRecorded takes the breaker after a loop's result.
-func (s *liveObserver) BreakerRecorded(st breaker.State, _ *breaker.Transition) error {
+func (s *liveKeeper) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
+	err := s.Keeper.BreakerRecorded(st, tr)
 	s.l.update(func(r *folderState) { r.Breaker = &st })
-	return nil
+	return err
 }
 
 // AnalysisRecorded takes the last analysis.
-func (s *liveObserver) AnalysisRecorded(a analysis.ResponseAnalysis) error {
+func (s *liveKeeper) AnalysisRecorded(a analysis.ResponseAnalysis) error {
+	err := s.Keeper.AnalysisRecorded(a)
 	s.l.update(func(r *folderState) { r.Analysis = &a })
-	return nil
+	return err
 }
 
 // AnalysisCleared: a failed call leaves no analysis.
-func (s *liveObserver) AnalysisCleared() error {
+func (s *liveKeeper) AnalysisCleared() error {
+	err := s.Keeper.AnalysisCleared()
 	s.l.update(func(r *folderState) { r.Analysis = nil })
-	return nil
+	return err
 }
 
-// The session's id and times are made by the session store: read back
-// once per change, never at a page's poll.
-func (s *liveObserver) session(reset bool) error {
+// session takes the session after err, its save: its id and times are
+// made by the session store, so the file is read back once per change,
+// never at a page's poll.
+func (s *liveKeeper) session(err error, reset bool) error {
 	rs := readSession(s.l.f.Dir)
 	s.l.update(func(r *folderState) {
 		r.Session = rs
@@ -93,17 +110,25 @@ func (s *liveObserver) session(reset bool) error {
 			r.Analysis = nil
 		}
 	})
-	return nil
+	return err
 }
 
 // SessionStarted reads the session back.
-func (s *liveObserver) SessionStarted(time.Time) error { return s.session(false) }
+func (s *liveKeeper) SessionStarted(at time.Time) error {
+	return s.session(s.Keeper.SessionStarted(at), false)
+}
 
 // SessionTouched reads the session back.
-func (s *liveObserver) SessionTouched(time.Time) error { return s.session(false) }
+func (s *liveKeeper) SessionTouched(at time.Time) error {
+	return s.session(s.Keeper.SessionTouched(at), false)
+}
 
 // SessionIDSaved reads the session back.
-func (s *liveObserver) SessionIDSaved(string, time.Time) error { return s.session(false) }
+func (s *liveKeeper) SessionIDSaved(id string, at time.Time) error {
+	return s.session(s.Keeper.SessionIDSaved(id, at), false)
+}
 
 // SessionReset reads the session back; the last analysis is gone.
-func (s *liveObserver) SessionReset(string, int, time.Time) error { return s.session(true) }
+func (s *liveKeeper) SessionReset(reason string, loop int, at time.Time) error {
+	return s.session(s.Keeper.SessionReset(reason, loop, at), true)
+}

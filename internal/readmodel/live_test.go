@@ -32,22 +32,22 @@ func newFolder(t *testing.T) Files {
 		Now: func() time.Time { return liveNow }, Text: func(e events.Event) string { return string(e.Type) }}
 }
 
-// runSome is a loop's first iteration and wait, told on bus.
-func runSome(t *testing.T, bus *observe.Fan) {
+// runSome is a loop's first iteration and wait, told on bus and kept by k.
+func runSome(t *testing.T, bus *observe.Fan, k observe.Keeper) {
 	t.Helper()
 	snap := events.Snapshot{Loop: 1, CallsThisHour: 1, MaxCalls: 100, TasksCompleted: 1, TasksTotal: 2}
 	at := func(action string) events.Moment {
 		return events.Moment{Snapshot: snap, Action: action, Status: "running"}
 	}
 	bus.RunStarted(at("starting"), "claude", "")
-	bus.SessionStarted(liveNow)
+	k.SessionStarted(liveNow)
 	bus.CallStarted(at("executing"))
 	bus.CallProgress(events.Moment{Snapshot: snap}, events.AgentWorking{})
-	bus.WindowChanged(ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1})
-	bus.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
+	k.WindowChanged(ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1})
+	k.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
 	var ra analysis.ResponseAnalysis
 	ra.Analysis.WorkSummary, ra.Analysis.TasksCompletedThisLoop = "ticked one", 1
-	bus.AnalysisRecorded(ra)
+	k.AnalysisRecorded(ra)
 	bus.CallEnded(at("completed"), events.Call{Outcome: events.IterationCompleted,
 		Iteration: &events.Iteration{Outcome: "success", WallMS: 3000, FilesChanged: 2, TasksTicked: []string{"one"}}})
 	bus.WaitStarted(at("waiting"), events.Wait{Kind: "loop_delay", Until: liveNow.Add(time.Minute)})
@@ -62,20 +62,21 @@ func pageJSON(t *testing.T, src interface{ Snapshot() any }) string {
 	return string(b)
 }
 
-// The in-process dashboard's View, kept from the bus, is the one --serve
-// reads from the files the store writes from the same bus: same bytes.
+// The in-process dashboard's View, kept from the bus and the store's
+// keeper, is the one --serve reads from the files the store writes from
+// the same reports and changes: same bytes.
 func TestLiveMatchesFiles(t *testing.T) {
 	f := newFolder(t)
 	bus := observe.New(func() time.Time { return liveNow }, "run-1")
 	bus.Add(store.Sinks(f.Dir, nil, nil)...)
-	bus.Add(store.New(f.Dir, func(string, string) {}, false))
+	st := store.New(f.Dir, func(string, string) {}, nil, false)
 	lock, err := f.Dir.Lock() // the loop runs
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	live := Watch(bus, f)
-	runSome(t, bus)
+	live, k := Watch(bus, st.Keeper(), f)
+	runSome(t, bus, k)
 	got, want := pageJSON(t, live), pageJSON(t, FromFiles(f))
 	if got != want {
 		t.Fatalf("live snapshot differs from the files':\nlive:  %s\nfiles: %s", got, want)
@@ -89,11 +90,11 @@ func TestLiveMatchesFiles(t *testing.T) {
 
 // The in-process dashboard reads no state file and no event log after it
 // starts: what the files say behind its back (or their absence) never
-// shows; what the loop told its bus does.
+// shows; what the loop told its bus and its keeper does.
 func TestLiveReadsNoStateFile(t *testing.T) {
 	f := newFolder(t)
 	bus := observe.New(func() time.Time { return liveNow }, "run-1")
-	live := Watch(bus, f)
+	live, k := Watch(bus, observe.Discard, f)
 	// Behind its back: every state file and the event log say something
 	// else, or nothing, or cannot be read.
 	for name, content := range map[string]string{
@@ -108,7 +109,7 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runSome(t, bus)
+	runSome(t, bus, k)
 	got := pageJSON(t, live)
 	if strings.Contains(got, "planted") || strings.Contains(got, "999") || strings.Contains(got, `"this_hour":77`) {
 		t.Fatalf("the live snapshot read the files again: %s", got)
@@ -131,12 +132,12 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 func TestLiveWhileTheLoopRuns(t *testing.T) {
 	f := newFolder(t)
 	bus := observe.New(func() time.Time { return liveNow }, "run-1")
-	live := Watch(bus, f)
+	live, k := Watch(bus, observe.Discard, f)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for range 20 { // 20 runs of one loop each
-			runSome(t, bus)
+			runSome(t, bus, k)
 		}
 	}()
 	for {

@@ -12,87 +12,70 @@ import (
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// The store is an observer of the engine's state changes: each Keeper
-// method saves the file its change belongs to, atomically, and returns
-// the save's error, worded with what it means (observe.Fan reports it once
-// as a warning; the engine goes on from the state it keeps in memory).
-var _ observe.Observer = (*Store)(nil)
+// Keeper is the store as the engine's keeper: each change of the kept
+// state the engine hands it is saved to the file it belongs to,
+// atomically, and a save that fails is warned of once (failed) and
+// returned, worded with what it means; the engine goes on from the state
+// it keeps in memory.
+func (s *Store) Keeper() observe.Keeper { return keeper{s} }
 
-// WindowChanged implements observe.Keeper.
-func (s *Store) WindowChanged(w ratelimit.Window) error { return s.saveWindow(w) }
+// keeper is the Store's observe.Keeper.
+type keeper struct{ s *Store }
 
-// BreakerChecked implements observe.Keeper.
-func (s *Store) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
-	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerStartup(s.d, st, tr, created),
+var _ observe.Keeper = keeper{}
+
+func (k keeper) WindowChanged(w ratelimit.Window) error { return k.s.saveWindow(w) }
+
+func (k keeper) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
+	return k.s.failed(ralphdir.CircuitBreakerState, saveBreakerStartup(k.s.d, st, tr, created),
 		"the next run starts from the breaker state last saved")
 }
 
-// BreakerRecorded implements observe.Keeper.
-func (s *Store) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
-	return failed(s.d, ralphdir.CircuitBreakerState, saveBreakerRecorded(s.d, st, tr),
+func (k keeper) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
+	return k.s.failed(ralphdir.CircuitBreakerState, saveBreakerRecorded(k.s.d, st, tr),
 		"the next run starts from the breaker state last saved")
 }
 
-// AnalysisRecorded implements observe.Keeper.
-func (s *Store) AnalysisRecorded(a analysis.ResponseAnalysis) error { return s.saveAnalysis(a) }
+func (k keeper) AnalysisRecorded(a analysis.ResponseAnalysis) error { return k.s.saveAnalysis(a) }
 
-// AnalysisCleared implements observe.Keeper.
-func (s *Store) AnalysisCleared() error { return s.removeAnalysis() }
+func (k keeper) AnalysisCleared() error { return k.s.removeAnalysis() }
 
-// ExitSignalsChanged implements observe.Keeper.
-func (s *Store) ExitSignalsChanged(es analysis.ExitSignals) error { return s.saveExitSignals(es) }
+func (k keeper) ExitSignalsChanged(es analysis.ExitSignals) error { return k.s.saveExitSignals(es) }
 
-// ErrorHistoryChanged implements observe.Keeper.
-func (s *Store) ErrorHistoryChanged(h analysis.ErrorHistory) error { return s.saveErrorHistory(h) }
+func (k keeper) ErrorHistoryChanged(h analysis.ErrorHistory) error { return k.s.saveErrorHistory(h) }
 
-// OutputLengthChanged implements observe.Keeper.
-func (s *Store) OutputLengthChanged(n int) error { return s.saveOutputLength(n) }
+func (k keeper) OutputLengthChanged(n int) error { return k.s.saveOutputLength(n) }
 
-// GatesRecorded implements observe.Keeper.
-func (s *Store) GatesRecorded(r *gates.Results) error { return s.saveGates(r) }
+func (k keeper) GatesRecorded(r *gates.Results) error { return k.s.saveGates(r) }
 
-// FindingsRecorded implements observe.Keeper.
-func (s *Store) FindingsRecorded(f review.Findings) error { return s.saveFindings(f) }
+func (k keeper) FindingsRecorded(f review.Findings) error { return k.s.saveFindings(f) }
 
-// FindingsCleared implements observe.Keeper.
-func (s *Store) FindingsCleared() error { return s.removeFindings() }
+func (k keeper) FindingsCleared() error { return k.s.removeFindings() }
 
-// ReviewSHARecorded implements observe.Keeper.
-func (s *Store) ReviewSHARecorded(sha string) error { return s.saveReviewSHA(sha) }
+func (k keeper) ReviewSHARecorded(sha string) error { return k.s.saveReviewSHA(sha) }
 
-// LoopStarted implements observe.Keeper.
-func (s *Store) LoopStarted(sha string) error { return s.saveLoopStart(sha) }
+func (k keeper) LoopStarted(sha string) error { return k.s.saveLoopStart(sha) }
 
-// DiffSummaryRecorded implements observe.Keeper.
-func (s *Store) DiffSummaryRecorded(text string) error { return s.saveDiffSummary(text) }
+func (k keeper) DiffSummaryRecorded(text string) error { return k.s.saveDiffSummary(text) }
 
-// DiffSummaryTaken implements observe.Keeper.
-func (s *Store) DiffSummaryTaken() error { return s.removeDiffSummary() }
+func (k keeper) DiffSummaryTaken() error { return k.s.removeDiffSummary() }
 
-// WriteTimeoutMarked implements observe.Keeper.
-func (s *Store) WriteTimeoutMarked(at time.Time) error { return s.markWriteTimeout(at) }
+func (k keeper) WriteTimeoutMarked(at time.Time) error { return k.s.markWriteTimeout(at) }
 
-// WriteTimeoutCleared implements observe.Keeper.
-func (s *Store) WriteTimeoutCleared() error { return s.clearWriteTimeout() }
+func (k keeper) WriteTimeoutCleared() error { return k.s.clearWriteTimeout() }
 
-// PlanCollapsed implements observe.Keeper.
-func (s *Store) PlanCollapsed(plan []byte) error { return s.savePlan(plan) }
+func (k keeper) PlanCollapsed(plan []byte) error { return k.s.savePlan(plan) }
 
-// SessionStarted implements observe.Keeper.
-func (s *Store) SessionStarted(at time.Time) error { return s.startSession(at) }
+func (k keeper) SessionStarted(at time.Time) error { return k.s.startSession(at) }
 
-// SessionTouched implements observe.Keeper.
-func (s *Store) SessionTouched(at time.Time) error { return s.touchSession(at) }
+func (k keeper) SessionTouched(at time.Time) error { return k.s.touchSession(at) }
 
-// SessionIDSaved implements observe.Keeper.
-func (s *Store) SessionIDSaved(id string, at time.Time) error { return s.saveSessionID(id, at) }
+func (k keeper) SessionIDSaved(id string, at time.Time) error { return k.s.saveSessionID(id, at) }
 
-// FallbackSessionIDSaved implements observe.Keeper.
-func (s *Store) FallbackSessionIDSaved(driver, id string, at time.Time) error {
-	return s.saveFallbackID(driver, id, at)
+func (k keeper) FallbackSessionIDSaved(driver, id string, at time.Time) error {
+	return k.s.saveFallbackID(driver, id, at)
 }
 
-// SessionReset implements observe.Keeper.
-func (s *Store) SessionReset(reason string, loop int, at time.Time) error {
-	return s.resetSession(reason, loop, at)
+func (k keeper) SessionReset(reason string, loop int, at time.Time) error {
+	return k.s.resetSession(reason, loop, at)
 }

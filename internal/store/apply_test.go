@@ -15,12 +15,10 @@ import (
 )
 
 // Every state change the engine reports is saved to its own file by the
-// store observing the fan, and a change that ends a file removes it.
+// store's keeper, and a change that ends a file removes it.
 func TestStoreSavesEachChangesFile(t *testing.T) {
 	d := newDir(t)
-	s := New(d, nil, false)
-	fan := observe.New(time.Now, "run")
-	fan.Add(s)
+	k := New(d, nil, nil, false).Keeper()
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	exists := func(name string) bool {
 		_, err := os.Stat(d.Path(name))
@@ -55,7 +53,7 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		{"SessionIDSaved", func(k observe.Keeper) error { return k.SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
 	}
 	for _, w := range written {
-		if err := w.do(fan); err != nil {
+		if err := w.do(k); err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
 		if !exists(w.file) {
@@ -70,7 +68,7 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		{"SessionReset", func(k observe.Keeper) error { return k.SessionReset("test", 1, at) }, ralphdir.ClaudeSessionID},
 	}
 	for _, r := range removed {
-		if err := r.do(fan); err != nil {
+		if err := r.do(k); err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
 		if exists(r.file) {

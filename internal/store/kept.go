@@ -53,24 +53,31 @@ type Kept struct {
 // moved aside by the directory (with a warning) and counts as missing; a
 // missing .exit_signals is created empty, as the bash loop does. Only the
 // call window and the breaker can fail the start; a failure to create
-// .exit_signals is returned as warning (the run goes on without one).
-func (s *Store) Load(now time.Time) (v Kept, warning error, err error) {
+// .exit_signals is warned of once the state is read (the run goes on
+// without one).
+func (s *Store) Load(now time.Time) (v Kept, err error) {
+	var warning error
 	if !s.d.Exists(ralphdir.ExitSignals) {
 		warning = failed(s.d, ralphdir.ExitSignals, s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals)),
 			"the bash loop's tools find no exit signals file until the first loop writes one")
 	}
+	defer func() {
+		if warning != nil {
+			s.warn(warning)
+		}
+	}()
 	if v.Window, err = loadWindow(s.d); err != nil {
-		return v, warning, err
+		return v, err
 	}
 	if v.Breaker, err = loadBreaker(s.d); err != nil {
-		return v, warning, err
+		return v, err
 	}
 	v.HaveBreaker = s.d.Exists(ralphdir.CircuitBreakerState) // a damaged one was moved aside
 	s.load(&v, s.d.ReadValid)
 	if rs, st, err := s.sessions.current(now); err == nil && (st == session.Active || st == session.Inactive) {
 		v.Session = rs
 	}
-	return v, warning, nil
+	return v, nil
 }
 
 // load reads the kept state but the window and the breaker with read,
@@ -164,8 +171,7 @@ func PeekSession(d *ralphdir.Dir, now time.Time) (session.RalphSession, error) {
 }
 
 // failed words a save that failed, nil when err is nil: what could not be
-// written, why, and what that means. It is the one error of each save the
-// engine reports as a warning.
+// written, why, and what that means.
 func failed(d *ralphdir.Dir, name string, err error, consequence string) error {
 	if err == nil {
 		return nil
@@ -173,9 +179,20 @@ func failed(d *ralphdir.Dir, name string, err error, consequence string) error {
 	return fmt.Errorf("could not save %s: %w; %s", d.Path(name), err, consequence)
 }
 
+// failed is the end of every save of the kept state: a save that failed
+// is worded (failed) and warned of once, here, and the error returned for
+// the engine to decide what else it means. None is dropped.
+func (s *Store) failed(name string, err error, consequence string) error {
+	err = failed(s.d, name, err, consequence)
+	if err != nil {
+		s.warn(err)
+	}
+	return err
+}
+
 // saveWindow writes the call count and its hour.
 func (s *Store) saveWindow(w ratelimit.Window) error {
-	return failed(s.d, ralphdir.CallCount, saveWindow(s.d, w),
+	return s.failed(ralphdir.CallCount, saveWindow(s.d, w),
 		"the next run counts this hour's calls from the count last saved")
 }
 
@@ -185,13 +202,13 @@ func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	if err == nil {
 		err = s.d.WriteFile(ralphdir.ResponseAnalysis, b)
 	}
-	return failed(s.d, ralphdir.ResponseAnalysis, err,
+	return s.failed(ralphdir.ResponseAnalysis, err,
 		"the exit checks and --status see the previous call's analysis")
 }
 
 // removeAnalysis removes .response_analysis (a failed call has none).
 func (s *Store) removeAnalysis() error {
-	return failed(s.d, ralphdir.ResponseAnalysis, s.d.Remove(ralphdir.ResponseAnalysis),
+	return s.failed(ralphdir.ResponseAnalysis, s.d.Remove(ralphdir.ResponseAnalysis),
 		"the exit checks and --status still see the previous call's analysis")
 }
 
@@ -201,7 +218,7 @@ func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
 	if err == nil {
 		err = s.d.WriteFile(ralphdir.ExitSignals, b)
 	}
-	return failed(s.d, ralphdir.ExitSignals, err,
+	return s.failed(ralphdir.ExitSignals, err,
 		"the next run starts from the exit signals last saved")
 }
 
@@ -215,13 +232,13 @@ func (s *Store) saveErrorHistory(h analysis.ErrorHistory) error {
 	if err == nil {
 		s.d.Remove(oldErrorHistoryFile) // gone or not, the new file is read first
 	}
-	return failed(s.d, ErrorHistoryFile, err,
+	return s.failed(ErrorHistoryFile, err,
 		"the next run does not see this loop's errors when it looks for repeated ones")
 }
 
 // saveOutputLength writes .last_output_length.
 func (s *Store) saveOutputLength(n int) error {
-	return failed(s.d, ralphdir.LastOutputLength, s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n")),
+	return s.failed(ralphdir.LastOutputLength, s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n")),
 		"the next run compares its output with an older length")
 }
 
@@ -230,19 +247,19 @@ func (s *Store) saveGates(r *gates.Results) error {
 	if r.CustomGates == nil {
 		r.CustomGates = []gates.CustomGate{}
 	}
-	return failed(s.d, ralphdir.QualityGateResults, s.d.WriteJSON(ralphdir.QualityGateResults, r),
+	return s.failed(ralphdir.QualityGateResults, s.d.WriteJSON(ralphdir.QualityGateResults, r),
 		"--status and the next run see the previous gate results")
 }
 
 // saveFindings writes the review findings.
 func (s *Store) saveFindings(f review.Findings) error {
-	return failed(s.d, ralphdir.ReviewFindings, s.d.WriteFile(ralphdir.ReviewFindings, f.JSON()),
+	return s.failed(ralphdir.ReviewFindings, s.d.WriteFile(ralphdir.ReviewFindings, f.JSON()),
 		"a restarted run does not hand these findings to its next loop")
 }
 
 // removeFindings removes the review findings (they reach one loop only).
 func (s *Store) removeFindings() error {
-	return failed(s.d, ralphdir.ReviewFindings, s.d.Remove(ralphdir.ReviewFindings),
+	return s.failed(ralphdir.ReviewFindings, s.d.Remove(ralphdir.ReviewFindings),
 		"a restarted run hands the same findings to its next loop again")
 }
 
@@ -252,44 +269,44 @@ func (s *Store) saveReviewSHA(sha string) error {
 	if sha = strings.TrimSpace(sha); sha != "" {
 		data = []byte(sha + "\n")
 	}
-	return failed(s.d, ralphdir.ReviewLastSHA, s.d.WriteFile(ralphdir.ReviewLastSHA, data),
+	return s.failed(ralphdir.ReviewLastSHA, s.d.WriteFile(ralphdir.ReviewLastSHA, data),
 		"a restarted run may review these commits again")
 }
 
 // saveLoopStart writes the commit a loop started from.
 func (s *Store) saveLoopStart(sha string) error {
-	return failed(s.d, ralphdir.LoopStartSHA, s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n")),
+	return s.failed(ralphdir.LoopStartSHA, s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n")),
 		"it still names an earlier loop's start commit")
 }
 
 // saveDiffSummary writes the loop's diff summary for the next loop's
 // context.
 func (s *Store) saveDiffSummary(sum string) error {
-	return failed(s.d, ralphdir.LoopDiffSummary, s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n")),
+	return s.failed(ralphdir.LoopDiffSummary, s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n")),
 		"a restarted run's first loop is not told what this loop changed")
 }
 
 // removeDiffSummary removes the diff summary once a loop has taken it.
 func (s *Store) removeDiffSummary() error {
-	return failed(s.d, ralphdir.LoopDiffSummary, s.d.Remove(ralphdir.LoopDiffSummary),
+	return s.failed(ralphdir.LoopDiffSummary, s.d.Remove(ralphdir.LoopDiffSummary),
 		"a restarted run's first loop is told the same changes again")
 }
 
 // markWriteTimeout records a write-heartbeat kill for the next call's
 // context.
 func (s *Store) markWriteTimeout(now time.Time) error {
-	return failed(s.d, ralphdir.WriteHeartbeatTrigger, s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
+	return s.failed(ralphdir.WriteHeartbeatTrigger, s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
 		"a restarted run's next call is not told that this one was stopped for not writing")
 }
 
 // clearWriteTimeout removes that record.
 func (s *Store) clearWriteTimeout() error {
-	return failed(s.d, ralphdir.WriteHeartbeatTrigger, s.d.Remove(ralphdir.WriteHeartbeatTrigger),
+	return s.failed(ralphdir.WriteHeartbeatTrigger, s.d.Remove(ralphdir.WriteHeartbeatTrigger),
 		"a later call may be told again about an old write timeout")
 }
 
 // savePlan writes @fix_plan.md (finished stories collapsed).
 func (s *Store) savePlan(plan []byte) error {
-	return failed(s.d, ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
+	return s.failed(ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
 		"its finished stories stay expanded")
 }

@@ -17,7 +17,7 @@ import (
 
 // A save that fails is never dropped: every change the engine records
 // returns its write's error, worded as one warning that names the file
-// and says what the failure means.
+// and says what the failure means, and warns of it once.
 func TestEveryFailedSaveIsReported(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct {
@@ -25,28 +25,28 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 		save func(*Store) error
 		file string
 	}{
-		{"WindowChanged", func(s *Store) error { return s.WindowChanged(ratelimit.Window{Count: 3, Hour: "2030010203"}) }, ralphdir.CallCount},
-		{"BreakerChecked", func(s *Store) error { return s.BreakerChecked(breaker.State{}, nil, true) }, ralphdir.CircuitBreakerState},
-		{"BreakerRecorded", func(s *Store) error { return s.BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
-		{"AnalysisRecorded", func(s *Store) error { return s.AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1}) }, ralphdir.ResponseAnalysis},
-		{"AnalysisCleared", func(s *Store) error { return s.AnalysisCleared() }, ralphdir.ResponseAnalysis},
-		{"ExitSignalsChanged", func(s *Store) error { return s.ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
-		{"ErrorHistoryChanged", func(s *Store) error { return s.ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
-		{"OutputLengthChanged", func(s *Store) error { return s.OutputLengthChanged(42) }, ralphdir.LastOutputLength},
-		{"GatesRecorded", func(s *Store) error { return s.GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
-		{"FindingsRecorded", func(s *Store) error { return s.FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
-		{"FindingsCleared", func(s *Store) error { return s.FindingsCleared() }, ralphdir.ReviewFindings},
-		{"ReviewSHARecorded", func(s *Store) error { return s.ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
-		{"LoopStarted", func(s *Store) error { return s.LoopStarted("abc") }, ralphdir.LoopStartSHA},
-		{"DiffSummaryRecorded", func(s *Store) error { return s.DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
-		{"DiffSummaryTaken", func(s *Store) error { return s.DiffSummaryTaken() }, ralphdir.LoopDiffSummary},
-		{"WriteTimeoutMarked", func(s *Store) error { return s.WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
-		{"WriteTimeoutCleared", func(s *Store) error { return s.WriteTimeoutCleared() }, ralphdir.WriteHeartbeatTrigger},
-		{"PlanCollapsed", func(s *Store) error { return s.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
-		{"SessionStarted", func(s *Store) error { return s.SessionStarted(at) }, ralphdir.RalphSession},
-		{"SessionIDSaved", func(s *Store) error { return s.SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
-		{"FallbackSessionIDSaved", func(s *Store) error { return s.FallbackSessionIDSaved("codex", "sess-1", at) }, ralphdir.FallbackSessionID("codex")},
-		{"SessionReset", func(s *Store) error { return s.SessionReset("test", 1, at) }, ralphdir.RalphSession},
+		{"WindowChanged", func(s *Store) error { return s.Keeper().WindowChanged(ratelimit.Window{Count: 3, Hour: "2030010203"}) }, ralphdir.CallCount},
+		{"BreakerChecked", func(s *Store) error { return s.Keeper().BreakerChecked(breaker.State{}, nil, true) }, ralphdir.CircuitBreakerState},
+		{"BreakerRecorded", func(s *Store) error { return s.Keeper().BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
+		{"AnalysisRecorded", func(s *Store) error { return s.Keeper().AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1}) }, ralphdir.ResponseAnalysis},
+		{"AnalysisCleared", func(s *Store) error { return s.Keeper().AnalysisCleared() }, ralphdir.ResponseAnalysis},
+		{"ExitSignalsChanged", func(s *Store) error { return s.Keeper().ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
+		{"ErrorHistoryChanged", func(s *Store) error { return s.Keeper().ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
+		{"OutputLengthChanged", func(s *Store) error { return s.Keeper().OutputLengthChanged(42) }, ralphdir.LastOutputLength},
+		{"GatesRecorded", func(s *Store) error { return s.Keeper().GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
+		{"FindingsRecorded", func(s *Store) error { return s.Keeper().FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
+		{"FindingsCleared", func(s *Store) error { return s.Keeper().FindingsCleared() }, ralphdir.ReviewFindings},
+		{"ReviewSHARecorded", func(s *Store) error { return s.Keeper().ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
+		{"LoopStarted", func(s *Store) error { return s.Keeper().LoopStarted("abc") }, ralphdir.LoopStartSHA},
+		{"DiffSummaryRecorded", func(s *Store) error { return s.Keeper().DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
+		{"DiffSummaryTaken", func(s *Store) error { return s.Keeper().DiffSummaryTaken() }, ralphdir.LoopDiffSummary},
+		{"WriteTimeoutMarked", func(s *Store) error { return s.Keeper().WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
+		{"WriteTimeoutCleared", func(s *Store) error { return s.Keeper().WriteTimeoutCleared() }, ralphdir.WriteHeartbeatTrigger},
+		{"PlanCollapsed", func(s *Store) error { return s.Keeper().PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
+		{"SessionStarted", func(s *Store) error { return s.Keeper().SessionStarted(at) }, ralphdir.RalphSession},
+		{"SessionIDSaved", func(s *Store) error { return s.Keeper().SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
+		{"FallbackSessionIDSaved", func(s *Store) error { return s.Keeper().FallbackSessionIDSaved("codex", "sess-1", at) }, ralphdir.FallbackSessionID("codex")},
+		{"SessionReset", func(s *Store) error { return s.Keeper().SessionReset("test", 1, at) }, ralphdir.RalphSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// .ralph is a plain file: nothing under it can be written or
@@ -56,9 +56,13 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := ralphdir.New(root, func(string) {})
-			err := tc.save(New(d, nil, false))
+			var warned []error
+			err := tc.save(New(d, nil, func(err error) { warned = append(warned, err) }, false))
 			if err == nil {
 				t.Fatalf("%s = nil; the failed save was dropped", tc.name)
+			}
+			if len(warned) != 1 || warned[0] != err {
+				t.Errorf("%s warned %v; want its error once", tc.name, warned)
 			}
 			want := "could not save " + d.Path(tc.file) + ": "
 			if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "; ") {
@@ -68,7 +72,7 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 	}
 }
 
-// Load creates a missing .exit_signals; when it cannot, that is its
+// Load creates a missing .exit_signals; when it cannot, that is one
 // warning, apart from the error that stops the start.
 func TestLoadReportsExitSignalsItCannotCreate(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".ralph")
@@ -76,9 +80,10 @@ func TestLoadReportsExitSignalsItCannotCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := ralphdir.New(root, func(string) {})
-	_, warning, _ := New(d, nil, false).Load(time.Now())
-	if warning == nil || !strings.HasPrefix(warning.Error(), "could not save "+d.Path(ralphdir.ExitSignals)+": ") {
-		t.Fatalf("Load's warning = %v; want the .exit_signals it could not create", warning)
+	var warned []error
+	New(d, nil, func(err error) { warned = append(warned, err) }, false).Load(time.Now())
+	if len(warned) != 1 || !strings.HasPrefix(warned[0].Error(), "could not save "+d.Path(ralphdir.ExitSignals)+": ") {
+		t.Fatalf("Load warned %v; want the .exit_signals it could not create, once", warned)
 	}
 }
 
@@ -143,7 +148,7 @@ func TestHaveBreaker(t *testing.T) {
 			if k, _ := Peek(d, now); k.HaveBreaker != tc.want {
 				t.Errorf("Peek: HaveBreaker = %v, want %v", k.HaveBreaker, tc.want)
 			}
-			k, _, err := New(d, nil, false).Load(now)
+			k, err := New(d, nil, nil, false).Load(now)
 			if err != nil {
 				t.Fatal(err)
 			}

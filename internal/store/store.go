@@ -8,20 +8,19 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
-// at start-up, and, as an observer of the engine, saves every change of
-// the kept state (the observe.Keeper methods, apply.go), atomically. A
-// save's error goes back through observe.Fan, which reports it as one
-// warning; the engine decides what else it means (today: the run goes on).
+// at start-up, and, as the engine's keeper (Keeper, apply.go), saves every
+// change of the kept state, atomically. A save that fails is warned of
+// once and its error returned; the engine decides what else it means
+// (today: the run goes on).
 type Store struct {
-	observe.Observer // observe.Ignore: the store saves state changes only (apply.go)
-	d                *ralphdir.Dir
-	sessions         *sessions
-	logKeep          int // LOG_KEEP: calls whose logs are kept, 0 = all
+	d        *ralphdir.Dir
+	sessions *sessions
+	warn     func(error)
+	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
@@ -29,11 +28,15 @@ type Store struct {
 func (s *Store) SetLogKeep(n int) { s.logKeep = n }
 
 // New returns the state store of d. log receives the session files' log
-// lines (level and message).
-func New(d *ralphdir.Dir, log func(level, msg string), verbose bool) *Store {
+// lines (level and message), warn each save that failed (nil: none is
+// shown).
+func New(d *ralphdir.Dir, log func(level, msg string), warn func(error), verbose bool) *Store {
 	s := newSessions(d, log)
 	s.verbose = verbose
-	return &Store{Observer: observe.Ignore, d: d, sessions: s}
+	if warn == nil {
+		warn = func(error) {}
+	}
+	return &Store{d: d, sessions: s, warn: warn}
 }
 
 // jsonStateFiles are the JSON files under .ralph/ the loop writes.
@@ -59,12 +62,12 @@ func (s *Store) Repair() (removedTemp int) {
 // startSession starts the session tracking at start-up.
 func (s *Store) startSession(now time.Time) error {
 	_, err := s.sessions.start(now)
-	return failed(s.d, ralphdir.RalphSession, err, "bmalph and --status do not see this run's session")
+	return s.failed(ralphdir.RalphSession, err, "bmalph and --status do not see this run's session")
 }
 
 // touchSession marks the session used at the start of an iteration.
 func (s *Store) touchSession(now time.Time) error {
-	return failed(s.d, ralphdir.RalphSession, s.sessions.touch(now), "its last_used keeps an older time")
+	return s.failed(ralphdir.RalphSession, s.sessions.touch(now), "its last_used keeps an older time")
 }
 
 // ResumeID is the agent session to resume ("" for a new one); an expired
@@ -88,19 +91,19 @@ func (s *Store) ResetSession(reason string, now time.Time) error {
 
 // saveSessionID keeps the agent's session id.
 func (s *Store) saveSessionID(id string, now time.Time) error {
-	return failed(s.d, ralphdir.ClaudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
+	return s.failed(ralphdir.ClaudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
 }
 
 // saveFallbackID keeps the fallback driver's session id.
 func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
-	return failed(s.d, ralphdir.FallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
+	return s.failed(ralphdir.FallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
 		"the next "+driver+" call may not resume this session")
 }
 
 // resetSession ends the session with reason: the session files are reset,
 // .exit_signals (when present) emptied and .response_analysis removed.
 func (s *Store) resetSession(reason string, loop int, now time.Time) error {
-	return failed(s.d, ralphdir.RalphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
+	return s.failed(ralphdir.RalphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
 }
 
 // LoadBreaker reads the breaker alone, before the start-up proper (a run

@@ -15,7 +15,7 @@ import (
 // never changes.
 func TestOpenLiveLog(t *testing.T) {
 	d := newDir(t)
-	s := New(d, nil, false)
+	s := New(d, nil, nil, false)
 	p := d.Path(ralphdir.LiveLog)
 	if err := os.WriteFile(p, []byte("old call\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestOpenLiveLog(t *testing.T) {
 func TestLiveLogRotates(t *testing.T) {
 	d := newDir(t)
 	d.SetRotation(100)
-	s := New(d, nil, false)
+	s := New(d, nil, nil, false)
 	f, err := s.OpenLiveLog("=== Loop #1 ===\n")
 	if err != nil {
 		t.Fatal(err)
