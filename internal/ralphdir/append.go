@@ -68,7 +68,7 @@ func (a *appends) rotate(d *Dir, name, p string, f *os.File, n int) (_ *os.File,
 func (a *appends) file(d *Dir, name, p string) (*os.File, error) {
 	if f := a.open[p]; f != nil {
 		if st, err := f.Stat(); err == nil {
-			if n, ok := Links(st); ok && n > 0 {
+			if n, ok := links(st); ok && n > 0 {
 				return f, nil
 			}
 		}
@@ -78,7 +78,7 @@ func (a *appends) file(d *Dir, name, p string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("append %s: %w", p, err)
 	}
-	f, err := d.OpenAppend(name)
+	f, err := d.openAppend(name)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func TestDirRefusesFolderLinks(t *testing.T) {
 			check("ReadDir", err)
 			_, err = d.Create(in("new.log"))
 			check("Create", err)
-			_, err = d.OpenAppend(in("new.log"))
+			_, err = d.openAppend(in("new.log"))
 			check("OpenAppend", err)
 			check("AppendLine", d.AppendLine(in("new.log"), "x"))
 			check("Remove", d.Remove(in(Status)))

@@ -106,7 +106,7 @@ var volatile = map[string]bool{
 // sameContent reports whether path is a regular file (not a link) that
 // holds exactly data. It never blocks and reads at most len(data)+1 bytes.
 func sameContent(path string, data []byte) bool {
-	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}

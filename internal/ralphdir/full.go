@@ -28,7 +28,7 @@ func overwriteInPlace(path string, data []byte) error {
 	if !st.Mode().IsRegular() || !ok || int64(len(data)) > room {
 		return syscall.ENOSPC
 	}
-	f, err := OpenNoFollow(path, os.O_WRONLY, 0)
+	f, err := openNoFollow(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}

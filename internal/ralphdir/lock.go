@@ -67,7 +67,7 @@ func (d *Dir) Lock() (*Lock, error) {
 		return nil, err
 	}
 	// The pid is informational; write it in place (the file is ours while locked).
-	if f, err := OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+	if f, err := openNoFollow(p, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
 		fmt.Fprintf(f, "%d\n", os.Getpid())
 		f.Close()
 	}

@@ -40,7 +40,7 @@ func probeLock(p string) (bool, error) {
 	if !st.Mode().IsRegular() { // never a lock of ours; the loop replaces it
 		return false, nil
 	}
-	f, err := OpenNoFollow(p, os.O_RDONLY, 0)
+	f, err := openNoFollow(p, os.O_RDONLY, 0)
 	if err != nil {
 		return false, err
 	}

@@ -111,7 +111,7 @@ func TestRotatingCutsPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := d.NewRotating(LiveLog, f, 0)
+	r := d.newRotating(LiveLog, f, 0)
 	for _, p := range []string{"ab\ncd\nefghi", "ij\n", "0123456789012"} {
 		if n, err := r.Write([]byte(p)); n != len(p) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", p, n, err)
@@ -185,7 +185,7 @@ func TestRotationPastPlantedFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := d.NewRotating(LiveLog, f, 0)
+	r := d.newRotating(LiveLog, f, 0)
 	for i := 0; i < 3; i++ {
 		if _, err := r.Write([]byte(line + "\n")); err != nil {
 			t.Fatal(err)

@@ -124,7 +124,7 @@ func openRegular(path string, follow bool) (*os.File, fs.FileInfo, error) {
 	if follow {
 		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	} else {
-		f, err = OpenNoFollow(path, os.O_RDONLY, 0)
+		f, err = openNoFollow(path, os.O_RDONLY, 0)
 	}
 	if err != nil {
 		if !follow && errors.Is(err, syscall.ELOOP) {
@@ -180,7 +180,7 @@ func (r *refusals) first(path string) bool {
 // regular file, without ever blocking on a named pipe. It returns a
 // *FileError for such a file.
 func openWrite(op, path string, flag int, fix string) (*os.File, error) {
-	f, err := OpenNoFollow(path, flag, 0o644)
+	f, err := openNoFollow(path, flag, 0o644)
 	if err != nil {
 		var problem string
 		switch {
@@ -214,10 +214,10 @@ func onlyRegular(f *os.File, op, path, fix string) (*os.File, fs.FileInfo, error
 	return f, st, nil
 }
 
-// OpenAppend opens name for appending (creating it), refusing a link, a
+// openAppend opens name for appending (creating it), refusing a link, a
 // named pipe or any other non-regular file with a *FileError: the link's
 // target is never written.
-func (d *Dir) OpenAppend(name string) (*os.File, error) {
+func (d *Dir) openAppend(name string) (*os.File, error) {
 	p, err := d.checked("write", name)
 	if err != nil {
 		return nil, err

@@ -9,16 +9,16 @@ import (
 	"syscall"
 )
 
-// OpenNoFollow opens path with flag, without blocking on a named pipe and
+// openNoFollow opens path with flag, without blocking on a named pipe and
 // refusing a link in its last component (the error then wraps
 // syscall.ELOOP).
-func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
 }
 
-// Links is the number of names fi's file has; ok is false when the system
+// links is the number of names fi's file has; ok is false when the system
 // does not say.
-func Links(fi fs.FileInfo) (n uint64, ok bool) {
+func links(fi fs.FileInfo) (n uint64, ok bool) {
 	sys, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

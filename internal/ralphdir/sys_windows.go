@@ -9,22 +9,22 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// OpenNoFollow opens path with flag, refusing a symbolic link in its last
+// openNoFollow opens path with flag, refusing a symbolic link in its last
 // component (the error then wraps syscall.ELOOP). Windows has no
 // O_NOFOLLOW: the name is checked with Lstat just before it is opened.
 // Creating a link there needs administrator rights or developer mode,
 // which is what closes the gap between the check and the open.
-func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
 	}
 	return os.OpenFile(path, flag|syscall.O_CLOEXEC, perm)
 }
 
-// Links is the number of names fi's file has. An open file cannot lose its
+// links is the number of names fi's file has. An open file cannot lose its
 // name on Windows (Go opens files without FILE_SHARE_DELETE), so a file
 // that exists has one.
-func Links(fs.FileInfo) (n uint64, ok bool) { return 1, true }
+func links(fs.FileInfo) (n uint64, ok bool) { return 1, true }
 
 // allocated is unknown on Windows: a full disk is not worked around.
 func allocated(fs.FileInfo) (int64, bool) { return 0, false }

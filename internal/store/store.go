@@ -123,37 +123,11 @@ func (s *Store) CreateLog(name string) (*os.File, error) {
 
 // OpenLiveLog starts logs/live.log with header and opens it for appending;
 // it is rotated as the other logs are (LOG_MAX_MB). A plain file of its
-// own is truncated in place (one open per call, where an atomic replace
-// costs a temp file, an fsync and a rename); anything else in its place (a
-// link, a planted folder) is replaced atomically, so that no other file
-// is ever written through it.
+// own is truncated in place; anything else in its place (a link, a
+// planted folder) is replaced atomically, so that no other file is ever
+// written through it (ralphdir's StartLog).
 func (s *Store) OpenLiveLog(header string) (io.WriteCloser, error) {
-	f, err := s.startLiveLog(header)
-	if err != nil {
-		return nil, err
-	}
-	return s.d.NewRotating(ralphdir.LiveLog, f, int64(len(header))), nil
-}
-
-// startLiveLog writes header as the whole of live.log and opens it for
-// appending.
-func (s *Store) startLiveLog(header string) (*os.File, error) {
-	p := s.d.Path(ralphdir.LiveLog)
-	if st, err := s.d.Lstat(ralphdir.LiveLog); err == nil && st.Mode().IsRegular() {
-		if n, ok := ralphdir.Links(st); ok && n == 1 {
-			f, err := ralphdir.OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0)
-			if err == nil {
-				if _, err := f.WriteString(header); err == nil {
-					return f, nil
-				}
-				f.Close()
-			}
-		}
-	}
-	if err := s.d.WriteFile(ralphdir.LiveLog, []byte(header)); err != nil {
-		return nil, err
-	}
-	return s.d.OpenAppend(ralphdir.LiveLog)
+	return s.d.StartLog(ralphdir.LiveLog, header)
 }
 
 // RemoveLog removes one of the call's logs.
