@@ -80,10 +80,10 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 	}
 
 	for _, name := range []string{
-		ralphdir.CallCount, ralphdir.LastReset, ralphdir.ResponseAnalysis, ralphdir.LastOutputLength,
-		ralphdir.LoopStartSHA, ralphdir.LoopDiffSummary, ralphdir.ClaudeSessionID, ralphdir.RalphSession,
-		ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState, ralphdir.CircuitBreakerHistory,
-		store.ErrorHistoryFile,
+		ralphdir.CallCount, ralphdir.LastReset, ralphdir.ResponseAnalysis, ".last_output_length",
+		".loop_start_sha", ".loop_diff_summary", ".claude_session_id", ralphdir.RalphSession,
+		".ralph_session_history", ralphdir.CircuitBreakerState, ".circuit_breaker_history",
+		"logs/.error_history",
 	} {
 		if _, err := os.Stat(filepath.Join(r.dir.Root(), name)); err == nil {
 			t.Errorf("%s was written with no state store as the keeper", name)

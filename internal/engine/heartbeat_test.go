@@ -9,7 +9,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/templates"
 )
@@ -52,7 +51,7 @@ func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
 		if strings.Contains(strings.Join(h.argvs[2], " "), strings.TrimSpace(templates.WriteTimeoutNotice)) {
 			t.Errorf("call 3 still carries the write-early notice")
 		}
-		if h.rd.Exists(ralphdir.WriteHeartbeatTrigger) {
+		if h.rd.Exists(".write_heartbeat_triggered") {
 			t.Error("the heartbeat marker outlived the call it was meant for")
 		}
 		// The stopped call counts against the hourly limit, as intended.

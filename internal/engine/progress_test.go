@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/engine"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // progress.json says "executing" as soon as a call starts, so bmalph's
@@ -25,7 +24,7 @@ func TestProgressWrittenWhenTheCallStarts(t *testing.T) {
 		var at []seen
 		read := func() {
 			synctest.Wait()
-			b, err := os.ReadFile(h.rd.Path(ralphdir.Progress))
+			b, err := os.ReadFile(h.rd.Path("progress.json"))
 			var v seen
 			if err == nil {
 				err = json.Unmarshal(b, &v)

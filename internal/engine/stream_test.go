@@ -145,7 +145,7 @@ func TestReviewReadFromItsWrites(t *testing.T) {
 	var kept []byte
 	r.reply = func(n int) string {
 		if n == 3 { // loop 2, handed the review's findings
-			kept, _, _ = r.dir.ReadFile(ralphdir.ReviewFindings)
+			kept, _, _ = r.dir.ReadFile(".review_findings.json")
 		}
 		if n == 2 { // the review, after loop 1
 			b, _ := json.Marshal(map[string]any{"type": "result", "result": findings, "total_cost_usd": 0.5, "session_id": "review"})

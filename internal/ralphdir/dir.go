@@ -32,9 +32,6 @@ func New(root string, warn func(msg string)) *Dir {
 	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{}}
 }
 
-// SetClock replaces the clock used for quarantine names (tests).
-func (d *Dir) SetClock(now func() time.Time) { d.now = now }
-
 // Root is the folder's path.
 func (d *Dir) Root() string { return d.root }
 
@@ -99,8 +96,8 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 // rename, atomic for every reader; what a crash can leave is an empty or
 // partial file, which start-up moves aside (with a warning) or reads as empty.
 var volatile = map[string]bool{
-	Status: true, Progress: true, LoopStartSHA: true, LastOutputLength: true,
-	LoopDiffSummary: true, WriteHeartbeatTrigger: true,
+	Status: true, "progress.json": true, ".loop_start_sha": true, ".last_output_length": true,
+	".loop_diff_summary": true, ".write_heartbeat_triggered": true,
 }
 
 // sameContent reports whether path is a regular file (not a link) that
@@ -350,17 +347,6 @@ func (d *Dir) AppendLine(name, line string) error {
 		return nil
 	}
 	return err
-}
-
-// AppendJSONLine appends v as one compact JSON line.
-func (d *Dir) AppendJSONLine(name string, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode %s: %w", d.Path(name), err)
-	}
-	return d.AppendLine(name, b.String())
 }
 
 func oneLine(err error) string {

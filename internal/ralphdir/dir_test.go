@@ -19,7 +19,7 @@ func newDir(t *testing.T) (*Dir, *[]string) {
 	t.Helper()
 	var warnings []string
 	d := New(filepath.Join(t.TempDir(), ".ralph"), func(m string) { warnings = append(warnings, m) })
-	d.SetClock(func() time.Time { return time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC) })
+	d.now = func() time.Time { return time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC) }
 	if err := d.EnsureLayout(); err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +93,11 @@ func TestCorruptFilesAreQuarantined(t *testing.T) {
 func TestQuarantineNeverOverwritesEarlierCopy(t *testing.T) {
 	d, _ := newDir(t)
 	for i := 0; i < 3; i++ {
-		os.WriteFile(d.Path(ExitSignals), []byte("bad"+string(rune('a'+i))), 0o644)
+		os.WriteFile(d.Path(".exit_signals"), []byte("bad"+string(rune('a'+i))), 0o644)
 		var v map[string]any
-		d.ReadJSON(ExitSignals, &v)
+		d.ReadJSON(".exit_signals", &v)
 	}
-	matches, _ := filepath.Glob(d.Path(ExitSignals) + ".corrupt-*")
+	matches, _ := filepath.Glob(d.Path(".exit_signals") + ".corrupt-*")
 	if len(matches) != 3 {
 		t.Fatalf("quarantined copies = %v, want 3", matches)
 	}
@@ -151,19 +151,6 @@ func TestLockRefusesSecondHolder(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	l2.Unlock()
-}
-
-func TestValidStatus(t *testing.T) {
-	for _, s := range []string{"running", "paused", "graceful_exit"} {
-		if !ValidStatus(s) {
-			t.Errorf("%s should be valid", s)
-		}
-	}
-	for _, s := range []string{"retrying", "", "RUNNING"} {
-		if ValidStatus(s) {
-			t.Errorf("%s should be invalid", s)
-		}
-	}
 }
 
 func TestWriteFileSkipsIdenticalContent(t *testing.T) {

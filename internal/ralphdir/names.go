@@ -7,41 +7,29 @@ import (
 
 // File names under .ralph/, exactly as the bash loop uses them.
 const (
-	Status                = "status.json"
-	Progress              = "progress.json"
-	LiveLog               = "live.log"
-	CallCount             = ".call_count"
-	LastReset             = ".last_reset"
-	ExitSignals           = ".exit_signals"
-	ResponseAnalysis      = ".response_analysis"
-	LastOutputLength      = ".last_output_length"
-	LoopStartSHA          = ".loop_start_sha"
-	LoopDiffSummary       = ".loop_diff_summary"
-	ClaudeSessionID       = ".claude_session_id"
-	RalphSession          = ".ralph_session"
-	RalphSessionHistory   = ".ralph_session_history"
-	CircuitBreakerState   = ".circuit_breaker_state"
-	CircuitBreakerHistory = ".circuit_breaker_history"
-	QualityGateResults    = ".quality_gate_results"
-	ReviewFindings        = ".review_findings.json"
-	ReviewLastSHA         = ".review_last_sha"
-	WriteHeartbeatTrigger = ".write_heartbeat_triggered"
-	Prompt                = "PROMPT.md"
-	FixPlan               = "@fix_plan.md"
-	Agent                 = "@AGENT.md"
-	ReviewPrompt          = "REVIEW_PROMPT.md"
-	RalphRC               = ".ralphrc"
-	Specs                 = "specs"
-	lib                   = "lib"
-	LogsDir               = "logs"
-	DocsGenerated         = "docs/generated"
-	RalphLog              = "logs/ralph.log"
-	MetricsLog            = "logs/metrics.jsonl"
-	EventsLog             = "logs/events.jsonl"
-	LockFile              = "logs/.ralph_loop.lock"
-	oldLockFile           = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
-	PauseFile             = ".ralph_paused"
-	failureState          = ".failure_guard"
+	Status              = "status.json"
+	LiveLog             = "live.log"
+	CallCount           = ".call_count"
+	LastReset           = ".last_reset"
+	ResponseAnalysis    = ".response_analysis"
+	RalphSession        = ".ralph_session"
+	CircuitBreakerState = ".circuit_breaker_state"
+	Prompt              = "PROMPT.md"
+	FixPlan             = "@fix_plan.md"
+	Agent               = "@AGENT.md"
+	ReviewPrompt        = "REVIEW_PROMPT.md"
+	RalphRC             = ".ralphrc"
+	Specs               = "specs"
+	lib                 = "lib"
+	LogsDir             = "logs"
+	DocsGenerated       = "docs/generated"
+	RalphLog            = "logs/ralph.log"
+	MetricsLog          = "logs/metrics.jsonl"
+	EventsLog           = "logs/events.jsonl"
+	LockFile            = "logs/.ralph_loop.lock"
+	oldLockFile         = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
+	PauseFile           = ".ralph_paused"
+	failureState        = ".failure_guard"
 )
 
 // FallbackSessionPrefix starts the name of a fallback driver's own agent
@@ -49,19 +37,16 @@ const (
 // driver's session stays in .claude_session_id, whatever the driver.
 const FallbackSessionPrefix = ".fallback_session_id."
 
-// FallbackSessionID is the session file of the fallback driver named
-// driver.
-func FallbackSessionID(driver string) string { return FallbackSessionPrefix + driver }
-
 // loopOwnedNames are the files the loop itself writes directly under
-// .ralph/ (state, history, markers, the lock of older versions), plus the
-// heartbeat markers the bash loop's helpers write there.
+// .ralph/ (state, history, markers, the lock of older versions; the state
+// files only the store names are spelt out), plus the heartbeat markers
+// the bash loop's helpers write there.
 var loopOwnedNames = map[string]bool{
-	Status: true, Progress: true, LiveLog: true, CallCount: true, LastReset: true,
-	ExitSignals: true, ResponseAnalysis: true, LastOutputLength: true, LoopStartSHA: true,
-	LoopDiffSummary: true, ClaudeSessionID: true, RalphSession: true, RalphSessionHistory: true,
-	CircuitBreakerState: true, CircuitBreakerHistory: true, QualityGateResults: true,
-	ReviewFindings: true, ReviewLastSHA: true, WriteHeartbeatTrigger: true, oldLockFile: true,
+	Status: true, "progress.json": true, LiveLog: true, CallCount: true, LastReset: true,
+	".exit_signals": true, ResponseAnalysis: true, ".last_output_length": true, ".loop_start_sha": true,
+	".loop_diff_summary": true, ".claude_session_id": true, RalphSession: true, ".ralph_session_history": true,
+	CircuitBreakerState: true, ".circuit_breaker_history": true, ".quality_gate_results": true,
+	".review_findings.json": true, ".review_last_sha": true, ".write_heartbeat_triggered": true, oldLockFile: true,
 	PauseFile: true, failureState: true, ".error_history": true,
 	".heartbeat_marker": true, ".write_heartbeat_seen": true, ".write_heartbeat_pid": true,
 }
@@ -101,20 +86,6 @@ func LoopOwned(rel string) bool {
 	}
 	for _, sep := range []string{".corrupt-", ".qg_tmp", ".tmp"} {
 		if i := strings.Index(rel, sep); i > 0 && loopOwnedNames[rel[:i]] {
-			return true
-		}
-	}
-	return false
-}
-
-// StatusValues are the only values status.json's "status" may hold: the set
-// bmalph accepts (bmalph src/utils/constants.ts).
-var StatusValues = []string{"running", "halted", "stopped", "completed", "success", "graceful_exit", "paused", "error"}
-
-// ValidStatus reports whether s is one of StatusValues.
-func ValidStatus(s string) bool {
-	for _, v := range StatusValues {
-		if v == s {
 			return true
 		}
 	}

@@ -33,24 +33,24 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		{"WindowChanged", func(k observe.Keeper) error {
 			return k.WindowChanged(ratelimit.Window{Count: 3, Hour: "2030010203"})
 		}, ralphdir.CallCount},
-		{"BreakerChecked", func(k observe.Keeper) error { return k.BreakerChecked(breaker.State{}, nil, true) }, ralphdir.CircuitBreakerHistory},
+		{"BreakerChecked", func(k observe.Keeper) error { return k.BreakerChecked(breaker.State{}, nil, true) }, circuitBreakerHistory},
 		{"BreakerRecorded", func(k observe.Keeper) error { return k.BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
 		{"AnalysisRecorded", func(k observe.Keeper) error {
 			return k.AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1})
 		}, ralphdir.ResponseAnalysis},
-		{"ExitSignalsChanged", func(k observe.Keeper) error { return k.ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
-		{"ErrorHistoryChanged", func(k observe.Keeper) error { return k.ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
-		{"OutputLengthChanged", func(k observe.Keeper) error { return k.OutputLengthChanged(42) }, ralphdir.LastOutputLength},
-		{"GatesRecorded", func(k observe.Keeper) error { return k.GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
-		{"FindingsRecorded", func(k observe.Keeper) error { return k.FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
-		{"ReviewSHARecorded", func(k observe.Keeper) error { return k.ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
-		{"LoopStarted", func(k observe.Keeper) error { return k.LoopStarted("abc") }, ralphdir.LoopStartSHA},
-		{"DiffSummaryRecorded", func(k observe.Keeper) error { return k.DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
-		{"WriteTimeoutMarked", func(k observe.Keeper) error { return k.WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
+		{"ExitSignalsChanged", func(k observe.Keeper) error { return k.ExitSignalsChanged(analysis.ExitSignals{}) }, exitSignals},
+		{"ErrorHistoryChanged", func(k observe.Keeper) error { return k.ErrorHistoryChanged(analysis.ErrorHistory{}) }, errorHistoryFile},
+		{"OutputLengthChanged", func(k observe.Keeper) error { return k.OutputLengthChanged(42) }, lastOutputLength},
+		{"GatesRecorded", func(k observe.Keeper) error { return k.GatesRecorded(&gates.Results{}) }, qualityGateResults},
+		{"FindingsRecorded", func(k observe.Keeper) error { return k.FindingsRecorded(review.Findings{}) }, reviewFindings},
+		{"ReviewSHARecorded", func(k observe.Keeper) error { return k.ReviewSHARecorded("abc") }, reviewLastSHA},
+		{"LoopStarted", func(k observe.Keeper) error { return k.LoopStarted("abc") }, loopStartSHA},
+		{"DiffSummaryRecorded", func(k observe.Keeper) error { return k.DiffSummaryRecorded("1 file") }, loopDiffSummary},
+		{"WriteTimeoutMarked", func(k observe.Keeper) error { return k.WriteTimeoutMarked(at) }, writeHeartbeatTrigger},
 		{"PlanCollapsed", func(k observe.Keeper) error { return k.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
 		{"SessionStarted", func(k observe.Keeper) error { return k.SessionStarted(at) }, ralphdir.RalphSession},
 		{"SessionTouched", func(k observe.Keeper) error { return k.SessionTouched(at) }, ralphdir.RalphSession},
-		{"SessionIDSaved", func(k observe.Keeper) error { return k.SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
+		{"SessionIDSaved", func(k observe.Keeper) error { return k.SessionIDSaved("sess-1", at) }, claudeSessionID},
 	}
 	for _, w := range written {
 		if err := w.do(k); err != nil {
@@ -62,10 +62,10 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 	}
 	removed := []change{
 		{"AnalysisCleared", observe.Keeper.AnalysisCleared, ralphdir.ResponseAnalysis},
-		{"FindingsCleared", observe.Keeper.FindingsCleared, ralphdir.ReviewFindings},
-		{"DiffSummaryTaken", observe.Keeper.DiffSummaryTaken, ralphdir.LoopDiffSummary},
-		{"WriteTimeoutCleared", observe.Keeper.WriteTimeoutCleared, ralphdir.WriteHeartbeatTrigger},
-		{"SessionReset", func(k observe.Keeper) error { return k.SessionReset("test", 1, at) }, ralphdir.ClaudeSessionID},
+		{"FindingsCleared", observe.Keeper.FindingsCleared, reviewFindings},
+		{"DiffSummaryTaken", observe.Keeper.DiffSummaryTaken, loopDiffSummary},
+		{"WriteTimeoutCleared", observe.Keeper.WriteTimeoutCleared, writeHeartbeatTrigger},
+		{"SessionReset", func(k observe.Keeper) error { return k.SessionReset("test", 1, at) }, claudeSessionID},
 	}
 	for _, r := range removed {
 		if err := r.do(k); err != nil {

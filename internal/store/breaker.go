@@ -65,7 +65,7 @@ func SaveBreaker(d *ralphdir.Dir, s breaker.State) error {
 // aside).
 func readBreakerHistory(d *ralphdir.Dir) ([]json.RawMessage, bool, error) {
 	var entries []json.RawMessage
-	found, err := d.ReadJSON(ralphdir.CircuitBreakerHistory, &entries)
+	found, err := d.ReadJSON(circuitBreakerHistory, &entries)
 	if err != nil {
 		return nil, false, fmt.Errorf("read breaker history: %w", err)
 	}
@@ -82,7 +82,7 @@ func ensureBreakerHistory(d *ralphdir.Dir) error {
 	if err != nil || found {
 		return err
 	}
-	if err := d.WriteJSON(ralphdir.CircuitBreakerHistory, entries); err != nil {
+	if err := d.WriteJSON(circuitBreakerHistory, entries); err != nil {
 		return fmt.Errorf("create breaker history: %w", err)
 	}
 	return nil
@@ -100,7 +100,7 @@ func appendBreakerHistory(d *ralphdir.Dir, t breaker.Transition) error {
 		return err
 	}
 	entries = append(entries, e)
-	if err := d.WriteJSON(ralphdir.CircuitBreakerHistory, entries); err != nil {
+	if err := d.WriteJSON(circuitBreakerHistory, entries); err != nil {
 		return fmt.Errorf("append breaker history: %w", err)
 	}
 	return nil

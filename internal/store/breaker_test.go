@@ -17,7 +17,6 @@ func newBreakerDir(t *testing.T) (*ralphdir.Dir, *[]string) {
 	t.Helper()
 	var warnings []string
 	d := ralphdir.New(filepath.Join(t.TempDir(), ".ralph"), func(m string) { warnings = append(warnings, m) })
-	d.SetClock(func() time.Time { return brkT0 })
 	if err := d.EnsureLayout(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +71,7 @@ func TestBreakerInitCreatesReferenceFiles(t *testing.T) {
 	if diff := cmp.Diff(breakerGolden(t, "bash_fresh.json"), fileContent(t, d, ralphdir.CircuitBreakerState)); diff != "" {
 		t.Errorf("state file (-bash +ours):\n%s", diff)
 	}
-	if got := fileContent(t, d, ralphdir.CircuitBreakerHistory); got != "[]\n" {
+	if got := fileContent(t, d, circuitBreakerHistory); got != "[]\n" {
 		t.Errorf("history file = %q, want %q", got, "[]\n")
 	}
 }
@@ -83,7 +82,7 @@ func TestBreakerInitCreatesReferenceFiles(t *testing.T) {
 func TestBreakerContinueBashOpenState(t *testing.T) {
 	d, warnings := newBreakerDir(t)
 	putBreakerFile(t, d, ralphdir.CircuitBreakerState, "bash_open.json")
-	putBreakerFile(t, d, ralphdir.CircuitBreakerHistory, "bash_history.json")
+	putBreakerFile(t, d, circuitBreakerHistory, "bash_history.json")
 	c := defaultConfig()
 
 	checkBashOpenLoaded(t, d)
@@ -132,7 +131,7 @@ func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c breaker.Config) breaker.
 	if diff := cmp.Diff(breakerGolden(t, "bash_after_cooldown.json"), fileContent(t, d, ralphdir.CircuitBreakerState)); diff != "" {
 		t.Errorf("state after cooldown (-bash +ours):\n%s", diff)
 	}
-	if diff := cmp.Diff(breakerGolden(t, "bash_history_after_cooldown.json"), fileContent(t, d, ralphdir.CircuitBreakerHistory)); diff != "" {
+	if diff := cmp.Diff(breakerGolden(t, "bash_history_after_cooldown.json"), fileContent(t, d, circuitBreakerHistory)); diff != "" {
 		t.Errorf("history after cooldown (-bash +ours):\n%s", diff)
 	}
 	return s
@@ -157,7 +156,7 @@ func checkBashReopened(t *testing.T, d *ralphdir.Dir, s breaker.State, c breaker
 	if reloaded.TotalOpens != 2 || reloaded.CurrentLoop != 1 || !reloaded.OpenedAt.Equal(time.Date(2026, 3, 1, 10, 56, 0, 0, time.UTC)) {
 		t.Errorf("after re-opening: total_opens %d, current_loop %d, opened_at %v", reloaded.TotalOpens, reloaded.CurrentLoop, reloaded.OpenedAt)
 	}
-	hist := fileContent(t, d, ralphdir.CircuitBreakerHistory)
+	hist := fileContent(t, d, circuitBreakerHistory)
 	bashHist := breakerGolden(t, "bash_history_after_cooldown.json")
 	if strings.Count(hist, `"timestamp"`) != 4 || !strings.HasPrefix(hist, bashHist[:len(bashHist)-3]) {
 		t.Errorf("history does not extend the bash entries:\n%s", hist)
@@ -298,7 +297,7 @@ func TestBreakerHistoryRepair(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, warnings := newBreakerDir(t)
-			putBreaker(t, d, ralphdir.CircuitBreakerHistory, tc.content)
+			putBreaker(t, d, circuitBreakerHistory, tc.content)
 			if err := appendBreakerHistory(d, breaker.Transition{From: breaker.Closed, To: breaker.HalfOpen, Reason: "Monitoring: 2 loops without progress", Loop: 2, At: brkAt(2)}); err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +311,7 @@ func TestBreakerHistoryRepair(t *testing.T) {
   }
 ]
 `
-			if diff := cmp.Diff(want, fileContent(t, d, ralphdir.CircuitBreakerHistory)); diff != "" {
+			if diff := cmp.Diff(want, fileContent(t, d, circuitBreakerHistory)); diff != "" {
 				t.Errorf("history (-want +got):\n%s", diff)
 			}
 			if len(*warnings) != 1 {
@@ -324,11 +323,11 @@ func TestBreakerHistoryRepair(t *testing.T) {
 
 func TestBreakerEnsureHistoryKeepsExisting(t *testing.T) {
 	d, _ := newBreakerDir(t)
-	putBreakerFile(t, d, ralphdir.CircuitBreakerHistory, "bash_history.json")
+	putBreakerFile(t, d, circuitBreakerHistory, "bash_history.json")
 	if err := ensureBreakerHistory(d); err != nil {
 		t.Fatal(err)
 	}
-	if got := fileContent(t, d, ralphdir.CircuitBreakerHistory); got != breakerGolden(t, "bash_history.json") {
+	if got := fileContent(t, d, circuitBreakerHistory); got != breakerGolden(t, "bash_history.json") {
 		t.Errorf("EnsureHistory changed an existing history:\n%s", got)
 	}
 }
@@ -379,7 +378,7 @@ func TestBreakerRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hist := fileContent(t, d, ralphdir.CircuitBreakerHistory)
+	hist := fileContent(t, d, circuitBreakerHistory)
 	if n := strings.Count(hist, `"timestamp"`); n != 2 {
 		t.Errorf("history has %d entries after CLOSED->HALF_OPEN->OPEN, want 2:\n%s", n, hist)
 	}

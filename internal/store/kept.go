@@ -15,13 +15,13 @@ import (
 	"github.com/ralphloop/ralph_loop/session"
 )
 
-// ErrorHistoryFile keeps the error lines of recent loops, so that the same
+// errorHistoryFile keeps the error lines of recent loops, so that the same
 // errors repeating across loops are recognised (stuck-loop detection). It
 // lives under logs/, which bmalph's .gitignore hides: the bash loop has no
 // such file, so it must not show in git status. oldErrorHistoryFile is
 // where earlier versions kept it.
 const (
-	ErrorHistoryFile    = "logs/.error_history"
+	errorHistoryFile    = "logs/.error_history"
 	oldErrorHistoryFile = ".error_history"
 )
 
@@ -57,8 +57,8 @@ type Kept struct {
 // without one).
 func (s *Store) Load(now time.Time) (v Kept, err error) {
 	var warning error
-	if !s.d.Exists(ralphdir.ExitSignals) {
-		warning = failed(s.d, ralphdir.ExitSignals, s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals)),
+	if !s.d.Exists(exitSignals) {
+		warning = failed(s.d, exitSignals, s.d.WriteFile(exitSignals, []byte(emptyExitSignals)),
 			"the bash loop's tools find no exit signals file until the first loop writes one")
 	}
 	defer func() {
@@ -84,7 +84,7 @@ func (s *Store) Load(now time.Time) (v Kept, err error) {
 // which is ralphdir's ReadValid (a damaged file moved aside) or a
 // read-only stand-in.
 func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error)) {
-	v.HaveExitSignals, _ = read(ralphdir.ExitSignals, func(b []byte) error {
+	v.HaveExitSignals, _ = read(exitSignals, func(b []byte) error {
 		es, err := analysis.ParseExitSignals(b)
 		v.ExitSignals = es
 		return err
@@ -96,32 +96,32 @@ func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error
 		}
 		return err
 	})
-	read(ErrorHistoryFile, func(b []byte) error {
+	read(errorHistoryFile, func(b []byte) error {
 		h, err := analysis.ParseErrorHistory(b)
 		v.ErrorHistory = h
 		return err
 	})
-	read(ralphdir.LastOutputLength, func(b []byte) error {
+	read(lastOutputLength, func(b []byte) error {
 		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		v.OutputLength = n
 		return err
 	})
-	read(ralphdir.QualityGateResults, func(b []byte) error {
+	read(qualityGateResults, func(b []byte) error {
 		r, err := gates.Decode(b)
 		v.Gates = r
 		return err
 	})
-	read(ralphdir.ReviewFindings, func(b []byte) error {
+	read(reviewFindings, func(b []byte) error {
 		f, err := review.Decode(b)
 		if err == nil {
 			v.Findings = &f
 		}
 		return err
 	})
-	if b, _, err := s.d.ReadFile(ralphdir.ReviewLastSHA); err == nil {
+	if b, _, err := s.d.ReadFile(reviewLastSHA); err == nil {
 		v.ReviewSHA = strings.TrimSpace(string(b))
 	}
-	if data, found, _ := s.d.ReadFile(ralphdir.LoopDiffSummary); found {
+	if data, found, _ := s.d.ReadFile(loopDiffSummary); found {
 		v.DiffSummary = strings.TrimSpace(string(data))
 	}
 }
@@ -216,9 +216,9 @@ func (s *Store) removeAnalysis() error {
 func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
 	b, err := es.Marshal()
 	if err == nil {
-		err = s.d.WriteFile(ralphdir.ExitSignals, b)
+		err = s.d.WriteFile(exitSignals, b)
 	}
-	return s.failed(ralphdir.ExitSignals, err,
+	return s.failed(exitSignals, err,
 		"the next run starts from the exit signals last saved")
 }
 
@@ -227,18 +227,18 @@ func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
 func (s *Store) saveErrorHistory(h analysis.ErrorHistory) error {
 	b, err := h.Marshal()
 	if err == nil {
-		err = s.d.WriteFile(ErrorHistoryFile, b)
+		err = s.d.WriteFile(errorHistoryFile, b)
 	}
 	if err == nil {
 		s.d.Remove(oldErrorHistoryFile) // gone or not, the new file is read first
 	}
-	return s.failed(ErrorHistoryFile, err,
+	return s.failed(errorHistoryFile, err,
 		"the next run does not see this loop's errors when it looks for repeated ones")
 }
 
 // saveOutputLength writes .last_output_length.
 func (s *Store) saveOutputLength(n int) error {
-	return s.failed(ralphdir.LastOutputLength, s.d.WriteFile(ralphdir.LastOutputLength, []byte(strconv.Itoa(n)+"\n")),
+	return s.failed(lastOutputLength, s.d.WriteFile(lastOutputLength, []byte(strconv.Itoa(n)+"\n")),
 		"the next run compares its output with an older length")
 }
 
@@ -247,19 +247,19 @@ func (s *Store) saveGates(r *gates.Results) error {
 	if r.CustomGates == nil {
 		r.CustomGates = []gates.CustomGate{}
 	}
-	return s.failed(ralphdir.QualityGateResults, s.d.WriteJSON(ralphdir.QualityGateResults, r),
+	return s.failed(qualityGateResults, s.d.WriteJSON(qualityGateResults, r),
 		"--status and the next run see the previous gate results")
 }
 
 // saveFindings writes the review findings.
 func (s *Store) saveFindings(f review.Findings) error {
-	return s.failed(ralphdir.ReviewFindings, s.d.WriteFile(ralphdir.ReviewFindings, f.JSON()),
+	return s.failed(reviewFindings, s.d.WriteFile(reviewFindings, f.JSON()),
 		"a restarted run does not hand these findings to its next loop")
 }
 
 // removeFindings removes the review findings (they reach one loop only).
 func (s *Store) removeFindings() error {
-	return s.failed(ralphdir.ReviewFindings, s.d.Remove(ralphdir.ReviewFindings),
+	return s.failed(reviewFindings, s.d.Remove(reviewFindings),
 		"a restarted run hands the same findings to its next loop again")
 }
 
@@ -269,39 +269,39 @@ func (s *Store) saveReviewSHA(sha string) error {
 	if sha = strings.TrimSpace(sha); sha != "" {
 		data = []byte(sha + "\n")
 	}
-	return s.failed(ralphdir.ReviewLastSHA, s.d.WriteFile(ralphdir.ReviewLastSHA, data),
+	return s.failed(reviewLastSHA, s.d.WriteFile(reviewLastSHA, data),
 		"a restarted run may review these commits again")
 }
 
 // saveLoopStart writes the commit a loop started from.
 func (s *Store) saveLoopStart(sha string) error {
-	return s.failed(ralphdir.LoopStartSHA, s.d.WriteFile(ralphdir.LoopStartSHA, []byte(sha+"\n")),
+	return s.failed(loopStartSHA, s.d.WriteFile(loopStartSHA, []byte(sha+"\n")),
 		"it still names an earlier loop's start commit")
 }
 
 // saveDiffSummary writes the loop's diff summary for the next loop's
 // context.
 func (s *Store) saveDiffSummary(sum string) error {
-	return s.failed(ralphdir.LoopDiffSummary, s.d.WriteFile(ralphdir.LoopDiffSummary, []byte(sum+"\n")),
+	return s.failed(loopDiffSummary, s.d.WriteFile(loopDiffSummary, []byte(sum+"\n")),
 		"a restarted run's first loop is not told what this loop changed")
 }
 
 // removeDiffSummary removes the diff summary once a loop has taken it.
 func (s *Store) removeDiffSummary() error {
-	return s.failed(ralphdir.LoopDiffSummary, s.d.Remove(ralphdir.LoopDiffSummary),
+	return s.failed(loopDiffSummary, s.d.Remove(loopDiffSummary),
 		"a restarted run's first loop is told the same changes again")
 }
 
 // markWriteTimeout records a write-heartbeat kill for the next call's
 // context.
 func (s *Store) markWriteTimeout(now time.Time) error {
-	return s.failed(ralphdir.WriteHeartbeatTrigger, s.d.WriteFile(ralphdir.WriteHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
+	return s.failed(writeHeartbeatTrigger, s.d.WriteFile(writeHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
 		"a restarted run's next call is not told that this one was stopped for not writing")
 }
 
 // clearWriteTimeout removes that record.
 func (s *Store) clearWriteTimeout() error {
-	return s.failed(ralphdir.WriteHeartbeatTrigger, s.d.Remove(ralphdir.WriteHeartbeatTrigger),
+	return s.failed(writeHeartbeatTrigger, s.d.Remove(writeHeartbeatTrigger),
 		"a later call may be told again about an old write timeout")
 }
 

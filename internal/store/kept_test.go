@@ -30,22 +30,22 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 		{"BreakerRecorded", func(s *Store) error { return s.Keeper().BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
 		{"AnalysisRecorded", func(s *Store) error { return s.Keeper().AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1}) }, ralphdir.ResponseAnalysis},
 		{"AnalysisCleared", func(s *Store) error { return s.Keeper().AnalysisCleared() }, ralphdir.ResponseAnalysis},
-		{"ExitSignalsChanged", func(s *Store) error { return s.Keeper().ExitSignalsChanged(analysis.ExitSignals{}) }, ralphdir.ExitSignals},
-		{"ErrorHistoryChanged", func(s *Store) error { return s.Keeper().ErrorHistoryChanged(analysis.ErrorHistory{}) }, ErrorHistoryFile},
-		{"OutputLengthChanged", func(s *Store) error { return s.Keeper().OutputLengthChanged(42) }, ralphdir.LastOutputLength},
-		{"GatesRecorded", func(s *Store) error { return s.Keeper().GatesRecorded(&gates.Results{}) }, ralphdir.QualityGateResults},
-		{"FindingsRecorded", func(s *Store) error { return s.Keeper().FindingsRecorded(review.Findings{}) }, ralphdir.ReviewFindings},
-		{"FindingsCleared", func(s *Store) error { return s.Keeper().FindingsCleared() }, ralphdir.ReviewFindings},
-		{"ReviewSHARecorded", func(s *Store) error { return s.Keeper().ReviewSHARecorded("abc") }, ralphdir.ReviewLastSHA},
-		{"LoopStarted", func(s *Store) error { return s.Keeper().LoopStarted("abc") }, ralphdir.LoopStartSHA},
-		{"DiffSummaryRecorded", func(s *Store) error { return s.Keeper().DiffSummaryRecorded("1 file") }, ralphdir.LoopDiffSummary},
-		{"DiffSummaryTaken", func(s *Store) error { return s.Keeper().DiffSummaryTaken() }, ralphdir.LoopDiffSummary},
-		{"WriteTimeoutMarked", func(s *Store) error { return s.Keeper().WriteTimeoutMarked(at) }, ralphdir.WriteHeartbeatTrigger},
-		{"WriteTimeoutCleared", func(s *Store) error { return s.Keeper().WriteTimeoutCleared() }, ralphdir.WriteHeartbeatTrigger},
+		{"ExitSignalsChanged", func(s *Store) error { return s.Keeper().ExitSignalsChanged(analysis.ExitSignals{}) }, exitSignals},
+		{"ErrorHistoryChanged", func(s *Store) error { return s.Keeper().ErrorHistoryChanged(analysis.ErrorHistory{}) }, errorHistoryFile},
+		{"OutputLengthChanged", func(s *Store) error { return s.Keeper().OutputLengthChanged(42) }, lastOutputLength},
+		{"GatesRecorded", func(s *Store) error { return s.Keeper().GatesRecorded(&gates.Results{}) }, qualityGateResults},
+		{"FindingsRecorded", func(s *Store) error { return s.Keeper().FindingsRecorded(review.Findings{}) }, reviewFindings},
+		{"FindingsCleared", func(s *Store) error { return s.Keeper().FindingsCleared() }, reviewFindings},
+		{"ReviewSHARecorded", func(s *Store) error { return s.Keeper().ReviewSHARecorded("abc") }, reviewLastSHA},
+		{"LoopStarted", func(s *Store) error { return s.Keeper().LoopStarted("abc") }, loopStartSHA},
+		{"DiffSummaryRecorded", func(s *Store) error { return s.Keeper().DiffSummaryRecorded("1 file") }, loopDiffSummary},
+		{"DiffSummaryTaken", func(s *Store) error { return s.Keeper().DiffSummaryTaken() }, loopDiffSummary},
+		{"WriteTimeoutMarked", func(s *Store) error { return s.Keeper().WriteTimeoutMarked(at) }, writeHeartbeatTrigger},
+		{"WriteTimeoutCleared", func(s *Store) error { return s.Keeper().WriteTimeoutCleared() }, writeHeartbeatTrigger},
 		{"PlanCollapsed", func(s *Store) error { return s.Keeper().PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
 		{"SessionStarted", func(s *Store) error { return s.Keeper().SessionStarted(at) }, ralphdir.RalphSession},
-		{"SessionIDSaved", func(s *Store) error { return s.Keeper().SessionIDSaved("sess-1", at) }, ralphdir.ClaudeSessionID},
-		{"FallbackSessionIDSaved", func(s *Store) error { return s.Keeper().FallbackSessionIDSaved("codex", "sess-1", at) }, ralphdir.FallbackSessionID("codex")},
+		{"SessionIDSaved", func(s *Store) error { return s.Keeper().SessionIDSaved("sess-1", at) }, claudeSessionID},
+		{"FallbackSessionIDSaved", func(s *Store) error { return s.Keeper().FallbackSessionIDSaved("codex", "sess-1", at) }, fallbackSessionID("codex")},
 		{"SessionReset", func(s *Store) error { return s.Keeper().SessionReset("test", 1, at) }, ralphdir.RalphSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestLoadReportsExitSignalsItCannotCreate(t *testing.T) {
 	d := ralphdir.New(root, func(string) {})
 	var warned []error
 	New(d, nil, func(err error) { warned = append(warned, err) }, false).Load(time.Now())
-	if len(warned) != 1 || !strings.HasPrefix(warned[0].Error(), "could not save "+d.Path(ralphdir.ExitSignals)+": ") {
+	if len(warned) != 1 || !strings.HasPrefix(warned[0].Error(), "could not save "+d.Path(exitSignals)+": ") {
 		t.Fatalf("Load warned %v; want the .exit_signals it could not create, once", warned)
 	}
 }
@@ -96,10 +96,10 @@ func TestPeekChangesNothing(t *testing.T) {
 		ralphdir.CallCount:           "7\n",
 		ralphdir.LastReset:           "2030010203\n",
 		ralphdir.CircuitBreakerState: "{not json",
-		ralphdir.ExitSignals:         `{"test_only_loops": [], "done_signals": [1], "completion_indicators": []}`,
-		ralphdir.QualityGateResults:  `{"overall_status": "pass", "mode": "warn", "custom_gates": []}`,
-		ralphdir.ReviewFindings:      "[]",
-		ralphdir.ReviewLastSHA:       "abc\n",
+		exitSignals:                  `{"test_only_loops": [], "done_signals": [1], "completion_indicators": []}`,
+		qualityGateResults:           `{"overall_status": "pass", "mode": "warn", "custom_gates": []}`,
+		reviewFindings:               "[]",
+		reviewLastSHA:                "abc\n",
 		ralphdir.RalphSession:        `{"session_id": "s-1", "created_at": "2030-01-01T00:00:00+00:00", "last_used": "2030-01-01T00:00:00+00:00"}`,
 	}
 	for name, content := range files {
@@ -115,7 +115,7 @@ func TestPeekChangesNothing(t *testing.T) {
 	if k.Window.Count != 7 || k.Breaker.State != breaker.Closed || k.Gates == nil || k.ReviewSHA != "abc" || k.Session.SessionID != "s-1" || k.HaveBreaker {
 		t.Errorf("Peek = %+v", k)
 	}
-	for _, name := range []string{ralphdir.CircuitBreakerState, ralphdir.ReviewFindings} {
+	for _, name := range []string{ralphdir.CircuitBreakerState, reviewFindings} {
 		if damaged[name] == nil {
 			t.Errorf("damaged[%s] = nil; want what is wrong with it (damaged: %v)", name, damaged)
 		}

@@ -149,8 +149,8 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 	if err := s.clearFallbackIDs(); err != nil {
 		errs = append(errs, err)
 	}
-	if s.d.Exists(ralphdir.ExitSignals) {
-		if err := s.d.WriteFile(ralphdir.ExitSignals, []byte(emptyExitSignals)); err != nil {
+	if s.d.Exists(exitSignals) {
+		if err := s.d.WriteFile(exitSignals, []byte(emptyExitSignals)); err != nil {
 			errs = append(errs, fmt.Errorf("clear exit signals: %w", err))
 		} else if s.verbose {
 			s.log(levelInfo, "Cleared exit signals file")
@@ -161,7 +161,7 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 	}
 	entry := session.HistoryEntry{Timestamp: ts, FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop}
 	if err := s.appendHistory(entry); err != nil {
-		s.log(levelWarn, fmt.Sprintf("Could not record the session reset in %s: %v", ralphdir.RalphSessionHistory, err))
+		s.log(levelWarn, fmt.Sprintf("Could not record the session reset in %s: %v", ralphSessionHistory, err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("reset session (%s): %w", reason, err)
@@ -172,7 +172,7 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 
 func (s *sessions) readHistory() ([]json.RawMessage, error) {
 	var raw []json.RawMessage
-	if _, err := s.d.ReadJSON(ralphdir.RalphSessionHistory, &raw); err != nil {
+	if _, err := s.d.ReadJSON(ralphSessionHistory, &raw); err != nil {
 		return nil, fmt.Errorf("read session history: %w", err)
 	}
 	return raw, nil
@@ -193,7 +193,7 @@ func (s *sessions) appendHistory(e session.HistoryEntry) error {
 	if len(raw) > session.HistoryCap {
 		raw = raw[len(raw)-session.HistoryCap:]
 	}
-	return s.d.WriteJSON(ralphdir.RalphSessionHistory, raw)
+	return s.d.WriteJSON(ralphSessionHistory, raw)
 }
 
 func (s *sessions) write(rs session.RalphSession) error {
@@ -218,7 +218,7 @@ func (s *sessions) write(rs session.RalphSession) error {
 // the session and removes the file. An id that session.ValidID rejects ("0", "null",
 // whitespace, ...) is never resumed: the file is quarantined with a warning.
 func (s *sessions) resumeID(now time.Time, expiry time.Duration) (string, error) {
-	info, err := s.d.Lstat(ralphdir.ClaudeSessionID)
+	info, err := s.d.Lstat(claudeSessionID)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.log(levelInfo, "Starting new session")
 		return "", nil
@@ -228,7 +228,7 @@ func (s *sessions) resumeID(now time.Time, expiry time.Duration) (string, error)
 		return "", s.clearID()
 	}
 	var f session.IDFile
-	found, err := s.d.ReadValid(ralphdir.ClaudeSessionID, func(b []byte) error {
+	found, err := s.d.ReadValid(claudeSessionID, func(b []byte) error {
 		var perr error
 		f, perr = session.ParseIDFile(b)
 		return perr
@@ -277,7 +277,7 @@ func (s *sessions) saveID(id string, now time.Time) error {
 		s.log(levelWarn, fmt.Sprintf("Ignoring invalid session id %s from the agent's output; keeping the previous session", session.Quote(id)))
 		return nil
 	}
-	if err := s.d.WriteFile(ralphdir.ClaudeSessionID, []byte(id+"\n")); err != nil {
+	if err := s.d.WriteFile(claudeSessionID, []byte(id+"\n")); err != nil {
 		return fmt.Errorf("save agent session id: %w", err)
 	}
 	if err := s.sync(id, now); err != nil {
@@ -289,16 +289,16 @@ func (s *sessions) saveID(id string, now time.Time) error {
 
 // clearID removes .claude_session_id; a missing file is fine.
 func (s *sessions) clearID() error {
-	return s.d.Remove(ralphdir.ClaudeSessionID)
+	return s.d.Remove(claudeSessionID)
 }
 
 // fallbackResumeID is ResumeID for the fallback driver's own session file
-// (ralphdir.FallbackSessionID(driver)), so that one CLI's session id is
+// (fallbackSessionID(driver)), so that one CLI's session id is
 // never handed to another: the same validation and expiry, the age taken
 // from the file alone (.ralph_session follows the main driver's session),
 // and log lines that name the driver.
 func (s *sessions) fallbackResumeID(driver string, now time.Time, expiry time.Duration) (string, error) {
-	name := ralphdir.FallbackSessionID(driver)
+	name := fallbackSessionID(driver)
 	info, err := s.d.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.log(levelInfo, "Starting new "+driver+" session")
@@ -342,7 +342,7 @@ func (s *sessions) saveFallbackID(driver, id string, now time.Time) error {
 		s.log(levelWarn, fmt.Sprintf("Ignoring invalid %s session id %s from the agent's output; keeping the previous session", driver, session.Quote(id)))
 		return nil
 	}
-	if err := s.d.WriteFile(ralphdir.FallbackSessionID(driver), []byte(id+"\n")); err != nil {
+	if err := s.d.WriteFile(fallbackSessionID(driver), []byte(id+"\n")); err != nil {
 		return fmt.Errorf("save %s session id: %w", driver, err)
 	}
 	s.log(levelInfo, "Saved "+driver+" session: "+short(id)+"...")

@@ -141,8 +141,8 @@ func TestSessionResumeID(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t)
 			if tc.content != nil {
-				r.write(t, ralphdir.ClaudeSessionID, *tc.content)
-				r.setMtime(t, ralphdir.ClaudeSessionID, sesT0.Add(-tc.age))
+				r.write(t, claudeSessionID, *tc.content)
+				r.setMtime(t, claudeSessionID, sesT0.Add(-tc.age))
 			}
 			if tc.ralph != "" {
 				r.write(t, ralphdir.RalphSession, tc.ralph)
@@ -160,10 +160,10 @@ func TestSessionResumeID(t *testing.T) {
 			if len(r.warnings) != tc.warnings {
 				t.Errorf("warnings = %q, want %d", r.warnings, tc.warnings)
 			}
-			if tc.content != nil && r.d.Exists(ralphdir.ClaudeSessionID) != tc.wantKept {
+			if tc.content != nil && r.d.Exists(claudeSessionID) != tc.wantKept {
 				t.Errorf(".claude_session_id exists = %v, want %v", !tc.wantKept, tc.wantKept)
 			}
-			if q := r.quarantined(ralphdir.ClaudeSessionID); (q == 1) != tc.wantQuar {
+			if q := r.quarantined(claudeSessionID); (q == 1) != tc.wantQuar {
 				t.Errorf("quarantined copies = %d, want quarantined %v", q, tc.wantQuar)
 			}
 		})
@@ -175,7 +175,7 @@ func TestSessionSaveID(t *testing.T) {
 	if err := r.s.saveID("sess-abc", sesT0); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.read(t, ralphdir.ClaudeSessionID); got != "sess-abc\n" {
+	if got := r.read(t, claudeSessionID); got != "sess-abc\n" {
 		t.Errorf(".claude_session_id = %q", got)
 	}
 	if got := r.read(t, ralphdir.RalphSession); got != activeJSON("sess-abc", sesT0, sesT0) {
@@ -197,7 +197,7 @@ func TestSessionSaveID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := r.read(t, ralphdir.ClaudeSessionID); got != "sess-abc\n" {
+	if got := r.read(t, claudeSessionID); got != "sess-abc\n" {
 		t.Errorf("after invalid ids .claude_session_id = %q", got)
 	}
 	if got := r.read(t, ralphdir.RalphSession); got != activeJSON("sess-abc", sesT0, t1) {
@@ -326,8 +326,8 @@ func TestSessionTouch(t *testing.T) {
 func TestSessionResetSessionFlag(t *testing.T) {
 	r := newRig(t)
 	r.write(t, ralphdir.RalphSession, activeJSON("sess-live", sesT0.Add(-time.Hour), sesT0))
-	r.write(t, ralphdir.ClaudeSessionID, "sess-live\n")
-	r.write(t, ralphdir.ExitSignals, `{"test_only_loops":[1],"done_signals":[2,3],"completion_indicators":[3]}`+"\n")
+	r.write(t, claudeSessionID, "sess-live\n")
+	r.write(t, exitSignals, `{"test_only_loops":[1],"done_signals":[2,3],"completion_indicators":[3]}`+"\n")
 	r.write(t, ralphdir.ResponseAnalysis, `{"loop_number":3,"analysis":{"exit_signal":true}}`+"\n")
 
 	if err := r.s.reset(session.ReasonManualResetFlag, 0, sesT0); err != nil {
@@ -337,14 +337,14 @@ func TestSessionResetSessionFlag(t *testing.T) {
 	if got := r.read(t, ralphdir.RalphSession); got != wantSession {
 		t.Errorf(".ralph_session = %q, want %q", got, wantSession)
 	}
-	if r.d.Exists(ralphdir.ClaudeSessionID) || r.d.Exists(ralphdir.ResponseAnalysis) {
+	if r.d.Exists(claudeSessionID) || r.d.Exists(ralphdir.ResponseAnalysis) {
 		t.Error(".claude_session_id or .response_analysis still there")
 	}
-	if got := r.read(t, ralphdir.ExitSignals); got != `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}`+"\n" {
+	if got := r.read(t, exitSignals); got != `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}`+"\n" {
 		t.Errorf(".exit_signals = %q", got)
 	}
 	wantHist := "[\n  {\n    \"timestamp\": \"2026-11-22T02:05:10+00:00\",\n    \"from_state\": \"active\",\n    \"to_state\": \"reset\",\n    \"reason\": \"manual_reset_flag\",\n    \"loop_number\": 0\n  }\n]\n"
-	if got := r.read(t, ralphdir.RalphSessionHistory); got != wantHist {
+	if got := r.read(t, ralphSessionHistory); got != wantHist {
 		t.Errorf("history = %q, want %q", got, wantHist)
 	}
 	if diff := cmp.Diff([]string{"INFO Session reset: manual_reset_flag"}, r.logs); diff != "" {
@@ -362,7 +362,7 @@ func TestSessionResetWithoutExitSignals(t *testing.T) {
 	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 4, sesT0); err != nil {
 		t.Fatal(err)
 	}
-	if r.d.Exists(ralphdir.ExitSignals) {
+	if r.d.Exists(exitSignals) {
 		t.Error(".exit_signals created")
 	}
 	h, err := r.s.history()
@@ -387,7 +387,7 @@ func TestSessionResetEmptyReason(t *testing.T) {
 func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 	r := newRig(t)
 	r.s.verbose = true
-	r.write(t, ralphdir.ExitSignals, "{}")
+	r.write(t, exitSignals, "{}")
 	if err := r.s.reset(session.ReasonManualInterrupt, 2, sesT0); err != nil {
 		t.Fatal(err)
 	}
@@ -400,12 +400,12 @@ func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 // TestResetQuarantinesCorruptHistory: corrupt history is quarantined and restarted.
 func TestSessionResetQuarantinesCorruptHistory(t *testing.T) {
 	r := newRig(t)
-	r.write(t, ralphdir.RalphSessionHistory, `{"not": "an array"}`)
+	r.write(t, ralphSessionHistory, `{"not": "an array"}`)
 	if err := r.s.reset(session.ReasonPermissionDenied, 7, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := r.s.history()
-	if len(h) != 1 || h[0].Reason != "permission_denied" || r.quarantined(ralphdir.RalphSessionHistory) != 1 || len(r.warnings) != 1 {
+	if len(h) != 1 || h[0].Reason != "permission_denied" || r.quarantined(ralphSessionHistory) != 1 || len(r.warnings) != 1 {
 		t.Errorf("history %+v warnings %q", h, r.warnings)
 	}
 }
@@ -415,7 +415,7 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 	r := newRig(t)
 	// Not a regular file: moved aside like a corrupt one, then the
 	// reset is recorded in a fresh history.
-	if err := os.Mkdir(r.d.Path(ralphdir.RalphSessionHistory), 0o755); err != nil {
+	if err := os.Mkdir(r.d.Path(ralphSessionHistory), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.s.reset(session.ReasonProjectComplete, 1, sesT0); err != nil {
@@ -438,13 +438,13 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 func TestSessionHistoryCapAndForeignEntries(t *testing.T) {
 	r := newRig(t)
 	// Two entries written by someone else, one of an unknown shape.
-	r.write(t, ralphdir.RalphSessionHistory, `[{"timestamp":"x","from_state":"active","to_state":"reset","reason":"old","loop_number":9}, "odd"]`)
+	r.write(t, ralphSessionHistory, `[{"timestamp":"x","from_state":"active","to_state":"reset","reason":"old","loop_number":9}, "odd"]`)
 	if err := r.s.reset("first", 0, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal([]byte(r.read(t, ralphdir.RalphSessionHistory)), &raw); err != nil || len(raw) != 3 || string(raw[1]) != `"odd"` {
-		t.Fatalf("foreign entries not kept: %s", r.read(t, ralphdir.RalphSessionHistory))
+	if err := json.Unmarshal([]byte(r.read(t, ralphSessionHistory)), &raw); err != nil || len(raw) != 3 || string(raw[1]) != `"odd"` {
+		t.Fatalf("foreign entries not kept: %s", r.read(t, ralphSessionHistory))
 	}
 	for i := 1; i <= 55; i++ {
 		if err := r.s.reset("r", i, sesT0.Add(time.Duration(i)*time.Second)); err != nil {
@@ -489,7 +489,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur, st, _ = r.s.current(sesT0.Add(3 * time.Minute))
-	if st != session.Inactive || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(ralphdir.ClaudeSessionID) {
+	if st != session.Inactive || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(claudeSessionID) {
 		t.Fatalf("after reset: %+v %v", cur, st)
 	}
 	h, _ := r.s.history()
@@ -513,8 +513,8 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
   "last_used": "2026-11-22T01:55:00+00:00"
 }
 `)
-	r.write(t, ralphdir.ClaudeSessionID, "3f1e2d4c-5b6a-4789-8abc-def012345678\n")
-	r.setMtime(t, ralphdir.ClaudeSessionID, sesT0.Add(-10*time.Minute))
+	r.write(t, claudeSessionID, "3f1e2d4c-5b6a-4789-8abc-def012345678\n")
+	r.setMtime(t, claudeSessionID, sesT0.Add(-10*time.Minute))
 	hist := `[
   {
     "timestamp": "2026-11-21T20:00:00+00:00",
@@ -525,7 +525,7 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
   }
 ]
 `
-	r.write(t, ralphdir.RalphSessionHistory, hist)
+	r.write(t, ralphSessionHistory, hist)
 
 	rs, err := r.s.start(sesT0)
 	if err != nil || rs.SessionID != "3f1e2d4c-5b6a-4789-8abc-def012345678" {
@@ -544,7 +544,7 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
 	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 3, sesT0); err != nil {
 		t.Fatal(err)
 	}
-	got := r.read(t, ralphdir.RalphSessionHistory)
+	got := r.read(t, ralphSessionHistory)
 	if !strings.HasPrefix(got, strings.TrimSuffix(hist, "\n]\n")) {
 		t.Errorf("old history not kept verbatim:\n%s", got)
 	}
@@ -600,7 +600,7 @@ func TestSessionFallbackSession(t *testing.T) {
 	if got := r.read(t, ".fallback_session_id.codex"); got != "0199a213-aaaa\n" {
 		t.Fatalf("codex session file = %q", got)
 	}
-	if got := r.read(t, ralphdir.ClaudeSessionID); got != "claude-1\n" {
+	if got := r.read(t, claudeSessionID); got != "claude-1\n" {
 		t.Fatalf(".claude_session_id = %q, want the main driver's id untouched", got)
 	}
 	if cur, _, _ := r.s.current(sesT0); cur.SessionID != "claude-1" {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,7 +47,7 @@ type StatusFile struct {
 // only.
 func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 	status := m.Status
-	if !ralphdir.ValidStatus(status) {
+	if !validStatus(status) {
 		// Never write a value bmalph rejects (the bash loop's "retrying").
 		status = "running"
 	}
@@ -177,7 +178,7 @@ func (p *progress) CallEnded(m events.Moment, c events.Call) {
 func stamp(m events.Moment) string { return m.TS.Local().Format(events.LocalStamp) }
 
 func (p *progress) write(v any) {
-	if err := p.d.WriteJSON(ralphdir.Progress, v); err != nil && p.onErr != nil {
+	if err := p.d.WriteJSON(progressFile, v); err != nil && p.onErr != nil {
 		p.onErr(err)
 	}
 }
@@ -264,9 +265,20 @@ func (m *metrics) CallEnded(e events.Moment, c events.Call) {
 		l.CacheReadTokens, l.CacheCreationTokens = &u.CacheReadTokens, &u.CacheCreationTokens
 		l.TotalCostUSD = &u.CostUSD
 	}
-	if err := m.d.AppendJSONLine(ralphdir.MetricsLog, l); err != nil && m.onErr != nil {
+	if err := m.append(l); err != nil && m.onErr != nil {
 		m.onErr(err)
 	}
+}
+
+// append appends l as one compact JSON line, HTML characters left alone.
+func (m *metrics) append(l metricsLine) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return fmt.Errorf("encode %s: %w", m.d.Path(ralphdir.MetricsLog), err)
+	}
+	return m.d.AppendLine(ralphdir.MetricsLog, b.String())
 }
 
 // newStream returns the event log's writer: each report's line

@@ -175,10 +175,10 @@ func TestStatusSkipsEventsWithoutStatus(t *testing.T) {
 
 // status is always one of the eight values bmalph accepts.
 func TestStatusOnlyAllowedValues(t *testing.T) {
-	if len(ralphdir.StatusValues) != 8 {
-		t.Fatalf("bmalph accepts 8 status values, ralphdir lists %d", len(ralphdir.StatusValues))
+	if len(statusValues) != 8 {
+		t.Fatalf("bmalph accepts 8 status values, the store lists %d", len(statusValues))
 	}
-	inputs := append([]string{"retrying", "RUNNING", "Running", " running", "unknown", "halted\n", "\x00"}, ralphdir.StatusValues...)
+	inputs := append([]string{"retrying", "RUNNING", "Running", " running", "unknown", "halted\n", "\x00"}, statusValues...)
 	for _, in := range inputs {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
@@ -189,10 +189,10 @@ func TestStatusOnlyAllowedValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := in
-		if !ralphdir.ValidStatus(in) {
+		if !validStatus(in) {
 			want = "running"
 		}
-		if st.Status != want || !ralphdir.ValidStatus(st.Status) {
+		if st.Status != want || !validStatus(st.Status) {
 			t.Errorf("status %q written as %q, want %q", in, st.Status, want)
 		}
 	}
@@ -243,7 +243,7 @@ func checkProgress(t *testing.T, msg string) {
 	b.Add(newProgress(d, failOnErr(t)))
 	emit(b, events.Event{Type: events.IterationStarted})
 	emit(b, events.Event{Type: events.IterationProgress, Message: msg, DelaySecs: 20})
-	data := readFile(t, d, ralphdir.Progress)
+	data := readFile(t, d, progressFile)
 	if !json.Valid(data) {
 		t.Fatalf("progress.json is not valid JSON for %q:\n%s", msg, data)
 	}
@@ -305,7 +305,7 @@ func TestProgressForms(t *testing.T) {
 		b := observe.New(fixedClock, "run")
 		b.Add(newProgress(d, failOnErr(t)))
 		emit(b, events.Event{Type: tt.typ})
-		data, found, _ := d.ReadFile(ralphdir.Progress)
+		data, found, _ := d.ReadFile(progressFile)
 		if tt.want == "" {
 			if found {
 				t.Errorf("%s wrote progress.json: %s", tt.typ, data)
@@ -330,7 +330,7 @@ func TestProgressIndicator(t *testing.T) {
 	tick := func() {
 		emit(b, events.Event{Type: events.IterationProgress})
 		var p struct{ Indicator string }
-		json.Unmarshal(readFile(t, d, ralphdir.Progress), &p)
+		json.Unmarshal(readFile(t, d, progressFile), &p)
 		got = append(got, p.Indicator)
 	}
 	emit(b, events.Event{Type: events.IterationStarted})

@@ -41,9 +41,9 @@ func New(d *ralphdir.Dir, log func(level, msg string), warn func(error), verbose
 
 // jsonStateFiles are the JSON files under .ralph/ the loop writes.
 var jsonStateFiles = []string{
-	ralphdir.Status, ralphdir.Progress, ralphdir.ResponseAnalysis, ralphdir.ExitSignals,
-	ralphdir.RalphSession, ralphdir.RalphSessionHistory, ralphdir.CircuitBreakerState,
-	ralphdir.CircuitBreakerHistory, ralphdir.QualityGateResults, ralphdir.ReviewFindings,
+	ralphdir.Status, progressFile, ralphdir.ResponseAnalysis, exitSignals,
+	ralphdir.RalphSession, ralphSessionHistory, ralphdir.CircuitBreakerState,
+	circuitBreakerHistory, qualityGateResults, reviewFindings,
 }
 
 // Repair runs before anything is loaded: it removes the temp files an
@@ -91,12 +91,12 @@ func (s *Store) ResetSession(reason string, now time.Time) error {
 
 // saveSessionID keeps the agent's session id.
 func (s *Store) saveSessionID(id string, now time.Time) error {
-	return s.failed(ralphdir.ClaudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
+	return s.failed(claudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
 }
 
 // saveFallbackID keeps the fallback driver's session id.
 func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
-	return s.failed(ralphdir.FallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
+	return s.failed(fallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
 		"the next "+driver+" call may not resume this session")
 }
 
