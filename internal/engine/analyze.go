@@ -73,7 +73,7 @@ func usageOf(u *analysis.Usage) *events.Usage {
 // saveAnalysis keeps ra as the last call's analysis.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 	l.lastAnalysis = &ra
-	return l.keep.AnalysisRecorded(ra)
+	return l.keep.AnalysisChanged(l.lastAnalysis)
 }
 
 // updateExitSignals adds the call's signals to the recent ones.

@@ -32,8 +32,8 @@ func (c *changeTypes) BreakerRecorded(breaker.State, *breaker.Transition) error 
 	c.seen["BreakerRecorded"]++
 	return nil
 }
-func (c *changeTypes) AnalysisRecorded(analysis.ResponseAnalysis) error {
-	c.seen["AnalysisRecorded"]++
+func (c *changeTypes) AnalysisChanged(*analysis.ResponseAnalysis) error {
+	c.seen["AnalysisChanged"]++
 	return nil
 }
 func (c *changeTypes) ExitSignalsChanged(analysis.ExitSignals) error {
@@ -90,7 +90,7 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"WindowChanged", "BreakerChecked", "BreakerRecorded", "AnalysisRecorded", "ExitSignalsChanged",
+		"WindowChanged", "BreakerChecked", "BreakerRecorded", "AnalysisChanged", "ExitSignalsChanged",
 		"ErrorHistoryChanged", "LoopStarted", "SessionStarted", "SessionTouched", "SessionIDSaved",
 	} {
 		if rec.seen[want] == 0 {

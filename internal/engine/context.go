@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -34,7 +36,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	if in.WriteTimedOut {
 		l.writeTimedOut = false
-		l.keep.WriteTimeoutCleared()
+		l.keep.WriteTimeoutChanged(time.Time{})
 	}
 	return templates.LoopContext(in)
 }

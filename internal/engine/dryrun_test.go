@@ -20,7 +20,7 @@ type changeCounter struct {
 	n int
 }
 
-func (c *changeCounter) WriteTimeoutCleared() error           { c.n++; return nil }
+func (c *changeCounter) WriteTimeoutChanged(time.Time) error  { c.n++; return nil }
 func (c *changeCounter) SessionStarted(time.Time) error       { c.n++; return nil }
 func (c *changeCounter) WindowChanged(ratelimit.Window) error { c.n++; return nil }
 

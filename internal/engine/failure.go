@@ -24,7 +24,7 @@ func (l *loop) failure(c *call) step {
 	l.calls++
 	l.idle.end()
 	l.lastAnalysis = nil
-	l.keep.AnalysisCleared()
+	l.keep.AnalysisChanged(nil)
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -130,7 +130,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	l.saveWindow()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
-	l.keep.WriteTimeoutMarked(l.now())
+	l.keep.WriteTimeoutChanged(l.now())
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

@@ -64,7 +64,7 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.keep.DiffSummaryTaken()
+	l.keep.DiffSummaryChanged("")
 	c.startSHA = l.git.Head(l.ctx)
 	l.keep.LoopStarted(c.startSHA)
 

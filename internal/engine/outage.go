@@ -55,7 +55,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.stall.reset()
 	l.idle.end()
 	l.lastAnalysis = nil
-	l.keep.AnalysisCleared()
+	l.keep.AnalysisChanged(nil)
 	f := events.Failure{Kind: events.CallErrored}
 	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
 	it := l.iterationRecord(c, res, "error")

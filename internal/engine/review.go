@@ -76,7 +76,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
 		l.findings = &findings
-		l.keep.FindingsRecorded(findings)
+		l.keep.FindingsChanged(l.findings)
 	}
 	level, msg := review.Outcome(findings, perr)
 	l.bus.Reviewed(l.at("", ""), events.Level(level), msg)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"math"
@@ -44,7 +46,7 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.keep.WriteTimeoutCleared()
+	l.keep.WriteTimeoutChanged(time.Time{})
 	l.started = true
 	l.keep.SessionStarted(l.now())
 	saved, err := l.state.Load(l.now())

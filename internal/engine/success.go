@@ -82,7 +82,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
 		l.pendingSummary = s
-		l.keep.DiffSummaryRecorded(s)
+		l.keep.DiffSummaryChanged(s)
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -193,7 +193,7 @@ func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step
 		}
 	}
 	l.findings = nil
-	l.keep.FindingsCleared()
+	l.keep.FindingsChanged(nil)
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()

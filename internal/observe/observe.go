@@ -100,10 +100,9 @@ type Keeper interface {
 	// BreakerRecorded: the breaker recorded a loop's result; tr is the
 	// move it made (nil: none).
 	BreakerRecorded(s breaker.State, tr *breaker.Transition) error
-	// AnalysisRecorded: the analysis of the last successful call;
-	// AnalysisCleared: the last call failed, so there is none.
-	AnalysisRecorded(a analysis.ResponseAnalysis) error
-	AnalysisCleared() error
+	// AnalysisChanged: the analysis of the last successful call; nil:
+	// the last call failed, so there is none.
+	AnalysisChanged(a *analysis.ResponseAnalysis) error
 	// ExitSignalsChanged, ErrorHistoryChanged, OutputLengthChanged: what
 	// a call left for the next decisions.
 	ExitSignalsChanged(s analysis.ExitSignals) error
@@ -111,23 +110,20 @@ type Keeper interface {
 	OutputLengthChanged(n int) error
 	// GatesRecorded: the quality gates' results.
 	GatesRecorded(r *gates.Results) error
-	// FindingsRecorded: a review's findings, for the next loop;
-	// FindingsCleared: they reached their one loop.
-	FindingsRecorded(f review.Findings) error
-	FindingsCleared() error
+	// FindingsChanged: a review's findings, for the next loop; nil: they
+	// reached their one loop.
+	FindingsChanged(f *review.Findings) error
 	// ReviewSHARecorded: the commit the last review saw.
 	ReviewSHARecorded(sha string) error
 	// LoopStarted: a loop starts from commit sha.
 	LoopStarted(sha string) error
-	// DiffSummaryRecorded: the loop's diff summary, for the next loop's
-	// context; DiffSummaryTaken: the next loop took it.
-	DiffSummaryRecorded(text string) error
-	DiffSummaryTaken() error
-	// WriteTimeoutMarked: the write heartbeat stopped a call at at; the
-	// next call's context says so. WriteTimeoutCleared: the mark reached
-	// its call (or a new run starts).
-	WriteTimeoutMarked(at time.Time) error
-	WriteTimeoutCleared() error
+	// DiffSummaryChanged: the loop's diff summary, for the next loop's
+	// context; "": the next loop took it.
+	DiffSummaryChanged(text string) error
+	// WriteTimeoutChanged: the write heartbeat stopped a call at at; the
+	// next call's context says so. The zero time: the mark reached its
+	// call (or a new run starts).
+	WriteTimeoutChanged(at time.Time) error
 	// PlanCollapsed: the fix plan with its finished stories collapsed.
 	PlanCollapsed(plan []byte) error
 	// SessionStarted: session tracking starts (an active session of an
@@ -171,20 +167,16 @@ func (ignore) Said(time.Time, events.Notice)                                 {}
 func (ignore) WindowChanged(ratelimit.Window) error                          { return nil }
 func (ignore) BreakerChecked(breaker.State, *breaker.Transition, bool) error { return nil }
 func (ignore) BreakerRecorded(breaker.State, *breaker.Transition) error      { return nil }
-func (ignore) AnalysisRecorded(analysis.ResponseAnalysis) error              { return nil }
-func (ignore) AnalysisCleared() error                                        { return nil }
+func (ignore) AnalysisChanged(*analysis.ResponseAnalysis) error              { return nil }
 func (ignore) ExitSignalsChanged(analysis.ExitSignals) error                 { return nil }
 func (ignore) ErrorHistoryChanged(analysis.ErrorHistory) error               { return nil }
 func (ignore) OutputLengthChanged(int) error                                 { return nil }
 func (ignore) GatesRecorded(*gates.Results) error                            { return nil }
-func (ignore) FindingsRecorded(review.Findings) error                        { return nil }
-func (ignore) FindingsCleared() error                                        { return nil }
+func (ignore) FindingsChanged(*review.Findings) error                        { return nil }
 func (ignore) ReviewSHARecorded(string) error                                { return nil }
 func (ignore) LoopStarted(string) error                                      { return nil }
-func (ignore) DiffSummaryRecorded(string) error                              { return nil }
-func (ignore) DiffSummaryTaken() error                                       { return nil }
-func (ignore) WriteTimeoutMarked(time.Time) error                            { return nil }
-func (ignore) WriteTimeoutCleared() error                                    { return nil }
+func (ignore) DiffSummaryChanged(string) error                               { return nil }
+func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
 func (ignore) PlanCollapsed([]byte) error                                    { return nil }
 func (ignore) SessionStarted(time.Time) error                                { return nil }
 func (ignore) SessionTouched(time.Time) error                                { return nil }

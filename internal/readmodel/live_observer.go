@@ -85,17 +85,15 @@ func (s *liveKeeper) BreakerRecorded(st breaker.State, tr *breaker.Transition) e
 	return err
 }
 
-// AnalysisRecorded takes the last analysis.
-func (s *liveKeeper) AnalysisRecorded(a analysis.ResponseAnalysis) error {
-	err := s.Keeper.AnalysisRecorded(a)
-	s.l.update(func(r *folderState) { r.Analysis = &a })
-	return err
-}
-
-// AnalysisCleared: a failed call leaves no analysis.
-func (s *liveKeeper) AnalysisCleared() error {
-	err := s.Keeper.AnalysisCleared()
-	s.l.update(func(r *folderState) { r.Analysis = nil })
+// AnalysisChanged takes the last analysis (a copy); nil: a failed call
+// leaves none.
+func (s *liveKeeper) AnalysisChanged(a *analysis.ResponseAnalysis) error {
+	err := s.Keeper.AnalysisChanged(a)
+	if a != nil {
+		c := *a
+		a = &c
+	}
+	s.l.update(func(r *folderState) { r.Analysis = a })
 	return err
 }
 

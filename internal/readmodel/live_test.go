@@ -47,7 +47,7 @@ func runSome(t *testing.T, bus *observe.Fan, k observe.Keeper) {
 	k.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
 	var ra analysis.ResponseAnalysis
 	ra.Analysis.WorkSummary, ra.Analysis.TasksCompletedThisLoop = "ticked one", 1
-	k.AnalysisRecorded(ra)
+	k.AnalysisChanged(&ra)
 	bus.CallEnded(at("completed"), events.Call{Outcome: events.IterationCompleted,
 		Iteration: &events.Iteration{Outcome: "success", WallMS: 3000, FilesChanged: 2, TasksTicked: []string{"one"}}})
 	bus.WaitStarted(at("waiting"), events.Wait{Kind: "loop_delay", Until: liveNow.Add(time.Minute)})

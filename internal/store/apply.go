@@ -36,9 +36,12 @@ func (k keeper) BreakerRecorded(st breaker.State, tr *breaker.Transition) error 
 		"the next run starts from the breaker state last saved")
 }
 
-func (k keeper) AnalysisRecorded(a analysis.ResponseAnalysis) error { return k.s.saveAnalysis(a) }
-
-func (k keeper) AnalysisCleared() error { return k.s.removeAnalysis() }
+func (k keeper) AnalysisChanged(a *analysis.ResponseAnalysis) error {
+	if a == nil {
+		return k.s.removeAnalysis()
+	}
+	return k.s.saveAnalysis(*a)
+}
 
 func (k keeper) ExitSignalsChanged(es analysis.ExitSignals) error { return k.s.saveExitSignals(es) }
 
@@ -48,21 +51,30 @@ func (k keeper) OutputLengthChanged(n int) error { return k.s.saveOutputLength(n
 
 func (k keeper) GatesRecorded(r *gates.Results) error { return k.s.saveGates(r) }
 
-func (k keeper) FindingsRecorded(f review.Findings) error { return k.s.saveFindings(f) }
-
-func (k keeper) FindingsCleared() error { return k.s.removeFindings() }
+func (k keeper) FindingsChanged(f *review.Findings) error {
+	if f == nil {
+		return k.s.removeFindings()
+	}
+	return k.s.saveFindings(*f)
+}
 
 func (k keeper) ReviewSHARecorded(sha string) error { return k.s.saveReviewSHA(sha) }
 
 func (k keeper) LoopStarted(sha string) error { return k.s.saveLoopStart(sha) }
 
-func (k keeper) DiffSummaryRecorded(text string) error { return k.s.saveDiffSummary(text) }
+func (k keeper) DiffSummaryChanged(text string) error {
+	if text == "" {
+		return k.s.removeDiffSummary()
+	}
+	return k.s.saveDiffSummary(text)
+}
 
-func (k keeper) DiffSummaryTaken() error { return k.s.removeDiffSummary() }
-
-func (k keeper) WriteTimeoutMarked(at time.Time) error { return k.s.markWriteTimeout(at) }
-
-func (k keeper) WriteTimeoutCleared() error { return k.s.clearWriteTimeout() }
+func (k keeper) WriteTimeoutChanged(at time.Time) error {
+	if at.IsZero() {
+		return k.s.clearWriteTimeout()
+	}
+	return k.s.markWriteTimeout(at)
+}
 
 func (k keeper) PlanCollapsed(plan []byte) error { return k.s.savePlan(plan) }
 

@@ -35,18 +35,18 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		}, ralphdir.CallCount},
 		{"BreakerChecked", func(k observe.Keeper) error { return k.BreakerChecked(breaker.State{}, nil, true) }, circuitBreakerHistory},
 		{"BreakerRecorded", func(k observe.Keeper) error { return k.BreakerRecorded(breaker.State{}, nil) }, ralphdir.CircuitBreakerState},
-		{"AnalysisRecorded", func(k observe.Keeper) error {
-			return k.AnalysisRecorded(analysis.ResponseAnalysis{LoopNumber: 1})
+		{"AnalysisChanged", func(k observe.Keeper) error {
+			return k.AnalysisChanged(&analysis.ResponseAnalysis{LoopNumber: 1})
 		}, ralphdir.ResponseAnalysis},
 		{"ExitSignalsChanged", func(k observe.Keeper) error { return k.ExitSignalsChanged(analysis.ExitSignals{}) }, exitSignals},
 		{"ErrorHistoryChanged", func(k observe.Keeper) error { return k.ErrorHistoryChanged(analysis.ErrorHistory{}) }, errorHistoryFile},
 		{"OutputLengthChanged", func(k observe.Keeper) error { return k.OutputLengthChanged(42) }, lastOutputLength},
 		{"GatesRecorded", func(k observe.Keeper) error { return k.GatesRecorded(&gates.Results{}) }, qualityGateResults},
-		{"FindingsRecorded", func(k observe.Keeper) error { return k.FindingsRecorded(review.Findings{}) }, reviewFindings},
+		{"FindingsChanged", func(k observe.Keeper) error { return k.FindingsChanged(&review.Findings{}) }, reviewFindings},
 		{"ReviewSHARecorded", func(k observe.Keeper) error { return k.ReviewSHARecorded("abc") }, reviewLastSHA},
 		{"LoopStarted", func(k observe.Keeper) error { return k.LoopStarted("abc") }, loopStartSHA},
-		{"DiffSummaryRecorded", func(k observe.Keeper) error { return k.DiffSummaryRecorded("1 file") }, loopDiffSummary},
-		{"WriteTimeoutMarked", func(k observe.Keeper) error { return k.WriteTimeoutMarked(at) }, writeHeartbeatTrigger},
+		{"DiffSummaryChanged", func(k observe.Keeper) error { return k.DiffSummaryChanged("1 file") }, loopDiffSummary},
+		{"WriteTimeoutChanged", func(k observe.Keeper) error { return k.WriteTimeoutChanged(at) }, writeHeartbeatTrigger},
 		{"PlanCollapsed", func(k observe.Keeper) error { return k.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
 		{"SessionStarted", func(k observe.Keeper) error { return k.SessionStarted(at) }, ralphdir.RalphSession},
 		{"SessionTouched", func(k observe.Keeper) error { return k.SessionTouched(at) }, ralphdir.RalphSession},
@@ -61,10 +61,10 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		}
 	}
 	removed := []change{
-		{"AnalysisCleared", observe.Keeper.AnalysisCleared, ralphdir.ResponseAnalysis},
-		{"FindingsCleared", observe.Keeper.FindingsCleared, reviewFindings},
-		{"DiffSummaryTaken", observe.Keeper.DiffSummaryTaken, loopDiffSummary},
-		{"WriteTimeoutCleared", observe.Keeper.WriteTimeoutCleared, writeHeartbeatTrigger},
+		{"AnalysisChanged(nil)", func(k observe.Keeper) error { return k.AnalysisChanged(nil) }, ralphdir.ResponseAnalysis},
+		{"FindingsChanged(nil)", func(k observe.Keeper) error { return k.FindingsChanged(nil) }, reviewFindings},
+		{"DiffSummaryChanged(\"\")", func(k observe.Keeper) error { return k.DiffSummaryChanged("") }, loopDiffSummary},
+		{"WriteTimeoutChanged(zero)", func(k observe.Keeper) error { return k.WriteTimeoutChanged(time.Time{}) }, writeHeartbeatTrigger},
 		{"SessionReset", func(k observe.Keeper) error { return k.SessionReset("test", 1, at) }, claudeSessionID},
 	}
 	for _, r := range removed {
