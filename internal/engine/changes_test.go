@@ -80,8 +80,8 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 	}
 
 	for _, name := range []string{
-		ralphdir.CallCount, ralphdir.LastReset, ralphdir.ResponseAnalysis, ".last_output_length",
-		".loop_start_sha", ".loop_diff_summary", ".claude_session_id", ralphdir.RalphSession,
+		ralphdir.CallCount, ".last_reset", ralphdir.ResponseAnalysis, ".last_output_length",
+		".loop_start_sha", ".loop_diff_summary", ".claude_session_id", ".ralph_session",
 		".ralph_session_history", ralphdir.CircuitBreakerState, ".circuit_breaker_history",
 		"logs/.error_history",
 	} {

@@ -155,22 +155,22 @@ func TestLockRefusesSecondHolder(t *testing.T) {
 
 func TestWriteFileSkipsIdenticalContent(t *testing.T) {
 	d, _ := newDir(t)
-	if err := d.WriteFile(LastReset, []byte("2026112203\n")); err != nil {
+	if err := d.WriteFile(".last_reset", []byte("2026112203\n")); err != nil {
 		t.Fatal(err)
 	}
-	st1, _ := os.Stat(d.Path(LastReset))
+	st1, _ := os.Stat(d.Path(".last_reset"))
 	// Same content: the file (its inode) is left alone.
-	if err := d.WriteFile(LastReset, []byte("2026112203\n")); err != nil {
+	if err := d.WriteFile(".last_reset", []byte("2026112203\n")); err != nil {
 		t.Fatal(err)
 	}
-	st2, _ := os.Stat(d.Path(LastReset))
+	st2, _ := os.Stat(d.Path(".last_reset"))
 	if !os.SameFile(st1, st2) {
 		t.Error("identical content was rewritten")
 	}
-	if err := d.WriteFile(LastReset, []byte("2026112204\n")); err != nil {
+	if err := d.WriteFile(".last_reset", []byte("2026112204\n")); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(d.Path(LastReset)); string(b) != "2026112204\n" {
+	if b, _ := os.ReadFile(d.Path(".last_reset")); string(b) != "2026112204\n" {
 		t.Errorf("content = %q", b)
 	}
 }

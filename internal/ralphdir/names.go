@@ -10,9 +10,7 @@ const (
 	Status              = "status.json"
 	LiveLog             = "live.log"
 	CallCount           = ".call_count"
-	LastReset           = ".last_reset"
 	ResponseAnalysis    = ".response_analysis"
-	RalphSession        = ".ralph_session"
 	CircuitBreakerState = ".circuit_breaker_state"
 	Prompt              = "PROMPT.md"
 	FixPlan             = "@fix_plan.md"
@@ -42,9 +40,9 @@ const FallbackSessionPrefix = ".fallback_session_id."
 // files only the store names are spelt out), plus the heartbeat markers
 // the bash loop's helpers write there.
 var loopOwnedNames = map[string]bool{
-	Status: true, "progress.json": true, LiveLog: true, CallCount: true, LastReset: true,
+	Status: true, "progress.json": true, LiveLog: true, CallCount: true, ".last_reset": true,
 	".exit_signals": true, ResponseAnalysis: true, ".last_output_length": true, ".loop_start_sha": true,
-	".loop_diff_summary": true, ".claude_session_id": true, RalphSession: true, ".ralph_session_history": true,
+	".loop_diff_summary": true, ".claude_session_id": true, ".ralph_session": true, ".ralph_session_history": true,
 	CircuitBreakerState: true, ".circuit_breaker_history": true, ".quality_gate_results": true,
 	".review_findings.json": true, ".review_last_sha": true, ".write_heartbeat_triggered": true, oldLockFile: true,
 	PauseFile: true, failureState: true, ".error_history": true,

@@ -103,7 +103,7 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 		ralphdir.CircuitBreakerState: `{"state":"OPEN","reason":"planted"}`,
 		ralphdir.ResponseAnalysis:    `{"analysis":{"work_summary":"planted"}}`,
 		ralphdir.CallCount:           "77\n",
-		ralphdir.LastReset:           ratelimit.HourKey(liveNow) + "\n",
+		".last_reset":                ratelimit.HourKey(liveNow) + "\n",
 	} {
 		if err := os.WriteFile(f.Dir.Path(name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)

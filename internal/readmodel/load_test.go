@@ -38,7 +38,7 @@ func TestStatusWaiting(t *testing.T) {
 		ralphdir.EventsLog: "not json\n" + string(ev) + "\n",
 		ralphdir.Status:    `{"loop_count":3,"status":"running","max_calls_per_hour":5,"input_tokens_total":10,"cost_usd_total":0.5}`,
 		ralphdir.CallCount: "5\n",
-		ralphdir.LastReset: "2026010113\n",
+		".last_reset":      "2026010113\n",
 	})
 	v := &View{State: state{Running: true}, Status: json.RawMessage(`{}`)}
 	last := lastEvents(tailLogs(d, []string{ralphdir.EventsLog}, statusTail), 1)
@@ -67,7 +67,7 @@ func TestStatusDamagedFiles(t *testing.T) {
 	d := writeFiles(t, root, map[string]string{
 		ralphdir.Status:              "{broken",
 		ralphdir.CircuitBreakerState: "[]",
-		ralphdir.RalphSession:        "nope",
+		".ralph_session":             "nope",
 		ralphdir.CallCount:           "lots",
 		ralphdir.ResponseAnalysis:    "{",
 	})
@@ -114,7 +114,7 @@ func TestStatusReadsKeptStateAsTheLoopDoes(t *testing.T) {
 		{"inactive", `{"session_id": "", "reset_at": "2030-01-01T00:00:00+00:00"}`, ``, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := map[string]string{ralphdir.RalphSession: tc.session}
+			files := map[string]string{".ralph_session": tc.session}
 			if tc.breaker != "" {
 				files[ralphdir.CircuitBreakerState] = tc.breaker
 			}

@@ -48,8 +48,8 @@ func TestStoreSavesEachChangesFile(t *testing.T) {
 		{"DiffSummaryChanged", func(k observe.Keeper) error { return k.DiffSummaryChanged("1 file") }, loopDiffSummary},
 		{"WriteTimeoutChanged", func(k observe.Keeper) error { return k.WriteTimeoutChanged(at) }, writeHeartbeatTrigger},
 		{"PlanCollapsed", func(k observe.Keeper) error { return k.PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
-		{"SessionStarted", func(k observe.Keeper) error { return k.SessionStarted(at) }, ralphdir.RalphSession},
-		{"SessionTouched", func(k observe.Keeper) error { return k.SessionTouched(at) }, ralphdir.RalphSession},
+		{"SessionStarted", func(k observe.Keeper) error { return k.SessionStarted(at) }, ralphSession},
+		{"SessionTouched", func(k observe.Keeper) error { return k.SessionTouched(at) }, ralphSession},
 		{"SessionIDSaved", func(k observe.Keeper) error { return k.SessionIDSaved("sess-1", at) }, claudeSessionID},
 	}
 	for _, w := range written {

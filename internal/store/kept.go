@@ -153,7 +153,7 @@ func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 		return found, nil
 	})
 	if rs, err := PeekSession(d, now); err != nil {
-		damaged[ralphdir.RalphSession] = err
+		damaged[ralphSession] = err
 	} else {
 		v.Session = rs
 	}
@@ -163,7 +163,7 @@ func Peek(d *ralphdir.Dir, now time.Time) (v Kept, damaged map[string]error) {
 // PeekSession is the session file alone, read as Peek reads it: zero when
 // it is missing or cannot be read, an error when its content is damaged.
 func PeekSession(d *ralphdir.Dir, now time.Time) (session.RalphSession, error) {
-	b, found, err := d.ReadFile(ralphdir.RalphSession)
+	b, found, err := d.ReadFile(ralphSession)
 	if err != nil || !found {
 		return session.RalphSession{}, nil
 	}

@@ -43,10 +43,10 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 		{"WriteTimeoutChanged", func(s *Store) error { return s.Keeper().WriteTimeoutChanged(at) }, writeHeartbeatTrigger},
 		{"WriteTimeoutChanged(zero)", func(s *Store) error { return s.Keeper().WriteTimeoutChanged(time.Time{}) }, writeHeartbeatTrigger},
 		{"PlanCollapsed", func(s *Store) error { return s.Keeper().PlanCollapsed([]byte("# Plan\n")) }, ralphdir.FixPlan},
-		{"SessionStarted", func(s *Store) error { return s.Keeper().SessionStarted(at) }, ralphdir.RalphSession},
+		{"SessionStarted", func(s *Store) error { return s.Keeper().SessionStarted(at) }, ralphSession},
 		{"SessionIDSaved", func(s *Store) error { return s.Keeper().SessionIDSaved("sess-1", at) }, claudeSessionID},
 		{"FallbackSessionIDSaved", func(s *Store) error { return s.Keeper().FallbackSessionIDSaved("codex", "sess-1", at) }, fallbackSessionID("codex")},
-		{"SessionReset", func(s *Store) error { return s.Keeper().SessionReset("test", 1, at) }, ralphdir.RalphSession},
+		{"SessionReset", func(s *Store) error { return s.Keeper().SessionReset("test", 1, at) }, ralphSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// .ralph is a plain file: nothing under it can be written or
@@ -94,13 +94,13 @@ func TestPeekChangesNothing(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	files := map[string]string{
 		ralphdir.CallCount:           "7\n",
-		ralphdir.LastReset:           "2030010203\n",
+		lastReset:                    "2030010203\n",
 		ralphdir.CircuitBreakerState: "{not json",
 		exitSignals:                  `{"test_only_loops": [], "done_signals": [1], "completion_indicators": []}`,
 		qualityGateResults:           `{"overall_status": "pass", "mode": "warn", "custom_gates": []}`,
 		reviewFindings:               "[]",
 		reviewLastSHA:                "abc\n",
-		ralphdir.RalphSession:        `{"session_id": "s-1", "created_at": "2030-01-01T00:00:00+00:00", "last_used": "2030-01-01T00:00:00+00:00"}`,
+		ralphSession:                 `{"session_id": "s-1", "created_at": "2030-01-01T00:00:00+00:00", "last_used": "2030-01-01T00:00:00+00:00"}`,
 	}
 	for name, content := range files {
 		if err := os.WriteFile(d.Path(name), []byte(content), 0o644); err != nil {

@@ -8,6 +8,8 @@ import "github.com/ralphloop/ralph_loop/internal/ralphdir"
 // and writes the last five without an fsync, as it does status.json). The
 // files other packages read too are named in ralphdir.
 const (
+	lastReset             = ".last_reset"
+	ralphSession          = ".ralph_session"
 	exitSignals           = ".exit_signals"
 	claudeSessionID       = ".claude_session_id"
 	ralphSessionHistory   = ".ralph_session_history"

@@ -10,7 +10,7 @@ import (
 // (never the agent's progress, hidden by .ralph/.gitignore), as every
 // file it names itself is.
 func TestStoreFilesAreLoopOwned(t *testing.T) {
-	for _, name := range []string{exitSignals, claudeSessionID, ralphSessionHistory, circuitBreakerHistory,
+	for _, name := range []string{lastReset, ralphSession, exitSignals, claudeSessionID, ralphSessionHistory, circuitBreakerHistory,
 		qualityGateResults, reviewFindings, reviewLastSHA, fallbackSessionID("codex"), errorHistoryFile,
 		progressFile, lastOutputLength, loopStartSHA, loopDiffSummary, writeHeartbeatTrigger} {
 		if !ralphdir.LoopOwned(name) {

@@ -52,7 +52,7 @@ func newSessions(d *ralphdir.Dir, log func(level, msg string)) *sessions {
 func (s *sessions) current(now time.Time) (session.RalphSession, session.State, error) {
 	var rs session.RalphSession
 	bad := false
-	found, err := s.d.ReadValid(ralphdir.RalphSession, func(b []byte) error {
+	found, err := s.d.ReadValid(ralphSession, func(b []byte) error {
 		r, err := session.Decode(b, now)
 		if err != nil {
 			bad = true
@@ -197,7 +197,7 @@ func (s *sessions) appendHistory(e session.HistoryEntry) error {
 }
 
 func (s *sessions) write(rs session.RalphSession) error {
-	if err := s.d.WriteJSON(ralphdir.RalphSession, rs); err != nil {
+	if err := s.d.WriteJSON(ralphSession, rs); err != nil {
 		return fmt.Errorf("write ralph session: %w", err)
 	}
 	return nil

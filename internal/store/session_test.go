@@ -145,7 +145,7 @@ func TestSessionResumeID(t *testing.T) {
 				r.setMtime(t, claudeSessionID, sesT0.Add(-tc.age))
 			}
 			if tc.ralph != "" {
-				r.write(t, ralphdir.RalphSession, tc.ralph)
+				r.write(t, ralphSession, tc.ralph)
 			}
 			id, err := r.s.resumeID(sesT0, tc.expiry)
 			if err != nil {
@@ -178,7 +178,7 @@ func TestSessionSaveID(t *testing.T) {
 	if got := r.read(t, claudeSessionID); got != "sess-abc\n" {
 		t.Errorf(".claude_session_id = %q", got)
 	}
-	if got := r.read(t, ralphdir.RalphSession); got != activeJSON("sess-abc", sesT0, sesT0) {
+	if got := r.read(t, ralphSession); got != activeJSON("sess-abc", sesT0, sesT0) {
 		t.Errorf(".ralph_session = %q", got)
 	}
 
@@ -187,7 +187,7 @@ func TestSessionSaveID(t *testing.T) {
 	if err := r.s.saveID("  sess-abc\n", t1); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.read(t, ralphdir.RalphSession); got != activeJSON("sess-abc", sesT0, t1) {
+	if got := r.read(t, ralphSession); got != activeJSON("sess-abc", sesT0, t1) {
 		t.Errorf("same id: .ralph_session = %q", got)
 	}
 
@@ -200,7 +200,7 @@ func TestSessionSaveID(t *testing.T) {
 	if got := r.read(t, claudeSessionID); got != "sess-abc\n" {
 		t.Errorf("after invalid ids .claude_session_id = %q", got)
 	}
-	if got := r.read(t, ralphdir.RalphSession); got != activeJSON("sess-abc", sesT0, t1) {
+	if got := r.read(t, ralphSession); got != activeJSON("sess-abc", sesT0, t1) {
 		t.Errorf("after invalid ids .ralph_session = %q", got)
 	}
 
@@ -210,7 +210,7 @@ func TestSessionSaveID(t *testing.T) {
 	if err := r.s.saveID(long, t2); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.read(t, ralphdir.RalphSession); got != activeJSON(long, t2, t2) {
+	if got := r.read(t, ralphSession); got != activeJSON(long, t2, t2) {
 		t.Errorf("new id: .ralph_session = %q", got)
 	}
 
@@ -257,13 +257,13 @@ func TestSessionStart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t)
 			if tc.name != "missing" {
-				r.write(t, ralphdir.RalphSession, tc.file)
+				r.write(t, ralphSession, tc.file)
 			}
 			rs, err := r.s.start(sesT0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := r.read(t, ralphdir.RalphSession)
+			got := r.read(t, ralphSession)
 			if tc.wantKept {
 				if got != tc.file {
 					t.Errorf("active file rewritten: %q", got)
@@ -282,7 +282,7 @@ func TestSessionStart(t *testing.T) {
 			var want []string
 			if tc.wantWarn {
 				want = append(want, "WARN Corrupted session file detected, recreating...")
-				if len(r.warnings) != 1 || r.quarantined(ralphdir.RalphSession) != 1 {
+				if len(r.warnings) != 1 || r.quarantined(ralphSession) != 1 {
 					t.Errorf("not quarantined: warnings %q", r.warnings)
 				}
 			}
@@ -297,27 +297,27 @@ func TestSessionStart(t *testing.T) {
 func TestSessionTouch(t *testing.T) {
 	r := newRig(t)
 	// A timestamp in another accepted form is kept as written.
-	r.write(t, ralphdir.RalphSession, `{"session_id":"sess-abc","created_at":"2026-11-22T00:00:00Z","last_used":"2026-11-22T00:00:00Z"}`)
+	r.write(t, ralphSession, `{"session_id":"sess-abc","created_at":"2026-11-22T00:00:00Z","last_used":"2026-11-22T00:00:00Z"}`)
 	if err := r.s.touch(sesT0); err != nil {
 		t.Fatal(err)
 	}
 	want := "{\n  \"session_id\": \"sess-abc\",\n  \"created_at\": \"2026-11-22T00:00:00Z\",\n  \"last_used\": \"2026-11-22T02:05:10+00:00\"\n}\n"
-	if got := r.read(t, ralphdir.RalphSession); got != want {
+	if got := r.read(t, ralphSession); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 
 	inactive := `{"session_id": "", "reset_at": "2026-11-21T00:00:00+00:00", "reset_reason": "x"}`
-	r.write(t, ralphdir.RalphSession, inactive)
+	r.write(t, ralphSession, inactive)
 	if err := r.s.touch(sesT0); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.read(t, ralphdir.RalphSession); got != inactive {
+	if got := r.read(t, ralphSession); got != inactive {
 		t.Errorf("inactive file changed: %q", got)
 	}
 
-	r.d.Remove(ralphdir.RalphSession)
-	if err := r.s.touch(sesT0); err != nil || r.d.Exists(ralphdir.RalphSession) {
-		t.Errorf("Touch without a file: err %v, created %v", err, r.d.Exists(ralphdir.RalphSession))
+	r.d.Remove(ralphSession)
+	if err := r.s.touch(sesT0); err != nil || r.d.Exists(ralphSession) {
+		t.Errorf("Touch without a file: err %v, created %v", err, r.d.Exists(ralphSession))
 	}
 }
 
@@ -325,7 +325,7 @@ func TestSessionTouch(t *testing.T) {
 // exit signals and a response analysis.
 func TestSessionResetSessionFlag(t *testing.T) {
 	r := newRig(t)
-	r.write(t, ralphdir.RalphSession, activeJSON("sess-live", sesT0.Add(-time.Hour), sesT0))
+	r.write(t, ralphSession, activeJSON("sess-live", sesT0.Add(-time.Hour), sesT0))
 	r.write(t, claudeSessionID, "sess-live\n")
 	r.write(t, exitSignals, `{"test_only_loops":[1],"done_signals":[2,3],"completion_indicators":[3]}`+"\n")
 	r.write(t, ralphdir.ResponseAnalysis, `{"loop_number":3,"analysis":{"exit_signal":true}}`+"\n")
@@ -334,7 +334,7 @@ func TestSessionResetSessionFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSession := "{\n  \"session_id\": \"\",\n  \"reset_at\": \"2026-11-22T02:05:10+00:00\",\n  \"reset_reason\": \"manual_reset_flag\"\n}\n"
-	if got := r.read(t, ralphdir.RalphSession); got != wantSession {
+	if got := r.read(t, ralphSession); got != wantSession {
 		t.Errorf(".ralph_session = %q, want %q", got, wantSession)
 	}
 	if r.d.Exists(claudeSessionID) || r.d.Exists(ralphdir.ResponseAnalysis) {
@@ -507,7 +507,7 @@ func TestSessionLifecycle(t *testing.T) {
 // with the agent's id, a history) is read and continued.
 func TestSessionBashLeftDirContinued(t *testing.T) {
 	r := newRig(t)
-	r.write(t, ralphdir.RalphSession, `{
+	r.write(t, ralphSession, `{
   "session_id": "3f1e2d4c-5b6a-4789-8abc-def012345678",
   "created_at": "2026-11-22T00:05:10+00:00",
   "last_used": "2026-11-22T01:55:00+00:00"

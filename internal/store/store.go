@@ -42,7 +42,7 @@ func New(d *ralphdir.Dir, log func(level, msg string), warn func(error), verbose
 // jsonStateFiles are the JSON files under .ralph/ the loop writes.
 var jsonStateFiles = []string{
 	ralphdir.Status, progressFile, ralphdir.ResponseAnalysis, exitSignals,
-	ralphdir.RalphSession, ralphSessionHistory, ralphdir.CircuitBreakerState,
+	ralphSession, ralphSessionHistory, ralphdir.CircuitBreakerState,
 	circuitBreakerHistory, qualityGateResults, reviewFindings,
 }
 
@@ -62,12 +62,12 @@ func (s *Store) Repair() (removedTemp int) {
 // startSession starts the session tracking at start-up.
 func (s *Store) startSession(now time.Time) error {
 	_, err := s.sessions.start(now)
-	return s.failed(ralphdir.RalphSession, err, "bmalph and --status do not see this run's session")
+	return s.failed(ralphSession, err, "bmalph and --status do not see this run's session")
 }
 
 // touchSession marks the session used at the start of an iteration.
 func (s *Store) touchSession(now time.Time) error {
-	return s.failed(ralphdir.RalphSession, s.sessions.touch(now), "its last_used keeps an older time")
+	return s.failed(ralphSession, s.sessions.touch(now), "its last_used keeps an older time")
 }
 
 // ResumeID is the agent session to resume ("" for a new one); an expired
@@ -103,7 +103,7 @@ func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
 // resetSession ends the session with reason: the session files are reset,
 // .exit_signals (when present) emptied and .response_analysis removed.
 func (s *Store) resetSession(reason string, loop int, now time.Time) error {
-	return s.failed(ralphdir.RalphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
+	return s.failed(ralphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
 }
 
 // LoadBreaker reads the breaker alone, before the start-up proper (a run

@@ -21,7 +21,7 @@ func loadWindow(d *ralphdir.Dir) (ratelimit.Window, error) {
 	}); err != nil {
 		return ratelimit.Window{}, fmt.Errorf("load call count: %w", err)
 	}
-	if _, err := d.ReadValid(ralphdir.LastReset, func(b []byte) error {
+	if _, err := d.ReadValid(lastReset, func(b []byte) error {
 		h, err := ratelimit.ParseHour(b)
 		w.Hour = h
 		return err
@@ -40,7 +40,7 @@ func peekWindow(d *ralphdir.Dir) ratelimit.Window {
 	if b, found, err := d.ReadFile(ralphdir.CallCount); err == nil && found {
 		w.Count, _ = ratelimit.ParseCount(b)
 	}
-	if b, found, err := d.ReadFile(ralphdir.LastReset); err == nil && found {
+	if b, found, err := d.ReadFile(lastReset); err == nil && found {
 		w.Hour, _ = ratelimit.ParseHour(b)
 	}
 	return w
@@ -57,7 +57,7 @@ func saveWindow(d *ralphdir.Dir, w ratelimit.Window) error {
 	if err := d.WriteFile(ralphdir.CallCount, []byte(strconv.Itoa(w.Count)+"\n")); err != nil {
 		return fmt.Errorf("save call count: %w", err)
 	}
-	if err := d.WriteFile(ralphdir.LastReset, []byte(w.Hour+"\n")); err != nil {
+	if err := d.WriteFile(lastReset, []byte(w.Hour+"\n")); err != nil {
 		return fmt.Errorf("save call window: %w", err)
 	}
 	return nil

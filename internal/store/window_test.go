@@ -30,8 +30,8 @@ func TestWindowLoad(t *testing.T) {
 		{"garbage count", ptr("abc\n"), ptr("2026112202\n"), ratelimit.Window{Hour: "2026112202", Count: 0}, 1, []string{ralphdir.CallCount}},
 		{"negative count", ptr("-1\n"), ptr("2026112202\n"), ratelimit.Window{Hour: "2026112202", Count: 0}, 1, []string{ralphdir.CallCount}},
 		{"huge count", ptr(strings.Repeat("9", 40) + "\n"), nil, ratelimit.Window{}, 1, []string{ralphdir.CallCount}},
-		{"bad hour", ptr("3\n"), ptr("2026-11-22 02\n"), ratelimit.Window{Hour: "", Count: 3}, 1, []string{ralphdir.LastReset}},
-		{"short hour", ptr("3\n"), ptr("20261122\n"), ratelimit.Window{Hour: "", Count: 3}, 1, []string{ralphdir.LastReset}},
+		{"bad hour", ptr("3\n"), ptr("2026-11-22 02\n"), ratelimit.Window{Hour: "", Count: 3}, 1, []string{lastReset}},
+		{"short hour", ptr("3\n"), ptr("20261122\n"), ratelimit.Window{Hour: "", Count: 3}, 1, []string{lastReset}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestWindowLoad(t *testing.T) {
 				putBreaker(t, d, ralphdir.CallCount, *tc.count)
 			}
 			if tc.hour != nil {
-				putBreaker(t, d, ralphdir.LastReset, *tc.hour)
+				putBreaker(t, d, lastReset, *tc.hour)
 			}
 			got, err := loadWindow(d)
 			if err != nil {
@@ -72,7 +72,7 @@ func TestWindowSaveFormat(t *testing.T) {
 	if got := fileContent(t, d, ralphdir.CallCount); got != "6\n" {
 		t.Errorf(".call_count = %q", got)
 	}
-	if got := fileContent(t, d, ralphdir.LastReset); got != "2026112202\n" {
+	if got := fileContent(t, d, lastReset); got != "2026112202\n" {
 		t.Errorf(".last_reset = %q", got)
 	}
 	if err := saveWindow(d, ratelimit.Window{Hour: "2026112202", Count: -1}); err == nil {
@@ -90,7 +90,7 @@ func TestWindowBashLeftCountContinued(t *testing.T) {
 	now := time.Now()
 	d, warnings := newBreakerDir(t)
 	putBreaker(t, d, ralphdir.CallCount, "5\n")
-	putBreaker(t, d, ralphdir.LastReset, now.Format("2006010215")+"\n")
+	putBreaker(t, d, lastReset, now.Format("2006010215")+"\n")
 	w, rolled, err := refresh(d, now)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestWindowRefreshEarlierHour(t *testing.T) {
 	now := time.Date(2026, 11, 22, 2, 8, 9, 0, time.Local)
 	d, _ := newBreakerDir(t)
 	putBreaker(t, d, ralphdir.CallCount, "50\n")
-	putBreaker(t, d, ralphdir.LastReset, "2001010100\n")
+	putBreaker(t, d, lastReset, "2001010100\n")
 	w, rolled, err := refresh(d, now)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestWindowRefreshEarlierHour(t *testing.T) {
 	if got := fileContent(t, d, ralphdir.CallCount); got != "0\n" {
 		t.Errorf(".call_count = %q", got)
 	}
-	if got := fileContent(t, d, ralphdir.LastReset); got != "2026112202\n" {
+	if got := fileContent(t, d, lastReset); got != "2026112202\n" {
 		t.Errorf(".last_reset = %q", got)
 	}
 	// A second Refresh in the same hour changes nothing.
@@ -191,7 +191,7 @@ func TestWindowPeek(t *testing.T) {
 		t.Errorf("no files: %+v, want the zero window", w)
 	}
 	os.WriteFile(d.Path(ralphdir.CallCount), []byte("7\n"), 0o644)
-	os.WriteFile(d.Path(ralphdir.LastReset), []byte("2026112401\n"), 0o644)
+	os.WriteFile(d.Path(lastReset), []byte("2026112401\n"), 0o644)
 	if w := peekWindow(d); w.Count != 7 || w.Hour != "2026112401" {
 		t.Errorf("Peek = %+v, want 7 calls in 2026112401", w)
 	}
