@@ -239,7 +239,7 @@ func resultNotices(n events.Notice) []part {
 	case events.DoneMatched:
 		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.AgentFailed:
-		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, FailureWords(n.Failure), n.Failure.Code)}
+		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, failureWords(n.Failure), n.Failure.Code)}
 		if n.StartErr != nil {
 			p = append(p, line(events.Error, "  %v", n.StartErr))
 		}

@@ -15,7 +15,7 @@ import (
 // (observe.Fan.SetWords): the same sentences the log lines use, so
 // events.jsonl, status.json, the console and ralph.log say one thing.
 func EventWords() observe.Words {
-	return observe.Words{Stop: StopLine, Failure: FailureWords}
+	return observe.Words{Stop: StopLine, Failure: failureWords}
 }
 
 // StopLine is the one sentence that says why a run stopped early: the
@@ -35,7 +35,7 @@ func StopLine(s events.Stop) string {
 		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
 	case events.StopGaveUp:
 		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
-			s.Agent, s.Failures, FailureWords(s.Last), s.Last.Code, s.Log)
+			s.Agent, s.Failures, failureWords(s.Last), s.Last.Code, s.Log)
 	case events.StopNotStored:
 		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
 	case events.StopDenied:
@@ -112,9 +112,9 @@ func stopping(s events.Stop) []part {
 	return []part{text(events.Warn, msg)}
 }
 
-// FailureWords says how an agent call failed: a failed call's log line,
+// failureWords says how an agent call failed: a failed call's log line,
 // its status.json exit_reason and the failure guard's stop line.
-func FailureWords(f events.Failure) string {
+func failureWords(f events.Failure) string {
 	switch f.Kind {
 	case events.CallTimedOut:
 		return "timed out"

@@ -81,8 +81,8 @@ func TestFailureWords(t *testing.T) {
 		{events.Failure{Kind: events.CallErrored, Code: 0}, "reported an error"},
 	}
 	for _, tc := range tests {
-		if got := FailureWords(tc.f); got != tc.want {
-			t.Errorf("FailureWords(%+v) = %q, want %q", tc.f, got, tc.want)
+		if got := failureWords(tc.f); got != tc.want {
+			t.Errorf("failureWords(%+v) = %q, want %q", tc.f, got, tc.want)
 		}
 	}
 }

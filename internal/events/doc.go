@@ -18,7 +18,7 @@
 //
 // How a run ended early (Stop: a limit, a stall, the failure guard, a
 // signal...) and how an agent call failed (Failure) are values too. The
-// console words them (console.StopLine, console.FailureWords); the event
+// console words them (console.StopLine, and the failure words); the event
 // line keeps a text for each (run_finished's message, a failed call's
 // reason), which the fan fills from the words it was given
 // (observe.Fan.SetWords) before any surface sees the report.
