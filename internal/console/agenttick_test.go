@@ -60,7 +60,7 @@ func TestTerminalClearsTickingLine(t *testing.T) {
 	show(con, time.Time{}, events.AgentTickOver{}) // nothing drawn yet
 	show(con, time.Time{}, events.AgentTick{Agent: "A", Elapsed: time.Second, Bytes: 3})
 	show(con, time.Time{}, events.AgentTickOver{})
-	show(con, time.Time{}, events.Logged{Level: events.Success, Text: "done"})
+	show(con, time.Time{}, events.Logged{Level: success, Text: "done"})
 	term.Close(time.Second)
 	want := "\r⏳ A working: 00:00:01, 3 B of output\033[K" + eraseLine
 	if out.String() != want || !strings.HasSuffix(errs.String(), "] [SUCCESS] done\n") {

@@ -9,14 +9,22 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
+// The levels of the lines only the console words: good news, and the
+// loop's own marks ("=== Starting Loop #1 ==="), as the bash loop prints
+// them.
+const (
+	success   events.Level = "SUCCESS"
+	loopLevel events.Level = "LOOP"
+)
+
 // levelColours colour a log line on a terminal, by level.
 var levelColours = map[events.Level]string{
-	events.Info:    "\033[0;34m",
-	events.Warn:    yellow,
-	events.Error:   red,
-	events.Success: "\033[0;32m",
-	events.LoopLvl: purple,
-	events.Debug:   "",
+	events.Info:  "\033[0;34m",
+	events.Warn:  yellow,
+	events.Error: red,
+	success:      "\033[0;32m",
+	loopLevel:    purple,
+	events.Debug: "",
 }
 
 // consoleSurface is the surface that shows a person what happens: log lines

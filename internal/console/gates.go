@@ -94,7 +94,7 @@ func completedLine(reason string, ev events.Evidence) part {
 	if ev.Gates == gates.StatusFail {
 		return line(events.Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))
 	}
-	return line(events.Success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
+	return line(success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
 }
 
 // flat is text from the repository or the agent on one line: control

@@ -57,7 +57,7 @@ func (s *speaker) WaitStarted(m events.Moment, w events.Wait) {
 
 func (s *speaker) WaitEnded(m events.Moment, w events.Wait) {
 	if w.Kind == events.WaitPause {
-		s.show(m.TS, []part{text(events.Success, "Resumed.")})
+		s.show(m.TS, []part{text(success, "Resumed.")})
 	}
 }
 
@@ -79,7 +79,7 @@ func completed(m events.Moment, e events.End) []part {
 		return nil
 	}
 	return []part{
-		line(events.Success, "🎉 Ralph has completed the project! Final stats:"),
+		line(success, "🎉 Ralph has completed the project! Final stats:"),
 		line(events.Info, "  - Total loops: %d", m.Loop),
 		line(events.Info, "  - API calls used: %d", m.CallsThisHour),
 		line(events.Info, "  - Exit reason: %s", e.Reason),
@@ -103,7 +103,7 @@ func agentWorking(w events.AgentWorking) []part {
 func breakerMoved(c events.BreakerChange) []part {
 	level := events.Warn
 	if c.Closed {
-		level = events.Success
+		level = success
 	}
 	return append(outLines(c.Report), line(level, "Circuit breaker: %s", BreakerMove(c.From, c.To, c.Reason)))
 }

@@ -119,7 +119,7 @@ func runNotices(n events.Notice) []part {
 			p = append(p, line(events.Warn, "ALLOWED_TOOLS/--allowed-tools is ignored by %s.", n.Agent))
 		}
 		return append(p,
-			line(events.Success, "🚀 Ralph loop starting with %s", n.Agent),
+			line(success, "🚀 Ralph loop starting with %s", n.Agent),
 			line(events.Info, "Max calls per hour: %d", n.MaxCalls),
 			line(events.Info, "Logs: %s/ | Docs: %s/ | Status: %s", n.LogsDir, n.DocsDir, n.Status))
 	case events.StartupFailed:
@@ -130,9 +130,9 @@ func runNotices(n events.Notice) []part {
 		return []part{line(events.Debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
 	case events.LoopMark:
 		if n.Done {
-			return []part{line(events.LoopLvl, "=== Completed Loop #%d ===", n.Loop)}
+			return []part{line(loopLevel, "=== Completed Loop #%d ===", n.Loop)}
 		}
-		return []part{line(events.LoopLvl, "=== Starting Loop #%d ===", n.Loop)}
+		return []part{line(loopLevel, "=== Starting Loop #%d ===", n.Loop)}
 	case events.Interrupted:
 		if n.Blocked {
 			return []part{line(events.Info, "Ralph loop interrupted by %s while blocked. Exiting without waiting.", n.Signal)}
@@ -142,7 +142,7 @@ func runNotices(n events.Notice) []part {
 		p := outLines(n.Report)
 		return append(p, line(events.Error, "🛑 Circuit breaker has opened - execution halted"))
 	case events.GracefulExit:
-		return []part{line(events.Success, "🏁 Graceful exit triggered: %s", n.Reason)}
+		return []part{line(success, "🏁 Graceful exit triggered: %s", n.Reason)}
 	case events.Stalled:
 		return []part{line(events.Warn, "Stalled iteration (%d of %d): same reply, no change in git", n.Count, n.Limit)}
 	}
@@ -197,7 +197,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallStarting:
 		return []part{
-			line(events.LoopLvl, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
+			line(loopLevel, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
 			line(events.Info, "⏳ Starting %s execution... (timeout: %dm)", n.Agent, int(n.Timeout.Minutes()))}
 	case events.LoopContext:
 		return []part{line(events.Debug, "Loop context: %s", n.Text)}
@@ -223,7 +223,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 func resultNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.AgentSucceeded:
-		return []part{line(events.Success, "✅ %s execution completed successfully", n.Agent)}
+		return []part{line(success, "✅ %s execution completed successfully", n.Agent)}
 	case events.Analysing:
 		return []part{line(events.Info, "🔍 Analyzing %s response...", n.Agent)}
 	case events.FilesChanged:
@@ -237,7 +237,7 @@ func resultNotices(n events.Notice) []part {
 	case events.UnknownState:
 		return []part{line(events.Info, "Agent reported unknown state %q (ignored)", n.Name)}
 	case events.DoneMatched:
-		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
+		return []part{line(success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.AgentFailed:
 		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, failureWords(n.Failure), n.Failure.Code)}
 		if n.StartErr != nil {
@@ -265,7 +265,7 @@ func resultNotices(n events.Notice) []part {
 // stream has no level.
 var phrases = map[events.Phrase][]part{
 	events.MainLoopStarting:      {{level: events.Info, text: "Starting main loop..."}},
-	events.RateLimitReset:        {{level: events.Success, text: ratelimit.ResetMessage}},
+	events.RateLimitReset:        {{level: success, text: ratelimit.ResetMessage}},
 	events.LiveNeedsJSON:         {{level: events.Warn, text: "Live mode requires JSON output format. Overriding text → json for this session."}},
 	events.GateBlocksCompletion:  {{level: events.Warn, text: "Quality gate block: suppressing completion signals"}},
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},

@@ -51,7 +51,7 @@ func TestRenderLines(t *testing.T) {
 		n    any
 		want []string
 	}{
-		{events.Logged{Level: events.Success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
+		{events.Logged{Level: success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
 		{warned{events.Warn, errors.New("disk")}, []string{"WARN disk"}},
 		{warned{events.Error, errors.New("bad")}, []string{"ERROR bad"}},
 		{events.MainLoopStarting, []string{"INFO Starting main loop..."}},
@@ -207,9 +207,9 @@ func TestRenderColour(t *testing.T) {
 		want  string
 	}{
 		{events.Info, "\033[0;34m[" + stamp + "] [INFO] msg\033[0m\n"},
-		{events.LoopLvl, "\033[0;35m[" + stamp + "] [LOOP] msg\033[0m\n"},
+		{loopLevel, "\033[0;35m[" + stamp + "] [LOOP] msg\033[0m\n"},
 		{events.Error, "\033[0;31m[" + stamp + "] [ERROR] msg\033[0m\n"},
-		{events.Success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
+		{success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
 		{events.Warn, "\033[1;33m[" + stamp + "] [WARN] msg\033[0m\n"},
 	}
 	for _, tc := range tests {

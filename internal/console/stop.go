@@ -104,12 +104,22 @@ func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func stopping(s events.Stop) []part {
 	msg := StopLine(s)
 	switch {
-	case s.Severe():
+	case severe(s):
 		return []part{line(events.Error, "🛑 %s", msg)}
 	case s.Kind == events.StopMaxLoops:
 		return []part{line(events.Warn, "Max loops reached: %s", msg)}
 	}
 	return []part{text(events.Warn, msg)}
+}
+
+// severe reports whether the stop is a fault to look into (an ERROR line)
+// rather than a limit the person set (a WARN line).
+func severe(s events.Stop) bool {
+	switch s.Kind {
+	case events.StopStalled, events.StopGaveUp, events.StopNotStored, events.StopOutage, events.StopPermanent:
+		return true
+	}
+	return false
 }
 
 // failureWords says how an agent call failed: a failed call's log line,

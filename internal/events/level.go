@@ -4,12 +4,10 @@ package events
 type Level string
 
 const (
-	Info    Level = "INFO"
-	Warn    Level = "WARN"
-	Error   Level = "ERROR"
-	Success Level = "SUCCESS"
-	LoopLvl Level = "LOOP"
-	Debug   Level = "DEBUG"
+	Info  Level = "INFO"
+	Warn  Level = "WARN"
+	Error Level = "ERROR"
+	Debug Level = "DEBUG"
 )
 
 // LocalStamp is the local "YYYY-MM-DD HH:MM:SS" that starts every log

@@ -82,14 +82,6 @@ const (
 	NoAgentCommand                         // PLATFORM_DRIVER=command without AGENT_COMMAND
 )
 
-var checkNames = map[StartupCheck]string{
-	PromptMissing: "prompt missing", GitMissing: "git missing", NoGitRepo: "no git repository",
-	NoCommits: "no commits", NoAgentCommand: "no agent command",
-}
-
-// String names the check.
-func (c StartupCheck) String() string { return checkNames[c] }
-
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
 type TempFilesRemoved struct{ Count int }
 

@@ -66,31 +66,6 @@ type Stop struct {
 	StopPercent float64
 }
 
-// UsageReason is the exit_reason of a stop at a usage window: the stop's
-// name, then the window and its reset time (RFC 3339, UTC) in brackets,
-// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)", or
-// "(window unknown, reset time unknown)" for what the CLI did not say.
-func UsageReason(name string, w UsageWindow) string {
-	win := w.Window
-	if !w.Named() {
-		win = "window unknown"
-	}
-	if w.ResetsAt == nil {
-		return name + " (" + win + ", reset time unknown)"
-	}
-	return name + " (" + win + " resets " + w.ResetsAt.UTC().Format(time.RFC3339) + ")"
-}
-
-// Severe reports whether the stop is a fault to look into (an ERROR line)
-// rather than a limit the person set (a WARN line).
-func (s Stop) Severe() bool {
-	switch s.Kind {
-	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent:
-		return true
-	}
-	return false
-}
-
 // FailureKind names how an agent call failed.
 type FailureKind uint8
 
