@@ -6,6 +6,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
@@ -34,6 +35,9 @@ func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) {
 }
 
 func (s *speaker) CallEnded(m events.Moment, c events.Call) {
+	if c.Failure != nil {
+		s.show(m.TS, callFailed(c))
+	}
 	if c.Outcome == events.IterationIdle {
 		s.show(m.TS, []part{line(events.Info, "💤 Agent is idle (%d in a row)", c.Idle)})
 	}
@@ -127,4 +131,31 @@ func limitHit(m events.Moment, w events.Wait) []part {
 		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", u.Window, used, resetWords(*u))}
 	}
 	return []part{line(events.Warn, "🛑 Usage limit reached for %s; %s", windowWords(*u), resetWords(*u))}
+}
+
+// callFailed says how a call failed (and why it could not start), what to
+// do when the loop stopped it for its output, and the end of its stderr.
+func callFailed(c events.Call) []part {
+	f := *c.Failure
+	p := []part{line(events.Error, "❌ %s exited: %s (code %d)", c.Agent, failureWords(f), f.Code)}
+	switch f.Reason {
+	case supervise.StartFailed:
+		if f.Err != nil {
+			p = append(p, line(events.Error, "  %v", f.Err))
+		}
+	case supervise.WriteFailed:
+		p = append(p, text(events.Error, notStored(f.Err, f.DiskFull)))
+	case supervise.OutputTooLarge:
+		var file string
+		if c.Iteration != nil {
+			file = c.Iteration.OutputFile
+		}
+		p = append(p, line(events.Error, "  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", f.MaxMB, file))
+	}
+	if c.StderrTail != "" {
+		p = append(p,
+			line(events.Error, "  stderr (last 3 lines): %s", c.StderrTail),
+			line(events.Error, "  full stderr log: %s", c.StderrLog))
+	}
+	return p
 }

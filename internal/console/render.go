@@ -212,9 +212,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	case events.WriteTimeoutClamped:
 		return []part{line(events.Warn, "WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(n.Write.Minutes()), int(n.Timeout.Minutes()), int(n.Used.Minutes()))}
 	case events.OutputNotStored:
-		return []part{text(events.Error, notStored(n))}
-	case events.OutputCapped:
-		return []part{line(events.Error, "  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", n.MaxMB, n.File)}
+		return []part{text(events.Error, notStored(n.Err, n.DiskFull))}
 	}
 	return nil
 }
@@ -238,16 +236,6 @@ func resultNotices(n events.Notice) []part {
 		return []part{line(events.Info, "Agent reported unknown state %q (ignored)", n.Name)}
 	case events.DoneMatched:
 		return []part{line(success, "Done pattern %q matched the agent's reply", n.Pattern)}
-	case events.AgentFailed:
-		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, failureWords(n.Failure), n.Failure.Code)}
-		if n.StartErr != nil {
-			p = append(p, line(events.Error, "  %v", n.StartErr))
-		}
-		return p
-	case events.StderrTail:
-		return []part{
-			line(events.Error, "  stderr (last 3 lines): %s", n.Tail),
-			line(events.Error, "  full stderr log: %s", n.Log)}
 	case events.NoWrites:
 		return []part{line(events.Warn, "Write heartbeat: no file modifications in %dm", int(n.After.Minutes()))}
 	case events.PermissionDenied:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // EventWords are the words the fan gives an event's typed values
@@ -125,19 +126,21 @@ func severe(s events.Stop) bool {
 // failureWords says how an agent call failed: a failed call's log line,
 // its status.json exit_reason and the failure guard's stop line.
 func failureWords(f events.Failure) string {
-	switch f.Kind {
-	case events.CallTimedOut:
+	switch f.Reason {
+	case supervise.TimedOut:
 		return "timed out"
-	case events.CallInactive:
+	case supervise.Inactive:
 		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
-	case events.CallNotStarted:
+	case supervise.StartFailed:
 		return "could not start"
-	case events.CallTooLarge:
+	case supervise.OutputTooLarge:
 		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
-	case events.CallNotStored:
+	case supervise.WriteFailed:
 		return "output could not be stored"
-	case events.CallErrored:
-		return "reported an error"
+	case supervise.Exited:
+		if f.Code == 0 {
+			return "reported an error" // an API error (is_error) in its result
+		}
 	}
 	return exitWords(f.Code)
 }
@@ -164,9 +167,9 @@ func exitWords(code int) string {
 }
 
 // notStored is the line that says the agent's output could not be
-// stored: what, where, and what to do.
-func notStored(n events.OutputNotStored) string {
-	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(n.Err), writeFix(n.DiskFull))
+// stored (err, the writer's error): what, where, and what to do.
+func notStored(err error, diskFull bool) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(err), writeFix(diskFull))
 }
 
 // writeFix says what to do about output that could not be stored.

@@ -56,11 +56,10 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.bus.AnalysisCleared()
-	f := events.Failure{Kind: events.CallErrored}
-	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
+	f := events.Failure{Reason: supervise.Exited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = events.IntPtr(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0)})
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0), Agent: l.display()})
 	s, _ = l.diagnosed(c, d, f)
 	return s, true
 }

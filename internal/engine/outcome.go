@@ -50,13 +50,7 @@ func (e *StartupError) Error() string {
 	if e.Failed.Err != nil {
 		return e.Failed.Err.Error()
 	}
-	return "start-up check failed: " + checkNames[e.Failed.Check]
-}
-
-// checkNames name the start-up checks in a StartupError's text.
-var checkNames = map[events.StartupCheck]string{
-	events.PromptMissing: "prompt missing", events.GitMissing: "git missing", events.NoGitRepo: "no git repository",
-	events.NoCommits: "no commits", events.NoAgentCommand: "no agent command",
+	return "start-up check failed: " + e.Failed.Check.String()
 }
 
 // Failure details (events' iteration outcome, the failure guard's kind) of

@@ -30,6 +30,12 @@ type Call struct {
 	DriverExitCode *int
 	// Idle, on an idle call (IterationIdle), is the idle calls in a row.
 	Idle int
+	// Agent, on a failed call, is the agent's name as shown ("Claude
+	// Code"); StderrTail is the end of its stderr (its last lines, on one
+	// line, "" for none) and StderrLog the file that holds the whole of
+	// it. The console says them with the failure.
+	Agent                 string
+	StderrTail, StderrLog string
 }
 
 // Wait is a wait of the loop (observe.Observer.WaitStarted, WaitEnded,

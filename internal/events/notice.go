@@ -82,6 +82,14 @@ const (
 	NoAgentCommand                         // PLATFORM_DRIVER=command without AGENT_COMMAND
 )
 
+var checkNames = map[StartupCheck]string{
+	PromptMissing: "prompt missing", GitMissing: "git missing", NoGitRepo: "no git repository",
+	NoCommits: "no commits", NoAgentCommand: "no agent command",
+}
+
+// String names the check.
+func (c StartupCheck) String() string { return checkNames[c] }
+
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
 type TempFilesRemoved struct{ Count int }
 
@@ -137,19 +145,13 @@ type LiveStarted struct{ Agent string }
 // timeout; Used is the value taken instead.
 type WriteTimeoutClamped struct{ Write, Timeout, Used time.Duration }
 
-// OutputNotStored: the agent's output could not be stored (Err, the
-// writer's error); DiskFull when the disk or the quota is full, which
-// changes the remedy shown.
+// OutputNotStored: the output of a call that failed anyway could not be
+// stored in full (Err, the writer's error); DiskFull when the disk or the
+// quota is full, which changes the remedy shown. (A call whose output
+// could not be stored fails: its Failure says so.)
 type OutputNotStored struct {
 	Err      error
 	DiskFull bool
-}
-
-// OutputCapped: the agent printed more than MaxOutput and was stopped;
-// File keeps the head and the tail.
-type OutputCapped struct {
-	MaxMB int64
-	File  string
 }
 
 // AgentWorking is the heartbeat while the agent runs (DEBUG, the value
@@ -193,18 +195,6 @@ type UnknownState struct{ Name string }
 type DoneMatched struct {
 	Pattern string
 }
-
-// AgentFailed: the agent call failed, as Failure says; StartErr is why it
-// could not start.
-type AgentFailed struct {
-	Agent    string
-	Failure  Failure
-	StartErr error
-}
-
-// StderrTail is the end of a failed call's stderr (its last lines, on
-// one line) and where the whole of it is.
-type StderrTail struct{ Tail, Log string }
 
 // RetryWait: a failed call is retried after Wait; this is failure
 // Failures in a row of the Max that stop the run (math.MaxInt32 or more:
@@ -294,7 +284,6 @@ func (NoLiveStreaming) notice()     {}
 func (LiveStarted) notice()         {}
 func (WriteTimeoutClamped) notice() {}
 func (OutputNotStored) notice()     {}
-func (OutputCapped) notice()        {}
 func (AgentSucceeded) notice()      {}
 func (Analysing) notice()           {}
 func (Analysed) notice()            {}
@@ -302,8 +291,6 @@ func (FilesChanged) notice()        {}
 func (OutputErrors) notice()        {}
 func (UnknownState) notice()        {}
 func (DoneMatched) notice()         {}
-func (AgentFailed) notice()         {}
-func (StderrTail) notice()          {}
 func (RetryWait) notice()           {}
 func (NoWrites) notice()            {}
 func (PermissionDenied) notice()    {}
