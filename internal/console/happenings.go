@@ -1,6 +1,8 @@
 package console
 
 import (
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
@@ -53,10 +55,25 @@ func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) {
 
 func (s *speaker) LimitHit(m events.Moment, w events.Wait) { s.show(m.TS, limitHit(m, w)) }
 
-func (s *speaker) WaitStarted(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
-		s.show(m.TS, []part{text(events.Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")})
+func (s *speaker) WaitStarted(m events.Moment, w events.Wait) { s.show(m.TS, waitStarted(w)) }
+
+// waitStarted says why the loop waits: paused, or backing off after a
+// failed call or in a provider outage. Other waits have their countdown.
+func waitStarted(w events.Wait) []part {
+	switch w.Kind {
+	case events.WaitPause:
+		return []part{text(events.Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")}
+	case "failure_backoff":
+		of := fmt.Sprint(w.MaxTries)
+		if w.MaxTries >= math.MaxInt32 {
+			of = "unlimited"
+		}
+		return []part{line(events.Warn, "Execution failed, waiting %s before retry (failure %d of %s)...", w.Delay, w.Tries, of)}
+	case "outage_backoff":
+		return []part{line(events.Warn, "⏳ Provider outage: %s%s; next try in %s (try %d, failing for %s; %s)",
+			w.Cause, said(w.Said), w.Delay.Round(time.Second), w.Tries, w.Lasted.Round(time.Second), outageLimit(w.OutageMax))}
 	}
+	return nil
 }
 
 func (s *speaker) WaitEnded(m events.Moment, w events.Wait) {

@@ -2,7 +2,6 @@ package console
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -154,15 +153,6 @@ func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallWindowReset:
 		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
-	case events.RetryWait:
-		of := fmt.Sprint(n.Max)
-		if n.Max >= math.MaxInt32 {
-			of = "unlimited"
-		}
-		return []part{line(events.Warn, "Execution failed, waiting %s before retry (failure %d of %s)...", n.Wait, n.Failures, of)}
-	case events.OutageWait:
-		return []part{line(events.Warn, "⏳ Provider outage: %s%s; next try in %s (try %d, failing for %s; %s)",
-			n.Cause, said(n.Said), n.Wait.Round(time.Second), n.Tries, n.Lasted.Round(time.Second), outageLimit(n.Max))}
 	case events.UsageLimitHit:
 		return []part{line(events.Error, "🚫 %s usage limit reached (%s)", n.Agent, windowWords(n.Usage))}
 	case events.UsageLimitQuestion:

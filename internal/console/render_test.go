@@ -126,12 +126,14 @@ func TestRenderLines(t *testing.T) {
 		{stopCondition{events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true}}, []string{
 			"ERROR 🛑 the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"}},
 		{events.Stalled{Count: 1, Limit: 3}, []string{"WARN Stalled iteration (1 of 3): same reply, no change in git"}},
-		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
-		{events.RetryWait{Wait: time.Minute, Failures: 7, Max: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
-		{events.OutageWait{Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded", Wait: 4 * time.Second,
-			Lasted: 70*time.Second + 200*time.Millisecond, Max: 6 * time.Hour, Tries: 3}, []string{
+		// A back-off says why it waits as it starts; other waits have their countdown.
+		{events.Wait{Kind: "failure_backoff", Delay: 30 * time.Second, Tries: 1, MaxTries: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
+		{events.Wait{Kind: "failure_backoff", Delay: time.Minute, Tries: 7, MaxTries: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
+		{events.Wait{Kind: "outage_backoff", Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded", Delay: 4 * time.Second,
+			Lasted: 70*time.Second + 200*time.Millisecond, OutageMax: 6 * time.Hour, Tries: 3}, []string{
 			"WARN ⏳ Provider outage: the provider is overloaded — it said: API Error: 529 Overloaded; next try in 4s (try 3, failing for 1m10s; stops at OUTAGE_MAX=6h0m0s)"}},
-		{events.OutageWait{Cause: "the provider's API could not be reached", Wait: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
+		{events.Wait{Kind: "loop_delay", Delay: time.Minute}, nil},
+		{events.Wait{Kind: "outage_backoff", Cause: "the provider's API could not be reached", Delay: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
 			"WARN ⏳ Provider outage: the provider's API could not be reached; next try in 30m0s (try 12, failing for 2h0m0s; no OUTAGE_MAX: waiting as long as it takes)"}},
 		{stopCondition{events.Stop{Kind: events.StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}}, []string{
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},

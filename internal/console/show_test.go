@@ -45,6 +45,8 @@ func show(o observe.Observer, ts time.Time, v any) {
 		o.CallProgress(m, v)
 	case events.Call:
 		o.CallEnded(m, v)
+	case events.Wait:
+		o.WaitStarted(m, v)
 	case events.BreakerChange:
 		o.BreakerMoved(m, v)
 	case events.DriverSwitch:

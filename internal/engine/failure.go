@@ -84,8 +84,7 @@ func (l *loop) failure(c *call) step {
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
 	}
-	l.bus.Note(events.RetryWait{Wait: backoff, Failures: l.guard.Consecutive(), Max: l.guard.Max()})
-	if _, err := l.wait("failure_backoff", backoff); err != nil {
+	if _, err := l.waitOut(events.Wait{Kind: "failure_backoff", Delay: backoff, Tries: l.guard.Consecutive(), MaxTries: l.guard.Max()}); err != nil {
 		return stopWith(l.signalExit())
 	}
 	return goOn

@@ -114,8 +114,8 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no wait after the last allowed call
 	}
-	l.bus.Note(events.OutageWait{Cause: d.Cause, Said: d.Said, Wait: wait, Lasted: lasted, Max: l.guard.OutageMax(), Tries: tries})
-	if _, err := l.wait("outage_backoff", wait); err != nil {
+	if _, err := l.waitOut(events.Wait{Kind: "outage_backoff", Delay: wait, Tries: tries,
+		Cause: d.Cause, Said: d.Said, Lasted: lasted, OutageMax: l.guard.OutageMax()}); err != nil {
 		return stopWith(l.signalExit())
 	}
 	return goOn

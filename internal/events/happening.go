@@ -55,6 +55,15 @@ type Wait struct {
 	// Warning says the CLI only warned of it (USAGE_WARNING_ACTION=wait).
 	Usage   *UsageWindow
 	Warning bool
+	// Why a back-off waits, said as it starts. Tries: a failure_backoff's
+	// failed calls in a row, of the MaxTries that stop the run
+	// (math.MaxInt32 or more: no limit, MAX_CONSECUTIVE_FAILURES=0); an
+	// outage_backoff's failed tries so far. The outage's Cause, from the
+	// agent's line Said; it has lasted Lasted and stops the run once it
+	// lasts OutageMax (0: never, OUTAGE_MAX=0).
+	Tries, MaxTries   int
+	Cause, Said       string
+	Lasted, OutageMax time.Duration
 }
 
 // WaitPause is the Kind of the wait while the project is paused.

@@ -196,14 +196,6 @@ type DoneMatched struct {
 	Pattern string
 }
 
-// RetryWait: a failed call is retried after Wait; this is failure
-// Failures in a row of the Max that stop the run (math.MaxInt32 or more:
-// no limit, MAX_CONSECUTIVE_FAILURES=0).
-type RetryWait struct {
-	Wait          time.Duration
-	Failures, Max int
-}
-
 // NoWrites: the write heartbeat stopped a call that changed no file.
 type NoWrites struct{ After time.Duration }
 
@@ -291,7 +283,6 @@ func (FilesChanged) notice()        {}
 func (OutputErrors) notice()        {}
 func (UnknownState) notice()        {}
 func (DoneMatched) notice()         {}
-func (RetryWait) notice()           {}
 func (NoWrites) notice()            {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
