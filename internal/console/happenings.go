@@ -87,6 +87,11 @@ func (s *speaker) Reviewed(m events.Moment, level events.Level, msg string) {
 }
 
 func (s *speaker) Stopped(m events.Moment, e events.End) {
+	if e.Stop != nil && e.Stop.Kind == events.StopUsageLimit {
+		// The person chose to stop at the usage limit (the only end of
+		// this kind); the run ends at once.
+		s.show(m.TS, []part{text(events.Info, "User chose to exit. Exiting loop...")})
+	}
 	if e.Condition && e.Stop != nil {
 		s.show(m.TS, stopping(*e.Stop))
 	}

@@ -250,7 +250,6 @@ var phrases = map[events.Phrase][]part{
 	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
 	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
 	events.DenialsNotCleared:     {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
-	events.UsageLimitExit:        {{level: events.Info, text: "User chose to exit. Exiting loop..."}},
 	events.UsageLimitNoAnswer: {
 		{text: "\n"},
 		{level: events.Info, text: "No answer within 30 seconds: waiting for the limit to reset."}},

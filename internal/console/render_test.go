@@ -70,7 +70,7 @@ func TestRenderLines(t *testing.T) {
 		{events.UsageLimitHit{Agent: "Claude Code", Usage: events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
 		{usageHit{events.UsageWindow{Window: "five_hour", ResetsAt: &warnReset}, false}, []string{"WARN 🛑 Usage limit reached for the five_hour window; it resets at 2026-11-25 05:00 UTC"}},
 		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
-		{events.UsageLimitExit, []string{"INFO User chose to exit. Exiting loop..."}},
+		{events.End{Stop: &events.Stop{Kind: events.StopUsageLimit}}, []string{"INFO User chose to exit. Exiting loop..."}},
 		{events.StreamKept, []string{"INFO Keeping full stream output for shared response analysis"}},
 		{events.StreamResultInvalid, []string{"WARN Final result record was invalid JSON, keeping full stream output"}},
 		{events.StreamCollapsed, []string{"INFO Collapsed streamed response to the final result record"}},

@@ -47,6 +47,8 @@ func show(o observe.Observer, ts time.Time, v any) {
 		o.CallEnded(m, v)
 	case events.Wait:
 		o.WaitStarted(m, v)
+	case events.End:
+		o.Stopped(m, v)
 	case events.BreakerChange:
 		o.BreakerMoved(m, v)
 	case events.DriverSwitch:

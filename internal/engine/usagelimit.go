@@ -157,7 +157,6 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	until := l.now().Add(wait)
 	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
-		l.bus.Note(events.UsageLimitExit)
 		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
 			Stop: events.Stop{Kind: events.StopUsageLimit}})
 	}

@@ -39,7 +39,6 @@ const (
 	WriteEarlyRetry                         // WARN, retrying after a read-only loop
 	BreakerHalting                          // ERROR + INFO, the breaker opened during the loop
 	DenialsNotCleared                       // WARN, the permission denial markers stay
-	UsageLimitExit                          // INFO, the person chose to stop
 	UsageLimitNoAnswer                      // console + INFO, no answer in time: wait
 	StreamKept                              // INFO, the whole stream stays in the output log
 	StreamResultInvalid                     // WARN, the final result record was not JSON
