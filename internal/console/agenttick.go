@@ -18,7 +18,7 @@ func (r *renderer) agentTick(n events.Notice) []part {
 		return nil
 	}
 	switch n := n.(type) {
-	case events.AgentTick:
+	case events.AgentWorking:
 		s := fmt.Sprintf("⏳ %s working: %s, %s of output", n.Agent, clock(n.Elapsed), byteSize(n.Bytes))
 		if t := printable(n.Tool); t != "" {
 			s += ", last tool: " + clip.Ellipsis(t, 40)

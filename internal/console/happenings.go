@@ -36,13 +36,39 @@ func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) {
 	s.show(m.TS, agentWorking(w))
 }
 
-func (s *speaker) CallEnded(m events.Moment, c events.Call) {
+func (s *speaker) RunStarted(m events.Moment, _, _ string) {
+	s.show(m.TS, []part{text(events.Info, "Starting main loop...")})
+}
+
+func (s *speaker) CallEnded(m events.Moment, c events.Call) { s.show(m.TS, s.r.callEnded(c)) }
+
+// callEnded words a call's end: the usage limit that stopped it, the
+// breaker it opened, how it failed, an idle call, a read-only call retried.
+func (r *renderer) callEnded(c events.Call) []part {
+	var p []part
+	if c.Limit != nil {
+		p = append(p, line(events.Error, "🚫 %s usage limit reached (%s)", c.Agent, windowWords(*c.Limit)))
+	}
+	readOnly := c.Iteration != nil && c.Iteration.Outcome == "read_only_timeout"
+	if c.BreakerOpened {
+		// The reset command depends on how the loop was started.
+		p = append(p,
+			line(events.Error, "🛑 Circuit breaker has opened - halting loop"),
+			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", r.resetCommand()))
+		if readOnly {
+			p = append(p, text(events.Error, "Circuit breaker opened after repeated read-only timeouts"))
+		}
+	}
 	if c.Failure != nil {
-		s.show(m.TS, callFailed(c))
+		p = append(p, callFailed(c)...)
 	}
 	if c.Outcome == events.IterationIdle {
-		s.show(m.TS, []part{line(events.Info, "💤 Agent is idle (%d in a row)", c.Idle)})
+		p = append(p, line(events.Info, "💤 Agent is idle (%d in a row)", c.Idle))
 	}
+	if readOnly && !c.BreakerOpened {
+		p = append(p, text(events.Warn, "Write heartbeat: read-only loop, retrying with write-early context"))
+	}
+	return p
 }
 
 func (s *speaker) BreakerMoved(m events.Moment, c events.BreakerChange) {

@@ -153,8 +153,6 @@ func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallWindowReset:
 		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
-	case events.UsageLimitHit:
-		return []part{line(events.Error, "🚫 %s usage limit reached (%s)", n.Agent, windowWords(n.Usage))}
 	case events.UsageLimitQuestion:
 		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:
@@ -242,13 +240,10 @@ func resultNotices(n events.Notice) []part {
 // phrases are the fixed lines; a phrase shown on the console's output
 // stream has no level.
 var phrases = map[events.Phrase][]part{
-	events.MainLoopStarting:      {{level: events.Info, text: "Starting main loop..."}},
 	events.RateLimitReset:        {{level: success, text: ratelimit.ResetMessage}},
 	events.LiveNeedsJSON:         {{level: events.Warn, text: "Live mode requires JSON output format. Overriding text → json for this session."}},
 	events.GateBlocksCompletion:  {{level: events.Warn, text: "Quality gate block: suppressing completion signals"}},
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},
-	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
-	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
 	events.DenialsNotCleared:     {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
 	events.UsageLimitNoAnswer: {
 		{text: "\n"},
@@ -262,11 +257,6 @@ func (r *renderer) phrase(p events.Phrase) []part {
 	switch p {
 	case events.LiveEnded:
 		return []part{out("\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", r.c(purple), r.c(reset))}
-	case events.BreakerHalting:
-		// The reset command depends on how the loop was started.
-		return []part{
-			line(events.Error, "🛑 Circuit breaker has opened - halting loop"),
-			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", r.resetCommand())}
 	}
 	return phrases[p]
 }

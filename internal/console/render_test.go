@@ -55,19 +55,24 @@ func TestRenderLines(t *testing.T) {
 		{events.Logged{Level: success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
 		{warned{events.Warn, errors.New("disk")}, []string{"WARN disk"}},
 		{warned{events.Error, errors.New("bad")}, []string{"ERROR bad"}},
-		{events.MainLoopStarting, []string{"INFO Starting main loop..."}},
+		{runStarted{}, []string{"INFO Starting main loop..."}},
 		{events.RateLimitReset, []string{"SUCCESS Rate limit reset! Ready for new calls."}},
 		{pause(true), []string{"WARN Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
 		{pause(false), []string{"SUCCESS Resumed."}},
 		{events.LiveNeedsJSON, []string{"WARN Live mode requires JSON output format. Overriding text → json for this session."}},
 		{events.GateBlocksCompletion, []string{"WARN Quality gate block: suppressing completion signals"}},
 		{events.GateWithholdsProgress, []string{"WARN Quality gate circuit-breaker: overriding progress signals"}},
-		{events.ReadOnlyBreakerOpened, []string{"ERROR Circuit breaker opened after repeated read-only timeouts"}},
-		{events.WriteEarlyRetry, []string{"WARN Write heartbeat: read-only loop, retrying with write-early context"}},
-		{events.BreakerHalting, []string{"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues"}},
+		// A call that opened the breaker says it halts the run (a read-only
+		// one why); a read-only call that did not is retried.
+		{events.Call{Outcome: events.IterationTimedOut, Iteration: &events.Iteration{Outcome: "read_only_timeout"}, BreakerOpened: true}, []string{
+			"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues",
+			"ERROR Circuit breaker opened after repeated read-only timeouts"}},
+		{events.Call{Outcome: events.IterationTimedOut, Iteration: &events.Iteration{Outcome: "read_only_timeout"}}, []string{"WARN Write heartbeat: read-only loop, retrying with write-early context"}},
+		{events.Call{Outcome: events.IterationCompleted, Iteration: &events.Iteration{Outcome: "circuit_breaker_trip"}, BreakerOpened: true}, []string{
+			"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues"}},
 		{events.DenialsNotCleared, []string{"WARN Failed to clear permission denial markers from response analysis"}},
-		{events.UsageLimitHit{Agent: "Codex", Usage: events.UsageWindow{Window: "primary", Status: "rejected"}}, []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
-		{events.UsageLimitHit{Agent: "Claude Code", Usage: events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
+		{events.Call{Outcome: events.IterationFailed, Agent: "Codex", Limit: &events.UsageWindow{Window: "primary", Status: "rejected"}}, []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
+		{events.Call{Outcome: events.IterationFailed, Agent: "Claude Code", Limit: &events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
 		{usageHit{events.UsageWindow{Window: "five_hour", ResetsAt: &warnReset}, false}, []string{"WARN 🛑 Usage limit reached for the five_hour window; it resets at 2026-11-25 05:00 UTC"}},
 		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
 		{events.End{Stop: &events.Stop{Kind: events.StopUsageLimit}}, []string{"INFO User chose to exit. Exiting loop..."}},
@@ -356,7 +361,7 @@ func TestLogSkipsOut(t *testing.T) {
 // Every phrase has words.
 func TestPhrasesComplete(t *testing.T) {
 	var r renderer
-	for p := events.MainLoopStarting; p <= events.StreamCollapsed; p++ {
+	for p := events.RateLimitReset; p <= events.StreamCollapsed; p++ {
 		if len(r.phrase(p)) == 0 {
 			t.Errorf("phrase %d renders nothing", p)
 		}

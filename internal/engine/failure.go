@@ -119,12 +119,10 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.bus.Note(events.ReadOnlyBreakerOpened)
-		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true})
 		return stopWith(r)
 	}
-	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
-	l.bus.Note(events.WriteEarlyRetry)
+	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early
 	return goOn
 }
 

@@ -184,3 +184,95 @@ func TestEndSayings(t *testing.T) {
 		})
 	})
 }
+
+// What a call's end says with it comes in the order the loop has always
+// said it: the usage limit that stopped it, the breaker it opened, a
+// read-only call retried.
+func TestCallEndSayings(t *testing.T) {
+	t.Parallel()
+	t.Run("read-only", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Outcome: stalled()} })
+			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "WRITE_TIMEOUT_MINUTES": "5", "CB_READ_ONLY_TIMEOUT_THRESHOLD": "2"}))
+			h.checkEnd(r, engine.ExitHalted, "read_only_timeouts", "halted")
+			got := between(h.sayings(), "Starting Loop #1", "read-only timeouts")
+			want := []string{
+				"[LOOP] === Starting Loop #1 ===",
+				"[LOOP] Executing Claude Code (Call 1/100)",
+				"[INFO] ⏳ Starting Claude Code execution... (timeout: 15m)",
+				"[INFO] Starting new session",
+				"[DEBUG] Loop context: Loop #1. Remaining tasks: 2. Next: - [ ] Task A. ",
+				"[INFO] Using modern CLI mode (json output)",
+				"[WARN] Write heartbeat: no file modifications in 5m",
+				"[WARN] Write heartbeat: read-only loop, retrying with write-early context",
+				"[LOOP] === Completed Loop #1 ===",
+				"[LOOP] === Starting Loop #2 ===",
+				"[LOOP] Executing Claude Code (Call 2/100)",
+				"[INFO] ⏳ Starting Claude Code execution... (timeout: 15m)",
+				"[INFO] Starting new session",
+				"[DEBUG] Loop context: Loop #2. Remaining tasks: 2. Next: - [ ] Task A. PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY. Do not re-read files you already explored. ",
+				"[INFO] Using modern CLI mode (json output)",
+				"[WARN] Write heartbeat: no file modifications in 5m",
+				"[WARN] Circuit breaker: CLOSED → OPEN (Read-only timeout in 2 consecutive loops (agent stuck reading))",
+				"[INFO] Session reset: read_only_circuit_breaker",
+				"[ERROR] 🛑 Circuit breaker has opened - halting loop",
+				"[INFO] Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues",
+				"[ERROR] Circuit breaker opened after repeated read-only timeouts",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+		})
+	})
+	t.Run("no progress", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Looked around."} })
+			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
+			h.checkEnd(r, engine.ExitHalted, "stagnation_detected", "halted")
+			got := between(h.sayings(), "Completed Loop #2", "halting loop")
+			got = append(got, between(h.sayings(), "halting loop", "Run '")[1:]...)
+			want := []string{
+				"[LOOP] === Completed Loop #2 ===",
+				"[LOOP] === Starting Loop #3 ===",
+				"[LOOP] Executing Claude Code (Call 3/100)",
+				"[INFO] ⏳ Starting Claude Code execution... (timeout: 15m)",
+				"[INFO] Resuming session: sess-2... (0h old)",
+				"[DEBUG] Loop context: Loop #3. Session continued — do NOT re-read spec files. Resume implementation. Remaining tasks: 2. Next: - [ ] Task A. Circuit breaker: HALF_OPEN. Previous: Looked around. ",
+				"[INFO] Using modern CLI mode (json output)",
+				"[SUCCESS] ✅ Claude Code execution completed successfully",
+				"[INFO] 🔍 Analyzing Claude Code response...",
+				"[INFO] Saved session: sess-3...",
+				"[DEBUG] Detected 0 unique files changed (commits + working tree) since loop start",
+				"[WARN] Circuit breaker: HALF_OPEN → OPEN (No recovery, opening circuit after 3 loops)",
+				"[INFO] Session reset: circuit_breaker_trip",
+				"[ERROR] 🛑 Circuit breaker has opened - halting loop",
+				"[INFO] Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+		})
+	})
+	t.Run("usage limit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := newCtlHarness(t, false, func(n int) ctlReply {
+				if n == 1 {
+					return ctlReply{Raw: `{"type":"result","subtype":"success","is_error":true,"result":"Claude AI usage limit reached","session_id":"s1"}`,
+						Outcome: &supervise.Outcome{ExitCode: 1, Reason: supervise.Exited}}
+				}
+				return ctlReply{Text: "Did a task.", Check: true, Touch: "src/app.txt"}
+			})
+			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_CONSECUTIVE_FAILURES": "1"}))
+			h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
+			got := between(h.sayings(), "Using modern CLI mode", "Usage limit reached for")
+			want := []string{
+				"[INFO] Using modern CLI mode (json output)",
+				"[ERROR] 🚫 Claude Code usage limit reached (a window the CLI did not name)",
+				"[WARN] 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+		})
+	})
+}

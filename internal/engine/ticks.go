@@ -33,7 +33,7 @@ func (l *loop) startTicks(format string) *ticks {
 				return
 			case <-tk.C:
 			}
-			l.bus.Note(events.AgentTick{Agent: agent, Elapsed: l.now().Sub(start), Bytes: t.bytes.Load(), Tool: t.tool.Name()})
+			l.bus.Note(events.AgentWorking{Agent: agent, Elapsed: l.now().Sub(start), Bytes: t.bytes.Load(), Tool: t.tool.Name()})
 		}
 	})
 	return t

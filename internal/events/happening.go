@@ -36,6 +36,12 @@ type Call struct {
 	// it. The console says them with the failure.
 	Agent                 string
 	StderrTail, StderrLog string
+	// Limit, on a call its provider's usage limit stopped, is the window
+	// that hit it, as far as the CLI told it.
+	Limit *UsageWindow
+	// BreakerOpened: the circuit breaker opened on the call's result and
+	// halts the run.
+	BreakerOpened bool
 }
 
 // Wait is a wait of the loop (observe.Observer.WaitStarted, WaitEnded,

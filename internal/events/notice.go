@@ -29,15 +29,11 @@ type Phrase uint8
 
 // The phrases.
 const (
-	MainLoopStarting      Phrase = iota + 1 // INFO, before the first loop
-	RateLimitReset                          // SUCCESS, the wait for the next hour is over
+	RateLimitReset        Phrase = iota + 1 // SUCCESS, the wait for the next hour is over
 	LiveNeedsJSON                           // WARN, live mode switched text output to json
 	LiveEnded                               // console: the end of the live output
 	GateBlocksCompletion                    // WARN, a quality gate withholds the exit signals
 	GateWithholdsProgress                   // WARN, a circuit-breaker gate withholds progress
-	ReadOnlyBreakerOpened                   // ERROR, repeated read-only timeouts opened the breaker
-	WriteEarlyRetry                         // WARN, retrying after a read-only loop
-	BreakerHalting                          // ERROR + INFO, the breaker opened during the loop
 	DenialsNotCleared                       // WARN, the permission denial markers stay
 	UsageLimitNoAnswer                      // console + INFO, no answer in time: wait
 	StreamKept                              // INFO, the whole stream stays in the output log
@@ -153,12 +149,18 @@ type OutputNotStored struct {
 	DiskFull bool
 }
 
-// AgentWorking is the heartbeat while the agent runs (DEBUG, the value
-// of observe.Observer.CallProgress): its last output line, if any, and
-// the time since it started.
+// AgentWorking is the agent call as it works: the time since it started
+// and its last output line, if any (the value of
+// observe.Observer.CallProgress, every 10 s: a DEBUG line); said once a
+// second in the default (not --live) mode, with the bytes of output so
+// far and the last tool call that output showed ("" when its format shows
+// none), it is the ticking line a terminal redraws in place, never a log
+// line.
 type AgentWorking struct {
 	Agent, Last string
 	Elapsed     time.Duration
+	Bytes       int64
+	Tool        string
 }
 
 // AgentSucceeded: the agent call ended well.
@@ -231,13 +233,6 @@ type UsageLimitWait struct {
 	Until time.Time
 }
 
-// UsageLimitHit: the provider's usage limit stopped Agent's call; Usage
-// is the limited window as far as the CLI told it. ERROR.
-type UsageLimitHit struct {
-	Agent string
-	Usage UsageWindow
-}
-
 // UsageLimitQuestion: console, the wait-or-exit question for the limit of
 // Usage's window.
 type UsageLimitQuestion struct{ Usage UsageWindow }
@@ -286,7 +281,6 @@ func (NoWrites) notice()            {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}
-func (UsageLimitHit) notice()       {}
 func (UsageLimitQuestion) notice()  {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}

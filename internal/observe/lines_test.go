@@ -98,7 +98,7 @@ func TestLinesHaveNoProgress(t *testing.T) {
 	l := Lines(func(Event) { n++ })
 	l.CallProgress(Moment{}, AgentWorking{Elapsed: 10 * time.Second})
 	l.Output(busT0, []byte("x"))
-	l.Said(busT0, MainLoopStarting)
+	l.Said(busT0, LiveEnded)
 	if n != 0 {
 		t.Fatalf("%d lines, want none", n)
 	}
