@@ -9,12 +9,13 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
-// The levels of the lines only the console words: good news, and the
-// loop's own marks ("=== Starting Loop #1 ==="), as the bash loop prints
-// them.
+// The levels of the lines only the console words: good news, the loop's
+// own marks ("=== Starting Loop #1 ==="), and the details shown with
+// --verbose only, as the bash loop prints them.
 const (
 	success   events.Level = "SUCCESS"
 	loopLevel events.Level = "LOOP"
+	debug     events.Level = "DEBUG"
 )
 
 // levelColours colour a log line on a terminal, by level.
@@ -24,7 +25,7 @@ var levelColours = map[events.Level]string{
 	events.Error: red,
 	success:      "\033[0;32m",
 	loopLevel:    purple,
-	events.Debug: "",
+	debug:        "",
 }
 
 // consoleSurface is the surface that shows a person what happens: log lines
@@ -59,7 +60,7 @@ func (c *consoleSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
 		switch {
 		case p.level != "":
-			if p.level == events.Debug && !c.r.o.Verbose {
+			if p.level == debug && !c.r.o.Verbose {
 				continue
 			}
 			for _, text := range safetext.Lines(p.text) {
@@ -128,7 +129,7 @@ func NewLog(to LineSink, o Options) observe.Observer {
 // as on the console.
 func (l *logSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
-		if p.level == "" || p.level == events.Debug && !l.r.o.Verbose {
+		if p.level == "" || p.level == debug && !l.r.o.Verbose {
 			continue
 		}
 		for _, text := range safetext.Lines(p.text) {

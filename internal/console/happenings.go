@@ -146,9 +146,9 @@ func agentWorking(w events.AgentWorking) []part {
 	case secs == 0:
 		return nil
 	case w.Last != "":
-		return []part{line(events.Debug, "%s: %s... (%ds)", w.Agent, clip.Bytes(w.Last, 80), secs)}
+		return []part{line(debug, "%s: %s... (%ds)", w.Agent, clip.Bytes(w.Last, 80), secs)}
 	}
-	return []part{line(events.Debug, "%s working... (%ds elapsed)", w.Agent, secs)}
+	return []part{line(debug, "%s working... (%ds elapsed)", w.Agent, secs)}
 }
 
 // breakerMoved is the breaker's own account, then the move.

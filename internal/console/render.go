@@ -126,7 +126,7 @@ func runNotices(n events.Notice) []part {
 	case events.TempFilesRemoved:
 		return []part{line(events.Info, "Removed %d temp file(s) left by an interrupted write", n.Count)}
 	case events.AgentFound:
-		return []part{line(events.Debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+		return []part{line(debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
 	case events.LoopMark:
 		if n.Done {
 			return []part{line(loopLevel, "=== Completed Loop #%d ===", n.Loop)}
@@ -188,7 +188,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 			line(loopLevel, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
 			line(events.Info, "⏳ Starting %s execution... (timeout: %dm)", n.Agent, int(n.Timeout.Minutes()))}
 	case events.LoopContext:
-		return []part{line(events.Debug, "Loop context: %s", n.Text)}
+		return []part{line(debug, "Loop context: %s", n.Text)}
 	case events.CLIMode:
 		return []part{line(events.Info, "Using modern CLI mode (%s output)", n.Format)}
 	case events.NoLiveStreaming:
@@ -213,11 +213,11 @@ func resultNotices(n events.Notice) []part {
 	case events.Analysing:
 		return []part{line(events.Info, "🔍 Analyzing %s response...", n.Agent)}
 	case events.FilesChanged:
-		return []part{line(events.Debug, "Detected %d unique files changed (commits + working tree) since loop start", n.Count)}
+		return []part{line(debug, "Detected %d unique files changed (commits + working tree) since loop start", n.Count)}
 	case events.OutputErrors:
 		p := []part{line(events.Warn, "Errors detected in output, check: %s", n.File)}
 		for i, l := range n.Lines {
-			p = append(p, line(events.Debug, "  %d: %s", i+1, l))
+			p = append(p, line(debug, "  %d: %s", i+1, l))
 		}
 		return p
 	case events.UnknownState:
