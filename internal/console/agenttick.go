@@ -18,7 +18,7 @@ func (r *renderer) agentTick(n events.Notice) []part {
 		return nil
 	}
 	switch n := n.(type) {
-	case events.AgentTick:
+	case events.AgentWorking:
 		s := fmt.Sprintf("⏳ %s working: %s, %s of output", n.Agent, clock(n.Elapsed), byteSize(n.Bytes))
 		if t := printable(n.Tool); t != "" {
 			s += ", last tool: " + clip.Ellipsis(t, 40)
@@ -65,7 +65,7 @@ const eraseLine = "\033[2K\r"
 // clearRedrawn erases w's pending redrawn line: a Terminal stream erases it
 // only if one is pending; on a plain writer the line is erased as is.
 func clearRedrawn(w io.Writer) {
-	if s, ok := w.(*TermStream); ok {
+	if s, ok := w.(*termStream); ok {
 		s.t.put(termItem{stream: s.stream, kind: termClearRedraw})
 		return
 	}

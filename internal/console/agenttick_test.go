@@ -17,7 +17,7 @@ func (l *lineList) Line(_ time.Time, level events.Level, msg string) {
 // TestAgentTick: the ticking line is redrawn in place on a terminal and
 // cleared at the end of the call; a pipe and logs/ralph.log never get it.
 func TestAgentTick(t *testing.T) {
-	tick := events.AgentTick{Agent: "OpenAI Codex", Elapsed: 65 * time.Second, Bytes: 12634, Tool: "command\x1b]0;pwned\x07_execution\n"}
+	working := tick(events.AgentWorking{Agent: "OpenAI Codex", Elapsed: 65 * time.Second, Bytes: 12634, Tool: "command\x1b]0;pwned\x07_execution\n"})
 	cases := []struct {
 		name string
 		o    Options
@@ -34,7 +34,7 @@ func TestAgentTick(t *testing.T) {
 		con := New(&out, &errs, c.o)
 		var logged lineList
 		log := NewLog(&logged, c.o)
-		for _, n := range []any{tick, events.AgentTickOver{}} {
+		for _, n := range []any{working, events.AgentTickOver{}} {
 			show(con, time.Time{}, n)
 			show(log, time.Time{}, n)
 		}
@@ -58,9 +58,9 @@ func TestTerminalClearsTickingLine(t *testing.T) {
 	term := NewTerminal(&out, &errs, true, true, 16)
 	con := New(term.Stdout(), term.Stderr(), Options{TTY: true})
 	show(con, time.Time{}, events.AgentTickOver{}) // nothing drawn yet
-	show(con, time.Time{}, events.AgentTick{Agent: "A", Elapsed: time.Second, Bytes: 3})
+	show(con, time.Time{}, tick(events.AgentWorking{Agent: "A", Elapsed: time.Second, Bytes: 3}))
 	show(con, time.Time{}, events.AgentTickOver{})
-	show(con, time.Time{}, events.Logged{Level: events.Success, Text: "done"})
+	show(con, time.Time{}, events.Logged{Level: success, Text: "done"})
 	term.Close(time.Second)
 	want := "\r⏳ A working: 00:00:01, 3 B of output\033[K" + eraseLine
 	if out.String() != want || !strings.HasSuffix(errs.String(), "] [SUCCESS] done\n") {

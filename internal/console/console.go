@@ -9,33 +9,44 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
+// The levels of the lines only the console words: good news, the loop's
+// own marks ("=== Starting Loop #1 ==="), and the details shown with
+// --verbose only, as the bash loop prints them.
+const (
+	success   events.Level = "SUCCESS"
+	loopLevel events.Level = "LOOP"
+	debug     events.Level = "DEBUG"
+)
+
 // levelColours colour a log line on a terminal, by level.
 var levelColours = map[events.Level]string{
-	events.Info:    "\033[0;34m",
-	events.Warn:    yellow,
-	events.Error:   red,
-	events.Success: "\033[0;32m",
-	events.LoopLvl: purple,
-	events.Debug:   "",
+	events.Info:  "\033[0;34m",
+	events.Warn:  yellow,
+	events.Error: red,
+	success:      "\033[0;32m",
+	loopLevel:    purple,
+	debug:        "",
 }
 
-// Console is the surface that shows a person what happens: log lines
+// consoleSurface is the surface that shows a person what happens: log lines
 // ("[stamp] [LEVEL] msg") on err, and boxes, banners, the agent's live
 // output and countdowns on out. With a Terminal, out and err are its
 // streams, so everything reaches the screen in the order it was reported.
-type Console struct {
+type consoleSurface struct {
 	speaker
 	out, err io.Writer
 }
 
 var (
-	_ observe.Observer = (*Console)(nil)
-	_ observe.Observer = (*Log)(nil)
+	_ observe.Observer = (*consoleSurface)(nil)
+	_ observe.Observer = (*logSurface)(nil)
 )
 
-// New returns the console sink.
-func New(out, err io.Writer, o Options) *Console {
-	c := &Console{out: out, err: err}
+// New returns the console: the surface that shows a person what happens,
+// log lines ("[stamp] [LEVEL] msg") on err, and boxes, banners, the
+// agent's live output and countdowns on out.
+func New(out, err io.Writer, o Options) observe.Observer {
+	c := &consoleSurface{out: out, err: err}
 	c.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: c.print}
 	return c
 }
@@ -45,11 +56,11 @@ func New(out, err io.Writer, o Options) *Console {
 // the way out (package safetext): a log line keeps no control at all, one
 // line of its text per log line, and the rest keeps only colours; the
 // console's own colours are added after.
-func (c *Console) print(ts time.Time, ps []part) {
+func (c *consoleSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
 		switch {
 		case p.level != "":
-			if p.level == events.Debug && !c.r.o.Verbose {
+			if p.level == debug && !c.r.o.Verbose {
 				continue
 			}
 			for _, text := range safetext.Lines(p.text) {
@@ -73,17 +84,17 @@ func (c *Console) print(ts time.Time, ps []part) {
 
 // fit is text with its boxes redrawn to the terminal's width, when that
 // is known.
-func (c *Console) fit(text string) string {
+func (c *consoleSurface) fit(text string) string {
 	if c.r.o.Width == nil {
 		return text
 	}
 	return fitBoxes(text, c.r.o.Width())
 }
 
-// redrawer is w's own Redrawer (a Terminal stream), or plain writes to w:
+// redrawer is w's own redrawing (a Terminal stream), or plain writes to w:
 // "\r" to redraw, "\n" to end.
-func redrawer(w io.Writer) Redrawer {
-	if r, ok := w.(Redrawer); ok {
+func redrawer(w io.Writer) redrawing {
+	if r, ok := w.(redrawing); ok {
 		return r
 	}
 	return plainRedrawer{w}
@@ -99,25 +110,26 @@ type LineSink interface {
 	Line(ts time.Time, level events.Level, msg string)
 }
 
-// Log is the surface that hands each report's log lines to a LineSink,
-// worded exactly as the console shows them (without colour).
-type Log struct {
+// logSurface is the surface that hands each report's log lines to a
+// LineSink, worded exactly as the console shows them (without colour).
+type logSurface struct {
 	speaker
 	to LineSink
 }
 
-// NewLog returns the surface writing to to.
-func NewLog(to LineSink, o Options) *Log {
-	l := &Log{to: to}
+// NewLog returns the surface that hands each report's log lines to to,
+// worded exactly as the console shows them (without colour).
+func NewLog(to LineSink, o Options) observe.Observer {
+	l := &logSurface{to: to}
 	l.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: l.print}
 	return l
 }
 
 // print writes one log line for each line of a log part's text, made safe
 // as on the console.
-func (l *Log) print(ts time.Time, ps []part) {
+func (l *logSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
-		if p.level == "" || p.level == events.Debug && !l.r.o.Verbose {
+		if p.level == "" || p.level == debug && !l.r.o.Verbose {
 			continue
 		}
 		for _, text := range safetext.Lines(p.text) {

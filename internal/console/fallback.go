@@ -7,7 +7,7 @@ import "github.com/ralphloop/ralph_loop/internal/events"
 func driverSwitched(s events.DriverSwitch) []part {
 	switch {
 	case s.Why == events.SwitchReset:
-		return []part{line(events.Success, "🔁 %s's usage limit has reset: back to %s (from %s)", s.To, s.To, s.From)}
+		return []part{line(success, "🔁 %s's usage limit has reset: back to %s (from %s)", s.To, s.To, s.From)}
 	case s.Until.IsZero():
 		return []part{line(events.Warn, "🔁 %s is at its usage limit: going on with %s", s.From, s.To)}
 	}

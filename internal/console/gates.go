@@ -15,7 +15,7 @@ import (
 func gateNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.GateFailed:
-		s := "Quality gate failed: " + GateWords(n.Failure)
+		s := "Quality gate failed: " + gateWords(n.Failure)
 		if n.Log != "" && n.Failure.Gate != gates.GateReported {
 			s += "; full output: " + n.Log
 		}
@@ -27,9 +27,9 @@ func gateNotices(n events.Notice) []part {
 	return nil
 }
 
-// GateWords names a failed gate and how it failed: "TEST_COMMAND `go test
+// gateWords names a failed gate and how it failed: "TEST_COMMAND `go test
 // ./...` exited 1".
-func GateWords(f gates.Failure) string {
+func gateWords(f gates.Failure) string {
 	switch {
 	case f.Gate == gates.GateReported:
 		return "the agent reported TESTS_STATUS: FAILING"
@@ -44,7 +44,7 @@ func failuresWords(fs []gates.Failure) string {
 	if len(fs) == 0 {
 		return "a quality gate fails"
 	}
-	s := GateWords(fs[0])
+	s := gateWords(fs[0])
 	if len(fs) > 1 {
 		s += fmt.Sprintf(" (and %d more)", len(fs)-1)
 	}
@@ -94,7 +94,7 @@ func completedLine(reason string, ev events.Evidence) part {
 	if ev.Gates == gates.StatusFail {
 		return line(events.Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))
 	}
-	return line(events.Success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
+	return line(success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
 }
 
 // flat is text from the repository or the agent on one line: control

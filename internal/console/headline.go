@@ -97,11 +97,11 @@ func reasonSuffix(r string) string {
 	return ": " + r
 }
 
-// usageHeadline: each known usage window (UsageWindowLine).
+// usageHeadline: each known usage window (usageWindowLine).
 func usageHeadline(ws []events.UsageWindow) string {
 	parts := make([]string, 0, len(ws))
 	for _, w := range ws {
-		parts = append(parts, UsageWindowLine(w))
+		parts = append(parts, usageWindowLine(w))
 	}
 	if len(parts) == 0 {
 		return "Usage updated"

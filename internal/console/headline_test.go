@@ -71,10 +71,10 @@ func TestOneWordingPerValue(t *testing.T) {
 	pct := 92.5
 	w := events.UsageWindow{Driver: "claude-code", Window: "five_hour", Status: "allowed_warning", UsedPercent: &pct}
 	if h, want := Headline(events.Event{Type: events.UsageUpdated, Snapshot: events.Snapshot{UsageLimits: []events.UsageWindow{w}}}),
-		"Usage: "+UsageWindowLine(w); h != want {
+		"Usage: "+usageWindowLine(w); h != want {
 		t.Errorf("usage headline %q, want %q", h, want)
 	}
-	if got, want := UsageWindowLine(w), "claude-code five_hour 92.5% used (allowed_warning)"; got != want {
-		t.Errorf("UsageWindowLine = %q, want %q", got, want)
+	if got, want := usageWindowLine(w), "claude-code five_hour 92.5% used (allowed_warning)"; got != want {
+		t.Errorf("usageWindowLine = %q, want %q", got, want)
 	}
 }

@@ -2,7 +2,6 @@ package console
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -119,7 +118,7 @@ func runNotices(n events.Notice) []part {
 			p = append(p, line(events.Warn, "ALLOWED_TOOLS/--allowed-tools is ignored by %s.", n.Agent))
 		}
 		return append(p,
-			line(events.Success, "🚀 Ralph loop starting with %s", n.Agent),
+			line(success, "🚀 Ralph loop starting with %s", n.Agent),
 			line(events.Info, "Max calls per hour: %d", n.MaxCalls),
 			line(events.Info, "Logs: %s/ | Docs: %s/ | Status: %s", n.LogsDir, n.DocsDir, n.Status))
 	case events.StartupFailed:
@@ -127,12 +126,12 @@ func runNotices(n events.Notice) []part {
 	case events.TempFilesRemoved:
 		return []part{line(events.Info, "Removed %d temp file(s) left by an interrupted write", n.Count)}
 	case events.AgentFound:
-		return []part{line(events.Debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+		return []part{line(debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
 	case events.LoopMark:
 		if n.Done {
-			return []part{line(events.LoopLvl, "=== Completed Loop #%d ===", n.Loop)}
+			return []part{line(loopLevel, "=== Completed Loop #%d ===", n.Loop)}
 		}
-		return []part{line(events.LoopLvl, "=== Starting Loop #%d ===", n.Loop)}
+		return []part{line(loopLevel, "=== Starting Loop #%d ===", n.Loop)}
 	case events.Interrupted:
 		if n.Blocked {
 			return []part{line(events.Info, "Ralph loop interrupted by %s while blocked. Exiting without waiting.", n.Signal)}
@@ -142,7 +141,7 @@ func runNotices(n events.Notice) []part {
 		p := outLines(n.Report)
 		return append(p, line(events.Error, "🛑 Circuit breaker has opened - execution halted"))
 	case events.GracefulExit:
-		return []part{line(events.Success, "🏁 Graceful exit triggered: %s", n.Reason)}
+		return []part{line(success, "🏁 Graceful exit triggered: %s", n.Reason)}
 	case events.Stalled:
 		return []part{line(events.Warn, "Stalled iteration (%d of %d): same reply, no change in git", n.Count, n.Limit)}
 	}
@@ -154,17 +153,6 @@ func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallWindowReset:
 		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
-	case events.RetryWait:
-		of := fmt.Sprint(n.Max)
-		if n.Max >= math.MaxInt32 {
-			of = "unlimited"
-		}
-		return []part{line(events.Warn, "Execution failed, waiting %s before retry (failure %d of %s)...", n.Wait, n.Failures, of)}
-	case events.OutageWait:
-		return []part{line(events.Warn, "⏳ Provider outage: %s%s; next try in %s (try %d, failing for %s; %s)",
-			n.Cause, said(n.Said), n.Wait.Round(time.Second), n.Tries, n.Lasted.Round(time.Second), outageLimit(n.Max))}
-	case events.UsageLimitHit:
-		return []part{line(events.Error, "🚫 %s usage limit reached (%s)", n.Agent, windowWords(n.Usage))}
 	case events.UsageLimitQuestion:
 		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:
@@ -197,10 +185,10 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallStarting:
 		return []part{
-			line(events.LoopLvl, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
+			line(loopLevel, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
 			line(events.Info, "⏳ Starting %s execution... (timeout: %dm)", n.Agent, int(n.Timeout.Minutes()))}
 	case events.LoopContext:
-		return []part{line(events.Debug, "Loop context: %s", n.Text)}
+		return []part{line(debug, "Loop context: %s", n.Text)}
 	case events.CLIMode:
 		return []part{line(events.Info, "Using modern CLI mode (%s output)", n.Format)}
 	case events.NoLiveStreaming:
@@ -212,9 +200,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	case events.WriteTimeoutClamped:
 		return []part{line(events.Warn, "WRITE_TIMEOUT_MINUTES (%d) >= CLAUDE_TIMEOUT_MINUTES (%d), using %d", int(n.Write.Minutes()), int(n.Timeout.Minutes()), int(n.Used.Minutes()))}
 	case events.OutputNotStored:
-		return []part{text(events.Error, notStored(n))}
-	case events.OutputCapped:
-		return []part{line(events.Error, "  the agent printed more than MAX_OUTPUT_MB=%d MB and was stopped; %s keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)", n.MaxMB, n.File)}
+		return []part{text(events.Error, notStored(n.Err, n.DiskFull))}
 	}
 	return nil
 }
@@ -223,31 +209,21 @@ func (r *renderer) callNotices(n events.Notice) []part {
 func resultNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.AgentSucceeded:
-		return []part{line(events.Success, "✅ %s execution completed successfully", n.Agent)}
+		return []part{line(success, "✅ %s execution completed successfully", n.Agent)}
 	case events.Analysing:
 		return []part{line(events.Info, "🔍 Analyzing %s response...", n.Agent)}
 	case events.FilesChanged:
-		return []part{line(events.Debug, "Detected %d unique files changed (commits + working tree) since loop start", n.Count)}
+		return []part{line(debug, "Detected %d unique files changed (commits + working tree) since loop start", n.Count)}
 	case events.OutputErrors:
 		p := []part{line(events.Warn, "Errors detected in output, check: %s", n.File)}
 		for i, l := range n.Lines {
-			p = append(p, line(events.Debug, "  %d: %s", i+1, l))
+			p = append(p, line(debug, "  %d: %s", i+1, l))
 		}
 		return p
 	case events.UnknownState:
 		return []part{line(events.Info, "Agent reported unknown state %q (ignored)", n.Name)}
 	case events.DoneMatched:
-		return []part{line(events.Success, "Done pattern %q matched the agent's reply", n.Pattern)}
-	case events.AgentFailed:
-		p := []part{line(events.Error, "❌ %s exited: %s (code %d)", n.Agent, FailureWords(n.Failure), n.Failure.Code)}
-		if n.StartErr != nil {
-			p = append(p, line(events.Error, "  %v", n.StartErr))
-		}
-		return p
-	case events.StderrTail:
-		return []part{
-			line(events.Error, "  stderr (last 3 lines): %s", n.Tail),
-			line(events.Error, "  full stderr log: %s", n.Log)}
+		return []part{line(success, "Done pattern %q matched the agent's reply", n.Pattern)}
 	case events.NoWrites:
 		return []part{line(events.Warn, "Write heartbeat: no file modifications in %dm", int(n.After.Minutes()))}
 	case events.PermissionDenied:
@@ -264,15 +240,11 @@ func resultNotices(n events.Notice) []part {
 // phrases are the fixed lines; a phrase shown on the console's output
 // stream has no level.
 var phrases = map[events.Phrase][]part{
-	events.MainLoopStarting:      {{level: events.Info, text: "Starting main loop..."}},
-	events.RateLimitReset:        {{level: events.Success, text: ratelimit.ResetMessage}},
+	events.RateLimitReset:        {{level: success, text: ratelimit.ResetMessage}},
 	events.LiveNeedsJSON:         {{level: events.Warn, text: "Live mode requires JSON output format. Overriding text → json for this session."}},
 	events.GateBlocksCompletion:  {{level: events.Warn, text: "Quality gate block: suppressing completion signals"}},
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},
-	events.ReadOnlyBreakerOpened: {{level: events.Error, text: "Circuit breaker opened after repeated read-only timeouts"}},
-	events.WriteEarlyRetry:       {{level: events.Warn, text: "Write heartbeat: read-only loop, retrying with write-early context"}},
 	events.DenialsNotCleared:     {{level: events.Warn, text: "Failed to clear permission denial markers from response analysis"}},
-	events.UsageLimitExit:        {{level: events.Info, text: "User chose to exit. Exiting loop..."}},
 	events.UsageLimitNoAnswer: {
 		{text: "\n"},
 		{level: events.Info, text: "No answer within 30 seconds: waiting for the limit to reset."}},
@@ -285,11 +257,6 @@ func (r *renderer) phrase(p events.Phrase) []part {
 	switch p {
 	case events.LiveEnded:
 		return []part{out("\n%s━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━%s\n", r.c(purple), r.c(reset))}
-	case events.BreakerHalting:
-		// The reset command depends on how the loop was started.
-		return []part{
-			line(events.Error, "🛑 Circuit breaker has opened - halting loop"),
-			line(events.Info, "Run '%s' to reset the circuit breaker after addressing issues", r.resetCommand())}
 	}
 	return phrases[p]
 }

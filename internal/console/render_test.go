@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -51,25 +52,30 @@ func TestRenderLines(t *testing.T) {
 		n    any
 		want []string
 	}{
-		{events.Logged{Level: events.Success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
+		{events.Logged{Level: success, Text: "100% done %d"}, []string{"SUCCESS 100% done %d"}},
 		{warned{events.Warn, errors.New("disk")}, []string{"WARN disk"}},
 		{warned{events.Error, errors.New("bad")}, []string{"ERROR bad"}},
-		{events.MainLoopStarting, []string{"INFO Starting main loop..."}},
+		{runStarted{}, []string{"INFO Starting main loop..."}},
 		{events.RateLimitReset, []string{"SUCCESS Rate limit reset! Ready for new calls."}},
 		{pause(true), []string{"WARN Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
 		{pause(false), []string{"SUCCESS Resumed."}},
 		{events.LiveNeedsJSON, []string{"WARN Live mode requires JSON output format. Overriding text → json for this session."}},
 		{events.GateBlocksCompletion, []string{"WARN Quality gate block: suppressing completion signals"}},
 		{events.GateWithholdsProgress, []string{"WARN Quality gate circuit-breaker: overriding progress signals"}},
-		{events.ReadOnlyBreakerOpened, []string{"ERROR Circuit breaker opened after repeated read-only timeouts"}},
-		{events.WriteEarlyRetry, []string{"WARN Write heartbeat: read-only loop, retrying with write-early context"}},
-		{events.BreakerHalting, []string{"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues"}},
+		// A call that opened the breaker says it halts the run (a read-only
+		// one why); a read-only call that did not is retried.
+		{events.Call{Outcome: events.IterationTimedOut, Iteration: &events.Iteration{Outcome: "read_only_timeout"}, BreakerOpened: true}, []string{
+			"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues",
+			"ERROR Circuit breaker opened after repeated read-only timeouts"}},
+		{events.Call{Outcome: events.IterationTimedOut, Iteration: &events.Iteration{Outcome: "read_only_timeout"}}, []string{"WARN Write heartbeat: read-only loop, retrying with write-early context"}},
+		{events.Call{Outcome: events.IterationCompleted, Iteration: &events.Iteration{Outcome: "circuit_breaker_trip"}, BreakerOpened: true}, []string{
+			"ERROR 🛑 Circuit breaker has opened - halting loop", "INFO Run 'ralph_loop --reset-circuit' to reset the circuit breaker after addressing issues"}},
 		{events.DenialsNotCleared, []string{"WARN Failed to clear permission denial markers from response analysis"}},
-		{events.UsageLimitHit{Agent: "Codex", Usage: events.UsageWindow{Window: "primary", Status: "rejected"}}, []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
-		{events.UsageLimitHit{Agent: "Claude Code", Usage: events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
+		{events.Call{Outcome: events.IterationFailed, Agent: "Codex", Limit: &events.UsageWindow{Window: "primary", Status: "rejected"}}, []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
+		{events.Call{Outcome: events.IterationFailed, Agent: "Claude Code", Limit: &events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
 		{usageHit{events.UsageWindow{Window: "five_hour", ResetsAt: &warnReset}, false}, []string{"WARN 🛑 Usage limit reached for the five_hour window; it resets at 2026-11-25 05:00 UTC"}},
 		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
-		{events.UsageLimitExit, []string{"INFO User chose to exit. Exiting loop..."}},
+		{events.End{Stop: &events.Stop{Kind: events.StopUsageLimit}}, []string{"INFO User chose to exit. Exiting loop..."}},
 		{events.StreamKept, []string{"INFO Keeping full stream output for shared response analysis"}},
 		{events.StreamResultInvalid, []string{"WARN Final result record was invalid JSON, keeping full stream output"}},
 		{events.StreamCollapsed, []string{"INFO Collapsed streamed response to the final result record"}},
@@ -125,12 +131,14 @@ func TestRenderLines(t *testing.T) {
 		{stopCondition{events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true}}, []string{
 			"ERROR 🛑 the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"}},
 		{events.Stalled{Count: 1, Limit: 3}, []string{"WARN Stalled iteration (1 of 3): same reply, no change in git"}},
-		{events.RetryWait{Wait: 30 * time.Second, Failures: 1, Max: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
-		{events.RetryWait{Wait: time.Minute, Failures: 7, Max: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
-		{events.OutageWait{Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded", Wait: 4 * time.Second,
-			Lasted: 70*time.Second + 200*time.Millisecond, Max: 6 * time.Hour, Tries: 3}, []string{
+		// A back-off says why it waits as it starts; other waits have their countdown.
+		{events.Wait{Kind: "failure_backoff", Delay: 30 * time.Second, Tries: 1, MaxTries: 5}, []string{"WARN Execution failed, waiting 30s before retry (failure 1 of 5)..."}},
+		{events.Wait{Kind: "failure_backoff", Delay: time.Minute, Tries: 7, MaxTries: math.MaxInt}, []string{"WARN Execution failed, waiting 1m0s before retry (failure 7 of unlimited)..."}},
+		{events.Wait{Kind: "outage_backoff", Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded", Delay: 4 * time.Second,
+			Lasted: 70*time.Second + 200*time.Millisecond, OutageMax: 6 * time.Hour, Tries: 3}, []string{
 			"WARN ⏳ Provider outage: the provider is overloaded — it said: API Error: 529 Overloaded; next try in 4s (try 3, failing for 1m10s; stops at OUTAGE_MAX=6h0m0s)"}},
-		{events.OutageWait{Cause: "the provider's API could not be reached", Wait: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
+		{events.Wait{Kind: "loop_delay", Delay: time.Minute}, nil},
+		{events.Wait{Kind: "outage_backoff", Cause: "the provider's API could not be reached", Delay: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, []string{
 			"WARN ⏳ Provider outage: the provider's API could not be reached; next try in 30m0s (try 12, failing for 2h0m0s; no OUTAGE_MAX: waiting as long as it takes)"}},
 		{stopCondition{events.Stop{Kind: events.StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}}, []string{
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
@@ -148,18 +156,29 @@ func TestRenderLines(t *testing.T) {
 			"ERROR 💾 Agent output could not be stored (write .ralph/logs/o.log: no space left on device); the call counts as failed — free disk space, then run ralph_loop again"}},
 		{events.OutputNotStored{Err: errors.New("open .ralph/logs/o.log: permission denied")}, []string{
 			"ERROR 💾 Agent output could not be stored (open .ralph/logs/o.log: permission denied); the call counts as failed — make .ralph/ writable, then run ralph_loop again"}},
-		{events.OutputCapped{MaxMB: 50, File: ".ralph/logs/out.log"}, []string{"ERROR   the agent printed more than MAX_OUTPUT_MB=50 MB and was stopped; .ralph/logs/out.log keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)"}},
 		{events.AgentSucceeded{Agent: "Codex"}, []string{"SUCCESS ✅ Codex execution completed successfully"}},
 		{events.Analysing{Agent: "Codex"}, []string{"INFO 🔍 Analyzing Codex response..."}},
 		{events.OutputErrors{File: ".ralph/logs/o.log", Lines: []string{"a", "b"}}, []string{"WARN Errors detected in output, check: .ralph/logs/o.log"}},
 		{events.UnknownState{Name: "sleepy"}, []string{`INFO Agent reported unknown state "sleepy" (ignored)`}},
 		{events.Call{Outcome: events.IterationIdle, Idle: 2}, []string{"INFO 💤 Agent is idle (2 in a row)"}},
 		{events.DoneMatched{Pattern: "ALL DONE"}, []string{`SUCCESS Done pattern "ALL DONE" matched the agent's reply`}},
-		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallTimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
-		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},
-		{events.AgentFailed{Agent: "Codex", Failure: events.Failure{Kind: events.CallNotStarted, Code: 127}, StartErr: errors.New("no such file")}, []string{
+		// A failed call says how, then what to do when the loop stopped
+		// it for its output, then the end of its stderr.
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.TimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 0}}, []string{"ERROR ❌ Codex exited: reported an error (code 0)"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.StartFailed, Code: 127, Err: errors.New("no such file")}}, []string{
 			"ERROR ❌ Codex exited: could not start (code 127)", "ERROR   no such file"}},
-		{events.StderrTail{Tail: "x | y", Log: ".ralph/logs/e.log"}, []string{"ERROR   stderr (last 3 lines): x | y", "ERROR   full stderr log: .ralph/logs/e.log"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 2}, StderrTail: "x | y", StderrLog: ".ralph/logs/e.log"}, []string{
+			"ERROR ❌ Codex exited: error (exit 2) (code 2)", "ERROR   stderr (last 3 lines): x | y", "ERROR   full stderr log: .ralph/logs/e.log"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.OutputTooLarge, Code: 143, MaxMB: 50}, Iteration: &events.Iteration{OutputFile: ".ralph/logs/out.log"},
+			StderrTail: "killed", StderrLog: "e.log"}, []string{
+			"ERROR ❌ Codex exited: output too large (more than MAX_OUTPUT_MB=50) (code 143)",
+			"ERROR   the agent printed more than MAX_OUTPUT_MB=50 MB and was stopped; .ralph/logs/out.log keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)",
+			"ERROR   stderr (last 3 lines): killed", "ERROR   full stderr log: e.log"}},
+		{events.Call{Agent: "Claude Code", Failure: &events.Failure{Reason: supervise.WriteFailed, Code: -1, Err: errNoSpace, DiskFull: true}}, []string{
+			"ERROR ❌ Claude Code exited: output could not be stored (code -1)",
+			"ERROR 💾 Agent output could not be stored (write .ralph/logs/o.log: no space left on device); the call counts as failed — free disk space, then run ralph_loop again"}},
 		{events.NoWrites{After: 10 * time.Minute}, []string{"WARN Write heartbeat: no file modifications in 10m"}},
 		{events.BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress"}, []string{"WARN Circuit breaker: CLOSED → HALF_OPEN (no progress)"}},
 		{events.BreakerChange{From: "HALF_OPEN", To: "CLOSED", Reason: "progress", Closed: true}, []string{"SUCCESS Circuit breaker: HALF_OPEN → CLOSED (progress)"}},
@@ -207,9 +226,9 @@ func TestRenderColour(t *testing.T) {
 		want  string
 	}{
 		{events.Info, "\033[0;34m[" + stamp + "] [INFO] msg\033[0m\n"},
-		{events.LoopLvl, "\033[0;35m[" + stamp + "] [LOOP] msg\033[0m\n"},
+		{loopLevel, "\033[0;35m[" + stamp + "] [LOOP] msg\033[0m\n"},
 		{events.Error, "\033[0;31m[" + stamp + "] [ERROR] msg\033[0m\n"},
-		{events.Success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
+		{success, "\033[0;32m[" + stamp + "] [SUCCESS] msg\033[0m\n"},
 		{events.Warn, "\033[1;33m[" + stamp + "] [WARN] msg\033[0m\n"},
 	}
 	for _, tc := range tests {
@@ -342,7 +361,7 @@ func TestLogSkipsOut(t *testing.T) {
 // Every phrase has words.
 func TestPhrasesComplete(t *testing.T) {
 	var r renderer
-	for p := events.MainLoopStarting; p <= events.StreamCollapsed; p++ {
+	for p := events.RateLimitReset; p <= events.StreamCollapsed; p++ {
 		if len(r.phrase(p)) == 0 {
 			t.Errorf("phrase %d renders nothing", p)
 		}

@@ -52,7 +52,7 @@ func TestTerminalMadeSafe(t *testing.T) {
 	var sb safeBuffer
 	term := NewTerminal(&sb, &sb, true, true, 16)
 	term.Stdout().Write([]byte("a\x1b]0;t\x07\x1b[32mb\x1b[0m\n"))
-	term.Stdout().Redraw("wait \x1b[2J")
+	term.stream(stdoutStream).Redraw("wait \x1b[2J")
 	term.Close(time.Minute)
 	want := "a\\u001b]0;t\\u0007\x1b[32mb\x1b[0m\n\rwait \\u001b[2J\x1b[K\n"
 	if sb.String() != want {

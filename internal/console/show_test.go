@@ -24,6 +24,8 @@ type (
 		usage   events.UsageWindow
 		warning bool
 	}
+	tick       events.AgentWorking // said: the ticking line
+	runStarted struct{}
 	completion struct {
 		reason       string
 		loops, calls int
@@ -35,16 +37,24 @@ type (
 func show(o observe.Observer, ts time.Time, v any) {
 	m := events.Moment{TS: ts}
 	switch v := v.(type) {
+	case events.AgentWorking: // said, it is the ticking line: tick
+		o.CallProgress(m, v)
+	case tick:
+		o.Said(ts, events.AgentWorking(v))
+	case runStarted:
+		o.RunStarted(m, "claude-code", "1.0")
 	case events.Notice:
 		o.Said(ts, v)
 	case warned:
 		o.Warned(ts, v.level, v.err)
 	case output:
 		o.Output(ts, []byte(v))
-	case events.AgentWorking:
-		o.CallProgress(m, v)
 	case events.Call:
 		o.CallEnded(m, v)
+	case events.Wait:
+		o.WaitStarted(m, v)
+	case events.End:
+		o.Stopped(m, v)
 	case events.BreakerChange:
 		o.BreakerMoved(m, v)
 	case events.DriverSwitch:

@@ -9,13 +9,14 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // EventWords are the words the fan gives an event's typed values
 // (observe.Fan.SetWords): the same sentences the log lines use, so
 // events.jsonl, status.json, the console and ralph.log say one thing.
 func EventWords() observe.Words {
-	return observe.Words{Stop: StopLine, Failure: FailureWords}
+	return observe.Words{Stop: StopLine, Failure: failureWords}
 }
 
 // StopLine is the one sentence that says why a run stopped early: the
@@ -35,7 +36,7 @@ func StopLine(s events.Stop) string {
 		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
 	case events.StopGaveUp:
 		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
-			s.Agent, s.Failures, FailureWords(s.Last), s.Last.Code, s.Log)
+			s.Agent, s.Failures, failureWords(s.Last), s.Last.Code, s.Log)
 	case events.StopNotStored:
 		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
 	case events.StopDenied:
@@ -104,7 +105,7 @@ func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func stopping(s events.Stop) []part {
 	msg := StopLine(s)
 	switch {
-	case s.Severe():
+	case severe(s):
 		return []part{line(events.Error, "🛑 %s", msg)}
 	case s.Kind == events.StopMaxLoops:
 		return []part{line(events.Warn, "Max loops reached: %s", msg)}
@@ -112,22 +113,34 @@ func stopping(s events.Stop) []part {
 	return []part{text(events.Warn, msg)}
 }
 
-// FailureWords says how an agent call failed: a failed call's log line,
+// severe reports whether the stop is a fault to look into (an ERROR line)
+// rather than a limit the person set (a WARN line).
+func severe(s events.Stop) bool {
+	switch s.Kind {
+	case events.StopStalled, events.StopGaveUp, events.StopNotStored, events.StopOutage, events.StopPermanent:
+		return true
+	}
+	return false
+}
+
+// failureWords says how an agent call failed: a failed call's log line,
 // its status.json exit_reason and the failure guard's stop line.
-func FailureWords(f events.Failure) string {
-	switch f.Kind {
-	case events.CallTimedOut:
+func failureWords(f events.Failure) string {
+	switch f.Reason {
+	case supervise.TimedOut:
 		return "timed out"
-	case events.CallInactive:
+	case supervise.Inactive:
 		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
-	case events.CallNotStarted:
+	case supervise.StartFailed:
 		return "could not start"
-	case events.CallTooLarge:
+	case supervise.OutputTooLarge:
 		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
-	case events.CallNotStored:
+	case supervise.WriteFailed:
 		return "output could not be stored"
-	case events.CallErrored:
-		return "reported an error"
+	case supervise.Exited:
+		if f.Code == 0 {
+			return "reported an error" // an API error (is_error) in its result
+		}
 	}
 	return exitWords(f.Code)
 }
@@ -154,9 +167,9 @@ func exitWords(code int) string {
 }
 
 // notStored is the line that says the agent's output could not be
-// stored: what, where, and what to do.
-func notStored(n events.OutputNotStored) string {
-	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(n.Err), writeFix(n.DiskFull))
+// stored (err, the writer's error): what, where, and what to do.
+func notStored(err error, diskFull bool) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(err), writeFix(diskFull))
 }
 
 // writeFix says what to do about output that could not be stored.

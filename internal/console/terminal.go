@@ -52,8 +52,8 @@ type termItem struct {
 
 // Streams of a Terminal.
 const (
-	StdoutStream = 0
-	StderrStream = 1
+	stdoutStream = 0
+	stderrStream = 1
 )
 
 // NewTerminal starts the copier for stdout and stderr; outTTY and errTTY
@@ -71,9 +71,11 @@ func NewTerminal(stdout, stderr io.Writer, outTTY, errTTY bool, queue int) *Term
 }
 
 // Stdout and Stderr are the writers for the two streams. Each also
-// implements Redrawer.
-func (t *Terminal) Stdout() *TermStream { return &TermStream{t, StdoutStream} }
-func (t *Terminal) Stderr() *TermStream { return &TermStream{t, StderrStream} }
+// redraws a line in place (redrawing), which the console's countdown uses.
+func (t *Terminal) Stdout() io.Writer { return t.stream(stdoutStream) }
+func (t *Terminal) Stderr() io.Writer { return t.stream(stderrStream) }
+
+func (t *Terminal) stream(s int) *termStream { return &termStream{t, s} }
 
 func (t *Terminal) put(it termItem) {
 	t.mu.Lock()
@@ -167,18 +169,18 @@ func (t *Terminal) Close(timeout time.Duration) {
 	}
 }
 
-// Redrawer is a console that can show a line redrawn in place (a
+// redrawing is a console that can show a line redrawn in place (a
 // countdown). Every other write ends it first.
-type Redrawer interface {
+type redrawing interface {
 	// Redraw replaces the pending redrawn line with line.
 	Redraw(line string)
 	// EndRedraw ends the pending redrawn line, leaving it on screen.
 	EndRedraw()
 }
 
-// TermStream is one stream of a Terminal: an io.Writer that never blocks
-// and never fails, and a Redrawer.
-type TermStream struct {
+// termStream is one stream of a Terminal: an io.Writer that never blocks
+// and never fails, and a redrawing.
+type termStream struct {
 	t      *Terminal
 	stream int
 }
@@ -187,16 +189,16 @@ type TermStream struct {
 // whole): nothing written to the terminal but the Terminal's own line
 // endings and erasures acts on it, except colours. It always reports
 // success.
-func (s *TermStream) Write(p []byte) (int, error) {
+func (s *termStream) Write(p []byte) (int, error) {
 	s.t.put(termItem{stream: s.stream, kind: termWrite, data: []byte(safetext.Colour(string(p)))})
 	return len(p), nil
 }
 
-// Redraw implements Redrawer: line, made safe as a write is, is drawn
+// Redraw implements redrawing: line, made safe as a write is, is drawn
 // after a carriage return, with the rest of the screen line cleared.
-func (s *TermStream) Redraw(line string) {
+func (s *termStream) Redraw(line string) {
 	s.t.put(termItem{stream: s.stream, kind: termRedraw, data: []byte(safetext.Colour(line) + "\033[K")})
 }
 
-// EndRedraw implements Redrawer.
-func (s *TermStream) EndRedraw() { s.t.put(termItem{stream: s.stream, kind: termEndRedraw}) }
+// EndRedraw implements redrawing.
+func (s *termStream) EndRedraw() { s.t.put(termItem{stream: s.stream, kind: termEndRedraw}) }

@@ -106,7 +106,7 @@ func TestTerminalUndrainedPipe(t *testing.T) {
 	if !isClosed(term.done) {
 		t.Fatal("Close timed out instead of seeing the broken pipe")
 	}
-	if !term.dead[StdoutStream] {
+	if !term.dead[stdoutStream] {
 		t.Error("stream not marked dead after EPIPE")
 	}
 	if n, err := a.Write(chunk); n != len(chunk) || err != nil {
@@ -132,8 +132,8 @@ func TestTerminalBrokenPipeFirst(t *testing.T) {
 	}
 	term.Stderr().Write([]byte("still here\n"))
 	term.Close(time.Minute)
-	if !isClosed(term.done) || !term.dead[StdoutStream] {
-		t.Errorf("done=%v dead=%v", isClosed(term.done), term.dead[StdoutStream])
+	if !isClosed(term.done) || !term.dead[stdoutStream] {
+		t.Errorf("done=%v dead=%v", isClosed(term.done), term.dead[stdoutStream])
 	}
 	if errs.String() != "still here\n" {
 		t.Errorf("stderr got %q", errs.String())
@@ -186,12 +186,12 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 	tests := []struct {
 		name           string
 		outTTY, errTTY bool
-		do             func(out, err *TermStream)
+		do             func(out, err *termStream)
 		want           string
 	}{
 		{
 			name: "a log line erases the countdown on a terminal", outTTY: true, errTTY: true,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				out.Redraw(cd)
 				io.WriteString(err, "[LOOP] === Completed Loop #1 ===\n")
 				out.Redraw("Next loop in: 00:00:29")
@@ -202,7 +202,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		},
 		{
 			name: "a box on the same stream erases it too", outTTY: true, errTTY: true,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				out.Redraw(cd)
 				io.WriteString(out, "box\n")
 			},
@@ -210,7 +210,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		},
 		{
 			name: "not a terminal: the redrawn line is ended with a newline", outTTY: false, errTTY: false,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				out.Redraw(cd)
 				io.WriteString(err, "line\n")
 			},
@@ -218,7 +218,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		},
 		{
 			name: "output left mid-line on a terminal is ended before the other stream's line", outTTY: true, errTTY: true,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				io.WriteString(out, "partial agent output")
 				io.WriteString(err, "[INFO] log\n")
 				io.WriteString(out, "more\n")
@@ -227,7 +227,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		},
 		{
 			name: "a countdown after a partial line starts on its own line", outTTY: true, errTTY: true,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				io.WriteString(out, "Choose: ")
 				out.Redraw(cd)
 				out.EndRedraw()
@@ -236,7 +236,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		},
 		{
 			name: "order across streams", outTTY: false, errTTY: false,
-			do: func(out, err *TermStream) {
+			do: func(out, err *termStream) {
 				for i := range 50 {
 					fmt.Fprintf(out, "o%d\n", i)
 					fmt.Fprintf(err, "e%d\n", i)
@@ -255,7 +255,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var s screen
 			term := NewTerminal(&s, &s, tc.outTTY, tc.errTTY, 1024)
-			tc.do(term.Stdout(), term.Stderr())
+			tc.do(term.stream(stdoutStream), term.stream(stderrStream))
 			term.Close(5 * time.Second)
 			if got := s.String(); got != tc.want {
 				t.Errorf("screen:\n got %q\nwant %q", got, tc.want)
@@ -269,7 +269,7 @@ func TestTerminalOwnsBothStreams(t *testing.T) {
 func TestTerminalClose(t *testing.T) {
 	var s screen
 	term := NewTerminal(&s, &s, true, true, 16)
-	term.Stdout().Redraw("x")
+	term.stream(stdoutStream).Redraw("x")
 	term.Close(5 * time.Second)
 	if got := s.String(); got != "\rx\033[K\n" {
 		t.Errorf("screen %q", got)

@@ -19,10 +19,10 @@ func BreakerMove(from, to, reason string) string {
 	return fmt.Sprintf("%s → %s (%s)", from, to, reason)
 }
 
-// UsageWindowLine words one known usage window: the driver and window,
+// usageWindowLine words one known usage window: the driver and window,
 // the used percent and status, and when it resets, "claude-code five_hour
 // 92% used (allowed_warning), resets 2026-03-01 09:00 UTC".
-func UsageWindowLine(w events.UsageWindow) string {
+func usageWindowLine(w events.UsageWindow) string {
 	var b strings.Builder
 	b.WriteString(w.Driver + " " + w.Window)
 	if w.UsedPercent != nil {

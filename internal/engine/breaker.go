@@ -29,8 +29,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 	if l.brk.CanExecute() {
 		return Result{}, false
 	}
-	l.resetSession(sessionReason)
-	l.bus.Note(events.BreakerHalting)
+	l.resetSession(sessionReason) // the call's end says the breaker halts the run
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
 		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}, true
 }

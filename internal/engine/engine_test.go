@@ -38,6 +38,7 @@ import (
 type ctlReply struct {
 	Text    string             // the agent's reply; a RALPH_STATUS block is appended
 	Raw     string             // exact stdout instead of ClaudeJSON(Text + status); with Outcome, what the failed call printed
+	Stderr  string             // what a failed call printed on stderr
 	Took    time.Duration      // virtual time the call takes
 	Outcome *supervise.Outcome // returned instead of a clean exit
 	Touch   string             // append a line to this project file (a git-visible change)
@@ -230,6 +231,9 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 	if r.Outcome != nil {
 		if r.Raw != "" && o.Stdout != nil {
 			o.Stdout.Write([]byte(r.Raw)) // what a failing call printed
+		}
+		if r.Stderr != "" && o.Stderr != nil {
+			o.Stderr.Write([]byte(r.Stderr))
 		}
 		return *r.Outcome
 	}

@@ -41,34 +41,31 @@ func (l *loop) failure(c *call) step {
 		}
 	}
 
-	f := events.Failure{Kind: events.CallExited, Code: code}
+	f := events.Failure{Reason: o.Reason, Code: code}
 	typ := events.IterationFailed
 	detail := "error"
 	switch o.Reason {
 	case supervise.TimedOut:
-		f.Kind, typ, detail = events.CallTimedOut, events.IterationTimedOut, "timeout"
+		typ, detail = events.IterationTimedOut, "timeout"
 	case supervise.Inactive:
-		f.Kind, f.Inactivity, typ, detail = events.CallInactive, l.s.Inactivity, events.IterationTimedOut, "inactive"
+		f.Inactivity, typ, detail = l.s.Inactivity, events.IterationTimedOut, "inactive"
 	case supervise.StartFailed:
-		f.Kind, detail = events.CallNotStarted, "start_failed"
+		f.Err, detail = o.Err, "start_failed"
 	case supervise.OutputTooLarge:
-		f.Kind, f.MaxMB, detail = events.CallTooLarge, l.s.MaxOutput>>20, outcomeTooLarge
+		f.MaxMB, detail = l.s.MaxOutput>>20, outcomeTooLarge
 	case supervise.WriteFailed:
-		f.Kind, detail = events.CallNotStored, writeFailure(o.Err)
+		f.Err, f.DiskFull, detail = o.Err, ralphdir.NoSpace(o.Err), writeFailure(o.Err)
 	}
-	failed := events.AgentFailed{Agent: l.display(), Failure: f}
-	if o.Reason == supervise.StartFailed {
-		failed.StartErr = o.Err
-	}
-	l.bus.Note(failed)
-	l.explainFailure(c)
+	// The console says how the call failed, what to do when the loop
+	// stopped it for its output, and the end of its stderr.
 	stderr := l.stderrLines(c)
+	ended := events.Call{Outcome: typ, Failure: &f, DriverExitCode: events.IntPtr(code), Agent: l.display()}
 	if tail := clip.Bytes(strings.TrimSpace(strings.Join(lastN(stderr, 3), " ")), 500); tail != "" {
-		l.bus.Note(events.StderrTail{Tail: tail, Log: l.rel(c.errName)})
+		ended.StderrTail, ended.StderrLog = tail, l.rel(c.errName)
 	}
-	it := l.iterationRecord(c, res, detail)
-	it.DriverExitCode = events.IntPtr(code)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: typ, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(code)})
+	ended.Iteration = l.iterationRecord(c, res, detail)
+	ended.Iteration.DriverExitCode = events.IntPtr(code)
+	l.bus.CallEnded(l.at("failed", "error"), ended)
 
 	// What the agent said of its failure: the provider's outage is
 	// waited out, a setup it cannot work with stops the run.
@@ -87,22 +84,10 @@ func (l *loop) failure(c *call) step {
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
 	}
-	l.bus.Note(events.RetryWait{Wait: backoff, Failures: l.guard.Consecutive(), Max: l.guard.Max()})
-	if _, err := l.wait("failure_backoff", backoff); err != nil {
+	if _, err := l.waitOut(events.Wait{Kind: "failure_backoff", Delay: backoff, Tries: l.guard.Consecutive(), MaxTries: l.guard.Max()}); err != nil {
 		return stopWith(l.signalExit())
 	}
 	return goOn
-}
-
-// explainFailure adds the one line that says what to do after a call that
-// the loop itself stopped for its output.
-func (l *loop) explainFailure(c *call) {
-	switch o := c.outcome; o.Reason {
-	case supervise.WriteFailed:
-		l.bus.Note(notStored(o.Err))
-	case supervise.OutputTooLarge:
-		l.bus.Note(events.OutputCapped{MaxMB: l.s.MaxOutput >> 20, File: l.rel(c.outName)})
-	}
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when
@@ -134,12 +119,10 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.bus.Note(events.ReadOnlyBreakerOpened)
-		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true})
 		return stopWith(r)
 	}
-	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it})
-	l.bus.Note(events.WriteEarlyRetry)
+	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early
 	return goOn
 }
 

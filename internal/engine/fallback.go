@@ -121,11 +121,10 @@ func (l *loop) pickDriver() {
 // both are, it waits for the earlier reset.
 func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
 	limited := l.usageWindow(res.Limit())
-	l.bus.Note(events.UsageLimitHit{Agent: l.drv.DisplayName(), Usage: limited})
 	l.swarmLimitHit(res)
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
-	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it})
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
 	if l.fb != nil {
 		now := l.now()
 		cur := &l.fb.slots[l.fb.active]

@@ -144,7 +144,6 @@ func (l *loop) run() Result {
 		r.Stop = events.Stop{Kind: events.StopError, Err: err}
 		return r
 	}
-	l.bus.Note(events.MainLoopStarting)
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
 

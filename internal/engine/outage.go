@@ -56,11 +56,10 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep.AnalysisChanged(nil)
-	f := events.Failure{Kind: events.CallErrored}
-	l.bus.Note(events.AgentFailed{Agent: l.display(), Failure: f})
+	f := events.Failure{Reason: supervise.Exited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = events.IntPtr(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0)})
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0), Agent: l.display()})
 	s, _ = l.diagnosed(c, d, f)
 	return s, true
 }
@@ -115,8 +114,8 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no wait after the last allowed call
 	}
-	l.bus.Note(events.OutageWait{Cause: d.Cause, Said: d.Said, Wait: wait, Lasted: lasted, Max: l.guard.OutageMax(), Tries: tries})
-	if _, err := l.wait("outage_backoff", wait); err != nil {
+	if _, err := l.waitOut(events.Wait{Kind: "outage_backoff", Delay: wait, Tries: tries,
+		Cause: d.Cause, Said: d.Said, Lasted: lasted, OutageMax: l.guard.OutageMax()}); err != nil {
 		return stopWith(l.signalExit())
 	}
 	return goOn

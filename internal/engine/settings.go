@@ -42,7 +42,7 @@ type Deps struct {
 	Sandbox func(supervise.Command) (supervise.Command, func(), error)
 
 	// Ticks: a terminal shows the ticking line of a call in the default
-	// mode (events.AgentTick each second).
+	// mode (events.AgentWorking said each second).
 	Ticks bool
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).

@@ -129,7 +129,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	if !idle {
 		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
 			it.Outcome = "circuit_breaker_trip"
-			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it})
+			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
 			return stopWith(r)
 		}
 	}

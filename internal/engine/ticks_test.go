@@ -42,9 +42,9 @@ func TestTicksEverySecond(t *testing.T) {
 		tk.stop()
 
 		want := []events.Notice{
-			events.AgentTick{Agent: "codex", Elapsed: time.Second},
-			events.AgentTick{Agent: "codex", Elapsed: 2 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
-			events.AgentTick{Agent: "codex", Elapsed: 3 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
+			events.AgentWorking{Agent: "codex", Elapsed: time.Second},
+			events.AgentWorking{Agent: "codex", Elapsed: 2 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
+			events.AgentWorking{Agent: "codex", Elapsed: 3 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
 			events.AgentTickOver{},
 		}
 		if diff := cmp.Diff(want, got.ns); diff != "" {

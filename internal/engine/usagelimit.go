@@ -139,7 +139,7 @@ func resetOf(w events.UsageWindow) time.Time {
 // USAGE_LIMIT_MAX_WAIT.
 func (l *loop) tooFar(w events.UsageWindow) step {
 	return stopWith(l.stopping(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped",
-		Reason: events.UsageReason("usage_limit_max_wait", w),
+		Reason: usageReason("usage_limit_max_wait", w),
 		Stop:   events.Stop{Kind: events.StopUsageTooFar, Usage: w, MaxWait: l.s.UsageLimitMaxWait}}))
 }
 
@@ -157,7 +157,6 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	until := l.now().Add(wait)
 	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
 	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
-		l.bus.Note(events.UsageLimitExit)
 		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
 			Stop: events.Stop{Kind: events.StopUsageLimit}})
 	}
@@ -179,7 +178,7 @@ func (l *loop) usageGate() (Result, bool) {
 				continue
 			}
 			return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
-				Reason: events.UsageReason("usage_stop_percent", w),
+				Reason: usageReason("usage_stop_percent", w),
 				Stop:   events.Stop{Kind: events.StopUsagePercent, Usage: w, StopPercent: l.s.UsageStopPercent}}), true
 		}
 	}
@@ -190,7 +189,7 @@ func (l *loop) usageGate() (Result, bool) {
 	l.usage.warning = nil
 	if l.s.UsageWarningAction == "stop" {
 		return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
-			Reason: events.UsageReason("usage_warning", *w),
+			Reason: usageReason("usage_warning", *w),
 			Stop:   events.Stop{Kind: events.StopUsageWarning, Usage: *w}}), true
 	}
 	wait, within := usageWait(now, resetOf(*w), l.s.UsageLimitMaxWait)
@@ -199,7 +198,7 @@ func (l *loop) usageGate() (Result, bool) {
 		return s.result, true
 	}
 	until := now.Add(wait)
-	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: events.UsageReason("usage_warning", *w), Usage: w, Warning: true})
+	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: usageReason("usage_warning", *w), Usage: w, Warning: true})
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
 	if _, err := l.wait("usage_limit", wait); err != nil {
 		return l.signalExit(), true
@@ -219,4 +218,19 @@ func (l *loop) askExit(limited events.UsageWindow) bool {
 		l.bus.Note(events.UsageLimitNoAnswer)
 	}
 	return a == "2"
+}
+
+// usageReason is the exit_reason of a stop at a usage window: the stop's
+// name, then the window and its reset time (RFC 3339, UTC) in brackets,
+// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)", or
+// "(window unknown, reset time unknown)" for what the CLI did not say.
+func usageReason(name string, w events.UsageWindow) string {
+	win := w.Window
+	if !w.Named() {
+		win = "window unknown"
+	}
+	if w.ResetsAt == nil {
+		return name + " (" + win + ", reset time unknown)"
+	}
+	return name + " (" + win + " resets " + w.ResetsAt.UTC().Format(time.RFC3339) + ")"
 }

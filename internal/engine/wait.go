@@ -20,12 +20,21 @@ var errSkipped = errors.New("wait skipped")
 // starting a call. A stop returns the context's cause. Each wait is
 // reported as it starts and as it ends.
 func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
+	return l.waitOut(events.Wait{Kind: kind, Delay: d})
+}
+
+// waitOut is wait for w.Delay, whose start is reported with what else w
+// says of the wait (why the loop waits: the failures in a row, the
+// outage).
+func (l *loop) waitOut(w events.Wait) (skipped bool, err error) {
+	kind, d := w.Kind, w.Delay
 	if d <= 0 {
 		return false, nil
 	}
 	l.plan.stale() // the person may edit it while the loop waits
 	until := l.now().Add(d)
-	l.bus.WaitStarted(l.at("", ""), events.Wait{Kind: kind, Delay: d, Until: until})
+	w.Until = until
+	l.bus.WaitStarted(l.at("", ""), w)
 	if l.deps.Stopper != nil && l.deps.Stopper.skipping(l.calls) {
 		l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Skipped: true})
 		return true, nil

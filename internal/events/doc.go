@@ -7,18 +7,23 @@
 //     render itself from the last report alone, and status.json's action
 //     and status. Call (how an agent call ended), Wait (a wait, a limit),
 //     End (how the run ended), BreakerChange, DriverSwitch and
-//     AgentWorking are the values of the happenings that have one.
+//     AgentWorking are the values of the happenings that have one. A
+//     value carries what a person is told with its happening (a failed
+//     call's agent, failure and stderr tail, the usage window that
+//     stopped it, the breaker it opened; why a back-off waits), and the
+//     console words those lines from it: one report, one place.
 //   - Event is one line of logs/events.jsonl (docs/EVENTS.md), the shape
 //     observe.Lines builds from a report and the log's readers decode;
 //     Type names its kinds.
 //   - Notice is the rest of what a person watching the loop is told (log
-//     lines, boxes, countdown ticks) that belongs to no happening: typed
+//     lines, boxes, countdown ticks, the ticking line of a call) that
+//     belongs to no happening, or comes apart from it: typed
 //     values, never preformatted text; package console renders them, for
 //     the terminal and (through store.RalphLog) for logs/ralph.log.
 //
 // How a run ended early (Stop: a limit, a stall, the failure guard, a
 // signal...) and how an agent call failed (Failure) are values too. The
-// console words them (console.StopLine, console.FailureWords); the event
+// console words them (console.StopLine, and the failure words); the event
 // line keeps a text for each (run_finished's message, a failed call's
 // reason), which the fan fills from the words it was given
 // (observe.Fan.SetWords) before any surface sees the report.

@@ -30,6 +30,18 @@ type Call struct {
 	DriverExitCode *int
 	// Idle, on an idle call (IterationIdle), is the idle calls in a row.
 	Idle int
+	// Agent, on a failed call, is the agent's name as shown ("Claude
+	// Code"); StderrTail is the end of its stderr (its last lines, on one
+	// line, "" for none) and StderrLog the file that holds the whole of
+	// it. The console says them with the failure.
+	Agent                 string
+	StderrTail, StderrLog string
+	// Limit, on a call its provider's usage limit stopped, is the window
+	// that hit it, as far as the CLI told it.
+	Limit *UsageWindow
+	// BreakerOpened: the circuit breaker opened on the call's result and
+	// halts the run.
+	BreakerOpened bool
 }
 
 // Wait is a wait of the loop (observe.Observer.WaitStarted, WaitEnded,
@@ -49,6 +61,15 @@ type Wait struct {
 	// Warning says the CLI only warned of it (USAGE_WARNING_ACTION=wait).
 	Usage   *UsageWindow
 	Warning bool
+	// Why a back-off waits, said as it starts. Tries: a failure_backoff's
+	// failed calls in a row, of the MaxTries that stop the run
+	// (math.MaxInt32 or more: no limit, MAX_CONSECUTIVE_FAILURES=0); an
+	// outage_backoff's failed tries so far. The outage's Cause, from the
+	// agent's line Said; it has lasted Lasted and stops the run once it
+	// lasts OutageMax (0: never, OUTAGE_MAX=0).
+	Tries, MaxTries   int
+	Cause, Said       string
+	Lasted, OutageMax time.Duration
 }
 
 // WaitPause is the Kind of the wait while the project is paused.

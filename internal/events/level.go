@@ -1,15 +1,14 @@
 package events
 
-// Level is a log line's level, as the bash loop prints it.
+// Level is a log line's level, as the bash loop prints it. The constants
+// are the levels a line worded outside the console comes at; the console
+// words its own lines at SUCCESS, LOOP and DEBUG too.
 type Level string
 
 const (
-	Info    Level = "INFO"
-	Warn    Level = "WARN"
-	Error   Level = "ERROR"
-	Success Level = "SUCCESS"
-	LoopLvl Level = "LOOP"
-	Debug   Level = "DEBUG"
+	Info  Level = "INFO"
+	Warn  Level = "WARN"
+	Error Level = "ERROR"
 )
 
 // LocalStamp is the local "YYYY-MM-DD HH:MM:SS" that starts every log

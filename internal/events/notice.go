@@ -29,17 +29,12 @@ type Phrase uint8
 
 // The phrases.
 const (
-	MainLoopStarting      Phrase = iota + 1 // INFO, before the first loop
-	RateLimitReset                          // SUCCESS, the wait for the next hour is over
+	RateLimitReset        Phrase = iota + 1 // SUCCESS, the wait for the next hour is over
 	LiveNeedsJSON                           // WARN, live mode switched text output to json
 	LiveEnded                               // console: the end of the live output
 	GateBlocksCompletion                    // WARN, a quality gate withholds the exit signals
 	GateWithholdsProgress                   // WARN, a circuit-breaker gate withholds progress
-	ReadOnlyBreakerOpened                   // ERROR, repeated read-only timeouts opened the breaker
-	WriteEarlyRetry                         // WARN, retrying after a read-only loop
-	BreakerHalting                          // ERROR + INFO, the breaker opened during the loop
 	DenialsNotCleared                       // WARN, the permission denial markers stay
-	UsageLimitExit                          // INFO, the person chose to stop
 	UsageLimitNoAnswer                      // console + INFO, no answer in time: wait
 	StreamKept                              // INFO, the whole stream stays in the output log
 	StreamResultInvalid                     // WARN, the final result record was not JSON
@@ -145,27 +140,27 @@ type LiveStarted struct{ Agent string }
 // timeout; Used is the value taken instead.
 type WriteTimeoutClamped struct{ Write, Timeout, Used time.Duration }
 
-// OutputNotStored: the agent's output could not be stored (Err, the
-// writer's error); DiskFull when the disk or the quota is full, which
-// changes the remedy shown.
+// OutputNotStored: the output of a call that failed anyway could not be
+// stored in full (Err, the writer's error); DiskFull when the disk or the
+// quota is full, which changes the remedy shown. (A call whose output
+// could not be stored fails: its Failure says so.)
 type OutputNotStored struct {
 	Err      error
 	DiskFull bool
 }
 
-// OutputCapped: the agent printed more than MaxOutput and was stopped;
-// File keeps the head and the tail.
-type OutputCapped struct {
-	MaxMB int64
-	File  string
-}
-
-// AgentWorking is the heartbeat while the agent runs (DEBUG, the value
-// of observe.Observer.CallProgress): its last output line, if any, and
-// the time since it started.
+// AgentWorking is the agent call as it works: the time since it started
+// and its last output line, if any (the value of
+// observe.Observer.CallProgress, every 10 s: a DEBUG line); said once a
+// second in the default (not --live) mode, with the bytes of output so
+// far and the last tool call that output showed ("" when its format shows
+// none), it is the ticking line a terminal redraws in place, never a log
+// line.
 type AgentWorking struct {
 	Agent, Last string
 	Elapsed     time.Duration
+	Bytes       int64
+	Tool        string
 }
 
 // AgentSucceeded: the agent call ended well.
@@ -202,26 +197,6 @@ type DoneMatched struct {
 	Pattern string
 }
 
-// AgentFailed: the agent call failed, as Failure says; StartErr is why it
-// could not start.
-type AgentFailed struct {
-	Agent    string
-	Failure  Failure
-	StartErr error
-}
-
-// StderrTail is the end of a failed call's stderr (its last lines, on
-// one line) and where the whole of it is.
-type StderrTail struct{ Tail, Log string }
-
-// RetryWait: a failed call is retried after Wait; this is failure
-// Failures in a row of the Max that stop the run (math.MaxInt32 or more:
-// no limit, MAX_CONSECUTIVE_FAILURES=0).
-type RetryWait struct {
-	Wait          time.Duration
-	Failures, Max int
-}
-
 // NoWrites: the write heartbeat stopped a call that changed no file.
 type NoWrites struct{ After time.Duration }
 
@@ -256,13 +231,6 @@ type PermissionHelp struct {
 type UsageLimitWait struct {
 	Wait  time.Duration
 	Until time.Time
-}
-
-// UsageLimitHit: the provider's usage limit stopped Agent's call; Usage
-// is the limited window as far as the CLI told it. ERROR.
-type UsageLimitHit struct {
-	Agent string
-	Usage UsageWindow
 }
 
 // UsageLimitQuestion: console, the wait-or-exit question for the limit of
@@ -302,7 +270,6 @@ func (NoLiveStreaming) notice()     {}
 func (LiveStarted) notice()         {}
 func (WriteTimeoutClamped) notice() {}
 func (OutputNotStored) notice()     {}
-func (OutputCapped) notice()        {}
 func (AgentSucceeded) notice()      {}
 func (Analysing) notice()           {}
 func (Analysed) notice()            {}
@@ -310,14 +277,10 @@ func (FilesChanged) notice()        {}
 func (OutputErrors) notice()        {}
 func (UnknownState) notice()        {}
 func (DoneMatched) notice()         {}
-func (AgentFailed) notice()         {}
-func (StderrTail) notice()          {}
-func (RetryWait) notice()           {}
 func (NoWrites) notice()            {}
 func (PermissionDenied) notice()    {}
 func (PermissionHelp) notice()      {}
 func (UsageLimitWait) notice()      {}
-func (UsageLimitHit) notice()       {}
 func (UsageLimitQuestion) notice()  {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}

@@ -1,6 +1,10 @@
 package events
 
-import "time"
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/supervise"
+)
 
 // StopKind names why a run ended before the project was complete.
 type StopKind uint8
@@ -66,49 +70,19 @@ type Stop struct {
 	StopPercent float64
 }
 
-// UsageReason is the exit_reason of a stop at a usage window: the stop's
-// name, then the window and its reset time (RFC 3339, UTC) in brackets,
-// "usage_limit_max_wait (seven_day resets 2026-03-01T09:00:00Z)", or
-// "(window unknown, reset time unknown)" for what the CLI did not say.
-func UsageReason(name string, w UsageWindow) string {
-	win := w.Window
-	if !w.Named() {
-		win = "window unknown"
-	}
-	if w.ResetsAt == nil {
-		return name + " (" + win + ", reset time unknown)"
-	}
-	return name + " (" + win + " resets " + w.ResetsAt.UTC().Format(time.RFC3339) + ")"
-}
-
-// Severe reports whether the stop is a fault to look into (an ERROR line)
-// rather than a limit the person set (a WARN line).
-func (s Stop) Severe() bool {
-	switch s.Kind {
-	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent:
-		return true
-	}
-	return false
-}
-
-// FailureKind names how an agent call failed.
-type FailureKind uint8
-
-// The ways an agent call fails.
-const (
-	CallExited     FailureKind = iota // exited with a code other than 0
-	CallTimedOut                      // ran past its timeout
-	CallInactive                      // printed nothing for Inactivity
-	CallNotStarted                    // could not be started
-	CallTooLarge                      // printed more than MaxMB
-	CallNotStored                     // its output could not be stored
-	CallErrored                       // exited 0 but reported an API error (is_error) in its result
-)
-
 // Failure is how one agent call failed.
 type Failure struct {
-	Kind       FailureKind
+	// Reason is how the call ended: supervise.TimedOut, Inactive,
+	// StartFailed, OutputTooLarge, WriteFailed, or Exited for a call that
+	// exited on its own, with a code other than 0 or with 0 but an API
+	// error (is_error) reported in its result.
+	Reason     supervise.Reason
 	Code       int           // the call's exit code
-	Inactivity time.Duration // CallInactive: the inactivity timeout
-	MaxMB      int64         // CallTooLarge: MAX_OUTPUT_MB
+	Inactivity time.Duration // Inactive: the inactivity timeout
+	MaxMB      int64         // OutputTooLarge: MAX_OUTPUT_MB
+	// Err is why the call could not start (StartFailed) or the writer's
+	// error (WriteFailed); DiskFull, for WriteFailed: the disk or the
+	// quota is full, which changes the remedy shown.
+	Err      error
+	DiskFull bool
 }

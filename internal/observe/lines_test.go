@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // Each report becomes the line of logs/events.jsonl the engine wrote when
@@ -19,7 +20,7 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 	}
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
 	it := &Iteration{Outcome: "success", Driver: "claude-code", WallMS: 5}
-	f := Failure{Kind: CallTimedOut, Code: 124}
+	f := Failure{Reason: supervise.TimedOut, Code: 124}
 	cases := []struct {
 		report func(*Fan)
 		want   Event
@@ -97,7 +98,7 @@ func TestLinesHaveNoProgress(t *testing.T) {
 	l := Lines(func(Event) { n++ })
 	l.CallProgress(Moment{}, AgentWorking{Elapsed: 10 * time.Second})
 	l.Output(busT0, []byte("x"))
-	l.Said(busT0, MainLoopStarting)
+	l.Said(busT0, LiveEnded)
 	if n != 0 {
 		t.Fatalf("%d lines, want none", n)
 	}

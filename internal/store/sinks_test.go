@@ -587,7 +587,7 @@ func TestRalphLog(t *testing.T) {
 	l := NewRalphLog(d, failOnErr(t))
 	l.Line(t0, events.Info, "hello 1")
 	l.Line(t0, events.Warn, "100% literal")
-	l.Line(t0, events.Debug, "shown")
+	l.Line(t0, events.Level("DEBUG"), "shown")
 	stamp := t0.Local().Format(events.LocalStamp)
 	want := "[" + stamp + "] [INFO] hello 1\n[" + stamp + "] [WARN] 100% literal\n[" + stamp + "] [DEBUG] shown\n"
 	if diff := cmp.Diff(want, string(readFile(t, d, ralphdir.RalphLog))); diff != "" {
