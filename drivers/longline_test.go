@@ -25,8 +25,8 @@ func longLine(raw string) []byte {
 // read either way.
 func checkLong(t *testing.T, line []byte, seed int64) {
 	t.Helper()
-	var whole ClaudeRecord
-	wholeErr := DecodeClaude(line, &whole)
+	var whole claudeRecord
+	wholeErr := decodeClaude(line, &whole)
 	r := rand.New(rand.NewSource(seed))
 	l := newLongRecord()
 	ok := true
@@ -36,8 +36,8 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 		rest = rest[n:]
 	}
 	skel, longs, ended := l.End()
-	var rec ClaudeRecord
-	if !ok || !ended || DecodeClaude(skel, &rec) != nil {
+	var rec claudeRecord
+	if !ok || !ended || decodeClaude(skel, &rec) != nil {
 		if wholeErr == nil {
 			t.Fatalf("a valid record was not read as a long one (write ok %v, end ok %v)", ok, ended)
 		}
