@@ -34,7 +34,7 @@ func (rd *reading) pick() *Reply {
 // single reads the output as one document, the driver's format first.
 func (rd *reading) single(lone bool) *Reply {
 	for _, f := range rd.formats {
-		if p := f.Document(f.For(rd.fam), lone); p != nil {
+		if p := f.Document(lone); p != nil {
 			return p
 		}
 	}

@@ -12,7 +12,7 @@
 // records and gives a Reply. reader.go reads an output line by line, the
 // same code for Analyze and a Stream, and detects its shape as the bash
 // loop does (a first byte of '{' or '[', then the number of documents and
-// the formats' records); Options.Family puts the driver's format first. A
+// the formats' records); Options.Formats has the driver's format first. A
 // document may span lines; a format may count a record without decoding it
 // (most of an output's bytes are tool results and command outputs). A line
 // of JSON past LongAt is read as it comes by a LongRecord, its long

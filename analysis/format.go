@@ -4,9 +4,8 @@ package analysis
 // described next to its driver (drivers/*_format.go). Options.Formats makes
 // one per format for each output; reader.go hands them its JSON documents,
 // the rules read the Reply of the format the output turned out to be in.
+// A reader knows whether its format is the driver's own.
 type FormatReader interface {
-	// For: the format is the one CLI f writes (its reply is picked first).
-	For(f Family) bool
 	// Skip counts a one-line record whose leading "type" is typ without
 	// decoding it, when the format reads nothing of it (or not yet), and
 	// reports whether it did; open tells that another format may still
@@ -23,10 +22,9 @@ type FormatReader interface {
 	Record(v []byte, first bool, lim *Limits) error
 	// Events is the output read as this format's events (nil: none came).
 	Events() *Reply
-	// Document is the output read as one document of this format (own:
-	// the driver is this format's CLI; lone: it was the only document),
-	// nil when it is not.
-	Document(own, lone bool) *Reply
+	// Document is the output read as one document of this format (lone:
+	// it was the only document), nil when it is not.
+	Document(lone bool) *Reply
 }
 
 // Reply is an output as its format reads it: the agent's text and what the

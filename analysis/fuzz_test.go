@@ -119,7 +119,7 @@ func checkAnalyze(t *testing.T, data []byte, opts Options) Result {
 func fuzzDecoder(f *testing.F, driver string, want Format, pats ...string) {
 	seedFuzz(f, pats...)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(driver)})
 		o, ok := jsonOracle(data, driver)
 		if !ok || (want != "" && o.format != want) {
 			return
@@ -161,7 +161,7 @@ func FuzzDecodeOpenCode(f *testing.F) {
 func FuzzDecodeText(f *testing.F) {
 	seedFuzz(f, "text_*.txt", "*.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily("copilot"), ExitCode: 1})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats("copilot"), ExitCode: 1})
 		if res.Format != FormatText {
 			t.Fatalf("copilot output read as %s", res.Format)
 		}
@@ -199,8 +199,7 @@ type oracleResult struct {
 // text.
 func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
-	hint := driverFamily(driver)
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || hint == FamilyText || !plainJSON(trimmed) {
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || driver == "copilot" || !plainJSON(trimmed) {
 		return oracleResult{}, false
 	}
 	docs, ok := oracleDocs(trimmed)
@@ -216,11 +215,11 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 			return oracleResult{}, false
 		}
 	}
-	return oraclePick(evs, hint)
+	return oraclePick(evs, driver)
 }
 
 // oraclePick applies the shape rules to a list of events.
-func oraclePick(evs []oLine, hint Family) (oracleResult, bool) {
+func oraclePick(evs []oLine, driver string) (oracleResult, bool) {
 	shapes := map[string]bool{}
 	for i := range evs {
 		oracleDetect(evs[i], shapes)
@@ -228,20 +227,20 @@ func oraclePick(evs []oLine, hint Family) (oracleResult, bool) {
 	opencode := shapes["legacy"] || shapes["current"]
 	if len(evs) == 1 {
 		switch {
-		case hint == FamilyCodex && shapes["codex"]:
+		case driver == "codex" && shapes["codex"]:
 			return oracleCodex(evs)
-		case hint == FamilyOpenCode && opencode:
+		case driver == "opencode" && opencode:
 			return oracleOpenCode(evs, shapes["current"])
 		}
 		m := evs[0]
 		return oracleResult{FormatJSONObject, oStr(m.get("result")),
 			oSession(oStr(m.get("sessionId")), oStr(m.get("metadata", "session_id")), oStr(m.get("session_id"))), true}, true
 	}
-	order := map[Family][]string{
-		FamilyOpenCode: {"opencode", "codex", "stream"},
-		FamilyClaude:   {"stream", "codex", "opencode"},
-		FamilyCursor:   {"stream", "codex", "opencode"},
-	}[hint]
+	order := map[string][]string{
+		"opencode":    {"opencode", "codex", "stream"},
+		"claude-code": {"stream", "codex", "opencode"},
+		"cursor":      {"stream", "codex", "opencode"},
+	}[driver]
 	if order == nil {
 		order = []string{"codex", "opencode", "stream"}
 	}

@@ -28,12 +28,10 @@ func (f Format) outputFormat() string {
 // Options are the facts about one agent call that the engine knows and the
 // output does not say.
 type Options struct {
-	// Family is the agent CLI that wrote the output: its formats come
-	// first; FamilyText reads plain text; FamilyAny detects the format.
-	Family Family
-	// Formats make the readers of the JSON formats (drivers.Formats()),
-	// in the bash loop's order of detection. Without them a JSON output
-	// reads as the text of its lines that are not JSON.
+	// Formats make the readers of the JSON formats the output may be in,
+	// tried in this order: the driver's own first, else the bash loop's
+	// order of detection (drivers.Formats). Without them the output reads
+	// as plain text, whatever it looks like.
 	Formats []func() FormatReader
 
 	Loop       int       // loop number written to .response_analysis

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // snapshotFlagVersion is the first Claude Code release that accepts
@@ -27,7 +25,6 @@ func (claudeCode) MinVersion() string         { return "2.0.76" }
 func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
-func (claudeCode) Family() analysis.Family    { return analysis.FamilyClaude }
 func (claudeCode) Traits() Traits {
 	return Traits{ResultStream: true, OutputFormat: true, MinVersionSetting: true}
 }

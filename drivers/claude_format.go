@@ -204,10 +204,6 @@ func newClaudeReader() analysis.FormatReader {
 	return c
 }
 
-func (c *claudeReader) For(f analysis.Family) bool {
-	return f == analysis.FamilyClaude || f == analysis.FamilyCursor
-}
-
 // Skip counts tool results ("user" records, never the agent's own words)
 // and holds text deltas back, undecoded: only a stream that ends without
 // its result record reads them.
@@ -269,7 +265,7 @@ func (c *claudeReader) Events() *analysis.Reply {
 	return c.streamShape()
 }
 
-func (c *claudeReader) Document(_, lone bool) *analysis.Reply {
+func (c *claudeReader) Document(lone bool) *analysis.Reply {
 	switch {
 	case c.array:
 		return c.arrayShape()

@@ -3,8 +3,6 @@ package drivers
 import (
 	"fmt"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type codex struct{}
@@ -18,7 +16,6 @@ func (codex) MinVersion() string         { return "0.1.0" }
 func (codex) SupportsAllowedTools() bool { return false }
 func (codex) SupportsSessions() bool     { return true }
 func (codex) SupportsLive() bool         { return true }
-func (codex) Family() analysis.Family    { return analysis.FamilyCodex }
 func (codex) Traits() Traits             { return Traits{} }
 
 // Errors: Codex's error messages, as `codex exec` prints them (error and

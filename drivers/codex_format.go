@@ -131,6 +131,7 @@ func codexBulk(t []byte) bool {
 // codexReader gathers Codex's events.
 type codexReader struct {
 	longStrings
+	own             bool // the driver is Codex: a lone event reads as its output
 	r               codexRecord
 	detect          bool
 	threadID        string
@@ -144,9 +145,10 @@ type codexReader struct {
 	declined        []string
 }
 
-func newCodexReader() analysis.FormatReader { return &codexReader{} }
-
-func (a *codexReader) For(f analysis.Family) bool { return f == analysis.FamilyCodex }
+// codexFormat makes Codex's readers; own: the driver is Codex.
+func codexFormat(own bool) func() analysis.FormatReader {
+	return func() analysis.FormatReader { return &codexReader{own: own} }
+}
 
 // Skip counts command outputs and file changes (see codexBulk).
 func (a *codexReader) Skip(_ []byte, line []byte, _ bool) bool {
@@ -203,8 +205,8 @@ func codexLimits(lim *analysis.Limits, rl *rateLimits) {
 	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
 }
 
-func (a *codexReader) Document(own, _ bool) *analysis.Reply {
-	if !own {
+func (a *codexReader) Document(bool) *analysis.Reply {
+	if !a.own {
 		return nil
 	}
 	return a.Events()

@@ -3,8 +3,6 @@ package drivers
 import (
 	"errors"
 	"fmt"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type command struct{}
@@ -19,7 +17,6 @@ func (command) ValidTools() []string       { return nil }
 func (command) SupportsAllowedTools() bool { return false }
 func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
-func (command) Family() analysis.Family    { return analysis.FamilyAny }
 func (command) Traits() Traits             { return Traits{} }
 
 // Errors: none. An arbitrary command's output is its own text, where

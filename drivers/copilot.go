@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type copilot struct{}
@@ -19,7 +17,6 @@ func (copilot) MinVersion() string         { return "0.0.418" }
 func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
-func (copilot) Family() analysis.Family    { return analysis.FamilyText }
 func (copilot) Traits() Traits             { return Traits{} }
 
 // Errors: GitHub Copilot CLI's error messages: "No authentication

@@ -3,8 +3,6 @@ package drivers
 import (
 	"fmt"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // cursorCandidates are the names the Cursor CLI is installed under, in the
@@ -22,7 +20,6 @@ func (cursor) MinVersion() string         { return "0.1.0" }
 func (cursor) SupportsAllowedTools() bool { return false }
 func (cursor) SupportsSessions() bool     { return true }
 func (cursor) SupportsLive() bool         { return true }
-func (cursor) Family() analysis.Family    { return analysis.FamilyCursor }
 func (cursor) Traits() Traits             { return Traits{ResultStream: true} }
 func (cursor) candidates() []string       { return cursorCandidates }
 

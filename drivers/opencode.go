@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type opencode struct{}
@@ -22,7 +20,6 @@ func (opencode) MinVersion() string         { return "0.1.0" }
 func (opencode) SupportsAllowedTools() bool { return false }
 func (opencode) SupportsSessions() bool     { return true }
 func (opencode) SupportsLive() bool         { return true }
-func (opencode) Family() analysis.Family    { return analysis.FamilyOpenCode }
 func (opencode) Traits() Traits             { return Traits{} }
 
 // Errors: OpenCode's error messages (its error events and stderr): a

@@ -93,6 +93,7 @@ var openCodeReads = map[string]bool{
 
 // openCodeReader gathers OpenCode's events.
 type openCodeReader struct {
+	own                             bool // the driver is OpenCode: a lone event reads as its output
 	r                               openCodeRecord
 	legacy                          bool
 	current                         bool // 1.x events
@@ -109,9 +110,10 @@ type openCodeReader struct {
 	errMsgs                         []string
 }
 
-func newOpenCodeReader() analysis.FormatReader { return &openCodeReader{} }
-
-func (a *openCodeReader) For(f analysis.Family) bool { return f == analysis.FamilyOpenCode }
+// openCodeFormat makes OpenCode's readers; own: the driver is OpenCode.
+func openCodeFormat(own bool) func() analysis.FormatReader {
+	return func() analysis.FormatReader { return &openCodeReader{own: own} }
+}
 
 func (a *openCodeReader) Skip([]byte, []byte, bool) bool { return false }
 
@@ -134,8 +136,8 @@ func (a *openCodeReader) Record(v []byte, _ bool, _ *analysis.Limits) error {
 	return nil
 }
 
-func (a *openCodeReader) Document(own, _ bool) *analysis.Reply {
-	if !own {
+func (a *openCodeReader) Document(bool) *analysis.Reply {
+	if !a.own {
 		return nil
 	}
 	return a.Events()
