@@ -284,10 +284,21 @@ func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 // jsonFacts copies what the output reported about the call itself.
 func jsonFacts(res *Result, p *Reply) {
 	res.SessionID = p.Session
-	if p.UsageKnown != 0 {
-		u := p.Usage
+	var u Usage
+	take := func(v, dst *int64, bit usageFields) {
+		if v != nil {
+			*dst, res.usageKnown = *v, res.usageKnown|bit
+		}
+	}
+	take(p.InputTokens, &u.InputTokens, usageIn)
+	take(p.OutputTokens, &u.OutputTokens, usageOut)
+	take(p.CacheReadTokens, &u.CacheReadTokens, usageCacheRead)
+	take(p.CacheCreationTokens, &u.CacheCreationTokens, usageCacheCreate)
+	if p.CostUSD != nil {
+		u.CostUSD, res.usageKnown = *p.CostUSD, res.usageKnown|usageCost
+	}
+	if res.usageKnown != 0 {
 		res.Usage = &u
-		res.usageKnown = p.UsageKnown
 	}
 	res.DurationMS, res.DurationAPIMS, res.NumTurns = p.DurationMS, p.DurationAPIMS, p.NumTurns
 	res.IsError = p.IsError

@@ -37,9 +37,12 @@ type Reply struct {
 	Session string  // "" when none ("0" and "null" are none)
 	Where   string  // where the text came from, for the explanation
 
-	Usage                               Usage
-	UsageKnown                          UsageFields // which Usage fields the output reported
-	DurationMS, DurationAPIMS, NumTurns *int64
+	// Usage: the counts the output reported, nil the others (null in
+	// .response_analysis).
+	InputTokens, OutputTokens            *int64
+	CacheReadTokens, CacheCreationTokens *int64
+	CostUSD                              *float64
+	DurationMS, DurationAPIMS, NumTurns  *int64
 
 	IsError       bool
 	ErrorMessages []string
@@ -65,16 +68,16 @@ type Object struct {
 	Confidence string // "confidence" // "0"
 }
 
-// UsageFields says which Usage fields an output reported (the others are
+// usageFields says which Usage fields an output reported (the others are
 // null in .response_analysis).
-type UsageFields uint8
+type usageFields uint8
 
 const (
-	UsageIn UsageFields = 1 << iota
-	UsageOut
-	UsageCacheRead
-	UsageCacheCreate
-	UsageCost
+	usageIn usageFields = 1 << iota
+	usageOut
+	usageCacheRead
+	usageCacheCreate
+	usageCost
 )
 
 // MaxDeltas bounds the text deltas a format keeps of an unfinished message.

@@ -154,7 +154,7 @@ type Result struct {
 	Timestamp  string
 	OutputFile string
 
-	usageKnown UsageFields
+	usageKnown usageFields
 	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count

@@ -508,19 +508,10 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 	if c := r.Metadata.CompletionStatus.alt(""); c == "complete" || c == "COMPLETE" {
 		p.Object.Status = "COMPLETE"
 	}
-	set := func(v value, dst *int64, bit analysis.UsageFields) {
-		if f, ok := v.num(); ok {
-			*dst = int64(f)
-			p.UsageKnown |= bit
-		}
-	}
-	set(r.Usage.InputTokens, &p.Usage.InputTokens, analysis.UsageIn)
-	set(r.Usage.OutputTokens, &p.Usage.OutputTokens, analysis.UsageOut)
-	set(r.Usage.CacheReadTokens, &p.Usage.CacheReadTokens, analysis.UsageCacheRead)
-	set(r.Usage.CacheCreationTokens, &p.Usage.CacheCreationTokens, analysis.UsageCacheCreate)
+	p.InputTokens, p.OutputTokens = intPtr(r.Usage.InputTokens), intPtr(r.Usage.OutputTokens)
+	p.CacheReadTokens, p.CacheCreationTokens = intPtr(r.Usage.CacheReadTokens), intPtr(r.Usage.CacheCreationTokens)
 	if f, ok := r.TotalCostUSD.num(); ok {
-		p.Usage.CostUSD = f
-		p.UsageKnown |= analysis.UsageCost
+		p.CostUSD = &f
 	}
 	p.DurationMS, p.DurationAPIMS, p.NumTurns = intPtr(r.DurationMS), intPtr(r.DurationAPIMS), intPtr(r.NumTurns)
 	p.IsError = r.IsError.Kind == kindTrue || r.IsError.Is("true")

@@ -298,8 +298,8 @@ func (a *codexReader) Events() *analysis.Reply {
 		if in < 0 {
 			in = a.in
 		}
-		p.Usage = analysis.Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
-		p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead
+		out, cached := a.out, a.cached
+		p.InputTokens, p.OutputTokens, p.CacheReadTokens = &in, &out, &cached
 	}
 	p.IsError = a.failed
 	p.ErrorMessages = a.errMsgs

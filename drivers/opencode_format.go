@@ -220,8 +220,8 @@ func (a *openCodeReader) Events() *analysis.Reply {
 			p.Text = a.prevStep
 		}
 		if a.usageSeen {
-			p.Usage = analysis.Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
-			p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead | analysis.UsageCacheCreate | analysis.UsageCost
+			in, out, cacheR, cacheW, cost := a.in, a.out+a.reason, a.cacheR, a.cacheW, a.cost
+			p.InputTokens, p.OutputTokens, p.CacheReadTokens, p.CacheCreationTokens, p.CostUSD = &in, &out, &cacheR, &cacheW, &cost
 		}
 		p.ErrorMessages = a.errMsgs
 		p.IsError = len(a.errMsgs) > 0
