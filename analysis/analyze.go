@@ -69,8 +69,8 @@ func (rd *reading) build(opts Options) Result {
 	if rd.skipped > 0 {
 		res.note("%d line%s longer than %d MiB skipped", rd.skipped, plural(rd.skipped), MaxLine>>20)
 	}
-	if p != nil && p.Cut {
-		res.note("a message text longer than %d bytes was cut", MaxDeltas)
+	if p != nil && p.Cut > 0 {
+		res.note("a message text longer than %d bytes was cut", p.Cut)
 	}
 	var agent *Facts
 	if p == nil {

@@ -49,7 +49,7 @@ type Reply struct {
 	Denied        []string // structured denials, formatted as the bash loop does
 	DenialCount   int
 	API429        bool // an API error status 429 (or error "rate_limit")
-	Cut           bool // the text deltas of an unfinished message were cut at MaxDeltas
+	Cut           int  // the text deltas of an unfinished message were cut at this many bytes (0: not cut)
 }
 
 // Object is what a result object says of itself, each field as jq -r
@@ -79,9 +79,6 @@ const (
 	usageCacheCreate
 	usageCost
 )
-
-// MaxDeltas bounds the text deltas a format keeps of an unfinished message.
-const MaxDeltas = 1 << 20
 
 // longAt is the length past which a line of JSON is not held whole: a
 // LongRecord reads it, in bounded memory, as its bytes come. Write fails

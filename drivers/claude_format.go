@@ -402,6 +402,9 @@ func (a *claudeReading) hold(line []byte) {
 // maxHeld bounds the stream_event lines held back.
 const maxHeld = 4 << 20
 
+// maxDeltas bounds the text deltas kept of an unfinished message.
+const maxDeltas = 1 << 20
+
 // release reads the stream_event lines held back, in order.
 func (a *claudeReading) release() {
 	held := a.events
@@ -418,7 +421,7 @@ func (a *claudeReading) release() {
 }
 
 func (a *claudeReading) delta(s string) {
-	if room := analysis.MaxDeltas - len(a.deltas); room < len(s) {
+	if room := maxDeltas - len(a.deltas); room < len(s) {
 		a.deltaOver = true
 		s = s[:max(room, 0)]
 	}
@@ -482,8 +485,12 @@ func (c *claudeReader) streamShape() *analysis.Reply {
 	}
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
-	return &analysis.Reply{Format: analysis.FormatStreamJSON, JSONL: true, Session: firstSession(stringValue(a.initSession)),
-		Text: a.unfinished(), Where: "assistant messages (no result event)", Cut: a.deltaOver}
+	p := &analysis.Reply{Format: analysis.FormatStreamJSON, JSONL: true, Session: firstSession(stringValue(a.initSession)),
+		Text: a.unfinished(), Where: "assistant messages (no result event)"}
+	if a.deltaOver {
+		p.Cut = maxDeltas
+	}
+	return p
 }
 
 // reply is what a result object says: its text, its own fields, usage,
