@@ -18,8 +18,11 @@ type FormatReader interface {
 	Reads(typ []byte, v []byte, first bool) bool
 	// Record decodes the JSON document v and gathers what it says (an
 	// array is handed over only as the first document). It fails, having
-	// gathered nothing, when v is not one valid JSON value.
-	Record(v []byte, first bool, lim *Limits) error
+	// gathered nothing, when v is not one valid JSON value. It gives
+	// window each usage window v reports; resetIn is the window's reset
+	// time in seconds from the end of the call when only that is known
+	// (older Codex), else -1.
+	Record(v []byte, first bool, window func(w LimitWindow, resetIn int64)) error
 	// Events is the output read as this format's events (nil: none came).
 	Events() *Reply
 	// Document is the output read as one document of this format (lone:

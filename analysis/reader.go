@@ -39,12 +39,14 @@ type reading struct {
 	depth        int
 
 	formats []FormatReader // the driver's first; none: plain text
-	limits  Limits
-	raw     *Text // the output as plain text (in a JSON output: its lines that are not JSON)
+	limits  limits
+	window  func(LimitWindow, int64) // limits.put, made once
+	raw     *Text                    // the output as plain text (in a JSON output: its lines that are not JSON)
 }
 
 func newReading(opts Options) *reading {
 	rd := &reading{raw: NewText(), bom: 3}
+	rd.window = rd.limits.put
 	for _, f := range opts.Formats {
 		rd.formats = append(rd.formats, f())
 	}
@@ -316,7 +318,7 @@ func (rd *reading) document(v []byte) bool {
 		}
 		for _, f := range rd.formats {
 			if rd.docs == 0 {
-				_ = f.Record(v, true, &rd.limits) // v is valid
+				_ = f.Record(v, true, rd.window) // v is valid
 			}
 		}
 		rd.docs++
@@ -331,7 +333,7 @@ func (rd *reading) document(v []byte) bool {
 		if known && !f.Reads(typ, v, rd.docs == 0) {
 			continue
 		}
-		if err := f.Record(v, rd.docs == 0, &rd.limits); err != nil && !checked {
+		if err := f.Record(v, rd.docs == 0, rd.window); err != nil && !checked {
 			return false
 		}
 		checked = true

@@ -32,16 +32,16 @@ const (
 
 const maxWindows = 8 // the windows one output can name
 
-// Limits collects the usage windows the CLI reported in its own events,
-// the last report of each window counting. A format puts each window its
-// records report.
-type Limits struct {
+// limits collects the usage windows the CLI reported in its own events,
+// the last report of each window counting. A format gives each window its
+// records report (FormatReader.Record).
+type limits struct {
 	windows []LimitWindow
 }
 
-// Put records window w; resetIn is its reset time in seconds from the end
+// put records window w; resetIn is its reset time in seconds from the end
 // of the call when only that is known (older Codex), else -1.
-func (a *Limits) Put(w LimitWindow, resetIn int64) {
+func (a *limits) put(w LimitWindow, resetIn int64) {
 	w.resetIn = resetIn
 	for i := range a.windows {
 		if a.windows[i].Window == w.Window {
@@ -55,7 +55,7 @@ func (a *Limits) Put(w LimitWindow, resetIn int64) {
 }
 
 // windows are the reported windows, relative reset times resolved at now.
-func (a *Limits) resolved(now time.Time) []LimitWindow {
+func (a *limits) resolved(now time.Time) []LimitWindow {
 	if len(a.windows) == 0 {
 		return nil
 	}

@@ -225,13 +225,13 @@ func (c *claudeReader) Reads(typ []byte, _ []byte, first bool) bool {
 	return first || claudeReads[string(typ)] || claudeTypes[string(typ)]
 }
 
-func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error {
+func (c *claudeReader) Record(v []byte, first bool, window func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
 		var list []claudeRecord
 		if decodeRecord(v, &list) == nil {
 			for i := range list {
 				c.arr.at = "[" + strconv.Itoa(i) + "]."
-				claudeLimit(lim, &list[i])
+				claudeLimit(window, &list[i])
 				c.arr.record(&list[i], false)
 			}
 		}
@@ -241,7 +241,7 @@ func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error 
 	if err := decodeClaude(v, &c.r); err != nil {
 		return err
 	}
-	claudeLimit(lim, &c.r)
+	claudeLimit(window, &c.r)
 	if len(c.stream.events) > 0 && c.r.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
 		c.stream.hold(v) // after those held back
 	} else {
@@ -276,7 +276,7 @@ func (c *claudeReader) Document(lone bool) *analysis.Reply {
 }
 
 // claudeLimit reads a rate_limit_event's window.
-func claudeLimit(lim *analysis.Limits, r *claudeRecord) {
+func claudeLimit(window func(analysis.LimitWindow, int64), r *claudeRecord) {
 	info := r.RateLimitInfo
 	status, ok := info.Status.nonEmpty()
 	if !r.Type.Is("rate_limit_event") || !ok {
@@ -289,7 +289,7 @@ func claudeLimit(lim *analysis.Limits, r *claudeRecord) {
 		}
 		w.UsedPercent = &u
 	}
-	lim.Put(w, -1)
+	window(w, -1)
 }
 
 // epoch reads unix seconds (a number or a numeric string); 0 when absent.

@@ -165,7 +165,7 @@ func (a *codexReader) Reads(typ []byte, v []byte, _ bool) bool {
 	return codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
 }
 
-func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {
+func (a *codexReader) Record(v []byte, _ bool, window func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
 		return nil
 	}
@@ -173,14 +173,14 @@ func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {
 		return err
 	}
 	for _, rl := range []*rateLimits{&a.r.RateLimits, &a.r.Msg.RateLimits, &a.r.Payload.RateLimits} {
-		codexLimits(lim, rl)
+		codexLimits(window, rl)
 	}
 	a.record(&a.r)
 	return nil
 }
 
 // codexLimits reads the windows of a rate-limit snapshot.
-func codexLimits(lim *analysis.Limits, rl *rateLimits) {
+func codexLimits(window func(analysis.LimitWindow, int64), rl *rateLimits) {
 	put := func(name string, win rateWindow, flatPct, flatMin value) {
 		pct, ok := win.UsedPercent.num()
 		if !ok {
@@ -199,7 +199,7 @@ func codexLimits(lim *analysis.Limits, rl *rateLimits) {
 		if s, ok := win.ResetsInSeconds.num(); ok && s >= 0 && w.ResetsAt == 0 {
 			resetIn = int64(s)
 		}
-		lim.Put(w, resetIn)
+		window(w, resetIn)
 	}
 	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
 	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)

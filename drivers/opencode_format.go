@@ -125,7 +125,7 @@ func (a *openCodeReader) Reads(typ []byte, v []byte, _ bool) bool {
 	return openCodeReads[string(typ)] || a.legacySession == "" && bytes.Contains(v, []byte(`"session`))
 }
 
-func (a *openCodeReader) Record(v []byte, _ bool, _ *analysis.Limits) error {
+func (a *openCodeReader) Record(v []byte, _ bool, _ func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
 		return nil
 	}
