@@ -593,10 +593,6 @@ func (f *Facts) firstNoWork() string {
 	return noWorkPatterns[bits.TrailingZeros32(f.NoWork)]
 }
 
-// ScanText applies the rules to a whole text (a format's reply in one
-// string).
-func ScanText(text string) *Facts { return scanString(text, MaxResultText) }
-
 // scanString applies the rules to a whole string.
 func scanString(text string, keep int) *Facts {
 	s := newText(keep)

@@ -286,7 +286,7 @@ func (a *codexReader) Events() *analysis.Reply {
 	p := &analysis.Reply{Format: analysis.FormatCodex, JSONL: true, Session: firstSession(stringValue(a.threadID)), Where: "last agent_message"}
 	if a.haveLast {
 		if a.last == nil {
-			a.last = analysis.ScanText(a.lastText)
+			a.last = scanText(a.lastText)
 		}
 		p.Text = a.last
 	}

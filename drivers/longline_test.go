@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // longLine is a Claude result record whose "result" is raw (the bytes
@@ -52,7 +50,7 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 	if len(skel) > 4*keepString {
 		t.Errorf("skeleton of %d bytes", len(skel))
 	}
-	if d := cmp.Diff(analysis.ScanText(whole.Result.Text), longs["result"]); d != "" {
+	if d := cmp.Diff(scanText(whole.Result.Text), longs["result"]); d != "" {
 		t.Errorf("the long result reads differently (-whole +long):\n%s", d)
 	}
 	if _, ok := longs["errors[0]"]; ok || len(longs) != 1 {
