@@ -35,10 +35,10 @@ func (claudeCode) Traits() Traits {
 // "overloaded_error",...}}`, "API Error: 500 ...", "Connection error.",
 // "API Error: Request timed out.", and commander's "error: unknown
 // option" for a command line it rejects.
-func (claudeCode) Errors() []ErrorPattern { return claudeErrors() }
+func (claudeCode) errorPatterns() []errorPattern { return claudeErrors() }
 
-var claudeErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var claudeErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
 			"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
 		permanent(`credit balance is too low`,

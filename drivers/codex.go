@@ -25,10 +25,10 @@ func (codex) Traits() Traits             { return Traits{} }
 // "error: unexpected argument" for a command line it rejects. A retry
 // limit that ended on a 401 is a login problem, not an outage: the
 // permanent patterns come first.
-func (codex) Errors() []ErrorPattern { return codexErrors() }
+func (codex) errorPatterns() []errorPattern { return codexErrors() }
 
-var codexErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var codexErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`(status:?|last status:?)\s*401\b|401 Unauthorized|not logged in|incorrect api key|invalid api key|missing (openai )?api key|access token could not be refreshed`,
 			"Codex is not logged in or its API key is invalid", "run `codex login` (or set a valid OPENAI_API_KEY)"),
 		modelUnknown("Codex", "choose a model it offers: check \"model\" in ~/.codex/config.toml"),

@@ -22,7 +22,7 @@ func (command) Traits() Traits             { return Traits{} }
 // Errors: none. An arbitrary command's output is its own text, where
 // "connection refused" may be a test it ran; only a command that cannot
 // be started is told apart (NotStarted).
-func (command) Errors() []ErrorPattern { return nil }
+func (command) errorPatterns() []errorPattern { return nil }
 
 func (d command) PermissionHelp(ralphrc string) []string {
 	return []string{

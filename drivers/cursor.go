@@ -26,10 +26,10 @@ func (cursor) candidates() []string       { return cursorCandidates }
 // Errors: Cursor CLI's error messages: "Authentication required. Please
 // run 'cursor-agent login' first, or set CURSOR_API_KEY", an unknown
 // model, and the provider's and the network's transient failures.
-func (cursor) Errors() []ErrorPattern { return cursorErrors() }
+func (cursor) errorPatterns() []errorPattern { return cursorErrors() }
 
-var cursorErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var cursorErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`authentication required|not (logged in|authenticated)|agent login|invalid api key`,
 			"Cursor CLI is not logged in or its API key is invalid", "run `cursor-agent login` (or set a valid CURSOR_API_KEY)"),
 		modelUnknown("Cursor CLI", "choose a model it offers (`cursor-agent --list-models`)"),

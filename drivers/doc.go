@@ -13,8 +13,8 @@
 //	Driver.{Name,DisplayName,Binary,Package,Install,MinVersion,ValidTools,
 //	        SupportsAllowedTools,SupportsSessions,SupportsLive,PermissionHelp}
 //	AllowedTool(d Driver, t string) bool      an allowlist entry d accepts (config checks Claude's)
-//	Driver.Errors() []ErrorPattern            the CLI's error messages: transient or permanent
-//	Diagnose(d Driver, text string) Diagnosis a failed call's error text, last line first
+//	Diagnose(d Driver, text string) Diagnosis a failed call's error text, last line first, read
+//	                                          with the driver's patterns: transient or permanent
 //	NotStarted(d Driver, argv0, err, missing) Diagnosis a CLI that is not installed is permanent
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare

@@ -111,9 +111,6 @@ type Driver interface {
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string
-	// Errors are the shapes of the CLI's error messages that tell a
-	// transient failure from a permanent one (Diagnose reads them).
-	Errors() []ErrorPattern
 	// Traits are what the loop does differently for this CLI.
 	Traits() Traits
 	// Build returns the command for one call.

@@ -25,10 +25,10 @@ func (opencode) Traits() Traits             { return Traits{} }
 // Errors: OpenCode's error messages (its error events and stderr): a
 // ProviderAuthError or a missing API key, a ProviderModelNotFoundError,
 // and the provider's and the network's transient failures.
-func (opencode) Errors() []ErrorPattern { return opencodeErrors() }
+func (opencode) errorPatterns() []errorPattern { return opencodeErrors() }
 
-var opencodeErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var opencodeErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`ProviderAuthError|no api key|api key (is )?(missing|invalid|not set)|invalid api key|not logged in|401 Unauthorized`,
 			"OpenCode is not logged in to its provider or the API key is invalid", "run `opencode auth login`"),
 		modelUnknown("OpenCode", "choose a model it offers (`opencode models`)"),
