@@ -22,7 +22,7 @@
 // The bash loop's text rules (text.go: status block, keywords, error and
 // test lines, questions, the first paragraph's denials, state markers) run
 // once, line by line, on the decoded text: the reply of a JSON output, the
-// whole of a plain-text one; a prefix of it (MaxResultText) is kept. The
+// whole of a plain-text one; a prefix of it (256 KiB) is kept. The
 // decisions follow the bash loop's response analyser: the RALPH_STATUS
 // block is authoritative (EXIT_SIGNAL: false beats STATUS: COMPLETE);
 // without one, completion keywords, test-only lines, more than five error

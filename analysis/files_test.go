@@ -187,8 +187,12 @@ func TestExitDecisionRulesAndMessages(t *testing.T) {
 	}
 }
 
+// initialExitSignals is the one-line file the bash loop writes when the
+// file is missing and on a session reset.
+const initialExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
+
 func TestExitSignalsFile(t *testing.T) {
-	s, err := ParseExitSignals([]byte(InitialExitSignals))
+	s, err := ParseExitSignals([]byte(initialExitSignals))
 	if err != nil {
 		t.Fatal(err)
 	}

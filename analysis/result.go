@@ -84,7 +84,7 @@ type Result struct {
 
 	// The agent's own reply: Claude's result, Codex's last agent message,
 	// OpenCode's last step text, or the whole plain-text output. Kept up to
-	// MaxResultText bytes.
+	// 256 KiB (maxResultText).
 	ResultText      string
 	ResultTruncated bool
 	SessionID       string // never "", "0" or "null" when set
@@ -162,8 +162,8 @@ type Result struct {
 	gitBonus   bool // the text path without a block gets +20 for changed files
 }
 
-// MaxResultText is how much of the agent's reply a Result keeps.
-const MaxResultText = 256 << 10
+// maxResultText is how much of the agent's reply a Result keeps.
+const maxResultText = 256 << 10
 
 // HasState reports whether the agent's text carried <!-- ralph:state name -->.
 func (r *Result) HasState(name string) bool {
