@@ -4,4 +4,7 @@ package analysis
 // and so the formats).
 var NaiveFacts = naiveFacts
 
-const MaxResultText = maxResultText
+const (
+	MaxResultText = maxResultText
+	LimitWarning  = limitWarning
+)

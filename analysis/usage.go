@@ -14,7 +14,7 @@ import (
 // in an error text.
 type LimitWindow struct {
 	Window        string   // five_hour, seven_day, seven_day_opus, primary, secondary, ...; "" when not said
-	Status        string   // LimitAllowed, LimitWarning or LimitRejected
+	Status        string   // LimitAllowed, "allowed_warning" (near the limit) or LimitRejected
 	UsedPercent   *float64 // 0..100, nil when not said
 	ResetsAt      int64    // unix seconds, 0 when not said
 	WindowMinutes int      // the window's length, 0 when not said
@@ -23,10 +23,10 @@ type LimitWindow struct {
 }
 
 // Window statuses, Claude's words (Codex's snapshots are "allowed" below
-// 100 % and "rejected" at it).
+// 100 % and "rejected" at it). A window near its limit is Result.Warning.
 const (
 	LimitAllowed  = "allowed"
-	LimitWarning  = "allowed_warning"
+	limitWarning  = "allowed_warning"
 	LimitRejected = "rejected"
 )
 
@@ -193,7 +193,7 @@ func (r *Result) Limit() LimitWindow {
 // (allowed_warning), and whether there is one.
 func (r *Result) Warning() (LimitWindow, bool) {
 	for _, w := range r.UsageWindows {
-		if w.Status == LimitWarning {
+		if w.Status == limitWarning {
 			return w, true
 		}
 	}
