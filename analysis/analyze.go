@@ -188,30 +188,29 @@ func jsonPath(res *Result, p *Reply, opts Options) {
 // shapes).
 func objectVerdict(res *Result, p *Reply) jsonVerdict {
 	v := jsonVerdict{summary: p.Text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
-	o := p.Object
-	if o == nil {
+	if !p.Object {
 		return v
 	}
-	v.hasResult = o.HasResult
-	if o.Summary != nil {
-		v.summary = o.Summary
+	v.hasResult = p.HasResult
+	if p.Summary != nil {
+		v.summary = p.Summary
 	}
-	v.status = o.Status
-	v.exit = o.ExitSignal == "true"
-	v.explicit = o.ExitKey
+	v.status = p.Status
+	v.exit = p.ExitSignal == "true"
+	v.explicit = p.ExitKey
 	if v.explicit {
 		res.Reasons = append(res.Reasons, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
 	}
-	if n, ok := atoiSigned(o.Tasks); ok {
+	if n, ok := atoiSigned(p.Tasks); ok {
 		v.tasks = n
 	}
-	v.workType = o.WorkType
-	v.files = jqInt(o.Files)
-	v.errorCount = jqInt(o.ErrorCount)
-	if o.HasErrors == "true" && o.ErrorCount == "0" {
+	v.workType = p.WorkType
+	v.files = jqInt(p.Files)
+	v.errorCount = jqInt(p.ErrorCount)
+	if p.HasErrors == "true" && p.ErrorCount == "0" {
 		v.errorCount = 1
 	}
-	v.confidence = jqInt(o.Confidence)
+	v.confidence = jqInt(p.Confidence)
 	return v
 }
 
@@ -265,7 +264,7 @@ func jsonDenials(res *Result, p *Reply, summary *Facts) {
 // matched.
 func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 	summary := v.summary
-	if !p.JSONL || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
+	if p.Object || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
 		return false
 	}
 	if k := summary.firstKeyword(); k != "" {

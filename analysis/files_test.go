@@ -530,3 +530,25 @@ func TestEmptyOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordsOnlyWithoutResultObject: the completion keywords decide only
+// the JSONL shapes, as the bash loop's analyser does; a result object's
+// reply saying "done" is no exit without an exit signal or status block.
+func TestKeywordsOnlyWithoutResultObject(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		exit      bool
+	}{
+		{"result object", `{"type":"result","result":"All done here.","session_id":"s"}`, false},
+		{"stream result", `{"type":"system","subtype":"init","session_id":"s"}` + "\n" + `{"type":"result","result":"All done here."}`, false},
+		{"stream without result", `{"type":"system","subtype":"init","session_id":"s"}` + "\n" +
+			`{"type":"assistant","message":{"content":[{"type":"text","text":"All done here."}]}}`, true},
+		{"codex", `{"type":"thread.started","thread_id":"t"}` + "\n" +
+			`{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"All done here."}}`, true},
+	} {
+		res := analyzeString(t, tc.out+"\n", Options{Formats: drivers.Formats("")})
+		if res.ExitSignal != tc.exit || (res.CompletionKeyword == "done") != tc.exit {
+			t.Errorf("%s: exit %v, keyword %q; want exit %v", tc.name, res.ExitSignal, res.CompletionKeyword, tc.exit)
+		}
+	}
+}

@@ -34,11 +34,26 @@ type FormatReader interface {
 // CLI reported of the call.
 type Reply struct {
 	Format  Format
-	JSONL   bool    // JSONL semantics: no result object, keyword heuristics
-	Object  *Object // the result object's own fields (object, array and result-event shapes)
-	Text    *Facts  // the agent's text; nil means ""
-	Session string  // "" when none ("0" and "null" are none)
-	Where   string  // where the text came from, for the explanation
+	Text    *Facts // the agent's text; nil means ""
+	Session string // "" when none ("0" and "null" are none)
+	Where   string // where the text came from, for the explanation
+
+	// Object: the output is a result object (the object, array and
+	// result-event shapes), whose own fields follow, each as jq -r prints
+	// `.field // default` in the bash loop's parse_json_response. Without
+	// one, JSONL semantics: the keyword heuristics.
+	Object     bool
+	HasResult  bool   // a "result" key (any value)
+	Summary    *Facts // "summary" when "result" is absent, null or false and summary a string
+	Status     string // "status" // "UNKNOWN" (metadata.completion_status "complete" makes it COMPLETE)
+	ExitKey    bool   // an "exit_signal" key (any value)
+	ExitSignal string // "exit_signal" // "false"
+	Tasks      string // "tasks_completed_this_loop" // "0"
+	WorkType   string // "work_type" // "UNKNOWN"
+	Files      string // "metadata.files_changed" // "files_modified" // "0"
+	ErrorCount string // "error_count" // "0"
+	HasErrors  string // "metadata.has_errors" // "false"
+	Confidence string // "confidence" // "0"
 
 	// Usage: the counts the output reported, nil the others (null in
 	// .response_analysis).
@@ -53,22 +68,6 @@ type Reply struct {
 	DenialCount   int
 	API429        bool // an API error status 429 (or error "rate_limit")
 	Cut           int  // the text deltas of an unfinished message were cut at this many bytes (0: not cut)
-}
-
-// Object is what a result object says of itself, each field as jq -r
-// prints `.field // default` in the bash loop's parse_json_response.
-type Object struct {
-	HasResult  bool   // a "result" key (any value)
-	Summary    *Facts // "summary" when "result" is absent, null or false and summary a string
-	Status     string // "status" // "UNKNOWN" (metadata.completion_status "complete" makes it COMPLETE)
-	ExitKey    bool   // an "exit_signal" key (any value)
-	ExitSignal string // "exit_signal" // "false"
-	Tasks      string // "tasks_completed_this_loop" // "0"
-	WorkType   string // "work_type" // "UNKNOWN"
-	Files      string // "metadata.files_changed" // "files_modified" // "0"
-	ErrorCount string // "error_count" // "0"
-	HasErrors  string // "metadata.has_errors" // "false"
-	Confidence string // "confidence" // "0"
 }
 
 // usageFields says which Usage fields an output reported (the others are

@@ -485,7 +485,7 @@ func (c *claudeReader) streamShape() *analysis.Reply {
 	}
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
-	p := &analysis.Reply{Format: analysis.FormatStreamJSON, JSONL: true, Session: firstSession(stringValue(a.initSession)),
+	p := &analysis.Reply{Format: analysis.FormatStreamJSON, Session: firstSession(stringValue(a.initSession)),
 		Text: a.unfinished(), Where: "assistant messages (no result event)"}
 	if a.deltaOver {
 		p.Cut = maxDeltas
@@ -497,7 +497,7 @@ func (c *claudeReader) streamShape() *analysis.Reply {
 // errors and denials.
 func (o *resultObject) reply(format analysis.Format, where string) *analysis.Reply {
 	r := o.rec
-	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: &analysis.Object{
+	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: true,
 		HasResult:  r.Result.present(),
 		Status:     r.Status.alt("UNKNOWN"),
 		ExitKey:    r.ExitSignal.present(),
@@ -508,12 +508,12 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 		ErrorCount: r.ErrorCount.alt("0"),
 		HasErrors:  r.Metadata.HasErrors.alt("false"),
 		Confidence: r.Confidence.alt("0"),
-	}}
+	}
 	if k := r.Result.Kind; (k == kindNone || k == kindNull || k == kindFalse) && r.Summary.Kind == kindString {
-		p.Object.Summary = o.summary
+		p.Summary = o.summary
 	}
 	if c := r.Metadata.CompletionStatus.alt(""); c == "complete" || c == "COMPLETE" {
-		p.Object.Status = "COMPLETE"
+		p.Status = "COMPLETE"
 	}
 	p.InputTokens, p.OutputTokens = intPtr(r.Usage.InputTokens), intPtr(r.Usage.OutputTokens)
 	p.CacheReadTokens, p.CacheCreationTokens = intPtr(r.Usage.CacheReadTokens), intPtr(r.Usage.CacheCreationTokens)

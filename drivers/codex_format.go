@@ -283,7 +283,7 @@ func (a *codexReader) Events() *analysis.Reply {
 	if !a.detect {
 		return nil
 	}
-	p := &analysis.Reply{Format: analysis.FormatCodex, JSONL: true, Session: firstSession(stringValue(a.threadID)), Where: "last agent_message"}
+	p := &analysis.Reply{Format: analysis.FormatCodex, Session: firstSession(stringValue(a.threadID)), Where: "last agent_message"}
 	if a.haveLast {
 		if a.last == nil {
 			a.last = scanText(a.lastText)

@@ -209,7 +209,7 @@ func (a *openCodeReader) record1x(r *openCodeRecord, typ string) {
 
 // Events reads an OpenCode output.
 func (a *openCodeReader) Events() *analysis.Reply {
-	p := &analysis.Reply{Format: analysis.FormatOpenCode, JSONL: true}
+	p := &analysis.Reply{Format: analysis.FormatOpenCode}
 	switch {
 	case a.current:
 		p.Session = firstSession(stringValue(a.session))
