@@ -19,6 +19,7 @@
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout
+//	Formats(name string) []func() analysis.FormatReader   how the analysis reads name's output
 //	SessionFinder                             extra session-id sources (opencode)
 //
 // The engine fills a Request per call: the prompt file's content, the loop
