@@ -34,7 +34,7 @@ func (rd *reading) pick() *Reply {
 // single reads the output as one document, the driver's format first.
 func (rd *reading) single(lone bool) *Reply {
 	for _, f := range rd.formats {
-		if p := f.Document(f.For(rd.fam), lone); p != nil {
+		if p := f.Document(lone); p != nil {
 			return p
 		}
 	}
@@ -69,8 +69,8 @@ func (rd *reading) build(opts Options) Result {
 	if rd.skipped > 0 {
 		res.note("%d line%s longer than %d MiB skipped", rd.skipped, plural(rd.skipped), MaxLine>>20)
 	}
-	if p != nil && p.Cut {
-		res.note("a message text longer than %d bytes was cut", MaxDeltas)
+	if p != nil && p.Cut > 0 {
+		res.note("a message text longer than %d bytes was cut", p.Cut)
 	}
 	var agent *Facts
 	if p == nil {
@@ -188,30 +188,29 @@ func jsonPath(res *Result, p *Reply, opts Options) {
 // shapes).
 func objectVerdict(res *Result, p *Reply) jsonVerdict {
 	v := jsonVerdict{summary: p.Text, hasResult: true, status: "UNKNOWN", workType: "UNKNOWN"}
-	o := p.Object
-	if o == nil {
+	if !p.Object {
 		return v
 	}
-	v.hasResult = o.HasResult
-	if o.Summary != nil {
-		v.summary = o.Summary
+	v.hasResult = p.HasResult
+	if p.Summary != nil {
+		v.summary = p.Summary
 	}
-	v.status = o.Status
-	v.exit = o.ExitSignal == "true"
-	v.explicit = o.ExitKey
+	v.status = p.Status
+	v.exit = p.ExitSignal == "true"
+	v.explicit = p.ExitKey
 	if v.explicit {
 		res.Reasons = append(res.Reasons, fmt.Sprintf("the JSON exit_signal key says %t", v.exit))
 	}
-	if n, ok := atoiSigned(o.Tasks); ok {
+	if n, ok := atoiSigned(p.Tasks); ok {
 		v.tasks = n
 	}
-	v.workType = o.WorkType
-	v.files = jqInt(o.Files)
-	v.errorCount = jqInt(o.ErrorCount)
-	if o.HasErrors == "true" && o.ErrorCount == "0" {
+	v.workType = p.WorkType
+	v.files = jqInt(p.Files)
+	v.errorCount = jqInt(p.ErrorCount)
+	if p.HasErrors == "true" && p.ErrorCount == "0" {
 		v.errorCount = 1
 	}
-	v.confidence = jqInt(o.Confidence)
+	v.confidence = jqInt(p.Confidence)
 	return v
 }
 
@@ -265,7 +264,7 @@ func jsonDenials(res *Result, p *Reply, summary *Facts) {
 // matched.
 func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 	summary := v.summary
-	if !p.JSONL || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
+	if p.Object || v.explicit || v.block != nil || summary == nil || summary.Bytes == 0 {
 		return false
 	}
 	if k := summary.firstKeyword(); k != "" {
@@ -284,10 +283,21 @@ func keywordVerdict(res *Result, p *Reply, v *jsonVerdict) bool {
 // jsonFacts copies what the output reported about the call itself.
 func jsonFacts(res *Result, p *Reply) {
 	res.SessionID = p.Session
-	if p.UsageKnown != 0 {
-		u := p.Usage
+	var u Usage
+	take := func(v, dst *int64, bit usageFields) {
+		if v != nil {
+			*dst, res.usageKnown = *v, res.usageKnown|bit
+		}
+	}
+	take(p.InputTokens, &u.InputTokens, usageIn)
+	take(p.OutputTokens, &u.OutputTokens, usageOut)
+	take(p.CacheReadTokens, &u.CacheReadTokens, usageCacheRead)
+	take(p.CacheCreationTokens, &u.CacheCreationTokens, usageCacheCreate)
+	if p.CostUSD != nil {
+		u.CostUSD, res.usageKnown = *p.CostUSD, res.usageKnown|usageCost
+	}
+	if res.usageKnown != 0 {
 		res.Usage = &u
-		res.usageKnown = p.UsageKnown
 	}
 	res.DurationMS, res.DurationAPIMS, res.NumTurns = p.DurationMS, p.DurationAPIMS, p.NumTurns
 	res.IsError = p.IsError

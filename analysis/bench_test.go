@@ -45,7 +45,7 @@ func benchAnalyze(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
+		res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(driver)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestGeneratedOutputs(t *testing.T) {
 	for _, format := range gen.Formats {
 		t.Run(format, func(t *testing.T) {
 			data := generated(t, format, 1)
-			res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats()})
+			res, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats("")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func benchStream(b *testing.B, format, driver string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s := NewStream(Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
+		s := NewStream(Options{Formats: drivers.Formats(driver)})
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			s.Write(rest[:n])

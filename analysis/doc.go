@@ -12,7 +12,7 @@
 // records and gives a Reply. reader.go reads an output line by line, the
 // same code for Analyze and a Stream, and detects its shape as the bash
 // loop does (a first byte of '{' or '[', then the number of documents and
-// the formats' records); Options.Family puts the driver's format first. A
+// the formats' records); Options.Formats has the driver's format first. A
 // document may span lines; a format may count a record without decoding it
 // (most of an output's bytes are tool results and command outputs). A line
 // of JSON past LongAt is read as it comes by a LongRecord, its long
@@ -22,7 +22,7 @@
 // The bash loop's text rules (text.go: status block, keywords, error and
 // test lines, questions, the first paragraph's denials, state markers) run
 // once, line by line, on the decoded text: the reply of a JSON output, the
-// whole of a plain-text one; a prefix of it (MaxResultText) is kept. The
+// whole of a plain-text one; a prefix of it (256 KiB) is kept. The
 // decisions follow the bash loop's response analyser: the RALPH_STATUS
 // block is authoritative (EXIT_SIGNAL: false beats STATUS: COMPLETE);
 // without one, completion keywords, test-only lines, more than five error

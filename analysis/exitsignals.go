@@ -15,10 +15,6 @@ type ExitSignals struct {
 	CompletionIndicators []int `json:"completion_indicators"`
 }
 
-// InitialExitSignals is the one-line file the bash loop writes when the
-// file is missing and on a session reset.
-const InitialExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
-
 const signalWindow = 5
 
 // Exit thresholds of the bash loop.

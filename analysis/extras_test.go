@@ -83,84 +83,84 @@ var extraCases = []struct {
 	opts Options
 	want extraWant
 }{
-	{"claude_result_error.json", Options{Formats: drivers.Formats()}, extraWant{
+	{"claude_result_error.json", Options{Formats: drivers.Formats("")}, extraWant{
 		Format: FormatJSONObject, OutputFormat: "json", Session: claudeSID, HasErrors: true, IsError: true,
 		Tests: "UNKNOWN", Docs: 1, FormatConf: 80, // no "result" key
 		Usage: &Usage{InputTokens: 10, CostUSD: 0.0021},
 	}},
-	{"claude_stream.jsonl", Options{Formats: drivers.Formats(), Family: driverFamily("claude-code")}, extraWant{
+	{"claude_stream.jsonl", Options{Formats: drivers.Formats("claude-code")}, extraWant{
 		// The tool result's errors, denial text and echoed EXIT_SIGNAL: true
 		// are not the agent's own text; EXIT_SIGNAL: false beats "done".
 		Format: FormatStreamJSON, OutputFormat: "json", Session: claudeSID, TextPrefix: "All done: the login form",
 		Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 13, FormatConf: 100, WorkSumPrefix: "All done",
 		Usage: &Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 9000, CacheCreationTokens: 150, CostUSD: 0.1234},
 	}},
-	{"claude_stream_truncated.jsonl", Options{Formats: drivers.Formats()}, extraWant{
+	{"claude_stream_truncated.jsonl", Options{Formats: drivers.Formats("")}, extraWant{
 		// No result event: the assistant text, then the unfinished
 		// message's deltas; the cut last line is skipped.
 		Format: FormatStreamJSON, OutputFormat: "json", Session: claudeSID, TextPrefix: "Let me look at the form.\nStill working on the validation.",
 		Tests: "UNKNOWN", Docs: 11, Invalid: 1, FormatConf: 100,
 	}},
-	{"claude_stream_rate_limited.jsonl", Options{Formats: drivers.Formats(), ExitCode: 1}, extraWant{
+	{"claude_stream_rate_limited.jsonl", Options{Formats: drivers.Formats(""), ExitCode: 1}, extraWant{
 		Format: FormatStreamJSON, OutputFormat: "json", Session: claudeSID, TextPrefix: "You've hit your session limit",
 		Tests: "UNKNOWN", Docs: 3, IsError: true, HasErrors: true, Limited: true, FormatConf: 100,
 		LimitReason: "rate_limit_event rejected (five_hour)", ResetsAt: 1788513600,
 		Usage: &Usage{},
 	}},
-	{"codex_real.jsonl", Options{Formats: drivers.Formats(), Family: driverFamily("codex")}, extraWant{
+	{"codex_real.jsonl", Options{Formats: drivers.Formats("codex")}, extraWant{
 		// A bash loop bug: it reads "complete" here and exits; the block says false.
 		Format: FormatCodex, OutputFormat: "json", Session: "0199a213-81c0-7800-8aa1-bbab2a035a53",
 		TextPrefix: "Story 2 is complete; more stories remain.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 9, FormatConf: 100,
 		Usage: &Usage{InputTokens: 24763 - 24448, OutputTokens: 122, CacheReadTokens: 24448}, // uncached input: Codex counts the cached part inside input_tokens
 	}},
-	{"codex_turn_failed.jsonl", Options{Formats: drivers.Formats(), ExitCode: 1}, extraWant{
+	{"codex_turn_failed.jsonl", Options{Formats: drivers.Formats(""), ExitCode: 1}, extraWant{
 		Format: FormatCodex, OutputFormat: "json", Session: "th-limit", Tests: "UNKNOWN", Docs: 4,
 		IsError: true, HasErrors: true, Limited: true, FormatConf: 100,
 		LimitReason: "CLI error: You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 hours.",
 	}},
-	{"opencode_real.jsonl", Options{Formats: drivers.Formats()}, extraWant{
+	{"opencode_real.jsonl", Options{Formats: drivers.Formats("")}, extraWant{
 		Format: FormatOpenCode, OutputFormat: "json", Session: "ses_6f1a2b3c4d5eAbCdEf", Exit: true, Completion: true,
 		TextPrefix: "Implemented the parser.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 8, States: []string{"idle"},
 		FormatConf: 100, Confidence: 100,
 		Usage: &Usage{InputTokens: 300, OutputTokens: 65, CacheReadTokens: 110, CacheCreationTokens: 10, CostUSD: 0.03},
 	}},
-	{"cursor_stream_real.jsonl", Options{Formats: drivers.Formats(), Family: driverFamily("cursor")}, extraWant{
+	{"cursor_stream_real.jsonl", Options{Formats: drivers.Formats("cursor")}, extraWant{
 		Format: FormatStreamJSON, OutputFormat: "json", Session: "c-77", Exit: true, Completion: true,
 		TextPrefix: "Completed the auth module updates.", Tasks: 1, Tests: "PASSING", BlockCount: 1, Docs: 7,
 		FormatConf: 100, Confidence: 100,
 	}},
-	{"codex_reordered.jsonl", Options{Formats: drivers.Formats()}, extraWant{
+	{"codex_reordered.jsonl", Options{Formats: drivers.Formats("")}, extraWant{
 		Format: FormatCodex, OutputFormat: "json", Session: "th-r", Exit: true, Completion: true, Keyword: "done",
 		TextPrefix: "Part one.\nPart two. Done.", TextSuffix: "Part two. Done.", Tests: "UNKNOWN", Docs: 2,
 		FormatConf: 100, Confidence: 100,
 	}},
-	{"codex_invalid_lines.jsonl", Options{Formats: drivers.Formats()}, extraWant{
+	{"codex_invalid_lines.jsonl", Options{Formats: drivers.Formats("")}, extraWant{
 		Format: FormatCodex, OutputFormat: "json", Session: "th-inv", Exit: true, Completion: true,
 		TextPrefix: "Finished the task.", Tests: "PASSING", BlockCount: 1, Docs: 2, Invalid: 2, FormatConf: 100, Confidence: 100,
 	}},
-	{"multi_block.txt", Options{Formats: drivers.Formats()}, extraWant{
+	{"multi_block.txt", Options{Formats: drivers.Formats("")}, extraWant{
 		// The last closed block counts (the bash loop reads the first).
 		Format: FormatText, OutputFormat: "text", TextPrefix: "I will report", Tasks: 1, Tests: "FAILING", BlockCount: 3,
 		States: []string{"idle"}, FormatConf: 70, Confidence: 80, WorkSumPrefix: "TASKS_COMPLETED_THIS_LOOP: 1",
 	}},
-	{"text_usage_limit.txt", Options{Formats: drivers.Formats(), ExitCode: 1}, extraWant{
+	{"text_usage_limit.txt", Options{Formats: drivers.Formats(""), ExitCode: 1}, extraWant{
 		Format: FormatText, OutputFormat: "text", TextPrefix: "Working...", Tests: "UNKNOWN", Limited: true,
 		LimitReason: "agent said: Claude AI usage limit reached|1753567200", ResetsAt: 1753567200, FormatConf: 30,
 		WorkSumPrefix: "Output analyzed",
 	}},
-	{"text_usage_limit.txt", Options{Formats: drivers.Formats(), ExitCode: 0}, extraWant{
+	{"text_usage_limit.txt", Options{Formats: drivers.Formats(""), ExitCode: 0}, extraWant{
 		Format: FormatText, OutputFormat: "text", TextPrefix: "Working...", Tests: "UNKNOWN", FormatConf: 30,
 		WorkSumPrefix: "Output analyzed",
 	}},
-	{"text_usage_limit.txt", Options{Formats: drivers.Formats(), ExitCode: 124, TimedOut: true}, extraWant{
+	{"text_usage_limit.txt", Options{Formats: drivers.Formats(""), ExitCode: 124, TimedOut: true}, extraWant{
 		Format: FormatText, OutputFormat: "text", TextPrefix: "Working...", Tests: "UNKNOWN", FormatConf: 30,
 		WorkSumPrefix: "Output analyzed",
 	}},
-	{"leading_whitespace.json", Options{Formats: drivers.Formats()}, extraWant{
+	{"leading_whitespace.json", Options{Formats: drivers.Formats("")}, extraWant{
 		Format: FormatJSONObject, OutputFormat: "json", Session: "lead-ws", Exit: true, Completion: true,
 		TextPrefix: "Done.", Tests: "UNKNOWN", BlockCount: 1, Docs: 1, FormatConf: 100, Confidence: 100,
 	}},
-	{"claude_stream.jsonl", Options{Formats: drivers.Formats(), Family: driverFamily("copilot")}, extraWant{
+	{"claude_stream.jsonl", Options{Formats: drivers.Formats("copilot")}, extraWant{
 		// Copilot prints text: the same bytes are read as plain text.
 		Format: FormatText, OutputFormat: "text", TextPrefix: `{"type":"system"`, Tests: "UNKNOWN", BlockCount: 3,
 		Tasks: 0, FormatConf: 70, Confidence: 0, WorkSumPrefix: `{"type":"assistant","message":{"id":"m2"`,
@@ -169,8 +169,7 @@ var extraCases = []struct {
 
 func TestExtraFixtures(t *testing.T) {
 	for _, tc := range extraCases {
-		name := tc.file + "/" + string(tc.opts.Family)
-		t.Run(name, func(t *testing.T) {
+		t.Run(tc.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "extra", tc.file))
 			if err != nil {
 				t.Fatal(err)

@@ -22,7 +22,7 @@ func analyzeString(t *testing.T, s string, opts Options) Result {
 }
 
 func TestResponseAnalysisTextPathBytes(t *testing.T) {
-	res := analyzeString(t, "Summary: implemented the \"parser\" <ok> & done\n", Options{Formats: drivers.Formats(),
+	res := analyzeString(t, "Summary: implemented the \"parser\" <ok> & done\n", Options{Formats: drivers.Formats(""),
 		Loop: 4, OutputFile: ".ralph/logs/claude_output_2026-11-22_10-00-00.log",
 		Now: time.Date(2026, 11, 22, 10, 0, 5, 0, time.FixedZone("x", 3600)), FilesModified: 2,
 	})
@@ -77,7 +77,7 @@ func TestResponseAnalysisTextPathBytes(t *testing.T) {
 
 func TestResponseAnalysisJSONPathRoundTrip(t *testing.T) {
 	out := `{"type":"result","result":"ok","session_id":"s-1","usage":{"input_tokens":5},"num_turns":2}`
-	res := analyzeString(t, out, Options{Formats: drivers.Formats(), Loop: 1})
+	res := analyzeString(t, out, Options{Formats: drivers.Formats(""), Loop: 1})
 	got, err := res.ResponseAnalysis().Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +187,12 @@ func TestExitDecisionRulesAndMessages(t *testing.T) {
 	}
 }
 
+// initialExitSignals is the one-line file the bash loop writes when the
+// file is missing and on a session reset.
+const initialExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
+
 func TestExitSignalsFile(t *testing.T) {
-	s, err := ParseExitSignals([]byte(InitialExitSignals))
+	s, err := ParseExitSignals([]byte(initialExitSignals))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +212,7 @@ func TestExitSignalsFile(t *testing.T) {
 
 func TestResultAdjustments(t *testing.T) {
 	text := "STATUS: x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n"
-	res := analyzeString(t, text, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, text, Options{Formats: drivers.Formats("")})
 	if !res.ExitSignal || res.TasksCompletedThisLoop != 1 {
 		t.Fatalf("block not read: %s", explain.Of(&res))
 	}
@@ -222,7 +226,7 @@ func TestResultAdjustments(t *testing.T) {
 		t.Errorf("claimed 1, checked 0: mismatch suppresses completion: %+v", res)
 	}
 
-	res = analyzeString(t, `{"result":"Permission denied: tool Bash blocked","permission_denials":[{"tool_name":"Bash","tool_input":{"command":"rm -rf x\nsecond line"}}]}`, Options{Formats: drivers.Formats()})
+	res = analyzeString(t, `{"result":"Permission denied: tool Bash blocked","permission_denials":[{"tool_name":"Bash","tool_input":{"command":"rm -rf x\nsecond line"}}]}`, Options{Formats: drivers.Formats("")})
 	if !res.HasPermissionDenials || res.PermissionDenialCount != 1 || res.DeniedCommands[0] != "Bash(rm -rf x)" {
 		t.Fatalf("denial: %+v", res.DeniedCommands)
 	}
@@ -250,7 +254,7 @@ func TestSetFilesModified(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := analyzeString(t, tc.out, Options{Formats: drivers.Formats(), FilesModified: tc.files})
+			res := analyzeString(t, tc.out, Options{Formats: drivers.Formats(""), FilesModified: tc.files})
 			if res.FilesModified != tc.wantFiles || res.HasProgress != tc.progress || res.ConfidenceScore != tc.confidence {
 				t.Errorf("files %d progress %v confidence %d, want %d %v %d", res.FilesModified, res.HasProgress, res.ConfidenceScore, tc.wantFiles, tc.progress, tc.confidence)
 			}
@@ -270,7 +274,7 @@ func TestOutputDecline(t *testing.T) {
 		{0, 0}, {-3, 0}, {100, 10}, {22, 0}, {23, 10},
 	}
 	for _, tc := range tests {
-		res := analyzeString(t, "eleven char\n", Options{Formats: drivers.Formats(), PreviousOutputLength: tc.prev})
+		res := analyzeString(t, "eleven char\n", Options{Formats: drivers.Formats(""), PreviousOutputLength: tc.prev})
 		if res.ConfidenceScore != tc.score || res.OutputLength != 11 {
 			t.Errorf("prev %d: score %d length %d, want %d", tc.prev, res.ConfidenceScore, res.OutputLength, tc.score)
 		}
@@ -299,18 +303,18 @@ func TestErrorDetection(t *testing.T) {
 		{`All tests passed`, false},
 	}
 	for _, tc := range tests {
-		res := analyzeString(t, "Intro line.\n"+tc.line+"\n", Options{Formats: drivers.Formats()})
+		res := analyzeString(t, "Intro line.\n"+tc.line+"\n", Options{Formats: drivers.Formats("")})
 		if res.HasErrors != tc.err {
 			t.Errorf("%q: HasErrors = %v, want %v", tc.line, res.HasErrors, tc.err)
 		}
 	}
 	// In JSON output only the agent's own text counts: a one-line Claude
 	// result with "is_error": false and a tool's error log is clean.
-	res := analyzeString(t, `{"type":"result","is_error":false,"result":"Fixed it.","session_id":"s"}`, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, `{"type":"result","is_error":false,"result":"Fixed it.","session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if res.HasErrors {
 		t.Errorf("clean JSON result has errors: %q", res.ErrorLines)
 	}
-	res = analyzeString(t, `{"type":"result","is_error":false,"result":"Tried.\nError: build failed","session_id":"s"}`, Options{Formats: drivers.Formats()})
+	res = analyzeString(t, `{"type":"result","is_error":false,"result":"Tried.\nError: build failed","session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if !res.HasErrors || res.FirstErrorLine() != "Error: build failed" {
 		t.Errorf("error line in the result text: %q", res.ErrorLines)
 	}
@@ -319,13 +323,13 @@ func TestErrorDetection(t *testing.T) {
 func TestRepeatedErrorsAcrossLoops(t *testing.T) {
 	out := "Error: Cannot find module 'express'\nFatal: it broke\n"
 	var h ErrorHistory
-	first := analyzeString(t, out, Options{Formats: drivers.Formats(), PreviousErrors: h.Previous()})
+	first := analyzeString(t, out, Options{Formats: drivers.Formats(""), PreviousErrors: h.Previous()})
 	if first.RepeatsErrors || first.IsStuck {
 		t.Fatal("no history: not stuck")
 	}
 	h.Add(1, first.ErrorLines)
 	h.Add(2, []string{"Error: something else"})
-	if analyzeString(t, out, Options{Formats: drivers.Formats(), PreviousErrors: h.Previous()}).RepeatsErrors {
+	if analyzeString(t, out, Options{Formats: drivers.Formats(""), PreviousErrors: h.Previous()}).RepeatsErrors {
 		t.Error("errors absent from loop 2: not stuck")
 	}
 	h.Add(3, append(first.ErrorLines, "extra"))
@@ -334,7 +338,7 @@ func TestRepeatedErrorsAcrossLoops(t *testing.T) {
 		t.Fatalf("history keeps the last three loops: %+v", h.Loops)
 	}
 	h.Add(5, first.ErrorLines)
-	res := analyzeString(t, out, Options{Formats: drivers.Formats(), PreviousErrors: h.Previous()})
+	res := analyzeString(t, out, Options{Formats: drivers.Formats(""), PreviousErrors: h.Previous()})
 	if !res.RepeatsErrors || !res.IsStuck || !res.ResponseAnalysis().Analysis.IsStuck {
 		t.Errorf("same errors three loops running: stuck; got %+v", explain.Of(&res))
 	}
@@ -362,7 +366,7 @@ func TestSessionIDs(t *testing.T) {
 		{"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"init-1\"}\n[1,2]\n{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n", "init-1"},
 	}
 	for _, tc := range tests {
-		if got := analyzeString(t, tc.out, Options{Formats: drivers.Formats()}).SessionID; got != tc.want {
+		if got := analyzeString(t, tc.out, Options{Formats: drivers.Formats("")}).SessionID; got != tc.want {
 			t.Errorf("%q: session %q, want %q", tc.out, got, tc.want)
 		}
 	}
@@ -370,7 +374,7 @@ func TestSessionIDs(t *testing.T) {
 
 func TestStatesAndQuestions(t *testing.T) {
 	res := analyzeString(t, "Nothing to pick up.\n<!-- ralph:state idle --> <!--ralph:state waiting_for-review -->\n"+
-		"<!-- ralph:state idle -->\nShould I use Postgres? Which approach do you prefer?\n<!-- ralph:state bad name -->\n", Options{Formats: drivers.Formats()})
+		"<!-- ralph:state idle -->\nShould I use Postgres? Which approach do you prefer?\n<!-- ralph:state bad name -->\n", Options{Formats: drivers.Formats("")})
 	if diff := cmp.Diff([]string{"idle", "waiting_for-review"}, res.States); diff != "" {
 		t.Errorf("states (-want +got):\n%s", diff)
 	}
@@ -390,7 +394,7 @@ func TestLengthAndTrailingNewlines(t *testing.T) {
 		{"", 0}, {"\n\n", 0}, {"abc\n\n\n", 3}, {"a\nb\n", 3}, {"héllo—\n", 6}, {"a\x00b\n", 2}, {"\xff\xfe", 2}, {"x\n\x00\n", 1},
 	}
 	for _, tc := range tests {
-		if got := analyzeString(t, tc.in, Options{Formats: drivers.Formats()}).OutputLength; got != tc.want {
+		if got := analyzeString(t, tc.in, Options{Formats: drivers.Formats("")}).OutputLength; got != tc.want {
 			t.Errorf("%q: %d, want %d", tc.in, got, tc.want)
 		}
 	}
@@ -399,25 +403,25 @@ func TestLengthAndTrailingNewlines(t *testing.T) {
 func TestDriverHints(t *testing.T) {
 	// One line that is both a stream-json result and a Codex event.
 	out := "{\"type\":\"thread.started\",\"thread_id\":\"th\"}\n{\"type\":\"result\",\"result\":\"r\",\"session_id\":\"s\"}\n"
-	if f := analyzeString(t, out, Options{Formats: drivers.Formats()}).Format; f != FormatCodex {
+	if f := analyzeString(t, out, Options{Formats: drivers.Formats("")}).Format; f != FormatCodex {
 		t.Errorf("no hint: %s, want the bash loop's first match (codex)", f)
 	}
-	if f := analyzeString(t, out, Options{Formats: drivers.Formats(), Family: driverFamily("claude-code")}).Format; f != FormatStreamJSON {
+	if f := analyzeString(t, out, Options{Formats: drivers.Formats("claude-code")}).Format; f != FormatStreamJSON {
 		t.Errorf("claude-code hint: %s", f)
 	}
-	if f := analyzeString(t, out, Options{Formats: drivers.Formats(), Family: driverFamily("copilot")}).Format; f != FormatText {
+	if f := analyzeString(t, out, Options{Formats: drivers.Formats("copilot")}).Format; f != FormatText {
 		t.Errorf("copilot hint: %s", f)
 	}
-	// The same hints as the driver's family.
+	// The same, through each driver's formats.
 	for _, tc := range []struct {
 		opts Options
 		want Format
 	}{
-		{Options{Formats: drivers.Formats(), Family: FamilyClaude}, FormatStreamJSON},
-		{Options{Formats: drivers.Formats(), Family: FamilyCursor}, FormatStreamJSON},
-		{Options{Formats: drivers.Formats(), Family: FamilyText}, FormatText},
-		{Options{Formats: drivers.Formats(), Family: FamilyCodex}, FormatCodex},
-		{Options{Formats: drivers.Formats(), Family: driverFamily("command")}, FormatCodex},
+		{Options{Formats: drivers.Formats("claude-code")}, FormatStreamJSON},
+		{Options{Formats: drivers.Formats("cursor")}, FormatStreamJSON},
+		{Options{Formats: drivers.Formats("copilot")}, FormatText},
+		{Options{Formats: drivers.Formats("codex")}, FormatCodex},
+		{Options{Formats: drivers.Formats("command")}, FormatCodex},
 	} {
 		if f := analyzeString(t, out, tc.opts).Format; f != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.opts, f, tc.want)
@@ -427,18 +431,18 @@ func TestDriverHints(t *testing.T) {
 
 func TestMostlyTextIsText(t *testing.T) {
 	out := "{\"type\": \"module\"}\nThis file is my package.json.\nIt has prose.\nDone.\n"
-	res := analyzeString(t, out, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, out, Options{Formats: drivers.Formats("")})
 	if res.Format != FormatText || !res.ExitSignal {
 		t.Errorf("format %s exit %v; a JSON line among prose is text", res.Format, res.ExitSignal)
 	}
 }
 
 func TestIsErrorAndLimitGates(t *testing.T) {
-	res := analyzeString(t, `{"type":"result","is_error":true,"result":"Claude AI usage limit reached|1753567200","session_id":"s"}`, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, `{"type":"result","is_error":true,"result":"Claude AI usage limit reached|1753567200","session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if !res.UsageLimited || !res.IsError {
 		t.Errorf("is_error result with the limit text: %v %q", res.UsageLimited, res.UsageLimitReason)
 	}
-	res = analyzeString(t, `{"type":"result","is_error":false,"result":"Added a 5-hour limit banner; usage limit reached message shows.","session_id":"s"}`, Options{Formats: drivers.Formats()})
+	res = analyzeString(t, `{"type":"result","is_error":false,"result":"Added a 5-hour limit banner; usage limit reached message shows.","session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if res.UsageLimited {
 		t.Errorf("a successful reply about limits is no limit: %q", res.UsageLimitReason)
 	}
@@ -449,19 +453,19 @@ func TestLongLines(t *testing.T) {
 	// and inside a JSON string (one line of 600 KB).
 	long := strings.Repeat("abc done ", 35000)
 	text := long + "\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n"
-	res := analyzeString(t, text, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, text, Options{Formats: drivers.Formats("")})
 	if res.ExitSignal || res.Block == nil || len(res.ResultText) != MaxResultText || !res.ResultTruncated {
 		t.Errorf("text: %s", explain.Of(&res))
 	}
 	js := `{"type":"result","result":"` + strings.Repeat(`x\"y\\z `, 100000) + `\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"long"}`
-	res = analyzeString(t, js, Options{Formats: drivers.Formats()})
+	res = analyzeString(t, js, Options{Formats: drivers.Formats("")})
 	if !res.ExitSignal || res.SessionID != "long" || res.Format != FormatJSONObject {
 		t.Errorf("json: %s", explain.Of(&res))
 	}
 }
 
 func TestExplain(t *testing.T) {
-	res, ex, err := AnalyzeFile("testdata/extra/multi_block.txt", Options{Formats: drivers.Formats()})
+	res, ex, err := AnalyzeFile("testdata/extra/multi_block.txt", Options{Formats: drivers.Formats("")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,22 +484,22 @@ func TestExplain(t *testing.T) {
 		t.Errorf("output file %q", res.OutputFile)
 	}
 
-	_, ex, _ = AnalyzeFile("testdata/agent-output/permission_denials.json", Options{Formats: drivers.Formats()})
+	_, ex, _ = AnalyzeFile("testdata/agent-output/permission_denials.json", Options{Formats: drivers.Formats("")})
 	if got := ex.String(); !strings.Contains(got, "permission denials: 2: Bash(git commit -m 'feat: add authentication module'), AskUserQuestion (the output's permission_denials)") {
 		t.Errorf("denial explanation:\n%s", got)
 	}
-	_, ex, _ = AnalyzeFile("testdata/agent-output/text_response_stuck.txt", Options{Formats: drivers.Formats()})
+	_, ex, _ = AnalyzeFile("testdata/agent-output/text_response_stuck.txt", Options{Formats: drivers.Formats("")})
 	if got := ex.String(); !strings.Contains(got, "errors: 7 error lines in the agent's text (more than five: stuck)\n  Error: Cannot find module 'express'\n") {
 		t.Errorf("error explanation:\n%s", got)
 	}
-	_, ex, _ = AnalyzeFile("testdata/extra/claude_stream_rate_limited.jsonl", Options{Formats: drivers.Formats(), ExitCode: 1})
+	_, ex, _ = AnalyzeFile("testdata/extra/claude_stream_rate_limited.jsonl", Options{Formats: drivers.Formats(""), ExitCode: 1})
 	if got := ex.String(); !strings.Contains(got, "usage limit: rate_limit_event rejected (five_hour)") {
 		t.Errorf("limit explanation:\n%s", got)
 	}
 }
 
 func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
-	res := analyzeString(t, `{"type":"result","is_error":true,"errors":["spawn ENOENT"],"session_id":"s"}`, Options{Formats: drivers.Formats()})
+	res := analyzeString(t, `{"type":"result","is_error":true,"errors":["spawn ENOENT"],"session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if !res.HasErrors || res.FirstErrorLine() != "spawn ENOENT" {
 		t.Errorf("first error %q", res.FirstErrorLine())
 	}
@@ -503,10 +507,10 @@ func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
 
 func TestLoneEventWithHint(t *testing.T) {
 	out := `{"type":"item.completed","item":{"type":"agent_message","text":"Done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---"}}` + "\n"
-	if res := analyzeString(t, out, Options{Formats: drivers.Formats()}); res.Format != FormatJSONObject || res.ExitSignal {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats("")}); res.Format != FormatJSONObject || res.ExitSignal {
 		t.Errorf("no hint: one document is an object, as in the bash loop: %s %v", res.Format, res.ExitSignal)
 	}
-	if res := analyzeString(t, out, Options{Formats: drivers.Formats(), Family: driverFamily("codex")}); res.Format != FormatCodex || !res.ExitSignal {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats("codex")}); res.Format != FormatCodex || !res.ExitSignal {
 		t.Errorf("codex hint: %s %v", res.Format, res.ExitSignal)
 	}
 }
@@ -515,7 +519,7 @@ func TestLoneEventWithHint(t *testing.T) {
 // applies when there was a previous output.
 func TestEmptyOutput(t *testing.T) {
 	for _, prev := range []int{0, 500} {
-		res := analyzeString(t, "", Options{Formats: drivers.Formats(), PreviousOutputLength: prev})
+		res := analyzeString(t, "", Options{Formats: drivers.Formats(""), PreviousOutputLength: prev})
 		want := 0
 		if prev > 0 {
 			want = 10
@@ -523,6 +527,28 @@ func TestEmptyOutput(t *testing.T) {
 		if res.Format != FormatText || res.ExitSignal || res.HasCompletionSignal || res.ConfidenceScore != want ||
 			res.OutputLength != 0 || res.WorkSummary != "Output analyzed, no explicit summary found" || !res.UpdatesLastOutputLength() {
 			t.Errorf("prev %d: %+v", prev, res.ResponseAnalysis().Analysis)
+		}
+	}
+}
+
+// TestKeywordsOnlyWithoutResultObject: the completion keywords decide only
+// the JSONL shapes, as the bash loop's analyser does; a result object's
+// reply saying "done" is no exit without an exit signal or status block.
+func TestKeywordsOnlyWithoutResultObject(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		exit      bool
+	}{
+		{"result object", `{"type":"result","result":"All done here.","session_id":"s"}`, false},
+		{"stream result", `{"type":"system","subtype":"init","session_id":"s"}` + "\n" + `{"type":"result","result":"All done here."}`, false},
+		{"stream without result", `{"type":"system","subtype":"init","session_id":"s"}` + "\n" +
+			`{"type":"assistant","message":{"content":[{"type":"text","text":"All done here."}]}}`, true},
+		{"codex", `{"type":"thread.started","thread_id":"t"}` + "\n" +
+			`{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"All done here."}}`, true},
+	} {
+		res := analyzeString(t, tc.out+"\n", Options{Formats: drivers.Formats("")})
+		if res.ExitSignal != tc.exit || (res.CompletionKeyword == "done") != tc.exit {
+			t.Errorf("%s: exit %v, keyword %q; want exit %v", tc.name, res.ExitSignal, res.CompletionKeyword, tc.exit)
 		}
 	}
 }

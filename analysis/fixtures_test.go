@@ -207,9 +207,9 @@ func checkFixtures(t *testing.T, dir string) {
 				var r = bytes.NewReader(data)
 				var res Result
 				if mode == "whole" {
-					res, err = Analyze(r, Options{Formats: drivers.Formats()})
+					res, err = Analyze(r, Options{Formats: drivers.Formats("")})
 				} else {
-					res, err = Analyze(iotest.OneByteReader(r), Options{Formats: drivers.Formats()})
+					res, err = Analyze(iotest.OneByteReader(r), Options{Formats: drivers.Formats("")})
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -4,9 +4,8 @@ package analysis
 // described next to its driver (drivers/*_format.go). Options.Formats makes
 // one per format for each output; reader.go hands them its JSON documents,
 // the rules read the Reply of the format the output turned out to be in.
+// A reader knows whether its format is the driver's own.
 type FormatReader interface {
-	// For: the format is the one CLI f writes (its reply is picked first).
-	For(f Family) bool
 	// Skip counts a one-line record whose leading "type" is typ without
 	// decoding it, when the format reads nothing of it (or not yet), and
 	// reports whether it did; open tells that another format may still
@@ -19,41 +18,31 @@ type FormatReader interface {
 	Reads(typ []byte, v []byte, first bool) bool
 	// Record decodes the JSON document v and gathers what it says (an
 	// array is handed over only as the first document). It fails, having
-	// gathered nothing, when v is not one valid JSON value.
-	Record(v []byte, first bool, lim *Limits) error
+	// gathered nothing, when v is not one valid JSON value. It gives
+	// window each usage window v reports; resetIn is the window's reset
+	// time in seconds from the end of the call when only that is known
+	// (older Codex), else -1.
+	Record(v []byte, first bool, window func(w LimitWindow, resetIn int64)) error
 	// Events is the output read as this format's events (nil: none came).
 	Events() *Reply
-	// Document is the output read as one document of this format (own:
-	// the driver is this format's CLI; lone: it was the only document),
-	// nil when it is not.
-	Document(own, lone bool) *Reply
+	// Document is the output read as one document of this format (lone:
+	// it was the only document), nil when it is not.
+	Document(lone bool) *Reply
 }
 
 // Reply is an output as its format reads it: the agent's text and what the
 // CLI reported of the call.
 type Reply struct {
 	Format  Format
-	JSONL   bool    // JSONL semantics: no result object, keyword heuristics
-	Object  *Object // the result object's own fields (object, array and result-event shapes)
-	Text    *Facts  // the agent's text; nil means ""
-	Session string  // "" when none ("0" and "null" are none)
-	Where   string  // where the text came from, for the explanation
+	Text    *Facts // the agent's text; nil means ""
+	Session string // "" when none ("0" and "null" are none)
+	Where   string // where the text came from, for the explanation
 
-	Usage                               Usage
-	UsageKnown                          UsageFields // which Usage fields the output reported
-	DurationMS, DurationAPIMS, NumTurns *int64
-
-	IsError       bool
-	ErrorMessages []string
-	Denied        []string // structured denials, formatted as the bash loop does
-	DenialCount   int
-	API429        bool // an API error status 429 (or error "rate_limit")
-	Cut           bool // the text deltas of an unfinished message were cut at MaxDeltas
-}
-
-// Object is what a result object says of itself, each field as jq -r
-// prints `.field // default` in the bash loop's parse_json_response.
-type Object struct {
+	// Object: the output is a result object (the object, array and
+	// result-event shapes), whose own fields follow, each as jq -r prints
+	// `.field // default` in the bash loop's parse_json_response. Without
+	// one, JSONL semantics: the keyword heuristics.
+	Object     bool
 	HasResult  bool   // a "result" key (any value)
 	Summary    *Facts // "summary" when "result" is absent, null or false and summary a string
 	Status     string // "status" // "UNKNOWN" (metadata.completion_status "complete" makes it COMPLETE)
@@ -65,22 +54,33 @@ type Object struct {
 	ErrorCount string // "error_count" // "0"
 	HasErrors  string // "metadata.has_errors" // "false"
 	Confidence string // "confidence" // "0"
+
+	// Usage: the counts the output reported, nil the others (null in
+	// .response_analysis).
+	InputTokens, OutputTokens            *int64
+	CacheReadTokens, CacheCreationTokens *int64
+	CostUSD                              *float64
+	DurationMS, DurationAPIMS, NumTurns  *int64
+
+	IsError       bool
+	ErrorMessages []string
+	Denied        []string // structured denials, formatted as the bash loop does
+	DenialCount   int
+	API429        bool // an API error status 429 (or error "rate_limit")
+	Cut           int  // the text deltas of an unfinished message were cut at this many bytes (0: not cut)
 }
 
-// UsageFields says which Usage fields an output reported (the others are
+// usageFields says which Usage fields an output reported (the others are
 // null in .response_analysis).
-type UsageFields uint8
+type usageFields uint8
 
 const (
-	UsageIn UsageFields = 1 << iota
-	UsageOut
-	UsageCacheRead
-	UsageCacheCreate
-	UsageCost
+	usageIn usageFields = 1 << iota
+	usageOut
+	usageCacheRead
+	usageCacheCreate
+	usageCost
 )
-
-// MaxDeltas bounds the text deltas a format keeps of an unfinished message.
-const MaxDeltas = 1 << 20
 
 // longAt is the length past which a line of JSON is not held whole: a
 // LongRecord reads it, in bounded memory, as its bytes come. Write fails

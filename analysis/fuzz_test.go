@@ -22,7 +22,8 @@ import (
 // result does not depend on how the input is cut (a seekable reader, one
 // byte at a time, odd pieces); and, where the input is plain valid JSON,
 // the text and session it finds match a slow decoder built on
-// encoding/json (jsonOracle). FuzzStatusBlock compares the streaming text
+// encoding/json (jsonOracle), independent of the drivers' decoders.
+// FuzzStatusBlock compares the streaming text
 // scanner with naiveFacts.
 
 func seedFuzz(f *testing.F, pats ...string) {
@@ -118,7 +119,7 @@ func checkAnalyze(t *testing.T, data []byte, opts Options) Result {
 func fuzzDecoder(f *testing.F, driver string, want Format, pats ...string) {
 	seedFuzz(f, pats...)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily(driver)})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(driver)})
 		o, ok := jsonOracle(data, driver)
 		if !ok || (want != "" && o.format != want) {
 			return
@@ -160,7 +161,7 @@ func FuzzDecodeOpenCode(f *testing.F) {
 func FuzzDecodeText(f *testing.F) {
 	seedFuzz(f, "text_*.txt", "*.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := checkAnalyze(t, data, Options{Formats: drivers.Formats(), Family: driverFamily("copilot"), ExitCode: 1})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats("copilot"), ExitCode: 1})
 		if res.Format != FormatText {
 			t.Fatalf("copilot output read as %s", res.Format)
 		}
@@ -198,8 +199,7 @@ type oracleResult struct {
 // text.
 func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
-	hint := driverFamily(driver)
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || hint == FamilyText || !plainJSON(trimmed) {
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || driver == "copilot" || !plainJSON(trimmed) {
 		return oracleResult{}, false
 	}
 	docs, ok := oracleDocs(trimmed)
@@ -215,32 +215,32 @@ func jsonOracle(data []byte, driver string) (oracleResult, bool) {
 			return oracleResult{}, false
 		}
 	}
-	return oraclePick(evs, hint)
+	return oraclePick(evs, driver)
 }
 
 // oraclePick applies the shape rules to a list of events.
-func oraclePick(evs []oLine, hint Family) (oracleResult, bool) {
+func oraclePick(evs []oLine, driver string) (oracleResult, bool) {
 	shapes := map[string]bool{}
 	for i := range evs {
-		oracleDetect(&evs[i], shapes)
+		oracleDetect(evs[i], shapes)
 	}
 	opencode := shapes["legacy"] || shapes["current"]
 	if len(evs) == 1 {
 		switch {
-		case hint == FamilyCodex && shapes["codex"]:
+		case driver == "codex" && shapes["codex"]:
 			return oracleCodex(evs)
-		case hint == FamilyOpenCode && opencode:
+		case driver == "opencode" && opencode:
 			return oracleOpenCode(evs, shapes["current"])
 		}
-		m := &evs[0]
-		return oracleResult{FormatJSONObject, oStr(m.c.Result),
-			oSession(oStr(m.c.SessionIDCamel), oStr(m.c.Metadata.SessionID), oStr(m.c.SessionID)), true}, true
+		m := evs[0]
+		return oracleResult{FormatJSONObject, oStr(m.get("result")),
+			oSession(oStr(m.get("sessionId")), oStr(m.get("metadata", "session_id")), oStr(m.get("session_id"))), true}, true
 	}
-	order := map[Family][]string{
-		FamilyOpenCode: {"opencode", "codex", "stream"},
-		FamilyClaude:   {"stream", "codex", "opencode"},
-		FamilyCursor:   {"stream", "codex", "opencode"},
-	}[hint]
+	order := map[string][]string{
+		"opencode":    {"opencode", "codex", "stream"},
+		"claude-code": {"stream", "codex", "opencode"},
+		"cursor":      {"stream", "codex", "opencode"},
+	}[driver]
 	if order == nil {
 		order = []string{"codex", "opencode", "stream"}
 	}
@@ -280,42 +280,38 @@ func oracleArray(doc []byte) (oracleResult, bool) {
 	if json.Unmarshal(doc, &elems) != nil {
 		return oracleResult{}, false
 	}
-	var last *oLine
+	var last oLine
 	init := ""
 	for _, e := range elems {
 		var m oLine
 		if e[0] != '{' || m.decode(e) != nil {
 			continue
 		}
-		if m.c.Type.Is("result") {
-			last = &m
+		if m.is("result", "type") {
+			last = m
 		}
-		if init == "" && m.c.Type.Is("system") && m.c.Subtype.Is("init") {
-			init = oSession(oStr(m.c.SessionID))
+		if init == "" && m.is("system", "type") && m.is("init", "subtype") {
+			init = oSession(oStr(m.get("session_id")))
 		}
 	}
 	if last == nil {
 		return oracleResult{format: FormatJSONArray, checkSession: true, session: oSession(init)}, true
 	}
-	return oracleResult{FormatJSONArray, oStr(last.c.Result),
-		oSession(oStr(last.c.SessionIDCamel), oStr(last.c.SessionID), init, oStr(last.c.Metadata.SessionID)), true}, true
+	return oracleResult{FormatJSONArray, oStr(last.get("result")),
+		oSession(oStr(last.get("sessionId")), oStr(last.get("session_id")), init, oStr(last.get("metadata", "session_id"))), true}, true
 }
 
 // oracleDetect notes which shapes an event belongs to.
-func oracleDetect(m *oLine, shapes map[string]bool) {
-	set := func(v drivers.Value) bool { return v.Present() && v.Kind != drivers.Null }
-	typ := oStr(m.c.Type)
-	if m.c.Type.Kind != drivers.String {
-		typ = ""
-	}
-	if typ == "thread.started" || (typ == "item.completed" && set(m.x.Item.Type)) {
+func oracleDetect(m oLine, shapes map[string]bool) {
+	typ := oText(m.get("type"))
+	if typ == "thread.started" || (typ == "item.completed" && m.get("item", "type") != nil) {
 		shapes["codex"] = true
 	}
-	if typ == "session.created" || typ == "session.updated" ||
-		((typ == "message.updated" || typ == "message.completed") && m.o.Message.Self.Kind == drivers.Object && set(m.o.Message.Fields.Role)) {
+	if _, obj := m.get("message").(map[string]any); typ == "session.created" || typ == "session.updated" ||
+		((typ == "message.updated" || typ == "message.completed") && obj && m.get("message", "role") != nil) {
 		shapes["legacy"] = true
 	}
-	if m.o.SessionID.Kind == drivers.String {
+	if _, ok := m.get("sessionID").(string); ok {
 		switch typ {
 		case "text", "tool_use", "step_start", "step_finish", "reasoning", "error":
 			shapes["current"] = true
@@ -329,23 +325,24 @@ func oracleDetect(m *oLine, shapes map[string]bool) {
 
 func oracleCodex(evs []oLine) (oracleResult, bool) {
 	r := oracleResult{format: FormatCodex, checkSession: true}
-	for i := range evs {
-		m := &evs[i]
-		if m.c.Type.Is("thread.started") && r.session == "" {
-			r.session = oSession(oStr(m.x.ThreadID))
+	for _, m := range evs {
+		if m.is("thread.started", "type") && r.session == "" {
+			r.session = oSession(oStr(m.get("thread_id")))
 		}
-		if !m.c.Type.Is("item.completed") || !m.x.Item.Type.Is("agent_message") {
+		if !m.is("item.completed", "type") || !m.is("agent_message", "item", "type") {
 			continue
 		}
-		switch m.x.Item.Text.Kind {
-		case drivers.String:
-			r.text = m.x.Item.Text.Text
-			continue
-		case drivers.None, drivers.Null, drivers.False:
+		switch text := m.get("item", "text"); text {
+		case nil, false: // absent too
 		default:
-			return oracleResult{}, false
+			s, ok := text.(string)
+			if !ok {
+				return oracleResult{}, false
+			}
+			r.text = s
+			continue
 		}
-		r.text = oJoin(m.x.Item.Content, "output_text")
+		r.text = oJoin(m.get("item", "content"), "output_text")
 	}
 	return r, true
 }
@@ -353,30 +350,28 @@ func oracleCodex(evs []oLine) (oracleResult, bool) {
 func oracleOpenCode(evs []oLine, current bool) (oracleResult, bool) {
 	r := oracleResult{format: FormatOpenCode}
 	if !current {
-		for i := range evs {
-			m := &evs[i]
-			if (m.c.Type.Is("message.updated") || m.c.Type.Is("message.completed")) && m.o.Message.Fields.Role.Is("assistant") {
-				r.text = oJoin(m.o.Message.Fields.Parts, "text")
+		for _, m := range evs {
+			if (m.is("message.updated", "type") || m.is("message.completed", "type")) && m.is("assistant", "message", "role") {
+				r.text = oJoin(m.get("message", "parts"), "text")
 			}
 		}
 		return r, true
 	}
 	var step, prev []string
 	wrote := false
-	for i := range evs {
-		m := &evs[i]
-		if m.o.SessionID.Kind != drivers.String {
+	for _, m := range evs {
+		if _, ok := m.get("sessionID").(string); !ok {
 			continue
 		}
 		switch {
-		case m.c.Type.Is("step_start"):
+		case m.is("step_start", "type"):
 			if wrote {
 				prev, step, wrote = step, nil, false
 			} else {
 				step = nil
 			}
-		case m.c.Type.Is("text") && m.o.Part.Type.Is("text"):
-			step = append(step, oText(m.o.Part.Text))
+		case m.is("text", "type") && m.is("text", "part", "type"):
+			step = append(step, oText(m.get("part", "text")))
 			if strings.Join(step, "\n") != "" {
 				wrote = true
 			}
@@ -391,38 +386,35 @@ func oracleOpenCode(evs []oLine, current bool) (oracleResult, bool) {
 }
 
 func oracleStream(evs []oLine) (oracleResult, bool) {
-	var last *oLine
+	var last oLine
 	init := ""
-	for i := range evs {
-		m := &evs[i]
-		if m.c.Type.Is("result") {
+	for _, m := range evs {
+		if m.is("result", "type") {
 			last = m
 		}
-		if init == "" && m.c.Type.Is("system") && m.c.Subtype.Is("init") {
-			init = oSession(oStr(m.c.SessionID))
+		if init == "" && m.is("system", "type") && m.is("init", "subtype") {
+			init = oSession(oStr(m.get("session_id")))
 		}
 	}
 	if last == nil {
 		return oracleResult{}, false // joined assistant text: covered by the fixtures
 	}
-	return oracleResult{FormatStreamJSON, oStr(last.c.Result),
-		oSession(oStr(last.c.SessionID), oStr(last.c.SessionIDCamel), oStr(last.c.Metadata.SessionID), init), true}, true
+	return oracleResult{FormatStreamJSON, oStr(last.get("result")),
+		oSession(oStr(last.get("session_id")), oStr(last.get("sessionId")), oStr(last.get("metadata", "session_id")), init), true}, true
 }
 
-// oStr is a string's or a number's text; other values give "".
-func oStr(v drivers.Value) string {
-	if v.Kind == drivers.String || v.Kind == drivers.Number {
-		return v.Text
+// oStr is a string's or a number's text (as written); other values give "".
+func oStr(v any) string {
+	if n, ok := v.(json.Number); ok {
+		return string(n)
 	}
-	return ""
+	return oText(v)
 }
 
 // oText is a string's text; other values give "".
-func oText(v drivers.Value) string {
-	if v.Kind == drivers.String {
-		return v.Text
-	}
-	return ""
+func oText(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 func oSession(vs ...string) string {
@@ -438,12 +430,14 @@ func oSession(vs ...string) string {
 	return ""
 }
 
-// oJoin joins the text of the entries of type typ with "\n".
-func oJoin(entries []drivers.Entry, typ string) string {
+// oJoin joins the text of the entries of type typ of a list with "\n"
+// (anything but a list has none).
+func oJoin(list any, typ string) string {
+	entries, _ := list.([]any)
 	var parts []string
 	for _, e := range entries {
-		if e.Type.Is(typ) {
-			parts = append(parts, oText(e.Text))
+		if m, ok := e.(map[string]any); ok && oLine(m).is(typ, "type") {
+			parts = append(parts, oText(m["text"]))
 		}
 	}
 	return strings.Join(parts, "\n")
@@ -501,19 +495,32 @@ func plainJSON(data []byte) bool {
 	}
 }
 
-// oLine is one event as every format reads it.
-type oLine struct {
-	c drivers.ClaudeRecord
-	x drivers.CodexRecord
-	o drivers.OpenCodeRecord
-}
+// oLine is one event, an object decoded by encoding/json (numbers as
+// written): what every format reads of it.
+type oLine map[string]any
 
 func (l *oLine) decode(b []byte) error {
-	if err := drivers.DecodeClaude(b, &l.c); err != nil {
-		return err
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode((*map[string]any)(l))
+}
+
+// get is the value at the path of keys, nil when absent (or null): a key
+// of anything but an object is absent, as jq's `.a.b // empty` reads it.
+func (l oLine) get(path ...string) any {
+	var v any = map[string]any(l)
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
 	}
-	if err := drivers.DecodeCodex(b, &l.x); err != nil {
-		return err
-	}
-	return drivers.DecodeOpenCode(b, &l.o)
+	return v
+}
+
+// is reports whether the value at path is the string s.
+func (l oLine) is(s string, path ...string) bool {
+	v, ok := l.get(path...).(string)
+	return ok && v == s
 }

@@ -29,11 +29,11 @@ func TestBoundedMemory(t *testing.T) {
 			var err error
 			switch mode {
 			case "seekable":
-				_, err = Analyze(r, Options{Formats: drivers.Formats()})
+				_, err = Analyze(r, Options{Formats: drivers.Formats("")})
 			case "one-pass":
-				_, err = Analyze(iotest.HalfReader(r), Options{Formats: drivers.Formats()})
+				_, err = Analyze(iotest.HalfReader(r), Options{Formats: drivers.Formats("")})
 			default:
-				s := NewStream(Options{Formats: drivers.Formats()})
+				s := NewStream(Options{Formats: drivers.Formats("")})
 				r.WriteTo(s)
 				_, err = s.Finish(Ending{})
 			}
@@ -75,7 +75,7 @@ func TestLineCap(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		s := NewStream(Options{Formats: drivers.Formats(), Family: FamilyClaude})
+		s := NewStream(Options{Formats: drivers.Formats("claude-code")})
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			s.Write(rest[:n])
@@ -86,7 +86,7 @@ func TestLineCap(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > c.maxAlloc {
 			t.Errorf("%s: %d MB allocated for a %d MB line", c.name, got>>20, len(c.long)>>20)
 		}
-		file, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats(), Family: FamilyClaude})
+		file, err := Analyze(bytes.NewReader(data), Options{Formats: drivers.Formats("claude-code")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestLongResult(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := Analyze(iotest.HalfReader(bytes.NewReader(data)), Options{Formats: drivers.Formats(), Family: FamilyClaude})
+	res, err := Analyze(iotest.HalfReader(bytes.NewReader(data)), Options{Formats: drivers.Formats("claude-code")})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestHeldDeltas(t *testing.T) {
 	for i := 0; i < 40000; i++ { // about 6 MB of deltas: past maxHeld
 		b.WriteString(`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"` + string(rune('a'+i%26)) + `"}},"session_id":"s1"}` + "\n")
 	}
-	res, err := Analyze(strings.NewReader(b.String()), Options{Formats: drivers.Formats(), Family: FamilyClaude})
+	res, err := Analyze(strings.NewReader(b.String()), Options{Formats: drivers.Formats("claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}

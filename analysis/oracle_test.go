@@ -22,7 +22,7 @@ func TestDecodersMatchOracle(t *testing.T) {
 	checked := map[Format]int{}
 	for i := 0; i < 4000; i++ {
 		data := g.output(kinds[g.r.Intn(len(kinds))])
-		res := checkAnalyze(t, data, Options{Formats: drivers.Formats()})
+		res := checkAnalyze(t, data, Options{Formats: drivers.Formats("")})
 		o, ok := jsonOracle(data, "")
 		if !ok {
 			continue
@@ -180,11 +180,4 @@ func (g outputGen) output(kind string) []byte {
 		}
 	}
 	return buf.Bytes()
-}
-
-// driverFamily is the output family of a PLATFORM_DRIVER name, as the
-// drivers package says it (which tests here cannot import).
-func driverFamily(name string) Family {
-	return map[string]Family{"claude-code": FamilyClaude, "codex": FamilyCodex, "cursor": FamilyCursor,
-		"opencode": FamilyOpenCode, "copilot": FamilyText}[name]
 }

@@ -20,7 +20,6 @@ const MaxLine = 16 << 20
 
 // reading is one output read line by line, by Analyze and by a Stream.
 type reading struct {
-	fam   Family
 	stats rawStats
 
 	partial []byte // the current line, until its newline
@@ -39,22 +38,17 @@ type reading struct {
 	pendingLines int
 	depth        int
 
-	formats []FormatReader // the driver's first
-	limits  Limits
-	raw     *Text // the output as plain text (in a JSON output: its lines that are not JSON)
+	formats []FormatReader // the driver's first; none: plain text
+	limits  limits
+	window  func(LimitWindow, int64) // limits.put, made once
+	raw     *Text                    // the output as plain text (in a JSON output: its lines that are not JSON)
 }
 
 func newReading(opts Options) *reading {
-	rd := &reading{fam: opts.Family, raw: NewText(), bom: 3}
+	rd := &reading{raw: NewText(), bom: 3}
+	rd.window = rd.limits.put
 	for _, f := range opts.Formats {
 		rd.formats = append(rd.formats, f())
-	}
-	for i, f := range rd.formats {
-		if f.For(rd.fam) {
-			copy(rd.formats[1:i+1], rd.formats[:i])
-			rd.formats[0] = f
-			break
-		}
 	}
 	return rd
 }
@@ -108,7 +102,7 @@ func (rd *reading) longStart(p []byte) bool {
 	if len(head) == 0 {
 		head = bytes.TrimLeft(p, " \t\r\xef\xbb\xbf")
 	}
-	if rd.pending != nil || rd.started && !rd.json || rd.fam == FamilyText || len(head) == 0 || head[0] != '{' && head[0] != '[' {
+	if rd.pending != nil || rd.started && !rd.json || len(head) == 0 || head[0] != '{' && head[0] != '[' {
 		return false
 	}
 	for _, f := range rd.formats {
@@ -162,7 +156,7 @@ func (rd *reading) line(l []byte, nl bool) {
 	t = bytes.TrimLeft(t, " \t\r")
 	if !rd.started && len(t) > 0 {
 		rd.started = true
-		rd.json = rd.fam != FamilyText && (t[0] == '{' || t[0] == '[')
+		rd.json = len(rd.formats) > 0 && (t[0] == '{' || t[0] == '[')
 	}
 	if !rd.json {
 		rd.raw.writeLine(l, nl)
@@ -324,7 +318,7 @@ func (rd *reading) document(v []byte) bool {
 		}
 		for _, f := range rd.formats {
 			if rd.docs == 0 {
-				_ = f.Record(v, true, &rd.limits) // v is valid
+				_ = f.Record(v, true, rd.window) // v is valid
 			}
 		}
 		rd.docs++
@@ -339,7 +333,7 @@ func (rd *reading) document(v []byte) bool {
 		if known && !f.Reads(typ, v, rd.docs == 0) {
 			continue
 		}
-		if err := f.Record(v, rd.docs == 0, &rd.limits); err != nil && !checked {
+		if err := f.Record(v, rd.docs == 0, rd.window); err != nil && !checked {
 			return false
 		}
 		checked = true

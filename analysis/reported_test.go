@@ -24,7 +24,7 @@ func TestReportedFilesModified(t *testing.T) {
 		{"nothing reported", "plain words\n", 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := analyzeString(t, tc.out, Options{Formats: drivers.Formats()})
+			res := analyzeString(t, tc.out, Options{Formats: drivers.Formats("")})
 			if res.ReportedFilesModified != tc.reported || res.FilesModified != tc.used {
 				t.Errorf("reported %d files_modified %d, want %d %d", res.ReportedFilesModified, res.FilesModified, tc.reported, tc.used)
 			}

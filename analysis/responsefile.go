@@ -158,19 +158,19 @@ func (r *Result) ResponseAnalysis() ResponseAnalysis {
 		if u := r.Usage; u != nil {
 			known := r.usageKnown
 			if known == 0 {
-				known = UsageIn | UsageOut | UsageCacheRead | UsageCacheCreate | UsageCost
+				known = usageIn | usageOut | usageCacheRead | usageCacheCreate | usageCost
 			}
-			pick := func(bit UsageFields, v int64) *int64 {
+			pick := func(bit usageFields, v int64) *int64 {
 				if known&bit == 0 {
 					return nil
 				}
 				return &v
 			}
-			a.InputTokens = pick(UsageIn, u.InputTokens)
-			a.OutputTokens = pick(UsageOut, u.OutputTokens)
-			a.CacheReadTokens = pick(UsageCacheRead, u.CacheReadTokens)
-			a.CacheCreationTokens = pick(UsageCacheCreate, u.CacheCreationTokens)
-			if known&UsageCost != 0 {
+			a.InputTokens = pick(usageIn, u.InputTokens)
+			a.OutputTokens = pick(usageOut, u.OutputTokens)
+			a.CacheReadTokens = pick(usageCacheRead, u.CacheReadTokens)
+			a.CacheCreationTokens = pick(usageCacheCreate, u.CacheCreationTokens)
+			if known&usageCost != 0 {
 				c := u.CostUSD
 				a.TotalCostUSD = &c
 			}

@@ -28,12 +28,10 @@ func (f Format) outputFormat() string {
 // Options are the facts about one agent call that the engine knows and the
 // output does not say.
 type Options struct {
-	// Family is the agent CLI that wrote the output: its formats come
-	// first; FamilyText reads plain text; FamilyAny detects the format.
-	Family Family
-	// Formats make the readers of the JSON formats (drivers.Formats()),
-	// in the bash loop's order of detection. Without them a JSON output
-	// reads as the text of its lines that are not JSON.
+	// Formats make the readers of the JSON formats the output may be in,
+	// tried in this order: the driver's own first, else the bash loop's
+	// order of detection (drivers.Formats). Without them the output reads
+	// as plain text, whatever it looks like.
 	Formats []func() FormatReader
 
 	Loop       int       // loop number written to .response_analysis
@@ -86,7 +84,7 @@ type Result struct {
 
 	// The agent's own reply: Claude's result, Codex's last agent message,
 	// OpenCode's last step text, or the whole plain-text output. Kept up to
-	// MaxResultText bytes.
+	// 256 KiB (maxResultText).
 	ResultText      string
 	ResultTruncated bool
 	SessionID       string // never "", "0" or "null" when set
@@ -156,7 +154,7 @@ type Result struct {
 	Timestamp  string
 	OutputFile string
 
-	usageKnown UsageFields
+	usageKnown usageFields
 	ifFailed   *limitView // the limit a failed call would have read, when a success did not
 	textPath   bool
 	jsonFiles  int  // files_modified before the git count
@@ -164,8 +162,8 @@ type Result struct {
 	gitBonus   bool // the text path without a block gets +20 for changed files
 }
 
-// MaxResultText is how much of the agent's reply a Result keeps.
-const MaxResultText = 256 << 10
+// maxResultText is how much of the agent's reply a Result keeps.
+const maxResultText = 256 << 10
 
 // HasState reports whether the agent's text carried <!-- ralph:state name -->.
 func (r *Result) HasState(name string) bool {

@@ -27,9 +27,9 @@ var streamEndings = []Ending{
 	{ExitCode: -1, TimedOut: true},
 }
 
-// streamFamilies are the agent CLIs an output may come from, FamilyAny
-// (detect) included.
-var streamFamilies = []Family{FamilyAny, FamilyClaude, FamilyCodex, FamilyCursor, FamilyOpenCode, FamilyText}
+// streamDrivers are the drivers an output may come from, the command
+// driver (detect) included.
+var streamDrivers = []string{"command", "claude-code", "codex", "cursor", "opencode", "copilot"}
 
 // allFields compares every field of a Result, unexported ones too: the
 // stream must decide exactly as AnalyzeFile does, not only print the same.
@@ -38,7 +38,7 @@ var allFields = cmp.Exporter(func(reflect.Type) bool { return true })
 // checkStream analyses the file at path with AnalyzeFile and with a Stream
 // written in random pieces, and fails when the Results, the
 // .response_analysis bytes or the explanations differ.
-func checkStream(t *testing.T, path string, data []byte, opts Options, e Ending, rng *rand.Rand) {
+func checkStream(t *testing.T, path, driver string, data []byte, opts Options, e Ending, rng *rand.Rand) {
 	t.Helper()
 	fileOpts := opts
 	fileOpts.ExitCode, fileOpts.TimedOut, fileOpts.Now = e.ExitCode, e.TimedOut, e.Now
@@ -59,7 +59,7 @@ func checkStream(t *testing.T, path string, data []byte, opts Options, e Ending,
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got, allFields); diff != "" {
-		t.Fatalf("%s (family %q, ending %+v): stream differs from AnalyzeFile (-file +stream):\n%s", path, opts.Family, e, diff)
+		t.Fatalf("%s (driver %q, ending %+v): stream differs from AnalyzeFile (-file +stream):\n%s", path, driver, e, diff)
 	}
 	wantRA, err := want.ResponseAnalysis().Marshal()
 	if err != nil {
@@ -130,15 +130,14 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fam := range streamFamilies {
+		for _, driver := range streamDrivers {
 			for _, e := range streamEndings {
 				e.Now = now
-				opts := Options{Formats: drivers.Formats(),
-					Family: fam, Loop: 7, OutputFile: ".ralph/logs/claude_output.log",
+				opts := Options{Formats: drivers.Formats(driver), Loop: 7, OutputFile: ".ralph/logs/claude_output.log",
 					PreviousOutputLength: 4000, PreviousErrors: [][]string{{"Error: one", "Error: two"}},
 					FilesModified: 2,
 				}
-				checkStream(t, path, data, opts, e, rng)
+				checkStream(t, path, driver, data, opts, e, rng)
 			}
 		}
 	}
@@ -147,7 +146,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 // TestStreamClose: a stream closed and never finished ends its reader; a
 // write after the end is dropped, not failed.
 func TestStreamClose(t *testing.T) {
-	s := NewStream(Options{Formats: drivers.Formats()})
+	s := NewStream(Options{Formats: drivers.Formats("")})
 	s.Write([]byte("partial"))
 	s.Close()
 	if n, err := s.Write([]byte("late")); n != 4 || err != nil {
@@ -175,9 +174,9 @@ func FuzzStream(f *testing.F) {
 			seed = seed<<8 | uint64(b)
 		}
 		rng := rand.New(rand.NewPCG(seed, 1))
-		fam := streamFamilies[rng.IntN(len(streamFamilies))]
+		driver := streamDrivers[rng.IntN(len(streamDrivers))]
 		e := streamEndings[rng.IntN(len(streamEndings))]
-		checkStream(t, path, data, Options{Formats: drivers.Formats(), Family: fam, OutputFile: path, PreviousOutputLength: 100}, e, rng)
+		checkStream(t, path, driver, data, Options{Formats: drivers.Formats(driver), OutputFile: path, PreviousOutputLength: 100}, e, rng)
 	})
 }
 
@@ -190,11 +189,11 @@ func TestStreamFinishAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewStream(Options{Formats: drivers.Formats()})
+		s := NewStream(Options{Formats: drivers.Formats("")})
 		s.Write(data)
 		s.Finish(Ending{})
 		got, _ := s.Finish(Ending{ExitCode: 1})
-		want, _, err := AnalyzeFile(path, Options{Formats: drivers.Formats(), ExitCode: 1, OutputFile: ""})
+		want, _, err := AnalyzeFile(path, Options{Formats: drivers.Formats(""), ExitCode: 1, OutputFile: ""})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,8 +92,8 @@ type ErrorLine struct {
 	Text string // the line (first 256 bytes, trailing CR removed)
 }
 
-// NewText starts the rules on a text of which MaxResultText bytes are kept.
-func NewText() *Text { return newText(MaxResultText) }
+// NewText starts the rules on a text of which maxResultText bytes are kept.
+func NewText() *Text { return newText(maxResultText) }
 
 func newText(keepText int) *Text {
 	return &Text{keepText: keepText, lineNo: 1, preActive: true}
@@ -592,10 +592,6 @@ func (f *Facts) firstNoWork() string {
 	}
 	return noWorkPatterns[bits.TrailingZeros32(f.NoWork)]
 }
-
-// ScanText applies the rules to a whole text (a format's reply in one
-// string).
-func ScanText(text string) *Facts { return scanString(text, MaxResultText) }
 
 // scanString applies the rules to a whole string.
 func scanString(text string, keep int) *Facts {

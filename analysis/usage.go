@@ -14,7 +14,7 @@ import (
 // in an error text.
 type LimitWindow struct {
 	Window        string   // five_hour, seven_day, seven_day_opus, primary, secondary, ...; "" when not said
-	Status        string   // LimitAllowed, LimitWarning or LimitRejected
+	Status        string   // LimitAllowed, "allowed_warning" (near the limit) or LimitRejected
 	UsedPercent   *float64 // 0..100, nil when not said
 	ResetsAt      int64    // unix seconds, 0 when not said
 	WindowMinutes int      // the window's length, 0 when not said
@@ -23,25 +23,25 @@ type LimitWindow struct {
 }
 
 // Window statuses, Claude's words (Codex's snapshots are "allowed" below
-// 100 % and "rejected" at it).
+// 100 % and "rejected" at it). A window near its limit is Result.Warning.
 const (
 	LimitAllowed  = "allowed"
-	LimitWarning  = "allowed_warning"
+	limitWarning  = "allowed_warning"
 	LimitRejected = "rejected"
 )
 
 const maxWindows = 8 // the windows one output can name
 
-// Limits collects the usage windows the CLI reported in its own events,
-// the last report of each window counting. A format puts each window its
-// records report.
-type Limits struct {
+// limits collects the usage windows the CLI reported in its own events,
+// the last report of each window counting. A format gives each window its
+// records report (FormatReader.Record).
+type limits struct {
 	windows []LimitWindow
 }
 
-// Put records window w; resetIn is its reset time in seconds from the end
+// put records window w; resetIn is its reset time in seconds from the end
 // of the call when only that is known (older Codex), else -1.
-func (a *Limits) Put(w LimitWindow, resetIn int64) {
+func (a *limits) put(w LimitWindow, resetIn int64) {
 	w.resetIn = resetIn
 	for i := range a.windows {
 		if a.windows[i].Window == w.Window {
@@ -55,7 +55,7 @@ func (a *Limits) Put(w LimitWindow, resetIn int64) {
 }
 
 // windows are the reported windows, relative reset times resolved at now.
-func (a *Limits) resolved(now time.Time) []LimitWindow {
+func (a *limits) resolved(now time.Time) []LimitWindow {
 	if len(a.windows) == 0 {
 		return nil
 	}
@@ -193,7 +193,7 @@ func (r *Result) Limit() LimitWindow {
 // (allowed_warning), and whether there is one.
 func (r *Result) Warning() (LimitWindow, bool) {
 	for _, w := range r.UsageWindows {
-		if w.Status == LimitWarning {
+		if w.Status == limitWarning {
 			return w, true
 		}
 	}

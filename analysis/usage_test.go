@@ -21,7 +21,7 @@ func pct(f float64) *float64 { return &f }
 func TestUsageFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
-		family  Family
+		driver  string
 		exit    int
 		limited bool
 		window  string // the limited window, or the first window reported
@@ -30,16 +30,16 @@ func TestUsageFixtures(t *testing.T) {
 		percent *float64
 		windows int
 	}{
-		{"claude_stream_allowed_warning.jsonl", FamilyClaude, 0, false, "seven_day", LimitWarning, 1771390800, pct(82), 1},
-		{"claude_stream_rejected.jsonl", FamilyClaude, 1, true, "five_hour", LimitRejected, 1771390800, nil, 1},
-		{"claude_json_error_text.json", FamilyClaude, 1, true, "five_hour", LimitRejected, time.Date(2026, 2, 18, 2, 0, 0, 0, time.UTC).Unix(), nil, 0},
-		{"codex_usage_limit_reached.jsonl", FamilyCodex, 1, true, "", LimitRejected, 1771390800, nil, 0},
-		{"codex_rate_limit_snapshot.jsonl", FamilyCodex, 0, false, "primary", LimitAllowed, 1771390800, pct(92), 2},
-		{"copilot_text_limit.txt", FamilyText, 1, true, "", LimitRejected, usageNow.Add(3 * time.Hour).Unix(), nil, 0},
-		{"opencode_error_limit.jsonl", FamilyOpenCode, 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
+		{"claude_stream_allowed_warning.jsonl", "claude-code", 0, false, "seven_day", LimitWarning, 1771390800, pct(82), 1},
+		{"claude_stream_rejected.jsonl", "claude-code", 1, true, "five_hour", LimitRejected, 1771390800, nil, 1},
+		{"claude_json_error_text.json", "claude-code", 1, true, "five_hour", LimitRejected, time.Date(2026, 2, 18, 2, 0, 0, 0, time.UTC).Unix(), nil, 0},
+		{"codex_usage_limit_reached.jsonl", "codex", 1, true, "", LimitRejected, 1771390800, nil, 0},
+		{"codex_rate_limit_snapshot.jsonl", "codex", 0, false, "primary", LimitAllowed, 1771390800, pct(92), 2},
+		{"copilot_text_limit.txt", "copilot", 1, true, "", LimitRejected, usageNow.Add(3 * time.Hour).Unix(), nil, 0},
+		{"opencode_error_limit.jsonl", "opencode", 1, true, "five_hour", LimitRejected, usageNow.Add(90 * time.Minute).Unix(), nil, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Formats: drivers.Formats(), Family: tc.family, ExitCode: tc.exit, Now: usageNow})
+			res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", tc.file), Options{Formats: drivers.Formats(tc.driver), ExitCode: tc.exit, Now: usageNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestUsageFixtures(t *testing.T) {
 // A file the agent read that tells of a usage limit is a tool result, not
 // the agent's text: a failed call that echoed it is no limit.
 func TestUsageToolResultIsNoLimit(t *testing.T) {
-	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Formats: drivers.Formats(), Family: FamilyClaude, ExitCode: 1, Now: usageNow})
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Formats: drivers.Formats("claude-code"), ExitCode: 1, Now: usageNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,20 +83,20 @@ func TestUsageToolResultIsNoLimit(t *testing.T) {
 func TestUsageLimitPatterns(t *testing.T) {
 	pats := []*regexp.Regexp{regexp.MustCompile(`(?i)credits? exhausted`)}
 	out := "Working...\nError: credits exhausted for this billing period\n"
-	if res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 1}); res.UsageLimited {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats(""), ExitCode: 1}); res.UsageLimited {
 		t.Fatalf("without the pattern: limited (%q)", res.UsageLimitReason)
 	}
-	res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 1, LimitPatterns: pats})
+	res := analyzeString(t, out, Options{Formats: drivers.Formats(""), ExitCode: 1, LimitPatterns: pats})
 	if !res.UsageLimited || res.UsageLimitReason != "agent said: Error: credits exhausted for this billing period" {
 		t.Errorf("with the pattern: %v %q", res.UsageLimited, res.UsageLimitReason)
 	}
-	if res := analyzeString(t, out, Options{Formats: drivers.Formats(), ExitCode: 0, LimitPatterns: pats}); res.UsageLimited {
+	if res := analyzeString(t, out, Options{Formats: drivers.Formats(""), ExitCode: 0, LimitPatterns: pats}); res.UsageLimited {
 		t.Errorf("a successful call matched a pattern: %q", res.UsageLimitReason)
 	}
 	codex := `{"type":"thread.started","thread_id":"t1"}
 {"type":"turn.failed","error":{"message":"Credit exhausted, come back later"}}
 `
-	res = analyzeString(t, codex, Options{Formats: drivers.Formats(), Family: FamilyCodex, ExitCode: 1, LimitPatterns: pats})
+	res = analyzeString(t, codex, Options{Formats: drivers.Formats("codex"), ExitCode: 1, LimitPatterns: pats})
 	if !res.UsageLimited {
 		t.Errorf("a CLI error matching a pattern is a limit")
 	}
@@ -115,7 +115,7 @@ func TestCodexSnapshotShapes(t *testing.T) {
 		"flat":    `{"id":"1","msg":{"type":"token_count","rate_limits":{"primary_used_percent":100,"primary_window_minutes":300,"secondary_used_percent":3}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := analyzeString(t, head+line+"\n"+tail, Options{Formats: drivers.Formats(), Family: FamilyCodex, Now: usageNow})
+			res := analyzeString(t, head+line+"\n"+tail, Options{Formats: drivers.Formats("codex"), Now: usageNow})
 			if !res.UsageLimited || res.UsageLimitWindow != "primary" {
 				t.Fatalf("limited %v in %q (%q)", res.UsageLimited, res.UsageLimitWindow, res.UsageLimitReason)
 			}
@@ -134,11 +134,11 @@ func TestCodexSnapshotShapes(t *testing.T) {
 // successful call, and is one for the same output had the call failed,
 // from one reading.
 func TestIfFailed(t *testing.T) {
-	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats(), Family: FamilyText})
+	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats("copilot")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats(), Family: FamilyText, ExitCode: 1})
+	failed, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats("copilot"), ExitCode: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // snapshotFlagVersion is the first Claude Code release that accepts
@@ -27,7 +25,6 @@ func (claudeCode) MinVersion() string         { return "2.0.76" }
 func (claudeCode) SupportsAllowedTools() bool { return true }
 func (claudeCode) SupportsSessions() bool     { return true }
 func (claudeCode) SupportsLive() bool         { return true }
-func (claudeCode) Family() analysis.Family    { return analysis.FamilyClaude }
 func (claudeCode) Traits() Traits {
 	return Traits{ResultStream: true, OutputFormat: true, MinVersionSetting: true}
 }
@@ -38,10 +35,10 @@ func (claudeCode) Traits() Traits {
 // "overloaded_error",...}}`, "API Error: 500 ...", "Connection error.",
 // "API Error: Request timed out.", and commander's "error: unknown
 // option" for a command line it rejects.
-func (claudeCode) Errors() []ErrorPattern { return claudeErrors() }
+func (claudeCode) errorPatterns() []errorPattern { return claudeErrors() }
 
-var claudeErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var claudeErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
 			"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
 		permanent(`credit balance is too low`,

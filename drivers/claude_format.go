@@ -34,107 +34,107 @@ import (
 // is a usage limit; or {message, data: {message}}), api_error_status 429,
 // and a string "message".
 
-// ClaudeRecord is one record of Claude's (or Cursor's) output.
-type ClaudeRecord struct {
-	Type    Value `json:"type"`
-	Subtype Value `json:"subtype"` // "init" of the system record, "success"...
+// claudeRecord is one record of Claude's (or Cursor's) output.
+type claudeRecord struct {
+	Type    value `json:"type"`
+	Subtype value `json:"subtype"` // "init" of the system record, "success"...
 
 	// The result object (and the flat format).
-	Result         Value           `json:"result"`
-	Summary        Value           `json:"summary"`
-	SessionIDCamel Value           `json:"sessionId"`
-	SessionID      Value           `json:"session_id"` // also the system init record
-	Metadata       Metadata        `json:"metadata"`
-	Status         Value           `json:"status"`
-	ExitSignal     Value           `json:"exit_signal"`
-	TasksCompleted Value           `json:"tasks_completed_this_loop"`
-	WorkType       Value           `json:"work_type"`
-	FilesModified  Value           `json:"files_modified"`
-	ErrorCount     Value           `json:"error_count"`
-	Confidence     Value           `json:"confidence"`
-	Usage          ClaudeUsage     `json:"usage"`
-	TotalCostUSD   Value           `json:"total_cost_usd"`
-	DurationMS     Value           `json:"duration_ms"`
-	DurationAPIMS  Value           `json:"duration_api_ms"`
-	NumTurns       Value           `json:"num_turns"`
-	IsError        Value           `json:"is_error"`
-	APIErrorStatus Value           `json:"api_error_status"`
-	Denials        []Denial        `json:"permission_denials"`
-	Errors         []Value         `json:"errors"`
-	Error          Either[ErrBody] `json:"error"`
+	Result         value           `json:"result"`
+	Summary        value           `json:"summary"`
+	SessionIDCamel value           `json:"sessionId"`
+	SessionID      value           `json:"session_id"` // also the system init record
+	Metadata       metadata        `json:"metadata"`
+	Status         value           `json:"status"`
+	ExitSignal     value           `json:"exit_signal"`
+	TasksCompleted value           `json:"tasks_completed_this_loop"`
+	WorkType       value           `json:"work_type"`
+	FilesModified  value           `json:"files_modified"`
+	ErrorCount     value           `json:"error_count"`
+	Confidence     value           `json:"confidence"`
+	Usage          claudeUsage     `json:"usage"`
+	TotalCostUSD   value           `json:"total_cost_usd"`
+	DurationMS     value           `json:"duration_ms"`
+	DurationAPIMS  value           `json:"duration_api_ms"`
+	NumTurns       value           `json:"num_turns"`
+	IsError        value           `json:"is_error"`
+	APIErrorStatus value           `json:"api_error_status"`
+	Denials        []denial        `json:"permission_denials"`
+	Errors         []value         `json:"errors"`
+	Error          either[errBody] `json:"error"`
 
-	Message       Either[ClaudeMessage] `json:"message"`         // assistant records (a string: an error message)
-	Event         StreamEvent           `json:"event"`           // stream_event records
-	RateLimitInfo RateLimit             `json:"rate_limit_info"` // rate_limit_event records
-	ToolCall      ToolCall              `json:"tool_call"`       // Cursor tool_call records (shown live only)
-	Name          Value                 `json:"name"`            // Cursor tool_call: the tool's name (older CLIs)
+	Message       either[claudeMessage] `json:"message"`         // assistant records (a string: an error message)
+	Event         streamEvent           `json:"event"`           // stream_event records
+	RateLimitInfo rateLimit             `json:"rate_limit_info"` // rate_limit_event records
+	ToolCall      toolCall              `json:"tool_call"`       // Cursor tool_call records (shown live only)
+	Name          value                 `json:"name"`            // Cursor tool_call: the tool's name (older CLIs)
 }
 
-// Metadata is the flat format's metadata object.
-type Metadata struct {
-	CompletionStatus Value `json:"completion_status"`
-	FilesChanged     Value `json:"files_changed"`
-	HasErrors        Value `json:"has_errors"`
-	SessionID        Value `json:"session_id"`
+// metadata is the flat format's metadata object.
+type metadata struct {
+	CompletionStatus value `json:"completion_status"`
+	FilesChanged     value `json:"files_changed"`
+	HasErrors        value `json:"has_errors"`
+	SessionID        value `json:"session_id"`
 }
 
-// ClaudeUsage is the token usage of a call.
-type ClaudeUsage struct {
-	InputTokens         Value `json:"input_tokens"`
-	OutputTokens        Value `json:"output_tokens"`
-	CacheReadTokens     Value `json:"cache_read_input_tokens"`
-	CacheCreationTokens Value `json:"cache_creation_input_tokens"`
+// claudeUsage is the token usage of a call.
+type claudeUsage struct {
+	InputTokens         value `json:"input_tokens"`
+	OutputTokens        value `json:"output_tokens"`
+	CacheReadTokens     value `json:"cache_read_input_tokens"`
+	CacheCreationTokens value `json:"cache_creation_input_tokens"`
 }
 
-// Denial is one element of permission_denials.
-type Denial struct {
-	ToolName  Value     `json:"tool_name"`
-	ToolInput ToolInput `json:"tool_input"`
+// denial is one element of permission_denials.
+type denial struct {
+	ToolName  value     `json:"tool_name"`
+	ToolInput toolInput `json:"tool_input"`
 }
 
-// ToolInput is a denied tool call's input.
-type ToolInput struct {
-	Command Value `json:"command"`
+// toolInput is a denied tool call's input.
+type toolInput struct {
+	Command value `json:"command"`
 }
 
-// ClaudeMessage is an assistant record's message.
-type ClaudeMessage struct {
-	Role    Value   `json:"role"`
-	Content []Entry `json:"content"`
+// claudeMessage is an assistant record's message.
+type claudeMessage struct {
+	Role    value   `json:"role"`
+	Content []entry `json:"content"`
 }
 
-// StreamEvent is the inner event of a stream_event record.
-type StreamEvent struct {
-	Type         Value        `json:"type"` // content_block_start, content_block_delta, content_block_stop...
-	Delta        Entry        `json:"delta"`
-	ContentBlock ContentBlock `json:"content_block"`
+// streamEvent is the inner event of a stream_event record.
+type streamEvent struct {
+	Type         value        `json:"type"` // content_block_start, content_block_delta, content_block_stop...
+	Delta        entry        `json:"delta"`
+	ContentBlock contentBlock `json:"content_block"`
 }
 
-// ContentBlock is a content_block_start's block (a tool_use names its tool).
-type ContentBlock struct {
-	Type Value `json:"type"`
-	Name Value `json:"name"`
+// contentBlock is a content_block_start's block (a tool_use names its tool).
+type contentBlock struct {
+	Type value `json:"type"`
+	Name value `json:"name"`
 }
 
-// RateLimit is a rate_limit_event's payload.
-type RateLimit struct {
-	Status        Value `json:"status"` // allowed, allowed_warning, rejected
-	ResetsAt      Value `json:"resetsAt"`
-	RateLimitType Value `json:"rateLimitType"` // five_hour, seven_day, seven_day_opus, ...
-	Utilization   Value `json:"utilization"`   // when sent: the window's used fraction (0..1)
+// rateLimit is a rate_limit_event's payload.
+type rateLimit struct {
+	Status        value `json:"status"` // allowed, allowed_warning, rejected
+	ResetsAt      value `json:"resetsAt"`
+	RateLimitType value `json:"rateLimitType"` // five_hour, seven_day, seven_day_opus, ...
+	Utilization   value `json:"utilization"`   // when sent: the window's used fraction (0..1)
 }
 
-// ToolCall is Cursor's tool_call object: {"name"} in older CLIs, else one
+// toolCall is Cursor's tool_call object: {"name"} in older CLIs, else one
 // member "<kind>ToolCall".
-type ToolCall struct {
-	Name Value
+type toolCall struct {
+	Name value
 	Kind string // <kind> of a single "<kind>ToolCall" member
 }
 
 // UnmarshalJSONFrom reads the name, and the kind of a single
 // "<kind>ToolCall" member.
-func (t *ToolCall) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	*t = ToolCall{}
+func (t *toolCall) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*t = toolCall{}
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -169,14 +169,14 @@ func (t *ToolCall) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 var claudeTolerated = []*json.Unmarshalers{
-	objectOnly[ClaudeRecord](), objectOnly[Metadata](), objectOnly[ClaudeUsage](), objectOnly[Denial](),
-	objectOnly[ToolInput](), objectOnly[ClaudeMessage](), objectOnly[StreamEvent](), objectOnly[ContentBlock](),
-	objectOnly[RateLimit](), listOnly[Denial](), listOnly[ClaudeRecord](),
+	objectOnly[claudeRecord](), objectOnly[metadata](), objectOnly[claudeUsage](), objectOnly[denial](),
+	objectOnly[toolInput](), objectOnly[claudeMessage](), objectOnly[streamEvent](), objectOnly[contentBlock](),
+	objectOnly[rateLimit](), listOnly[denial](), listOnly[claudeRecord](),
 }
 
-// DecodeClaude reads one line of Claude's or Cursor's output.
-func DecodeClaude(line []byte, r *ClaudeRecord) error {
-	*r = ClaudeRecord{}
+// decodeClaude reads one line of Claude's or Cursor's output.
+func decodeClaude(line []byte, r *claudeRecord) error {
+	*r = claudeRecord{}
 	return decodeRecord(line, r)
 }
 
@@ -195,17 +195,13 @@ type claudeReader struct {
 	longStrings
 	array bool          // the first document was an array
 	first *resultObject // the first document, when it is an object
-	r     ClaudeRecord
+	r     claudeRecord
 }
 
 func newClaudeReader() analysis.FormatReader {
 	c := &claudeReader{}
 	c.stream.long, c.arr.long = &c.longStrings, &c.longStrings
 	return c
-}
-
-func (c *claudeReader) For(f analysis.Family) bool {
-	return f == analysis.FamilyClaude || f == analysis.FamilyCursor
 }
 
 // Skip counts tool results ("user" records, never the agent's own words)
@@ -229,23 +225,23 @@ func (c *claudeReader) Reads(typ []byte, _ []byte, first bool) bool {
 	return first || claudeReads[string(typ)] || claudeTypes[string(typ)]
 }
 
-func (c *claudeReader) Record(v []byte, first bool, lim *analysis.Limits) error {
+func (c *claudeReader) Record(v []byte, first bool, window func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
-		var list []ClaudeRecord
+		var list []claudeRecord
 		if decodeRecord(v, &list) == nil {
 			for i := range list {
 				c.arr.at = "[" + strconv.Itoa(i) + "]."
-				claudeLimit(lim, &list[i])
+				claudeLimit(window, &list[i])
 				c.arr.record(&list[i], false)
 			}
 		}
 		c.array = true
 		return nil
 	}
-	if err := DecodeClaude(v, &c.r); err != nil {
+	if err := decodeClaude(v, &c.r); err != nil {
 		return err
 	}
-	claudeLimit(lim, &c.r)
+	claudeLimit(window, &c.r)
 	if len(c.stream.events) > 0 && c.r.Type.Is("stream_event") && bytes.IndexByte(v, '\n') < 0 {
 		c.stream.hold(v) // after those held back
 	} else {
@@ -269,18 +265,18 @@ func (c *claudeReader) Events() *analysis.Reply {
 	return c.streamShape()
 }
 
-func (c *claudeReader) Document(_, lone bool) *analysis.Reply {
+func (c *claudeReader) Document(lone bool) *analysis.Reply {
 	switch {
 	case c.array:
 		return c.arrayShape()
-	case lone || c.first != nil && (c.first.rec.Type.Present() || c.first.rec.Result.Present()):
+	case lone || c.first != nil && (c.first.rec.Type.present() || c.first.rec.Result.present()):
 		return c.objectShape()
 	}
 	return nil
 }
 
 // claudeLimit reads a rate_limit_event's window.
-func claudeLimit(lim *analysis.Limits, r *ClaudeRecord) {
+func claudeLimit(window func(analysis.LimitWindow, int64), r *claudeRecord) {
 	info := r.RateLimitInfo
 	status, ok := info.Status.nonEmpty()
 	if !r.Type.Is("rate_limit_event") || !ok {
@@ -293,11 +289,11 @@ func claudeLimit(lim *analysis.Limits, r *ClaudeRecord) {
 		}
 		w.UsedPercent = &u
 	}
-	lim.Put(w, -1)
+	window(w, -1)
 }
 
 // epoch reads unix seconds (a number or a numeric string); 0 when absent.
-func epoch(v Value) int64 {
+func epoch(v value) int64 {
 	if f, ok := v.num(); ok && f > 0 {
 		return int64(f)
 	}
@@ -312,7 +308,7 @@ func epoch(v Value) int64 {
 // resultObject is a result-like object as read: Claude's result, an
 // element of the message array, the flat format, or any first document.
 type resultObject struct {
-	rec     *ClaudeRecord
+	rec     *claudeRecord
 	result  *analysis.Facts // when result is a string
 	summary *analysis.Facts // when summary is a string
 	errMsgs []string
@@ -320,15 +316,15 @@ type resultObject struct {
 
 // newResultObject reads a result-like object; it keeps r. Its strings at
 // path at+"result" and at+"summary" may be long ones.
-func newResultObject(r *ClaudeRecord, long *longStrings, at string) *resultObject {
+func newResultObject(r *claudeRecord, long *longStrings, at string) *resultObject {
 	o := &resultObject{rec: r}
-	if r.Result.Kind == String {
+	if r.Result.Kind == kindString {
 		o.result = long.scanned(at+"result", r.Result.Text)
 	}
-	if r.Summary.Kind == String {
+	if r.Summary.Kind == kindString {
 		o.summary = long.scanned(at+"summary", r.Summary.Text)
 	}
-	var msgs []Value
+	var msgs []value
 	msgs = append(msgs, r.Errors...)
 	msgs = append(msgs, r.Error.Fields.Message, r.Error.Fields.Data.Message, r.Message.Self)
 	o.errMsgs = errorMessages(nil, msgs...)
@@ -354,7 +350,7 @@ type claudeReading struct {
 
 // record takes one record; live is false for the message array, whose
 // assistant messages are not the reply.
-func (a *claudeReading) record(r *ClaudeRecord, live bool) {
+func (a *claudeReading) record(r *claudeRecord, live bool) {
 	typ := r.Type.str()
 	if claudeTypes[typ] {
 		a.detect = true
@@ -377,7 +373,7 @@ func (a *claudeReading) record(r *ClaudeRecord, live bool) {
 		}
 		a.asstJoin.entries = 0
 		a.asstJoin.prefix = a.asstJoin.wrote
-		if r.Message.Self.Kind == Object {
+		if r.Message.Self.Kind == kindObject {
 			a.asstJoin.entryTexts(r.Message.Fields.Content, "text")
 		}
 		a.deltas, a.deltaOver = a.deltas[:0], false
@@ -406,14 +402,17 @@ func (a *claudeReading) hold(line []byte) {
 // maxHeld bounds the stream_event lines held back.
 const maxHeld = 4 << 20
 
+// maxDeltas bounds the text deltas kept of an unfinished message.
+const maxDeltas = 1 << 20
+
 // release reads the stream_event lines held back, in order.
 func (a *claudeReading) release() {
 	held := a.events
 	a.events = nil
-	var r ClaudeRecord
+	var r claudeRecord
 	for len(held) > 0 {
 		i := bytes.IndexByte(held, '\n')
-		if DecodeClaude(held[:i], &r) == nil {
+		if decodeClaude(held[:i], &r) == nil {
 			a.record(&r, true)
 		}
 		held = held[i+1:]
@@ -422,7 +421,7 @@ func (a *claudeReading) release() {
 }
 
 func (a *claudeReading) delta(s string) {
-	if room := analysis.MaxDeltas - len(a.deltas); room < len(s) {
+	if room := maxDeltas - len(a.deltas); room < len(s) {
 		a.deltaOver = true
 		s = s[:max(room, 0)]
 	}
@@ -455,7 +454,7 @@ func (a *claudeReading) unfinished() *analysis.Facts {
 func (c *claudeReader) objectShape() *analysis.Reply {
 	o := c.first
 	if o == nil {
-		o = &resultObject{rec: &ClaudeRecord{}}
+		o = &resultObject{rec: &claudeRecord{}}
 	}
 	r := o.rec
 	p := o.reply(analysis.FormatJSONObject, "result field")
@@ -467,11 +466,11 @@ func (c *claudeReader) objectShape() *analysis.Reply {
 func (c *claudeReader) arrayShape() *analysis.Reply {
 	o := c.arr.last
 	if o == nil {
-		o = &resultObject{rec: &ClaudeRecord{}}
+		o = &resultObject{rec: &claudeRecord{}}
 	}
 	r := o.rec
 	p := o.reply(analysis.FormatJSONArray, "last result element")
-	p.Session = firstSession(r.SessionIDCamel, r.SessionID, Str(c.arr.initSession), r.Metadata.SessionID)
+	p.Session = firstSession(r.SessionIDCamel, r.SessionID, stringValue(c.arr.initSession), r.Metadata.SessionID)
 	return p
 }
 
@@ -481,23 +480,27 @@ func (c *claudeReader) streamShape() *analysis.Reply {
 	if o := a.last; o != nil {
 		r := o.rec
 		p := o.reply(analysis.FormatStreamJSON, "last result event")
-		p.Session = firstSession(r.SessionID, r.SessionIDCamel, r.Metadata.SessionID, Str(a.initSession))
+		p.Session = firstSession(r.SessionID, r.SessionIDCamel, r.Metadata.SessionID, stringValue(a.initSession))
 		return p
 	}
 	// No result event (a cut stream): the assistant messages, then the
 	// text deltas of an unfinished last message.
-	return &analysis.Reply{Format: analysis.FormatStreamJSON, JSONL: true, Session: firstSession(Str(a.initSession)),
-		Text: a.unfinished(), Where: "assistant messages (no result event)", Cut: a.deltaOver}
+	p := &analysis.Reply{Format: analysis.FormatStreamJSON, Session: firstSession(stringValue(a.initSession)),
+		Text: a.unfinished(), Where: "assistant messages (no result event)"}
+	if a.deltaOver {
+		p.Cut = maxDeltas
+	}
+	return p
 }
 
 // reply is what a result object says: its text, its own fields, usage,
 // errors and denials.
 func (o *resultObject) reply(format analysis.Format, where string) *analysis.Reply {
 	r := o.rec
-	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: &analysis.Object{
-		HasResult:  r.Result.Present(),
+	p := &analysis.Reply{Format: format, Text: o.result, Where: where, Object: true,
+		HasResult:  r.Result.present(),
 		Status:     r.Status.alt("UNKNOWN"),
-		ExitKey:    r.ExitSignal.Present(),
+		ExitKey:    r.ExitSignal.present(),
 		ExitSignal: r.ExitSignal.alt("false"),
 		Tasks:      r.TasksCompleted.alt("0"),
 		WorkType:   r.WorkType.alt("UNKNOWN"),
@@ -505,29 +508,20 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 		ErrorCount: r.ErrorCount.alt("0"),
 		HasErrors:  r.Metadata.HasErrors.alt("false"),
 		Confidence: r.Confidence.alt("0"),
-	}}
-	if k := r.Result.Kind; (k == None || k == Null || k == False) && r.Summary.Kind == String {
-		p.Object.Summary = o.summary
+	}
+	if k := r.Result.Kind; (k == kindNone || k == kindNull || k == kindFalse) && r.Summary.Kind == kindString {
+		p.Summary = o.summary
 	}
 	if c := r.Metadata.CompletionStatus.alt(""); c == "complete" || c == "COMPLETE" {
-		p.Object.Status = "COMPLETE"
+		p.Status = "COMPLETE"
 	}
-	set := func(v Value, dst *int64, bit analysis.UsageFields) {
-		if f, ok := v.num(); ok {
-			*dst = int64(f)
-			p.UsageKnown |= bit
-		}
-	}
-	set(r.Usage.InputTokens, &p.Usage.InputTokens, analysis.UsageIn)
-	set(r.Usage.OutputTokens, &p.Usage.OutputTokens, analysis.UsageOut)
-	set(r.Usage.CacheReadTokens, &p.Usage.CacheReadTokens, analysis.UsageCacheRead)
-	set(r.Usage.CacheCreationTokens, &p.Usage.CacheCreationTokens, analysis.UsageCacheCreate)
+	p.InputTokens, p.OutputTokens = intPtr(r.Usage.InputTokens), intPtr(r.Usage.OutputTokens)
+	p.CacheReadTokens, p.CacheCreationTokens = intPtr(r.Usage.CacheReadTokens), intPtr(r.Usage.CacheCreationTokens)
 	if f, ok := r.TotalCostUSD.num(); ok {
-		p.Usage.CostUSD = f
-		p.UsageKnown |= analysis.UsageCost
+		p.CostUSD = &f
 	}
 	p.DurationMS, p.DurationAPIMS, p.NumTurns = intPtr(r.DurationMS), intPtr(r.DurationAPIMS), intPtr(r.NumTurns)
-	p.IsError = r.IsError.Kind == True || r.IsError.Is("true")
+	p.IsError = r.IsError.Kind == kindTrue || r.IsError.Is("true")
 	p.ErrorMessages = o.errMsgs
 	if f, ok := r.APIErrorStatus.num(); ok && f == 429 {
 		p.API429 = true
@@ -550,13 +544,13 @@ func (o *resultObject) reply(format analysis.Format, where string) *analysis.Rep
 // deniedCommand formats one structured denial the way the bash loop does:
 // Bash entries show "Bash(<first line of the command, 60 characters>)",
 // others their tool name ("unknown" when missing).
-func deniedCommand(tool, cmd Value) string {
+func deniedCommand(tool, cmd value) string {
 	switch {
-	case tool.Kind == String && tool.Text == "Bash" && cmd.Kind != String:
+	case tool.Kind == kindString && tool.Text == "Bash" && cmd.Kind != kindString:
 		return "Bash(?)"
-	case tool.Kind == String && tool.Text == "Bash":
+	case tool.Kind == kindString && tool.Text == "Bash":
 		return "Bash(" + firstLine60(cmd.Text) + ")"
-	case tool.Kind != String:
+	case tool.Kind != kindString:
 		return "unknown"
 	}
 	return tool.Text

@@ -3,8 +3,6 @@ package drivers
 import (
 	"fmt"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type codex struct{}
@@ -18,7 +16,6 @@ func (codex) MinVersion() string         { return "0.1.0" }
 func (codex) SupportsAllowedTools() bool { return false }
 func (codex) SupportsSessions() bool     { return true }
 func (codex) SupportsLive() bool         { return true }
-func (codex) Family() analysis.Family    { return analysis.FamilyCodex }
 func (codex) Traits() Traits             { return Traits{} }
 
 // Errors: Codex's error messages, as `codex exec` prints them (error and
@@ -28,10 +25,10 @@ func (codex) Traits() Traits             { return Traits{} }
 // "error: unexpected argument" for a command line it rejects. A retry
 // limit that ended on a 401 is a login problem, not an outage: the
 // permanent patterns come first.
-func (codex) Errors() []ErrorPattern { return codexErrors() }
+func (codex) errorPatterns() []errorPattern { return codexErrors() }
 
-var codexErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var codexErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`(status:?|last status:?)\s*401\b|401 Unauthorized|not logged in|incorrect api key|invalid api key|missing (openai )?api key|access token could not be refreshed`,
 			"Codex is not logged in or its API key is invalid", "run `codex login` (or set a valid OPENAI_API_KEY)"),
 		modelUnknown("Codex", "choose a model it offers: check \"model\" in ~/.codex/config.toml"),

@@ -28,72 +28,72 @@ import (
 // "window_minutes", "resets_at" or "resets_in_seconds"}}) may come in any
 // event, or in "msg" (older exec --json) or "payload" (the session log).
 
-// CodexRecord is one event of Codex's output.
-type CodexRecord struct {
-	Type       Value           `json:"type"`
-	ThreadID   Value           `json:"thread_id"`
-	Item       CodexItem       `json:"item"`
-	Usage      CodexUsage      `json:"usage"`
-	Error      Either[ErrBody] `json:"error"`
-	Message    Value           `json:"message"` // the error event's message
-	RateLimits RateLimits      `json:"rate_limits"`
-	Msg        CodexWrapped    `json:"msg"`
-	Payload    CodexWrapped    `json:"payload"`
+// codexRecord is one event of Codex's output.
+type codexRecord struct {
+	Type       value           `json:"type"`
+	ThreadID   value           `json:"thread_id"`
+	Item       codexItem       `json:"item"`
+	Usage      codexUsage      `json:"usage"`
+	Error      either[errBody] `json:"error"`
+	Message    value           `json:"message"` // the error event's message
+	RateLimits rateLimits      `json:"rate_limits"`
+	Msg        codexWrapped    `json:"msg"`
+	Payload    codexWrapped    `json:"payload"`
 }
 
-// CodexItem is an item of item.started and item.completed.
-type CodexItem struct {
-	ID      Value   `json:"id"`
-	Type    Value   `json:"type"`
-	Status  Value   `json:"status"`
-	Command Value   `json:"command"`
-	Text    Value   `json:"text"`
-	Content []Entry `json:"content"` // older CLIs: output_text entries
-	Message Value   `json:"message"`
+// codexItem is an item of item.started and item.completed.
+type codexItem struct {
+	ID      value   `json:"id"`
+	Type    value   `json:"type"`
+	Status  value   `json:"status"`
+	Command value   `json:"command"`
+	Text    value   `json:"text"`
+	Content []entry `json:"content"` // older CLIs: output_text entries
+	Message value   `json:"message"`
 }
 
-// CodexUsage is a turn's token usage.
-type CodexUsage struct {
-	InputTokens       Value `json:"input_tokens"`
-	CachedInputTokens Value `json:"cached_input_tokens"` // the cached part of input_tokens
-	OutputTokens      Value `json:"output_tokens"`
+// codexUsage is a turn's token usage.
+type codexUsage struct {
+	InputTokens       value `json:"input_tokens"`
+	CachedInputTokens value `json:"cached_input_tokens"` // the cached part of input_tokens
+	OutputTokens      value `json:"output_tokens"`
 }
 
-// CodexWrapped is an event wrapped in another record: the older exec
+// codexWrapped is an event wrapped in another record: the older exec
 // --json's "msg" and the session log's "payload".
-type CodexWrapped struct {
-	Type       Value      `json:"type"`
-	RateLimits RateLimits `json:"rate_limits"`
+type codexWrapped struct {
+	Type       value      `json:"type"`
+	RateLimits rateLimits `json:"rate_limits"`
 }
 
-// RateLimits is the rate-limit snapshot: the primary (shorter) and
+// rateLimits is the rate-limit snapshot: the primary (shorter) and
 // secondary (weekly) windows, and the flat fields of the first versions
 // that sent one.
-type RateLimits struct {
-	Primary                RateWindow `json:"primary"`
-	Secondary              RateWindow `json:"secondary"`
-	PrimaryUsedPercent     Value      `json:"primary_used_percent"`
-	SecondaryUsedPercent   Value      `json:"secondary_used_percent"`
-	PrimaryWindowMinutes   Value      `json:"primary_window_minutes"`
-	SecondaryWindowMinutes Value      `json:"secondary_window_minutes"`
+type rateLimits struct {
+	Primary                rateWindow `json:"primary"`
+	Secondary              rateWindow `json:"secondary"`
+	PrimaryUsedPercent     value      `json:"primary_used_percent"`
+	SecondaryUsedPercent   value      `json:"secondary_used_percent"`
+	PrimaryWindowMinutes   value      `json:"primary_window_minutes"`
+	SecondaryWindowMinutes value      `json:"secondary_window_minutes"`
 }
 
-// RateWindow is one window of a snapshot.
-type RateWindow struct {
-	UsedPercent     Value `json:"used_percent"`
-	WindowMinutes   Value `json:"window_minutes"`
-	ResetsAt        Value `json:"resets_at"`         // unix seconds (newer CLIs)
-	ResetsInSeconds Value `json:"resets_in_seconds"` // seconds from the event (older CLIs)
+// rateWindow is one window of a snapshot.
+type rateWindow struct {
+	UsedPercent     value `json:"used_percent"`
+	WindowMinutes   value `json:"window_minutes"`
+	ResetsAt        value `json:"resets_at"`         // unix seconds (newer CLIs)
+	ResetsInSeconds value `json:"resets_in_seconds"` // seconds from the event (older CLIs)
 }
 
 var codexTolerated = []*json.Unmarshalers{
-	objectOnly[CodexRecord](), objectOnly[CodexItem](), objectOnly[CodexUsage](), objectOnly[CodexWrapped](),
-	objectOnly[RateLimits](), objectOnly[RateWindow](),
+	objectOnly[codexRecord](), objectOnly[codexItem](), objectOnly[codexUsage](), objectOnly[codexWrapped](),
+	objectOnly[rateLimits](), objectOnly[rateWindow](),
 }
 
-// DecodeCodex reads one line of Codex's output.
-func DecodeCodex(line []byte, r *CodexRecord) error {
-	*r = CodexRecord{}
+// decodeCodex reads one line of Codex's output.
+func decodeCodex(line []byte, r *codexRecord) error {
+	*r = codexRecord{}
 	return decodeRecord(line, r)
 }
 
@@ -131,7 +131,8 @@ func codexBulk(t []byte) bool {
 // codexReader gathers Codex's events.
 type codexReader struct {
 	longStrings
-	r               CodexRecord
+	own             bool // the driver is Codex: a lone event reads as its output
+	r               codexRecord
 	detect          bool
 	threadID        string
 	last            *analysis.Facts // last agent message, once read
@@ -144,9 +145,10 @@ type codexReader struct {
 	declined        []string
 }
 
-func newCodexReader() analysis.FormatReader { return &codexReader{} }
-
-func (a *codexReader) For(f analysis.Family) bool { return f == analysis.FamilyCodex }
+// codexFormat makes Codex's readers; own: the driver is Codex.
+func codexFormat(own bool) func() analysis.FormatReader {
+	return func() analysis.FormatReader { return &codexReader{own: own} }
+}
 
 // Skip counts command outputs and file changes (see codexBulk).
 func (a *codexReader) Skip(_ []byte, line []byte, _ bool) bool {
@@ -163,23 +165,23 @@ func (a *codexReader) Reads(typ []byte, v []byte, _ bool) bool {
 	return codexReads[string(typ)] || bytes.Contains(v, []byte(`"rate_limits"`))
 }
 
-func (a *codexReader) Record(v []byte, _ bool, lim *analysis.Limits) error {
+func (a *codexReader) Record(v []byte, _ bool, window func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
 		return nil
 	}
-	if err := DecodeCodex(v, &a.r); err != nil {
+	if err := decodeCodex(v, &a.r); err != nil {
 		return err
 	}
-	for _, rl := range []*RateLimits{&a.r.RateLimits, &a.r.Msg.RateLimits, &a.r.Payload.RateLimits} {
-		codexLimits(lim, rl)
+	for _, rl := range []*rateLimits{&a.r.RateLimits, &a.r.Msg.RateLimits, &a.r.Payload.RateLimits} {
+		codexLimits(window, rl)
 	}
 	a.record(&a.r)
 	return nil
 }
 
 // codexLimits reads the windows of a rate-limit snapshot.
-func codexLimits(lim *analysis.Limits, rl *RateLimits) {
-	put := func(name string, win RateWindow, flatPct, flatMin Value) {
+func codexLimits(window func(analysis.LimitWindow, int64), rl *rateLimits) {
+	put := func(name string, win rateWindow, flatPct, flatMin value) {
 		pct, ok := win.UsedPercent.num()
 		if !ok {
 			if pct, ok = flatPct.num(); !ok {
@@ -197,20 +199,20 @@ func codexLimits(lim *analysis.Limits, rl *RateLimits) {
 		if s, ok := win.ResetsInSeconds.num(); ok && s >= 0 && w.ResetsAt == 0 {
 			resetIn = int64(s)
 		}
-		lim.Put(w, resetIn)
+		window(w, resetIn)
 	}
 	put("primary", rl.Primary, rl.PrimaryUsedPercent, rl.PrimaryWindowMinutes)
 	put("secondary", rl.Secondary, rl.SecondaryUsedPercent, rl.SecondaryWindowMinutes)
 }
 
-func (a *codexReader) Document(own, _ bool) *analysis.Reply {
-	if !own {
+func (a *codexReader) Document(bool) *analysis.Reply {
+	if !a.own {
 		return nil
 	}
 	return a.Events()
 }
 
-func (a *codexReader) record(r *CodexRecord) {
+func (a *codexReader) record(r *codexRecord) {
 	typ := r.Type.str()
 	if typ == "thread.started" || (typ == "item.completed" && r.Item.Type.Set()) {
 		a.detect = true
@@ -228,9 +230,9 @@ func (a *codexReader) record(r *CodexRecord) {
 			// Only the last message counts: its text is read when the
 			// output has ended.
 			a.last, a.lastText = a.long["item.text"], ""
-			if it.Text.Kind == String && a.last == nil {
+			if it.Text.Kind == kindString && a.last == nil {
 				a.lastText = it.Text.Text
-			} else if it.Text.Kind != String {
+			} else if it.Text.Kind != kindString {
 				a.last = joined(it.Content, "output_text")
 			}
 			a.haveLast = true
@@ -256,8 +258,8 @@ func (a *codexReader) record(r *CodexRecord) {
 }
 
 // messages are the error messages an event carries.
-func (r *CodexRecord) messages() []Value {
-	return []Value{r.Item.Message, r.Error.Fields.Message, r.Error.Fields.Data.Message, r.Message}
+func (r *codexRecord) messages() []value {
+	return []value{r.Item.Message, r.Error.Fields.Message, r.Error.Fields.Data.Message, r.Message}
 }
 
 // firstLine60 is jq's `split("\n")[0] | .[0:60]`: the first line, cut at 60
@@ -281,10 +283,10 @@ func (a *codexReader) Events() *analysis.Reply {
 	if !a.detect {
 		return nil
 	}
-	p := &analysis.Reply{Format: analysis.FormatCodex, JSONL: true, Session: firstSession(Str(a.threadID)), Where: "last agent_message"}
+	p := &analysis.Reply{Format: analysis.FormatCodex, Session: firstSession(stringValue(a.threadID)), Where: "last agent_message"}
 	if a.haveLast {
 		if a.last == nil {
-			a.last = analysis.ScanText(a.lastText)
+			a.last = scanText(a.lastText)
 		}
 		p.Text = a.last
 	}
@@ -296,8 +298,8 @@ func (a *codexReader) Events() *analysis.Reply {
 		if in < 0 {
 			in = a.in
 		}
-		p.Usage = analysis.Usage{InputTokens: in, OutputTokens: a.out, CacheReadTokens: a.cached}
-		p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead
+		out, cached := a.out, a.cached
+		p.InputTokens, p.OutputTokens, p.CacheReadTokens = &in, &out, &cached
 	}
 	p.IsError = a.failed
 	p.ErrorMessages = a.errMsgs

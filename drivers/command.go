@@ -3,8 +3,6 @@ package drivers
 import (
 	"errors"
 	"fmt"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type command struct{}
@@ -19,13 +17,12 @@ func (command) ValidTools() []string       { return nil }
 func (command) SupportsAllowedTools() bool { return false }
 func (command) SupportsSessions() bool     { return false }
 func (command) SupportsLive() bool         { return true }
-func (command) Family() analysis.Family    { return analysis.FamilyAny }
 func (command) Traits() Traits             { return Traits{} }
 
 // Errors: none. An arbitrary command's output is its own text, where
 // "connection refused" may be a test it ran; only a command that cannot
 // be started is told apart (NotStarted).
-func (command) Errors() []ErrorPattern { return nil }
+func (command) errorPatterns() []errorPattern { return nil }
 
 func (d command) PermissionHelp(ralphrc string) []string {
 	return []string{

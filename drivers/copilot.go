@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type copilot struct{}
@@ -19,16 +17,15 @@ func (copilot) MinVersion() string         { return "0.0.418" }
 func (copilot) SupportsAllowedTools() bool { return false }
 func (copilot) SupportsSessions() bool     { return false }
 func (copilot) SupportsLive() bool         { return false }
-func (copilot) Family() analysis.Family    { return analysis.FamilyText }
 func (copilot) Traits() Traits             { return Traits{} }
 
 // Errors: GitHub Copilot CLI's error messages: "No authentication
 // information found", a token without Copilot access, an unknown model,
 // and the provider's and the network's transient failures.
-func (copilot) Errors() []ErrorPattern { return copilotErrors() }
+func (copilot) errorPatterns() []errorPattern { return copilotErrors() }
 
-var copilotErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var copilotErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`no authentication information|not (logged in|authenticated)|bad credentials|401 Unauthorized`,
 			"GitHub Copilot CLI is not logged in", "run `copilot` once and /login (or set GH_TOKEN to a token with Copilot access)"),
 		permanent(`(no|not have) access to (github )?copilot|copilot is not enabled|copilot subscription`,

@@ -3,8 +3,6 @@ package drivers
 import (
 	"fmt"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // cursorCandidates are the names the Cursor CLI is installed under, in the
@@ -22,17 +20,16 @@ func (cursor) MinVersion() string         { return "0.1.0" }
 func (cursor) SupportsAllowedTools() bool { return false }
 func (cursor) SupportsSessions() bool     { return true }
 func (cursor) SupportsLive() bool         { return true }
-func (cursor) Family() analysis.Family    { return analysis.FamilyCursor }
 func (cursor) Traits() Traits             { return Traits{ResultStream: true} }
 func (cursor) candidates() []string       { return cursorCandidates }
 
 // Errors: Cursor CLI's error messages: "Authentication required. Please
 // run 'cursor-agent login' first, or set CURSOR_API_KEY", an unknown
 // model, and the provider's and the network's transient failures.
-func (cursor) Errors() []ErrorPattern { return cursorErrors() }
+func (cursor) errorPatterns() []errorPattern { return cursorErrors() }
 
-var cursorErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var cursorErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`authentication required|not (logged in|authenticated)|agent login|invalid api key`,
 			"Cursor CLI is not logged in or its API key is invalid", "run `cursor-agent login` (or set a valid CURSOR_API_KEY)"),
 		modelUnknown("Cursor CLI", "choose a model it offers (`cursor-agent --list-models`)"),

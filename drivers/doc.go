@@ -13,12 +13,13 @@
 //	Driver.{Name,DisplayName,Binary,Package,Install,MinVersion,ValidTools,
 //	        SupportsAllowedTools,SupportsSessions,SupportsLive,PermissionHelp}
 //	AllowedTool(d Driver, t string) bool      an allowlist entry d accepts (config checks Claude's)
-//	Driver.Errors() []ErrorPattern            the CLI's error messages: transient or permanent
-//	Diagnose(d Driver, text string) Diagnosis a failed call's error text, last line first
+//	Diagnose(d Driver, text string) Diagnosis a failed call's error text, last line first, read
+//	                                          with the driver's patterns: transient or permanent
 //	NotStarted(d Driver, argv0, err, missing) Diagnosis a CLI that is not installed is permanent
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout
+//	Formats(name string) []func() analysis.FormatReader   how the analysis reads name's output
 //	SessionFinder                             extra session-id sources (opencode)
 //
 // The engine fills a Request per call: the prompt file's content, the loop

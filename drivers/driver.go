@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -106,9 +104,6 @@ type Driver interface {
 	// SupportsLive tells whether --live works; when false the engine falls
 	// back to background mode with a warning.
 	SupportsLive() bool
-	// Family is the agent CLI whose output formats the analysis reads
-	// first (analysis.FamilyText: plain text only; analysis.FamilyAny: detect).
-	Family() analysis.Family
 	// HomePaths are the files and folders under $HOME that the CLI reads and
 	// writes (its configuration and credentials), relative to $HOME; a
 	// sandbox (SANDBOX) lets the agent reach these and hides the rest.
@@ -116,9 +111,6 @@ type Driver interface {
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string
-	// Errors are the shapes of the CLI's error messages that tell a
-	// transient failure from a permanent one (Diagnose reads them).
-	Errors() []ErrorPattern
 	// Traits are what the loop does differently for this CLI.
 	Traits() Traits
 	// Build returns the command for one call.

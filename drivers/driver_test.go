@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 func TestNamesAndGet(t *testing.T) {
@@ -140,17 +138,29 @@ func trunc(s string) string {
 	return s
 }
 
-// TestFamily: each driver names the CLI whose output the analysis reads
-// first; the command driver can run any CLI, and Copilot prints text.
-func TestFamily(t *testing.T) {
-	want := map[string]analysis.Family{
-		"claude-code": analysis.FamilyClaude, "codex": analysis.FamilyCodex, "cursor": analysis.FamilyCursor,
-		"copilot": analysis.FamilyText, "opencode": analysis.FamilyOpenCode, "command": analysis.FamilyAny,
+// TestFormats: each driver reads its CLI's format first (own: a lone
+// event is its output); the command driver can run any CLI and detects,
+// Copilot prints text.
+func TestFormats(t *testing.T) {
+	want := map[string]string{
+		"claude-code": "claude codex opencode", "cursor": "claude codex opencode", "claude": "claude codex opencode",
+		"codex": "codex(own) opencode claude", "opencode": "opencode(own) codex claude",
+		"command": "codex opencode claude", "unknown": "codex opencode claude", "copilot": "",
 	}
-	for _, name := range Names() {
-		d, _ := Get(name)
-		if got, ok := want[name]; !ok || d.Family() != got {
-			t.Errorf("%s: Family() = %q, want %q", name, d.Family(), got)
+	for _, name := range append(Names(), "claude", "unknown") {
+		var got []string
+		for _, f := range Formats(name) {
+			switch r := f().(type) {
+			case *claudeReader:
+				got = append(got, "claude")
+			case *codexReader:
+				got = append(got, "codex"+map[bool]string{true: "(own)"}[r.own])
+			case *openCodeReader:
+				got = append(got, "opencode"+map[bool]string{true: "(own)"}[r.own])
+			}
+		}
+		if w, ok := want[name]; !ok || strings.Join(got, " ") != w {
+			t.Errorf("Formats(%q) = %q, want %q", name, strings.Join(got, " "), w)
 		}
 	}
 }

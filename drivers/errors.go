@@ -26,8 +26,12 @@ const (
 	FailurePermanent
 )
 
-// ErrorPattern is one shape of an agent CLI's error messages.
-type ErrorPattern struct {
+// diagnosed is a driver of a CLI whose error messages are known: the
+// shapes that tell a transient failure from a permanent one.
+type diagnosed interface{ errorPatterns() []errorPattern }
+
+// errorPattern is one shape of an agent CLI's error messages.
+type errorPattern struct {
 	Class FailureClass
 	// Re is matched against one line of the error text at a time.
 	Re *regexp.Regexp
@@ -42,8 +46,8 @@ type ErrorPattern struct {
 // Diagnosis is what a failed call's error text says.
 type Diagnosis struct {
 	Class FailureClass
-	Cause string // ErrorPattern.Cause
-	Fix   string // ErrorPattern.Fix
+	Cause string // errorPattern.Cause
+	Fix   string // errorPattern.Fix
 	Said  string // the line that matched, trimmed and clipped to 200 bytes
 }
 
@@ -57,7 +61,11 @@ const maxSaid = 200
 // transient ones in each driver's list; the zero Diagnosis
 // (FailureUnknown) when no line matches.
 func Diagnose(d Driver, text string) Diagnosis {
-	pats := d.Errors()
+	known, ok := d.(diagnosed)
+	if !ok {
+		return Diagnosis{}
+	}
+	pats := known.errorPatterns()
 	if len(pats) == 0 {
 		return Diagnosis{}
 	}
@@ -109,13 +117,13 @@ func quote(line string) string {
 func re(p string) *regexp.Regexp { return regexp.MustCompile(`(?i)` + p) }
 
 // transient is a transient pattern with its cause.
-func transient(p, cause string) ErrorPattern {
-	return ErrorPattern{Class: FailureTransient, Re: re(p), Cause: cause}
+func transient(p, cause string) errorPattern {
+	return errorPattern{Class: FailureTransient, Re: re(p), Cause: cause}
 }
 
 // permanent is a permanent pattern with its cause and fix.
-func permanent(p, cause, fix string) ErrorPattern {
-	return ErrorPattern{Class: FailurePermanent, Re: re(p), Cause: cause, Fix: fix}
+func permanent(p, cause, fix string) errorPattern {
+	return errorPattern{Class: FailurePermanent, Re: re(p), Cause: cause, Fix: fix}
 }
 
 // Causes shared by the drivers' transient patterns.
@@ -130,8 +138,8 @@ const (
 // in the same words: the operating system's and the HTTP client's. Like
 // every driver's patterns, they are compiled when a failure is first
 // diagnosed, not at start-up (compiling them all took 4 ms of every run).
-func networkErrors() []ErrorPattern {
-	return []ErrorPattern{
+func networkErrors() []errorPattern {
+	return []errorPattern{
 		transient(`\b(ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|EPIPE)\b|socket hang up|fetch failed|connection (reset|refused|closed|error)|network (error|is unreachable)|error sending request|dns error|tls handshake`, causeNetwork),
 		transient(`\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|500 Internal Server Error)\b`, causeServer),
 	}
@@ -140,8 +148,8 @@ func networkErrors() []ErrorPattern {
 // providerErrors are the transient failures of a provider's API in the
 // words most CLIs pass on: an overloaded or failing server, a model at
 // capacity, a request that timed out, a per-minute rate limit.
-func providerErrors() []ErrorPattern {
-	return []ErrorPattern{
+func providerErrors() []errorPattern {
+	return []errorPattern{
 		transient(`overloaded|\b529\b.*(error|status)|(error|status)\D{0,3}\b529\b`, causeOverloaded),
 		transient(`at capacity|high demand|capacity constraints`, "the model is at capacity"),
 		transient(`(status|error|code)\D{0,3}\b(500|502|503|504)\b|internal server error|service unavailable|bad gateway|gateway time-?out`, causeServer),
@@ -152,14 +160,14 @@ func providerErrors() []ErrorPattern {
 
 // modelUnknown is the permanent pattern of a model the provider does not
 // offer (or not to this account), with the fix for agent.
-func modelUnknown(agent, fix string) ErrorPattern {
+func modelUnknown(agent, fix string) errorPattern {
 	return permanent(`model\S*\s.{0,80}(not found|does not exist|not available|not supported|no access)|unknown model|invalid model|model_not_found|ModelNotFound`,
 		agent+" cannot use the model it was asked for", fix)
 }
 
 // patterns joins a driver's own patterns and the shared ones, in order.
-func patterns(lists ...[]ErrorPattern) []ErrorPattern {
-	var out []ErrorPattern
+func patterns(lists ...[]errorPattern) []errorPattern {
+	var out []errorPattern
 	for _, l := range lists {
 		out = append(out, l...)
 	}

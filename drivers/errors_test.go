@@ -145,7 +145,7 @@ func TestNotStarted(t *testing.T) {
 func TestErrorPatternsComplete(t *testing.T) {
 	for _, name := range Names() {
 		d, _ := Get(name)
-		for i, p := range d.Errors() {
+		for i, p := range d.(diagnosed).errorPatterns() {
 			if p.Re == nil || p.Cause == "" {
 				t.Errorf("%s pattern %d: %+v", name, i, p)
 			}

@@ -26,9 +26,9 @@ var maxLiveLine = 16 << 20
 type LiveRenderer struct {
 	w      *safetext.Writer
 	render func([]byte) (string, error) // nil: pass bytes through (text formats)
-	claude ClaudeRecord                 // the line being rendered, per format
-	codexR CodexRecord
-	ocR    OpenCodeRecord
+	claude claudeRecord                 // the line being rendered, per format
+	codexR codexRecord
+	ocR    openCodeRecord
 	buf    []byte // start of an unterminated line
 	skip   bool   // discarding the rest of an over-long line
 	err    error
@@ -54,7 +54,7 @@ func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
 	switch format {
 	case FormatClaudeStreamJSON, FormatClaudeJSON:
 		r.render = func(l []byte) (string, error) {
-			if err := DecodeClaude(l, &r.claude); err != nil {
+			if err := decodeClaude(l, &r.claude); err != nil {
 				return "", err
 			}
 			return renderClaude(&r.claude), nil
@@ -62,21 +62,21 @@ func NewLiveRenderer(format string, w io.Writer) *LiveRenderer {
 	case FormatCodexJSONL:
 		r.codex = map[string]bool{}
 		r.render = func(l []byte) (string, error) {
-			if err := DecodeCodex(l, &r.codexR); err != nil {
+			if err := decodeCodex(l, &r.codexR); err != nil {
 				return "", err
 			}
 			return r.renderCodex(&r.codexR), nil
 		}
 	case FormatCursorStreamJSON, FormatCursorJSON:
 		r.render = func(l []byte) (string, error) {
-			if err := DecodeClaude(l, &r.claude); err != nil {
+			if err := decodeClaude(l, &r.claude); err != nil {
 				return "", err
 			}
 			return renderCursor(&r.claude), nil
 		}
 	case FormatOpenCodeJSONL:
 		r.render = func(l []byte) (string, error) {
-			if err := DecodeOpenCode(l, &r.ocR); err != nil {
+			if err := decodeOpenCode(l, &r.ocR); err != nil {
 				return "", err
 			}
 			return renderOpenCode(&r.ocR), nil
@@ -159,10 +159,10 @@ func (r *LiveRenderer) out(p []byte) {
 	_, r.err = r.w.Write(p)
 }
 
-func str(v Value) string { return v.str() }
+func str(v value) string { return v.str() }
 
 // texts returns the text of the entries whose type is typ.
-func texts(list []Entry, typ string) string {
+func texts(list []entry, typ string) string {
 	var out []string
 	for _, e := range list {
 		if e.Type.Is(typ) {
@@ -181,7 +181,7 @@ func withNewline(s string) string {
 
 func toolLine(name string) string { return "\n\n⚡ [" + name + "]\n" }
 
-func renderClaude(ev *ClaudeRecord) string {
+func renderClaude(ev *claudeRecord) string {
 	if !ev.Type.Is("stream_event") {
 		return ""
 	}
@@ -205,7 +205,7 @@ var codexToolItems = map[string]bool{
 	"command_execution": true, "file_change": true, "mcp_tool_call": true, "web_search": true,
 }
 
-func (r *LiveRenderer) renderCodex(ev *CodexRecord) string {
+func (r *LiveRenderer) renderCodex(ev *codexRecord) string {
 	item := &ev.Item
 	typ, id := str(item.Type), str(item.ID)
 	switch str(ev.Type) {
@@ -219,7 +219,7 @@ func (r *LiveRenderer) renderCodex(ev *CodexRecord) string {
 			return toolLine(typ)
 		}
 		if typ == "agent_message" {
-			if item.Text.Kind == String {
+			if item.Text.Kind == kindString {
 				return withNewline(item.Text.Text)
 			}
 			return withNewline(texts(item.Content, "output_text"))
@@ -232,7 +232,7 @@ func (r *LiveRenderer) renderCodex(ev *CodexRecord) string {
 	return ""
 }
 
-func renderCursor(ev *ClaudeRecord) string {
+func renderCursor(ev *claudeRecord) string {
 	switch str(ev.Type) {
 	case "assistant":
 		return withNewline(texts(ev.Message.Fields.Content, "text"))
@@ -247,7 +247,7 @@ func renderCursor(ev *ClaudeRecord) string {
 
 // cursorToolName is tool_call.name, else name, else the kind of the
 // tool_call's single "<kind>ToolCall" member, else "tool_call".
-func cursorToolName(ev *ClaudeRecord) string {
+func cursorToolName(ev *claudeRecord) string {
 	if n := str(ev.ToolCall.Name); n != "" {
 		return n
 	}
@@ -260,7 +260,7 @@ func cursorToolName(ev *ClaudeRecord) string {
 	return "tool_call"
 }
 
-func renderOpenCode(ev *OpenCodeRecord) string {
+func renderOpenCode(ev *openCodeRecord) string {
 	switch str(ev.Type) {
 	case "text":
 		return withNewline(str(ev.Part.Text))

@@ -336,5 +336,12 @@ func (l *longStrings) scanned(path, text string) *analysis.Facts {
 	if f := l.long[path]; f != nil {
 		return f
 	}
-	return analysis.ScanText(text)
+	return scanText(text)
+}
+
+// scanText is the rules' reading of a whole text (a reply in one string).
+func scanText(text string) *analysis.Facts {
+	t := analysis.NewText()
+	t.Write([]byte(text))
+	return t.Finish()
 }

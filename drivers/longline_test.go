@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 // longLine is a Claude result record whose "result" is raw (the bytes
@@ -25,8 +23,8 @@ func longLine(raw string) []byte {
 // read either way.
 func checkLong(t *testing.T, line []byte, seed int64) {
 	t.Helper()
-	var whole ClaudeRecord
-	wholeErr := DecodeClaude(line, &whole)
+	var whole claudeRecord
+	wholeErr := decodeClaude(line, &whole)
 	r := rand.New(rand.NewSource(seed))
 	l := newLongRecord()
 	ok := true
@@ -36,8 +34,8 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 		rest = rest[n:]
 	}
 	skel, longs, ended := l.End()
-	var rec ClaudeRecord
-	if !ok || !ended || DecodeClaude(skel, &rec) != nil {
+	var rec claudeRecord
+	if !ok || !ended || decodeClaude(skel, &rec) != nil {
 		if wholeErr == nil {
 			t.Fatalf("a valid record was not read as a long one (write ok %v, end ok %v)", ok, ended)
 		}
@@ -52,7 +50,7 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 	if len(skel) > 4*keepString {
 		t.Errorf("skeleton of %d bytes", len(skel))
 	}
-	if d := cmp.Diff(analysis.ScanText(whole.Result.Text), longs["result"]); d != "" {
+	if d := cmp.Diff(scanText(whole.Result.Text), longs["result"]); d != "" {
 		t.Errorf("the long result reads differently (-whole +long):\n%s", d)
 	}
 	if _, ok := longs["errors[0]"]; ok || len(longs) != 1 {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
 type opencode struct{}
@@ -22,16 +20,15 @@ func (opencode) MinVersion() string         { return "0.1.0" }
 func (opencode) SupportsAllowedTools() bool { return false }
 func (opencode) SupportsSessions() bool     { return true }
 func (opencode) SupportsLive() bool         { return true }
-func (opencode) Family() analysis.Family    { return analysis.FamilyOpenCode }
 func (opencode) Traits() Traits             { return Traits{} }
 
 // Errors: OpenCode's error messages (its error events and stderr): a
 // ProviderAuthError or a missing API key, a ProviderModelNotFoundError,
 // and the provider's and the network's transient failures.
-func (opencode) Errors() []ErrorPattern { return opencodeErrors() }
+func (opencode) errorPatterns() []errorPattern { return opencodeErrors() }
 
-var opencodeErrors = sync.OnceValue(func() []ErrorPattern {
-	return patterns([]ErrorPattern{
+var opencodeErrors = sync.OnceValue(func() []errorPattern {
+	return patterns([]errorPattern{
 		permanent(`ProviderAuthError|no api key|api key (is )?(missing|invalid|not set)|invalid api key|not logged in|401 Unauthorized`,
 			"OpenCode is not logged in to its provider or the API key is invalid", "run `opencode auth login`"),
 		modelUnknown("OpenCode", "choose a model it offers (`opencode models`)"),

@@ -26,61 +26,61 @@ import (
 // "text"}]}}: the reply is the last assistant message, the session the
 // first of session.id, session_id and sessionId in any event.
 
-// OpenCodeRecord is one event of OpenCode's output.
-type OpenCodeRecord struct {
-	Type      Value                   `json:"type"`
-	SessionID Value                   `json:"sessionID"`
-	Part      OpenCodePart            `json:"part"`
-	Error     Either[ErrBody]         `json:"error"`
-	Message   Either[OpenCodeMessage] `json:"message"` // older events
+// openCodeRecord is one event of OpenCode's output.
+type openCodeRecord struct {
+	Type      value                   `json:"type"`
+	SessionID value                   `json:"sessionID"`
+	Part      openCodePart            `json:"part"`
+	Error     either[errBody]         `json:"error"`
+	Message   either[openCodeMessage] `json:"message"` // older events
 
-	Session        OpenCodeSession `json:"session"`    // older events
-	SessionIDSnake Value           `json:"session_id"` // older events
-	SessionIDCamel Value           `json:"sessionId"`  // older events
+	Session        openCodeSession `json:"session"`    // older events
+	SessionIDSnake value           `json:"session_id"` // older events
+	SessionIDCamel value           `json:"sessionId"`  // older events
 }
 
-// OpenCodePart is an event's part: text, a tool call, or a step's end.
-type OpenCodePart struct {
-	Type   Value          `json:"type"`
-	Text   Value          `json:"text"`
-	Tool   Value          `json:"tool"`
-	Cost   Value          `json:"cost"`
-	Tokens OpenCodeTokens `json:"tokens"`
+// openCodePart is an event's part: text, a tool call, or a step's end.
+type openCodePart struct {
+	Type   value          `json:"type"`
+	Text   value          `json:"text"`
+	Tool   value          `json:"tool"`
+	Cost   value          `json:"cost"`
+	Tokens openCodeTokens `json:"tokens"`
 }
 
-// OpenCodeTokens are a step's token counts.
-type OpenCodeTokens struct {
-	Input     Value         `json:"input"`
-	Output    Value         `json:"output"`
-	Reasoning Value         `json:"reasoning"`
-	Cache     OpenCodeCache `json:"cache"`
+// openCodeTokens are a step's token counts.
+type openCodeTokens struct {
+	Input     value         `json:"input"`
+	Output    value         `json:"output"`
+	Reasoning value         `json:"reasoning"`
+	Cache     openCodeCache `json:"cache"`
 }
 
-// OpenCodeCache are a step's cached tokens.
-type OpenCodeCache struct {
-	Read  Value `json:"read"`
-	Write Value `json:"write"`
+// openCodeCache are a step's cached tokens.
+type openCodeCache struct {
+	Read  value `json:"read"`
+	Write value `json:"write"`
 }
 
-// OpenCodeMessage is an older event's message.
-type OpenCodeMessage struct {
-	Role  Value   `json:"role"`
-	Parts []Entry `json:"parts"`
+// openCodeMessage is an older event's message.
+type openCodeMessage struct {
+	Role  value   `json:"role"`
+	Parts []entry `json:"parts"`
 }
 
-// OpenCodeSession is an older event's session.
-type OpenCodeSession struct {
-	ID Value `json:"id"`
+// openCodeSession is an older event's session.
+type openCodeSession struct {
+	ID value `json:"id"`
 }
 
 var openCodeTolerated = []*json.Unmarshalers{
-	objectOnly[OpenCodeRecord](), objectOnly[OpenCodePart](), objectOnly[OpenCodeTokens](), objectOnly[OpenCodeCache](),
-	objectOnly[OpenCodeMessage](), objectOnly[OpenCodeSession](),
+	objectOnly[openCodeRecord](), objectOnly[openCodePart](), objectOnly[openCodeTokens](), objectOnly[openCodeCache](),
+	objectOnly[openCodeMessage](), objectOnly[openCodeSession](),
 }
 
-// DecodeOpenCode reads one line of OpenCode's output.
-func DecodeOpenCode(line []byte, r *OpenCodeRecord) error {
-	*r = OpenCodeRecord{}
+// decodeOpenCode reads one line of OpenCode's output.
+func decodeOpenCode(line []byte, r *openCodeRecord) error {
+	*r = openCodeRecord{}
 	return decodeRecord(line, r)
 }
 
@@ -93,7 +93,8 @@ var openCodeReads = map[string]bool{
 
 // openCodeReader gathers OpenCode's events.
 type openCodeReader struct {
-	r                               OpenCodeRecord
+	own                             bool // the driver is OpenCode: a lone event reads as its output
+	r                               openCodeRecord
 	legacy                          bool
 	current                         bool // 1.x events
 	legacySession                   string
@@ -109,9 +110,10 @@ type openCodeReader struct {
 	errMsgs                         []string
 }
 
-func newOpenCodeReader() analysis.FormatReader { return &openCodeReader{} }
-
-func (a *openCodeReader) For(f analysis.Family) bool { return f == analysis.FamilyOpenCode }
+// openCodeFormat makes OpenCode's readers; own: the driver is OpenCode.
+func openCodeFormat(own bool) func() analysis.FormatReader {
+	return func() analysis.FormatReader { return &openCodeReader{own: own} }
+}
 
 func (a *openCodeReader) Skip([]byte, []byte, bool) bool { return false }
 
@@ -123,25 +125,25 @@ func (a *openCodeReader) Reads(typ []byte, v []byte, _ bool) bool {
 	return openCodeReads[string(typ)] || a.legacySession == "" && bytes.Contains(v, []byte(`"session`))
 }
 
-func (a *openCodeReader) Record(v []byte, _ bool, _ *analysis.Limits) error {
+func (a *openCodeReader) Record(v []byte, _ bool, _ func(analysis.LimitWindow, int64)) error {
 	if v[0] == '[' {
 		return nil
 	}
-	if err := DecodeOpenCode(v, &a.r); err != nil {
+	if err := decodeOpenCode(v, &a.r); err != nil {
 		return err
 	}
 	a.record(&a.r)
 	return nil
 }
 
-func (a *openCodeReader) Document(own, _ bool) *analysis.Reply {
-	if !own {
+func (a *openCodeReader) Document(bool) *analysis.Reply {
+	if !a.own {
 		return nil
 	}
 	return a.Events()
 }
 
-func (a *openCodeReader) record(r *OpenCodeRecord) {
+func (a *openCodeReader) record(r *openCodeRecord) {
 	typ := r.Type.str()
 	switch typ {
 	case "session.created", "session.updated":
@@ -158,13 +160,13 @@ func (a *openCodeReader) record(r *OpenCodeRecord) {
 		a.legacyLast = joined(r.Message.Fields.Parts, "text")
 		a.haveLegacy = true
 	}
-	if r.SessionID.Kind == String && openCodeReads[typ] && !strings.HasPrefix(typ, "session.") && !strings.HasPrefix(typ, "message.") {
+	if r.SessionID.Kind == kindString && openCodeReads[typ] && !strings.HasPrefix(typ, "session.") && !strings.HasPrefix(typ, "message.") {
 		a.record1x(r, typ)
 	}
 }
 
 // record1x reads an OpenCode 1.x event.
-func (a *openCodeReader) record1x(r *OpenCodeRecord, typ string) {
+func (a *openCodeReader) record1x(r *openCodeRecord, typ string) {
 	a.current = true
 	if a.session == "" {
 		a.session = firstSession(r.SessionID)
@@ -197,9 +199,9 @@ func (a *openCodeReader) record1x(r *OpenCodeRecord, typ string) {
 			a.cost += c
 		}
 	case "error":
-		msgs := []Value{r.Error.Fields.Message, r.Error.Fields.Data.Message}
-		if r.Error.Self.Kind == String {
-			msgs = append([]Value{r.Error.Self}, msgs...)
+		msgs := []value{r.Error.Fields.Message, r.Error.Fields.Data.Message}
+		if r.Error.Self.Kind == kindString {
+			msgs = append([]value{r.Error.Self}, msgs...)
 		}
 		a.errMsgs = errorMessages(a.errMsgs, msgs...)
 	}
@@ -207,10 +209,10 @@ func (a *openCodeReader) record1x(r *OpenCodeRecord, typ string) {
 
 // Events reads an OpenCode output.
 func (a *openCodeReader) Events() *analysis.Reply {
-	p := &analysis.Reply{Format: analysis.FormatOpenCode, JSONL: true}
+	p := &analysis.Reply{Format: analysis.FormatOpenCode}
 	switch {
 	case a.current:
-		p.Session = firstSession(Str(a.session))
+		p.Session = firstSession(stringValue(a.session))
 		p.Where = "last step's text"
 		if a.step != nil && a.stepJoin.wrote {
 			p.Text = a.step.Finish()
@@ -218,13 +220,13 @@ func (a *openCodeReader) Events() *analysis.Reply {
 			p.Text = a.prevStep
 		}
 		if a.usageSeen {
-			p.Usage = analysis.Usage{InputTokens: a.in, OutputTokens: a.out + a.reason, CacheReadTokens: a.cacheR, CacheCreationTokens: a.cacheW, CostUSD: a.cost}
-			p.UsageKnown = analysis.UsageIn | analysis.UsageOut | analysis.UsageCacheRead | analysis.UsageCacheCreate | analysis.UsageCost
+			in, out, cacheR, cacheW, cost := a.in, a.out+a.reason, a.cacheR, a.cacheW, a.cost
+			p.InputTokens, p.OutputTokens, p.CacheReadTokens, p.CacheCreationTokens, p.CostUSD = &in, &out, &cacheR, &cacheW, &cost
 		}
 		p.ErrorMessages = a.errMsgs
 		p.IsError = len(a.errMsgs) > 0
 	case a.legacy:
-		p.Session = firstSession(Str(a.legacySession))
+		p.Session = firstSession(stringValue(a.legacySession))
 		p.Where = "last assistant message"
 		if a.haveLegacy {
 			p.Text = a.legacyLast

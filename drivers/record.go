@@ -14,74 +14,74 @@ import (
 
 // The agent CLIs' records (claude_format.go, codex_format.go,
 // opencode_format.go) are decoded with go-json-experiment into structs of
-// Values: a member of an unexpected type reads as empty, as jq's
+// values: a member of an unexpected type reads as empty, as jq's
 // `.a.b // empty` does in the bash loop.
 
-// Kind is the JSON type of a Value; None means the key was absent.
-type Kind uint8
+// kind is the JSON type of a value; kindNone means the key was absent.
+type kind uint8
 
 const (
-	None Kind = iota
-	Null
-	False
-	True
-	Number
-	String
-	Object
-	Array
+	kindNone kind = iota
+	kindNull
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindObject
+	kindArray
 )
 
-// Value is a JSON value as jq -r prints it: its kind and, for strings and
+// value is a JSON value as jq -r prints it: its kind and, for strings and
 // numbers, its text (a number's literal as written). Objects and arrays
-// keep only their kind. Every record field that is a Value accepts any
+// keep only their kind. Every record field that is a value accepts any
 // JSON value, as jq's `.a.b // empty` does in the bash loop.
-type Value struct {
-	Kind Kind
+type value struct {
+	Kind kind
 	Text string
 }
 
-// Str returns a string Value.
-func Str(s string) Value { return Value{Kind: String, Text: s} }
+// stringValue returns a string value.
+func stringValue(s string) value { return value{Kind: kindString, Text: s} }
 
-// Present reports whether the key was there (with any value, null too).
-func (v Value) Present() bool { return v.Kind != None }
+// present reports whether the key was there (with any value, null too).
+func (v value) present() bool { return v.Kind != kindNone }
 
 // Set reports whether the key was there with a value other than null.
-func (v Value) Set() bool { return v.Kind != None && v.Kind != Null }
+func (v value) Set() bool { return v.Kind != kindNone && v.Kind != kindNull }
 
 // alt is jq's `v // def` printed with -r: absent, null and false give def.
-func (v Value) alt(def string) string {
+func (v value) alt(def string) string {
 	switch v.Kind {
-	case True:
+	case kindTrue:
 		return "true"
-	case Number, String:
+	case kindNumber, kindString:
 		return v.Text
 	}
 	return def
 }
 
 // or is jq's `v // w` on two values.
-func (v Value) or(w Value) Value {
-	if v.Kind == None || v.Kind == Null || v.Kind == False {
+func (v value) or(w value) value {
+	if v.Kind == kindNone || v.Kind == kindNull || v.Kind == kindFalse {
 		return w
 	}
 	return v
 }
 
 // Is reports whether v is the string s.
-func (v Value) Is(s string) bool { return v.Kind == String && v.Text == s }
+func (v value) Is(s string) bool { return v.Kind == kindString && v.Text == s }
 
 // str returns a string's text, "" for any other value.
-func (v Value) str() string {
-	if v.Kind == String {
+func (v value) str() string {
+	if v.Kind == kindString {
 		return v.Text
 	}
 	return ""
 }
 
 // num returns a number's value.
-func (v Value) num() (float64, bool) {
-	if v.Kind != Number {
+func (v value) num() (float64, bool) {
+	if v.Kind != kindNumber {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(v.Text, 64)
@@ -89,26 +89,26 @@ func (v Value) num() (float64, bool) {
 }
 
 // Int reads a number as an integer (0 when absent or not a number).
-func (v Value) Int() int64 {
+func (v value) Int() int64 {
 	f, _ := v.num()
 	return int64(f)
 }
 
 // nonEmpty returns a non-empty string's text.
-func (v Value) nonEmpty() (string, bool) {
-	if v.Kind == String && v.Text != "" {
+func (v value) nonEmpty() (string, bool) {
+	if v.Kind == kindString && v.Text != "" {
 		return v.Text, true
 	}
 	return "", false
 }
 
 // UnmarshalJSONFrom reads any JSON value.
-func (v *Value) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (v *value) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case '{', '[':
-		*v = Value{Kind: Object}
+		*v = value{Kind: kindObject}
 		if dec.PeekKind() == '[' {
-			v.Kind = Array
+			v.Kind = kindArray
 		}
 		return dec.SkipValue()
 	}
@@ -118,40 +118,40 @@ func (v *Value) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	switch tok.Kind() {
 	case 'n':
-		*v = Value{Kind: Null}
+		*v = value{Kind: kindNull}
 	case 'f':
-		*v = Value{Kind: False}
+		*v = value{Kind: kindFalse}
 	case 't':
-		*v = Value{Kind: True}
+		*v = value{Kind: kindTrue}
 	case '0':
-		*v = Value{Kind: Number, Text: tok.String()}
+		*v = value{Kind: kindNumber, Text: tok.String()}
 	default:
-		*v = Value{Kind: String, Text: tok.String()}
+		*v = value{Kind: kindString, Text: tok.String()}
 	}
 	return nil
 }
 
-// Either is a value that is an object of fields T in some records and a
+// either is a value that is an object of fields T in some records and a
 // plain value in others (Claude's "error" is a string, Codex's an object):
 // Self is the value's kind (and a string's text), Fields its members when
 // it is an object.
-type Either[T any] struct {
-	Self   Value
+type either[T any] struct {
+	Self   value
 	Fields T
 }
 
 // UnmarshalJSONFrom reads a string or an object.
-func (e *Either[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (e *either[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if dec.PeekKind() != '{' {
 		return e.Self.UnmarshalJSONFrom(dec)
 	}
-	e.Self = Value{Kind: Object}
+	e.Self = value{Kind: kindObject}
 	return json.UnmarshalDecode(dec, &e.Fields, decodeOptions)
 }
 
 // decodeRecord reads one JSON document into a record. It fails only when
 // data is not a single valid JSON value: a member of an unexpected type
-// reads as empty (objects, lists) or as its Kind (a Value). Keys match
+// reads as empty (objects, lists) or as its kind (a value). Keys match
 // exactly, a repeated key's last value counts, and invalid UTF-8 in
 // strings reads as U+FFFD.
 func decodeRecord(data []byte, rec any) error {
@@ -164,26 +164,26 @@ var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontex
 // tolerated are the record types that read as empty when they arrive as
 // another JSON type.
 var tolerated = append(append(append([]*json.Unmarshalers{
-	objectOnly[ErrBody](), objectOnly[ErrData](), objectOnly[Entry](), listOnly[Entry](), listOnly[Value](),
+	objectOnly[errBody](), objectOnly[errData](), objectOnly[entry](), listOnly[entry](), listOnly[value](),
 }, claudeTolerated...), codexTolerated...), openCodeTolerated...)
 
-// ErrBody is an error object: {"message"} (Claude, Codex) or {"name",
+// errBody is an error object: {"message"} (Claude, Codex) or {"name",
 // "data": {"message"}} (OpenCode).
-type ErrBody struct {
-	Message Value   `json:"message"`
-	Name    Value   `json:"name"`
-	Data    ErrData `json:"data"`
+type errBody struct {
+	Message value   `json:"message"`
+	Name    value   `json:"name"`
+	Data    errData `json:"data"`
 }
 
-// ErrData is an error object's data.
-type ErrData struct {
-	Message Value `json:"message"`
+// errData is an error object's data.
+type errData struct {
+	Message value `json:"message"`
 }
 
-// Entry is one element of a content or parts list: a typed piece of text.
-type Entry struct {
-	Type Value `json:"type"`
-	Text Value `json:"text"`
+// entry is one element of a content or parts list: a typed piece of text.
+type entry struct {
+	Type value `json:"type"`
+	Text value `json:"text"`
 }
 
 // objectOnly and listOnly skip a value of T that is not an object (a list)
@@ -214,9 +214,9 @@ func validString(b []byte) string {
 
 // firstSession returns the first usable session id: jq's `a // b // c`,
 // then the first line without CR and blanks; "", "0" and "null" are no id.
-func firstSession(vs ...Value) string {
+func firstSession(vs ...value) string {
 	for _, x := range vs {
-		if x.Kind != String && x.Kind != Number {
+		if x.Kind != kindString && x.Kind != kindNumber {
 			continue
 		}
 		s := x.Text
@@ -234,9 +234,9 @@ func firstSession(vs ...Value) string {
 
 // errorMessages appends the string messages (trimmed, the first 512 bytes
 // of each, five in all) to dst.
-func errorMessages(dst []string, vs ...Value) []string {
+func errorMessages(dst []string, vs ...value) []string {
 	for _, v := range vs {
-		if v.Kind != String || len(dst) >= maxErrMsgs {
+		if v.Kind != kindString || len(dst) >= maxErrMsgs {
 			continue
 		}
 		m := v.Text
@@ -257,7 +257,7 @@ const (
 )
 
 // intPtr is a number's integer part, nil for any other value.
-func intPtr(v Value) *int64 {
+func intPtr(v value) *int64 {
 	f, ok := v.num()
 	if !ok {
 		return nil
@@ -276,7 +276,7 @@ type joiner struct {
 }
 
 // entryTexts writes the text of each entry of type typ, one entry each.
-func (j *joiner) entryTexts(list []Entry, typ string) {
+func (j *joiner) entryTexts(list []entry, typ string) {
 	for _, e := range list {
 		if !e.Type.Is(typ) {
 			continue
@@ -287,12 +287,12 @@ func (j *joiner) entryTexts(list []Entry, typ string) {
 
 // entry writes one entry's text (a string; anything else adds only the
 // separator).
-func (j *joiner) entry(text Value) {
+func (j *joiner) entry(text value) {
 	if j.entries > 0 {
 		j.Write([]byte{'\n'})
 	}
 	j.entries++
-	if text.Kind == String {
+	if text.Kind == kindString {
 		j.Write([]byte(text.Text))
 	}
 }
@@ -310,7 +310,7 @@ func (j *joiner) Write(p []byte) {
 }
 
 // joined is the text of the entries of type typ, one a line.
-func joined(list []Entry, typ string) *analysis.Facts {
+func joined(list []entry, typ string) *analysis.Facts {
 	t := analysis.NewText()
 	j := joiner{w: t}
 	j.entryTexts(list, typ)

@@ -20,7 +20,7 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
-	opts := analysis.Options{Family: drivers.FamilyOf(driver), Formats: drivers.Formats(), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
+	opts := analysis.Options{Formats: drivers.Formats(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
 	res, err := analyzeFile(cfg.AnalyzeFile, opts)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func request(logs dirLogs, out, errText string) (Request, *[]string) {
 		Logs: logs, OutLog: "out.log", ErrLog: "err.log", LiveHeader: "== loop 1 ==\n",
 		Options: supervise.Options{MaxOutput: 1 << 20},
 		Analysis: func() *analysis.Stream {
-			return analysis.NewStream(analysis.Options{Family: drivers.FamilyOf("claude-code")})
+			return analysis.NewStream(analysis.Options{Formats: drivers.Formats("claude-code")})
 		},
 		Run: func(_ context.Context, _ supervise.Command, o supervise.Options) supervise.Outcome {
 			io.WriteString(o.Stdout, out)

@@ -12,8 +12,7 @@ import (
 // the call starts.
 func (l *loop) analysisOptions(c *call) analysis.Options {
 	return analysis.Options{
-		Family:               drivers.FamilyOf(l.s.Driver),
-		Formats:              drivers.Formats(),
+		Formats:              drivers.Formats(l.s.Driver),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
 		PreviousOutputLength: l.lastOutputLen,

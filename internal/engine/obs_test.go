@@ -50,7 +50,7 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 	}
 	var total events.Usage
 	for _, tt := range tests {
-		res, err := analyzeLog(filepath.Join("testdata", "usage", tt.file), analysis.Options{Family: drivers.FamilyOf(tt.driver), Formats: drivers.Formats()})
+		res, err := analyzeLog(filepath.Join("testdata", "usage", tt.file), analysis.Options{Formats: drivers.Formats(tt.driver)})
 		if err != nil {
 			t.Fatal(err)
 		}

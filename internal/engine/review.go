@@ -55,7 +55,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	// its findings come from the same writes.
 	log := &keptLog{
 		log:   f,
-		s:     analysis.NewStream(analysis.Options{Family: drivers.FamilyOf(l.s.Driver), Formats: drivers.Formats(), OutputFile: l.dir.Path(review.LogName(l.n))}),
+		s:     analysis.NewStream(analysis.Options{Formats: drivers.Formats(l.s.Driver), OutputFile: l.dir.Path(review.LogName(l.n))}),
 		limit: ralphdir.LogCap,
 	}
 	// A failed review call is ignored, as the bash loop ignores it.

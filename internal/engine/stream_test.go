@@ -119,7 +119,7 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 	if err != nil || !found {
 		t.Fatalf(".response_analysis: found %v, %v", found, err)
 	}
-	res, err := analyzeLog(logs[0], analysis.Options{Family: analysis.FamilyClaude, Formats: drivers.Formats(), Loop: n})
+	res, err := analyzeLog(logs[0], analysis.Options{Formats: drivers.Formats("claude-code"), Loop: n})
 	if err != nil {
 		t.Fatal(err)
 	}
