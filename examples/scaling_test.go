@@ -231,7 +231,7 @@ func loadCommandLine(t *testing.T, script, prefix string, env map[string]string)
 		if err != nil {
 			t.Fatalf("%s%s: %v", prefix, strings.Join(args, " "), err)
 		}
-		if cfg.Action != config.Run {
+		if cfg.Command != "" {
 			t.Errorf("%s%s does not run the loop", prefix, strings.Join(args, " "))
 		}
 		return cfg

@@ -12,35 +12,12 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// Action is what the command line asks for.
-type Action int
-
-// The actions. Run is the loop itself; Monitor runs it inside tmux.
-const (
-	Run Action = iota
-	Help
-	Version
-	Status
-	CircuitStatus
-	ResetCircuit
-	ResetSession
-	Monitor
-	Analyze
-	Report
-	Pause
-	Resume
-	Init
-	Doctor
-	DryRun
-	Clean
-	Serve
-	HelpAll
-)
-
-// runsLoop reports whether the action starts the loop (or previews its
+// runsLoop reports whether the command starts the loop (or previews its
 // next call). Only then are
 // environment and .ralphrc values validated strictly (see Load).
-func (a Action) runsLoop() bool { return a == Run || a == Monitor || a == DryRun }
+func runsLoop(command string) bool {
+	return command == "" || command == "monitor" || command == "dry-run"
+}
 
 // Source kinds.
 const (
@@ -125,7 +102,10 @@ func (e *UsageError) ExitCode() int { return 1 }
 // ProjectDir (the directory the loop runs in). A field holds its key's value
 // in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
 type Config struct {
-	Action     Action
+	// Command is the command the command line asks for, named by its flag
+	// without the dashes ("status", "dry-run", "help-all", ...); "" is the
+	// loop itself.
+	Command    string
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
 	ProjectDir string // as passed to Load
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none

@@ -8,7 +8,7 @@
 //		readFile func(string) ([]byte, error)) (*Config, []Warning, error)
 //	func Usage(w io.Writer)                        // the --help text
 //	func UsageAll(w io.Writer)                     // the --help-all text
-//	type Config, Action, Source, Warning, UsageError
+//	type Config, Source, Warning, UsageError  // Config.Command: the command flag ("" = the loop)
 //
 // Config is also the engine's settings (engine.Settings is this type): each
 // key is held in the unit the code uses (CLAUDE_TIMEOUT_MINUTES as the

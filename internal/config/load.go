@@ -50,7 +50,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	}
 
 	c := &Config{
-		Action:        cl.action,
+		Command:       cl.action,
 		RalphDir:      ralphDir,
 		ProjectDir:    projectDir,
 		Live:          cl.live,
@@ -75,11 +75,11 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		}
 		c.Sources[k.name] = Source{Kind: SourceDefault}
 	}
-	if c.Action == Help || c.Action == HelpAll || c.Action == Version {
+	if c.Command == "help" || c.Command == "help-all" || c.Command == "version" {
 		return c, nil, nil
 	}
 
-	l := &loader{c: c, cl: cl, env: lookupEnv, strict: c.Action.runsLoop()}
+	l := &loader{c: c, cl: cl, env: lookupEnv, strict: runsLoop(c.Command)}
 	if err := l.readRC(projectDir, readFile); err != nil {
 		return nil, l.warns, err
 	}
