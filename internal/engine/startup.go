@@ -64,7 +64,7 @@ func (l *loop) startup() error {
 	if max <= 0 {
 		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
 	}
-	l.guard = guard.New(max).WithOutage(l.s.RetryMaxDelay, l.s.OutageMax)
+	l.guard = guard.New(max, l.s.RetryMaxDelay, l.s.OutageMax)
 	return nil
 }
 
