@@ -39,13 +39,11 @@ const (
 // maxSGR bounds an SGR sequence that passes: ESC, '[', parameters, 'm'.
 const maxSGR = 64
 
-// String is s with its controls made visible; tabs and newlines stay.
-func String(s string) string { return convert(s, keepNewline) }
-
 // Line is s made safe as one line of a log: newlines are made visible too.
 func Line(s string) string { return convert(s, 0) }
 
-// Colour is String, except that SGR sequences (ESC '[' digits, ';' and
+// Colour is s with its controls made visible (tabs and newlines stay),
+// except that SGR sequences (ESC '[' digits, ';' and
 // ':' 'm': colours and text attributes) stay, and nothing else that
 // starts with ESC.
 func Colour(s string) string { return convert(s, keepNewline|keepSGR) }

@@ -10,6 +10,10 @@ import (
 	"unicode/utf8"
 )
 
+// String is s with its controls made visible; tabs and newlines stay:
+// Colour without the colours.
+func String(s string) string { return convert(s, keepNewline) }
+
 func TestForms(t *testing.T) {
 	for _, tc := range []struct{ name, in, str, line, colour string }{
 		{"plain", "héllo\tworld\n", "héllo\tworld\n", `héllo	world\u000a`, "héllo\tworld\n"},
