@@ -25,9 +25,9 @@ func NewSignalError(sig os.Signal) *SignalError {
 	case syscall.SIGTERM:
 		return &SignalError{sig, "SIGTERM", 143}
 	case syscall.SIGHUP:
-		return &SignalError{sig, "SIGHUP", ExitSIGHUP}
+		return &SignalError{sig, "SIGHUP", exitSIGHUP}
 	case syscall.SIGQUIT:
-		return &SignalError{sig, "SIGQUIT", ExitSIGQUIT}
+		return &SignalError{sig, "SIGQUIT", exitSIGQUIT}
 	default:
 		return &SignalError{sig, "SIGINT", 130}
 	}
