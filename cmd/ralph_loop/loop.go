@@ -20,6 +20,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // runLoop runs the engine with every sink attached.
@@ -129,7 +130,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Version:     programVersion(),
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
-			Swarm:       swarmShared(os.LookupEnv),
+			Swarm:       swarm.FromEnv(os.LookupEnv),
 		})
 	})
 	if !ok {

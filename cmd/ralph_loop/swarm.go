@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
@@ -137,13 +136,4 @@ func (f lineWriter) Write(p []byte) (int, error) {
 		f(l)
 	}
 	return len(p), nil
-}
-
-// swarmShared is the budget a swarm's worker shares with the others (its
-// loop was started with swarm.EnvDir set), nil for a loop of its own.
-func swarmShared(lookupEnv func(string) (string, bool)) engine.Swarm {
-	if s := swarm.FromEnv(lookupEnv); s != nil {
-		return s
-	}
-	return nil
 }
