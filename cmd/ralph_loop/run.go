@@ -149,10 +149,8 @@ func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string
 // instead of running it.
 func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, colour bool, stdout, stderr io.Writer) error {
 	switch cfg.Command {
-	case "help":
-		config.Usage(stdout)
-	case "help-all":
-		config.UsageAll(stdout)
+	case "help", "help-all":
+		config.Usage(stdout, cfg.Command == "help-all")
 	case "init":
 		return installTemplates(dir.Root(), stdout)
 	case "version":
