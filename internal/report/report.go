@@ -89,7 +89,9 @@ type Summary struct {
 	starts  map[int]time.Time // iteration_started times by loop
 }
 
-// Read parses an event log and returns its runs in order. Lines that are
+// Read parses an event log, given as one or more logs read one after the
+// other (the rotated copies, then the live log), and returns its runs in
+// order. Lines that are
 // not valid JSON events are counted (Invalid of the run they fall in, or of
 // the next run for lines before the first event) and skipped; a last line
 // without its newline is an append still under way and is left out
@@ -97,8 +99,8 @@ type Summary struct {
 // held in memory, so a damaged log cannot exhaust it. A run_started event for a run id
 // already seen with one starts a new run (two runs started within the same
 // second share their id).
-func Read(r io.Reader) ([]*Summary, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+func Read(logs ...io.Reader) ([]*Summary, error) {
+	br := bufio.NewReaderSize(concat(logs...), 64<<10)
 	var runs []*Summary
 	byID := map[string]*Summary{}
 	var cur *Summary
@@ -242,9 +244,9 @@ func find(runs []*Summary, id string) *Summary {
 	return nil
 }
 
-// Concat reads logs one after the other as one log. A newline goes between
+// concat reads logs one after the other as one log. A newline goes between
 // them, so a copy that ends without one cannot join two events.
-func Concat(logs ...io.Reader) io.Reader {
+func concat(logs ...io.Reader) io.Reader {
 	rs := make([]io.Reader, 0, 2*len(logs))
 	for i, r := range logs {
 		if i > 0 {
