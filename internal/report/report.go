@@ -91,8 +91,7 @@ type Summary struct {
 
 // Read parses an event log, given as one or more logs read one after the
 // other (the rotated copies, then the live log), and returns its runs in
-// order. Lines that are
-// not valid JSON events are counted (Invalid of the run they fall in, or of
+// order. Lines that are not valid JSON events are counted (Invalid of the run they fall in, or of
 // the next run for lines before the first event) and skipped; a last line
 // without its newline is an append still under way and is left out
 // silently. A line longer than maxLine is skipped as invalid without being
