@@ -19,3 +19,8 @@ const (
 	ExitSIGQUIT    = exitSIGQUIT
 	ExitSIGTERM    = exitSIGTERM
 )
+
+// Waits the tests check.
+var IdleWait = idleWait
+
+const SkipWindow = skipWindow

@@ -61,9 +61,9 @@ func (l *loop) pauseGate() (Result, bool) {
 // idleEnabled: the idle marker only changes anything with IDLE_* set.
 func (l *loop) idleEnabled() bool { return l.s.IdleDelay > 0 || l.s.IdleMax > 0 }
 
-// IdleWait is the wait after the n-th consecutive idle iteration:
+// idleWait is the wait after the n-th consecutive idle iteration:
 // delay × backoff^(n−1), capped at max (when max > 0).
-func IdleWait(delay time.Duration, backoff float64, max time.Duration, n int) time.Duration {
+func idleWait(delay time.Duration, backoff float64, max time.Duration, n int) time.Duration {
 	if n < 1 {
 		n = 1
 	}
@@ -93,7 +93,7 @@ func (l *loop) afterIteration() (Result, bool) {
 				Stop: events.Stop{Kind: events.StopIdle, Idle: l.idle.elapsed(l.now()), IdleMax: l.s.IdleMax}}), true
 		}
 		if l.s.IdleDelay > 0 {
-			d := IdleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idle.count)
+			d := idleWait(l.s.IdleDelay, l.s.IdleBackoff, l.s.IdleMaxDelay, l.idle.count)
 			if l.s.IdleMax > 0 {
 				if left := l.s.IdleMax - l.idle.elapsed(l.now()); left < d {
 					d = left
