@@ -258,7 +258,7 @@ func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
 // not a link itself; one the person names (--events, the environment) is
 // opened where it is.
 func openEventsFile(cfg *config.Config, cwd string) (*os.File, error) {
-	if cfg.Sources["EVENTS_FILE"].Kind != config.SourceFile {
+	if !cfg.Sources["EVENTS_FILE"].FromRepository() {
 		return os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	}
 	p := cfg.EventsFile

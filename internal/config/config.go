@@ -22,7 +22,7 @@ func runsLoop(command string) bool {
 // Source kinds.
 const (
 	SourceDefault = "default"
-	SourceFile    = "ralphrc"
+	sourceFile    = "ralphrc"
 	sourceEnv     = "env"
 	sourceFlag    = "flag"
 	sourceDerived = "derived"
@@ -30,7 +30,7 @@ const (
 
 // Source says where a key's value came from.
 //   - Kind SourceDefault: built-in default.
-//   - Kind SourceFile: File and Line of the .ralphrc assignment.
+//   - Kind sourceFile: File and Line of the .ralphrc assignment.
 //   - Kind sourceEnv: Name is the environment variable (e.g. CLAUDE_ALLOWED_TOOLS).
 //   - Kind sourceFlag: Name is the flag as "--calls".
 //   - Kind sourceDerived: Name is the key it was derived from (REVIEW_MODE from REVIEW_ENABLED).
@@ -43,7 +43,7 @@ type Source struct {
 
 func (s Source) String() string {
 	switch s.Kind {
-	case SourceFile:
+	case sourceFile:
 		return show(s.File) + ":" + strconv.Itoa(s.Line)
 	case sourceEnv:
 		return "env " + s.Name
@@ -55,6 +55,10 @@ func (s Source) String() string {
 		return "default"
 	}
 }
+
+// FromRepository reports whether the value came from a .ralphrc: a file of
+// the project, which whoever wrote the repository chose.
+func (s Source) FromRepository() bool { return s.Kind == sourceFile }
 
 // Warning is a non-fatal configuration problem: a skipped .ralphrc line, an
 // ignored key, or (for maintenance commands) an invalid value replaced by its

@@ -100,7 +100,7 @@ func checkRow(t *testing.T, k *keySpec) {
 		t.Errorf("%s: with nothing set its source is %v, want default", k.name, src)
 	}
 	if k.rc {
-		if src := load(line, nil).Sources[k.name]; src.Kind != SourceFile {
+		if src := load(line, nil).Sources[k.name]; src.Kind != sourceFile {
 			t.Errorf("%s=%s in .ralphrc: source %v, want the .ralphrc", k.name, a, src)
 		}
 	}
