@@ -22,7 +22,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/engine"
 )
 
 // decodeStrict decodes the one YAML document in path into v, rejecting
@@ -127,9 +126,71 @@ type (
 	}
 )
 
-// exitCodes are all of ralph_loop's own exit codes but 0.
-var exitCodes = []int{engine.ExitError, engine.ExitHalted, engine.ExitFailed, engine.ExitMaxLoops, engine.ExitBudget,
-	engine.ExitIdle, engine.ExitStalled, engine.ExitUsageLimit, engine.ExitUsagePace, engine.ExitSIGHUP, engine.ExitSIGINT, engine.ExitSIGQUIT, engine.ExitSIGTERM}
+// documentedExits is README's "Exit codes" table: each of ralph_loop's
+// exit codes and its meaning, the contract the samples are written to.
+func documentedExits(t *testing.T) map[int]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(data), "\n### Exit codes\n")
+	codes := map[int]string{}
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		if len(cells) < 3 {
+			continue
+		}
+		for _, c := range strings.Split(cells[1], ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(c)); err == nil {
+				codes[n] = strings.TrimSpace(cells[2])
+			}
+		}
+	}
+	if len(codes) < 10 {
+		t.Fatalf("README's Exit codes table: %d codes read; want every one", len(codes))
+	}
+	return codes
+}
+
+// exitCodes are all of ralph_loop's exit codes but 0, in order.
+func exitCodes(t *testing.T) []int {
+	var out []int
+	for code := range documentedExits(t) {
+		if code != 0 {
+			out = append(out, code)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// exitCode is the exit code whose meaning in README starts with meaning.
+func exitCode(t *testing.T, meaning string) int {
+	t.Helper()
+	for code, m := range documentedExits(t) {
+		if strings.HasPrefix(m, meaning) {
+			return code
+		}
+	}
+	t.Fatalf("README's Exit codes table has no code meaning %q", meaning)
+	return -1
+}
+
+// The exit codes the samples single out, by their meaning in README.
+const (
+	exitComplete   = "the project is complete"
+	exitError      = "usage, configuration or start-up error"
+	exitHalted     = "halted:"
+	exitMaxLoops   = "`--max-loops` reached"
+	exitBudget     = "`--max-cost` or `--max-tokens` reached"
+	exitStalled    = "`STALL_LIMIT` stalled loops"
+	exitUsageLimit = "stopped at the provider's usage limit"
+	exitUsagePace  = "stopped before the usage limit"
+)
 
 func TestIndexedJob(t *testing.T) {
 	var j job
@@ -185,8 +246,8 @@ func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
 			t.Errorf("rule %s: container %q, operator %q; want %q and In", r.Action, r.OnExitCodes.ContainerName, r.OnExitCodes.Operator, container)
 		}
 		for _, code := range r.OnExitCodes.Values {
-			if !slices.Contains(exitCodes, code) {
-				t.Errorf("rule %s: exit code %d is not one of ralph_loop's (engine.Exit*)", r.Action, code)
+			if !slices.Contains(exitCodes(t), code) {
+				t.Errorf("rule %s: exit code %d is not one of ralph_loop's (README's Exit codes)", r.Action, code)
 			}
 		}
 		byAction[r.Action] = append(byAction[r.Action], r.OnExitCodes.Values...)
@@ -198,8 +259,8 @@ func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
 	// halt or a stall that needs a person, a budget spent). Retried without
 	// counting: a stop at the usage limit.
 	want := map[string][]int{
-		"FailIndex": {engine.ExitError, engine.ExitHalted, engine.ExitBudget, engine.ExitStalled},
-		"Ignore":    {engine.ExitUsageLimit, engine.ExitUsagePace},
+		"FailIndex": {exitCode(t, exitError), exitCode(t, exitHalted), exitCode(t, exitBudget), exitCode(t, exitStalled)},
+		"Ignore":    {exitCode(t, exitUsageLimit), exitCode(t, exitUsagePace)},
 	}
 	for action, codes := range want {
 		got := slices.Sorted(slices.Values(byAction[action]))
@@ -231,7 +292,7 @@ func loadCommandLine(t *testing.T, script, prefix string, env map[string]string)
 		if err != nil {
 			t.Fatalf("%s%s: %v", prefix, strings.Join(args, " "), err)
 		}
-		if cfg.Action != config.Run {
+		if cfg.Command != "" {
 			t.Errorf("%s%s does not run the loop", prefix, strings.Join(args, " "))
 		}
 		return cfg
@@ -278,7 +339,7 @@ func runPodScript(t *testing.T, script string) {
 		out, _ := cmd.CombinedOutput()
 		return cmd.ProcessState.ExitCode(), string(out)
 	}
-	for _, code := range []int{engine.ExitComplete, engine.ExitHalted, engine.ExitUsageLimit} {
+	for _, code := range []int{exitCode(t, exitComplete), exitCode(t, exitHalted), exitCode(t, exitUsageLimit)} {
 		if got, out := run("1", code); got != code {
 			t.Errorf("index 1, ralph_loop exits %d: the pod exits %d; want the same (%s)", code, got, out)
 		}
@@ -288,7 +349,7 @@ func runPodScript(t *testing.T, script string) {
 	if string(data) != want {
 		t.Errorf("ralph_loop ran as:\n%s\nwant:\n%s", data, want)
 	}
-	if got, out := run("2", 0); got != engine.ExitError || !strings.Contains(out, "no repository on line 3") {
+	if got, out := run("2", 0); got != exitCode(t, exitError) || !strings.Contains(out, "no repository on line 3") {
 		t.Errorf("index 2 (no line 3): exit %d, %q; want exit 1 and the missing line named", got, out)
 	}
 }
@@ -368,9 +429,9 @@ func TestMatrixWorkflow(t *testing.T) {
 	// The step succeeds when the plan is done or MAX_LOOPS is reached (the
 	// next run goes on) and fails with ralph_loop's code otherwise.
 	bin, _ := fakeTools(t)
-	for _, code := range exitCodes {
+	for _, code := range exitCodes(t) {
 		want := code
-		if code == engine.ExitMaxLoops {
+		if code == exitCode(t, exitMaxLoops) {
 			want = 0
 		}
 		out := filepath.Join(t.TempDir(), "github_output")

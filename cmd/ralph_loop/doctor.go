@@ -81,7 +81,7 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 // agentChecks: the agent CLI, as the loop's start-up check finds it, and
 // whether it is logged in where that can be told without a network call.
 func agentChecks(cfg *config.Config, env doctorEnv) []check {
-	drv, res, err := engine.CheckAgent(context.Background(), *cfg, env.lookPath)
+	drv, res, err := engine.CheckAgent(context.Background(), *cfg, env.lookPath, false)
 	return agentLines("", cfg.Driver, drv, res, err, env)
 }
 

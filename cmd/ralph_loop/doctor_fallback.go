@@ -13,6 +13,6 @@ func fallbackChecks(cfg *config.Config, env doctorEnv) []check {
 	if cfg.FallbackDriver == "" {
 		return nil
 	}
-	drv, res, err := engine.CheckFallbackAgent(context.Background(), *cfg, env.lookPath)
+	drv, res, err := engine.CheckAgent(context.Background(), *cfg, env.lookPath, true)
 	return agentLines("fallback ", cfg.FallbackDriver, drv, res, err, env)
 }

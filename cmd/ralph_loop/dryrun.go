@@ -109,7 +109,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv),
 		UsageLimit: usageLimitNote, Waits: []waitJSON{}, Reach: []reachJSON{}}
 	for _, r := range cfg.Reach() {
-		out.Reach = append(out.Reach, reachJSON{Key: r.Key, Value: r.Value, Source: r.Source.String(), FromRepository: r.FromRepository(), Does: r.Does})
+		out.Reach = append(out.Reach, reachJSON{Key: r.Key, Value: r.Value, Source: r.Source.String(), FromRepository: r.Source.FromRepository(), Does: r.Does})
 	}
 	for _, w := range p.Waits {
 		out.Waits = append(out.Waits, waitJSON{Wait: w, Note: waitNotes[w.Kind]})

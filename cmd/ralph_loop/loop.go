@@ -20,6 +20,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // runLoop runs the engine with every sink attached.
@@ -132,7 +133,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Version:     programVersion(),
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
-			Swarm:       swarmShared(os.LookupEnv),
+			Swarm:       swarm.FromEnv(os.LookupEnv),
 		})
 	})
 	if !ok {
@@ -177,7 +178,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
 		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
-		return exitStatus(engine.ExitError)
+		return exitStatus(1) // shown; 1, as for every start-up failure
 	}
 	return err
 }
@@ -260,7 +261,7 @@ func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
 // not a link itself; one the person names (--events, the environment) is
 // opened where it is.
 func openEventsFile(cfg *config.Config, cwd string) (*os.File, error) {
-	if cfg.Sources["EVENTS_FILE"].Kind != config.SourceFile {
+	if !cfg.Sources["EVENTS_FILE"].FromRepository() {
 		return os.OpenFile(cfg.EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	}
 	p := cfg.EventsFile

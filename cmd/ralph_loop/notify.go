@@ -50,14 +50,10 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 		return nil
 	}
 	var out []check
-	if unknown := notify.Select(cfg.NotifyOn).Unknown(); len(unknown) > 0 {
+	if unknown := notify.Unknown(cfg.NotifyOn); len(unknown) > 0 {
 		out = append(out, bad("notify: NOTIFY_ON names %s, which this version never emits; see docs/NOTIFY.md for the event names", strings.Join(unknown, ", ")))
 	}
-	results := notify.Probe(nc, nil)
-	if cfg.NotifyTest {
-		results = notify.SendTest(nc)
-	}
-	for _, r := range results {
+	for _, r := range notify.Checks(nc, cfg.NotifyTest) {
 		switch {
 		case r.Skipped:
 			out = append(out, skip("notify: %s: %s", r.Notifier, r.Detail))

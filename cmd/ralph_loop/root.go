@@ -37,10 +37,10 @@ func workDir(args []string, lookupEnv func(string) (string, bool), cwd string, s
 	if err != nil {
 		return cwd, nil // the real load reports it
 	}
-	switch cfg.Action {
-	case config.Help, config.Version, config.Analyze:
+	switch cfg.Command {
+	case "help", "version", "analyze":
 		return cwd, nil
-	case config.Status, config.CircuitStatus, config.Report, config.Doctor, config.DryRun, config.Serve:
+	case "status", "circuit-status", "report", "doctor", "dry-run", "serve":
 		fmt.Fprintf(stderr, "ralph_loop: using the project at %s (its .ralph/ is there; you are in %s)\n", root, cwd)
 		return root, nil
 	}

@@ -74,20 +74,20 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	warn := func(msg string) { fmt.Fprintf(safeErr, "ralph_loop: warning: %s\n", msg) }
 	dir := ralphdir.New(ralphPath, warn)
 	colour := colourOn(lookupEnv)
-	if cfg.Action == config.Doctor {
+	if cfg.Command == "doctor" {
 		return doctor(cfg, warnings, dir, cwd, lookupEnv, safeOut)
 	}
-	if cfg.Action == config.DryRun {
+	if cfg.Command == "dry-run" {
 		return dryRun(cfg, dir, cwd, reset, colour(stderr), safeOut, safeErr, sig)
 	}
-	if cfg.Action == config.Serve {
+	if cfg.Command == "serve" {
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
 		// is said before it serves without it.
 		for _, w := range warnings {
 			warn(w.String())
 		}
 	}
-	if cfg.Action != config.Run {
+	if cfg.Command != "" {
 		return command(cfg, args, dir, reset, colour(stdout), safeOut, safeErr)
 	}
 	if cfg.SwarmWorkers > 0 {
@@ -136,7 +136,7 @@ func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string
 	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig) }) {
 		return nil, nil, sig.stopError()
 	}
-	if cfg == nil || cfg.Action != config.Run {
+	if cfg == nil || cfg.Command != "" {
 		sig.release()
 		if se := sig.stopped(); se != nil {
 			return nil, nil, se
@@ -148,37 +148,35 @@ func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string
 // command runs one of the commands that show or change the loop's state
 // instead of running it.
 func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, colour bool, stdout, stderr io.Writer) error {
-	switch cfg.Action {
-	case config.Help:
-		config.Usage(stdout)
-	case config.HelpAll:
-		config.UsageAll(stdout)
-	case config.Init:
+	switch cfg.Command {
+	case "help", "help-all":
+		config.Usage(stdout, cfg.Command == "help-all")
+	case "init":
 		return installTemplates(dir.Root(), stdout)
-	case config.Version:
+	case "version":
 		fmt.Fprintf(stdout, "ralph_loop %s\n", programVersion())
-	case config.Status:
+	case "status":
 		defer showSwarmStatus(dir, cfg, stdout)
 		return showStatus(dir, cfg, stdout)
-	case config.CircuitStatus:
+	case "circuit-status":
 		return circuitStatus(dir, cfg, reset, stdout, stderr)
-	case config.ResetCircuit:
+	case "reset-circuit":
 		return resetCircuit(dir, colour, stdout, stderr)
-	case config.ResetSession:
+	case "reset-session":
 		return resetSession(dir, colour, stdout, stderr)
-	case config.Pause:
+	case "pause":
 		return pause(dir, true, stdout)
-	case config.Resume:
+	case "resume":
 		return pause(dir, false, stdout)
-	case config.Analyze:
+	case "analyze":
 		return analyze(cfg, stdout, stderr)
-	case config.Report:
+	case "report":
 		return showReport(dir, cfg, stdout, stderr)
-	case config.Clean:
+	case "clean":
 		return clean(dir, cfg, stdout)
-	case config.Monitor:
+	case "monitor":
 		return monitor(cfg, args, dir, reset, stderr)
-	case config.Serve:
+	case "serve":
 		return serve(cfg, dir, cfg.ProjectDir, stdout)
 	}
 	return nil

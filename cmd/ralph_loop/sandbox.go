@@ -64,15 +64,12 @@ func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(stri
 func (s *agentSandbox) wrap(c supervise.Command) (supervise.Command, func(), error) {
 	p := s.policy
 	p.Name = fmt.Sprintf("ralph_loop-%d-%d", os.Getpid(), s.calls.Add(1))
-	w, err := sandbox.Wrap(p, c, s.lookPath)
-	if err != nil {
-		return supervise.Command{}, nil, err
-	}
-	if w.Cleanup == nil {
-		return w.Command, nil, nil
+	w, cleanup, err := sandbox.Wrap(p, c, s.lookPath)
+	if err != nil || cleanup == nil {
+		return w, nil, err
 	}
 	stopWatch := sandbox.Watch(p)
-	return w.Command, func() { w.Cleanup(); stopWatch() }, nil
+	return w, func() { cleanup(); stopWatch() }, nil
 }
 
 // run runs one agent call, in the sandbox when there is one (s may be
@@ -96,8 +93,8 @@ func (s *agentSandbox) run(ctx context.Context, c supervise.Command, o supervise
 func (s *agentSandbox) preview(c supervise.Command) ([]string, error) {
 	p := s.policy
 	p.Name = fmt.Sprintf("ralph_loop-%d-1", os.Getpid())
-	w, err := sandbox.Wrap(p, c, s.lookPath)
-	return w.Command.Argv, err
+	w, _, err := sandbox.Wrap(p, c, s.lookPath)
+	return w.Argv, err
 }
 
 // gateWrap is wrap for the quality gates, nil without a sandbox.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
@@ -20,6 +19,12 @@ import (
 // merged: held back by red gates, a loop that stopped short, or a
 // conflict that was not resolved (README's "Exit codes").
 const ExitHeldBack = 11
+
+// What --swarm sets of swarm.Options.
+const (
+	swarmDefaultStagger = 5 * time.Second // between two workers' starts, as bmalph waits
+	swarmRetries        = 2               // hand-backs per worker after a red merge or a conflict
+)
 
 // swarmStagger is the wait between two workers' starts; tests set
 // RALPH_SWARM_STAGGER (a Go duration) to 0.
@@ -39,7 +44,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 	if err != nil {
 		return fmt.Errorf("--swarm cannot find its own program: %w", err)
 	}
-	stagger := swarm.DefaultStagger
+	stagger := swarmDefaultStagger
 	if v, ok := lookupEnv(swarmStagger); ok {
 		if stagger, err = time.ParseDuration(v); err != nil || stagger < 0 {
 			return fmt.Errorf("%s=%q: expected a duration such as 5s", swarmStagger, v)
@@ -70,7 +75,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 			Env:         os.Environ(),
 			Wrap:        sb.gateWrap(),
 		},
-		Retries: swarm.DefaultRetries,
+		Retries: swarmRetries,
 		Show:    con.show,
 		Log:     lineWriter(func(l string) { say("[SWARM] %s", l) }),
 	})
@@ -83,11 +88,11 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 			held++
 		}
 	}
-	switch r.Outcome {
-	case swarm.AllMerged:
+	switch r.Status {
+	case "merged":
 		say("[SUCCESS] swarm: all %d workers merged into %s", len(r.Workers), r.Base)
 		return nil
-	case swarm.Interrupted:
+	case "stopped":
 		if se := sig.stopped(); se != nil {
 			say("[WARN] swarm stopped (%s); run the same --swarm again to resume the workers that still have work", se.Name)
 			return se
@@ -102,15 +107,6 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 		}
 		return &exitError{code: ExitHeldBack, lines: lines}
 	}
-}
-
-// workerLine is one worker on the console and in --status.
-func workerLine(w swarm.Worker) string {
-	line := fmt.Sprintf("%-9s %-9s loop %-3d %d/%d tasks  %s", swarm.Name(w.ID), w.State, w.Loop, w.Done, w.Total, strings.Join(w.Epics, ", "))
-	if w.Note != "" {
-		line += " — " + w.Note
-	}
-	return line
 }
 
 // workerArgs is the command line of a worker's loop: the person's, less
@@ -140,13 +136,4 @@ func (f lineWriter) Write(p []byte) (int, error) {
 		f(l)
 	}
 	return len(p), nil
-}
-
-// swarmShared is the budget a swarm's worker shares with the others (its
-// loop was started with swarm.EnvDir set), nil for a loop of its own.
-func swarmShared(lookupEnv func(string) (string, bool)) engine.Swarm {
-	if s := swarm.FromEnv(lookupEnv); s != nil {
-		return s
-	}
-	return nil
 }

@@ -41,7 +41,7 @@ func (b *board) show(w swarm.Worker) {
 	for len(b.lines) < w.ID {
 		b.lines = append(b.lines, "")
 	}
-	line := safetext.Line(workerLine(w))
+	line := safetext.Line(w.Line())
 	b.lines[w.ID-1] = line
 	if !b.tty {
 		fmt.Fprintf(b.w, "[%s] [SWARM] %s\n", b.stamp(), line)

@@ -13,8 +13,8 @@ import (
 func TestSwarmBoard(t *testing.T) {
 	var out strings.Builder
 	b := &board{w: &out, tty: true, stamp: func() string { return "T" }, width: func() int { return 44 }}
-	b.show(swarm.Worker{ID: 1, State: swarm.Running, Epics: []string{"A"}})
-	b.show(swarm.Worker{ID: 2, State: swarm.Running, Epics: []string{"B\x1b]0;x\x07"}})
+	b.show(swarm.Worker{ID: 1, State: "running", Epics: []string{"A"}})
+	b.show(swarm.Worker{ID: 2, State: "running", Epics: []string{"B\x1b]0;x\x07"}})
 	b.log("worker-1: merged")
 	b.show(swarm.Worker{ID: 1, State: swarm.Merged, Epics: []string{"A"}})
 	w1, w1m := "worker-1  running   loop 0   0/0 tasks  A\n", "worker-1  merged    loop 0   0/0 tasks  A\n"
@@ -25,7 +25,7 @@ func TestSwarmBoard(t *testing.T) {
 	}
 	out.Reset()
 	b = &board{w: &out, stamp: func() string { return "T" }}
-	b.show(swarm.Worker{ID: 1, State: swarm.Running, Epics: []string{"A"}})
+	b.show(swarm.Worker{ID: 1, State: "running", Epics: []string{"A"}})
 	b.log("m")
 	if got := out.String(); got != "[T] [SWARM] worker-1  running   loop 0   0/0 tasks  A\n[T] m\n" {
 		t.Errorf("plain board: %q", got)

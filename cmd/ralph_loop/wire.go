@@ -53,7 +53,7 @@ func wireNotify(cfg *config.Config, bus *observe.Fan, dir *ralphdir.Dir, cwd str
 	if n == nil {
 		return nil
 	}
-	for _, name := range notify.Select(cfg.NotifyOn).Unknown() {
+	for _, name := range notify.Unknown(cfg.NotifyOn) {
 		warn("NOTIFY_ON: '" + name + "' is not an event type this version emits (docs/NOTIFY.md lists them); it selects nothing")
 	}
 	bus.Add(n)

@@ -12,40 +12,17 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// Action is what the command line asks for.
-type Action int
-
-// The actions. Run is the loop itself; Monitor runs it inside tmux.
-const (
-	Run Action = iota
-	Help
-	Version
-	Status
-	CircuitStatus
-	ResetCircuit
-	ResetSession
-	Monitor
-	Analyze
-	Report
-	Pause
-	Resume
-	Init
-	Doctor
-	DryRun
-	Clean
-	Serve
-	HelpAll
-)
-
-// runsLoop reports whether the action starts the loop (or previews its
+// runsLoop reports whether the command starts the loop (or previews its
 // next call). Only then are
 // environment and .ralphrc values validated strictly (see Load).
-func (a Action) runsLoop() bool { return a == Run || a == Monitor || a == DryRun }
+func runsLoop(command string) bool {
+	return command == "" || command == "monitor" || command == "dry-run"
+}
 
 // Source kinds.
 const (
 	SourceDefault = "default"
-	SourceFile    = "ralphrc"
+	sourceFile    = "ralphrc"
 	sourceEnv     = "env"
 	sourceFlag    = "flag"
 	sourceDerived = "derived"
@@ -53,7 +30,7 @@ const (
 
 // Source says where a key's value came from.
 //   - Kind SourceDefault: built-in default.
-//   - Kind SourceFile: File and Line of the .ralphrc assignment.
+//   - Kind sourceFile: File and Line of the .ralphrc assignment.
 //   - Kind sourceEnv: Name is the environment variable (e.g. CLAUDE_ALLOWED_TOOLS).
 //   - Kind sourceFlag: Name is the flag as "--calls".
 //   - Kind sourceDerived: Name is the key it was derived from (REVIEW_MODE from REVIEW_ENABLED).
@@ -66,7 +43,7 @@ type Source struct {
 
 func (s Source) String() string {
 	switch s.Kind {
-	case SourceFile:
+	case sourceFile:
 		return show(s.File) + ":" + strconv.Itoa(s.Line)
 	case sourceEnv:
 		return "env " + s.Name
@@ -78,6 +55,10 @@ func (s Source) String() string {
 		return "default"
 	}
 }
+
+// FromRepository reports whether the value came from a .ralphrc: a file of
+// the project, which whoever wrote the repository chose.
+func (s Source) FromRepository() bool { return s.Kind == sourceFile }
 
 // Warning is a non-fatal configuration problem: a skipped .ralphrc line, an
 // ignored key, or (for maintenance commands) an invalid value replaced by its
@@ -125,7 +106,10 @@ func (e *UsageError) ExitCode() int { return 1 }
 // ProjectDir (the directory the loop runs in). A field holds its key's value
 // in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
 type Config struct {
-	Action     Action
+	// Command is the command the command line asks for, named by its flag
+	// without the dashes ("status", "dry-run", "help-all", ...); "" is the
+	// loop itself.
+	Command    string
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
 	ProjectDir string // as passed to Load
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none

@@ -6,9 +6,8 @@
 //
 //	func Load(args []string, lookupEnv func(string) (string, bool), projectDir string,
 //		readFile func(string) ([]byte, error)) (*Config, []Warning, error)
-//	func Usage(w io.Writer)                        // the --help text
-//	func UsageAll(w io.Writer)                     // the --help-all text
-//	type Config, Action, Source, Warning, UsageError
+//	func Usage(w io.Writer, all bool)              // the --help text; all: --help-all's
+//	type Config, Source, Warning, UsageError  // Config.Command: the command flag ("" = the loop)
 //
 // Config is also the engine's settings (engine.Settings is this type): each
 // key is held in the unit the code uses (CLAUDE_TIMEOUT_MINUTES as the

@@ -18,7 +18,7 @@ type flagValue struct {
 
 // cli is the result of reading the command line.
 type cli struct {
-	action      Action
+	action      string   // the command's flag without dashes, "" for the loop
 	modes       []string // non-loop action flags in order ("--pause", ...)
 	values      map[string]flagValue
 	live        bool
@@ -75,18 +75,9 @@ func optionalValues(args []string) []string {
 var errStop = errors.New("stop parsing")
 
 // immediate are the actions that end parsing where they stand.
-var immediate = map[string]Action{
-	"help": Help, "help-all": HelpAll, "version": Version, "circuit-status": CircuitStatus,
-	"reset-circuit": ResetCircuit, "reset-session": ResetSession, "init": Init,
-}
-
-// modeFlags are the other action flags; at most one of them may be given.
-var modeFlags = map[string]Action{
-	"monitor": Monitor, "pause": Pause, "resume": Resume, "report": Report, "analyze": Analyze,
-	"doctor":  Doctor,
-	"dry-run": DryRun,
-	"clean":   Clean,
-	"serve":   Serve,
+var immediate = map[string]bool{
+	"help": true, "help-all": true, "version": true, "circuit-status": true,
+	"reset-circuit": true, "reset-session": true, "init": true,
 }
 
 func newFlagSet() *pflag.FlagSet {
@@ -135,7 +126,7 @@ func parseArgs(args []string) (*cli, error) {
 	if st.status {
 		return st, statusOnly(st)
 	}
-	if st.action != Run {
+	if st.action != "" {
 		return st, nil // an immediate action wins over everything else
 	}
 	return st, st.pickMode()
@@ -152,24 +143,24 @@ func (st *cli) pickMode() error {
 		return &UsageError{Key: st.modes[1], Msg: fmt.Sprintf("%s and %s cannot be used together", st.modes[0], st.modes[1])}
 	}
 	if len(st.modes) == 1 {
-		st.action = modeFlags[strings.TrimPrefix(st.modes[0], "--")]
+		st.action = strings.TrimPrefix(st.modes[0], "--")
 	}
-	if st.reportRun != "" && st.action != Report {
+	if st.reportRun != "" && st.action != "report" {
 		return &UsageError{Key: "--run", Msg: "--run only applies to --report"}
 	}
-	if st.keep >= 0 && st.action != Clean {
+	if st.keep >= 0 && st.action != "clean" {
 		return &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
 	}
-	if st.live && (st.action == Report || st.action == Doctor || st.action == Clean) {
+	if st.live && (st.action == "report" || st.action == "doctor" || st.action == "clean") {
 		return &UsageError{Key: "--live", Msg: fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", st.modes[0])}
 	}
 	if err := st.serveFlags(); err != nil {
 		return err
 	}
-	if st.notifyTest && st.action != Doctor {
+	if st.notifyTest && st.action != "doctor" {
 		return &UsageError{Key: "--notify-test", Msg: "--notify-test only applies to --doctor"}
 	}
-	if st.json && st.action != Report && st.action != DryRun {
+	if st.json && st.action != "report" && st.action != "dry-run" {
 		return &UsageError{Key: "--json", Msg: "--json only applies to --report, --status and --dry-run"}
 	}
 	return nil
@@ -183,11 +174,11 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 			return &UsageError{Key: name, Value: value, Source: Source{Kind: sourceFlag, Name: name},
 				Accepted: "no value", Msg: fmt.Sprintf("Invalid %s: '%s'; the flag takes no value", name, show(value))}
 		}
-		if a, ok := immediate[f.Name]; ok {
+		if immediate[f.Name] {
 			if !b {
 				return nil
 			}
-			st.action, st.actionFlag = a, name
+			st.action, st.actionFlag = f.Name, name
 			return errStop
 		}
 		switch f.Name {
@@ -273,13 +264,13 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 
 // serveFlags refuses --dashboard and --projects where they do not apply.
 func (st *cli) serveFlags() error {
-	if st.dashboard && st.action != Run {
+	if st.dashboard && st.action != "" {
 		return &UsageError{Key: "--dashboard", Msg: fmt.Sprintf("--dashboard runs the loop and cannot be used with %s; use --serve to watch a loop without running it", st.modes[0])}
 	}
-	if len(st.projects) > 0 && st.action != Serve {
+	if len(st.projects) > 0 && st.action != "serve" {
 		return &UsageError{Key: "--projects", Msg: "--projects only applies to --serve"}
 	}
-	if st.live && st.action == Serve {
+	if st.live && st.action == "serve" {
 		return &UsageError{Key: "--live", Msg: "--live does not apply with --serve, which runs no loop; the dashboard shows the live output of the loop it watches"}
 	}
 	return nil
@@ -424,7 +415,7 @@ func doctorMonitor(modes []string) bool {
 func statusOnly(st *cli) error {
 	other := ""
 	switch {
-	case st.action != Run:
+	case st.action != "":
 		other = st.actionFlag
 	case len(st.modes) > 0:
 		other = st.modes[0]
@@ -444,6 +435,6 @@ func statusOnly(st *cli) error {
 	if other != "" {
 		return &UsageError{Key: other, Msg: fmt.Sprintf("%s does not apply with --status; run ralph_loop --status [--json] on its own", other)}
 	}
-	st.action = Status
+	st.action = "status"
 	return nil
 }

@@ -242,13 +242,9 @@ func writeFlags(w io.Writer, all bool) {
 	}
 }
 
-// Usage writes the --help text: the common options and where the rest are.
-func Usage(w io.Writer) { usage(w, false) }
-
-// UsageAll writes the --help-all text: every option.
-func UsageAll(w io.Writer) { usage(w, true) }
-
-func usage(w io.Writer, all bool) {
+// Usage writes the --help text: the common options and where the rest
+// are; with all, the --help-all text: every option.
+func Usage(w io.Writer, all bool) {
 	fmt.Fprint(w, "ralph_loop - run an AI coding agent again and again until the project's plan\nis done\n\nUsage: ralph_loop [OPTIONS]\n\n")
 	for _, l := range wrap("To start, in your project's root: set it up with "+SetupHint+
 		", write the plan in .ralph/@fix_plan.md, then run 'ralph_loop'.", helpWidth) {

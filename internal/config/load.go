@@ -50,7 +50,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 	}
 
 	c := &Config{
-		Action:        cl.action,
+		Command:       cl.action,
 		RalphDir:      ralphDir,
 		ProjectDir:    projectDir,
 		Live:          cl.live,
@@ -75,11 +75,11 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		}
 		c.Sources[k.name] = Source{Kind: SourceDefault}
 	}
-	if c.Action == Help || c.Action == HelpAll || c.Action == Version {
+	if c.Command == "help" || c.Command == "help-all" || c.Command == "version" {
 		return c, nil, nil
 	}
 
-	l := &loader{c: c, cl: cl, env: lookupEnv, strict: c.Action.runsLoop()}
+	l := &loader{c: c, cl: cl, env: lookupEnv, strict: runsLoop(c.Command)}
 	if err := l.readRC(projectDir, readFile); err != nil {
 		return nil, l.warns, err
 	}
@@ -99,7 +99,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 // came from.
 func (c *Config) derive() {
 	c.Breaker.CountPermissionDenials = c.PermissionDenialMode == "threshold"
-	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == SourceFile
+	c.PromptFromRepo = c.Sources["PROMPT_FILE"].Kind == sourceFile
 	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == sourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
 }
 
@@ -215,7 +215,7 @@ func (l *loader) lookup(k *keySpec) (string, Source, bool) {
 			if k.path {
 				v = rcPath(l.c.RalphDir, v)
 			}
-			return v, Source{Kind: SourceFile, File: l.rcFile, Line: rv.Line}, true
+			return v, Source{Kind: sourceFile, File: l.rcFile, Line: rv.Line}, true
 		}
 	}
 	return "", Source{}, false

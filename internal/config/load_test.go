@@ -76,7 +76,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("warnings: %v", warns)
 	}
 	want := &Config{
-		Action: Run, RalphDir: ".ralph", ProjectDir: proj,
+		Command: "", RalphDir: ".ralph", ProjectDir: proj,
 		Driver: "claude-code", PromptMode: "stdin", OutputFormat: "json",
 		AllowedTools:   []string{"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite", "WebFetch", "WebSearch", "EnterPlanMode", "ExitPlanMode", "NotebookEdit", "Bash"},
 		PermissionMode: "bypassPermissions", Timeout: 15 * time.Minute, Grace: time.Second,
@@ -629,7 +629,7 @@ func TestUsageErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _, err := tc.s.load(t)
 			if err == nil {
-				t.Fatalf("no error; config action %v", c.Action)
+				t.Fatalf("no error; config command %q", c.Command)
 			}
 			var ue *UsageError
 			if !errors.As(err, &ue) {
@@ -700,69 +700,69 @@ func TestActions(t *testing.T) {
 	cases := []struct {
 		name  string
 		args  []string
-		want  Action
+		want  string
 		check func(t *testing.T, c *Config)
 	}{
-		{"none", nil, Run, nil},
-		{"help", []string{"--help"}, Help, nil},
-		{"short help", []string{"-h"}, Help, nil},
-		{"help stops parsing", []string{"--help", "--bogus"}, Help, nil},
-		{"version", []string{"--version", "x"}, Version, nil},
-		{"status", []string{"-s"}, Status, nil},
-		{"status json", []string{"--status", "--json"}, Status, func(t *testing.T, c *Config) {
+		{"none", nil, "", nil},
+		{"help", []string{"--help"}, "help", nil},
+		{"short help", []string{"-h"}, "help", nil},
+		{"help stops parsing", []string{"--help", "--bogus"}, "help", nil},
+		{"version", []string{"--version", "x"}, "version", nil},
+		{"status", []string{"-s"}, "status", nil},
+		{"status json", []string{"--status", "--json"}, "status", func(t *testing.T, c *Config) {
 			if !c.JSON {
 				t.Error("--status --json: JSON not set")
 			}
 		}},
-		{"json before status", []string{"--json", "-s", "--timeout", "5"}, Status, nil},
-		{"circuit status", []string{"--circuit-status"}, CircuitStatus, nil},
-		{"circuit status sees earlier auto reset", []string{"--auto-reset-circuit", "--circuit-status"}, CircuitStatus,
+		{"json before status", []string{"--json", "-s", "--timeout", "5"}, "status", nil},
+		{"circuit status", []string{"--circuit-status"}, "circuit-status", nil},
+		{"circuit status sees earlier auto reset", []string{"--auto-reset-circuit", "--circuit-status"}, "circuit-status",
 			func(t *testing.T, c *Config) {
 				if !c.Breaker.AutoReset {
 					t.Error("--auto-reset-circuit before --circuit-status not applied")
 				}
 			}},
-		{"reset circuit", []string{"--reset-circuit"}, ResetCircuit, nil},
-		{"reset session", []string{"--reset-session"}, ResetSession, nil},
-		{"monitor", []string{"-m", "--calls", "5"}, Monitor, func(t *testing.T, c *Config) {
+		{"reset circuit", []string{"--reset-circuit"}, "reset-circuit", nil},
+		{"reset session", []string{"--reset-session"}, "reset-session", nil},
+		{"monitor", []string{"-m", "--calls", "5"}, "monitor", func(t *testing.T, c *Config) {
 			if c.MaxCallsPerHour != 5 {
 				t.Errorf("calls = %d", c.MaxCallsPerHour)
 			}
 		}},
-		{"live", []string{"-l"}, Run, func(t *testing.T, c *Config) {
+		{"live", []string{"-l"}, "", func(t *testing.T, c *Config) {
 			if !c.Live {
 				t.Error("Live not set")
 			}
 		}},
-		{"pause", []string{"--pause"}, Pause, nil},
-		{"resume", []string{"--resume"}, Resume, nil},
-		{"report json", []string{"--report", "--json"}, Report, func(t *testing.T, c *Config) {
+		{"pause", []string{"--pause"}, "pause", nil},
+		{"resume", []string{"--resume"}, "resume", nil},
+		{"report json", []string{"--report", "--json"}, "report", func(t *testing.T, c *Config) {
 			if !c.JSON {
 				t.Error("JSON not set")
 			}
 		}},
-		{"report run", []string{"--report", "--run", "r1", "--json"}, Report, func(t *testing.T, c *Config) {
+		{"report run", []string{"--report", "--run", "r1", "--json"}, "report", func(t *testing.T, c *Config) {
 			if c.ReportRun != "r1" || !c.JSON {
 				t.Errorf("ReportRun=%q JSON=%v", c.ReportRun, c.JSON)
 			}
 		}},
-		{"analyze", []string{"--analyze", "out.log", "--driver", "codex"}, Analyze, func(t *testing.T, c *Config) {
+		{"analyze", []string{"--analyze", "out.log", "--driver", "codex"}, "analyze", func(t *testing.T, c *Config) {
 			if c.AnalyzeFile != "out.log" || c.Driver != "codex" {
 				t.Errorf("file=%q driver=%q", c.AnalyzeFile, c.Driver)
 			}
 		}},
-		{"status false is not status", []string{"--status=false"}, Run, nil},
-		{"doctor", []string{"--doctor", "--driver", "codex"}, Doctor, func(t *testing.T, c *Config) {
+		{"status false is not status", []string{"--status=false"}, "", nil},
+		{"doctor", []string{"--doctor", "--driver", "codex"}, "doctor", func(t *testing.T, c *Config) {
 			if c.DoctorMonitor || c.Driver != "codex" {
 				t.Errorf("DoctorMonitor=%v driver=%q", c.DoctorMonitor, c.Driver)
 			}
 		}},
-		{"doctor monitor", []string{"--doctor", "--monitor"}, Doctor, func(t *testing.T, c *Config) {
+		{"doctor monitor", []string{"--doctor", "--monitor"}, "doctor", func(t *testing.T, c *Config) {
 			if !c.DoctorMonitor {
 				t.Error("DoctorMonitor not set")
 			}
 		}},
-		{"monitor doctor", []string{"-m", "--doctor"}, Doctor, func(t *testing.T, c *Config) {
+		{"monitor doctor", []string{"-m", "--doctor"}, "doctor", func(t *testing.T, c *Config) {
 			if !c.DoctorMonitor {
 				t.Error("DoctorMonitor not set")
 			}
@@ -771,8 +771,8 @@ func TestActions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := setup{args: tc.args}.mustLoad(t)
-			if c.Action != tc.want {
-				t.Errorf("action = %v, want %v", c.Action, tc.want)
+			if c.Command != tc.want {
+				t.Errorf("command = %q, want %q", c.Command, tc.want)
 			}
 			if tc.check != nil {
 				tc.check(t, c)

@@ -51,7 +51,7 @@ func TestNotifyRefusals(t *testing.T) {
 
 func TestNotifyTestWithDoctor(t *testing.T) {
 	c, _ := setup{args: []string{"--doctor", "--notify-test"}}.mustLoad(t)
-	if c.Action != Doctor || !c.NotifyTest {
-		t.Fatalf("action %v, NotifyTest %v", c.Action, c.NotifyTest)
+	if c.Command != "doctor" || !c.NotifyTest {
+		t.Fatalf("command %q, NotifyTest %v", c.Command, c.NotifyTest)
 	}
 }

@@ -175,7 +175,7 @@ func TestBmalphTemplate(t *testing.T) {
 			c.QualityGateMode != "warn" || c.ReviewMode != "off" || c.PromptFile != ".ralph/PROMPT.md" {
 			t.Errorf("unexpected values: %+v", c)
 		}
-		if c.Sources["MAX_CALLS_PER_HOUR"].Kind != SourceFile {
+		if c.Sources["MAX_CALLS_PER_HOUR"].Kind != sourceFile {
 			t.Errorf("MAX_CALLS_PER_HOUR source %v", c.Sources["MAX_CALLS_PER_HOUR"])
 		}
 	}

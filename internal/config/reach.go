@@ -58,10 +58,6 @@ type Reached struct {
 	Source Source
 }
 
-// FromRepository reports whether the value came from a .ralphrc: a file of
-// the project, which whoever wrote the repository chose.
-func (r Reached) FromRepository() bool { return r.Source.Kind == SourceFile }
-
 // Reach is every reachKey that is set (not at its default, nor derived from
 // another key that is listed), in reachKeys' order.
 func (c *Config) Reach() []Reached {

@@ -47,8 +47,8 @@ func TestReach(t *testing.T) {
 			t.Errorf("%s: no value shown", k.Key)
 		}
 		env := strings.HasPrefix(k.Key, "SERVE_") || k.Key == "SANDBOX_IMAGE"
-		if r.FromRepository() == env {
-			t.Errorf("%s from %v: FromRepository %v", k.Key, r.Source, r.FromRepository())
+		if r.Source.FromRepository() == env {
+			t.Errorf("%s from %v: FromRepository %v", k.Key, r.Source, r.Source.FromRepository())
 		}
 	}
 	if v := got["SERVE_TOKEN"].Value; strings.Contains(v, "0123") {

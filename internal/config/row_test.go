@@ -100,7 +100,7 @@ func checkRow(t *testing.T, k *keySpec) {
 		t.Errorf("%s: with nothing set its source is %v, want default", k.name, src)
 	}
 	if k.rc {
-		if src := load(line, nil).Sources[k.name]; src.Kind != SourceFile {
+		if src := load(line, nil).Sources[k.name]; src.Kind != sourceFile {
 			t.Errorf("%s=%s in .ralphrc: source %v, want the .ralphrc", k.name, a, src)
 		}
 	}
@@ -142,7 +142,7 @@ func checkShown(t *testing.T, k *keySpec) {
 		return
 	}
 	var all bytes.Buffer
-	UsageAll(&all)
+	Usage(&all, true)
 	f := flagByName[k.flag.long]
 	if f == nil || f.set != k {
 		t.Fatalf("--%s is not the flag of %s", k.flag.long, k.name)
@@ -202,7 +202,7 @@ func TestAddingARowIsEnough(t *testing.T) {
 	checkShown(t, row)
 	checkRow(t, row)
 	var all bytes.Buffer
-	UsageAll(&all)
+	Usage(&all, true)
 	if !strings.Contains(all.String(), "--made-up-wait DURATION") || !strings.Contains(all.String(), "(default: 2m)") {
 		t.Errorf("--help-all lacks --made-up-wait with its default:\n%s", all.String())
 	}

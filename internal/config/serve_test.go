@@ -10,25 +10,25 @@ import (
 func TestServeFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args      []string
-		action    Action
+		command   string
 		addr      string
 		dashboard bool
 		projects  []string
 	}{
-		{[]string{"--serve"}, Serve, "127.0.0.1:8765", false, nil},
-		{[]string{"--serve", "127.0.0.1:9000"}, Serve, "127.0.0.1:9000", false, nil},
-		{[]string{"--serve=:9001"}, Serve, ":9001", false, nil},
-		{[]string{"--serve", "--projects", "a", "b/.swarm"}, Serve, "127.0.0.1:8765", false, []string{"a", "b/.swarm"}},
-		{[]string{"--dashboard", "--max-loops", "2"}, Run, "127.0.0.1:8765", true, nil},
-		{[]string{"--dashboard", "localhost:8000", "--live"}, Run, "localhost:8000", true, nil},
+		{[]string{"--serve"}, "serve", "127.0.0.1:8765", false, nil},
+		{[]string{"--serve", "127.0.0.1:9000"}, "serve", "127.0.0.1:9000", false, nil},
+		{[]string{"--serve=:9001"}, "serve", ":9001", false, nil},
+		{[]string{"--serve", "--projects", "a", "b/.swarm"}, "serve", "127.0.0.1:8765", false, []string{"a", "b/.swarm"}},
+		{[]string{"--dashboard", "--max-loops", "2"}, "", "127.0.0.1:8765", true, nil},
+		{[]string{"--dashboard", "localhost:8000", "--live"}, "", "localhost:8000", true, nil},
 	} {
 		c, _, err := Load(tc.args, nil, proj, noFile)
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if c.Action != tc.action || c.ServeAddr != tc.addr || c.Dashboard != tc.dashboard || !slices.Equal(c.Projects, tc.projects) {
-			t.Errorf("%q: action %v addr %q dashboard %v projects %q", tc.args, c.Action, c.ServeAddr, c.Dashboard, c.Projects)
+		if c.Command != tc.command || c.ServeAddr != tc.addr || c.Dashboard != tc.dashboard || !slices.Equal(c.Projects, tc.projects) {
+			t.Errorf("%q: command %q addr %q dashboard %v projects %q", tc.args, c.Command, c.ServeAddr, c.Dashboard, c.Projects)
 		}
 	}
 }

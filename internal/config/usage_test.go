@@ -33,10 +33,10 @@ func golden(t *testing.T, path string, got []byte) {
 
 func TestUsageGolden(t *testing.T) {
 	var b bytes.Buffer
-	Usage(&b)
+	Usage(&b, false)
 	golden(t, filepath.Join("testdata", "usage.golden"), b.Bytes())
 	b.Reset()
-	UsageAll(&b)
+	Usage(&b, true)
 	golden(t, filepath.Join("testdata", "usage-all.golden"), b.Bytes())
 }
 
@@ -45,8 +45,8 @@ func TestUsageGolden(t *testing.T) {
 // --help-all; both fit 80 columns.
 func TestUsageNamesEveryFlag(t *testing.T) {
 	var common, all bytes.Buffer
-	Usage(&common)
-	UsageAll(&all)
+	Usage(&common, false)
+	Usage(&all, true)
 	newFlagSet().VisitAll(func(f *pflag.Flag) {
 		want := "--" + f.Name
 		if f.Shorthand != "" {
@@ -91,7 +91,7 @@ func TestFlagsAgree(t *testing.T) {
 	golden(t, readme, got)
 
 	var all bytes.Buffer
-	UsageAll(&all)
+	Usage(&all, true)
 	doc := configDoc()
 	for _, f := range flagDefs {
 		name := "--" + f.long

@@ -118,11 +118,11 @@ func (s *Server) Poke() {
 	}
 }
 
-// Run looks at the sources on every poll and every Poke until ctx ends,
+// run looks at the sources on every poll and every Poke until ctx ends,
 // and reads again the ones whose stamps moved.
 // Between two reads it waits at least a tenth of the poll, so a burst of
 // pokes (a fast stream of live output) costs a few reads a second.
-func (s *Server) Run(ctx context.Context) {
+func (s *Server) run(ctx context.Context) {
 	tick := time.NewTicker(s.opts.Poll)
 	defer tick.Stop()
 	for {
@@ -547,7 +547,7 @@ func Serve(ctx context.Context, l net.Listener, s *Server) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: t, IdleTimeout: t, WriteTimeout: t, MaxHeaderBytes: 64 << 10,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	l = limitListener(l, s.opts.MaxConns)
-	go s.Run(ctx)
+	go s.run(ctx)
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -489,7 +490,7 @@ func TestInactivityTimeout(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				h := newCtlHarness(t, false, func(int) ctlReply {
-					return ctlReply{Took: 9 * time.Second, Outcome: &supervise.Outcome{ExitCode: -1, Reason: supervise.Inactive, Err: supervise.ErrInactive}}
+					return ctlReply{Took: 9 * time.Second, Outcome: &supervise.Outcome{ExitCode: -1, Reason: supervise.Inactive, Err: errors.New("no output")}}
 				})
 				env := map[string]string{"LOOP_DELAY": "1s", "MAX_CONSECUTIVE_FAILURES": "2"}
 				if args == nil {

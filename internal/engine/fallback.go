@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -46,7 +45,7 @@ func (l *loop) checkFallback() error {
 	if l.s.FallbackDriver == "" {
 		return nil
 	}
-	drv, res, err := CheckFallbackAgent(l.ctx, l.s, l.deps.LookPath)
+	drv, res, err := CheckAgent(l.ctx, l.s, l.deps.LookPath, true)
 	if err != nil {
 		return startupFailed(events.StartupFailed{Err: err})
 	}
@@ -61,15 +60,6 @@ func (l *loop) checkFallback() error {
 		{name: drv.Name(), drv: drv, version: res.Version, liveOK: l.liveOK},
 	}}
 	return nil
-}
-
-// CheckFallbackAgent is the start-up check of FALLBACK_DRIVER's CLI, also
-// run on its own (ralph_loop --doctor): where it is, its version, and a
-// warning when that version is too old; a missing CLI names
-// FALLBACK_DRIVER.
-func CheckFallbackAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
-	s.Driver = s.FallbackDriver
-	return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
 }
 
 // activeDriver is the driver the calls go to, for the run's snapshot; ""

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 func stalled() *supervise.Outcome {
-	return &supervise.Outcome{ExitCode: 143, Reason: supervise.WriteStalled, Err: supervise.ErrWriteStall}
+	return &supervise.Outcome{ExitCode: 143, Reason: supervise.WriteStalled, Err: errors.New("no file written")}
 }
 
 // A call the write heartbeat stopped (WRITE_TIMEOUT_MINUTES) is counted,

@@ -45,8 +45,7 @@ func (l *loop) collapseStories() {
 // applyPlanDelta compares the checked boxes the agent claims with the
 // plan's own count; a claim that does not match suppresses completion.
 func (l *loop) applyPlanDelta(res *analysis.Result, before, after int) {
-	tr := fixplan.Track(res.TasksCompletedThisLoop, before, after)
 	if res.ApplyFixPlanDelta(after - before) {
-		l.bus.Note(events.Logged{Level: events.Warn, Text: tr.Warning()})
+		l.bus.Note(events.Logged{Level: events.Warn, Text: fixplan.MismatchWarning(res.TasksCompletedThisLoop, after-before)})
 	}
 }

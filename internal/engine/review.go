@@ -40,8 +40,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
 	committed := l.git.DiffStat(ctx, review.DiffRange(last))
 	uncommitted := l.git.DiffStat(ctx, "")
-	p := review.BuildPrompt(prompt, review.DiffContext(committed, uncommitted))
-	spec, err := l.drv.Build(l.reviewRequest(p))
+	spec, err := l.drv.Build(l.reviewRequest(review.BuildPrompt(prompt, committed, uncommitted)))
 	if err != nil {
 		l.warn(fmt.Errorf("review: %w", err))
 		return
@@ -84,8 +83,8 @@ func (l *loop) maybeReview(res analysis.Result) {
 
 // reviewRequest is the review call: read-only tools, no session, the
 // review context as the system-prompt addition.
-func (l *loop) reviewRequest(p review.Prompt) drivers.Request {
-	req := l.request(p.Prompt, p.SystemContext, "")
+func (l *loop) reviewRequest(prompt, systemContext string) drivers.Request {
+	req := l.request(prompt, systemContext, "")
 	req.Live = false
 	if l.drv.SupportsAllowedTools() {
 		req.AllowedTools = review.ReadOnlyTools

@@ -63,7 +63,7 @@ func (l *loop) startup() error {
 	if max <= 0 {
 		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
 	}
-	l.guard = guard.New(max).WithOutage(l.s.RetryMaxDelay, l.s.OutageMax)
+	l.guard = guard.New(max, l.s.RetryMaxDelay, l.s.OutageMax)
 	return nil
 }
 
@@ -181,8 +181,14 @@ func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (st
 
 // CheckAgent runs the loop's start-up check of the agent CLI on its own
 // (ralph_loop --doctor): where it is, its version, and a warning when that
-// version is too old. It starts nothing but `<cli> --version`.
-func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error)) (drivers.Driver, drivers.CheckResult, error) {
+// version is too old. It starts nothing but `<cli> --version`. With
+// fallback it checks FALLBACK_DRIVER's CLI, and a missing one names
+// FALLBACK_DRIVER.
+func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error), fallback bool) (drivers.Driver, drivers.CheckResult, error) {
+	if fallback {
+		s.Driver = s.FallbackDriver
+		return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
+	}
 	return checkAgentOf(ctx, s, lookPath, "PLATFORM_DRIVER")
 }
 

@@ -25,9 +25,9 @@ func NewSignalError(sig os.Signal) *SignalError {
 	case syscall.SIGTERM:
 		return &SignalError{sig, "SIGTERM", 143}
 	case syscall.SIGHUP:
-		return &SignalError{sig, "SIGHUP", ExitSIGHUP}
+		return &SignalError{sig, "SIGHUP", exitSIGHUP}
 	case syscall.SIGQUIT:
-		return &SignalError{sig, "SIGQUIT", ExitSIGQUIT}
+		return &SignalError{sig, "SIGQUIT", exitSIGQUIT}
 	default:
 		return &SignalError{sig, "SIGINT", 130}
 	}
@@ -35,7 +35,7 @@ func NewSignalError(sig os.Signal) *SignalError {
 
 // Stopper turns signals into either "skip the current wait" or "stop the
 // loop". With a terminal on stdin a single Ctrl+C during a wait skips it; a
-// second one within SkipWindow, or one outside a wait, stops the loop. A
+// second one within skipWindow, or one outside a wait, stops the loop. A
 // supervisor's signal (no terminal) always stops.
 type Stopper struct {
 	ctx    context.Context
@@ -51,8 +51,8 @@ type Stopper struct {
 	skipCalls int  // the loop's agent-call count at that skip
 }
 
-// SkipWindow is how soon a second Ctrl+C turns a skip into a stop.
-const SkipWindow = 2 * time.Second
+// skipWindow is how soon a second Ctrl+C turns a skip into a stop.
+const skipWindow = 2 * time.Second
 
 // NewStopper derives the loop's context from parent.
 func NewStopper(parent context.Context, interactive bool, now func() time.Time) *Stopper {
@@ -69,7 +69,7 @@ func (s *Stopper) Signal(sig os.Signal) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	if sig == os.Interrupt && s.interactive && s.skip != nil && (s.lastSkip.IsZero() || now.Sub(s.lastSkip) > SkipWindow) {
+	if sig == os.Interrupt && s.interactive && s.skip != nil && (s.lastSkip.IsZero() || now.Sub(s.lastSkip) > skipWindow) {
 		s.lastSkip = now
 		close(s.skip)
 		s.skip = nil

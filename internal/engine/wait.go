@@ -16,7 +16,7 @@ var errSkipped = errors.New("wait skipped")
 // start and at every whole second (the console shows a countdown). A Ctrl+C from a terminal skips
 // it (returns nil, skipped=true), and every further wait until the next
 // agent call; the next call then starts once the double-press window
-// (SkipWindow) has passed, so that a double Ctrl+C stops the loop without
+// (skipWindow) has passed, so that a double Ctrl+C stops the loop without
 // starting a call. A stop returns the context's cause. Each wait is
 // reported as it starts and as it ends.
 func (l *loop) wait(kind string, d time.Duration) (skipped bool, err error) {
@@ -65,12 +65,12 @@ func (l *loop) waitOut(w events.Wait) (skipped bool, err error) {
 		// A double Ctrl+C must never start an agent call: the next call
 		// waits until the double-press window has passed, and a second
 		// press inside it stops the loop.
-		l.bus.Note(events.WaitSkipped{Window: SkipWindow})
+		l.bus.Note(events.WaitSkipped{Window: skipWindow})
 		select {
 		case <-l.ctx.Done():
 			l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Skipped: true, Reason: "stopped"})
 			return true, context.Cause(l.ctx)
-		case <-time.After(SkipWindow):
+		case <-time.After(skipWindow):
 		}
 	default:
 		l.bus.WaitEnded(l.at("", ""), events.Wait{Kind: kind, Delay: d, Reason: "stopped"})

@@ -104,35 +104,12 @@ func Collapse(plan []byte) (out []byte, changed bool) {
 	return b.Bytes(), true
 }
 
-// Tracking is the check of the agent's TASKS_COMPLETED_THIS_LOOP claim
-// against the boxes it really ticked.
-type Tracking struct {
-	Claimed  int // tasks_completed_this_loop
-	Delta    int // fix_plan_completed_delta: done boxes after - before
-	Mismatch bool
-}
-
-// Track compares the claim with the change in done boxes. The plan is one
-// task per loop: a loop is consistent only when the claim equals the delta
-// and both are 0 or 1. Anything else (a claim without a ticked box, a box
-// ticked without a claim, several tasks at once, boxes unticked) is a
-// mismatch, and the caller suppresses the loop's completion signals
-// (has_completion_signal and exit_signal become false).
-func Track(claimed, before, after int) Tracking {
-	d := after - before
-	return Tracking{
-		Claimed:  claimed,
-		Delta:    d,
-		Mismatch: claimed != d || claimed > 1 || d > 1 || d < 0,
-	}
-}
-
-// Warning is the log line for a mismatch ("" when consistent).
-func (t Tracking) Warning() string {
-	if !t.Mismatch {
-		return ""
-	}
-	return fmt.Sprintf("Progress tracking mismatch: claimed %d completed task(s) but checkbox delta was %d. Completion signals suppressed for this loop.", t.Claimed, t.Delta)
+// MismatchWarning is the log line when the agent's
+// TASKS_COMPLETED_THIS_LOOP claim does not match delta, the change in the
+// plan's done boxes (analysis.Result.ApplyFixPlanDelta decides that it
+// does not).
+func MismatchWarning(claimed, delta int) string {
+	return fmt.Sprintf("Progress tracking mismatch: claimed %d completed task(s) but checkbox delta was %d. Completion signals suppressed for this loop.", claimed, delta)
 }
 
 // Stories is the progress bmalph shows: only "- [ ] Story <id>: <title>"

@@ -18,7 +18,7 @@
 // own; the engine waits the returned backoff (in its cancellable wait)
 // and words the give-up message itself.
 //
-//	g := guard.New(cfg.MaxConsecutiveFailures)
+//	g := guard.New(cfg.MaxConsecutiveFailures, cfg.RetryMaxDelay, cfg.OutageMax)
 //	backoff, giveUp := g.Failure()
 //	if giveUp { stop with g.Consecutive() failures }
 //	wait(ctx, backoff)

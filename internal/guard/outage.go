@@ -8,11 +8,11 @@ const (
 	defaultOutageMax     = 6 * time.Hour    // OUTAGE_MAX
 )
 
-// WithOutage sets how transient failures are waited out: the wait after
+// withOutage sets how transient failures are waited out: the wait after
 // each grows as failureBackoff does up to maxDelay (RETRY_MAX_DELAY; below 1
 // means defaultRetryMaxDelay), and an outage that has lasted outageMax
 // (OUTAGE_MAX; 0 = no limit) gives up. It returns g.
-func (g *Guard) WithOutage(maxDelay, outageMax time.Duration) *Guard {
+func (g *guard) withOutage(maxDelay, outageMax time.Duration) *guard {
 	if maxDelay <= 0 {
 		maxDelay = defaultRetryMaxDelay
 	}
@@ -27,9 +27,9 @@ func (g *Guard) WithOutage(maxDelay, outageMax time.Duration) *Guard {
 // up to RETRY_MAX_DELAY, and never past the outage's end, so the last try
 // comes when OUTAGE_MAX is reached. giveUp once the outage has lasted
 // OUTAGE_MAX (the wait is then 0).
-func (g *Guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
+func (g *guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
 	if !g.outageSet {
-		g.WithOutage(defaultRetryMaxDelay, defaultOutageMax)
+		g.withOutage(defaultRetryMaxDelay, defaultOutageMax)
 	}
 	if g.tries == 0 {
 		g.since = now
@@ -48,12 +48,12 @@ func (g *Guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
 
 // Outage tells whether an outage is going on: since its first transient
 // failure, with tries transient failures so far.
-func (g *Guard) Outage() (since time.Time, tries int, on bool) {
+func (g *guard) Outage() (since time.Time, tries int, on bool) {
 	return g.since, g.tries, g.tries > 0
 }
 
 // OutageMax is OUTAGE_MAX (0 = no limit).
-func (g *Guard) OutageMax() time.Duration {
+func (g *guard) OutageMax() time.Duration {
 	if !g.outageSet {
 		return defaultOutageMax
 	}

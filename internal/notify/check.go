@@ -22,10 +22,20 @@ type Check struct {
 // testType is the type of the event --doctor --notify-test sends.
 const testType events.Type = "notify_test"
 
-// Probe checks each configured notifier without sending anything: the
+// Checks are --doctor's lines for the configured notifiers: each looked
+// at without sending anything (probe), or, with send, sent a test
+// notification (sendTest).
+func Checks(cfg Config, send bool) []Check {
+	if send {
+		return sendTest(cfg)
+	}
+	return probe(cfg, nil)
+}
+
+// probe checks each configured notifier without sending anything: the
 // hook's command is found, the webhook's host accepts a connection, the
 // system has a desktop tool. dial nil is a net.Dialer's.
-func Probe(cfg Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) []Check {
+func probe(cfg Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) []Check {
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
@@ -104,9 +114,9 @@ func probeDesktop(cfg Config) Check {
 	return Check{Notifier: d.String(), OK: true, Detail: "found at " + d.argv[0]}
 }
 
-// SendTest sends one test notification to each configured notifier, one
+// sendTest sends one test notification to each configured notifier, one
 // after the other, and says how each went.
-func SendTest(cfg Config) []Check {
+func sendTest(cfg Config) []Check {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = defaultTimeout
 	}

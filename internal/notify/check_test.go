@@ -26,8 +26,8 @@ func TestProbe(t *testing.T) {
 		}
 		return "", errors.New("executable file not found in $PATH")
 	}
-	got := Probe(Config{Command: []string{"hook"}, Webhook: "https://up.example/T/secret", Desktop: true, GOOS: "linux", LookPath: lookPath}, dial)
-	got = append(got, Probe(Config{Command: []string{"nohook"}, Webhook: "http://down.example:8080/x", LookPath: lookPath}, dial)...)
+	got := probe(Config{Command: []string{"hook"}, Webhook: "https://up.example/T/secret", Desktop: true, GOOS: "linux", LookPath: lookPath}, dial)
+	got = append(got, probe(Config{Command: []string{"nohook"}, Webhook: "http://down.example:8080/x", LookPath: lookPath}, dial)...)
 	want := []string{
 		"true command hook: found at /usr/bin/hook",
 		"true webhook https://up.example/…: up.example:443 reachable (nothing sent; --doctor --notify-test sends a test)",

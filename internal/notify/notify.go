@@ -70,7 +70,7 @@ type worker struct {
 // line (observe.Lines) is what it selects and sends. It never blocks.
 type Notifier struct {
 	observe.Observer
-	sel     Selection
+	sel     selection
 	cfg     Config
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -93,7 +93,7 @@ func New(cfg Config) *Notifier {
 	if cfg.Text == nil {
 		cfg.Text = func(e events.Event) string { return string(e.Type) }
 	}
-	sel := Select(cfg.On)
+	sel := pick(cfg.On)
 	ts := targets(cfg)
 	if len(ts) == 0 || sel.empty() {
 		return nil
@@ -102,7 +102,7 @@ func New(cfg Config) *Notifier {
 }
 
 // start runs one worker per target.
-func start(cfg Config, sel Selection, targets []target) *Notifier {
+func start(cfg Config, sel selection, targets []target) *Notifier {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{sel: sel, cfg: cfg, ctx: ctx, cancel: cancel}
 	n.Observer = observe.Lines(n.event)

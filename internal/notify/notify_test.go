@@ -67,7 +67,7 @@ func TestDeliversSelectedInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r record
 		f := &fake{}
-		n := start(testConfig(&r), Select([]string{"run_finished", "breaker_opened"}), []target{f})
+		n := start(testConfig(&r), pick([]string{"run_finished", "breaker_opened"}), []target{f})
 		n.event(events.Event{Type: events.IterationCompleted})
 		n.event(events.Event{Type: events.BreakerChanged, To: "OPEN"})
 		n.event(events.Event{Type: events.RunFinished})
@@ -92,7 +92,7 @@ func TestHandleNeverBlocks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r record
 		f := &fake{block: true, release: make(chan struct{})}
-		n := start(testConfig(&r), Select([]string{"all"}), []target{f})
+		n := start(testConfig(&r), pick([]string{"all"}), []target{f})
 		n.event(events.Event{Type: events.DelayStarted})
 		synctest.Wait()           // the worker has taken it and waits
 		for range queueSize + 9 { // queueSize queued, 9 dropped
@@ -121,7 +121,7 @@ func TestDrainWaitsForTheLastEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r record
 		f := &fake{block: true, release: make(chan struct{})}
-		n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
+		n := start(testConfig(&r), pick([]string{"run_finished"}), []target{f})
 		n.event(events.Event{Type: events.RunFinished})
 		go func() { time.Sleep(3 * time.Second); close(f.release) }()
 		start := time.Now()
@@ -139,7 +139,7 @@ func TestFailureWarnsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r record
 		f := &fake{fail: errors.New("exit 3")}
-		n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
+		n := start(testConfig(&r), pick([]string{"run_finished"}), []target{f})
 		n.event(events.Event{Type: events.RunFinished})
 		n.drain(time.Second)
 		if diff := cmp.Diff([]string{"notify: run_finished to fake failed: exit 3 (logs/hooks.log has its output)"}, r.warns); diff != "" {
@@ -183,7 +183,7 @@ func TestDrainCutByStops(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var r record
 				f := &fake{block: true, release: make(chan struct{})}
-				n := start(testConfig(&r), Select([]string{"run_finished"}), []target{f})
+				n := start(testConfig(&r), pick([]string{"run_finished"}), []target{f})
 				n.event(events.Event{Type: events.RunFinished})
 				cut := make(chan time.Duration)
 				go func() {

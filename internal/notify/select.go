@@ -18,15 +18,19 @@ const (
 	guardGaveUp = "guard_gave_up"
 )
 
-// Selection is a set of names from NOTIFY_ON.
-type Selection struct {
+// Unknown lists the names of NOTIFY_ON that match no event type a run
+// emits today, sorted.
+func Unknown(names []string) []string { return pick(names).unknown() }
+
+// selection is a set of names from NOTIFY_ON.
+type selection struct {
 	names map[string]bool
 }
 
-// Select builds a selection from names (blanks trimmed, empty ones
+// pick builds a selection from names (blanks trimmed, empty ones
 // dropped).
-func Select(names []string) Selection {
-	s := Selection{names: map[string]bool{}}
+func pick(names []string) selection {
+	s := selection{names: map[string]bool{}}
 	for _, n := range names {
 		if n = strings.TrimSpace(n); n != "" {
 			s.names[n] = true
@@ -36,11 +40,11 @@ func Select(names []string) Selection {
 }
 
 // empty reports whether nothing is selected.
-func (s Selection) empty() bool { return len(s.names) == 0 }
+func (s selection) empty() bool { return len(s.names) == 0 }
 
-// Unknown lists the selected names that match no event type a run emits
+// unknown lists the selected names that match no event type a run emits
 // today, sorted.
-func (s Selection) Unknown() []string {
+func (s selection) unknown() []string {
 	var out []string
 	for n := range s.names {
 		if !known(n) {
@@ -64,7 +68,7 @@ func known(name string) bool {
 // several do (guard_gave_up before run_finished), or "" when e is not
 // selected. iteration_progress, which is never written to the event log,
 // is never selected.
-func (s Selection) match(e events.Event) string {
+func (s selection) match(e events.Event) string {
 	if e.Type == events.IterationProgress {
 		return ""
 	}

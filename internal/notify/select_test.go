@@ -38,7 +38,7 @@ func TestMatch(t *testing.T) {
 		{"nothing", nil, events.Event{Type: events.RunFinished}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Select(tc.on).match(tc.e); got != tc.want {
+			if got := pick(tc.on).match(tc.e); got != tc.want {
 				t.Errorf("Match = %q, want %q", got, tc.want)
 			}
 		})
@@ -46,11 +46,11 @@ func TestMatch(t *testing.T) {
 }
 
 func TestUnknown(t *testing.T) {
-	got := Select([]string{"run_finished", " ", "usage_updated", "driver_switched", "breaker_opened", "all", "bogus"}).Unknown()
+	got := pick([]string{"run_finished", " ", "usage_updated", "driver_switched", "breaker_opened", "all", "bogus"}).unknown()
 	if diff := cmp.Diff([]string{"bogus"}, got); diff != "" {
 		t.Errorf("Unknown (-want +got):\n%s", diff)
 	}
-	if !Select([]string{" "}).empty() {
+	if !pick([]string{" "}).empty() {
 		t.Error("a blank name selects something")
 	}
 }

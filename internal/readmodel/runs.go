@@ -37,6 +37,6 @@ func Runs(d *ralphdir.Dir) (runs []*report.Summary, err, readErr error) {
 	for i, f := range files {
 		rs[i] = f
 	}
-	runs, readErr = report.Read(report.Concat(rs...))
+	runs, readErr = report.Read(rs...)
 	return runs, nil, readErr
 }

@@ -327,7 +327,7 @@ func TestConcat(t *testing.T) {
 	haltedRun(a)
 	b.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
 	old := bytes.TrimSuffix(a.buf.Bytes(), []byte("\n"))
-	runs, err := report.Read(report.Concat(bytes.NewReader(old), &b.buf))
+	runs, err := report.Read(bytes.NewReader(old), &b.buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@
 //
 //	if review.Due(review.DueInput{Loop: n, Mode: m, Interval: i, FixPlanDelta: d,
 //		BreakerState: s, GitOK: ok, HeadSHA: head, LastSHA: last, Dirty: dirty}) {
-//		p := review.BuildPrompt(promptFile, review.DiffContext(committedStat, uncommittedStat))
-//		// run the agent with p.Prompt and p.SystemContext, then:
+//		prompt, system := review.BuildPrompt(promptFile, committedStat, uncommittedStat)
+//		// run the agent with prompt and system, then:
 //		f, err := review.ParseFindings(output)   // no block, or not a JSON object
 //		level, msg := review.Outcome(f, err)
 //		if err == nil { keep(f) }             // the state store writes f.JSON()

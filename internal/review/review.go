@@ -79,10 +79,10 @@ func DiffRange(lastSHA string) string {
 	return lastSHA + "..HEAD"
 }
 
-// DiffContext combines `git diff <DiffRange> --stat` (first 20 lines) and
+// diffContext combines `git diff <DiffRange> --stat` (first 20 lines) and
 // `git diff --stat` of the working tree (first 10 lines) into the review's
 // "Recent changes", or "No recent changes".
-func DiffContext(committedStat, uncommittedStat string) string {
+func diffContext(committedStat, uncommittedStat string) string {
 	s := headLines(committedStat, 20)
 	if u := headLines(uncommittedStat, 10); u != "" {
 		s += "\nUncommitted:\n" + u
@@ -105,19 +105,13 @@ func headLines(s string, n int) string {
 	return strings.Join(ls, "\n")
 }
 
-// Prompt is a review call's input.
-type Prompt struct {
-	Prompt        string // REVIEW_PROMPT.md's content: the -p prompt
-	SystemContext string // appended to the system prompt (the driver's loop-context slot)
-}
-
-// BuildPrompt makes the review call's input from REVIEW_PROMPT.md's content
-// and DiffContext's text.
-func BuildPrompt(reviewPrompt []byte, diffContext string) Prompt {
-	return Prompt{
-		Prompt:        strings.TrimRight(string(reviewPrompt), "\n"),
-		SystemContext: "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: " + diffContext,
-	}
+// BuildPrompt is the review call's input: REVIEW_PROMPT.md's content as
+// the prompt, and for the system prompt (the driver's loop-context slot)
+// the review's instructions with the recent changes, from `git diff
+// <DiffRange> --stat` and `git diff --stat` of the working tree.
+func BuildPrompt(reviewPrompt []byte, committedStat, uncommittedStat string) (prompt, systemContext string) {
+	return strings.TrimRight(string(reviewPrompt), "\n"),
+		"CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: " + diffContext(committedStat, uncommittedStat)
 }
 
 // MissingPromptWarning is the WARN line when REVIEW_PROMPT.md is missing;

@@ -74,15 +74,14 @@ func TestPromptPieces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, DiffContext(tc.committed, tc.uncommitted)); diff != "" {
-				t.Fatalf("DiffContext (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, diffContext(tc.committed, tc.uncommitted)); diff != "" {
+				t.Fatalf("diffContext (-want +got):\n%s", diff)
 			}
 		})
 	}
-	p := BuildPrompt([]byte("# Code Review\nReview it.\n\n"), "No recent changes")
-	want := Prompt{Prompt: "# Code Review\nReview it.", SystemContext: "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: No recent changes"}
-	if diff := cmp.Diff(want, p); diff != "" {
-		t.Fatalf("BuildPrompt (-want +got):\n%s", diff)
+	prompt, system := BuildPrompt([]byte("# Code Review\nReview it.\n\n"), "", "\n")
+	if prompt != "# Code Review\nReview it." || system != "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: No recent changes" {
+		t.Fatalf("BuildPrompt = %q, %q", prompt, system)
 	}
 	if LogName(12) != "logs/review_loop_12.log" || StartMessage(5) != "Starting periodic code review (loop #5)" {
 		t.Fatal("log name or start message changed")

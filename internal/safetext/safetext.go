@@ -39,13 +39,13 @@ const (
 // maxSGR bounds an SGR sequence that passes: ESC, '[', parameters, 'm'.
 const maxSGR = 64
 
-// String is s with its controls made visible; tabs and newlines stay.
-func String(s string) string { return convert(s, keepNewline) }
+// visible is s with its controls made visible; tabs and newlines stay.
+func visible(s string) string { return convert(s, keepNewline) }
 
 // Line is s made safe as one line of a log: newlines are made visible too.
 func Line(s string) string { return convert(s, 0) }
 
-// Colour is String, except that SGR sequences (ESC '[' digits, ';' and
+// Colour is visible, except that SGR sequences (ESC '[' digits, ';' and
 // ':' 'm': colours and text attributes) stay, and nothing else that
 // starts with ESC.
 func Colour(s string) string { return convert(s, keepNewline|keepSGR) }
@@ -249,5 +249,5 @@ func (w *Writer) Unwrap() io.Writer { return w.w }
 // Lines is s made safe and cut into lines, a newline at its end ignored:
 // a message shown as log lines, each of which gets its own stamp.
 func Lines(s string) []string {
-	return strings.Split(strings.TrimSuffix(String(s), "\n"), "\n")
+	return strings.Split(strings.TrimSuffix(visible(s), "\n"), "\n")
 }

@@ -28,8 +28,8 @@ func TestForms(t *testing.T) {
 		{"lone ESC", "\x1b", `\u001b`, `\u001b`, `\u001b`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := String(tc.in); got != tc.str {
-				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.str)
+			if got := visible(tc.in); got != tc.str {
+				t.Errorf("visible(%q) = %q, want %q", tc.in, got, tc.str)
 			}
 			if got := Line(tc.in); got != tc.line {
 				t.Errorf("Line(%q) = %q, want %q", tc.in, got, tc.line)
@@ -113,11 +113,11 @@ func FuzzString(f *testing.F) {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, s string, cut int) {
-		str, line, col := String(s), Line(s), Colour(s)
+		str, line, col := visible(s), Line(s), Colour(s)
 		checkSafe(t, "String", str, true, false)
 		checkSafe(t, "Line", line, false, false)
 		checkSafe(t, "Colour", col, true, true)
-		if String(str) != str || Line(line) != line || Colour(col) != col {
+		if visible(str) != str || Line(line) != line || Colour(col) != col {
 			t.Fatalf("not idempotent on %q", s)
 		}
 		for _, l := range Lines(s) {

@@ -137,18 +137,13 @@ func nativeFor(goos string) string {
 	return Container
 }
 
-// Wrapped is a command made ready to run in the sandbox. Cleanup, when not
-// nil, is called after the command has ended (it removes a container).
-type Wrapped struct {
-	Command supervise.Command
-	Cleanup func()
-}
-
 // Wrap returns c as it runs under p. lookPath resolves c's program (the
-// sandbox hides the folders it may have been found in).
-func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) (Wrapped, error) {
+// sandbox hides the folders it may have been found in). cleanup, when not
+// nil, is to be called after the command has ended (it removes a
+// container).
+func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) (wrapped supervise.Command, cleanup func(), err error) {
 	if len(c.Argv) == 0 {
-		return Wrapped{}, errors.New("sandbox: empty command")
+		return supervise.Command{}, nil, errors.New("sandbox: empty command")
 	}
 	env := env(c.Env, p.Root)
 	dir := c.Dir
@@ -159,26 +154,26 @@ func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) 
 	case bwrap:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
-			return Wrapped{}, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
+			return supervise.Command{}, nil, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
 		argv := append(bwrapArgs(p, dir, prog), prog)
 		c.Argv = append(argv, c.Argv[1:]...)
 	case seatbelt:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
-			return Wrapped{}, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
+			return supervise.Command{}, nil, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
 		c.Argv = append([]string{p.Tool, "-p", seatbeltProfile(p, prog)}, append([]string{prog}, c.Argv[1:]...)...)
 	case Container:
 		c.Argv = append(containerArgs(p, dir, env, c.Stdin != ""), c.Argv...)
 		c.Env = env
 		c.Dir = p.Project
-		return Wrapped{Command: c, Cleanup: containerCleanup(p)}, nil
+		return c, containerCleanup(p), nil
 	default:
-		return Wrapped{}, fmt.Errorf("sandbox: mode %q cannot wrap a command", p.Mode)
+		return supervise.Command{}, nil, fmt.Errorf("sandbox: mode %q cannot wrap a command", p.Mode)
 	}
 	c.Env = env
-	return Wrapped{Command: c}, nil
+	return c, nil, nil
 }
 
 // env is env (nil: the loop's own) without Secrets, and with IS_SANDBOX=1

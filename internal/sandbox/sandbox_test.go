@@ -161,19 +161,19 @@ func TestWrap(t *testing.T) {
 	p, _ := fixture(t)
 	p.Mode = bwrap
 	look := func(string) (string, error) { return "/usr/bin/claude", nil }
-	w, err := Wrap(p, supervise.Command{Argv: []string{"claude", "-p", "x"}, Env: []string{"SERVE_TOKEN=s"}, Dir: p.Project}, look)
+	w, cleanup, err := Wrap(p, supervise.Command{Argv: []string{"claude", "-p", "x"}, Env: []string{"SERVE_TOKEN=s"}, Dir: p.Project}, look)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(w.Command.Argv)
-	if w.Command.Argv[0] != "/usr/bin/bwrap" || !slices.Equal(w.Command.Argv[n-4:], []string{"--", "/usr/bin/claude", "-p", "x"}) {
-		t.Errorf("argv %q", w.Command.Argv)
+	n := len(w.Argv)
+	if w.Argv[0] != "/usr/bin/bwrap" || !slices.Equal(w.Argv[n-4:], []string{"--", "/usr/bin/claude", "-p", "x"}) {
+		t.Errorf("argv %q", w.Argv)
 	}
-	if slices.Contains(w.Command.Env, "SERVE_TOKEN=s") || w.Cleanup != nil {
-		t.Errorf("env %q, cleanup %v", w.Command.Env, w.Cleanup != nil)
+	if slices.Contains(w.Env, "SERVE_TOKEN=s") || cleanup != nil {
+		t.Errorf("env %q, cleanup %v", w.Env, cleanup != nil)
 	}
 	p.Mode = Off
-	if _, err := Wrap(p, supervise.Command{Argv: []string{"x"}}, look); err == nil {
+	if _, _, err := Wrap(p, supervise.Command{Argv: []string{"x"}}, look); err == nil {
 		t.Error("Wrap with SANDBOX=off did not fail")
 	}
 }

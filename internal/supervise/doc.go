@@ -15,8 +15,6 @@
 //	type Outcome struct{ ExitCode int; Duration time.Duration; Reason Reason; Err error }
 //	type Reason int // Exited, TimedOut, Inactive, WriteStalled, Canceled, StartFailed, OutputTooLarge, WriteFailed
 //
-//	var ErrInactive, ErrWriteStall error // wrapped by Outcome.Err
-//
 // The stop ladder is the same for every ending that Run causes: SIGTERM to the
 // group, up to Grace for the leader to exit, SIGKILL to the leader; after the
 // leader has been reaped a final SIGKILL to the group removes anything left

@@ -40,7 +40,7 @@ func watchWrites(done <-chan struct{}, dir string, skip []string, limit time.Dur
 			}
 		case <-deadline.C:
 			if !modifiedSince(dir, skip, since) {
-				stop(ErrWriteStall)
+				stop(errWriteStall)
 			}
 			return
 		}

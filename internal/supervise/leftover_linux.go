@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// Leader identifies the process that leads a call's group, as a loop
-// records it while the call runs (Options.Started, Identify), so that a
-// later loop can stop what a loop that died left running (StopLeftovers).
-type Leader struct {
-	Pid   int    `json:"pid"`
-	Start uint64 `json:"start_ticks"` // /proc/PID/stat field 22: clock ticks after boot
-	Token string `json:"token"`       // the TokenVar=value entry of its environment
-}
-
 // Identify is the Leader record of the call led by pid that carries token.
 func Identify(pid int, token string) (Leader, error) {
 	st, err := readStat(pid)

@@ -7,14 +7,6 @@ import (
 	"time"
 )
 
-// Leader identifies the process that leads a call's group; see the Linux
-// version. Only Linux records it.
-type Leader struct {
-	Pid   int    `json:"pid"`
-	Start uint64 `json:"start_ticks"`
-	Token string `json:"token"`
-}
-
 // Identify fails here: without /proc a process's start time and
 // environment cannot be read, so a record could not be checked later.
 func Identify(int, string) (Leader, error) {

@@ -88,7 +88,7 @@ func watchInactivity(done <-chan struct{}, limit time.Duration, o *output, stop 
 		}
 		idle := o.idle()
 		if idle >= limit {
-			stop(ErrInactive)
+			stop(errInactive)
 			return
 		}
 		t.Reset(limit - idle)

@@ -23,8 +23,8 @@ const defaultGrace = 10 * time.Second
 // Errors that Outcome.Err wraps when Run stopped the command itself.
 var (
 	errTimeout    = errors.New("timed out")
-	ErrInactive   = errors.New("no output")
-	ErrWriteStall = errors.New("no file written")
+	errInactive   = errors.New("no output")
+	errWriteStall = errors.New("no file written")
 	// errOutputTooLarge: the command wrote more than Options.MaxOutput.
 	errOutputTooLarge = errors.New("output too large")
 	// ErrOutputWrite: Stdout or Stderr refused a write (disk full,
@@ -106,7 +106,7 @@ const (
 // error). It is -1 when the context ended before the command started.
 //
 // Err is nil only for Exited. For the endings Run causes it wraps
-// errTimeout, ErrInactive, ErrWriteStall, errOutputTooLarge, ErrOutputWrite
+// errTimeout, errInactive, errWriteStall, errOutputTooLarge, ErrOutputWrite
 // (and the writer's error) or the context's cause. A command that passed
 // MaxOutput, or whose output could not be written, ends as OutputTooLarge
 // or WriteFailed even when it exited on its own before Run stopped it.
@@ -291,10 +291,10 @@ func stopReason(ctx context.Context, name string, o Options) (Reason, error) {
 	switch {
 	case errors.Is(cause, errTimeout):
 		return TimedOut, fmt.Errorf("%s %w after %s", name, errTimeout, o.Timeout)
-	case errors.Is(cause, ErrInactive):
-		return Inactive, fmt.Errorf("%s stopped: %w for %s", name, ErrInactive, o.Inactivity)
-	case errors.Is(cause, ErrWriteStall):
-		return WriteStalled, fmt.Errorf("%s stopped: %w in %s", name, ErrWriteStall, o.WriteTimeout)
+	case errors.Is(cause, errInactive):
+		return Inactive, fmt.Errorf("%s stopped: %w for %s", name, errInactive, o.Inactivity)
+	case errors.Is(cause, errWriteStall):
+		return WriteStalled, fmt.Errorf("%s stopped: %w in %s", name, errWriteStall, o.WriteTimeout)
 	case errors.Is(cause, errOutputTooLarge):
 		return OutputTooLarge, fmt.Errorf("%s stopped: %w (more than %d bytes)", name, errOutputTooLarge, o.MaxOutput)
 	case errors.Is(cause, ErrOutputWrite):

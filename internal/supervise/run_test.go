@@ -88,8 +88,8 @@ func TestInactivity(t *testing.T) {
 	var stdout bytes.Buffer
 	const limit = 200 * time.Millisecond
 	got := Run(context.Background(), helperCmd(t, "block", ready), Options{Inactivity: limit, Timeout: time.Minute, Grace: time.Second, Stdout: &stdout})
-	if got.Reason != Inactive || !errors.Is(got.Err, ErrInactive) || got.ExitCode != 143 {
-		t.Errorf("Run = %+v, want Inactive, ErrInactive, code 143 (SIGTERM)", got)
+	if got.Reason != Inactive || !errors.Is(got.Err, errInactive) || got.ExitCode != 143 {
+		t.Errorf("Run = %+v, want Inactive, errInactive, code 143 (SIGTERM)", got)
 	}
 	if got.Duration < limit {
 		t.Errorf("stopped after %s, before the %s limit", got.Duration, limit)
@@ -362,8 +362,8 @@ func TestWriteHeartbeat(t *testing.T) {
 			if got.Reason != tc.want {
 				t.Errorf("Run = %+v, want reason %d", got, tc.want)
 			}
-			if tc.want == WriteStalled && (!errors.Is(got.Err, ErrWriteStall) || got.Duration < limit) {
-				t.Errorf("Run = %+v, want ErrWriteStall after at least %s", got, limit)
+			if tc.want == WriteStalled && (!errors.Is(got.Err, errWriteStall) || got.Duration < limit) {
+				t.Errorf("Run = %+v, want errWriteStall after at least %s", got, limit)
 			}
 			assertGone(t, waitFile(t, ready))
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
@@ -25,15 +26,15 @@ const (
 	lockFile  = ".budget.lock" // flock serialising the two
 )
 
-// Shared is what the workers of one swarm share, in its folder. It is
+// shared is what the workers of one swarm share, in its folder. It is
 // used from several processes at once: every read-and-write holds a file
 // lock.
-type Shared struct{ dir string }
+type shared struct{ dir string }
 
 // newShared is the shared budget of the swarm whose folder is dir.
-func newShared(dir string) *Shared { return &Shared{dir: dir} }
+func newShared(dir string) *shared { return &shared{dir: dir} }
 
-func (s *Shared) locked(f func() error) error {
+func (s *shared) locked(f func() error) error {
 	l := flock.New(filepath.Join(s.dir, lockFile))
 	if err := l.Lock(); err != nil {
 		return fmt.Errorf("lock the swarm's budget: %w", err)
@@ -42,7 +43,7 @@ func (s *Shared) locked(f func() error) error {
 	return f()
 }
 
-func (s *Shared) read(name string) string {
+func (s *shared) read(name string) string {
 	b, err := ralphdir.ReadFileCapped(filepath.Join(s.dir, name), 64<<10)
 	if err != nil {
 		return ""
@@ -54,7 +55,7 @@ func (s *Shared) read(name string) string {
 // workers together already made max calls in it; it reports whether the
 // call may go. An unreadable budget lets the call go (the worker's own
 // hourly limit still holds).
-func (s *Shared) TakeCall(now time.Time, max int) bool {
+func (s *shared) TakeCall(now time.Time, max int) bool {
 	ok := true
 	_ = s.locked(func() error {
 		count := s.calls(now)
@@ -68,7 +69,7 @@ func (s *Shared) TakeCall(now time.Time, max int) bool {
 }
 
 // calls is the calls all workers made in the clock hour of now.
-func (s *Shared) calls(now time.Time) int {
+func (s *shared) calls(now time.Time) int {
 	if f := strings.Fields(s.read(callsFile)); len(f) == 2 && f[0] == ratelimit.HourKey(now) {
 		n, _ := strconv.Atoi(f[1])
 		return n
@@ -77,7 +78,7 @@ func (s *Shared) calls(now time.Time) int {
 }
 
 // limits reads the usage-limit lines: driver → until.
-func (s *Shared) limits() map[string]time.Time {
+func (s *shared) limits() map[string]time.Time {
 	m := map[string]time.Time{}
 	for _, l := range strings.Split(s.read(limitFile), "\n") {
 		f := strings.Fields(l)
@@ -93,7 +94,7 @@ func (s *Shared) limits() map[string]time.Time {
 
 // LimitHit records that driver is at its usage limit until until, for
 // every worker; a later until than the one known wins.
-func (s *Shared) LimitHit(driver string, until time.Time) {
+func (s *shared) LimitHit(driver string, until time.Time) {
 	_ = s.locked(func() error {
 		m := s.limits()
 		if until.After(m[driver]) {
@@ -109,11 +110,11 @@ func (s *Shared) LimitHit(driver string, until time.Time) {
 
 // LimitUntil is until when driver is at its usage limit, as any worker
 // met it (zero: not known to be).
-func (s *Shared) LimitUntil(driver string) time.Time { return s.limits()[driver] }
+func (s *shared) LimitUntil(driver string) time.Time { return s.limits()[driver] }
 
 // FromEnv is the shared budget a worker's loop uses, from envDir; nil when
 // the loop is not a swarm's worker.
-func FromEnv(lookup func(string) (string, bool)) *Shared {
+func FromEnv(lookup func(string) (string, bool)) engine.Swarm {
 	d, ok := lookup(envDir)
 	if !ok || d == "" || !filepath.IsAbs(d) {
 		return nil

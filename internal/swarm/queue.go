@@ -12,9 +12,9 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Progress is a worktree's loop number (its status.json loop_count) and
+// progress is a worktree's loop number (its status.json loop_count) and
 // its plan's ticked and all tasks; zeros for what cannot be read.
-func Progress(worktree string) (loop, done, total int) {
+func progress(worktree string) (loop, done, total int) {
 	if b, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", "status.json"), 1<<20); err == nil {
 		var st struct {
 			LoopCount int `json:"loop_count"`
@@ -49,7 +49,7 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 	if code != 0 {
 		s.update(id, func(w *Worker) {
 			w.State, w.ExitCode = held, &code
-			w.Note = fmt.Sprintf("its loop stopped with exit code %d before the epics were done (see %s)", code, filepath.Join(Dir, Name(id)+".log"))
+			w.Note = fmt.Sprintf("its loop stopped with exit code %d before the epics were done (see %s)", code, filepath.Join(dir, Name(id)+".log"))
 		})
 		fmt.Fprintf(s.o.Log, "%s: held back: its loop exited %d; branch %s kept\n", Name(w.ID), code, w.Branch)
 		return true

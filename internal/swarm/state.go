@@ -11,17 +11,17 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Dir is the swarm's folder in the project, as bmalph names it.
-const Dir = ".swarm"
+// dir is the swarm's folder in the project, as bmalph names it.
+const dir = ".swarm"
 
-// StateFile is the swarm's state under Dir: its workers, their epics and
+// stateFile is the swarm's state under dir: its workers, their epics and
 // where each stands. --status reads it; a new --swarm resumes from it.
-const StateFile = "swarm.json"
+const stateFile = "swarm.json"
 
 // Worker states.
 const (
 	pending   = "pending"   // its worktree is made, its loop not started yet
-	Running   = "running"   // its loop runs
+	running   = "running"   // its loop runs
 	queued    = "queued"    // its loop finished the epics; waiting for the merge queue
 	merging   = "merging"   // the queue tries its branch on the main branch
 	fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
@@ -59,8 +59,8 @@ func (w Worker) stoppedShort() bool {
 	return w.State == held && w.ExitCode != nil && *w.ExitCode != 0
 }
 
-// State is .swarm/swarm.json.
-type State struct {
+// state is .swarm/swarm.json.
+type state struct {
 	Base      string   `json:"base_branch"`
 	StartedAt string   `json:"started_at"`
 	UpdatedAt string   `json:"updated_at"`
@@ -78,32 +78,32 @@ func branch(id int) string { return "swarm/" + Name(id) }
 // maxState bounds what is read of swarm.json: the project is not trusted.
 const maxState = 1 << 20
 
-// Load reads root's .swarm/swarm.json; found is false when there is none.
-func Load(root string) (st State, found bool, err error) {
-	p := filepath.Join(root, Dir, StateFile)
+// load reads root's .swarm/swarm.json; found is false when there is none.
+func load(root string) (st state, found bool, err error) {
+	p := filepath.Join(root, dir, stateFile)
 	b, err := ralphdir.ReadFileCapped(p, maxState)
 	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, false, nil
+		return state{}, false, nil
 	}
 	if err != nil {
-		return State{}, false, fmt.Errorf("read %s: %w", p, err)
+		return state{}, false, fmt.Errorf("read %s: %w", p, err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return State{}, false, fmt.Errorf("read %s: %w (move it aside to start a new swarm)", p, err)
+		return state{}, false, fmt.Errorf("read %s: %w (move it aside to start a new swarm)", p, err)
 	}
 	for _, w := range st.Workers {
-		if w.ID < 1 || w.ID > maxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(Dir, Name(w.ID))) || w.Branch != branch(w.ID) {
-			return State{}, false, fmt.Errorf("read %s: worker %d is not one --swarm made (move the file aside to start a new swarm)", p, w.ID)
+		if w.ID < 1 || w.ID > maxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(dir, Name(w.ID))) || w.Branch != branch(w.ID) {
+			return state{}, false, fmt.Errorf("read %s: worker %d is not one --swarm made (move the file aside to start a new swarm)", p, w.ID)
 		}
 	}
 	return st, true, nil
 }
 
 // save writes the state atomically.
-func save(root string, st State) error {
+func save(root string, st state) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return ralphdir.WriteFileAtomic(filepath.Join(root, Dir, StateFile), append(b, '\n'), 0o644)
+	return ralphdir.WriteFileAtomic(filepath.Join(root, dir, stateFile), append(b, '\n'), 0o644)
 }

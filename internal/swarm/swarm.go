@@ -24,12 +24,8 @@ const (
 	maxWorkers = 6 // bmalph's SWARM_MAX_WORKERS
 )
 
-// Defaults of Options.
-const (
-	DefaultStagger = 5 * time.Second // between two workers' starts, as bmalph waits
-	DefaultRetries = 2               // hand-backs per worker after a red merge or a conflict
-	defaultGrace   = 15 * time.Second
-)
+// defaultGrace is Options.Grace when unset.
+const defaultGrace = 15 * time.Second
 
 // planFile is the plan every loop works from.
 const planFile = "@fix_plan.md"
@@ -56,18 +52,14 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Outcome is how the swarm ended.
-type Outcome int
-
-const (
-	AllMerged   Outcome = iota // every worker's branch is in the main branch
-	heldBack                   // some branch is not: held (red gates, loop stopped short) or in conflict
-	Interrupted                // stopped by a signal; re-running --swarm resumes
-)
-
-// Report is the swarm's end: its outcome and every worker's last state.
+// Report is the swarm's end: how it ended and every worker's last state.
 type Report struct {
-	Outcome Outcome
+	// Status is how the swarm ended, as swarm.json's status says it:
+	// "merged" (every worker's branch is in the main branch), "held" (some
+	// branch is not: held by red gates or a loop that stopped short, or in
+	// conflict) or "stopped" (stopped by a signal; running --swarm again
+	// resumes).
+	Status  string
 	Base    string
 	Workers []Worker
 }
@@ -77,7 +69,7 @@ type swarm struct {
 	dir   string // root/.swarm
 	base  string
 	mu    sync.Mutex // guards st and the state file
-	st    State
+	st    state
 	queue sync.Mutex // one merge at a time
 }
 
@@ -86,7 +78,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Workers < minWorkers || o.Workers > maxWorkers {
 		return Report{}, fmt.Errorf("--swarm %d: give %d to %d workers", o.Workers, minWorkers, maxWorkers)
 	}
-	s := &swarm{o: o.withDefaults(), dir: filepath.Join(o.Root, Dir)}
+	s := &swarm{o: o.withDefaults(), dir: filepath.Join(o.Root, dir)}
 	// A repository may carry a .swarm that is a link: the worktrees, the
 	// shared budget and swarm.json would then be written wherever it points.
 	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
@@ -166,18 +158,18 @@ func (s *swarm) startWorkers(ctx context.Context) {
 func (s *swarm) report(ctx context.Context) Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := Report{Base: s.base, Workers: slices.Clone(s.st.Workers), Outcome: AllMerged}
-	s.st.Status = "merged"
+	r := Report{Base: s.base, Workers: slices.Clone(s.st.Workers), Status: "merged"}
 	for _, w := range r.Workers {
 		switch {
 		case w.State == Merged:
 		case !w.finished() || ctx.Err() != nil:
-			r.Outcome, s.st.Status = Interrupted, "stopped"
-		case r.Outcome == AllMerged:
-			r.Outcome, s.st.Status = heldBack, "held"
+			r.Status = "stopped"
+		case r.Status == "merged":
+			r.Status = "held"
 		}
 	}
-	if r.Outcome == Interrupted {
+	s.st.Status = r.Status
+	if r.Status == "stopped" {
 		for _, w := range r.Workers {
 			if !w.finished() && w.State != stopped {
 				s.set(w.ID, func(w *Worker) { w.State = stopped })
@@ -211,7 +203,7 @@ func (s *swarm) prepare(ctx context.Context) error {
 	if dirty := lines(status); len(dirty) > 0 {
 		return fmt.Errorf("--swarm needs a clean working tree (%d changes, first: %s); commit or stash them first", len(dirty), strings.TrimSpace(dirty[0]))
 	}
-	old, found, err := Load(root)
+	old, found, err := load(root)
 	if err != nil {
 		return err
 	}
@@ -224,7 +216,7 @@ func (s *swarm) prepare(ctx context.Context) error {
 // exclude keeps .swarm/ out of the project's git status, as bmalph's
 // .gitignore entry does, through the repository's info/exclude.
 func (s *swarm) exclude(ctx context.Context) error {
-	if gitOK(ctx, s.o.Root, "check-ignore", "-q", Dir+"/") {
+	if gitOK(ctx, s.o.Root, "check-ignore", "-q", dir+"/") {
 		return nil
 	}
 	p, err := git(ctx, s.o.Root, "rev-parse", "--git-path", "info/exclude")
@@ -239,21 +231,21 @@ func (s *swarm) exclude(ctx context.Context) error {
 	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("keep %s/ out of git: %w", Dir, err)
+		return fmt.Errorf("keep %s/ out of git: %w", dir, err)
 	}
 	defer f.Close()
-	_, err = fmt.Fprintf(f, "\n# ralph_loop --swarm\n/%s/\n", Dir)
+	_, err = fmt.Fprintf(f, "\n# ralph_loop --swarm\n/%s/\n", dir)
 	return err
 }
 
 // resume takes up the workers of an earlier swarm that still have work.
-func (s *swarm) resume(ctx context.Context, old State) error {
+func (s *swarm) resume(ctx context.Context, old state) error {
 	for i, w := range old.Workers {
 		if w.finished() && !w.stoppedShort() {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(s.o.Root, w.Worktree)); err != nil {
-			return fmt.Errorf("cannot resume the swarm: %s is gone (%v); move %s aside to start a new swarm", w.Worktree, err, filepath.Join(Dir, StateFile))
+			return fmt.Errorf("cannot resume the swarm: %s is gone (%v); move %s aside to start a new swarm", w.Worktree, err, filepath.Join(dir, stateFile))
 		}
 		switch {
 		case w.State == fixing, w.State == resolving, w.State == queued, w.State == merging:
@@ -284,13 +276,13 @@ func (s *swarm) start(ctx context.Context) error {
 	for i := range parts {
 		id := i + 1
 		if gitOK(ctx, root, "rev-parse", "-q", "--verify", "refs/heads/"+branch(id)) {
-			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", branch(id), filepath.Join(Dir, Name(id)), branch(id))
+			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", branch(id), filepath.Join(dir, Name(id)), branch(id))
 		}
 		if _, err := os.Lstat(filepath.Join(s.dir, Name(id))); err == nil {
-			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(Dir, Name(id)), filepath.Join(Dir, Name(id)))
+			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(dir, Name(id)), filepath.Join(dir, Name(id)))
 		}
 	}
-	s.st = State{Base: s.base, StartedAt: s.o.Now().UTC().Format(time.RFC3339), Status: "running", PID: os.Getpid()}
+	s.st = state{Base: s.base, StartedAt: s.o.Now().UTC().Format(time.RFC3339), Status: "running", PID: os.Getpid()}
 	for i, epics := range parts {
 		id := i + 1
 		wt := filepath.Join(s.dir, Name(id))
@@ -302,9 +294,9 @@ func (s *swarm) start(ctx context.Context) error {
 			return err
 		}
 		done, total := count(body)
-		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(Dir, Name(id))), Branch: branch(id),
+		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(dir, Name(id))), Branch: branch(id),
 			Epics: headings(epics), State: pending, Done: done, Total: total})
-		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", Name(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(Dir, Name(id)), branch(id))
+		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", Name(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(dir, Name(id)), branch(id))
 	}
 	return s.saveState()
 }
@@ -337,7 +329,7 @@ func runningState(st string) string {
 	if st == fixing || st == resolving {
 		return st
 	}
-	return Running
+	return running
 }
 
 // runLoop runs the worker's loop: this program in its worktree, with the
@@ -419,7 +411,7 @@ func (s *swarm) poll(ctx context.Context) {
 		for _, w := range s.st.Workers {
 			// A worker in the queue may lose its worktree any moment:
 			// what it showed last stays.
-			if w.State == Running || w.State == fixing || w.State == resolving {
+			if w.State == running || w.State == fixing || w.State == resolving {
 				ids = append(ids, w.ID)
 			}
 		}
@@ -434,7 +426,7 @@ func (s *swarm) poll(ctx context.Context) {
 // status.json.
 func (s *swarm) readProgress(id int) {
 	w := s.worker(id)
-	loop, done, total := Progress(filepath.Join(s.o.Root, w.Worktree))
+	loop, done, total := progress(filepath.Join(s.o.Root, w.Worktree))
 	if loop != w.Loop || done != w.Done || total != w.Total {
 		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total = loop, done, total })
 	}

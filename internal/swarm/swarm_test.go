@@ -45,8 +45,8 @@ func states(r Report) string {
 func TestTwoEpicsFinishAndBothMerge(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n- [ ] a2\n\n## Epic B\n- [ ] b1\n\n## Completed\n- [x] old\n")
 	r := runSwarm(t, swarmOpts(t, root))
-	if r.Outcome != AllMerged || states(r) != "merged,merged" {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "merged" || states(r) != "merged,merged" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	clean(t, root)
 	if got := run(t, root, "cat", "epic-a.txt", "epic-b.txt"); got != "a1\na2\nb1" {
@@ -62,7 +62,7 @@ func TestTwoEpicsFinishAndBothMerge(t *testing.T) {
 	if merges := run(t, root, "git", "log", "--merges", "--format=%s"); strings.Count(merges, "swarm: merge worker ") != 2 {
 		t.Errorf("merge commits: %s", merges)
 	}
-	st, found, err := Load(root)
+	st, found, err := load(root)
 	if err != nil || !found || st.Status != "merged" {
 		t.Errorf("state %+v %v %v", st, found, err)
 	}
@@ -71,8 +71,8 @@ func TestTwoEpicsFinishAndBothMerge(t *testing.T) {
 func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic bad\n- [ ] b1\n")
 	r := runSwarm(t, swarmOpts(t, root))
-	if r.Outcome != heldBack {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "held" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	var bad Worker
 	for _, w := range r.Workers {
@@ -102,8 +102,8 @@ func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 func TestRedMergeFixedByItsLoopGoesIn(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic bad\n- [ ] b1\n")
 	r := runSwarm(t, swarmOpts(t, root, "FAKE_FIX=1"))
-	if r.Outcome != AllMerged {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "merged" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	clean(t, root)
 	if _, err := os.Stat(filepath.Join(root, "bad.txt")); err == nil {
@@ -114,8 +114,8 @@ func TestRedMergeFixedByItsLoopGoesIn(t *testing.T) {
 func TestSameLineConflictResolvedByTheLoop(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic same 1\n- [ ] one\n\n## Epic same 2\n- [ ] two\n")
 	r := runSwarm(t, swarmOpts(t, root, "FAKE_RESOLVE=1"))
-	if r.Outcome != AllMerged {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "merged" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	clean(t, root)
 	if got := run(t, root, "cat", "same.txt"); got != "resolved" {
@@ -126,8 +126,8 @@ func TestSameLineConflictResolvedByTheLoop(t *testing.T) {
 func TestSameLineConflictUnresolvedNamesTheBranch(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic same 1\n- [ ] one\n\n## Epic same 2\n- [ ] two\n")
 	r := runSwarm(t, swarmOpts(t, root))
-	if r.Outcome != heldBack || states(r) != "merged,conflict" && states(r) != "conflict,merged" {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "held" || states(r) != "merged,conflict" && states(r) != "conflict,merged" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	clean(t, root)
 	for _, w := range r.Workers {
@@ -175,8 +175,8 @@ func TestStopLeavesNoProcessAndResumes(t *testing.T) {
 	}
 	cancel()
 	r := <-done
-	if r.Outcome != Interrupted || states(r) != "stopped,stopped" {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "stopped" || states(r) != "stopped,stopped" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	for _, p := range found {
 		if err := syscall.Kill(p, 0); err == nil {
@@ -186,13 +186,13 @@ func TestStopLeavesNoProcessAndResumes(t *testing.T) {
 	// Run again: the same workers go on from where they were. Their plan
 	// now says to write files instead of hanging.
 	for _, n := range []string{"worker-1", "worker-2"} {
-		p := filepath.Join(root, Dir, n, ".ralph", "@fix_plan.md")
+		p := filepath.Join(root, dir, n, ".ralph", "@fix_plan.md")
 		b, _ := os.ReadFile(p)
 		must(t, os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "hang", "done")), 0o644))
 	}
 	r = runSwarm(t, o)
-	if r.Outcome != AllMerged {
-		t.Fatalf("resumed: outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "merged" {
+		t.Fatalf("resumed: status %s, states %s", r.Status, states(r))
 	}
 	clean(t, root)
 	if got := run(t, root, "cat", "epic-done-1.txt", "epic-done-2.txt"); got != "one\ntwo" {
@@ -206,8 +206,8 @@ func TestStoppedShortIsHeldThenResumed(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic stop\n- [ ] s1\n")
 	o := swarmOpts(t, root, "FAKE_PIDS="+t.TempDir())
 	r := runSwarm(t, o)
-	if r.Outcome != heldBack {
-		t.Fatalf("outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "held" {
+		t.Fatalf("status %s, states %s", r.Status, states(r))
 	}
 	for _, w := range r.Workers {
 		if w.Epics[0] == "Epic stop" && (w.State != held || w.ExitCode == nil || *w.ExitCode != 4 || !strings.Contains(w.Note, "exit code 4")) {
@@ -216,8 +216,8 @@ func TestStoppedShortIsHeldThenResumed(t *testing.T) {
 	}
 	clean(t, root)
 	r = runSwarm(t, o)
-	if r.Outcome != AllMerged {
-		t.Fatalf("again: outcome %d, states %s", r.Outcome, states(r))
+	if r.Status != "merged" {
+		t.Fatalf("again: status %s, states %s", r.Status, states(r))
 	}
 	if got := run(t, root, "cat", "stop.txt"); got != "s1" {
 		t.Errorf("stop.txt %q", got)
@@ -270,7 +270,7 @@ func fmtSlices(s [][]string) string {
 func TestSwarmFolderLinkRefused(t *testing.T) {
 	root := project(t, "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic B\n- [ ] b1\n")
 	outside := t.TempDir()
-	must(t, os.Symlink(outside, filepath.Join(root, Dir)))
+	must(t, os.Symlink(outside, filepath.Join(root, dir)))
 	if _, err := Run(context.Background(), swarmOpts(t, root)); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Fatalf("Run with .swarm a link: %v, want it refused", err)
 	}
