@@ -151,8 +151,6 @@ func runNotices(n events.Notice) []part {
 // waitNotices renders the notices of the waits between calls.
 func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
-	case events.CallWindowReset:
-		return []part{text(events.Info, ratelimit.NewHourMessage(n.Hour))}
 	case events.UsageLimitQuestion:
 		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // sayings are the run's logs/ralph.log lines as the console words them,
@@ -187,7 +188,7 @@ func TestEndSayings(t *testing.T) {
 
 // What a call's end says with it comes in the order the loop has always
 // said it: the usage limit that stopped it, the breaker it opened, a
-// read-only call retried.
+// read-only call retried; and the lines that open the main loop.
 func TestCallEndSayings(t *testing.T) {
 	t.Parallel()
 	t.Run("read-only", func(t *testing.T) {
@@ -195,6 +196,10 @@ func TestCallEndSayings(t *testing.T) {
 			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Outcome: stalled()} })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "WRITE_TIMEOUT_MINUTES": "5", "CB_READ_ONLY_TIMEOUT_THRESHOLD": "2"}))
 			h.checkEnd(r, engine.ExitHalted, "read_only_timeouts", "halted")
+			start := []string{"[INFO] Starting main loop...", "[INFO] Call counter reset for new hour: " + ratelimit.HourKey(time.Now()), "[LOOP] === Starting Loop #1 ==="}
+			if diff := cmp.Diff(start, between(h.sayings(), "Starting main loop", "Starting Loop #1")); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
 			got := between(h.sayings(), "Starting Loop #1", "read-only timeouts")
 			want := []string{
 				"[LOOP] === Starting Loop #1 ===",

@@ -111,9 +111,6 @@ type BreakerHalted struct{ Report []string }
 // GracefulExit: an exit condition ended the run (Reason: its name).
 type GracefulExit struct{ Reason string }
 
-// CallWindowReset: a new clock hour started a new call window.
-type CallWindowReset struct{ Hour string }
-
 // Stalled: the iteration repeated the last reply with no change in git.
 type Stalled struct{ Count, Limit int }
 
@@ -261,7 +258,6 @@ func (LoopMark) notice()            {}
 func (Interrupted) notice()         {}
 func (BreakerHalted) notice()       {}
 func (GracefulExit) notice()        {}
-func (CallWindowReset) notice()     {}
 func (Stalled) notice()             {}
 func (CallStarting) notice()        {}
 func (LoopContext) notice()         {}
