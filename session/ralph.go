@@ -8,18 +8,15 @@ import (
 	"time"
 )
 
-// Reset reasons written to .ralph_session and its history, as the bash loop
-// uses them. Reset accepts any other text too.
+// Reset reasons written to .ralph_session and its history that ralph_loop's
+// commands and store name. The loop passes the bash loop's other reasons
+// (project_complete, circuit_breaker_open, circuit_breaker_trip,
+// read_only_circuit_breaker, permission_denied, manual_interrupt) as text;
+// any text is accepted.
 const (
-	ReasonManualReset            = "manual_reset" // the default when none is given
-	ReasonManualResetFlag        = "manual_reset_flag"
-	ReasonManualCircuitReset     = "manual_circuit_reset"
-	ReasonProjectComplete        = "project_complete"
-	ReasonCircuitBreakerOpen     = "circuit_breaker_open"
-	ReasonCircuitBreakerTrip     = "circuit_breaker_trip"
-	ReasonReadOnlyCircuitBreaker = "read_only_circuit_breaker"
-	ReasonPermissionDenied       = "permission_denied"
-	ReasonManualInterrupt        = "manual_interrupt"
+	ReasonManualReset        = "manual_reset" // the default when none is given
+	ReasonManualResetFlag    = "manual_reset_flag"
+	ReasonManualCircuitReset = "manual_circuit_reset"
 )
 
 // HistoryCap is how many entries .ralph_session_history keeps.

@@ -359,7 +359,7 @@ func TestSessionResetSessionFlag(t *testing.T) {
 // TestResetWithoutExitSignals: a reset does not create a missing .exit_signals.
 func TestSessionResetWithoutExitSignals(t *testing.T) {
 	r := newRig(t)
-	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 4, sesT0); err != nil {
+	if err := r.s.reset("circuit_breaker_open", 4, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	if r.d.Exists(exitSignals) {
@@ -388,7 +388,7 @@ func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 	r := newRig(t)
 	r.s.verbose = true
 	r.write(t, exitSignals, "{}")
-	if err := r.s.reset(session.ReasonManualInterrupt, 2, sesT0); err != nil {
+	if err := r.s.reset("manual_interrupt", 2, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"INFO Cleared exit signals file", "INFO Session reset: manual_interrupt"}
@@ -401,7 +401,7 @@ func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 func TestSessionResetQuarantinesCorruptHistory(t *testing.T) {
 	r := newRig(t)
 	r.write(t, ralphSessionHistory, `{"not": "an array"}`)
-	if err := r.s.reset(session.ReasonPermissionDenied, 7, sesT0); err != nil {
+	if err := r.s.reset("permission_denied", 7, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := r.s.history()
@@ -418,7 +418,7 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 	if err := os.Mkdir(r.d.Path(ralphSessionHistory), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.s.reset(session.ReasonProjectComplete, 1, sesT0); err != nil {
+	if err := r.s.reset("project_complete", 1, sesT0); err != nil {
 		t.Fatalf("Reset failed: %v", err)
 	}
 	if len(r.logs) != 1 || r.logs[0] != "INFO Session reset: project_complete" {
@@ -485,7 +485,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if st != session.Active || cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
 		t.Fatalf("after save: %+v %v", cur, st)
 	}
-	if err := r.s.reset(session.ReasonProjectComplete, 2, sesT0.Add(3*time.Minute)); err != nil {
+	if err := r.s.reset("project_complete", 2, sesT0.Add(3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	cur, st, _ = r.s.current(sesT0.Add(3 * time.Minute))
@@ -541,7 +541,7 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
 	if r.logs[len(r.logs)-1] != "INFO Resuming session: 3f1e2d4c-5b6a-4789-8... (2h old)" {
 		t.Errorf("log %q", r.logs[len(r.logs)-1])
 	}
-	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 3, sesT0); err != nil {
+	if err := r.s.reset("circuit_breaker_open", 3, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	got := r.read(t, ralphSessionHistory)
@@ -638,7 +638,7 @@ func TestSessionFallbackSession(t *testing.T) {
 
 	r.write(t, ".fallback_session_id.cursor", "cur-1\n")
 	r.write(t, ".fallback_session_id.codex.corrupt-20260101-100000", "x\n")
-	if err := r.s.reset(session.ReasonManualInterrupt, 3, sesT0.Add(2*time.Hour)); err != nil {
+	if err := r.s.reset("manual_interrupt", 3, sesT0.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(r.d.Path(".fallback_session_id.cursor")); !os.IsNotExist(err) {
