@@ -19,7 +19,7 @@
 //
 // API:
 //
-//	type RalphSession; type State (Missing, Invalid, Inactive, Active); type HistoryEntry
+//	type RalphSession (active when SessionID != ""); type HistoryEntry
 //	func Decode(b []byte, now time.Time) (RalphSession, error)   // .ralph_session
 //	type IDFile; func ParseIDFile(b []byte) (IDFile, error)      // .claude_session_id
 //	func ValidID(id string) bool; func Quote(id string) string

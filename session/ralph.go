@@ -25,7 +25,10 @@ const HistoryCap = 50
 // RalphSession is .ralph_session. Active: {session_id, created_at,
 // last_used}; inactive: {"session_id": "", reset_at, reset_reason}.
 // Timestamps are kept as the text read so a file from the bash loop is
-// written back unchanged.
+// written back unchanged. A RalphSession that Decode returns is active when
+// it has a SessionID (Decode checked that its created_at is a past
+// timestamp), inactive when SessionID is ""; the bash loop and bmalph
+// classify the file so. A missing or invalid file means no session.
 type RalphSession struct {
 	SessionID   string `json:"session_id"`
 	CreatedAt   string `json:"created_at,omitempty"`
@@ -33,16 +36,6 @@ type RalphSession struct {
 	ResetAt     string `json:"reset_at,omitempty"`
 	ResetReason string `json:"reset_reason,omitempty"`
 }
-
-// State classifies .ralph_session as the bash loop and bmalph do.
-type State int
-
-const (
-	Missing  State = iota // no file
-	Invalid               // not JSON, session_id not a string, or a bad created_at (Decode fails)
-	Inactive              // session_id ""
-	Active                // session_id set, created_at a past timestamp
-)
 
 // HistoryEntry is one element of .ralph_session_history.
 type HistoryEntry struct {

@@ -191,7 +191,7 @@ func TestSessionSaveID(t *testing.T) {
 		t.Errorf("same id: .ralph_session = %q", got)
 	}
 
-	// session.Invalid and empty ids change nothing.
+	// Ids session.ValidID rejects and empty ids change nothing.
 	for _, bad := range []string{"0", "null", "sess abc", "", "   "} {
 		if err := r.s.saveID(bad, t1.Add(time.Hour)); err != nil {
 			t.Fatal(err)
@@ -350,9 +350,9 @@ func TestSessionResetSessionFlag(t *testing.T) {
 	if diff := cmp.Diff([]string{"INFO Session reset: manual_reset_flag"}, r.logs); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
-	_, st, err := r.s.current(sesT0)
-	if err != nil || st != session.Inactive {
-		t.Errorf("state %v err %v", st, err)
+	rs, corrupt, err := r.s.current(sesT0)
+	if err != nil || corrupt || rs.SessionID != "" || rs.ResetReason != "manual_reset_flag" {
+		t.Errorf("session %+v corrupt %v err %v, want inactive", rs, corrupt, err)
 	}
 }
 
@@ -430,8 +430,8 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 	if h, err := r.s.history(); err != nil || len(h) != 1 {
 		t.Errorf("history %v %v", h, err)
 	}
-	if _, st, _ := r.s.current(sesT0); st != session.Inactive {
-		t.Errorf("state %v", st)
+	if rs, corrupt, _ := r.s.current(sesT0); corrupt || rs.SessionID != "" || rs.ResetAt == "" {
+		t.Errorf("session %+v corrupt %v, want inactive", rs, corrupt)
 	}
 }
 
@@ -481,16 +481,16 @@ func TestSessionLifecycle(t *testing.T) {
 	if id, _ := r.s.resumeID(sesT0.Add(2*time.Minute), 24*time.Hour); id != "sess-abc" {
 		t.Fatalf("loop 2 resumes %q", id)
 	}
-	cur, st, _ := r.s.current(sesT0.Add(2 * time.Minute))
-	if st != session.Active || cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
-		t.Fatalf("after save: %+v %v", cur, st)
+	cur, _, _ := r.s.current(sesT0.Add(2 * time.Minute))
+	if cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
+		t.Fatalf("after save: %+v", cur)
 	}
 	if err := r.s.reset("project_complete", 2, sesT0.Add(3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	cur, st, _ = r.s.current(sesT0.Add(3 * time.Minute))
-	if st != session.Inactive || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(claudeSessionID) {
-		t.Fatalf("after reset: %+v %v", cur, st)
+	cur, _, _ = r.s.current(sesT0.Add(3 * time.Minute))
+	if cur.SessionID != "" || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(claudeSessionID) {
+		t.Fatalf("after reset: %+v", cur)
 	}
 	h, _ := r.s.history()
 	if len(h) != 1 || h[0] != (session.HistoryEntry{Timestamp: session.FormatISO(sesT0.Add(3 * time.Minute)), FromState: "active", ToState: "reset", Reason: "project_complete", LoopNumber: 2}) {
