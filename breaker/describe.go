@@ -44,7 +44,7 @@ func (e *openError) Error() string {
 func (e *openError) Is(target error) bool { return target == ErrOpen }
 
 // Err returns an *openError, which names c's reset command, while s is
-// OPEN, else nil.
+// OPEN, else nil: nil is the loop's leave to call the agent.
 func (s State) Err(c Config) error {
 	if s.State == Open {
 		return &openError{State: s, ResetCommand: c.ResetCommand}

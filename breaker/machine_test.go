@@ -519,13 +519,13 @@ func TestCooldownStory(t *testing.T) {
 	}
 	s, tn := s.Startup(at(3).Add(10*time.Minute), c) // restarted too early
 	note(tn)
-	if s.CanExecute() {
-		t.Fatal("CanExecute = true 10 minutes after opening, want false")
+	if s.Err(c) == nil {
+		t.Fatal("Err = nil 10 minutes after opening, want the open circuit")
 	}
 	s, tn = s.Startup(at(3).Add(31*time.Minute), c)
 	note(tn)
-	if !s.CanExecute() {
-		t.Fatal("CanExecute = false after the cooldown, want true")
+	if err := s.Err(c); err != nil {
+		t.Fatalf("Err = %v after the cooldown, want nil", err)
 	}
 	s, tn = s.Record(idle(1), at(3).Add(32*time.Minute), c) // new run, loop numbers restart
 	note(tn)

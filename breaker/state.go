@@ -75,10 +75,6 @@ func Fresh(now time.Time) State {
 	return State{State: Closed, LastChange: stamp(now)}
 }
 
-// CanExecute reports whether the loop may call the agent: false only while
-// the circuit is OPEN.
-func (s State) CanExecute() bool { return s.State != Open }
-
 // clone copies s so that appending to its slices never writes into the
 // caller's backing arrays.
 func (s State) clone() State {

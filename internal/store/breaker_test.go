@@ -117,7 +117,7 @@ func checkBashOpenLoaded(t *testing.T, d *ralphdir.Dir) {
 func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c breaker.Config) breaker.State {
 	t.Helper()
 	s, tn, err := initBreaker(d, time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC), c)
-	if err != nil || tn != nil || s.CanExecute() {
+	if err != nil || tn != nil || s.State != breaker.Open {
 		t.Fatalf("Init at 10:30 = %+v, %v, %v; want OPEN, no transition", s, tn, err)
 	}
 	if got := fileContent(t, d, ralphdir.CircuitBreakerState); got != breakerGolden(t, "bash_open.json") {
