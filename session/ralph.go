@@ -19,8 +19,8 @@ const (
 	ReasonManualCircuitReset = "manual_circuit_reset"
 )
 
-// HistoryCap is how many entries .ralph_session_history keeps.
-const HistoryCap = 50
+// historyCap is how many entries .ralph_session_history keeps.
+const historyCap = 50
 
 // RalphSession is .ralph_session. Active: {session_id, created_at,
 // last_used}; inactive: {"session_id": "", reset_at, reset_reason}.
@@ -37,13 +37,29 @@ type RalphSession struct {
 	ResetReason string `json:"reset_reason,omitempty"`
 }
 
-// HistoryEntry is one element of .ralph_session_history.
-type HistoryEntry struct {
+// historyEntry is one element of .ralph_session_history.
+type historyEntry struct {
 	Timestamp  string `json:"timestamp"`
 	FromState  string `json:"from_state"`
 	ToState    string `json:"to_state"`
 	Reason     string `json:"reason"`
 	LoopNumber int    `json:"loop_number"`
+}
+
+// AppendHistory is .ralph_session_history after a reset at now for reason
+// in loop (0 outside the loop): history, the file's entries, kept byte for
+// byte whatever their shape, with {timestamp, "active", "reset", reason,
+// loop_number} appended, and only the last historyCap (50) entries kept.
+func AppendHistory(history []json.RawMessage, reason string, loop int, now time.Time) ([]json.RawMessage, error) {
+	b, err := json.Marshal(historyEntry{Timestamp: FormatISO(now), FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop})
+	if err != nil {
+		return nil, err
+	}
+	history = append(history, b)
+	if len(history) > historyCap {
+		history = history[len(history)-historyCap:]
+	}
+	return history, nil
 }
 
 // Decode reads .ralph_session with the bash loop's validity rules at now:

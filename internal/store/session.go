@@ -154,8 +154,7 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 	if err := s.d.Remove(ralphdir.ResponseAnalysis); err != nil {
 		errs = append(errs, err)
 	}
-	entry := session.HistoryEntry{Timestamp: ts, FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop}
-	if err := s.appendHistory(entry); err != nil {
+	if err := s.appendHistory(reason, loop, now); err != nil {
 		s.log(levelWarn, fmt.Sprintf("Could not record the session reset in %s: %v", ralphSessionHistory, err))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -173,20 +172,15 @@ func (s *sessions) readHistory() ([]json.RawMessage, error) {
 	return raw, nil
 }
 
-// appendHistory adds e and keeps the last session.HistoryCap entries. Entries
-// already in the file are kept byte for byte, whatever their shape.
-func (s *sessions) appendHistory(e session.HistoryEntry) error {
+// appendHistory records the reset in .ralph_session_history
+// (session.AppendHistory).
+func (s *sessions) appendHistory(reason string, loop int, now time.Time) error {
 	raw, err := s.readHistory()
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
+	if raw, err = session.AppendHistory(raw, reason, loop, now); err != nil {
 		return err
-	}
-	raw = append(raw, b)
-	if len(raw) > session.HistoryCap {
-		raw = raw[len(raw)-session.HistoryCap:]
 	}
 	return s.d.WriteJSON(ralphSessionHistory, raw)
 }

@@ -455,7 +455,7 @@ func TestSessionHistoryCapAndForeignEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h) != session.HistoryCap || h[0].LoopNumber != 6 || h[len(h)-1].LoopNumber != 55 {
+	if len(h) != 50 || h[0].LoopNumber != 6 || h[len(h)-1].LoopNumber != 55 {
 		t.Fatalf("len %d, first loop %d, last loop %d; want 50, 6, 55", len(h), h[0].LoopNumber, h[len(h)-1].LoopNumber)
 	}
 }
@@ -493,7 +493,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Fatalf("after reset: %+v", cur)
 	}
 	h, _ := r.s.history()
-	if len(h) != 1 || h[0] != (session.HistoryEntry{Timestamp: session.FormatISO(sesT0.Add(3 * time.Minute)), FromState: "active", ToState: "reset", Reason: "project_complete", LoopNumber: 2}) {
+	if len(h) != 1 || h[0] != (historyEntry{Timestamp: session.FormatISO(sesT0.Add(3 * time.Minute)), FromState: "active", ToState: "reset", Reason: "project_complete", LoopNumber: 2}) {
 		t.Fatalf("history %+v", h)
 	}
 	// The next run starts a fresh ralph session.
@@ -559,17 +559,26 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
 
 func sp(s string) *string { return &s }
 
+// historyEntry is an entry of .ralph_session_history, as bmalph reads it.
+type historyEntry struct {
+	Timestamp  string `json:"timestamp"`
+	FromState  string `json:"from_state"`
+	ToState    string `json:"to_state"`
+	Reason     string `json:"reason"`
+	LoopNumber int    `json:"loop_number"`
+}
+
 // history reads .ralph_session_history back: the entries that have the
 // entry shape, oldest first. A file that is not a JSON array is
 // quarantined and reads as empty.
-func (s *sessions) history() ([]session.HistoryEntry, error) {
+func (s *sessions) history() ([]historyEntry, error) {
 	raw, err := s.readHistory()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]session.HistoryEntry, 0, len(raw))
+	out := make([]historyEntry, 0, len(raw))
 	for _, r := range raw {
-		var e session.HistoryEntry
+		var e historyEntry
 		if json.Unmarshal(r, &e) == nil {
 			out = append(out, e)
 		}
