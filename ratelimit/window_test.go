@@ -204,6 +204,3 @@ func TestWait(t *testing.T) {
 		})
 	}
 }
-
-// untilReset is the wait from now to the next clock hour.
-func untilReset(now time.Time) time.Duration { return NextReset(now).Sub(now) }
