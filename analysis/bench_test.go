@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"strings"
@@ -50,7 +49,7 @@ func benchAnalyze(b *testing.B, format, driver string) {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explained(&res))
 		}
 	}
 }
@@ -72,7 +71,7 @@ func TestGeneratedOutputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Block == nil || res.Block.Status != "IN_PROGRESS" || !res.Block.ExitSignalFound || res.ExitSignal {
-				t.Fatalf("status block not read as written:\n%s", explain.Of(&res))
+				t.Fatalf("status block not read as written:\n%s", explained(&res))
 			}
 			want := gen.SessionID
 			if format == "opencode-jsonl" {
@@ -107,7 +106,7 @@ func benchStream(b *testing.B, format, driver string) {
 			b.Fatal(err)
 		}
 		if res.ExitSignal || res.Block == nil || res.SessionID == "" && format != "text" {
-			b.Fatalf("unexpected analysis of generated %s: %s", format, explain.Of(&res))
+			b.Fatalf("unexpected analysis of generated %s: %s", format, explained(&res))
 		}
 	}
 }

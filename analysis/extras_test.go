@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"os"
@@ -186,7 +185,7 @@ func TestExtraFixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(tc.want, projectExtra(&res, tc.want)); diff != "" {
-					t.Errorf("oneByte=%v (-want +got):\n%s\nexplanation:\n%s", oneByte, diff, explain.Of(&res))
+					t.Errorf("oneByte=%v (-want +got):\n%s\nexplanation:\n%s", oneByte, diff, explained(&res))
 				}
 			}
 		})

@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"strings"
 	"testing"
@@ -214,7 +213,7 @@ func TestResultAdjustments(t *testing.T) {
 	text := "STATUS: x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n"
 	res := analyzeString(t, text, Options{Formats: drivers.Formats("")})
 	if !res.ExitSignal || res.TasksCompletedThisLoop != 1 {
-		t.Fatalf("block not read: %s", explain.Of(&res))
+		t.Fatalf("block not read: %s", explained(&res))
 	}
 	if res.ApplyFixPlanDelta(1) {
 		t.Error("claimed 1, checked 1: no mismatch")
@@ -340,7 +339,7 @@ func TestRepeatedErrorsAcrossLoops(t *testing.T) {
 	h.Add(5, first.ErrorLines)
 	res := analyzeString(t, out, Options{Formats: drivers.Formats(""), PreviousErrors: h.Previous()})
 	if !res.RepeatsErrors || !res.IsStuck || !res.ResponseAnalysis().Analysis.IsStuck {
-		t.Errorf("same errors three loops running: stuck; got %+v", explain.Of(&res))
+		t.Errorf("same errors three loops running: stuck; got %+v", explained(&res))
 	}
 	b, err := h.Marshal()
 	if err != nil {
@@ -455,12 +454,12 @@ func TestLongLines(t *testing.T) {
 	text := long + "\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n"
 	res := analyzeString(t, text, Options{Formats: drivers.Formats("")})
 	if res.ExitSignal || res.Block == nil || len(res.ResultText) != MaxResultText || !res.ResultTruncated {
-		t.Errorf("text: %s", explain.Of(&res))
+		t.Errorf("text: %s", explained(&res))
 	}
 	js := `{"type":"result","result":"` + strings.Repeat(`x\"y\\z `, 100000) + `\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---","session_id":"long"}`
 	res = analyzeString(t, js, Options{Formats: drivers.Formats("")})
 	if !res.ExitSignal || res.SessionID != "long" || res.Format != FormatJSONObject {
-		t.Errorf("json: %s", explain.Of(&res))
+		t.Errorf("json: %s", explained(&res))
 	}
 }
 
@@ -469,7 +468,7 @@ func TestExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ex.String()
+	got := ex
 	for _, want := range []string{
 		"format: text, ",
 		"status block: 3 found; the last closed one counts, line 8 of the agent's text (closed): STATUS=IN_PROGRESS EXIT_SIGNAL=false TASKS_COMPLETED_THIS_LOOP=1 TESTS_STATUS=FAILING",
@@ -485,15 +484,15 @@ func TestExplain(t *testing.T) {
 	}
 
 	_, ex, _ = AnalyzeFile("testdata/agent-output/permission_denials.json", Options{Formats: drivers.Formats("")})
-	if got := ex.String(); !strings.Contains(got, "permission denials: 2: Bash(git commit -m 'feat: add authentication module'), AskUserQuestion (the output's permission_denials)") {
+	if got := ex; !strings.Contains(got, "permission denials: 2: Bash(git commit -m 'feat: add authentication module'), AskUserQuestion (the output's permission_denials)") {
 		t.Errorf("denial explanation:\n%s", got)
 	}
 	_, ex, _ = AnalyzeFile("testdata/agent-output/text_response_stuck.txt", Options{Formats: drivers.Formats("")})
-	if got := ex.String(); !strings.Contains(got, "errors: 7 error lines in the agent's text (more than five: stuck)\n  Error: Cannot find module 'express'\n") {
+	if got := ex; !strings.Contains(got, "errors: 7 error lines in the agent's text (more than five: stuck)\n  Error: Cannot find module 'express'\n") {
 		t.Errorf("error explanation:\n%s", got)
 	}
 	_, ex, _ = AnalyzeFile("testdata/extra/claude_stream_rate_limited.jsonl", Options{Formats: drivers.Formats(""), ExitCode: 1})
-	if got := ex.String(); !strings.Contains(got, "usage limit: rate_limit_event rejected (five_hour)") {
+	if got := ex; !strings.Contains(got, "usage limit: rate_limit_event rejected (five_hour)") {
 		t.Errorf("limit explanation:\n%s", got)
 	}
 }

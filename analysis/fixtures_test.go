@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"os"
@@ -215,7 +214,7 @@ func checkFixtures(t *testing.T, dir string) {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(want, project(&res)); diff != "" {
-					t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, explain.Of(&res))
+					t.Errorf("%s read (-want +got):\n%s\nexplanation:\n%s", mode, diff, explained(&res))
 				}
 			}
 		})

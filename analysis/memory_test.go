@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"runtime"
@@ -94,7 +93,7 @@ func TestLineCap(t *testing.T) {
 			if r.SkippedLines != c.skipped || r.Documents != c.docs || r.SessionID != "s1" || !r.ExitSignal {
 				t.Errorf("%s: skipped %d, documents %d, session %q, exit %v; want %d, %d, s1, true", c.name, r.SkippedLines, r.Documents, r.SessionID, r.ExitSignal, c.skipped, c.docs)
 			}
-			if why := explain.Of(&r).String(); !strings.Contains(why, c.note) {
+			if why := explained(&r); !strings.Contains(why, c.note) {
 				t.Errorf("%s: explanation does not note the skipped line:\n%s", c.name, why)
 			}
 		}

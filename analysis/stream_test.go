@@ -3,7 +3,6 @@ package analysis_test
 import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/explain"
 
 	"bytes"
 	"math/rand/v2"
@@ -72,7 +71,7 @@ func checkStream(t *testing.T, path, driver string, data []byte, opts Options, e
 	if !bytes.Equal(wantRA, gotRA) {
 		t.Fatalf("%s: .response_analysis differs:\nfile:   %s\nstream: %s", path, wantRA, gotRA)
 	}
-	if diff := cmp.Diff(why, explain.Of(&got)); diff != "" {
+	if diff := cmp.Diff(why, explained(&got)); diff != "" {
 		t.Fatalf("%s: explanation differs (-file +stream):\n%s", path, diff)
 	}
 }

@@ -44,7 +44,7 @@ func (e *openError) Error() string {
 func (e *openError) Is(target error) bool { return target == ErrOpen }
 
 // Err returns an *openError, which names c's reset command, while s is
-// OPEN, else nil.
+// OPEN, else nil: nil is the loop's leave to call the agent.
 func (s State) Err(c Config) error {
 	if s.State == Open {
 		return &openError{State: s, ResetCommand: c.ResetCommand}
@@ -59,7 +59,7 @@ func (t Transition) Lines() []string {
 	switch t.To {
 	case Open:
 		head = "🚨 CIRCUIT BREAKER OPENED"
-	case HalfOpen:
+	case halfOpen:
 		head = "⚠️  CIRCUIT BREAKER: Monitoring Mode"
 	case Closed:
 		head = "✅ CIRCUIT BREAKER: Normal Operation"
@@ -80,7 +80,7 @@ const (
 // against their thresholds and what to do next. It only reads s; it never
 // applies the cooldown (the next run does).
 func Describe(s State, now time.Time, c Config) []string {
-	icon := map[string]string{Closed: "✅", HalfOpen: "⚠️ ", Open: "🚨"}[s.State]
+	icon := map[string]string{Closed: "✅", halfOpen: "⚠️ ", Open: "🚨"}[s.State]
 	current := "N/A"
 	if s.CurrentLoop != 0 {
 		current = "#" + strconv.Itoa(s.CurrentLoop)
@@ -110,7 +110,7 @@ func Describe(s State, now time.Time, c Config) []string {
 	switch s.State {
 	case Closed:
 		add("Next step", "none; the loop runs normally")
-	case HalfOpen:
+	case halfOpen:
 		left := 1
 		if c.NoProgressThreshold > 0 {
 			left = max(c.NoProgressThreshold-s.ConsecutiveNoProgress, 1)
@@ -165,21 +165,21 @@ func counters(s State, c Config) string {
 
 // signal is TrippedBy, or for files written by the bash loop (which has
 // no tripped_by) the rule read back from the reason.
-func (s State) signal() Signal {
+func (s State) signal() tripSignal {
 	if s.TrippedBy != "" {
-		return s.TrippedBy
+		return tripSignal(s.TrippedBy)
 	}
 	for _, r := range []struct {
 		prefix string
-		sig    Signal
+		sig    tripSignal
 	}{
-		{"Permission denied in", SignalPermissionDenials},
-		{"Read-only timeout in", SignalReadOnlyTimeouts},
-		{"No progress detected", SignalNoProgress},
-		{"No recovery", SignalNoProgress},
-		{"Monitoring: output", SignalOutputDecline},
-		{"Monitoring:", SignalNoProgress},
-		{"Same error repeated", SignalSameError},
+		{"Permission denied in", signalPermissionDenials},
+		{"Read-only timeout in", signalReadOnlyTimeouts},
+		{"No progress detected", signalNoProgress},
+		{"No recovery", signalNoProgress},
+		{"Monitoring: output", signalOutputDecline},
+		{"Monitoring:", signalNoProgress},
+		{"Same error repeated", signalSameError},
 	} {
 		if strings.HasPrefix(s.Reason, r.prefix) {
 			return r.sig
@@ -188,40 +188,40 @@ func (s State) signal() Signal {
 	return ""
 }
 
-func (g Signal) describe(c Config) string {
+func (g tripSignal) describe(c Config) string {
 	switch g {
-	case SignalPermissionDenials:
+	case signalPermissionDenials:
 		return fmt.Sprintf("permission denials (CB_PERMISSION_DENIAL_THRESHOLD=%d)", c.PermissionDenialThreshold)
-	case SignalReadOnlyTimeouts:
+	case signalReadOnlyTimeouts:
 		return fmt.Sprintf("read-only timeouts (CB_READ_ONLY_TIMEOUT_THRESHOLD=%d)", c.ReadOnlyTimeoutThreshold)
-	case SignalNoProgress:
+	case signalNoProgress:
 		return fmt.Sprintf("no progress (CB_NO_PROGRESS_THRESHOLD=%d)", c.NoProgressThreshold)
-	case SignalSameError:
+	case signalSameError:
 		return fmt.Sprintf("errors in consecutive loops (CB_SAME_ERROR_THRESHOLD=%d)", c.SameErrorThreshold)
-	case SignalOutputDecline:
+	case signalOutputDecline:
 		return fmt.Sprintf("output decline without progress (CB_OUTPUT_DECLINE_THRESHOLD=%d%%)", c.OutputDeclineThreshold)
 	}
 	return string(g)
 }
 
-func (g Signal) advice() string {
+func (g tripSignal) advice() string {
 	switch g {
-	case SignalPermissionDenials:
+	case signalPermissionDenials:
 		return "allow the denied tools (ALLOWED_TOOLS in .ralph/.ralphrc) or change the task so it does not need them"
-	case SignalReadOnlyTimeouts:
+	case signalReadOnlyTimeouts:
 		return "split the current task in .ralph/@fix_plan.md into smaller steps, or raise WRITE_TIMEOUT_MINUTES"
-	case SignalSameError:
+	case signalSameError:
 		return "fix the error shown above (full agent output in .ralph/logs/)"
-	case SignalNoProgress, SignalOutputDecline:
+	case signalNoProgress, signalOutputDecline:
 		return "check whether .ralph/@fix_plan.md is finished or unclear, sharpen .ralph/PROMPT.md, and read the last agent output in .ralph/logs/"
 	}
 	return "review .ralph/logs/ralph.log and the last agent output in .ralph/logs/"
 }
 
 // evidence returns label/value pairs backing the current signal.
-func (s State) evidence(sig Signal) [][2]string {
+func (s State) evidence(sig tripSignal) [][2]string {
 	var out [][2]string
-	if len(s.NoProgressLoops) > 0 && (sig == SignalNoProgress || s.ConsecutiveNoProgress > 0) {
+	if len(s.NoProgressLoops) > 0 && (sig == signalNoProgress || s.ConsecutiveNoProgress > 0) {
 		out = append(out, [2]string{"No progress in", "loops " + joinInts(s.NoProgressLoops) + " (no file changes, no reported changes, no completion signal)"})
 	}
 	if len(s.QuestionLoops) > 0 {

@@ -78,7 +78,7 @@ func TestDescribeStates(t *testing.T) {
 		},
 		{
 			name: "half-open with its evidence",
-			s: State{State: HalfOpen, LastChange: t0, ConsecutiveNoProgress: 2, CurrentLoop: 5, TrippedBy: SignalNoProgress,
+			s: State{State: halfOpen, LastChange: t0, ConsecutiveNoProgress: 2, CurrentLoop: 5, TrippedBy: signalNoProgress,
 				Reason: "Monitoring: 2 loops without progress", NoProgressLoops: []int{4, 5}, QuestionLoops: []int{5}},
 			cfg: c,
 			want: []string{
@@ -91,7 +91,7 @@ func TestDescribeStates(t *testing.T) {
 		},
 		{
 			name: "open on repeated errors",
-			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutiveSameError: 3, TrippedBy: SignalSameError,
+			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutiveSameError: 3, TrippedBy: signalSameError,
 				Reason: "Same error repeated in 3 consecutive loops",
 				Errors: []ErrorLine{{3, "Error: boom"}, {4, "Error: boom"}, {5, "Error: boom"}}},
 			cfg: c,
@@ -103,7 +103,7 @@ func TestDescribeStates(t *testing.T) {
 		},
 		{
 			name: "open on denials with auto-reset on",
-			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutivePermissionDenials: 2, TrippedBy: SignalPermissionDenials,
+			s: State{State: Open, LastChange: t0, OpenedAt: t0, ConsecutivePermissionDenials: 2, TrippedBy: signalPermissionDenials,
 				Reason: "Permission denied in 2 consecutive loops", DeniedCommands: []string{"Bash(rm -rf /)", "WebFetch"}},
 			cfg: func() Config { x := c; x.AutoReset = true; return x }(),
 			want: []string{
@@ -154,14 +154,14 @@ func TestDescribeStates(t *testing.T) {
 }
 
 func TestSignalFromBashReason(t *testing.T) {
-	for reason, want := range map[string]Signal{
-		"Permission denied in 2 consecutive loops":                            SignalPermissionDenials,
-		"Read-only timeout in 2 consecutive loops (agent stuck reading)":      SignalReadOnlyTimeouts,
-		"No progress detected in 3 consecutive loops":                         SignalNoProgress,
-		"No recovery, opening circuit after 3 loops":                          SignalNoProgress,
-		"Monitoring: 2 loops without progress":                                SignalNoProgress,
-		"Monitoring: output declined by 90% without progress (10 -> 1 bytes)": SignalOutputDecline,
-		"Same error repeated in 5 consecutive loops":                          SignalSameError,
+	for reason, want := range map[string]tripSignal{
+		"Permission denied in 2 consecutive loops":                            signalPermissionDenials,
+		"Read-only timeout in 2 consecutive loops (agent stuck reading)":      signalReadOnlyTimeouts,
+		"No progress detected in 3 consecutive loops":                         signalNoProgress,
+		"No recovery, opening circuit after 3 loops":                          signalNoProgress,
+		"Monitoring: 2 loops without progress":                                signalNoProgress,
+		"Monitoring: output declined by 90% without progress (10 -> 1 bytes)": signalOutputDecline,
+		"Same error repeated in 5 consecutive loops":                          signalSameError,
 		"Cooldown recovery: 35m elapsed":                                      "",
 		"":                                                                    "",
 	} {
@@ -177,7 +177,7 @@ func TestTransitionLines(t *testing.T) {
 		want []string
 	}{
 		{Open, []string{"🚨 CIRCUIT BREAKER OPENED", "Reason: r"}},
-		{HalfOpen, []string{"⚠️  CIRCUIT BREAKER: Monitoring Mode", "Reason: r"}},
+		{halfOpen, []string{"⚠️  CIRCUIT BREAKER: Monitoring Mode", "Reason: r"}},
 		{Closed, []string{"✅ CIRCUIT BREAKER: Normal Operation", "Reason: r"}},
 		{"null", nil},
 	} {

@@ -14,7 +14,7 @@
 //	s, t := s.Startup(now, cfg)                // before each iteration: cooldown / auto-reset
 //	if err := s.Err(cfg); err != nil { ... } // OPEN: show breaker.Halted(s, now, cfg), stop
 //	s, t = s.Record(breaker.LoopResult{...}, now, cfg)
-//	if !s.CanExecute() { stop with s.Err(cfg) }
+//	if err := s.Err(cfg); err != nil { stop with err }
 //
 // The other pieces: Fresh, Reset (for --reset-circuit), Describe (the
 // --circuit-status text).

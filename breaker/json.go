@@ -53,7 +53,7 @@ type wire struct {
 	Reason                       string      `json:"reason"`
 	CurrentLoop                  *int        `json:"current_loop,omitempty"`
 	OpenedAt                     string      `json:"opened_at,omitempty"`
-	TrippedBy                    Signal      `json:"tripped_by,omitempty"`
+	TrippedBy                    string      `json:"tripped_by,omitempty"`
 	NoProgressLoops              []int       `json:"no_progress_loops,omitempty"`
 	QuestionLoops                []int       `json:"question_loops,omitempty"`
 	Errors                       []ErrorLine `json:"error_streak,omitempty"`
@@ -130,7 +130,7 @@ func (s *State) UnmarshalJSON(data []byte) error {
 		Reason:                       jsonString(raw["reason"]),
 		CurrentLoop:                  jsonCount(raw["current_loop"]),
 		OpenedAt:                     parseISO(jsonString(raw["opened_at"])),
-		TrippedBy:                    Signal(jsonString(raw["tripped_by"])),
+		TrippedBy:                    jsonString(raw["tripped_by"]),
 		LastOutputLength:             jsonCount(raw["last_output_length"]),
 	}
 	// Evidence is advisory: a malformed list is dropped, never an error.

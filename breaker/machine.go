@@ -93,7 +93,7 @@ func (s State) Record(r LoopResult, now time.Time, c Config) (State, *Transition
 	}
 
 	f := facts{n: &n, c: c, progress: progress, declined: declined, decline: decline, prevLen: s.LastOutputLength, outLen: r.OutputLength}
-	to, reason, signal := prev, "", Signal("")
+	to, reason, signal := prev, "", tripSignal("")
 	if rl := matchRule(prev, f); rl != nil {
 		to, reason, signal = rl.to, rl.reason(f), rl.signal
 	}
@@ -154,12 +154,12 @@ func (n *State) count(r LoopResult, c Config, progress bool) {
 // opened_at consistent with the new state and stamps the change.
 // lastChange is the state's previous last_change, the opening time of a
 // file written before opened_at existed.
-func (n *State) enter(prev, to string, signal Signal, lastChange, now time.Time) {
+func (n *State) enter(prev, to string, signal tripSignal, lastChange, now time.Time) {
 	switch {
 	case to == Closed:
 		n.TrippedBy = ""
 	case signal != "":
-		n.TrippedBy = signal
+		n.TrippedBy = string(signal)
 	}
 	switch {
 	case to == Open && prev != Open:
@@ -197,7 +197,7 @@ func reached(count, threshold int) bool { return threshold > 0 && count >= thres
 type rule struct {
 	from   []string
 	to     string
-	signal Signal
+	signal tripSignal
 	when   func(facts) bool
 	reason func(facts) string
 }
@@ -209,54 +209,54 @@ type rule struct {
 // Reset moves it.
 var rules = []rule{
 	{
-		from: []string{Closed, HalfOpen}, to: Open, signal: SignalPermissionDenials,
+		from: []string{Closed, halfOpen}, to: Open, signal: signalPermissionDenials,
 		when: func(f facts) bool { return reached(f.n.ConsecutivePermissionDenials, f.c.PermissionDenialThreshold) },
 		reason: func(f facts) string {
 			return fmt.Sprintf("Permission denied in %d consecutive loops", f.n.ConsecutivePermissionDenials)
 		},
 	},
 	{
-		from: []string{Closed, HalfOpen}, to: Open, signal: SignalReadOnlyTimeouts,
+		from: []string{Closed, halfOpen}, to: Open, signal: signalReadOnlyTimeouts,
 		when: func(f facts) bool { return reached(f.n.ConsecutiveReadOnlyTimeouts, f.c.ReadOnlyTimeoutThreshold) },
 		reason: func(f facts) string {
 			return fmt.Sprintf("Read-only timeout in %d consecutive loops (agent stuck reading)", f.n.ConsecutiveReadOnlyTimeouts)
 		},
 	},
 	{
-		from: []string{HalfOpen}, to: Closed,
+		from: []string{halfOpen}, to: Closed,
 		when:   func(f facts) bool { return f.progress },
 		reason: func(facts) string { return "Progress detected, circuit recovered" },
 	},
 	{
-		from: []string{Closed}, to: Open, signal: SignalNoProgress,
+		from: []string{Closed}, to: Open, signal: signalNoProgress,
 		when: func(f facts) bool { return reached(f.n.ConsecutiveNoProgress, f.c.NoProgressThreshold) },
 		reason: func(f facts) string {
 			return fmt.Sprintf("No progress detected in %d consecutive loops", f.n.ConsecutiveNoProgress)
 		},
 	},
 	{
-		from: []string{HalfOpen}, to: Open, signal: SignalNoProgress,
+		from: []string{halfOpen}, to: Open, signal: signalNoProgress,
 		when: func(f facts) bool { return reached(f.n.ConsecutiveNoProgress, f.c.NoProgressThreshold) },
 		reason: func(f facts) string {
 			return fmt.Sprintf("No recovery, opening circuit after %d loops", f.n.ConsecutiveNoProgress)
 		},
 	},
 	{
-		from: []string{Closed}, to: Open, signal: SignalSameError,
+		from: []string{Closed}, to: Open, signal: signalSameError,
 		when: func(f facts) bool { return reached(f.n.ConsecutiveSameError, f.c.SameErrorThreshold) },
 		reason: func(f facts) string {
 			return fmt.Sprintf("Same error repeated in %d consecutive loops", f.n.ConsecutiveSameError)
 		},
 	},
 	{
-		from: []string{Closed}, to: HalfOpen, signal: SignalNoProgress,
+		from: []string{Closed}, to: halfOpen, signal: signalNoProgress,
 		when: func(f facts) bool { return f.n.ConsecutiveNoProgress >= hardHalfOpenAt },
 		reason: func(f facts) string {
 			return fmt.Sprintf("Monitoring: %d loops without progress", f.n.ConsecutiveNoProgress)
 		},
 	},
 	{
-		from: []string{Closed}, to: HalfOpen, signal: SignalOutputDecline,
+		from: []string{Closed}, to: halfOpen, signal: signalOutputDecline,
 		when: func(f facts) bool { return f.declined },
 		reason: func(f facts) string {
 			return fmt.Sprintf("Monitoring: output declined by %d%% without progress (%d -> %d bytes)", f.decline, f.prevLen, f.outLen)
@@ -318,11 +318,11 @@ func (s State) Startup(now time.Time, c Config) (State, *Transition) {
 	if !ok || elapsed < 0 || elapsed < cool {
 		return n, nil
 	}
-	n.State = HalfOpen
+	n.State = halfOpen
 	n.LastChange = now
 	n.Reason = fmt.Sprintf("Cooldown recovery: %dm elapsed", elapsed)
 	return n, &Transition{
-		From: Open, To: HalfOpen,
+		From: Open, To: halfOpen,
 		Reason: fmt.Sprintf("Cooldown elapsed (%dm >= %dm)", elapsed, cool),
 		Loop:   n.CurrentLoop, At: now,
 	}

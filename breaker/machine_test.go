@@ -35,7 +35,7 @@ type summary struct {
 	NoProgress, SameError, Denials int
 	ReadOnly, LastProgress, Opens  int
 	Reason                         string
-	TrippedBy                      Signal
+	TrippedBy                      string
 	CurrentLoop                    int
 	OpenedAt                       time.Time
 }
@@ -57,7 +57,7 @@ func TestRecordStories(t *testing.T) {
 	def := defaultConfig()
 	with := func(f func(*Config)) Config { c := defaultConfig(); f(&c); return c }
 	threshold := with(func(c *Config) { c.CountPermissionDenials = true })
-	halfOpen := State{State: HalfOpen, ConsecutiveNoProgress: 2, LastChange: t0, CurrentLoop: 2, TrippedBy: SignalNoProgress, Reason: "Monitoring: 2 loops without progress"}
+	monitoring := State{State: halfOpen, ConsecutiveNoProgress: 2, LastChange: t0, CurrentLoop: 2, TrippedBy: signalNoProgress, Reason: "Monitoring: 2 loops without progress"}
 
 	tests := []struct {
 		name  string
@@ -91,17 +91,17 @@ func TestRecordStories(t *testing.T) {
 		{
 			name: "two idle loops move to monitoring", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{idle(1), idle(2)},
-			want:  summary{State: HalfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: SignalNoProgress, CurrentLoop: 2},
-			trans: []Transition{tr(Closed, HalfOpen, "Monitoring: 2 loops without progress", 2)},
+			want:  summary{State: halfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: signalNoProgress, CurrentLoop: 2},
+			trans: []Transition{tr(Closed, halfOpen, "Monitoring: 2 loops without progress", 2)},
 		},
 		{
 			name: "three idle loops open via half-open with the bash loop's wording", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{idle(1), idle(2), idle(3)},
 			want: summary{State: Open, NoProgress: 3, Opens: 1, Reason: "No recovery, opening circuit after 3 loops",
-				TrippedBy: SignalNoProgress, CurrentLoop: 3, OpenedAt: at(3)},
+				TrippedBy: signalNoProgress, CurrentLoop: 3, OpenedAt: at(3)},
 			trans: []Transition{
-				tr(Closed, HalfOpen, "Monitoring: 2 loops without progress", 2),
-				tr(HalfOpen, Open, "No recovery, opening circuit after 3 loops", 3),
+				tr(Closed, halfOpen, "Monitoring: 2 loops without progress", 2),
+				tr(halfOpen, Open, "No recovery, opening circuit after 3 loops", 3),
 			},
 		},
 		{
@@ -109,7 +109,7 @@ func TestRecordStories(t *testing.T) {
 			cfg:  with(func(c *Config) { c.NoProgressThreshold = 1 }), start: Fresh(t0),
 			loops: []LoopResult{idle(1)},
 			want: summary{State: Open, NoProgress: 1, Opens: 1, Reason: "No progress detected in 1 consecutive loops",
-				TrippedBy: SignalNoProgress, CurrentLoop: 1, OpenedAt: at(1)},
+				TrippedBy: signalNoProgress, CurrentLoop: 1, OpenedAt: at(1)},
 			trans: []Transition{tr(Closed, Open, "No progress detected in 1 consecutive loops", 1)},
 		},
 		{
@@ -117,7 +117,7 @@ func TestRecordStories(t *testing.T) {
 			cfg:  with(func(c *Config) { c.NoProgressThreshold = 2 }), start: Fresh(t0),
 			loops: []LoopResult{idle(1), idle(2)},
 			want: summary{State: Open, NoProgress: 2, Opens: 1, Reason: "No progress detected in 2 consecutive loops",
-				TrippedBy: SignalNoProgress, CurrentLoop: 2, OpenedAt: at(2)},
+				TrippedBy: signalNoProgress, CurrentLoop: 2, OpenedAt: at(2)},
 			trans: []Transition{tr(Closed, Open, "No progress detected in 2 consecutive loops", 2)},
 		},
 		{
@@ -127,7 +127,7 @@ func TestRecordStories(t *testing.T) {
 				withErr(worked(4), "Error: a"), withErr(worked(5), "Error: a"),
 			},
 			want: summary{State: Open, SameError: 5, LastProgress: 5, Opens: 1, Reason: "Same error repeated in 5 consecutive loops",
-				TrippedBy: SignalSameError, CurrentLoop: 5, OpenedAt: at(5)},
+				TrippedBy: signalSameError, CurrentLoop: 5, OpenedAt: at(5)},
 			trans: []Transition{tr(Closed, Open, "Same error repeated in 5 consecutive loops", 5)},
 		},
 		{
@@ -148,14 +148,14 @@ func TestRecordStories(t *testing.T) {
 			name: "two denial loops open in threshold mode", cfg: threshold, start: Fresh(t0),
 			loops: []LoopResult{denied(worked(1), "Bash(rm -rf build)"), denied(worked(2), "WebFetch")},
 			want: summary{State: Open, Denials: 2, LastProgress: 2, Opens: 1, Reason: "Permission denied in 2 consecutive loops",
-				TrippedBy: SignalPermissionDenials, CurrentLoop: 2, OpenedAt: at(2)},
+				TrippedBy: signalPermissionDenials, CurrentLoop: 2, OpenedAt: at(2)},
 			trans: []Transition{tr(Closed, Open, "Permission denied in 2 consecutive loops", 2)},
 		},
 		{
 			name: "denials do not count outside threshold mode", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{denied(idle(1), "WebFetch"), denied(idle(2), "WebFetch")},
-			want:  summary{State: HalfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: SignalNoProgress, CurrentLoop: 2},
-			trans: []Transition{tr(Closed, HalfOpen, "Monitoring: 2 loops without progress", 2)},
+			want:  summary{State: halfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: signalNoProgress, CurrentLoop: 2},
+			trans: []Transition{tr(Closed, halfOpen, "Monitoring: 2 loops without progress", 2)},
 		},
 		{
 			name: "a loop without denial resets the denial count", cfg: threshold, start: Fresh(t0),
@@ -167,7 +167,7 @@ func TestRecordStories(t *testing.T) {
 			loops: []LoopResult{readOnly(1), readOnly(2)},
 			want: summary{State: Open, NoProgress: 2, ReadOnly: 2, Opens: 1,
 				Reason:    "Read-only timeout in 2 consecutive loops (agent stuck reading)",
-				TrippedBy: SignalReadOnlyTimeouts, CurrentLoop: 2, OpenedAt: at(2)},
+				TrippedBy: signalReadOnlyTimeouts, CurrentLoop: 2, OpenedAt: at(2)},
 			trans: []Transition{tr(Closed, Open, "Read-only timeout in 2 consecutive loops (agent stuck reading)", 2)},
 		},
 		{
@@ -182,7 +182,7 @@ func TestRecordStories(t *testing.T) {
 			start: Fresh(t0),
 			loops: []LoopResult{denied(withErr(readOnly(1), "Error: x"), "WebFetch")},
 			want: summary{State: Open, NoProgress: 1, SameError: 1, Denials: 1, ReadOnly: 1, Opens: 1,
-				Reason: "Permission denied in 1 consecutive loops", TrippedBy: SignalPermissionDenials, CurrentLoop: 1, OpenedAt: at(1)},
+				Reason: "Permission denied in 1 consecutive loops", TrippedBy: signalPermissionDenials, CurrentLoop: 1, OpenedAt: at(1)},
 			trans: []Transition{tr(Closed, Open, "Permission denied in 1 consecutive loops", 1)},
 		},
 		{
@@ -192,7 +192,7 @@ func TestRecordStories(t *testing.T) {
 			loops: []LoopResult{withErr(readOnly(1), "Error: x")},
 			want: summary{State: Open, NoProgress: 1, SameError: 1, ReadOnly: 1, Opens: 1,
 				Reason:    "Read-only timeout in 1 consecutive loops (agent stuck reading)",
-				TrippedBy: SignalReadOnlyTimeouts, CurrentLoop: 1, OpenedAt: at(1)},
+				TrippedBy: signalReadOnlyTimeouts, CurrentLoop: 1, OpenedAt: at(1)},
 			trans: []Transition{tr(Closed, Open, "Read-only timeout in 1 consecutive loops (agent stuck reading)", 1)},
 		},
 		{
@@ -201,25 +201,25 @@ func TestRecordStories(t *testing.T) {
 			start: Fresh(t0),
 			loops: []LoopResult{withErr(idle(1), "Error: x")},
 			want: summary{State: Open, NoProgress: 1, SameError: 1, Opens: 1,
-				Reason: "No progress detected in 1 consecutive loops", TrippedBy: SignalNoProgress, CurrentLoop: 1, OpenedAt: at(1)},
+				Reason: "No progress detected in 1 consecutive loops", TrippedBy: signalNoProgress, CurrentLoop: 1, OpenedAt: at(1)},
 			trans: []Transition{tr(Closed, Open, "No progress detected in 1 consecutive loops", 1)},
 		},
 		// Output decline (CB_OUTPUT_DECLINE_THRESHOLD).
 		{
 			name: "output down more than the threshold without progress: monitoring", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{{Loop: 1, FilesChanged: 1, OutputLength: 10000}, {Loop: 2, OutputLength: 1000}},
-			want: summary{State: HalfOpen, NoProgress: 1, LastProgress: 1,
+			want: summary{State: halfOpen, NoProgress: 1, LastProgress: 1,
 				Reason:    "Monitoring: output declined by 90% without progress (10000 -> 1000 bytes)",
-				TrippedBy: SignalOutputDecline, CurrentLoop: 2},
-			trans: []Transition{tr(Closed, HalfOpen, "Monitoring: output declined by 90% without progress (10000 -> 1000 bytes)", 2)},
+				TrippedBy: signalOutputDecline, CurrentLoop: 2},
+			trans: []Transition{tr(Closed, halfOpen, "Monitoring: output declined by 90% without progress (10000 -> 1000 bytes)", 2)},
 		},
 		{
 			name: "output decline then progress recovers", cfg: def, start: Fresh(t0),
 			loops: []LoopResult{{Loop: 1, FilesChanged: 1, OutputLength: 10000}, {Loop: 2, OutputLength: 1000}, {Loop: 3, FilesChanged: 1, OutputLength: 900}},
 			want:  summary{State: Closed, LastProgress: 3, Reason: "Progress detected, circuit recovered", CurrentLoop: 3},
 			trans: []Transition{
-				tr(Closed, HalfOpen, "Monitoring: output declined by 90% without progress (10000 -> 1000 bytes)", 2),
-				tr(HalfOpen, Closed, "Progress detected, circuit recovered", 3),
+				tr(Closed, halfOpen, "Monitoring: output declined by 90% without progress (10000 -> 1000 bytes)", 2),
+				tr(halfOpen, Closed, "Progress detected, circuit recovered", 3),
 			},
 		},
 		{
@@ -246,54 +246,54 @@ func TestRecordStories(t *testing.T) {
 		},
 		// HALF_OPEN
 		{
-			name: "half-open: progress closes", cfg: def, start: halfOpen,
+			name: "half-open: progress closes", cfg: def, start: monitoring,
 			loops: []LoopResult{worked(3)},
 			want:  summary{State: Closed, LastProgress: 3, Reason: "Progress detected, circuit recovered", CurrentLoop: 3},
-			trans: []Transition{tr(HalfOpen, Closed, "Progress detected, circuit recovered", 3)},
+			trans: []Transition{tr(halfOpen, Closed, "Progress detected, circuit recovered", 3)},
 		},
 		{
 			name: "half-open: a denial streak opens even with progress", cfg: threshold,
-			start: func() State { s := halfOpen; s.ConsecutivePermissionDenials = 1; return s }(),
+			start: func() State { s := monitoring; s.ConsecutivePermissionDenials = 1; return s }(),
 			loops: []LoopResult{denied(worked(3), "WebFetch")},
 			want: summary{State: Open, Denials: 2, LastProgress: 3, Opens: 1, Reason: "Permission denied in 2 consecutive loops",
-				TrippedBy: SignalPermissionDenials, CurrentLoop: 3, OpenedAt: at(3)},
-			trans: []Transition{tr(HalfOpen, Open, "Permission denied in 2 consecutive loops", 3)},
+				TrippedBy: signalPermissionDenials, CurrentLoop: 3, OpenedAt: at(3)},
+			trans: []Transition{tr(halfOpen, Open, "Permission denied in 2 consecutive loops", 3)},
 		},
 		{
 			name: "half-open: read-only timeouts open below a high no-progress threshold",
-			cfg:  with(func(c *Config) { c.NoProgressThreshold = 99 }), start: halfOpen,
+			cfg:  with(func(c *Config) { c.NoProgressThreshold = 99 }), start: monitoring,
 			loops: []LoopResult{readOnly(3), readOnly(4)},
 			want: summary{State: Open, NoProgress: 4, ReadOnly: 2, Opens: 1,
 				Reason:    "Read-only timeout in 2 consecutive loops (agent stuck reading)",
-				TrippedBy: SignalReadOnlyTimeouts, CurrentLoop: 4, OpenedAt: at(4)},
-			trans: []Transition{tr(HalfOpen, Open, "Read-only timeout in 2 consecutive loops (agent stuck reading)", 4)},
+				TrippedBy: signalReadOnlyTimeouts, CurrentLoop: 4, OpenedAt: at(4)},
+			trans: []Transition{tr(halfOpen, Open, "Read-only timeout in 2 consecutive loops (agent stuck reading)", 4)},
 		},
 		{
 			name: "half-open: the same-error rule is not checked (as in the bash loop)",
-			cfg:  with(func(c *Config) { c.NoProgressThreshold = 99; c.SameErrorThreshold = 1 }), start: halfOpen,
+			cfg:  with(func(c *Config) { c.NoProgressThreshold = 99; c.SameErrorThreshold = 1 }), start: monitoring,
 			loops: []LoopResult{withErr(idle(3), "Error: x")},
-			want:  summary{State: HalfOpen, NoProgress: 3, SameError: 1, TrippedBy: SignalNoProgress, CurrentLoop: 3},
+			want:  summary{State: halfOpen, NoProgress: 3, SameError: 1, TrippedBy: signalNoProgress, CurrentLoop: 3},
 		},
 		{
 			name: "half-open: stays while below a high no-progress threshold, reason cleared",
-			cfg:  with(func(c *Config) { c.NoProgressThreshold = 10 }), start: halfOpen,
+			cfg:  with(func(c *Config) { c.NoProgressThreshold = 10 }), start: monitoring,
 			loops: []LoopResult{idle(3), idle(4)},
-			want:  summary{State: HalfOpen, NoProgress: 4, TrippedBy: SignalNoProgress, CurrentLoop: 4},
+			want:  summary{State: halfOpen, NoProgress: 4, TrippedBy: signalNoProgress, CurrentLoop: 4},
 		},
 		{
-			name: "half-open: no recovery opens at the threshold", cfg: def, start: halfOpen,
+			name: "half-open: no recovery opens at the threshold", cfg: def, start: monitoring,
 			loops: []LoopResult{idle(3)},
 			want: summary{State: Open, NoProgress: 3, Opens: 1, Reason: "No recovery, opening circuit after 3 loops",
-				TrippedBy: SignalNoProgress, CurrentLoop: 3, OpenedAt: at(3)},
-			trans: []Transition{tr(HalfOpen, Open, "No recovery, opening circuit after 3 loops", 3)},
+				TrippedBy: signalNoProgress, CurrentLoop: 3, OpenedAt: at(3)},
+			trans: []Transition{tr(halfOpen, Open, "No recovery, opening circuit after 3 loops", 3)},
 		},
 		// OPEN
 		{
 			name: "open: stays open, counters move, opened_at and total_opens kept", cfg: def,
-			start: State{State: Open, LastChange: at(1), OpenedAt: at(1), ConsecutiveNoProgress: 3, TotalOpens: 2, TrippedBy: SignalNoProgress},
+			start: State{State: Open, LastChange: at(1), OpenedAt: at(1), ConsecutiveNoProgress: 3, TotalOpens: 2, TrippedBy: signalNoProgress},
 			loops: []LoopResult{idle(2), worked(3)},
 			want: summary{State: Open, LastProgress: 3, Opens: 2, Reason: "Circuit breaker is open, execution halted",
-				TrippedBy: SignalNoProgress, CurrentLoop: 3, OpenedAt: at(1)},
+				TrippedBy: signalNoProgress, CurrentLoop: 3, OpenedAt: at(1)},
 		},
 		{
 			name: "open without opened_at keeps last_change as the opening time", cfg: def,
@@ -305,8 +305,8 @@ func TestRecordStories(t *testing.T) {
 			name: "an unknown state string is treated as closed", cfg: def,
 			start: State{State: "null"},
 			loops: []LoopResult{idle(1), idle(2)},
-			want:  summary{State: HalfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: SignalNoProgress, CurrentLoop: 2},
-			trans: []Transition{tr(Closed, HalfOpen, "Monitoring: 2 loops without progress", 2)},
+			want:  summary{State: halfOpen, NoProgress: 2, Reason: "Monitoring: 2 loops without progress", TrippedBy: signalNoProgress, CurrentLoop: 2},
+			trans: []Transition{tr(Closed, halfOpen, "Monitoring: 2 loops without progress", 2)},
 		},
 	}
 	for _, tc := range tests {
@@ -385,7 +385,7 @@ func TestRecordCapsEvidence(t *testing.T) {
 		t.Errorf("error_streak has %d entries, first line %d bytes; want %d entries of at most %d bytes", len(s.Errors), len(s.Errors[0].Line), maxErrorsKept, maxErrorLineLen)
 	}
 	// Only the bash loop's fixed monitoring rule is left: HALF_OPEN, never OPEN.
-	if s.State != HalfOpen || s.ConsecutiveNoProgress != 50 {
+	if s.State != halfOpen || s.ConsecutiveNoProgress != 50 {
 		t.Errorf("with every rule off: state %s, no progress %d; want HALF_OPEN, 50", s.State, s.ConsecutiveNoProgress)
 	}
 }
@@ -411,12 +411,12 @@ func TestStartup(t *testing.T) {
 		return State{
 			State: Open, LastChange: now.Add(-openedAgo), OpenedAt: now.Add(-openedAgo),
 			ConsecutiveNoProgress: 3, LastProgressLoop: 4, TotalOpens: 2, CurrentLoop: 7,
-			Reason: "No recovery, opening circuit after 3 loops", TrippedBy: SignalNoProgress,
+			Reason: "No recovery, opening circuit after 3 loops", TrippedBy: signalNoProgress,
 		}
 	}
 	halfOpened := func(openedAgo time.Duration, elapsed string) State {
 		s := open(openedAgo)
-		s.State, s.LastChange, s.Reason = HalfOpen, now, "Cooldown recovery: "+elapsed+" elapsed"
+		s.State, s.LastChange, s.Reason = halfOpen, now, "Cooldown recovery: "+elapsed+" elapsed"
 		return s
 	}
 	tests := []struct {
@@ -434,22 +434,22 @@ func TestStartup(t *testing.T) {
 		{
 			name: "open exactly the cooldown: half-open", cfg: def, start: open(30 * time.Minute),
 			want:  halfOpened(30*time.Minute, "30m"),
-			trans: &Transition{From: Open, To: HalfOpen, Reason: "Cooldown elapsed (30m >= 30m)", Loop: 7, At: now},
+			trans: &Transition{From: Open, To: halfOpen, Reason: "Cooldown elapsed (30m >= 30m)", Loop: 7, At: now},
 		},
 		{
 			name: "open an hour: half-open, counters and opened_at kept", cfg: def, start: open(time.Hour),
 			want:  halfOpened(time.Hour, "60m"),
-			trans: &Transition{From: Open, To: HalfOpen, Reason: "Cooldown elapsed (60m >= 30m)", Loop: 7, At: now},
+			trans: &Transition{From: Open, To: halfOpen, Reason: "Cooldown elapsed (60m >= 30m)", Loop: 7, At: now},
 		},
 		{
 			name: "cooldown 0 recovers at once", cfg: with(func(c *Config) { c.Cooldown = 0 }), start: open(0),
 			want:  halfOpened(0, "0m"),
-			trans: &Transition{From: Open, To: HalfOpen, Reason: "Cooldown elapsed (0m >= 0m)", Loop: 7, At: now},
+			trans: &Transition{From: Open, To: halfOpen, Reason: "Cooldown elapsed (0m >= 0m)", Loop: 7, At: now},
 		},
 		{
 			name: "clock 30 s behind opened_at still counts as 0 minutes", cfg: with(func(c *Config) { c.Cooldown = 0 }), start: open(-30 * time.Second),
 			want:  halfOpened(-30*time.Second, "0m"),
-			trans: &Transition{From: Open, To: HalfOpen, Reason: "Cooldown elapsed (0m >= 0m)", Loop: 7, At: now},
+			trans: &Transition{From: Open, To: halfOpen, Reason: "Cooldown elapsed (0m >= 0m)", Loop: 7, At: now},
 		},
 		{
 			name: "opened_at two minutes in the future: stays open", cfg: with(func(c *Config) { c.Cooldown = 0 }),
@@ -463,7 +463,7 @@ func TestStartup(t *testing.T) {
 				s.OpenedAt = time.Time{}
 				return s
 			}(),
-			trans: &Transition{From: Open, To: HalfOpen, Reason: "Cooldown elapsed (40m >= 30m)", Loop: 7, At: now},
+			trans: &Transition{From: Open, To: halfOpen, Reason: "Cooldown elapsed (40m >= 30m)", Loop: 7, At: now},
 		},
 		{
 			name: "no usable time at all: stamped now, stays open", cfg: def,
@@ -519,13 +519,13 @@ func TestCooldownStory(t *testing.T) {
 	}
 	s, tn := s.Startup(at(3).Add(10*time.Minute), c) // restarted too early
 	note(tn)
-	if s.CanExecute() {
-		t.Fatal("CanExecute = true 10 minutes after opening, want false")
+	if s.Err(c) == nil {
+		t.Fatal("Err = nil 10 minutes after opening, want the open circuit")
 	}
 	s, tn = s.Startup(at(3).Add(31*time.Minute), c)
 	note(tn)
-	if !s.CanExecute() {
-		t.Fatal("CanExecute = false after the cooldown, want true")
+	if err := s.Err(c); err != nil {
+		t.Fatalf("Err = %v after the cooldown, want nil", err)
 	}
 	s, tn = s.Record(idle(1), at(3).Add(32*time.Minute), c) // new run, loop numbers restart
 	note(tn)

@@ -8,21 +8,22 @@ import (
 // The three circuit states, spelled as in .circuit_breaker_state.
 const (
 	Closed   = "CLOSED"
-	HalfOpen = "HALF_OPEN"
+	halfOpen = "HALF_OPEN"
 	Open     = "OPEN"
 )
 
-// Signal names the rule that moved the breaker out of CLOSED. It is stored
-// in the state file as "tripped_by" so a reader can tell why it stopped.
-type Signal string
+// tripSignal names the rule that moved the breaker out of CLOSED. It is
+// stored in the state file as "tripped_by" (State.TrippedBy) so a reader can
+// tell why it stopped.
+type tripSignal string
 
 // The signals, in the order the rules are checked.
 const (
-	SignalPermissionDenials Signal = "permission_denials"
-	SignalReadOnlyTimeouts  Signal = "read_only_timeouts"
-	SignalNoProgress        Signal = "no_progress"
-	SignalSameError         Signal = "same_error"
-	SignalOutputDecline     Signal = "output_decline"
+	signalPermissionDenials = "permission_denials"
+	signalReadOnlyTimeouts  = "read_only_timeouts"
+	signalNoProgress        = "no_progress"
+	signalSameError         = "same_error"
+	signalOutputDecline     = "output_decline"
 )
 
 // Evidence lists are capped so a long streak cannot grow the state file
@@ -40,7 +41,7 @@ const (
 // Readers that only know the bash loop's keys (bmalph, ralph_monitor, jq
 // scripts) ignore them.
 type State struct {
-	State                        string    // "state": Closed, HalfOpen or Open
+	State                        string    // "state": "CLOSED", "HALF_OPEN" or "OPEN"
 	LastChange                   time.Time // "last_change": time of the last write by Record, Startup or Reset
 	ConsecutiveNoProgress        int       // "consecutive_no_progress"
 	ConsecutiveSameError         int       // "consecutive_same_error": loops in a row whose output had errors
@@ -53,7 +54,7 @@ type State struct {
 	OpenedAt                     time.Time // "opened_at": zero = key absent
 
 	// Added keys (omitted while empty).
-	TrippedBy        Signal      // "tripped_by": rule behind the current HALF_OPEN or OPEN
+	TrippedBy        string      // "tripped_by": the signal* rule behind the current HALF_OPEN or OPEN
 	NoProgressLoops  []int       // "no_progress_loops": loops of the current no-progress streak
 	QuestionLoops    []int       // "question_loops": loops of that streak in which the agent asked questions
 	Errors           []ErrorLine // "error_streak": one error line per loop of the current error streak
@@ -73,10 +74,6 @@ type ErrorLine struct {
 func Fresh(now time.Time) State {
 	return State{State: Closed, LastChange: stamp(now)}
 }
-
-// CanExecute reports whether the loop may call the agent: false only while
-// the circuit is OPEN.
-func (s State) CanExecute() bool { return s.State != Open }
 
 // clone copies s so that appending to its slices never writes into the
 // caller's backing arrays.
@@ -99,4 +96,4 @@ func keepLast[T any](xs []T, n int) []T {
 	return xs
 }
 
-func validState(s string) bool { return s == Closed || s == HalfOpen || s == Open }
+func validState(s string) bool { return s == Closed || s == halfOpen || s == Open }

@@ -14,12 +14,12 @@
 // The engine's use, one iteration:
 //
 //	w, rolled := w.Roll(now)                          // at start-up w comes from the store
-//	if rolled { keep(w) }                             // log NewHourMessage(w.Hour)
+//	if rolled { keep(w) }                             // log "Call counter reset for new hour: ..."
 //	if !w.Allow(now, max) {
 //		next := ratelimit.NextReset(now)
-//		log(ReachedMessage(w.Count, max)); log(SleepingMessage(next.Sub(now)))
+//		log "Rate limit reached (n/max)..." and "Sleeping for s seconds..."
 //		err = countdown.Wait(ctx, next, tick)         // tick gets the time left
-//		keep(ratelimit.Fresh(time.Now())); log(ResetMessage)
+//		keep(ratelimit.Fresh(time.Now())); log "Rate limit reset! ..."
 //	}
 //	... agent call succeeded ...
 //	w = w.Record(time.Now()); keep(w)
@@ -38,5 +38,6 @@
 //	func ParseHour(b []byte) (string, error)     // .last_reset
 //	func NextReset(now time.Time) time.Time
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
-//	func NewHourMessage, ReachedMessage, SleepingMessage; const ResetMessage
+//
+// The console words these events with the bash loop's lines.
 package ratelimit

@@ -149,25 +149,6 @@ func TestNextReset(t *testing.T) {
 	}
 }
 
-func TestMessages(t *testing.T) {
-	tests := []struct{ got, want string }{
-		{ReachedMessage(3, 3), "Rate limit reached (3/3). Waiting for reset..."},
-		{ReachedMessage(2, 2), "Rate limit reached (2/2). Waiting for reset..."},
-		{NewHourMessage("2026112202"), "Call counter reset for new hour: 2026112202"},
-		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 0, 0))), "Sleeping for 3600 seconds until next hour..."},
-		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 8, 9))), "Sleeping for 3111 seconds until next hour..."},
-		{SleepingMessage(untilReset(at(utc, 2026, 1, 1, 5, 59, 58))), "Sleeping for 2 seconds until next hour..."},
-		{SleepingMessage(1500 * time.Millisecond), "Sleeping for 2 seconds until next hour..."},
-		{SleepingMessage(0), "Sleeping for 0 seconds until next hour..."},
-		{ResetMessage, "Rate limit reset! Ready for new calls."},
-	}
-	for _, tc := range tests {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
-		}
-	}
-}
-
 // Waiting from 00:59:58 local takes two virtual seconds and two ticks and
 // ends exactly at 01:00:00 local, in whole-hour and half-hour zones and at
 // the bash loop's octal-crash moments.
@@ -223,6 +204,3 @@ func TestWait(t *testing.T) {
 		})
 	}
 }
-
-// untilReset is the wait from now to the next clock hour.
-func untilReset(now time.Time) time.Duration { return NextReset(now).Sub(now) }

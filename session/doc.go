@@ -19,10 +19,11 @@
 //
 // API:
 //
-//	type RalphSession; type State (Missing, Invalid, Inactive, Active); type HistoryEntry
+//	type RalphSession (active when SessionID != "")
 //	func Decode(b []byte, now time.Time) (RalphSession, error)   // .ralph_session
 //	type IDFile; func ParseIDFile(b []byte) (IDFile, error)      // .claude_session_id
 //	func ValidID(id string) bool; func Quote(id string) string
 //	func FormatISO(t time.Time) string
-//	Reason* constants, HistoryCap
+//	func AppendHistory(history []json.RawMessage, reason string, loop int, now time.Time) ([]json.RawMessage, error)
+//	Reason* constants
 package session

@@ -8,27 +8,27 @@ import (
 	"time"
 )
 
-// Reset reasons written to .ralph_session and its history, as the bash loop
-// uses them. Reset accepts any other text too.
+// Reset reasons written to .ralph_session and its history that ralph_loop's
+// commands and store name. The loop passes the bash loop's other reasons
+// (project_complete, circuit_breaker_open, circuit_breaker_trip,
+// read_only_circuit_breaker, permission_denied, manual_interrupt) as text;
+// any text is accepted.
 const (
-	ReasonManualReset            = "manual_reset" // the default when none is given
-	ReasonManualResetFlag        = "manual_reset_flag"
-	ReasonManualCircuitReset     = "manual_circuit_reset"
-	ReasonProjectComplete        = "project_complete"
-	ReasonCircuitBreakerOpen     = "circuit_breaker_open"
-	ReasonCircuitBreakerTrip     = "circuit_breaker_trip"
-	ReasonReadOnlyCircuitBreaker = "read_only_circuit_breaker"
-	ReasonPermissionDenied       = "permission_denied"
-	ReasonManualInterrupt        = "manual_interrupt"
+	ReasonManualReset        = "manual_reset" // the default when none is given
+	ReasonManualResetFlag    = "manual_reset_flag"
+	ReasonManualCircuitReset = "manual_circuit_reset"
 )
 
-// HistoryCap is how many entries .ralph_session_history keeps.
-const HistoryCap = 50
+// historyCap is how many entries .ralph_session_history keeps.
+const historyCap = 50
 
 // RalphSession is .ralph_session. Active: {session_id, created_at,
 // last_used}; inactive: {"session_id": "", reset_at, reset_reason}.
 // Timestamps are kept as the text read so a file from the bash loop is
-// written back unchanged.
+// written back unchanged. A RalphSession that Decode returns is active when
+// it has a SessionID (Decode checked that its created_at is a past
+// timestamp), inactive when SessionID is ""; the bash loop and bmalph
+// classify the file so. A missing or invalid file means no session.
 type RalphSession struct {
 	SessionID   string `json:"session_id"`
 	CreatedAt   string `json:"created_at,omitempty"`
@@ -37,23 +37,29 @@ type RalphSession struct {
 	ResetReason string `json:"reset_reason,omitempty"`
 }
 
-// State classifies .ralph_session as the bash loop and bmalph do.
-type State int
-
-const (
-	Missing  State = iota // no file
-	Invalid               // not JSON, session_id not a string, or a bad created_at (Decode fails)
-	Inactive              // session_id ""
-	Active                // session_id set, created_at a past timestamp
-)
-
-// HistoryEntry is one element of .ralph_session_history.
-type HistoryEntry struct {
+// historyEntry is one element of .ralph_session_history.
+type historyEntry struct {
 	Timestamp  string `json:"timestamp"`
 	FromState  string `json:"from_state"`
 	ToState    string `json:"to_state"`
 	Reason     string `json:"reason"`
 	LoopNumber int    `json:"loop_number"`
+}
+
+// AppendHistory is .ralph_session_history after a reset at now for reason
+// in loop (0 outside the loop): history, the file's entries, kept byte for
+// byte whatever their shape, with {timestamp, "active", "reset", reason,
+// loop_number} appended, and only the last historyCap (50) entries kept.
+func AppendHistory(history []json.RawMessage, reason string, loop int, now time.Time) ([]json.RawMessage, error) {
+	b, err := json.Marshal(historyEntry{Timestamp: FormatISO(now), FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop})
+	if err != nil {
+		return nil, err
+	}
+	history = append(history, b)
+	if len(history) > historyCap {
+		history = history[len(history)-historyCap:]
+	}
+	return history, nil
 }
 
 // Decode reads .ralph_session with the bash loop's validity rules at now:

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +83,27 @@ func TestIDFileAge(t *testing.T) {
 		if got := tc.f.Age(now.Add(-2*h), tc.active, now); got != tc.want {
 			t.Errorf("%s: Age = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A reset's history entry is appended in the bash loop's shape; entries
+// already there stay byte for byte, and only the last 50 are kept.
+func TestAppendHistory(t *testing.T) {
+	now := time.Date(2026, 11, 22, 2, 5, 10, 0, time.UTC)
+	h, err := AppendHistory([]json.RawMessage{json.RawMessage(`"odd"`)}, "project_complete", 3, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"odd"|{"timestamp":"2026-11-22T02:05:10+00:00","from_state":"active","to_state":"reset","reason":"project_complete","loop_number":3}`
+	if len(h) != 2 || string(h[0])+"|"+string(h[1]) != want {
+		t.Errorf("history = %s\nwant      %s", h, want)
+	}
+	for i := range 60 {
+		if h, err = AppendHistory(h, "r", i, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(h) != 50 || !bytes.Contains(h[0], []byte(`"loop_number":10}`)) || !bytes.Contains(h[49], []byte(`"loop_number":59}`)) {
+		t.Errorf("after 62 entries: %d kept, first %s, last %s; want 50, loops 10 to 59", len(h), h[0], h[len(h)-1])
 	}
 }

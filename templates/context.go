@@ -14,9 +14,9 @@ const (
 	diffSummaryMax = 150 // the diff summary as quoted in the context
 )
 
-// WriteTimeoutNotice tells the agent the previous loop was stopped for
+// writeTimeoutNotice tells the agent the previous loop was stopped for
 // changing no file.
-const WriteTimeoutNotice = "PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY. Do not re-read files you already explored. "
+const writeTimeoutNotice = "PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY. Do not re-read files you already explored. "
 
 // ContextInput is everything one loop's context is built from. The engine
 // fills it: fix-plan numbers from package fixplan, QualityGateFeedback from
@@ -77,7 +77,7 @@ func LoopContext(in ContextInput) string {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
 			b.WriteByte(' ')
 		}
-		b.WriteString(WriteTimeoutNotice)
+		b.WriteString(writeTimeoutNotice)
 	}
 	return b.String()
 }

@@ -122,7 +122,7 @@ func TestLoopContextCaps(t *testing.T) {
 	in.WriteTimedOut = true
 	got = LoopContext(in)
 	// loop part, a separating space, the review text and its space, the notice
-	if want := contextMax + 1 + 700 + 1 + len(WriteTimeoutNotice); utf8.RuneCountInString(got) != want {
+	if want := contextMax + 1 + 700 + 1 + len(writeTimeoutNotice); utf8.RuneCountInString(got) != want {
 		t.Fatalf("with review and notice: %d characters, want %d", utf8.RuneCountInString(got), want)
 	}
 	// the diff summary itself is quoted with at most 150 characters

@@ -1,9 +1,6 @@
 package templates
 
-import (
-	"embed"
-	"sort"
-)
+import "embed"
 
 //go:embed files
 var files embed.FS
@@ -29,15 +26,5 @@ func Files() map[string][]byte {
 		}
 		out[dst] = b
 	}
-	return out
-}
-
-// Names lists the install names in a stable order.
-func Names() []string {
-	out := make([]string, 0, len(installNames))
-	for _, dst := range installNames {
-		out = append(out, dst)
-	}
-	sort.Strings(out)
 	return out
 }

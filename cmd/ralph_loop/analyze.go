@@ -34,7 +34,9 @@ func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	stdout.Write(b)
-	io.WriteString(stderr, why.String())
+	for _, l := range why {
+		fmt.Fprintln(stderr, l)
+	}
 	return nil
 }
 

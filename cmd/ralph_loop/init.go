@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -22,13 +24,14 @@ func installTemplates(dir string, stdout io.Writer) error {
 	if err := os.MkdirAll(d.Path(ralphdir.Specs), 0o755); err != nil {
 		return err
 	}
-	for _, name := range templates.Names() {
+	files := templates.Files()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := d.Path(name)
 		if _, err := d.Lstat(name); err == nil {
 			fmt.Fprintf(stdout, "Kept %s (already there)\n", p)
 			continue
 		}
-		if err := d.ReplaceFile(name, templates.Files()[name]); err != nil {
+		if err := d.ReplaceFile(name, files[name]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Added %s\n", p)

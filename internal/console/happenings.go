@@ -9,7 +9,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // speaker words every report a person is told of, for the console and for
@@ -167,8 +166,8 @@ func limitHit(m events.Moment, w events.Wait) []part {
 	switch {
 	case w.Kind == "rate_limit":
 		return []part{
-			text(events.Warn, ratelimit.ReachedMessage(m.CallsThisHour, m.MaxCalls)),
-			text(events.Info, ratelimit.SleepingMessage(w.Delay))}
+			text(events.Warn, limitReachedLine(m.CallsThisHour, m.MaxCalls)),
+			text(events.Info, sleepingLine(w.Delay))}
 	case u == nil:
 		return nil
 	case w.Warning:

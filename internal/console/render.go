@@ -8,7 +8,6 @@ import (
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // Options say how notices are shown.
@@ -151,6 +150,8 @@ func runNotices(n events.Notice) []part {
 // waitNotices renders the notices of the waits between calls.
 func waitNotices(n events.Notice) []part {
 	switch n := n.(type) {
+	case events.CallWindowReset:
+		return []part{text(events.Info, newHourLine(n.Hour))}
 	case events.UsageLimitQuestion:
 		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:
@@ -238,7 +239,7 @@ func resultNotices(n events.Notice) []part {
 // phrases are the fixed lines; a phrase shown on the console's output
 // stream has no level.
 var phrases = map[events.Phrase][]part{
-	events.RateLimitReset:        {{level: success, text: ratelimit.ResetMessage}},
+	events.RateLimitReset:        {{level: success, text: callWindowReset}},
 	events.LiveNeedsJSON:         {{level: events.Warn, text: "Live mode requires JSON output format. Overriding text → json for this session."}},
 	events.GateBlocksCompletion:  {{level: events.Warn, text: "Quality gate block: suppressing completion signals"}},
 	events.GateWithholdsProgress: {{level: events.Warn, text: "Quality gate circuit-breaker: overriding progress signals"}},

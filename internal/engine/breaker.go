@@ -26,7 +26,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 	if tr != nil {
 		l.breakerTransition(tr)
 	}
-	if l.brk.CanExecute() {
+	if l.brk.Err(l.brkCfg) == nil {
 		return Result{}, false
 	}
 	l.resetSession(sessionReason) // the call's end says the breaker halts the run

@@ -82,7 +82,7 @@ func (l *loop) preview() (Preview, error) {
 	l.rollWindow()
 	l.breakerStartup()
 	p := Preview{Driver: l.s.Driver, CLIVersion: l.cliVersion, Loop: l.n, PromptFile: l.s.PromptFile,
-		Breaker: l.brk.State, BreakerOK: l.brk.CanExecute(), NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
+		Breaker: l.brk.State, BreakerOK: l.brk.Err(l.brkCfg) == nil, NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
 		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}
 	if l.plan.found {

@@ -11,7 +11,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
-	"github.com/ralphloop/ralph_loop/templates"
 )
 
 func stalled() *supervise.Outcome {
@@ -22,6 +21,8 @@ func stalled() *supervise.Outcome {
 // leaves status.json valid (running / write_timeout, never the bash loop's
 // "retrying"), and the next call is told to write early; the loop goes on.
 func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
+	// The notice's first sentences, as the agent reads them in its prompt.
+	const writeEarly = "PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY."
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			if n == 1 {
@@ -46,10 +47,10 @@ func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
 			timedOut[0].Iteration == nil || timedOut[0].Iteration.Outcome != "read_only_timeout" {
 			t.Fatalf("iteration_timed_out events = %+v", timedOut)
 		}
-		if !strings.Contains(strings.Join(h.argvs[1], " "), strings.TrimSpace(templates.WriteTimeoutNotice)) {
+		if !strings.Contains(strings.Join(h.argvs[1], " "), writeEarly) {
 			t.Errorf("call 2 was not told to write early:\n%q", h.argvs[1])
 		}
-		if strings.Contains(strings.Join(h.argvs[2], " "), strings.TrimSpace(templates.WriteTimeoutNotice)) {
+		if strings.Contains(strings.Join(h.argvs[2], " "), writeEarly) {
 			t.Errorf("call 3 still carries the write-early notice")
 		}
 		if h.rd.Exists(".write_heartbeat_triggered") {

@@ -158,7 +158,7 @@ func (l *loop) run() Result {
 		l.breakerStartup()
 		l.bus.Note(events.LoopMark{Loop: l.n})
 
-		if !l.brk.CanExecute() {
+		if l.brk.Err(l.brkCfg) != nil {
 			return l.breakerHalt("circuit_breaker_open")
 		}
 		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {

@@ -16,7 +16,7 @@ func (l *loop) openAtStart() (Result, bool) {
 	if err != nil || b.State != breaker.Open {
 		return Result{}, false // the start-up proper reports a damaged file
 	}
-	if next, _ := b.Startup(l.now(), l.s.Breaker); next.CanExecute() {
+	if next, _ := b.Startup(l.now(), l.s.Breaker); next.Err(l.s.Breaker) == nil {
 		return Result{}, false // the first loop records the transition
 	}
 	l.brk = b

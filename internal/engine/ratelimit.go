@@ -11,7 +11,7 @@ func (l *loop) rollWindow() {
 	l.window = w
 	if rolled {
 		l.saveWindow()
-		l.bus.Note(events.Logged{Level: events.Info, Text: ratelimit.NewHourMessage(w.Hour)})
+		l.bus.Note(events.CallWindowReset{Hour: w.Hour})
 	}
 }
 

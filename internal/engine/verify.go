@@ -57,9 +57,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		d.Results.Log = l.gate.log
 		l.gateResults = d.Results
 		l.keep.GatesRecorded(d.Results)
-		if m := d.Results.Status(); m != nil {
-			l.gates = &events.Gates{OverallStatus: m.OverallStatus, Mode: m.Mode, Failing: failingCommands(d.Failures), Log: l.gate.log}
-		}
+		l.gates = &events.Gates{OverallStatus: d.Results.OverallStatus, Mode: d.Results.Mode, Failing: failingCommands(d.Failures), Log: l.gate.log}
 	}
 	if d.Warning != "" {
 		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Warning})

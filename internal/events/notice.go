@@ -281,3 +281,8 @@ func (UsageLimitQuestion) notice()  {}
 func (WaitSkipped) notice()         {}
 func (WaitTick) notice()            {}
 func (WaitOver) notice()            {}
+
+// CallWindowReset: a new clock hour started a new call window.
+type CallWindowReset struct{ Hour string }
+
+func (CallWindowReset) notice() {}

@@ -12,22 +12,11 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// Lines is a short account, for people, of how one output was read
-// and what decided exit or continue. One line per entry, no trailing
+// Of describes the result: a short account, for people, of how one output
+// was read and what decided exit or continue. One line per entry, without
 // newlines.
-type Lines []string
-
-// String joins the lines with newlines.
-func (e Lines) String() string {
-	if len(e) == 0 {
-		return ""
-	}
-	return strings.Join(e, "\n") + "\n"
-}
-
-// Of describes the result.
-func Of(r *analysis.Result) Lines {
-	var out Lines
+func Of(r *analysis.Result) []string {
+	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
 	add("format: %s, %d characters", shape(r), r.OutputLength)

@@ -27,6 +27,6 @@
 //	dec, err := gates.Run(ctx, cfg, gates.Input{Loop: n, ExitSignal: es, HaveAnalysis: true, TestsStatus: "PASSING"}, time.Now())
 //	if dec.Results != nil { keep(dec.Results) }  // the state store writes .ralph/.quality_gate_results
 //	r, err := gates.Decode(data)           // that file's shape, as the store reads it back
-//	st := r.Status()                       // status.json "quality_gates": {overall_status, mode}
+//	r.OverallStatus, r.Mode                // status.json "quality_gates": {overall_status, mode}
 //	text := gates.Feedback(r)              // for templates.ContextInput.QualityGateFeedback
 package gates

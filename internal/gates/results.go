@@ -48,21 +48,6 @@ type CustomGate struct {
 	TimedOut        bool   `json:"timed_out"`
 }
 
-// StatusMerge is what status.json carries under "quality_gates".
-type StatusMerge struct {
-	OverallStatus string `json:"overall_status"`
-	Mode          string `json:"mode"`
-}
-
-// Status returns the status.json "quality_gates" object, or nil when r is nil
-// (no results file: status.json then has no "quality_gates" key).
-func (r *Results) Status() *StatusMerge {
-	if r == nil {
-		return nil
-	}
-	return &StatusMerge{OverallStatus: r.OverallStatus, Mode: r.Mode}
-}
-
 // customFailures counts the failed QUALITY_GATES commands.
 func (r *Results) customFailures() int {
 	n := 0

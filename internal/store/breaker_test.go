@@ -117,7 +117,7 @@ func checkBashOpenLoaded(t *testing.T, d *ralphdir.Dir) {
 func checkBashCooldown(t *testing.T, d *ralphdir.Dir, c breaker.Config) breaker.State {
 	t.Helper()
 	s, tn, err := initBreaker(d, time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC), c)
-	if err != nil || tn != nil || s.CanExecute() {
+	if err != nil || tn != nil || s.State != breaker.Open {
 		t.Fatalf("Init at 10:30 = %+v, %v, %v; want OPEN, no transition", s, tn, err)
 	}
 	if got := fileContent(t, d, ralphdir.CircuitBreakerState); got != breakerGolden(t, "bash_open.json") {
@@ -170,7 +170,7 @@ func TestBreakerSaveFormat(t *testing.T) {
 	s := breaker.State{
 		State: breaker.Open, LastChange: brkAt(5), ConsecutiveNoProgress: 1, ConsecutiveSameError: 5,
 		LastProgressLoop: 5, TotalOpens: 1, Reason: "Same error repeated in 5 consecutive loops",
-		CurrentLoop: 5, OpenedAt: brkAt(5), TrippedBy: breaker.SignalSameError, NoProgressLoops: []int{5},
+		CurrentLoop: 5, OpenedAt: brkAt(5), TrippedBy: "same_error", NoProgressLoops: []int{5},
 		Errors:           []breaker.ErrorLine{{Loop: 5, Line: `Error: "x" <y> & C:\tmp` + "\nnext"}},
 		DeniedCommands:   []string{"Bash(a && b)"},
 		LastOutputLength: 1234,
@@ -275,8 +275,8 @@ func TestBreakerLoadIsLenientAboutCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := breaker.State{
-		State: breaker.HalfOpen, LastChange: brkT0, ConsecutiveNoProgress: 2, ConsecutivePermissionDenials: 1,
-		CurrentLoop: 1<<31 - 1, TrippedBy: breaker.SignalNoProgress,
+		State: "HALF_OPEN", LastChange: brkT0, ConsecutiveNoProgress: 2, ConsecutivePermissionDenials: 1,
+		CurrentLoop: 1<<31 - 1, TrippedBy: "no_progress",
 		Errors: []breaker.ErrorLine{{Loop: 3, Line: "Error: x"}}, DeniedCommands: []string{"WebFetch"},
 	}
 	if diff := cmp.Diff(want, s); diff != "" {
@@ -298,7 +298,7 @@ func TestBreakerHistoryRepair(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, warnings := newBreakerDir(t)
 			putBreaker(t, d, circuitBreakerHistory, tc.content)
-			if err := appendBreakerHistory(d, breaker.Transition{From: breaker.Closed, To: breaker.HalfOpen, Reason: "Monitoring: 2 loops without progress", Loop: 2, At: brkAt(2)}); err != nil {
+			if err := appendBreakerHistory(d, breaker.Transition{From: breaker.Closed, To: "HALF_OPEN", Reason: "Monitoring: 2 loops without progress", Loop: 2, At: brkAt(2)}); err != nil {
 				t.Fatal(err)
 			}
 			want := `[

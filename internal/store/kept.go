@@ -74,7 +74,7 @@ func (s *Store) Load(now time.Time) (v Kept, err error) {
 	}
 	v.HaveBreaker = s.d.Exists(ralphdir.CircuitBreakerState) // a damaged one was moved aside
 	s.load(&v, s.d.ReadValid)
-	if rs, st, err := s.sessions.current(now); err == nil && (st == session.Active || st == session.Inactive) {
+	if rs, _, err := s.sessions.current(now); err == nil {
 		v.Session = rs
 	}
 	return v, nil

@@ -45,17 +45,16 @@ func newSessions(d *ralphdir.Dir, log func(level, msg string)) *sessions {
 	return &sessions{d: d, log: log, randN: rand.IntN}
 }
 
-// current reads .ralph_session and classifies it at now. An invalid file is
-// moved aside by ralphdir (with its warning) and reported as session.Invalid with a
-// zero session.RalphSession; the error is only for a file that cannot be read or
-// moved.
-func (s *sessions) current(now time.Time) (session.RalphSession, session.State, error) {
-	var rs session.RalphSession
-	bad := false
+// current reads .ralph_session at now: the session, active when it has a
+// SessionID (session.Decode checked its created_at), zero when the file is
+// missing or invalid. An invalid file is moved aside by ralphdir (with its
+// warning) and reported as corrupt; the error is only for a file that cannot
+// be read or moved.
+func (s *sessions) current(now time.Time) (rs session.RalphSession, corrupt bool, err error) {
 	found, err := s.d.ReadValid(ralphSession, func(b []byte) error {
 		r, err := session.Decode(b, now)
 		if err != nil {
-			bad = true
+			corrupt = true
 			return err
 		}
 		rs = r
@@ -63,15 +62,11 @@ func (s *sessions) current(now time.Time) (session.RalphSession, session.State, 
 	})
 	switch {
 	case err != nil:
-		return session.RalphSession{}, session.Invalid, fmt.Errorf("read ralph session: %w", err)
-	case bad:
-		return session.RalphSession{}, session.Invalid, nil
-	case !found:
-		return session.RalphSession{}, session.Missing, nil
-	case rs.SessionID == "":
-		return rs, session.Inactive, nil
+		return session.RalphSession{}, true, fmt.Errorf("read ralph session: %w", err)
+	case corrupt || !found:
+		return session.RalphSession{}, corrupt, nil
 	}
-	return rs, session.Active, nil
+	return rs, false, nil
 }
 
 // start is the bash loop's init_session_tracking, once at start-up: an
@@ -79,14 +74,14 @@ func (s *sessions) current(now time.Time) (session.RalphSession, session.State, 
 // active session ralph-<epoch>-<n> is written (after the warning "Corrupted
 // session file detected, recreating..." when the old file was invalid).
 func (s *sessions) start(now time.Time) (session.RalphSession, error) {
-	cur, st, err := s.current(now)
+	cur, corrupt, err := s.current(now)
 	if err != nil {
 		return session.RalphSession{}, err
 	}
-	if st == session.Active {
+	if cur.SessionID != "" {
 		return cur, nil
 	}
-	if st == session.Invalid {
+	if corrupt {
 		s.log(levelWarn, "Corrupted session file detected, recreating...")
 	}
 	ts := session.FormatISO(now)
@@ -102,8 +97,8 @@ func (s *sessions) start(now time.Time) (session.RalphSession, error) {
 // iteration: an active session gets last_used = now; anything else is left
 // alone.
 func (s *sessions) touch(now time.Time) error {
-	cur, st, err := s.current(now)
-	if err != nil || st != session.Active {
+	cur, _, err := s.current(now)
+	if err != nil || cur.SessionID == "" {
 		return err
 	}
 	cur.LastUsed = session.FormatISO(now)
@@ -113,13 +108,13 @@ func (s *sessions) touch(now time.Time) error {
 // sync mirrors a saved agent session id into .ralph_session: created_at is
 // kept when the active session already has this id, else it is now.
 func (s *sessions) sync(id string, now time.Time) error {
-	cur, st, err := s.current(now)
+	cur, _, err := s.current(now)
 	if err != nil {
 		return err
 	}
 	ts := session.FormatISO(now)
 	rs := session.RalphSession{SessionID: id, CreatedAt: ts, LastUsed: ts}
-	if st == session.Active && cur.SessionID == id {
+	if cur.SessionID == id {
 		rs.CreatedAt = cur.CreatedAt
 	}
 	return s.write(rs)
@@ -159,8 +154,7 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 	if err := s.d.Remove(ralphdir.ResponseAnalysis); err != nil {
 		errs = append(errs, err)
 	}
-	entry := session.HistoryEntry{Timestamp: ts, FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop}
-	if err := s.appendHistory(entry); err != nil {
+	if err := s.appendHistory(reason, loop, now); err != nil {
 		s.log(levelWarn, fmt.Sprintf("Could not record the session reset in %s: %v", ralphSessionHistory, err))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -178,20 +172,15 @@ func (s *sessions) readHistory() ([]json.RawMessage, error) {
 	return raw, nil
 }
 
-// appendHistory adds e and keeps the last session.HistoryCap entries. Entries
-// already in the file are kept byte for byte, whatever their shape.
-func (s *sessions) appendHistory(e session.HistoryEntry) error {
+// appendHistory records the reset in .ralph_session_history
+// (session.AppendHistory).
+func (s *sessions) appendHistory(reason string, loop int, now time.Time) error {
 	raw, err := s.readHistory()
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
+	if raw, err = session.AppendHistory(raw, reason, loop, now); err != nil {
 		return err
-	}
-	raw = append(raw, b)
-	if len(raw) > session.HistoryCap {
-		raw = raw[len(raw)-session.HistoryCap:]
 	}
 	return s.d.WriteJSON(ralphSessionHistory, raw)
 }
@@ -244,7 +233,7 @@ func (s *sessions) resumeID(now time.Time, expiry time.Duration) (string, error)
 	var active session.RalphSession
 	if f.ID != "" {
 		// An unreadable .ralph_session only means no created_at to go by.
-		if rs, st, err := s.current(now); err == nil && st == session.Active {
+		if rs, _, err := s.current(now); err == nil {
 			active = rs
 		}
 	}

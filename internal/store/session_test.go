@@ -191,7 +191,7 @@ func TestSessionSaveID(t *testing.T) {
 		t.Errorf("same id: .ralph_session = %q", got)
 	}
 
-	// session.Invalid and empty ids change nothing.
+	// Ids session.ValidID rejects and empty ids change nothing.
 	for _, bad := range []string{"0", "null", "sess abc", "", "   "} {
 		if err := r.s.saveID(bad, t1.Add(time.Hour)); err != nil {
 			t.Fatal(err)
@@ -350,16 +350,16 @@ func TestSessionResetSessionFlag(t *testing.T) {
 	if diff := cmp.Diff([]string{"INFO Session reset: manual_reset_flag"}, r.logs); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
-	_, st, err := r.s.current(sesT0)
-	if err != nil || st != session.Inactive {
-		t.Errorf("state %v err %v", st, err)
+	rs, corrupt, err := r.s.current(sesT0)
+	if err != nil || corrupt || rs.SessionID != "" || rs.ResetReason != "manual_reset_flag" {
+		t.Errorf("session %+v corrupt %v err %v, want inactive", rs, corrupt, err)
 	}
 }
 
 // TestResetWithoutExitSignals: a reset does not create a missing .exit_signals.
 func TestSessionResetWithoutExitSignals(t *testing.T) {
 	r := newRig(t)
-	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 4, sesT0); err != nil {
+	if err := r.s.reset("circuit_breaker_open", 4, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	if r.d.Exists(exitSignals) {
@@ -388,7 +388,7 @@ func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 	r := newRig(t)
 	r.s.verbose = true
 	r.write(t, exitSignals, "{}")
-	if err := r.s.reset(session.ReasonManualInterrupt, 2, sesT0); err != nil {
+	if err := r.s.reset("manual_interrupt", 2, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"INFO Cleared exit signals file", "INFO Session reset: manual_interrupt"}
@@ -401,7 +401,7 @@ func TestSessionResetVerboseLogsClearedSignals(t *testing.T) {
 func TestSessionResetQuarantinesCorruptHistory(t *testing.T) {
 	r := newRig(t)
 	r.write(t, ralphSessionHistory, `{"not": "an array"}`)
-	if err := r.s.reset(session.ReasonPermissionDenied, 7, sesT0); err != nil {
+	if err := r.s.reset("permission_denied", 7, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := r.s.history()
@@ -418,7 +418,7 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 	if err := os.Mkdir(r.d.Path(ralphSessionHistory), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.s.reset(session.ReasonProjectComplete, 1, sesT0); err != nil {
+	if err := r.s.reset("project_complete", 1, sesT0); err != nil {
 		t.Fatalf("Reset failed: %v", err)
 	}
 	if len(r.logs) != 1 || r.logs[0] != "INFO Session reset: project_complete" {
@@ -430,8 +430,8 @@ func TestSessionResetMovesFolderHistoryAside(t *testing.T) {
 	if h, err := r.s.history(); err != nil || len(h) != 1 {
 		t.Errorf("history %v %v", h, err)
 	}
-	if _, st, _ := r.s.current(sesT0); st != session.Inactive {
-		t.Errorf("state %v", st)
+	if rs, corrupt, _ := r.s.current(sesT0); corrupt || rs.SessionID != "" || rs.ResetAt == "" {
+		t.Errorf("session %+v corrupt %v, want inactive", rs, corrupt)
 	}
 }
 
@@ -455,7 +455,7 @@ func TestSessionHistoryCapAndForeignEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h) != session.HistoryCap || h[0].LoopNumber != 6 || h[len(h)-1].LoopNumber != 55 {
+	if len(h) != 50 || h[0].LoopNumber != 6 || h[len(h)-1].LoopNumber != 55 {
 		t.Fatalf("len %d, first loop %d, last loop %d; want 50, 6, 55", len(h), h[0].LoopNumber, h[len(h)-1].LoopNumber)
 	}
 }
@@ -481,20 +481,20 @@ func TestSessionLifecycle(t *testing.T) {
 	if id, _ := r.s.resumeID(sesT0.Add(2*time.Minute), 24*time.Hour); id != "sess-abc" {
 		t.Fatalf("loop 2 resumes %q", id)
 	}
-	cur, st, _ := r.s.current(sesT0.Add(2 * time.Minute))
-	if st != session.Active || cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
-		t.Fatalf("after save: %+v %v", cur, st)
+	cur, _, _ := r.s.current(sesT0.Add(2 * time.Minute))
+	if cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
+		t.Fatalf("after save: %+v", cur)
 	}
-	if err := r.s.reset(session.ReasonProjectComplete, 2, sesT0.Add(3*time.Minute)); err != nil {
+	if err := r.s.reset("project_complete", 2, sesT0.Add(3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	cur, st, _ = r.s.current(sesT0.Add(3 * time.Minute))
-	if st != session.Inactive || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(claudeSessionID) {
-		t.Fatalf("after reset: %+v %v", cur, st)
+	cur, _, _ = r.s.current(sesT0.Add(3 * time.Minute))
+	if cur.SessionID != "" || cur.ResetReason != "project_complete" || cur.CreatedAt != "" || r.d.Exists(claudeSessionID) {
+		t.Fatalf("after reset: %+v", cur)
 	}
-	h, _ := r.s.history()
-	if len(h) != 1 || h[0] != (session.HistoryEntry{Timestamp: session.FormatISO(sesT0.Add(3 * time.Minute)), FromState: "active", ToState: "reset", Reason: "project_complete", LoopNumber: 2}) {
-		t.Fatalf("history %+v", h)
+	wantHist := "[\n  {\n    \"timestamp\": \"2026-11-22T02:08:10+00:00\",\n    \"from_state\": \"active\",\n    \"to_state\": \"reset\",\n    \"reason\": \"project_complete\",\n    \"loop_number\": 2\n  }\n]\n"
+	if got := r.read(t, ralphSessionHistory); got != wantHist {
+		t.Fatalf("history = %q, want %q", got, wantHist)
 	}
 	// The next run starts a fresh ralph session.
 	rs2, _ := r.s.start(sesT0.Add(time.Hour))
@@ -541,7 +541,7 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
 	if r.logs[len(r.logs)-1] != "INFO Resuming session: 3f1e2d4c-5b6a-4789-8... (2h old)" {
 		t.Errorf("log %q", r.logs[len(r.logs)-1])
 	}
-	if err := r.s.reset(session.ReasonCircuitBreakerOpen, 3, sesT0); err != nil {
+	if err := r.s.reset("circuit_breaker_open", 3, sesT0); err != nil {
 		t.Fatal(err)
 	}
 	got := r.read(t, ralphSessionHistory)
@@ -559,17 +559,23 @@ func TestSessionBashLeftDirContinued(t *testing.T) {
 
 func sp(s string) *string { return &s }
 
+// historyEntry is what the tests check of a .ralph_session_history entry.
+type historyEntry struct {
+	Reason     string `json:"reason"`
+	LoopNumber int    `json:"loop_number"`
+}
+
 // history reads .ralph_session_history back: the entries that have the
 // entry shape, oldest first. A file that is not a JSON array is
 // quarantined and reads as empty.
-func (s *sessions) history() ([]session.HistoryEntry, error) {
+func (s *sessions) history() ([]historyEntry, error) {
 	raw, err := s.readHistory()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]session.HistoryEntry, 0, len(raw))
+	out := make([]historyEntry, 0, len(raw))
 	for _, r := range raw {
-		var e session.HistoryEntry
+		var e historyEntry
 		if json.Unmarshal(r, &e) == nil {
 			out = append(out, e)
 		}
@@ -638,7 +644,7 @@ func TestSessionFallbackSession(t *testing.T) {
 
 	r.write(t, ".fallback_session_id.cursor", "cur-1\n")
 	r.write(t, ".fallback_session_id.codex.corrupt-20260101-100000", "x\n")
-	if err := r.s.reset(session.ReasonManualInterrupt, 3, sesT0.Add(2*time.Hour)); err != nil {
+	if err := r.s.reset("manual_interrupt", 3, sesT0.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(r.d.Path(".fallback_session_id.cursor")); !os.IsNotExist(err) {
