@@ -152,15 +152,15 @@ func TestMismatchWarning(t *testing.T) {
 
 func TestCountStories(t *testing.T) {
 	plan := "# Ralph Fix Plan\n\n### Epic 1\n> Goal: x\n\n- [x] Story 1.1: Login\n  > detail\n- [ ] Task without story id\n  - [ ] Story 1.2: Logout\n- [X] Story 2: Other\n-[ ]Story 3.1:Tight\n- [ ] Story x: not an id\n- [ ] Story 4:\n"
-	got := CountStories([]byte(plan))
-	want := Stories{Completed: 2, Total: 4, Next: "Story 1.2: Logout"}
+	got := countStories([]byte(plan))
+	want := stories{Completed: 2, Total: 4, Next: "Story 1.2: Logout"}
 	if got != want {
-		t.Fatalf("CountStories = %+v, want %+v", got, want)
+		t.Fatalf("countStories = %+v, want %+v", got, want)
 	}
-	if got := CountStories(nil); got != (Stories{}) {
-		t.Fatalf("CountStories(nil) = %+v", got)
+	if got := countStories(nil); got != (stories{}) {
+		t.Fatalf("countStories(nil) = %+v", got)
 	}
-	if got := CountStories([]byte("- [x] Story 1.1: a\r\n")); got != (Stories{Completed: 1, Total: 1}) {
+	if got := countStories([]byte("- [x] Story 1.1: a\r\n")); got != (stories{Completed: 1, Total: 1}) {
 		t.Fatalf("crlf: %+v", got)
 	}
 }
