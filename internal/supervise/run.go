@@ -66,7 +66,7 @@ type Options struct {
 	// MaxOutput stops the call once stdout and stderr together carried
 	// more than this many bytes; 0 means no limit. The writers still
 	// receive everything read until the group is gone: bounding what is
-	// stored is their job (see HeadTail).
+	// stored is their job (see NewHeadTail).
 	MaxOutput int64
 	// Stdout and Stderr receive the raw output as it arrives; nil
 	// discards it. They may be the same writer: writes are serialised.
