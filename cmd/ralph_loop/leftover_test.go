@@ -17,7 +17,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // TestKillLeavesNoSetsidHelper: a helper the agent moved to a session of
@@ -30,7 +29,7 @@ func TestKillLeavesNoSetsidHelper(t *testing.T) {
 	cmd, agent, child := startUntilAgent(t, p)
 	defer syscall.Kill(child, syscall.SIGKILL)
 	defer syscall.Kill(-agent, syscall.SIGKILL)
-	var rec supervise.Leader
+	var rec callRecord
 	b, err := os.ReadFile(p.path(".ralph/" + ralphdir.AgentCall))
 	if err != nil || json.Unmarshal(b, &rec) != nil || rec.Pid != agent {
 		t.Errorf("the running call's record: %v %q, want pid %d", err, b, agent)
@@ -42,6 +41,16 @@ func TestKillLeavesNoSetsidHelper(t *testing.T) {
 	}
 }
 
+// callRecord is ralphdir.AgentCall's content; callTokenVar names the
+// environment variable that carries a call's token.
+type callRecord struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start_ticks"`
+	Token string `json:"token"`
+}
+
+const callTokenVar = "RALPH_LOOP_CALL"
+
 // planted is a process the test starts as a dead loop's agent would be
 // left: leading its own group in the project, with token in its
 // environment ("" for none) and a child in the group without it.
@@ -51,7 +60,7 @@ func plant(t *testing.T, dir, token string) planted {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	// The child drops the token: only a kill of the group reaches it.
-	cmd := exec.Command("sh", "-c", `env -u `+supervise.TokenVar+` sleep 600 & echo $! > "$1"; wait`, "sh", pidFile)
+	cmd := exec.Command("sh", "-c", `env -u `+callTokenVar+` sleep 600 & echo $! > "$1"; wait`, "sh", pidFile)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	if token != "" {
@@ -107,15 +116,15 @@ func TestLeftoverAgentAtStart(t *testing.T) {
 		stopped bool
 	}{
 		{name: "dead loop's agent", stopped: true,
-			token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", supervise.TokenVar, deadPid(t)) }},
+			token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", callTokenVar, deadPid(t)) }},
 		{name: "innocent process", token: func(*testing.T) string { return "" },
-			recTok: func(string) string { return fmt.Sprintf("%s=%d-1-1", supervise.TokenVar, 999999) }},
-		{name: "other token", token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", supervise.TokenVar, deadPid(t)) },
+			recTok: func(string) string { return fmt.Sprintf("%s=%d-1-1", callTokenVar, 999999) }},
+		{name: "other token", token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", callTokenVar, deadPid(t)) },
 			recTok: func(tok string) string { return tok + "0" }},
 		{name: "live loop's agent", // the token names this test, which runs
-			token: func(*testing.T) string { return fmt.Sprintf("%s=%d-1-1", supervise.TokenVar, os.Getpid()) }},
+			token: func(*testing.T) string { return fmt.Sprintf("%s=%d-1-1", callTokenVar, os.Getpid()) }},
 		{name: "reused pid", recOff: 1, // the group goes untouched; the carrier is the dead loop's
-			token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", supervise.TokenVar, deadPid(t)) }},
+			token: func(t *testing.T) string { return fmt.Sprintf("%s=%d-1-1", callTokenVar, deadPid(t)) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +135,7 @@ func TestLeftoverAgentAtStart(t *testing.T) {
 			if tc.recTok != nil {
 				recTok = tc.recTok(tok)
 			}
-			rec := supervise.Leader{Pid: proc.leader, Start: startTicks(t, proc.leader) + tc.recOff, Token: recTok}
+			rec := callRecord{Pid: proc.leader, Start: startTicks(t, proc.leader) + tc.recOff, Token: recTok}
 			b, _ := json.Marshal(rec)
 			mustWrite(t, p.path(".ralph/"+ralphdir.AgentCall), string(b))
 
@@ -218,7 +227,7 @@ func sentinelOf(t *testing.T, p *loopProject) int {
 			}
 			argv, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 			env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if bytes.Contains(argv, []byte(supervise.SentinelArg+"\x00watch")) && bytes.Contains(env, []byte(fakeagent.EnvDir+"="+p.agent+"\x00")) {
+			if bytes.Contains(argv, []byte("--ralph-loop-sentinel"+"\x00watch")) && bytes.Contains(env, []byte(fakeagent.EnvDir+"="+p.agent+"\x00")) {
 				pid = n
 				return true
 			}

@@ -231,11 +231,6 @@ func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock,
 		lock.Unlock()
 		return nil, err
 	}
-	// An agent's helper that leaves its process group (setsid) is
-	// re-parented to us, to be stopped and reaped when the call ends.
-	if err := supervise.AdoptOrphans(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
-	}
 	return lock, nil
 }
 

@@ -19,8 +19,8 @@ var version = devVersion
 
 func main() {
 	// The sentinel that outlives the loop is this program too.
-	if len(os.Args) > 1 && os.Args[1] == supervise.SentinelArg {
-		os.Exit(supervise.Sentinel(os.Args[2:]))
+	if code, ok := supervise.Sentinel(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	// A write to a closed stdout/stderr (bmalph's dashboard detaches by
 	// closing our pipes) must fail with EPIPE, not kill the loop. Notify,

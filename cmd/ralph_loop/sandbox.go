@@ -121,29 +121,7 @@ func (s *agentSandbox) describe() []string {
 	if s == nil {
 		return []string{"off: the agent and the gates run with your rights (SANDBOX=bwrap, seatbelt, container or auto confines them; docs/SANDBOX.md)"}
 	}
-	p := s.policy
-	net := "network on (the agent reaches its API)"
-	if !p.Network {
-		net = "network off"
-	}
-	var home []string
-	for _, h := range p.HomePaths {
-		home = append(home, "~/"+h)
-	}
-	keep := "your git identity (read-only)"
-	if len(home) > 0 {
-		keep = strings.Join(home, ", ") + " (read-write) and " + keep
-	}
-	mode := p.Mode
-	if p.Mode == sandbox.Container {
-		mode += " (" + filepath.Base(p.Tool) + ", image " + p.Image + ")"
-	}
-	return []string{
-		fmt.Sprintf("%s with %s; %s", mode, p.Tool, net),
-		fmt.Sprintf("writable: %s (with .git), and in .ralph/ only %s", p.Project, strings.Join(sandbox.AgentFiles, ", ")),
-		fmt.Sprintf("hidden: $HOME except %s; .ralph/logs (the logs and the lock)", keep),
-		fmt.Sprintf("kept from its environment: %s", strings.Join(sandbox.Secrets, ", ")),
-	}
+	return s.policy.Describe()
 }
 
 // sandboxCheck is --doctor's line on SANDBOX: the mode in use, what the

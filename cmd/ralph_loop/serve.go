@@ -24,7 +24,7 @@ import (
 // the loop SIGUSR1 (the skip a Ctrl+C gives during a wait); stop sends it
 // SIGTERM, as bmalph's stop and kill do. The loop signalled is the process
 // proven to hold the lock (signalHolder), not the pid in the lock file.
-func fileControl(d *ralphdir.Dir) dashboard.Control {
+func fileControl(d *ralphdir.Dir) func(action string) error {
 	return func(action string) error {
 		switch action {
 		case "pause", "resume":
@@ -194,7 +194,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 }
 
 // selfControl is the controls of the loop in this process.
-func selfControl(d *ralphdir.Dir, sig *signals) dashboard.Control {
+func selfControl(d *ralphdir.Dir, sig *signals) func(action string) error {
 	return func(action string) error {
 		switch action {
 		case "pause", "resume":

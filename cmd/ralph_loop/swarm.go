@@ -82,12 +82,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 	if err != nil {
 		return err
 	}
-	held := 0
-	for _, w := range r.Workers {
-		if w.State != swarm.Merged {
-			held++
-		}
-	}
+	held := r.HeldBack()
 	switch r.Status {
 	case "merged":
 		say("[SUCCESS] swarm: all %d workers merged into %s", len(r.Workers), r.Base)
@@ -99,11 +94,9 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 		}
 		return fmt.Errorf("swarm stopped before every worker was done; run the same --swarm again to resume")
 	default:
-		lines := []string{fmt.Sprintf("ralph_loop: swarm: %d of %d workers not merged into %s:", held, len(r.Workers), r.Base)}
-		for _, w := range r.Workers {
-			if w.State != swarm.Merged {
-				lines = append(lines, safetext.Line(fmt.Sprintf("  %s (%s): %s; branch %s", swarm.Name(w.ID), w.State, w.Note, w.Branch)))
-			}
+		lines := []string{fmt.Sprintf("ralph_loop: swarm: %d of %d workers not merged into %s:", len(held), len(r.Workers), r.Base)}
+		for _, l := range held {
+			lines = append(lines, safetext.Line(l))
 		}
 		return &exitError{code: ExitHeldBack, lines: lines}
 	}

@@ -16,7 +16,7 @@ func TestSwarmBoard(t *testing.T) {
 	b.show(swarm.Worker{ID: 1, State: "running", Epics: []string{"A"}})
 	b.show(swarm.Worker{ID: 2, State: "running", Epics: []string{"B\x1b]0;x\x07"}})
 	b.log("worker-1: merged")
-	b.show(swarm.Worker{ID: 1, State: swarm.Merged, Epics: []string{"A"}})
+	b.show(swarm.Worker{ID: 1, State: "merged", Epics: []string{"A"}})
 	w1, w1m := "worker-1  running   loop 0   0/0 tasks  A\n", "worker-1  merged    loop 0   0/0 tasks  A\n"
 	w2 := "worker-2  running   loop 0   0/0 tasks  B\\u\n" // made safe, then cut to the width
 	want := w1 + "\x1b[1A\x1b[J" + w1 + w2 + "\x1b[2A\x1b[J[T] worker-1: merged\n" + w1 + w2 + "\x1b[2A\x1b[J" + w1m + w2

@@ -175,7 +175,7 @@ func writeFailed(err error) supervise.Outcome {
 
 // closeLog writes a log's kept tail and closes its file.
 func closeLog(c *checked, f io.Closer) error {
-	if ht, ok := c.w.(*supervise.HeadTail); ok {
+	if ht, ok := c.w.(io.Closer); ok { // a supervise.NewHeadTail
 		if err := ht.Close(); err != nil {
 			return c.fail(err)
 		}

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // checked remembers a writer's first error and fails every write after it.
@@ -151,7 +149,7 @@ func (s *stream) Finish() error {
 	defer s.mu.Unlock()
 	s.result.end()
 	if s.w != nil {
-		if ht, ok := s.w.(*supervise.HeadTail); ok && s.err == nil {
+		if ht, ok := s.w.(io.Closer); ok && s.err == nil { // a supervise.NewHeadTail
 			s.err = ht.Close()
 		}
 		if err := s.f.Close(); err != nil && s.err == nil && !errors.Is(err, os.ErrClosed) {

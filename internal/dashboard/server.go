@@ -31,17 +31,16 @@ type Source interface {
 	Live() string
 }
 
-// Control does what a button asks: "pause", "resume", "skip" or "stop".
-type Control func(action string) error
-
 // actions are the controls a page may offer.
 var actions = []string{"pause", "resume", "skip", "stop"}
 
 // Project is one loop the server shows.
 type Project struct {
-	Name    string
-	Source  Source
-	Control Control // nil: this loop offers no controls
+	Name   string
+	Source Source
+	// Control does what a button asks: "pause", "resume", "skip" or
+	// "stop"; nil: this loop offers no controls.
+	Control func(action string) error
 }
 
 // Options set up a Server.
@@ -54,7 +53,7 @@ type Options struct {
 	// Poll is how often the sources are looked at (their Stamp); 0 means
 	// every second.
 	Poll time.Duration
-	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
+	// MaxConns bounds the connections open at once (0: defaultMaxConns);
 	// past it new ones wait in the system's queue, costing no file here.
 	// MaxStreams bounds the event streams among them (0:
 	// defaultMaxStreams); one more is refused.
@@ -68,7 +67,7 @@ type Options struct {
 // The defaults of Options' bounds: a dashboard is a few pages, and its
 // server must never take the files its loop needs.
 const (
-	DefaultMaxConns   = 64
+	defaultMaxConns   = 64
 	defaultMaxStreams = 32
 	defaultTimeout    = 10 * time.Second
 )
@@ -89,7 +88,7 @@ func New(projects []Project, opts Options) *Server {
 		opts.Poll = time.Second
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = DefaultMaxConns
+		opts.MaxConns = defaultMaxConns
 	}
 	if opts.MaxStreams <= 0 {
 		opts.MaxStreams = defaultMaxStreams

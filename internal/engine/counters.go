@@ -90,10 +90,5 @@ func (p *planCopy) count() {
 	if !p.found {
 		return
 	}
-	if st := fixplan.CountStories(p.data); st.Total > 0 {
-		p.done, p.total = st.Completed, st.Total
-		return
-	}
-	c := fixplan.Count(p.data)
-	p.done, p.total = c.Checked, c.Total()
+	p.done, p.total = fixplan.Progress(p.data)
 }

@@ -38,9 +38,8 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
-	committed := l.git.DiffStat(ctx, review.DiffRange(last))
-	uncommitted := l.git.DiffStat(ctx, "")
-	spec, err := l.drv.Build(l.reviewRequest(review.BuildPrompt(prompt, committed, uncommitted)))
+	diffStat := func(rangeSpec string) string { return l.git.DiffStat(ctx, rangeSpec) }
+	spec, err := l.drv.Build(l.reviewRequest(review.BuildPrompt(prompt, last, diffStat)))
 	if err != nil {
 		l.warn(fmt.Errorf("review: %w", err))
 		return

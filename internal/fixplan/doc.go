@@ -13,5 +13,5 @@
 //	next := fixplan.NextTask(plan)      // "- [ ] Story 1.2: Login" or ""
 //	out, changed := fixplan.Collapse(plan)
 //	t := fixplan.Track(claimed, before, after) // one task per loop, claimed == ticked
-//	s := fixplan.CountStories(plan)     // bmalph's Story-line progress
+//	done, total := fixplan.Progress(plan) // bmalph's Story-line progress, else every task
 package fixplan

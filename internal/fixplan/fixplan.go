@@ -112,18 +112,28 @@ func MismatchWarning(claimed, delta int) string {
 	return fmt.Sprintf("Progress tracking mismatch: claimed %d completed task(s) but checkbox delta was %d. Completion signals suppressed for this loop.", claimed, delta)
 }
 
-// Stories is the progress bmalph shows: only "- [ ] Story <id>: <title>"
+// Progress is status.json's tasks_completed and tasks_total: the Story
+// lines as bmalph counts them (countStories), or every checkbox task when
+// the plan has no stories.
+func Progress(plan []byte) (done, total int) {
+	if st := countStories(plan); st.Total > 0 {
+		return st.Completed, st.Total
+	}
+	c := Count(plan)
+	return c.Checked, c.Total()
+}
+
+// stories is the progress bmalph shows: only "- [ ] Story <id>: <title>"
 // lines count (bmalph src/transition/story-id.ts), plain tasks do not.
-// status.json's tasks_completed / tasks_total come from here.
-type Stories struct {
+type stories struct {
 	Completed int
 	Total     int
 	Next      string // "Story 1.2: Login" for the first open story, or ""
 }
 
-// CountStories counts the plan's Story lines the way bmalph does.
-func CountStories(plan []byte) Stories {
-	var s Stories
+// countStories counts the plan's Story lines the way bmalph does.
+func countStories(plan []byte) stories {
+	var s stories
 	for _, l := range lines(plan) {
 		m := storyLine.FindStringSubmatch(l)
 		if m == nil {

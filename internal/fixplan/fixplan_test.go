@@ -150,17 +150,31 @@ func TestMismatchWarning(t *testing.T) {
 	}
 }
 
+// TestProgress: status.json's counts are the Story lines when the plan
+// has any, else every checkbox task.
+func TestProgress(t *testing.T) {
+	for plan, want := range map[string][2]int{
+		"- [x] Story 1.1: a\n- [ ] Story 1.2: b\n- [x] plain\n": {1, 2},
+		"- [x] a\n  - [ ] b\n- [ ] c\n":                         {1, 3},
+		"":                                                      {0, 0},
+	} {
+		if done, total := Progress([]byte(plan)); done != want[0] || total != want[1] {
+			t.Errorf("Progress(%q) = %d, %d; want %d, %d", plan, done, total, want[0], want[1])
+		}
+	}
+}
+
 func TestCountStories(t *testing.T) {
 	plan := "# Ralph Fix Plan\n\n### Epic 1\n> Goal: x\n\n- [x] Story 1.1: Login\n  > detail\n- [ ] Task without story id\n  - [ ] Story 1.2: Logout\n- [X] Story 2: Other\n-[ ]Story 3.1:Tight\n- [ ] Story x: not an id\n- [ ] Story 4:\n"
-	got := CountStories([]byte(plan))
-	want := Stories{Completed: 2, Total: 4, Next: "Story 1.2: Logout"}
+	got := countStories([]byte(plan))
+	want := stories{Completed: 2, Total: 4, Next: "Story 1.2: Logout"}
 	if got != want {
-		t.Fatalf("CountStories = %+v, want %+v", got, want)
+		t.Fatalf("countStories = %+v, want %+v", got, want)
 	}
-	if got := CountStories(nil); got != (Stories{}) {
-		t.Fatalf("CountStories(nil) = %+v", got)
+	if got := countStories(nil); got != (stories{}) {
+		t.Fatalf("countStories(nil) = %+v", got)
 	}
-	if got := CountStories([]byte("- [x] Story 1.1: a\r\n")); got != (Stories{Completed: 1, Total: 1}) {
+	if got := countStories([]byte("- [x] Story 1.1: a\r\n")); got != (stories{Completed: 1, Total: 1}) {
 		t.Fatalf("crlf: %+v", got)
 	}
 }

@@ -41,7 +41,7 @@ func run(ctx context.Context, cfg Config, command string) (outcome, error) {
 	}
 	out := &capture{limit: 8 << 10}
 	var stdout io.Writer = out
-	var log *supervise.HeadTail
+	var log io.WriteCloser
 	if cfg.Log != nil {
 		fmt.Fprintf(cfg.Log, "=== %s ===\n", command)
 		log = supervise.NewHeadTail(lenient{w: cfg.Log}, cfg.LogMax)

@@ -40,7 +40,7 @@ type Config struct {
 	// Log, when set, receives each command's whole output (stdout and
 	// stderr as 2>&1 gives them) between a line naming the command and a
 	// line with its exit code; LogMax bounds each command's output there
-	// (head and tail, as supervise.HeadTail keeps them; <= 0 keeps all).
+	// (head and tail, as supervise.NewHeadTail keeps them; <= 0 keeps all).
 	// A write that fails is dropped: the log never fails a gate.
 	Log    io.Writer
 	LogMax int64

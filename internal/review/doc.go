@@ -8,7 +8,7 @@
 //
 //	if review.Due(review.DueInput{Loop: n, Mode: m, Interval: i, FixPlanDelta: d,
 //		BreakerState: s, GitOK: ok, HeadSHA: head, LastSHA: last, Dirty: dirty}) {
-//		prompt, system := review.BuildPrompt(promptFile, committedStat, uncommittedStat)
+//		prompt, system := review.BuildPrompt(promptFile, last, gitDiffStat) // the engine runs git
 //		// run the agent with prompt and system, then:
 //		f, err := review.ParseFindings(output)   // no block, or not a JSON object
 //		level, msg := review.Outcome(f, err)

@@ -70,16 +70,16 @@ func Due(in DueInput) bool {
 	return true
 }
 
-// DiffRange is the commit range whose `git diff --stat` the review sees:
+// diffRange is the commit range whose `git diff --stat` the review sees:
 // everything since the last review, or the last five commits.
-func DiffRange(lastSHA string) string {
+func diffRange(lastSHA string) string {
 	if lastSHA == "" {
 		return "HEAD~5..HEAD"
 	}
 	return lastSHA + "..HEAD"
 }
 
-// diffContext combines `git diff <DiffRange> --stat` (first 20 lines) and
+// diffContext combines `git diff <diffRange> --stat` (first 20 lines) and
 // `git diff --stat` of the working tree (first 10 lines) into the review's
 // "Recent changes", or "No recent changes".
 func diffContext(committedStat, uncommittedStat string) string {
@@ -107,11 +107,15 @@ func headLines(s string, n int) string {
 
 // BuildPrompt is the review call's input: REVIEW_PROMPT.md's content as
 // the prompt, and for the system prompt (the driver's loop-context slot)
-// the review's instructions with the recent changes, from `git diff
-// <DiffRange> --stat` and `git diff --stat` of the working tree.
-func BuildPrompt(reviewPrompt []byte, committedStat, uncommittedStat string) (prompt, systemContext string) {
+// the review's instructions with the recent changes since lastSHA (the
+// last review's commit; "" for none): diffStat is `git diff <range>
+// --stat`, asked for the commits since then (diffRange), then with ""
+// for the working tree.
+func BuildPrompt(reviewPrompt []byte, lastSHA string, diffStat func(rangeSpec string) string) (prompt, systemContext string) {
+	committed := diffStat(diffRange(lastSHA))
+	uncommitted := diffStat("")
 	return strings.TrimRight(string(reviewPrompt), "\n"),
-		"CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: " + diffContext(committedStat, uncommittedStat)
+		"CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: " + diffContext(committed, uncommitted)
 }
 
 // MissingPromptWarning is the WARN line when REVIEW_PROMPT.md is missing;

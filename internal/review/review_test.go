@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,11 +54,11 @@ func TestDue(t *testing.T) {
 }
 
 func TestPromptPieces(t *testing.T) {
-	if got := DiffRange(""); got != "HEAD~5..HEAD" {
-		t.Fatalf("DiffRange(\"\") = %q", got)
+	if got := diffRange(""); got != "HEAD~5..HEAD" {
+		t.Fatalf("diffRange(\"\") = %q", got)
 	}
-	if got := DiffRange("abc"); got != "abc..HEAD" {
-		t.Fatalf("DiffRange(abc) = %q", got)
+	if got := diffRange("abc"); got != "abc..HEAD" {
+		t.Fatalf("diffRange(abc) = %q", got)
 	}
 	var stat strings.Builder
 	for i := 0; i < 30; i++ {
@@ -79,9 +80,23 @@ func TestPromptPieces(t *testing.T) {
 			}
 		})
 	}
-	prompt, system := BuildPrompt([]byte("# Code Review\nReview it.\n\n"), "", "\n")
+	var asked []string
+	prompt, system := BuildPrompt([]byte("# Code Review\nReview it.\n\n"), "", func(r string) string { asked = append(asked, r); return "\n" })
 	if prompt != "# Code Review\nReview it." || system != "CODE REVIEW LOOP (read-only). Analyze changes since last review. Recent changes: No recent changes" {
 		t.Fatalf("BuildPrompt = %q, %q", prompt, system)
+	}
+	_, system = BuildPrompt(nil, "abc", func(r string) string {
+		asked = append(asked, r)
+		if r == "" {
+			return " b.go | 1 +\n"
+		}
+		return " a.go | 2 +-\n"
+	})
+	if want := []string{"HEAD~5..HEAD", "", "abc..HEAD", ""}; !slices.Equal(asked, want) {
+		t.Fatalf("BuildPrompt asked for the diff stats of %q, want %q", asked, want)
+	}
+	if !strings.HasSuffix(system, "Recent changes:  a.go | 2 +-\nUncommitted:\n b.go | 1 +") {
+		t.Fatalf("BuildPrompt's system prompt = %q", system)
 	}
 	if LogName(12) != "logs/review_loop_12.log" || StartMessage(5) != "Starting periodic code review (loop #5)" {
 		t.Fatal("log name or start message changed")

@@ -31,14 +31,14 @@ const (
 // Modes are the values SANDBOX accepts.
 var Modes = []string{Off, bwrap, seatbelt, Container, auto}
 
-// AgentFiles are the files under .ralph/ that an agent is meant to edit, as
+// agentFiles are the files under .ralph/ that an agent is meant to edit, as
 // the bash loop's prompt tells it: the plan, the build notes and the specs.
-var AgentFiles = []string{"@fix_plan.md", "@AGENT.md", "specs"}
+var agentFiles = []string{"@fix_plan.md", "@AGENT.md", "specs"}
 
-// Secrets are the environment variables the loop keeps from the agent and
+// secrets are the environment variables the loop keeps from the agent and
 // the gates: its own credentials, and the agents' ways into the person's
 // other keys (ssh-agent, gpg-agent).
-var Secrets = []string{"SERVE_TOKEN", "NOTIFY_WEBHOOK", "NOTIFY_COMMAND", "SSH_AUTH_SOCK", "GPG_AGENT_INFO"}
+var secrets = []string{"SERVE_TOKEN", "NOTIFY_WEBHOOK", "NOTIFY_COMMAND", "SSH_AUTH_SOCK", "GPG_AGENT_INFO"}
 
 // hiddenSockets are the container engines' sockets: a process that reaches
 // one controls every container and, through them, the machine.
@@ -49,7 +49,7 @@ type Policy struct {
 	Mode string // bwrap, seatbelt or Container (never Off or auto)
 	Tool string // the sandbox program: bwrap, sandbox-exec, docker or podman (a path)
 	// Project is the project root, read-write; RalphDir its .ralph/,
-	// read-only but for AgentFiles, with logs/ hidden.
+	// read-only but for agentFiles, with logs/ hidden.
 	Project, RalphDir string
 	// Home is $HOME, hidden but for HomePaths (relative to it: the agent
 	// CLI's configuration and credentials, read-write) and the person's
@@ -67,6 +67,33 @@ type Policy struct {
 	// Name names a container (unique per call) and Label marks every
 	// container of this project, so a later start can stop one left behind.
 	Name, Label string
+}
+
+// Describe is what --doctor and --dry-run say of the sandbox p sets up,
+// one line per fact.
+func (p Policy) Describe() []string {
+	net := "network on (the agent reaches its API)"
+	if !p.Network {
+		net = "network off"
+	}
+	var home []string
+	for _, h := range p.HomePaths {
+		home = append(home, "~/"+h)
+	}
+	keep := "your git identity (read-only)"
+	if len(home) > 0 {
+		keep = strings.Join(home, ", ") + " (read-write) and " + keep
+	}
+	mode := p.Mode
+	if p.Mode == Container {
+		mode += " (" + filepath.Base(p.Tool) + ", image " + p.Image + ")"
+	}
+	return []string{
+		fmt.Sprintf("%s with %s; %s", mode, p.Tool, net),
+		fmt.Sprintf("writable: %s (with .git), and in .ralph/ only %s", p.Project, strings.Join(agentFiles, ", ")),
+		fmt.Sprintf("hidden: $HOME except %s; .ralph/logs (the logs and the lock)", keep),
+		fmt.Sprintf("kept from its environment: %s", strings.Join(secrets, ", ")),
+	}
 }
 
 // Resolve picks the mode and its tool for SANDBOX=mode on goos. engine is
@@ -176,7 +203,7 @@ func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) 
 	return c, nil, nil
 }
 
-// env is env (nil: the loop's own) without Secrets, and with IS_SANDBOX=1
+// env is env (nil: the loop's own) without secrets, and with IS_SANDBOX=1
 // when the loop runs as root: Claude Code refuses
 // --dangerously-skip-permissions as root unless it is told it is sandboxed.
 func env(env []string, root bool) []string {
@@ -186,7 +213,7 @@ func env(env []string, root bool) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(Secrets, k) || k == "IS_SANDBOX" {
+		if slices.Contains(secrets, k) || k == "IS_SANDBOX" {
 			continue
 		}
 		out = append(out, kv)
@@ -268,7 +295,7 @@ var gitIdentity = []string{".gitconfig", ".config/git"}
 // bwrapArgs is the bubblewrap command line, up to the program: a new pid
 // namespace that dies with the loop, the system read-only, a private /tmp,
 // $HOME hidden but for the CLI's files, the project read-write, .ralph/
-// read-only but for AgentFiles, its logs hidden.
+// read-only but for agentFiles, its logs hidden.
 func bwrapArgs(p Policy, dir, prog string) []string {
 	a := []string{p.Tool, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
 	if !p.Network {
@@ -301,7 +328,7 @@ func bwrapArgs(p Policy, dir, prog string) []string {
 	}
 	a = append(a, "--bind", p.Project, p.Project)
 	a = append(a, "--ro-bind", p.RalphDir, p.RalphDir)
-	for _, f := range AgentFiles {
+	for _, f := range agentFiles {
 		if path := filepath.Join(p.RalphDir, f); exists(path) {
 			a = append(a, "--bind", path, path)
 		}
@@ -312,7 +339,7 @@ func bwrapArgs(p Policy, dir, prog string) []string {
 
 // seatbeltProfile is the sandbox-exec profile: writes only to the project,
 // the temporary folders and the CLI's own files; .ralph/ read-only but for
-// AgentFiles, its logs unreadable; $HOME unreadable but for the CLI's files,
+// agentFiles, its logs unreadable; $HOME unreadable but for the CLI's files,
 // the person's git identity and the tools on $PATH; no network when
 // Network is off. The last matching rule wins.
 func seatbeltProfile(p Policy, prog string) string {
@@ -335,7 +362,7 @@ func seatbeltProfile(p Policy, prog string) string {
 		fmt.Fprintf(&b, "(allow file-read* file-write* (subpath %s))\n", q(filepath.Join(p.Home, f)))
 	}
 	fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", q(p.RalphDir))
-	for _, f := range AgentFiles {
+	for _, f := range agentFiles {
 		fmt.Fprintf(&b, "(allow file-write* (subpath %s))\n", q(filepath.Join(p.RalphDir, f)))
 	}
 	fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q(filepath.Join(p.RalphDir, "logs")))
@@ -347,7 +374,7 @@ func seatbeltProfile(p Policy, prog string) string {
 
 // containerArgs is the docker or podman command line, up to the program
 // (which is looked up in the image): the project and the CLI's files at
-// the same paths, .ralph/ read-only but for AgentFiles, its logs hidden,
+// the same paths, .ralph/ read-only but for agentFiles, its logs hidden,
 // the environment passed by name (values stay out of the command line), a
 // label that lets a later start stop a container left behind.
 func containerArgs(p Policy, dir string, env []string, stdin bool) []string {
@@ -360,7 +387,7 @@ func containerArgs(p Policy, dir string, env []string, stdin bool) []string {
 	}
 	a = append(a, "--user", fmt.Sprintf("%d:%d", p.UID, p.GID), "--tmpfs", "/tmp",
 		"-v", p.Project+":"+p.Project, "-v", p.RalphDir+":"+p.RalphDir+":ro")
-	for _, f := range AgentFiles {
+	for _, f := range agentFiles {
 		if path := filepath.Join(p.RalphDir, f); exists(path) {
 			a = append(a, "-v", path+":"+path)
 		}

@@ -177,3 +177,24 @@ func TestWrap(t *testing.T) {
 		t.Error("Wrap with SANDBOX=off did not fail")
 	}
 }
+
+// TestDescribe: --doctor's and --dry-run's lines on the sandbox name the
+// mode and its tool, what the agent may write, what it cannot see and the
+// variables it does not get.
+func TestDescribe(t *testing.T) {
+	p := Policy{Mode: Container, Tool: "/usr/bin/podman", Image: "img", Project: "/p", HomePaths: []string{".claude", ".claude.json"}}
+	want := []string{
+		"container (podman, image img) with /usr/bin/podman; network off",
+		"writable: /p (with .git), and in .ralph/ only @fix_plan.md, @AGENT.md, specs",
+		"hidden: $HOME except ~/.claude, ~/.claude.json (read-write) and your git identity (read-only); .ralph/logs (the logs and the lock)",
+		"kept from its environment: SERVE_TOKEN, NOTIFY_WEBHOOK, NOTIFY_COMMAND, SSH_AUTH_SOCK, GPG_AGENT_INFO",
+	}
+	if got := p.Describe(); !slices.Equal(got, want) {
+		t.Errorf("Describe() =\n%q\nwant\n%q", got, want)
+	}
+	p = Policy{Mode: bwrap, Tool: "/usr/bin/bwrap", Project: "/p", Network: true}
+	if got := p.Describe(); got[0] != "bwrap with /usr/bin/bwrap; network on (the agent reaches its API)" ||
+		got[2] != "hidden: $HOME except your git identity (read-only); .ralph/logs (the logs and the lock)" {
+		t.Errorf("Describe() = %q", got)
+	}
+}

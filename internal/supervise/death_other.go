@@ -5,7 +5,7 @@ package supervise
 import "os/exec"
 
 // dieWithLoop does nothing here: only Linux has a parent-death signal.
-// The sentinel (StartSentinel) still kills the call's process group.
+// The sentinel (startSentinel) still kills the call's process group.
 func dieWithLoop(*exec.Cmd) {}
 
 // killStrays does nothing here: without /proc no process is found by its

@@ -23,11 +23,11 @@
 // cannot hold Run up.
 //
 // No call outlives the process that runs it: on Linux the leader has a
-// parent-death signal, and StartSentinel starts a sentinel process that
-// kills the running calls' groups once this process has died, however it
-// died. Options.Started gives the leader's pid and token, and Identify and
-// StopLeftovers let a later process record a call and stop what a dead one
-// left running, signalling only what it proves to be such a leftover (see
+// parent-death signal, and Guard starts a sentinel process that kills the
+// running calls' groups once this process has died, however it died
+// (Sentinel is its main). Options.Record gives the record of a call's
+// leader to keep while it runs, and Guard stops what a dead process left
+// running, signalling only what it proves to be such a leftover (see
 // docs/PLATFORMS.md).
 //
 // On Windows the group is a Job Object that the command joins before it

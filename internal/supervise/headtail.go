@@ -5,19 +5,11 @@ import (
 	"io"
 )
 
-// maxTail bounds the tail a HeadTail keeps in memory, whatever its limit.
+// maxTail bounds the tail a headTail keeps in memory, whatever its limit.
 const maxTail = 4 << 20
 
-// HeadTail bounds what reaches a writer: the first half of the limit
-// passes through as it arrives, the last bytes (half the limit, at most
-// maxTail) are kept in a ring in memory, and Close writes a line
-// "[... N bytes omitted ...]" and that tail. An agent's status block comes
-// at the end of its output, so both ends are kept. Memory stays bounded
-// however much is written. A limit of 0 or less passes everything.
-//
-// Writes report the underlying writer's first error, and every later
-// write fails with it. HeadTail is not safe for concurrent use.
-type HeadTail struct {
+// headTail is what NewHeadTail returns.
+type headTail struct {
 	w       io.Writer
 	head    int64 // bytes that may still pass through
 	size    int   // tail capacity
@@ -28,9 +20,18 @@ type HeadTail struct {
 	err     error
 }
 
-// NewHeadTail bounds w to about limit bytes.
-func NewHeadTail(w io.Writer, limit int64) *HeadTail {
-	h := &HeadTail{w: w, limited: limit > 0}
+// NewHeadTail bounds what reaches w to about limit bytes: the first half
+// of the limit passes through as it arrives, the last bytes (half the
+// limit, at most maxTail) are kept in a ring in memory, and Close writes a
+// line "[... N bytes omitted ...]" and that tail; it does not close w. An
+// agent's status block comes at the end of its output, so both ends are
+// kept. Memory stays bounded however much is written. A limit of 0 or less
+// passes everything.
+//
+// Writes report w's first error, and every later write fails with it. The
+// writer is not safe for concurrent use.
+func NewHeadTail(w io.Writer, limit int64) io.WriteCloser {
+	h := &headTail{w: w, limited: limit > 0}
 	if h.limited {
 		h.head = limit / 2
 		h.size = int(min(limit-h.head, maxTail))
@@ -39,7 +40,7 @@ func NewHeadTail(w io.Writer, limit int64) *HeadTail {
 }
 
 // Write passes p on, or keeps it for the tail.
-func (h *HeadTail) Write(p []byte) (int, error) {
+func (h *headTail) Write(p []byte) (int, error) {
 	if h.err != nil {
 		return 0, h.err
 	}
@@ -62,7 +63,7 @@ func (h *HeadTail) Write(p []byte) (int, error) {
 }
 
 // keep adds p to the tail ring, counting what falls out of it.
-func (h *HeadTail) keep(p []byte) {
+func (h *headTail) keep(p []byte) {
 	if len(p) == 0 || h.size == 0 {
 		h.omitted += int64(len(p))
 		return
@@ -88,7 +89,7 @@ func (h *HeadTail) keep(p []byte) {
 
 // Close writes the omission line and the tail. It does not close the
 // underlying writer.
-func (h *HeadTail) Close() error {
+func (h *headTail) Close() error {
 	if h.err != nil || len(h.ring) == 0 {
 		return h.err
 	}

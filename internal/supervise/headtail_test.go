@@ -47,7 +47,7 @@ func TestHeadTail(t *testing.T) {
 // The tail never holds more than maxTail, whatever the limit.
 func TestHeadTailMemoryBound(t *testing.T) {
 	var out countWriter
-	h := NewHeadTail(&out, 1<<40)
+	h := NewHeadTail(&out, 1<<40).(*headTail)
 	chunk := bytes.Repeat([]byte("x"), 1<<20)
 	for range 8 {
 		h.Write(chunk)
@@ -55,7 +55,7 @@ func TestHeadTailMemoryBound(t *testing.T) {
 	if cap(h.ring) > maxTail {
 		t.Errorf("ring holds %d bytes, want at most %d", cap(h.ring), maxTail)
 	}
-	h = NewHeadTail(&out, 2<<20)
+	h = NewHeadTail(&out, 2<<20).(*headTail)
 	for range 8 {
 		h.Write(chunk)
 	}

@@ -10,22 +10,22 @@ import (
 	"time"
 )
 
-// Identify is the Leader record of the call led by pid that carries token.
-func Identify(pid int, token string) (Leader, error) {
+// identify is the callRecord of the call led by pid that carries token.
+func identify(pid int, token string) (callRecord, error) {
 	st, err := readStat(pid)
 	if err != nil {
-		return Leader{}, err
+		return callRecord{}, err
 	}
-	return Leader{Pid: pid, Start: st.start, Token: token}, nil
+	return callRecord{Pid: pid, Start: st.start, Token: token}, nil
 }
 
-// StopLeftovers stops what the call recorded in l left running, and
+// stopLeftovers stops what the call recorded in l left running, and
 // returns how many processes it signalled. The record comes from a file
 // anyone with the repository could have written, so a process is only
 // signalled once it is proven to be such a leftover:
 //
 //   - it runs as our user and its environment holds l.Token exactly, a
-//     token of the form Run gives (TokenVar=<loop pid>-<n>-<nanoseconds>),
+//     token of the form Run gives (tokenVar=<loop pid>-<n>-<nanoseconds>),
 //     which a process can only carry when it, or an ancestor, was started
 //     with it;
 //   - the loop the token names is gone: no process with that pid started
@@ -37,7 +37,7 @@ func Identify(pid int, token string) (Leader, error) {
 // after the check cannot be hit. The proven processes get SIGTERM, up to
 // grace to end, then SIGKILL. The error says which process could not be
 // signalled.
-func StopLeftovers(l Leader, grace time.Duration) (int, error) {
+func stopLeftovers(l callRecord, grace time.Duration) (int, error) {
 	if l.Pid <= 1 || !wellFormedToken(l.Token) {
 		return 0, nil
 	}
@@ -120,7 +120,7 @@ func allGone(procs []*os.Process) bool {
 	return true
 }
 
-// wellFormedToken reports whether token is TokenVar=<pid>-<n>-<nanoseconds>.
+// wellFormedToken reports whether token is tokenVar=<pid>-<n>-<nanoseconds>.
 func wellFormedToken(token string) bool {
 	_, ok := tokenLoop(token)
 	return ok
@@ -128,7 +128,7 @@ func wellFormedToken(token string) bool {
 
 // tokenLoop is the pid of the loop that made token.
 func tokenLoop(token string) (int, bool) {
-	v, ok := strings.CutPrefix(token, TokenVar+"=")
+	v, ok := strings.CutPrefix(token, tokenVar+"=")
 	if !ok {
 		return 0, false
 	}
@@ -161,7 +161,7 @@ func hasEnv(pid int, kv string) bool {
 	return false
 }
 
-// stat is what StopLeftovers reads of a process.
+// stat is what stopLeftovers reads of a process.
 type stat struct {
 	state byte
 	pgid  int

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"testing"
 	"time"
@@ -11,13 +12,13 @@ import (
 // else a record may hold is refused before a process is looked at.
 func TestTokenLoop(t *testing.T) {
 	for tok, want := range map[string]int{
-		TokenVar + "=4242-3-1795793192490996644": 4242,
-		TokenVar + "=4242-3":                     0,
-		TokenVar + "=0-3-1":                      0,
-		TokenVar + "=-1-3-1":                     0,
-		TokenVar + "=42x-3-1":                    0,
+		tokenVar + "=4242-3-1795793192490996644": 4242,
+		tokenVar + "=4242-3":                     0,
+		tokenVar + "=0-3-1":                      0,
+		tokenVar + "=-1-3-1":                     0,
+		tokenVar + "=42x-3-1":                    0,
 		"PATH=4242-3-1":                          0,
-		TokenVar + "=4242-3-1\x00PATH=/bin":      0,
+		tokenVar + "=4242-3-1\x00PATH=/bin":      0,
 		"":                                       0,
 	} {
 		if got, ok := tokenLoop(tok); got != want || ok != (want > 0) {
@@ -30,22 +31,21 @@ func TestTokenLoop(t *testing.T) {
 // that still runs (here: this test, which runs the call) stops nothing.
 func TestStopLeftoversRefusesItsOwnCalls(t *testing.T) {
 	c := helperCmd(t, "block")
-	var leader Leader
+	var leader callRecord
 	done := make(chan Outcome, 1)
 	started := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		done <- Run(ctx, c, Options{Grace: time.Second, Started: func(pid int, token string) {
-			var err error
-			if leader, err = Identify(pid, token); err != nil {
+		done <- Run(ctx, c, Options{Grace: time.Second, Record: func(rec []byte) {
+			if err := json.Unmarshal(rec, &leader); err != nil {
 				t.Error(err)
 			}
 			close(started)
 		}})
 	}()
 	<-started
-	if n, err := StopLeftovers(leader, time.Second); n != 0 || err != nil {
-		t.Errorf("StopLeftovers of a live loop's call: %d, %v", n, err)
+	if n, err := stopLeftovers(leader, time.Second); n != 0 || err != nil {
+		t.Errorf("stopLeftovers of a live loop's call: %d, %v", n, err)
 	}
 	if st, err := readStat(leader.Pid); err != nil || st.start != leader.Start || st.pgid != leader.Pid || st.uid != uint32(os.Getuid()) {
 		t.Errorf("the call's leader: %+v, %v; recorded %+v", st, err, leader)

@@ -66,17 +66,19 @@ type Options struct {
 	// MaxOutput stops the call once stdout and stderr together carried
 	// more than this many bytes; 0 means no limit. The writers still
 	// receive everything read until the group is gone: bounding what is
-	// stored is their job (see HeadTail).
+	// stored is their job (see NewHeadTail).
 	MaxOutput int64
 	// Stdout and Stderr receive the raw output as it arrives; nil
 	// discards it. They may be the same writer: writes are serialised.
 	// The first failed write stops the call (WriteFailed); the output is
 	// still read, and dropped, until the group is gone.
 	Stdout, Stderr io.Writer
-	// Started, when set, is called once the command runs, with its
-	// process id (the leader of its group) and its token: the TokenVar=value
-	// entry of its environment.
-	Started func(pid int, token string)
+	// Record, when set, is called once the command runs, with the record
+	// of the leader of its group (its pid, start time and the tokenVar=value
+	// entry of its environment, as JSON) that Guard reads back to stop what
+	// a process that died left running. Only Linux makes the record;
+	// elsewhere Record is not called.
+	Record func(record []byte)
 	// Combined gives the command one pipe for both stdout and stderr, as
 	// a shell's 2>&1 does, so that their bytes arrive in the order the
 	// command wrote them; all of it goes to Stdout and Stderr is unused.
@@ -178,8 +180,10 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
 	readers := p.read(out)
 	p.feed(c.Stdin)
-	if o.Started != nil {
-		o.Started(cmd.Process.Pid, token)
+	if o.Record != nil {
+		if rec, err := recordOf(cmd.Process.Pid, token); err == nil {
+			o.Record(rec)
+		}
 	}
 	done := make(chan struct{})
 	watchers := watch(done, c, o, out, start, stop)

@@ -22,7 +22,7 @@ var sentinel struct {
 	next int
 }
 
-// StartSentinel starts the sentinel: a copy of this program (self, run as
+// startSentinel starts the sentinel: a copy of this program (self, run as
 // argv0) that outlives it and, once this process has ended however it
 // ended (SIGKILL, the OOM killer, a crash), kills the process groups of
 // the calls that were under way, and on Linux every process carrying
@@ -33,9 +33,9 @@ var sentinel struct {
 // The sentinel runs in its own session and ignores the stop signals (a
 // terminal's Ctrl+C, a `pkill ralph_loop` that stops the loop politely).
 // It is started through a short-lived copy that exits at once, so it is
-// not a child of this process: call StartSentinel before AdoptOrphans, or
+// not a child of this process: call startSentinel before adoptOrphans, or
 // the sentinel would be re-parented to us and count as a descendant.
-func StartSentinel(self, argv0 string) error {
+func startSentinel(self, argv0 string) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start the sentinel: %w", err)
@@ -43,7 +43,7 @@ func StartSentinel(self, argv0 string) error {
 	defer r.Close()
 	cmd := &exec.Cmd{
 		Path:        self,
-		Args:        []string{argv0, SentinelArg, "start"},
+		Args:        []string{argv0, sentinelArg, "start"},
 		Stdin:       r,
 		Dir:         "/",
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
@@ -58,18 +58,18 @@ func StartSentinel(self, argv0 string) error {
 	return nil
 }
 
-// Sentinel is the sentinel's main (args follow SentinelArg); it returns
-// the exit code. "start" starts the real sentinel on the same stdin and
+// runSentinel is the sentinel's main (args follow sentinelArg); it
+// returns the exit code. "start" starts the real sentinel on the same stdin and
 // returns at once; "watch" reads the calls from stdin until its end, then
 // kills what is still listed.
-func Sentinel(args []string) int {
+func runSentinel(args []string) int {
 	if len(args) == 1 && args[0] == "start" {
 		self, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "sentinel: %v\n", err)
 			return 1
 		}
-		cmd := &exec.Cmd{Path: self, Args: []string{os.Args[0], SentinelArg, "watch"}, Stdin: os.Stdin, Dir: "/",
+		cmd := &exec.Cmd{Path: self, Args: []string{os.Args[0], sentinelArg, "watch"}, Stdin: os.Stdin, Dir: "/",
 			SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintf(os.Stderr, "sentinel: %v\n", err)

@@ -8,8 +8,8 @@ func watched(int, string) int { return 0 }
 
 func unwatched(int) {}
 
-// StartSentinel does nothing on Windows: the Job Object does its work.
-func StartSentinel(string, string) error { return nil }
+// startSentinel does nothing on Windows: the Job Object does its work.
+func startSentinel(string, string) error { return nil }
 
-// Sentinel is never started on Windows.
-func Sentinel([]string) int { return 2 }
+// runSentinel is never started on Windows.
+func runSentinel([]string) int { return 2 }

@@ -12,17 +12,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// AdoptOrphans makes this process a child subreaper: descendants orphaned
+// adoptOrphans makes this process a child subreaper: descendants orphaned
 // by their parent (an agent's helper that called setsid and outlived the
 // agent) are re-parented to us instead of to init, so that Run can stop
 // them and collect their exit status.
-func AdoptOrphans() error {
+func adoptOrphans() error {
 	err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	subreaper.Store(err == nil)
 	return err
 }
 
-// subreaper is set once AdoptOrphans has made this process a subreaper.
+// subreaper is set once adoptOrphans has made this process a subreaper.
 var subreaper atomic.Bool
 
 // noDescendants reports that no descendant of ours is left: we are a

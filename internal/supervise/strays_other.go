@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// AdoptOrphans does nothing on this system: only Linux has child
+// adoptOrphans does nothing on this system: only Linux has child
 // subreapers. A descendant that leaves the agent's process group (setsid)
 // is not stopped here; see docs/DESIGN.md.
-func AdoptOrphans() error { return nil }
+func adoptOrphans() error { return nil }
 
 func signalStrays(string, syscall.Signal) {}
 

@@ -16,7 +16,7 @@ type tree struct{}
 func newTree() *tree { return &tree{} }
 
 // prepare makes the command the leader of a new process group that dies
-// with this process (see dieWithLoop and StartSentinel).
+// with this process (see dieWithLoop and startSentinel).
 func (*tree) prepare(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	dieWithLoop(cmd)

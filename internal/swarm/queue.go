@@ -49,9 +49,9 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 	if code != 0 {
 		s.update(id, func(w *Worker) {
 			w.State, w.ExitCode = held, &code
-			w.Note = fmt.Sprintf("its loop stopped with exit code %d before the epics were done (see %s)", code, filepath.Join(dir, Name(id)+".log"))
+			w.Note = fmt.Sprintf("its loop stopped with exit code %d before the epics were done (see %s)", code, filepath.Join(dir, workerName(id)+".log"))
 		})
-		fmt.Fprintf(s.o.Log, "%s: held back: its loop exited %d; branch %s kept\n", Name(w.ID), code, w.Branch)
+		fmt.Fprintf(s.o.Log, "%s: held back: its loop exited %d; branch %s kept\n", workerName(w.ID), code, w.Branch)
 		return true
 	}
 	wt := filepath.Join(s.o.Root, w.Worktree)
@@ -60,7 +60,7 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 			return s.handBack(ctx, id, conflicted, left, "")
 		}
 	}
-	if err := commitAll(ctx, wt, "swarm: "+Name(id)+": "+strings.Join(w.Epics, ", ")); err != nil {
+	if err := commitAll(ctx, wt, "swarm: "+workerName(id)+": "+strings.Join(w.Epics, ", ")); err != nil {
 		return s.hold(id, held, "cannot commit its work: "+err.Error())
 	}
 	s.update(id, func(w *Worker) { w.State = queued })
@@ -79,8 +79,8 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 	case err != nil:
 		return s.hold(id, held, err.Error())
 	case v == merged:
-		s.update(id, func(w *Worker) { w.State, w.Note = Merged, "" })
-		fmt.Fprintf(s.o.Log, "%s: merged into %s (%s)\n", Name(id), s.base, strings.Join(w.Epics, ", "))
+		s.update(id, func(w *Worker) { w.State, w.Note = mergedState, "" })
+		fmt.Fprintf(s.o.Log, "%s: merged into %s (%s)\n", workerName(id), s.base, strings.Join(w.Epics, ", "))
 		return true
 	default:
 		return s.handBack(ctx, id, v, files, feedback)
@@ -91,7 +91,7 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 func (s *swarm) hold(id int, state, note string) bool {
 	s.update(id, func(w *Worker) { w.State, w.Note = state, note })
 	w := s.worker(id)
-	fmt.Fprintf(s.o.Log, "%s: not merged: %s; branch %s kept\n", Name(id), note, w.Branch)
+	fmt.Fprintf(s.o.Log, "%s: not merged: %s; branch %s kept\n", workerName(id), note, w.Branch)
 	return true
 }
 
@@ -306,7 +306,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		w.State = state
 		w.Note = strings.TrimSpace(strings.SplitN(task, "\n", 2)[0])
 	})
-	fmt.Fprintf(s.o.Log, "%s: handed back to its loop: %s\n", Name(id), strings.TrimPrefix(strings.SplitN(task, "\n", 2)[0], "- [ ] "))
+	fmt.Fprintf(s.o.Log, "%s: handed back to its loop: %s\n", workerName(id), strings.TrimPrefix(strings.SplitN(task, "\n", 2)[0], "- [ ] "))
 	return false
 }
 

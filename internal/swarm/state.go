@@ -20,16 +20,16 @@ const stateFile = "swarm.json"
 
 // Worker states.
 const (
-	pending   = "pending"   // its worktree is made, its loop not started yet
-	running   = "running"   // its loop runs
-	queued    = "queued"    // its loop finished the epics; waiting for the merge queue
-	merging   = "merging"   // the queue tries its branch on the main branch
-	fixing    = "fixing"    // the gates failed on the merged result: its loop runs again
-	resolving = "resolving" // its branch conflicts with the main branch: its loop resolves it
-	Merged    = "merged"    // in the main branch; worktree and branch removed
-	held      = "held"      // not merged: gates still red, or its loop stopped short; branch kept
-	conflict  = "conflict"  // not merged: the conflict was not resolved; branch kept
-	stopped   = "stopped"   // stopped by a signal before it was done
+	pending     = "pending"   // its worktree is made, its loop not started yet
+	running     = "running"   // its loop runs
+	queued      = "queued"    // its loop finished the epics; waiting for the merge queue
+	merging     = "merging"   // the queue tries its branch on the main branch
+	fixing      = "fixing"    // the gates failed on the merged result: its loop runs again
+	resolving   = "resolving" // its branch conflicts with the main branch: its loop resolves it
+	mergedState = "merged"    // in the main branch; worktree and branch removed
+	held        = "held"      // not merged: gates still red, or its loop stopped short; branch kept
+	conflict    = "conflict"  // not merged: the conflict was not resolved; branch kept
+	stopped     = "stopped"   // stopped by a signal before it was done
 )
 
 // Worker is one worker of the swarm.
@@ -49,7 +49,7 @@ type Worker struct {
 
 // finished reports whether the worker will not run again in this swarm.
 func (w Worker) finished() bool {
-	return w.State == Merged || w.State == held || w.State == conflict
+	return w.State == mergedState || w.State == held || w.State == conflict
 }
 
 // stoppedShort reports whether the worker was held because its loop
@@ -70,10 +70,10 @@ type state struct {
 }
 
 // Name is a worker's folder and branch suffix: worker-1.
-func Name(id int) string { return "worker-" + strconv.Itoa(id) }
+func workerName(id int) string { return "worker-" + strconv.Itoa(id) }
 
 // branch is a worker's branch: swarm/worker-1.
-func branch(id int) string { return "swarm/" + Name(id) }
+func branch(id int) string { return "swarm/" + workerName(id) }
 
 // maxState bounds what is read of swarm.json: the project is not trusted.
 const maxState = 1 << 20
@@ -92,7 +92,7 @@ func load(root string) (st state, found bool, err error) {
 		return state{}, false, fmt.Errorf("read %s: %w (move it aside to start a new swarm)", p, err)
 	}
 	for _, w := range st.Workers {
-		if w.ID < 1 || w.ID > maxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(dir, Name(w.ID))) || w.Branch != branch(w.ID) {
+		if w.ID < 1 || w.ID > maxWorkers || w.Worktree != filepath.ToSlash(filepath.Join(dir, workerName(w.ID))) || w.Branch != branch(w.ID) {
 			return state{}, false, fmt.Errorf("read %s: worker %d is not one --swarm made (move the file aside to start a new swarm)", p, w.ID)
 		}
 	}

@@ -22,7 +22,7 @@ func WriteStatus(w io.Writer, root string) {
 	}
 	fmt.Fprintf(w, "\nSwarm (%s): %s, %d workers merging into %s, updated %s\n", filepath.Join(dir, stateFile), st.Status, len(st.Workers), st.Base, st.UpdatedAt)
 	for _, wk := range st.Workers {
-		if wk.State != Merged {
+		if wk.State != mergedState {
 			wk.Loop, wk.Done, wk.Total = progress(filepath.Join(root, wk.Worktree))
 		}
 		fmt.Fprintf(w, "  %s\n", wk.Line())
@@ -31,7 +31,7 @@ func WriteStatus(w io.Writer, root string) {
 
 // Line is the worker on the console and in --status.
 func (w Worker) Line() string {
-	line := fmt.Sprintf("%-9s %-9s loop %-3d %d/%d tasks  %s", Name(w.ID), w.State, w.Loop, w.Done, w.Total, strings.Join(w.Epics, ", "))
+	line := fmt.Sprintf("%-9s %-9s loop %-3d %d/%d tasks  %s", workerName(w.ID), w.State, w.Loop, w.Done, w.Total, strings.Join(w.Epics, ", "))
 	if w.Note != "" {
 		line += " — " + w.Note
 	}

@@ -64,6 +64,18 @@ type Report struct {
 	Workers []Worker
 }
 
+// HeldBack is one line per worker not merged into Base: its name, state
+// and note, and the branch that keeps its work.
+func (r Report) HeldBack() []string {
+	var lines []string
+	for _, w := range r.Workers {
+		if w.State != mergedState {
+			lines = append(lines, fmt.Sprintf("  %s (%s): %s; branch %s", workerName(w.ID), w.State, w.Note, w.Branch))
+		}
+	}
+	return lines
+}
+
 type swarm struct {
 	o     Options
 	dir   string // root/.swarm
@@ -161,7 +173,7 @@ func (s *swarm) report(ctx context.Context) Report {
 	r := Report{Base: s.base, Workers: slices.Clone(s.st.Workers), Status: "merged"}
 	for _, w := range r.Workers {
 		switch {
-		case w.State == Merged:
+		case w.State == mergedState:
 		case !w.finished() || ctx.Err() != nil:
 			r.Status = "stopped"
 		case r.Status == "merged":
@@ -276,16 +288,16 @@ func (s *swarm) start(ctx context.Context) error {
 	for i := range parts {
 		id := i + 1
 		if gitOK(ctx, root, "rev-parse", "-q", "--verify", "refs/heads/"+branch(id)) {
-			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", branch(id), filepath.Join(dir, Name(id)), branch(id))
+			return fmt.Errorf("branch %s is left from an earlier swarm; merge or delete it (git worktree remove --force %s; git branch -D %s) first", branch(id), filepath.Join(dir, workerName(id)), branch(id))
 		}
-		if _, err := os.Lstat(filepath.Join(s.dir, Name(id))); err == nil {
-			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(dir, Name(id)), filepath.Join(dir, Name(id)))
+		if _, err := os.Lstat(filepath.Join(s.dir, workerName(id))); err == nil {
+			return fmt.Errorf("%s is left from an earlier swarm; remove it (git worktree remove --force %s) first", filepath.Join(dir, workerName(id)), filepath.Join(dir, workerName(id)))
 		}
 	}
 	s.st = state{Base: s.base, StartedAt: s.o.Now().UTC().Format(time.RFC3339), Status: "running", PID: os.Getpid()}
 	for i, epics := range parts {
 		id := i + 1
-		wt := filepath.Join(s.dir, Name(id))
+		wt := filepath.Join(s.dir, workerName(id))
 		if _, err := git(ctx, root, "worktree", "add", "-q", "-b", branch(id), wt, "HEAD"); err != nil {
 			return err
 		}
@@ -294,9 +306,9 @@ func (s *swarm) start(ctx context.Context) error {
 			return err
 		}
 		done, total := count(body)
-		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(dir, Name(id))), Branch: branch(id),
+		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(dir, workerName(id))), Branch: branch(id),
 			Epics: headings(epics), State: pending, Done: done, Total: total})
-		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", Name(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(dir, Name(id)), branch(id))
+		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", workerName(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(dir, workerName(id)), branch(id))
 	}
 	return s.saveState()
 }
@@ -337,10 +349,10 @@ func runningState(st string) string {
 func (s *swarm) runLoop(ctx context.Context, id int) int {
 	w := s.worker(id)
 	wt := filepath.Join(s.o.Root, w.Worktree)
-	logPath := filepath.Join(s.dir, Name(id)+".log")
+	logPath := filepath.Join(s.dir, workerName(id)+".log")
 	log, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		fmt.Fprintf(s.o.Log, "%s: cannot open its log: %v\n", Name(id), err)
+		fmt.Fprintf(s.o.Log, "%s: cannot open its log: %v\n", workerName(id), err)
 		log = nil
 	}
 	var out io.Writer = io.Discard

@@ -78,7 +78,7 @@ func TestRedMergeIsHeldBackAndMainStaysGreen(t *testing.T) {
 	for _, w := range r.Workers {
 		if w.Epics[0] == "Epic bad" {
 			bad = w
-		} else if w.State != Merged {
+		} else if w.State != mergedState {
 			t.Errorf("worker %d: %s", w.ID, w.State)
 		}
 	}
