@@ -197,7 +197,7 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 	}
 	now := time.Now()
 	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
-	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(m, "error", events.IntPtr(1))); err != nil {
+	if err := dir.WriteJSON(ralphdir.Status, store.StatusOf(m, "error", new(1))); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v\n", err)
 	}
 }

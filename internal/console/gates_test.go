@@ -51,7 +51,7 @@ func TestRenderGates(t *testing.T) {
 // its notification; one with passing gates does not.
 func TestHeadlineFailingGates(t *testing.T) {
 	snap := events.Snapshot{Loop: 2, TasksCompleted: 2, TasksTotal: 2}
-	e := events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: events.IntPtr(0)}
+	e := events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: new(0)}
 	e.QualityGates = &events.Gates{OverallStatus: "fail", Mode: "warn", Failing: []string{"go test ./...", "npm run lint"}}
 	want := "Ralph has completed the project (plan_complete; 2 loops, tasks 2/2) but quality gates FAIL (QUALITY_GATE_MODE=warn): `go test ./...`, `npm run lint`"
 	if got := Headline(e); got != want {

@@ -17,11 +17,11 @@ func TestHeadline(t *testing.T) {
 		e    events.Event
 		want string
 	}{
-		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: events.IntPtr(0)},
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: new(0)},
 			"Ralph has completed the project (plan_complete; 4 loops, tasks 2/3)"},
-		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "stagnation_detected", ExitCode: events.IntPtr(2), Message: StopLine(stop)},
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "stagnation_detected", ExitCode: new(2), Message: StopLine(stop)},
 			"Ralph stopped: circuit breaker open: no progress (exit 2; 4 loops, tasks 2/3)"},
-		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "error", ExitCode: events.IntPtr(1)},
+		{events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "error", ExitCode: new(1)},
 			"Ralph stopped: error (exit 1; 4 loops, tasks 2/3)"},
 		{events.Event{Type: events.BreakerChanged, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
 			"Circuit breaker has opened - execution halted (no progress in 3 loops)"},

@@ -59,12 +59,12 @@ func (l *loop) failure(c *call) step {
 	// The console says how the call failed, what to do when the loop
 	// stopped it for its output, and the end of its stderr.
 	stderr := l.stderrLines(c)
-	ended := events.Call{Outcome: typ, Failure: &f, DriverExitCode: events.IntPtr(code), Agent: l.display()}
+	ended := events.Call{Outcome: typ, Failure: &f, DriverExitCode: new(code), Agent: l.display()}
 	if tail := clip.Bytes(strings.TrimSpace(strings.Join(lastN(stderr, 3), " ")), 500); tail != "" {
 		ended.StderrTail, ended.StderrLog = tail, l.rel(c.errName)
 	}
 	ended.Iteration = l.iterationRecord(c, res, detail)
-	ended.Iteration.DriverExitCode = events.IntPtr(code)
+	ended.Iteration.DriverExitCode = new(code)
 	l.bus.CallEnded(l.at("failed", "error"), ended)
 
 	// What the agent said of its failure: the provider's outage is
@@ -79,7 +79,7 @@ func (l *loop) failure(c *call) step {
 		if o.Reason == supervise.WriteFailed {
 			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: ralphdir.NoSpace(o.Err)}
 		}
-		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: events.IntPtr(code), Stop: stop}))
+		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call

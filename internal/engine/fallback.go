@@ -113,7 +113,7 @@ func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
 	limited := l.usageWindow(res.Limit())
 	l.swarmLimitHit(res)
 	it := l.iterationRecord(c, res, "api_limit")
-	it.DriverExitCode = events.IntPtr(c.outcome.ExitCode)
+	it.DriverExitCode = new(c.outcome.ExitCode)
 	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
 	if l.fb != nil {
 		now := l.now()

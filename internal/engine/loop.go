@@ -134,7 +134,7 @@ func (l *loop) run() Result {
 		}
 		// Start-up errors keep the bash loop's final record
 		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
-		r := Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: events.IntPtr(1), Err: err}
+		r := Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
 		var se *StartupError
 		if errors.As(err, &se) {
 			l.bus.Note(se.Failed)

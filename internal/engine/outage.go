@@ -58,8 +58,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.keep.AnalysisChanged(nil)
 	f := events.Failure{Reason: supervise.Exited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
-	it.DriverExitCode = events.IntPtr(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: events.IntPtr(0), Agent: l.display()})
+	it.DriverExitCode = new(0)
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
 	s, _ = l.diagnosed(c, d, f)
 	return s, true
 }
@@ -92,7 +92,7 @@ func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step
 		}
 		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}
 		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
-			DriverExit: events.IntPtr(f.Code), Stop: stop})), true
+			DriverExit: new(f.Code), Stop: stop})), true
 	case drivers.FailureTransient:
 		return l.outage(d, f), true
 	}
@@ -109,7 +109,7 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 		stop := events.Stop{Kind: events.StopOutage, Agent: l.display(), Failures: tries, Outage: lasted, OutageMax: l.guard.OutageMax(),
 			Cause: d.Cause, Said: d.Said, Last: f}
 		return stopWith(l.stopping(Result{Code: exitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
-			DriverExit: events.IntPtr(f.Code), Stop: stop}))
+			DriverExit: new(f.Code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no wait after the last allowed call

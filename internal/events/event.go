@@ -201,9 +201,6 @@ type Event struct {
 	Stop *Stop `json:"-"`
 }
 
-// IntPtr returns &v.
-func IntPtr(v int) *int { return &v }
-
 // ISOTime is a run id's time as the bash loop writes it (`date -u
 // -Iseconds`): UTC with a +00:00 suffix.
 func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05+00:00") }

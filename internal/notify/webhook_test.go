@@ -51,7 +51,7 @@ const secretURL = "https://hooks.example.com/services/T000/B000/secret-token"
 func testMessage(t *testing.T) message {
 	t.Helper()
 	n := &Notifier{cfg: Config{Project: "demo", Text: func(events.Event) string { return "Ralph has completed the project" }}}
-	m, err := n.message(events.Event{V: 1, Type: events.RunFinished, Reason: "plan_complete", ExitCode: events.IntPtr(0), Snapshot: events.Snapshot{Loop: 2}}, "run_finished")
+	m, err := n.message(events.Event{V: 1, Type: events.RunFinished, Reason: "plan_complete", ExitCode: new(0), Snapshot: events.Snapshot{Loop: 2}}, "run_finished")
 	if err != nil {
 		t.Fatal(err)
 	}

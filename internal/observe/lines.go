@@ -91,7 +91,7 @@ func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
 
 func (l lines) Stopped(m events.Moment, end events.End) {
 	e := line(m, events.RunFinished)
-	e.Reason, e.ExitCode, e.DriverExitCode, e.Message, e.Stop = end.Reason, events.IntPtr(end.ExitCode), end.DriverExitCode, end.Message, end.Stop
+	e.Reason, e.ExitCode, e.DriverExitCode, e.Message, e.Stop = end.Reason, new(end.ExitCode), end.DriverExitCode, end.Message, end.Stop
 	l.f(e)
 }
 

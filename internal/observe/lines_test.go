@@ -32,8 +32,8 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 		{func(b *Fan) { b.CallEnded(m("completed", "success"), Call{Outcome: IterationCompleted, Iteration: it}) },
 			Event{Type: IterationCompleted, Iteration: it, Action: "completed", Status: "success"}},
 		{func(b *Fan) {
-			b.CallEnded(m("failed", "error"), Call{Outcome: IterationFailed, Iteration: it, Failure: &f, DriverExitCode: IntPtr(124)})
-		}, Event{Type: IterationFailed, Iteration: it, Action: "failed", Status: "error", Reason: "timed out", DriverExitCode: IntPtr(124)}},
+			b.CallEnded(m("failed", "error"), Call{Outcome: IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(124)})
+		}, Event{Type: IterationFailed, Iteration: it, Action: "failed", Status: "error", Reason: "timed out", DriverExitCode: new(124)}},
 		{func(b *Fan) {
 			b.WaitStarted(m("", ""), Wait{Kind: "loop_delay", Delay: 90 * time.Second, Until: until})
 		},
@@ -64,10 +64,10 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 			Event{Type: ReviewCompleted, Message: "review: 2 findings"}},
 		{func(b *Fan) {
 			b.Stopped(m("interrupted", "stopped"), End{Reason: "SIGINT", ExitCode: 130, Stop: &stop})
-		}, Event{Type: RunFinished, Action: "interrupted", Status: "stopped", Reason: "SIGINT", ExitCode: IntPtr(130), Message: "stopped by SIGINT"}},
+		}, Event{Type: RunFinished, Action: "interrupted", Status: "stopped", Reason: "SIGINT", ExitCode: new(130), Message: "stopped by SIGINT"}},
 		{func(b *Fan) {
-			b.Stopped(m("unexpected_exit", "stopped"), End{Reason: "error", ExitCode: 1, DriverExitCode: IntPtr(1)})
-		}, Event{Type: RunFinished, Action: "unexpected_exit", Status: "stopped", Reason: "error", ExitCode: IntPtr(1), DriverExitCode: IntPtr(1)}},
+			b.Stopped(m("unexpected_exit", "stopped"), End{Reason: "error", ExitCode: 1, DriverExitCode: new(1)})
+		}, Event{Type: RunFinished, Action: "unexpected_exit", Status: "stopped", Reason: "error", ExitCode: new(1), DriverExitCode: new(1)}},
 	}
 	for _, c := range cases {
 		var got []Event

@@ -66,7 +66,7 @@ func haltedRun(l *log) {
 	l.emit(events.Event{Type: events.BreakerChanged, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"})
 	l.call(3, events.IterationCompleted, &events.Iteration{Outcome: "circuit_breaker_trip", WallMS: 1500, Usage: u3})
 	l.emit(events.Event{Type: events.BreakerChanged, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"})
-	l.emit(events.Event{Type: events.RunFinished, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", ExitCode: events.IntPtr(2)})
+	l.emit(events.Event{Type: events.RunFinished, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", ExitCode: new(2)})
 }
 
 func TestReadRebuildsRun(t *testing.T) {
@@ -79,7 +79,7 @@ func TestReadRebuildsRun(t *testing.T) {
 	want := []*report.Summary{{
 		RunID: "2030-03-04T05:06:07+00:00", Driver: "codex",
 		Started: t0, Ended: t0.Add(11 * time.Second), Finished: true,
-		ExitReason: "stagnation_detected", ExitCode: events.IntPtr(2), Status: "halted",
+		ExitReason: "stagnation_detected", ExitCode: new(2), Status: "halted",
 		Loops: []report.Loop{
 			{Loop: 1, Outcome: "success", Duration: 2 * time.Second, Seconds: 2, Usage: u1},
 			{Loop: 2, Outcome: "timeout", Duration: 15 * time.Minute, Seconds: 900},
@@ -151,7 +151,7 @@ func TestReadDamagedLog(t *testing.T) {
 	l.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
 	l.buf.WriteString("not json\n{\"v\":1}\n\n   \n{\"type\":\n")
 	l.emit(events.Event{Type: events.DelayStarted, Wait: "loop_delay", Message: strings.Repeat("m", 200<<10)})
-	l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: events.IntPtr(0)})
+	l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: new(0)})
 	l.buf.WriteString(`{"v":1,"ts":"2030-03-04T05:07:00Z","type":"iteration_st`)
 	data := "garbage before any event\n{}\n" + l.buf.String()
 	runs, err := report.Read(strings.NewReader(data))
@@ -238,7 +238,7 @@ func TestWriteText(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	l := newLog("r", t0)
 	l.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
-	l.emit(events.Event{Type: events.RunFinished, Status: "stopped", Reason: "max_cost", ExitCode: events.IntPtr(5)})
+	l.emit(events.Event{Type: events.RunFinished, Status: "stopped", Reason: "max_cost", ExitCode: new(5)})
 	runs, _ := report.Read(&l.buf)
 	var out bytes.Buffer
 	if err := report.WriteJSON(&out, runs[0]); err != nil {
@@ -272,7 +272,7 @@ func TestReadOverlongLine(t *testing.T) {
 	l := newLog("r", t0)
 	l.emit(events.Event{Type: events.RunStarted, Driver: "codex"})
 	l.buf.WriteString(strings.Repeat("x", 3*report.MaxLine) + "\n")
-	l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: events.IntPtr(0)})
+	l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: new(0)})
 	l.buf.WriteString(strings.Repeat("y", 2*report.MaxLine))
 	runs, err := report.Read(strings.NewReader(l.buf.String()))
 	if err != nil {
@@ -353,7 +353,7 @@ func TestFailedStartupsGrouped(t *testing.T) {
 	all.Write(a.buf.Bytes())
 	for range 3 {
 		f := newLog("2030-03-04T06:00:00+00:00", t0.Add(time.Hour))
-		f.emit(events.Event{Type: events.RunFinished, Action: "startup_failed", Status: "stopped", Reason: "error", ExitCode: events.IntPtr(1)})
+		f.emit(events.Event{Type: events.RunFinished, Action: "startup_failed", Status: "stopped", Reason: "error", ExitCode: new(1)})
 		all.Write(f.buf.Bytes())
 	}
 	runs, err := report.Read(&all)
@@ -392,7 +392,7 @@ func TestWriteTextGates(t *testing.T) {
 		l := newLog("g", t0)
 		l.emit(events.Event{Type: events.RunStarted})
 		l.snap.QualityGates = tc.gates
-		l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: events.IntPtr(0)})
+		l.emit(events.Event{Type: events.RunFinished, Status: "completed", Reason: "plan_complete", ExitCode: new(0)})
 		runs, _ := report.Read(&l.buf)
 		var out bytes.Buffer
 		report.WriteText(&out, runs[0])

@@ -74,7 +74,7 @@ func TestStatusFileShapeAndKeyOrder(t *testing.T) {
 	b.Add(newStatus(d, failOnErr(t)))
 	emit(b, events.Event{
 		Type: events.RunFinished, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
-		ExitCode: events.IntPtr(5), DriverExitCode: events.IntPtr(1),
+		ExitCode: new(5), DriverExitCode: new(1),
 		Snapshot: events.Snapshot{
 			Loop: 3, CallsThisHour: 4, MaxCalls: 100, NextReset: "04:00:00", TasksCompleted: 1, TasksTotal: 5,
 			BreakerState: "CLOSED",
@@ -374,7 +374,7 @@ func TestMetricsLineWithUsage(t *testing.T) {
 		Outcome: "success", Driver: "claude-code", SessionID: "sess-1", WallMS: 5123,
 		DurationMS: &dur, DurationAPIMS: &api, NumTurns: &turns,
 		Usage:        &events.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 5000, CacheCreationTokens: 200, CostUSD: 0.0123},
-		FilesChanged: 2, ReportedFilesModified: 3, HasErrors: true, ExitSignal: true, QualityGateResult: events.IntPtr(0),
+		FilesChanged: 2, ReportedFilesModified: 3, HasErrors: true, ExitSignal: true, QualityGateResult: new(0),
 	}})
 	lines := metricsLines(t, d)
 	if len(lines) != 1 {
@@ -438,7 +438,7 @@ func TestMetricsOutcomes(t *testing.T) {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
 		b.Add(newMetrics(d, failOnErr(t)))
-		emit(b, events.Event{Type: tt.typ, Iteration: &events.Iteration{Outcome: tt.outcome, WallMS: 900000, DriverExitCode: events.IntPtr(124)}})
+		emit(b, events.Event{Type: tt.typ, Iteration: &events.Iteration{Outcome: tt.outcome, WallMS: 900000, DriverExitCode: new(124)}})
 		lines := metricsLines(t, d)
 		if len(lines) != 1 {
 			t.Fatalf("%s/%s: %d lines", tt.typ, tt.outcome, len(lines))
