@@ -62,7 +62,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on: the run's sinks, store and engine get this
 	// .ralph/ folder, not the one that warned on stderr.
-	dir = ralphdir.New(dir.Root(), func(msg string) { bus.Warnf("%s", msg) })
+	dir = ralphdir.New(dir.Root(), func(msg string) { bus.Log(events.Warn, "%s", msg) })
 	var eventsOut io.Writer
 	switch cfg.EventsFile {
 	case "":
@@ -89,10 +89,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	state.SetLogKeep(cfg.LogKeep)
 
 	for _, w := range warnings {
-		bus.Warnf("%s", w.String())
+		bus.Log(events.Warn, "%s", w.String())
 	}
 	if cfg.RCFile != "" {
-		bus.Infof("Loaded configuration from %s", cfg.RCFile)
+		bus.Log(events.Info, "Loaded configuration from %s", cfg.RCFile)
 	}
 
 	keeper := state.Keeper()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"io"
 	"os"
 	"os/signal"
@@ -181,7 +182,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	go func() {
 		defer close(done)
 		if err := dashboard.Serve(ctx, l, srv); err != nil {
-			bus.Warnf("dashboard: %v", err)
+			bus.Log(events.Warn, "dashboard: %v", err)
 		}
 	}()
 	// The console's lines also go to ralph.log: the token stays out of them.
@@ -189,7 +190,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	if cfg.ServeToken != "" {
 		hint = " (open it with ?token=<SERVE_TOKEN> to use its controls or to reach it from another machine)"
 	}
-	bus.Infof("Dashboard: %s%s", dashURL(l.Addr().String(), ""), hint)
+	bus.Log(events.Info, "Dashboard: %s%s", dashURL(l.Addr().String(), ""), hint)
 	return func() { cancel(); <-done }, keeper, nil
 }
 

@@ -41,7 +41,7 @@ func wireDashboard(bus *observe.Fan, srv *dashboard.Server) {
 // wireNotify adds the notifiers to bus when any is configured, and returns
 // them (nil for none) for the run's end to drain.
 func wireNotify(cfg *config.Config, bus *observe.Fan, dir *ralphdir.Dir, cwd string) *notify.Notifier {
-	warn := func(msg string) { bus.Warnf("%s", msg) }
+	warn := func(msg string) { bus.Log(events.Warn, "%s", msg) }
 	var once sync.Once
 	log := func(block string) {
 		if err := dir.AppendLine(ralphdir.HooksLog, block); err != nil {

@@ -155,7 +155,3 @@ func (f *Fan) Log(level events.Level, format string, args ...any) {
 	}
 	f.Note(events.Logged{Level: level, Text: msg})
 }
-
-// Infof and Warnf are shorthands for Log.
-func (f *Fan) Infof(format string, args ...any) { f.Log(events.Info, format, args...) }
-func (f *Fan) Warnf(format string, args ...any) { f.Log(events.Warn, format, args...) }

@@ -208,7 +208,7 @@ func TestFanConcurrentReports(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
 				emit(b, events.Event{Type: events.DelayStarted, Reason: strings.Repeat("x", g*500), Snapshot: events.Snapshot{Loop: g}})
-				b.Infof("g%d", g)
+				b.Log(events.Info, "g%d", g)
 			}
 		}(g)
 	}
