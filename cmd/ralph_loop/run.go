@@ -10,7 +10,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
@@ -108,7 +107,7 @@ func resetCommand(lookupEnv func(string) (string, bool)) string {
 
 // settingsFor is the engine's settings: cfg itself, with the reset
 // command its hints name.
-func settingsFor(cfg *config.Config, reset string) engine.Settings {
+func settingsFor(cfg *config.Config, reset string) config.Config {
 	s := *cfg
 	s.Breaker.ResetCommand = reset
 	return s

@@ -102,7 +102,7 @@ func (e *UsageError) ShownKey() string { return show(e.Key) }
 func (e *UsageError) ExitCode() int { return 1 }
 
 // Config is the resolved configuration, and the engine's settings as they
-// are (engine.Settings is this type). Relative paths are relative to
+// are (engine.Run reads this value). Relative paths are relative to
 // ProjectDir (the directory the loop runs in). A field holds its key's value
 // in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
 type Config struct {

@@ -9,7 +9,7 @@
 //	func Usage(w io.Writer, all bool)              // the --help text; all: --help-all's
 //	type Config, Source, Warning, UsageError  // Config.Command: the command flag ("" = the loop)
 //
-// Config is also the engine's settings (engine.Settings is this type): each
+// Config is also the engine's settings (engine.Run reads this value): each
 // key is held in the unit the code uses (CLAUDE_TIMEOUT_MINUTES as the
 // duration Timeout, MAX_OUTPUT_MB as bytes, the CB_* keys in Breaker).
 //

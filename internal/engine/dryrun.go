@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -60,7 +61,7 @@ type Wait struct {
 //
 // A failed check or a call that cannot be built is noted to the observers as in
 // a run (the console words it) and returned.
-func DryRun(s Settings, deps Deps) (Preview, error) {
+func DryRun(s config.Config, deps Deps) (Preview, error) {
 	l := newLoop(s, deps)
 	p, err := l.preview()
 	if err != nil {

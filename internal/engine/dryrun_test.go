@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
@@ -25,7 +26,7 @@ func (c *changeCounter) SessionStarted(time.Time) error       { c.n++; return ni
 func (c *changeCounter) WindowChanged(ratelimit.Window) error { c.n++; return nil }
 
 // dryRun previews the next call of h's project with counter as the keeper.
-func (h *ctlHarness) dryRun(s engine.Settings, counter *changeCounter) engine.Preview {
+func (h *ctlHarness) dryRun(s config.Config, counter *changeCounter) engine.Preview {
 	h.t.Helper()
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	st := store.New(h.rd, func(string, string) {}, nil, false)

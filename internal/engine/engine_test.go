@@ -135,7 +135,7 @@ func ctlGitCmd(dir string, args ...string) *exec.Cmd {
 
 // settings resolves the configuration as the CLI does (config.Load with env
 // as the whole environment), which is the engine's Settings.
-func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Settings {
+func (h *ctlHarness) settings(env map[string]string, args ...string) config.Config {
 	h.t.Helper()
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	c, _, err := config.Load(args, lookup, h.dir, os.ReadFile)
@@ -146,7 +146,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) engine.Sett
 }
 
 // run runs the loop to its end with every real sink attached.
-func (h *ctlHarness) run(s engine.Settings) engine.Result {
+func (h *ctlHarness) run(s config.Config) engine.Result {
 	start := time.Now()
 	bus := observe.New(time.Now, events.ISOTime(start))
 	bus.SetWords(console.EventWords())
@@ -182,7 +182,7 @@ func (h *ctlHarness) run(s engine.Settings) engine.Result {
 }
 
 // start runs the loop in a goroutine; the result arrives on the channel.
-func (h *ctlHarness) start(s engine.Settings) <-chan engine.Result {
+func (h *ctlHarness) start(s config.Config) <-chan engine.Result {
 	ch := make(chan engine.Result, 1)
 	go func() { ch <- h.run(s) }()
 	return ch

@@ -10,6 +10,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
@@ -22,7 +23,7 @@ import (
 
 // loop is one run's mutable state.
 type loop struct {
-	s    Settings
+	s    config.Config
 	deps Deps
 	ctx  context.Context
 	bus  *observe.Fan   // the observers: every report goes through it
@@ -109,7 +110,7 @@ func (l *loop) snapshot() events.Snapshot {
 
 // Run runs the loop until the project is complete, a stop condition is
 // met, or ctx (the Stopper's) is canceled.
-func Run(s Settings, deps Deps) Result {
+func Run(s config.Config, deps Deps) Result {
 	l := newLoop(s, deps)
 	res, stop := l.openAtStart()
 	if !stop {
@@ -122,7 +123,7 @@ func Run(s Settings, deps Deps) Result {
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
 // Its git runs in the loop's environment (Deps.Env), which also says
 // whether the repository may be read as plain files (no GIT_DIR).
-func newLoop(s Settings, deps Deps) *loop {
+func newLoop(s config.Config, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
 		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }

@@ -97,7 +97,7 @@ type obsRun struct {
 	res    Result
 	reply  func(n int) string
 	clock  time.Time
-	settle func(*Settings)
+	settle func(*config.Config)
 }
 
 func claudeReply(n int, cost float64, in, out, cacheR, cacheW int) string {
@@ -239,7 +239,7 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newObsRun(t)
 			r.reply = func(n int) string { return claudeReply(n, tt.cost, 1000, 200, 300, 40) }
-			r.settle = func(s *Settings) {
+			r.settle = func(s *config.Config) {
 				s.MaxCostUSD, s.MaxTokens = tt.maxCost, tt.maxTokens
 				if tt.reason == "max_loops" {
 					s.MaxLoops = 4
@@ -298,7 +298,7 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 		}
 		return claudeReply(n, costs[(n-1)%3], 100*n, 10*n, 1000, 5)
 	}
-	r.settle = func(s *Settings) { s.MaxLoops = 3 }
+	r.settle = func(s *config.Config) { s.MaxLoops = 3 }
 	r.run()
 	if r.res.Code != ExitMaxLoops {
 		t.Fatalf("exit %d (%s), want %d", r.res.Code, console.StopLine(r.res.Stop), ExitMaxLoops)

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -82,7 +83,7 @@ func (w *fileOpens) drain(t *testing.T) {
 func TestPlanAndOutputReadOnce(t *testing.T) {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
-	r.settle = func(s *Settings) { s.MaxLoops = 3 }
+	r.settle = func(s *config.Config) { s.MaxLoops = 3 }
 	plan := r.dir.Path(ralphdir.FixPlan)
 	// git opens a file whose index entry is "racily clean" (no older than
 	// the index) to compare its content: date the plan back and refresh

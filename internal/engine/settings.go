@@ -5,20 +5,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
-
-// Settings is everything the loop needs to know: the resolved
-// configuration itself, as config.Load made it from flags, environment,
-// .ralphrc and defaults. The engine reads it as it is; nothing copies it
-// field by field.
-type Settings = config.Config
-
-// Runner runs one agent command; supervise.Run in production.
-type Runner func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome
 
 // Deps are the engine's connections to the world.
 type Deps struct {
@@ -28,7 +18,7 @@ type Deps struct {
 	State    State          // the kept state, read at start-up
 	Logs     Logs           // the agent's logs
 	Now      func() time.Time
-	Run      Runner
+	Run      func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome // supervise.Run in production
 	LookPath func(string) (string, error)
 	Env      []string // the agent's environment (the loop's own)
 	Stopper  *Stopper

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
@@ -165,7 +166,7 @@ func (l *loop) checkAgent() error {
 
 // agentCheckOptions is how the start-up check finds the agent CLI and
 // reads its version; false when the command driver has no command.
-func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
+func agentCheckOptions(s config.Config, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
 	o := drivers.CheckOptions{LookPath: lookPath, Version: agentcall.Version}
 	if drv.Traits().MinVersionSetting {
 		o.MinVersion = s.MinVersion
@@ -184,7 +185,7 @@ func agentCheckOptions(s Settings, drv drivers.Driver, lookPath func(string) (st
 // version is too old. It starts nothing but `<cli> --version`. With
 // fallback it checks FALLBACK_DRIVER's CLI, and a missing one names
 // FALLBACK_DRIVER.
-func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, error), fallback bool) (drivers.Driver, drivers.CheckResult, error) {
+func CheckAgent(ctx context.Context, s config.Config, lookPath func(string) (string, error), fallback bool) (drivers.Driver, drivers.CheckResult, error) {
 	if fallback {
 		s.Driver = s.FallbackDriver
 		return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
@@ -194,7 +195,7 @@ func CheckAgent(ctx context.Context, s Settings, lookPath func(string) (string, 
 
 // checkAgentOf checks the CLI of s.Driver, which the setting key chose: a
 // missing CLI, or the command driver without AGENT_COMMAND, names key.
-func checkAgentOf(ctx context.Context, s Settings, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
+func checkAgentOf(ctx context.Context, s config.Config, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
 	drv, err := drivers.Get(s.Driver)
 	if err != nil {
 		return nil, drivers.CheckResult{}, err
@@ -218,7 +219,7 @@ func dirExists(p string) bool {
 // a start that is bound to fail stops before the loop creates a folder, a
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
-func Precheck(s Settings, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
+func Precheck(s config.Config, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
 	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil)}
 	if err := l.checkPrompt(); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -54,12 +55,12 @@ func analysedView(t *testing.T, data []byte) map[string]any {
 func TestAnalysisSeesTheLog(t *testing.T) {
 	tests := []struct {
 		name   string
-		settle func(*Settings)
+		settle func(*config.Config)
 		check  func(t *testing.T, log []byte)
 	}{
 		{
 			name:   "head and tail",
-			settle: func(s *Settings) { s.MaxOutput = 4 << 10 },
+			settle: func(s *config.Config) { s.MaxOutput = 4 << 10 },
 			check: func(t *testing.T, log []byte) {
 				if !strings.Contains(string(log), " bytes omitted ...]") {
 					t.Fatalf("the output log was not cut to head and tail:\n%s", log)
@@ -68,7 +69,7 @@ func TestAnalysisSeesTheLog(t *testing.T) {
 		},
 		{
 			name: "cut down to the result",
-			settle: func(s *Settings) {
+			settle: func(s *config.Config) {
 				s.Live, s.SessionContinuity, s.Driver = true, true, "claude-code"
 			},
 			check: func(t *testing.T, log []byte) {
@@ -90,7 +91,7 @@ func TestAnalysisSeesTheLog(t *testing.T) {
 				}
 				return streamReply(n, 20<<10)
 			}
-			r.settle = func(s *Settings) {
+			r.settle = func(s *config.Config) {
 				s.MaxLoops = 2
 				tt.settle(s)
 			}
@@ -153,7 +154,7 @@ func TestReviewReadFromItsWrites(t *testing.T) {
 		}
 		return claudeReply(n, 0.25, 10, 10, 0, 0)
 	}
-	r.settle = func(s *Settings) {
+	r.settle = func(s *config.Config) {
 		s.MaxLoops, s.ReviewMode, s.ReviewInterval = 2, "enhanced", 1
 	}
 	w := watchOpens(t, r.dir.Path(ralphdir.LogsDir))

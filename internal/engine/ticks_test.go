@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 )
@@ -32,7 +33,7 @@ func TestTicksEverySecond(t *testing.T) {
 		got := &noticeList{Observer: observe.Ignore}
 		bus := observe.New(time.Now, "test")
 		bus.Add(got)
-		l := &loop{bus: bus, s: Settings{Driver: "codex"}, deps: Deps{Now: time.Now}}
+		l := &loop{bus: bus, s: config.Config{Driver: "codex"}, deps: Deps{Now: time.Now}}
 
 		tk := l.startTicks(drivers.FormatCodexJSONL)
 		tool := `{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"go test"}}` + "\n"
