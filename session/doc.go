@@ -23,7 +23,6 @@
 //	func Decode(b []byte, now time.Time) (RalphSession, error)   // .ralph_session
 //	type IDFile; func ParseIDFile(b []byte) (IDFile, error)      // .claude_session_id
 //	func ValidID(id string) bool; func Quote(id string) string
-//	func FormatISO(t time.Time) string
 //	func AppendHistory(history []json.RawMessage, reason string, loop int, now time.Time) ([]json.RawMessage, error)
 //	Reason* constants
 package session

@@ -8,8 +8,8 @@ import (
 // isoLayout is `date -u -Iseconds`: 2026-11-22T02:05:10+00:00.
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// FormatISO is t in UTC as the bash loop writes timestamps.
-func FormatISO(t time.Time) string { return t.UTC().Format(isoLayout) }
+// formatISO is t in UTC as the bash loop writes timestamps.
+func formatISO(t time.Time) string { return t.UTC().Format(isoLayout) }
 
 // parseISO reads the timestamps the bash loop and bmalph accept: RFC 3339
 // with or without fractional seconds (Z or ±HH:MM), ±HHMM offsets, and

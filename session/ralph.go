@@ -51,7 +51,7 @@ type historyEntry struct {
 // byte whatever their shape, with {timestamp, "active", "reset", reason,
 // loop_number} appended, and only the last historyCap (50) entries kept.
 func AppendHistory(history []json.RawMessage, reason string, loop int, now time.Time) ([]json.RawMessage, error) {
-	b, err := json.Marshal(historyEntry{Timestamp: FormatISO(now), FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop})
+	b, err := json.Marshal(historyEntry{Timestamp: formatISO(now), FromState: "active", ToState: "reset", Reason: reason, LoopNumber: loop})
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,8 @@ func TestValidID(t *testing.T) {
 }
 
 func TestISO(t *testing.T) {
-	if got := FormatISO(time.Date(2026, 11, 22, 3, 5, 10, 999, time.FixedZone("X", 3600))); got != "2026-11-22T02:05:10+00:00" {
-		t.Errorf("FormatISO = %q", got)
+	if got := formatISO(time.Date(2026, 11, 22, 3, 5, 10, 999, time.FixedZone("X", 3600))); got != "2026-11-22T02:05:10+00:00" {
+		t.Errorf("formatISO = %q", got)
 	}
 	want := time.Date(2026, 11, 22, 2, 5, 10, 0, time.UTC)
 	for _, s := range []string{
@@ -67,7 +67,7 @@ func TestISO(t *testing.T) {
 func TestIDFileAge(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	h := time.Hour
-	active := RalphSession{SessionID: "sess-a", CreatedAt: FormatISO(now.Add(-30 * h))}
+	active := RalphSession{SessionID: "sess-a", CreatedAt: formatISO(now.Add(-30 * h))}
 	for _, tc := range []struct {
 		name   string
 		f      IDFile

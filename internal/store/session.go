@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/session"
 )
@@ -84,7 +85,7 @@ func (s *sessions) start(now time.Time) (session.RalphSession, error) {
 	if corrupt {
 		s.log(levelWarn, "Corrupted session file detected, recreating...")
 	}
-	ts := session.FormatISO(now)
+	ts := events.ISOTime(now)
 	rs := session.RalphSession{SessionID: s.newRalphID(now), CreatedAt: ts, LastUsed: ts}
 	if err := s.write(rs); err != nil {
 		return session.RalphSession{}, err
@@ -101,7 +102,7 @@ func (s *sessions) touch(now time.Time) error {
 	if err != nil || cur.SessionID == "" {
 		return err
 	}
-	cur.LastUsed = session.FormatISO(now)
+	cur.LastUsed = events.ISOTime(now)
 	return s.write(cur)
 }
 
@@ -112,7 +113,7 @@ func (s *sessions) sync(id string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	ts := session.FormatISO(now)
+	ts := events.ISOTime(now)
 	rs := session.RalphSession{SessionID: id, CreatedAt: ts, LastUsed: ts}
 	if cur.SessionID == id {
 		rs.CreatedAt = cur.CreatedAt
@@ -133,7 +134,7 @@ func (s *sessions) reset(reason string, loop int, now time.Time) error {
 	if reason == "" {
 		reason = session.ReasonManualReset
 	}
-	ts := session.FormatISO(now)
+	ts := events.ISOTime(now)
 	var errs []error
 	if err := s.write(session.RalphSession{ResetAt: ts, ResetReason: reason}); err != nil {
 		errs = append(errs, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/session"
 )
@@ -65,7 +66,7 @@ func (r *rig) quarantined(name string) int {
 }
 
 func activeJSON(id string, created, used time.Time) string {
-	return fmt.Sprintf("{\n  \"session_id\": %q,\n  \"created_at\": %q,\n  \"last_used\": %q\n}\n", id, session.FormatISO(created), session.FormatISO(used))
+	return fmt.Sprintf("{\n  \"session_id\": %q,\n  \"created_at\": %q,\n  \"last_used\": %q\n}\n", id, events.ISOTime(created), events.ISOTime(used))
 }
 
 func TestSessionResumeID(t *testing.T) {
@@ -120,7 +121,7 @@ func TestSessionResumeID(t *testing.T) {
 			wantID: "sess-camel", wantLog: "INFO Resuming session: sess-camel... (1h old)", wantKept: true},
 		{name: "legacy JSON null id", content: sp(`{"session_id": null}`), age: h, expiry: 24 * h,
 			wantLog: "INFO Starting new session", wantKept: true},
-		{name: "legacy JSON old timestamp expires a fresh file", content: sp(`{"session_id": "sess-json", "timestamp": "` + session.FormatISO(sesT0.Add(-25*h)) + `"}`), age: 0, expiry: 24 * h,
+		{name: "legacy JSON old timestamp expires a fresh file", content: sp(`{"session_id": "sess-json", "timestamp": "` + events.ISOTime(sesT0.Add(-25*h)) + `"}`), age: 0, expiry: 24 * h,
 			wantLog: "INFO Session expired (25h old, max 24h), starting new session"},
 		{name: "legacy JSON bad timestamp falls back to mtime", content: sp(`{"session_id": "sess-json", "timestamp": "soon"}`), age: 2 * h, expiry: 24 * h,
 			wantID: "sess-json", wantLog: "INFO Resuming session: sess-json... (2h old)", wantKept: true},
@@ -482,7 +483,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Fatalf("loop 2 resumes %q", id)
 	}
 	cur, _, _ := r.s.current(sesT0.Add(2 * time.Minute))
-	if cur.SessionID != "sess-abc" || cur.CreatedAt != session.FormatISO(sesT0.Add(time.Minute)) {
+	if cur.SessionID != "sess-abc" || cur.CreatedAt != events.ISOTime(sesT0.Add(time.Minute)) {
 		t.Fatalf("after save: %+v", cur)
 	}
 	if err := r.s.reset("project_complete", 2, sesT0.Add(3*time.Minute)); err != nil {
