@@ -52,21 +52,8 @@ func TestObserversDeclareNoStrayMethods(t *testing.T) {
 	checked := 0
 	own := map[string]bool{} // "pkg.Type.Method" of every method checked
 	for _, p := range pkgs {
-		for _, name := range p.Scope().Names() {
-			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			named, ok := tn.Type().(*types.Named)
-			if !ok || types.IsInterface(named) {
-				continue
-			}
-			ptr := types.NewPointer(named)
-			if !types.Implements(ptr, observer) && !types.Implements(ptr, keeper) {
-				continue
-			}
+		for key, named := range observersIn(p, observer, keeper) {
 			checked++
-			key := strings.TrimPrefix(p.Path(), module+"/") + "." + name
 			for i := range named.NumMethods() {
 				m := named.Method(i)
 				if m.Exported() && !names[m.Name()] && !slices.Contains(ownAPI[key], m.Name()) {
@@ -86,6 +73,26 @@ func TestObserversDeclareNoStrayMethods(t *testing.T) {
 			}
 		}
 	}
+}
+
+// observersIn returns p's named types (not interfaces) whose pointer
+// implements observer or keeper, by "pkg.Type" (pkg below the module).
+func observersIn(p *types.Package, observer, keeper *types.Interface) map[string]*types.Named {
+	found := map[string]*types.Named{}
+	for _, name := range p.Scope().Names() {
+		tn, ok := p.Scope().Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || types.IsInterface(named) {
+			continue
+		}
+		if ptr := types.NewPointer(named); types.Implements(ptr, observer) || types.Implements(ptr, keeper) {
+			found[strings.TrimPrefix(p.Path(), module+"/")+"."+name] = named
+		}
+	}
+	return found
 }
 
 const module = "github.com/ralphloop/ralph_loop"
