@@ -77,7 +77,7 @@ func (l *loop) failure(c *call) step {
 		n := l.guard.Consecutive()
 		stop := events.Stop{Kind: events.StopGaveUp, Agent: l.display(), Failures: n, Last: f, Log: l.rel(c.errName)}
 		if o.Reason == supervise.WriteFailed {
-			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: ralphdir.NoSpace(o.Err)}
+			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: f.DiskFull}
 		}
 		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
 	}
