@@ -149,7 +149,8 @@ func tokenLoop(token string) (int, bool) {
 
 // hasEnv reports whether pid's environment holds the entry kv exactly.
 func hasEnv(pid int, kv string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	buf := make([]byte, 64<<10)
+	b, err := readEnviron(pid, &buf)
 	if err != nil {
 		return false
 	}
@@ -164,13 +165,15 @@ func hasEnv(pid int, kv string) bool {
 // stat is what stopLeftovers reads of a process.
 type stat struct {
 	state byte
+	flags uint64
 	pgid  int
 	start uint64
 	uid   uint32
 }
 
 // readStat reads /proc/PID/stat: the state (field 3), the process group
-// (field 5) and the start time (field 22), and the owner of /proc/PID.
+// (field 5), the flags (field 9) and the start time (field 22), and the
+// owner of /proc/PID.
 func readStat(pid int) (stat, error) {
 	if pid <= 0 {
 		return stat{}, fmt.Errorf("pid %d", pid)
@@ -192,8 +195,9 @@ func readStat(pid int) (stat, error) {
 		return stat{}, fmt.Errorf("%s/stat: %d fields", dir, len(f)+2)
 	}
 	pgid, err1 := strconv.Atoi(f[2])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
+	flags, err2 := strconv.ParseUint(f[6], 10, 64)
+	start, err3 := strconv.ParseUint(f[19], 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return stat{}, fmt.Errorf("%s/stat: %w", dir, err)
 	}
 	fi, err := os.Stat(dir)
@@ -204,5 +208,5 @@ func readStat(pid int) (stat, error) {
 	if !ok {
 		return stat{}, fmt.Errorf("%s: no owner", dir)
 	}
-	return stat{state: f[0][0], pgid: pgid, start: start, uid: sys.Uid}, nil
+	return stat{state: f[0][0], flags: flags, pgid: pgid, start: start, uid: sys.Uid}, nil
 }

@@ -3,6 +3,7 @@ package supervise
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -45,29 +46,87 @@ func noDescendants() bool {
 // strays lists the live processes whose environment carries token. A
 // zombie's environment reads empty, so a process that has ended is never
 // listed.
+//
+// A process in the middle of execve reads empty too, for a moment: its new
+// image has no environment yet. Such a process may carry token (a helper
+// that execs just as the call ends), so a scan that finds none while some
+// live process of ours read empty is made again, a little later, until the
+// exec is surely over.
 func strays(token string) []int {
+	pause := time.Millisecond
+	for {
+		pids, unsure := scanStrays(token)
+		if len(pids) > 0 || !unsure || pause > 32*time.Millisecond {
+			return pids
+		}
+		time.Sleep(pause)
+		pause *= 2
+	}
+}
+
+// scanStrays is one pass over /proc for strays. unsure reports a live
+// process, not a kernel thread, whose environment read empty.
+func scanStrays(token string) (pids []int, unsure bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	self := os.Getpid()
 	needle := []byte(token + "\x00")
-	var pids []int
+	buf := make([]byte, 64<<10)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		env, err := readEnviron(pid, &buf)
 		if err != nil {
+			continue
+		}
+		if len(env) == 0 {
+			unsure = unsure || execing(pid)
 			continue
 		}
 		if bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...)) {
 			pids = append(pids, pid)
 		}
 	}
-	return pids
+	return pids, unsure
 }
+
+// readEnviron reads /proc/PID/environ into *buf (grown as needed) in one
+// read. The kernel copies the whole environment under one hold of the
+// process's memory, so a process that execs meanwhile yields its old
+// environment whole; a read in small pieces could end early at the exec
+// and so miss the entries after the first piece.
+func readEnviron(pid int, buf *[]byte) ([]byte, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for {
+		n, err := f.ReadAt(*buf, 0)
+		if n < len(*buf) {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return (*buf)[:n], nil
+		}
+		*buf = make([]byte, 4*len(*buf))
+	}
+}
+
+// execing reports whether pid, whose environment read empty, may be in the
+// middle of execve: it is alive and not a kernel thread. A process started
+// with an empty environment reads the same; it only costs a few rescans.
+func execing(pid int) bool {
+	st, err := readStat(pid)
+	return err == nil && st.state != 'Z' && st.flags&pfKthread == 0
+}
+
+// pfKthread is the kernel-thread bit of /proc/PID/stat's flags (PF_KTHREAD).
+const pfKthread = 0x00200000
 
 // signalStrays sends sig to every process that carries token.
 func signalStrays(token string, sig syscall.Signal) {

@@ -3,6 +3,8 @@ package supervise
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -48,5 +50,29 @@ func TestNoDescendants(t *testing.T) {
 	subreaper.Store(false)
 	if noDescendants() {
 		t.Error("noDescendants = true without the subreaper")
+	}
+}
+
+// A process that execs as the scan reads it is still found: its
+// environment reads empty or, read in pieces, ends early for a moment.
+// This one execs itself over and over, so nearly every scan meets it
+// mid-exec at some point; a single pass over /proc misses it about one
+// read in four.
+func TestStraysFindsAProcessMidExec(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "again")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec \"$0\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := newToken()
+	c := exec.Command(script)
+	c.Env = append(os.Environ(), token)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	for i := range 300 {
+		if pids := strays(token); !slices.Contains(pids, c.Process.Pid) {
+			t.Fatalf("scan %d: strays = %v, want %d among them", i, pids, c.Process.Pid)
+		}
 	}
 }
