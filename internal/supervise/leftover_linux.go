@@ -128,23 +128,43 @@ func wellFormedToken(token string) bool {
 
 // tokenLoop is the pid of the loop that made token.
 func tokenLoop(token string) (int, bool) {
+	n, ok := tokenFields(token)
+	if !ok || n[0] == 0 {
+		return 0, false
+	}
+	return int(n[0]), true
+}
+
+// tokenTime is when token was made, by the wall clock (the zero time for
+// a token not made by newToken).
+func tokenTime(token string) time.Time {
+	n, ok := tokenFields(token)
+	if !ok {
+		return time.Time{}
+	}
+	return time.Unix(0, n[2])
+}
+
+// tokenFields are the three numbers of token: the loop's pid, the call's
+// number and the nanoseconds when it was made.
+func tokenFields(token string) ([3]int64, bool) {
+	var n [3]int64
 	v, ok := strings.CutPrefix(token, tokenVar+"=")
 	if !ok {
-		return 0, false
+		return n, false
 	}
 	parts := strings.Split(v, "-")
 	if len(parts) != 3 {
-		return 0, false
+		return n, false
 	}
-	var n [3]int64
 	for i, s := range parts {
 		x, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || x < 0 {
-			return 0, false
+			return n, false
 		}
 		n[i] = x
 	}
-	return int(n[0]), n[0] > 0
+	return n, true
 }
 
 // hasEnv reports whether pid's environment holds the entry kv exactly.

@@ -27,6 +27,21 @@ func TestTokenLoop(t *testing.T) {
 	}
 }
 
+// TestTokenTime: a token tells when it was made; a malformed one, never.
+func TestTokenTime(t *testing.T) {
+	before := time.Now()
+	got := tokenTime(newToken())
+	if got.Before(before.Truncate(time.Nanosecond)) || got.After(time.Now()) {
+		t.Errorf("tokenTime(newToken()) = %v, want between %v and now", got, before)
+	}
+	if got := tokenTime(tokenVar + "=4242-3-1795793192490996644"); !got.Equal(time.Unix(0, 1795793192490996644)) {
+		t.Errorf("tokenTime = %v", got)
+	}
+	if got := tokenTime(tokenVar + "=4242-3"); !got.IsZero() {
+		t.Errorf("tokenTime of a malformed token = %v, want the zero time", got)
+	}
+}
+
 // TestStopLeftoversRefusesItsOwnCalls: a record naming a call of a loop
 // that still runs (here: this test, which runs the call) stops nothing.
 func TestStopLeftoversRefusesItsOwnCalls(t *testing.T) {

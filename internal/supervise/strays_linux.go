@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -49,9 +50,9 @@ func noDescendants() bool {
 //
 // A process in the middle of execve reads empty too, for a moment: its new
 // image has no environment yet. Such a process may carry token (a helper
-// that execs just as the call ends), so a scan that finds none while some
-// live process of ours read empty is made again, a little later, until the
-// exec is surely over.
+// that execs just as the call ends), so a scan that finds none while a
+// process was seen mid-exec is made again, a little later, until the exec
+// is surely over.
 func strays(token string) []int {
 	pause := time.Millisecond
 	for {
@@ -64,8 +65,9 @@ func strays(token string) []int {
 	}
 }
 
-// scanStrays is one pass over /proc for strays. unsure reports a live
-// process, not a kernel thread, whose environment read empty.
+// scanStrays is one pass over /proc for strays. unsure reports a process
+// that may have been met in the middle of execve, whose environment could
+// not be read.
 func scanStrays(token string) (pids []int, unsure bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -74,6 +76,7 @@ func scanStrays(token string) (pids []int, unsure bool) {
 	self := os.Getpid()
 	needle := []byte(token + "\x00")
 	buf := make([]byte, 64<<10)
+	born := tokenTime(token)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
@@ -84,7 +87,7 @@ func scanStrays(token string) (pids []int, unsure bool) {
 			continue
 		}
 		if len(env) == 0 {
-			unsure = unsure || execing(pid)
+			unsure = unsure || execing(pid, born)
 			continue
 		}
 		if bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...)) {
@@ -117,13 +120,41 @@ func readEnviron(pid int, buf *[]byte) ([]byte, error) {
 	}
 }
 
-// execing reports whether pid, whose environment read empty, may be in the
-// middle of execve: it is alive and not a kernel thread. A process started
-// with an empty environment reads the same; it only costs a few rescans.
-func execing(pid int) bool {
+// execing reports whether pid, whose environment read empty, may be in
+// the middle of execve and carry the token born at born: it is alive, not
+// a kernel thread (those read empty too), and it started after the token
+// was made, give or take the clock's grain. A process with an empty
+// environment from before the call (such as a container's init) so costs
+// no rescan.
+func execing(pid int, born time.Time) bool {
 	st, err := readStat(pid)
-	return err == nil && st.state != 'Z' && st.flags&pfKthread == 0
+	if err != nil || st.state == 'Z' || st.flags&pfKthread != 0 {
+		return false
+	}
+	started, ok := startTime(st)
+	return !ok || !started.Before(born.Add(-2*time.Second))
 }
+
+// startTime is when the process of st started, by the wall clock: /proc
+// counts it in clock ticks (USER_HZ, 100 a second) after boot, and
+// /proc/uptime tells how long ago boot was.
+func startTime(st stat) (time.Time, bool) {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return time.Time{}, false
+	}
+	up, _, _ := strings.Cut(string(b), " ")
+	secs, err := strconv.ParseFloat(up, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	age := time.Duration(secs*float64(time.Second)) - time.Duration(st.start)*time.Second/userHZ
+	return time.Now().Add(-age), true
+}
+
+// userHZ is the unit of /proc/PID/stat's times: clock ticks, fixed at 100
+// a second for user space whatever the kernel's own rate.
+const userHZ = 100
 
 // pfKthread is the kernel-thread bit of /proc/PID/stat's flags (PF_KTHREAD).
 const pfKthread = 0x00200000

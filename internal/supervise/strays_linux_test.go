@@ -1,11 +1,15 @@
 package supervise
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,5 +78,46 @@ func TestStraysFindsAProcessMidExec(t *testing.T) {
 		if pids := strays(token); !slices.Contains(pids, c.Process.Pid) {
 			t.Fatalf("scan %d: strays = %v, want %d among them", i, pids, c.Process.Pid)
 		}
+	}
+}
+
+// A process with an empty environment is a suspect (it may be in the
+// middle of an exec) only when it started after the call's token was
+// made: a container's init, whose environment is empty, costs no rescans.
+func TestExecingOnlyWhenStartedAfterTheToken(t *testing.T) {
+	c := exec.Command("sleep", "30")
+	c.Env = []string{}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	pid := c.Process.Pid
+	cmdline := "/proc/" + strconv.Itoa(pid) + "/cmdline"
+	for b, _ := os.ReadFile(cmdline); !bytes.HasPrefix(b, []byte("sleep\x00")); b, _ = os.ReadFile(cmdline) {
+		time.Sleep(time.Millisecond) // sleep's exec is not over yet
+	}
+	if !execing(pid, time.Now().Add(-time.Minute)) {
+		t.Errorf("execing(%d, a minute ago) = false for a process that started since", pid)
+	}
+	if execing(pid, time.Now().Add(time.Minute)) {
+		t.Errorf("execing(%d, in a minute) = true for a process that started before", pid)
+	}
+	if pids, _ := scanStrays(newToken()); len(pids) > 0 {
+		t.Fatalf("scanStrays = %v for a fresh token", pids)
+	}
+}
+
+// An environment larger than the first read's buffer is read whole: the
+// token after a 200 KB entry is found.
+func TestStraysReadsALargeEnvironment(t *testing.T) {
+	token := newToken()
+	c := exec.Command("sleep", "30")
+	c.Env = append(os.Environ(), "BIG1="+strings.Repeat("x", 100<<10), "BIG2="+strings.Repeat("y", 100<<10), token)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	if pids := strays(token); !slices.Contains(pids, c.Process.Pid) {
+		t.Fatalf("strays = %v, want %d among them", pids, c.Process.Pid)
 	}
 }
