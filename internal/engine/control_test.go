@@ -714,7 +714,7 @@ func TestSkippableCountdown(t *testing.T) {
 				t0 := time.Now()
 				done := h.start(h.settings(tc.env))
 				for _, s := range tc.sigs {
-					time.Sleep(t0.Add(s.at).Sub(time.Now()))
+					time.Sleep(time.Until(t0.Add(s.at)))
 					if got := h.stopper.Signal(s.sig); got != s.want {
 						t.Errorf("signal %v at %s: %s, want %s", s.sig, s.at, got, s.want)
 					}

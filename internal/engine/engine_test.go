@@ -451,11 +451,3 @@ func (b *ctlBuffer) String() string {
 	return b.b.String()
 }
 
-// ctlSecs renders durations as whole seconds for messages.
-func ctlSecs(ds []time.Duration) []float64 {
-	out := make([]float64, len(ds))
-	for i, d := range ds {
-		out[i] = d.Seconds()
-	}
-	return out
-}

@@ -39,10 +39,7 @@ func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
 		if h.opts[0].WriteTimeout != 5*time.Minute {
 			t.Errorf("write heartbeat = %s, want 5m", h.opts[0].WriteTimeout)
 		}
-		var timedOut []events.Event
-		for _, e := range h.rec.ofType(events.IterationTimedOut) {
-			timedOut = append(timedOut, e)
-		}
+		timedOut := h.rec.ofType(events.IterationTimedOut)
 		if len(timedOut) != 1 || timedOut[0].Action != "write_timeout" || timedOut[0].Status != "running" ||
 			timedOut[0].Iteration == nil || timedOut[0].Iteration.Outcome != "read_only_timeout" {
 			t.Fatalf("iteration_timed_out events = %+v", timedOut)
