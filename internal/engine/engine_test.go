@@ -450,4 +450,3 @@ func (b *ctlBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
-
