@@ -160,6 +160,10 @@ func repoFilters(ctx context.Context, dir string, env []string) []string {
 	cmd.Dir = dir
 	cmd.Env = append(env[:len(env):len(env)], "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && len(out) == 0 {
+		err = nil // --get-regexp's "no such entry": nothing to turn off
+	}
 	if err != nil {
 		return nil
 	}

@@ -191,3 +191,35 @@ func TestRepoMergeDriverNeverRuns(t *testing.T) {
 		t.Fatal("the driver never ran for a plain git: the test proves nothing")
 	}
 }
+
+// TestNoFiltersIsRemembered: a repository whose configuration names no
+// filter, merge driver or include (git config --get-regexp then exits 1)
+// is asked once, not before every command, until .git/config changes.
+func TestNoFiltersIsRemembered(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	if _, err := Run(ctx, dir, "status", "--porcelain"); err != nil {
+		t.Fatal(err)
+	}
+	key, ok := configKey(dir, os.Environ())
+	filterCache.Lock()
+	c, cached := filterCache.m[dir]
+	filterCache.Unlock()
+	if !ok || !cached || c.key != key || len(c.names) != 0 {
+		t.Fatalf("after one command: cached %v (%+v), want an empty answer for the current config", cached, c)
+	}
+	cmd := exec.Command("git", "config", "filter.x.clean", "cat")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	if got := repoFilters(ctx, dir, os.Environ()); !slices.Equal(got, []string{"filter.x"}) {
+		t.Fatalf("after a filter was added: %v, want [filter.x]", got)
+	}
+}
