@@ -86,7 +86,9 @@ func TestInactivity(t *testing.T) {
 	t.Parallel()
 	ready := filepath.Join(t.TempDir(), "ready")
 	var stdout bytes.Buffer
-	const limit = 200 * time.Millisecond
+	// The limit leaves room for a slow start of the race-built helper on a
+	// busy machine: it must print its line before it falls silent.
+	const limit = 3 * time.Second
 	got := Run(context.Background(), helperCmd(t, "block", ready), Options{Inactivity: limit, Timeout: time.Minute, Grace: time.Second, Stdout: &stdout})
 	if got.Reason != Inactive || !errors.Is(got.Err, errInactive) || got.ExitCode != 143 {
 		t.Errorf("Run = %+v, want Inactive, errInactive, code 143 (SIGTERM)", got)
