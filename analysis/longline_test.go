@@ -1,4 +1,4 @@
-package drivers
+package analysis
 
 import (
 	"bytes"
@@ -6,8 +6,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
+
+// testRecord is the part of longLine's record the test compares, decoded
+// as the drivers decode a record (duplicate names allowed, invalid UTF-8
+// read as U+FFFD).
+type testRecord struct {
+	Result    string         `json:"result"`
+	SessionID string         `json:"session_id"`
+	Usage     map[string]int `json:"usage"`
+	Errors    []string       `json:"errors"`
+}
+
+func decodeTestRecord(line []byte, r *testRecord) error {
+	*r = testRecord{}
+	return json.Unmarshal(line, r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+}
+
+// readsResult reads the long strings a Claude result's reader reads.
+func readsResult(path string) bool { return path == "result" }
+
+// scanText is the rules' reading of a whole text.
+func scanText(text string) *Facts { return scanString(text, maxResultText) }
 
 // longLine is a Claude result record whose "result" is raw (the bytes
 // between its quotes) repeated past longString.
@@ -23,10 +46,10 @@ func longLine(raw string) []byte {
 // read either way.
 func checkLong(t *testing.T, line []byte, seed int64) {
 	t.Helper()
-	var whole claudeRecord
-	wholeErr := decodeClaude(line, &whole)
+	var whole testRecord
+	wholeErr := decodeTestRecord(line, &whole)
 	r := rand.New(rand.NewSource(seed))
-	l := newLongRecord()
+	l := newLongRecord(readsResult)
 	ok := true
 	for rest := line; len(rest) > 0 && ok; {
 		n := min(len(rest), 1+r.Intn(3*longString))
@@ -34,8 +57,8 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 		rest = rest[n:]
 	}
 	skel, longs, ended := l.End()
-	var rec claudeRecord
-	if !ok || !ended || decodeClaude(skel, &rec) != nil {
+	var rec testRecord
+	if !ok || !ended || decodeTestRecord(skel, &rec) != nil {
 		if wholeErr == nil {
 			t.Fatalf("a valid record was not read as a long one (write ok %v, end ok %v)", ok, ended)
 		}
@@ -44,20 +67,20 @@ func checkLong(t *testing.T, line []byte, seed int64) {
 	if wholeErr != nil {
 		t.Fatalf("an invalid record (%v) was read as a long one", wholeErr)
 	}
-	if len(whole.Result.Text) <= longString {
+	if len(whole.Result) <= longString {
 		return // the content closed the string: not a long result
 	}
 	if len(skel) > 4*keepString {
 		t.Errorf("skeleton of %d bytes", len(skel))
 	}
-	if d := cmp.Diff(scanText(whole.Result.Text), longs["result"]); d != "" {
+	if d := cmp.Diff(scanText(whole.Result), longs["result"]); d != "" {
 		t.Errorf("the long result reads differently (-whole +long):\n%s", d)
 	}
 	if _, ok := longs["errors[0]"]; ok || len(longs) != 1 {
 		t.Errorf("long strings read: %v; want only the result", longs)
 	}
-	if !strings.HasPrefix(whole.Result.Text, rec.Result.Text) || rec.SessionID != whole.SessionID || rec.Usage != whole.Usage ||
-		len(rec.Errors) != 1 || !strings.HasPrefix(whole.Errors[0].Text, rec.Errors[0].Text) {
+	if !strings.HasPrefix(whole.Result, rec.Result) || rec.SessionID != whole.SessionID || !cmp.Equal(rec.Usage, whole.Usage) ||
+		len(rec.Errors) != 1 || !strings.HasPrefix(whole.Errors[0], rec.Errors[0]) {
 		t.Errorf("skeleton reads as %+v", rec)
 	}
 }
@@ -76,7 +99,7 @@ func TestLongRecord(t *testing.T) {
 			checkLong(t, longLine(raw), int64(i)*100+seed)
 		}
 	}
-	if l := newLongRecord(); !l.Write([]byte(`{"result":"` + strings.Repeat("a", 2*longString))) {
+	if l := newLongRecord(readsResult); !l.Write([]byte(`{"result":"` + strings.Repeat("a", 2*longString))) {
 		t.Fatal("write failed")
 	} else if _, _, ok := l.End(); ok {
 		t.Error("a record cut inside a long string was read")

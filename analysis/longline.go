@@ -1,37 +1,36 @@
-package drivers
+package analysis
 
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/ralphloop/ralph_loop/analysis"
 )
 
-// A record too long to hold (a line past analysis.LongAt: a reply of many
-// megabytes in one result object) is read as its bytes come, in one pass
-// and bounded memory. longRecord keeps its skeleton, the record with each
-// string value longer than longString cut to its first bytes, and gives
-// each such string, decoded piece by piece with jsontext.AppendUnquote, to
-// the analysis rules (analysis.Text). The formats decode the skeleton as
-// the record and take a long string's reading by its path (longStrings).
+// A record too long to hold (a line past longAt: a reply of many megabytes
+// in one result object) is read as its bytes come, in one pass and bounded
+// memory. longRecord keeps its skeleton, the record with each string value
+// longer than longString cut to its first bytes, and gives each such
+// string that the formats read (reads, by its path), decoded piece by
+// piece with jsontext.AppendUnquote, to the text rules (Text). The formats
+// decode the skeleton as the record and take a long string's reading by
+// its path (LongReader.Long).
 type longRecord struct {
-	skel   []byte
-	stack  []longFrame // the open objects and arrays
-	inStr  bool
-	key    bool           // the string is an object's key
-	str    []byte         // the string's raw bytes not yet in the skeleton or decoded
-	bs     int            // backslashes ending the string's bytes so far
-	long   bool           // the string is long: read in pieces
-	text   *analysis.Text // its reading, when the formats read it
-	path   string
-	quoted []byte
-	dec    []byte
-	longs  map[string]*analysis.Facts
-	failed bool
+	skel   []byte                 // the record so far, its long strings cut short
+	stack  []longFrame            // the open objects and arrays
+	inStr  bool                   // inside a string
+	key    bool                   // the string is an object's key
+	str    []byte                 // the string's raw bytes not yet in the skeleton or decoded
+	bs     int                    // backslashes ending the string's bytes so far
+	long   bool                   // the string is long: read in pieces
+	text   *Text                  // its reading, when the formats read it
+	path   string                 // its path ("result", "item.text", "[2].result")
+	quoted []byte                 // a piece of it between quotes, to decode (reused)
+	dec    []byte                 // that piece decoded (reused)
+	longs  map[string]*Facts      // the readings of the long strings read, by path
+	reads  func(path string) bool // the formats read the long string at path
+	failed bool                   // the record cannot be read
 }
 
 type longFrame struct {
@@ -48,8 +47,15 @@ const (
 	maxDepth   = 10000    // jsontext's limit too
 )
 
-func newLongRecord() analysis.LongRecord { return &longRecord{} }
+// newLongRecord starts reading a long record whose long strings at the
+// paths reads accepts are read with the text rules (the others are only
+// checked).
+func newLongRecord(reads func(path string) bool) *longRecord {
+	return &longRecord{reads: reads}
+}
 
+// Write takes the record's next bytes; it fails once the record cannot be
+// read (not JSON, nested too deep, a key or skeleton too long).
 func (l *longRecord) Write(p []byte) bool {
 	for len(p) > 0 && !l.failed {
 		if l.inStr {
@@ -75,11 +81,15 @@ func (l *longRecord) Write(p []byte) bool {
 		l.inStr, l.bs, l.str = true, 0, l.str[:0]
 		p = p[i+1:]
 	}
-	l.failed = l.failed || len(l.skel)+len(l.str) > analysis.MaxLine
+	l.failed = l.failed || len(l.skel)+len(l.str) > MaxLine
 	return !l.failed
 }
 
-func (l *longRecord) End() ([]byte, map[string]*analysis.Facts, bool) {
+// End ends the record: its skeleton (the record with its long strings
+// cut short, which the formats read as the record), the text rules'
+// reading of each long string they read, by its path ("result",
+// "item.text", "[2].result"), and whether it was one whole record.
+func (l *longRecord) End() (skeleton []byte, longs map[string]*Facts, ok bool) {
 	return l.skel, l.longs, !l.failed && !l.inStr
 }
 
@@ -165,8 +175,8 @@ func (l *longRecord) add(b []byte) {
 		}
 		l.skel = append(append(l.skel, l.str[:safeCut(l.str, keepString)]...), '"')
 		l.path, l.long = l.pathOf(), true
-		if read(l.path) {
-			l.text = analysis.NewText()
+		if l.reads(l.path) {
+			l.text = NewText()
 		}
 	}
 	if len(l.str) >= longString {
@@ -195,7 +205,7 @@ func (l *longRecord) close() {
 		return
 	}
 	if l.longs == nil {
-		l.longs = map[string]*analysis.Facts{}
+		l.longs = map[string]*Facts{}
 	}
 	if len(l.longs) == maxLongs {
 		clear(l.longs)
@@ -219,19 +229,6 @@ func (l *longRecord) decode(n int) {
 		l.text.Write(l.dec)
 	}
 	l.str = l.str[:copy(l.str, l.str[n:])]
-}
-
-// read reports whether a format reads the long string at path: a
-// result's text and summary, a Codex item's text. The others are only
-// checked.
-func read(path string) bool {
-	if path == "item.text" {
-		return true
-	}
-	if i := strings.Index(path, "]."); strings.HasPrefix(path, "[") && i > 0 {
-		path = path[i+2:]
-	}
-	return path == "result" || path == "summary"
 }
 
 // pathOf names the current value: its keys joined with dots, an array's
@@ -320,28 +317,4 @@ func backslashes(b []byte) int {
 		k++
 	}
 	return k
-}
-
-// longStrings is the part of a format reader that reads long records: the
-// long strings of the record it reads next.
-type longStrings struct{ long map[string]*analysis.Facts }
-
-func (l *longStrings) NewLong() analysis.LongRecord { return newLongRecord() }
-
-func (l *longStrings) Long(m map[string]*analysis.Facts) { l.long = m }
-
-// scanned is the rules' reading of the string at path: the long string's
-// when the record had one there, else text's.
-func (l *longStrings) scanned(path, text string) *analysis.Facts {
-	if f := l.long[path]; f != nil {
-		return f
-	}
-	return scanText(text)
-}
-
-// scanText is the rules' reading of a whole text (a reply in one string).
-func scanText(text string) *analysis.Facts {
-	t := analysis.NewText()
-	t.Write([]byte(text))
-	return t.Finish()
 }
