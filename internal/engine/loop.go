@@ -40,7 +40,7 @@ type loop struct {
 	brkCfg breaker.Config
 	state  State
 	logs   Logs
-	guard  guard.Guard
+	guard  *guard.Guard
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
