@@ -79,7 +79,7 @@ func (l *loop) failure(c *call) step {
 		if o.Reason == supervise.WriteFailed {
 			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: f.DiskFull}
 		}
-		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
@@ -145,7 +145,7 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 		l.bus.Note(events.PermissionHelp{Agent: l.display(), Help: l.drv.PermissionHelp(l.ralphrcPath()),
 			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
 		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationDenied, Iteration: it})
-		return stopWith(Result{Code: exitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
+		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
 			Stop: events.Stop{Kind: events.StopDenied, Commands: cmds}})
 	}
 	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})

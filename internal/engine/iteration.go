@@ -88,7 +88,7 @@ func (l *loop) iteration() step {
 
 	spec, err := l.buildCommand(c, ctxText)
 	if err != nil {
-		return stopWith(Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
+		return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 	}
 	if l.drv.Traits().OutputFormat {
 		l.bus.Note(events.CLIMode{Format: l.format})
@@ -97,7 +97,7 @@ func (l *loop) iteration() step {
 		l.bus.Note(events.NoLiveStreaming{Agent: l.display()})
 		l.liveOK = false
 		if spec, err = l.buildCommand(c, ctxText); err != nil {
-			return stopWith(Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
+			return stopWith(Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
 		}
 	}
 	c.outcome = l.runAgent(c, spec)

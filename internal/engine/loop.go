@@ -135,7 +135,7 @@ func (l *loop) run() Result {
 		}
 		// Start-up errors keep the bash loop's final record
 		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
-		r := Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
+		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
 		var se *StartupError
 		if errors.As(err, &se) {
 			l.bus.Note(se.Failed)
@@ -219,7 +219,7 @@ func (l *loop) interrupted() (Result, bool) {
 func (l *loop) signalExit() Result {
 	se := Cause(l.ctx)
 	if se == nil {
-		se = &SignalError{Name: "SIGTERM", Code: exitSIGTERM}
+		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
 	}
 	l.bus.Note(events.Interrupted{Signal: se.Name})
 	l.resetSession("manual_interrupt")
@@ -256,7 +256,7 @@ func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
 	ev := l.evidence()
-	return Result{Code: exitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
+	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
 }
 
 // promptPath resolves the prompt file against the project.

@@ -91,7 +91,7 @@ func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step
 			return goOn, false
 		}
 		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}
-		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
 			DriverExit: new(f.Code), Stop: stop})), true
 	case drivers.FailureTransient:
 		return l.outage(d, f), true
@@ -108,7 +108,7 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 	if giveUp {
 		stop := events.Stop{Kind: events.StopOutage, Agent: l.display(), Failures: tries, Outage: lasted, OutageMax: l.guard.OutageMax(),
 			Cause: d.Cause, Said: d.Said, Last: f}
-		return stopWith(l.stopping(Result{Code: exitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
+		return stopWith(l.stopping(Result{Code: ExitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
 			DriverExit: new(f.Code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
