@@ -21,12 +21,25 @@ func showReport(d *ralphdir.Dir, cfg *config.Config, stdout, stderr io.Writer) e
 		// What could be read is still reported.
 		fmt.Fprintf(stderr, "ralph_loop: %v\n", err)
 	}
-	if report.Last(runs) == nil {
+	last := report.Last(runs)
+	if last == nil {
 		return fmt.Errorf("no run to report: %s holds no events", d.Path(ralphdir.EventsLog))
 	}
-	found, err := report.Write(stdout, runs, cfg.ReportRun, cfg.JSON)
-	if !found {
-		return fmt.Errorf("--run %s: no such run in %s; ralph_loop --report lists the runs", cfg.ReportRun, d.Path(ralphdir.EventsLog))
+	if cfg.ReportRun != "" {
+		one := report.Find(runs, cfg.ReportRun)
+		if one == nil {
+			return fmt.Errorf("--run %s: no such run in %s; ralph_loop --report lists the runs", cfg.ReportRun, d.Path(ralphdir.EventsLog))
+		}
+		if cfg.JSON {
+			return report.WriteJSON(stdout, one)
+		}
+		report.WriteText(stdout, one)
+		return nil
 	}
-	return err
+	if cfg.JSON {
+		return report.WriteJSON(stdout, report.All{Last: last, Runs: report.History(runs)})
+	}
+	report.WriteText(stdout, last)
+	report.WriteHistory(stdout, runs)
+	return nil
 }
