@@ -6,7 +6,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
 )
 
 // gateNotices renders what the quality gates decided about a run's end:
@@ -16,7 +15,7 @@ func gateNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.GateFailed:
 		s := "Quality gate failed: " + gateWords(n.Failure)
-		if n.Log != "" && n.Failure.Gate != gates.GateReported {
+		if n.Log != "" && !n.Failure.Reported {
 			s += "; full output: " + n.Log
 		}
 		return []part{text(events.Warn, s)}
@@ -29,9 +28,9 @@ func gateNotices(n events.Notice) []part {
 
 // gateWords names a failed gate and how it failed: "TEST_COMMAND `go test
 // ./...` exited 1".
-func gateWords(f gates.Failure) string {
+func gateWords(f events.GateFailure) string {
 	switch {
-	case f.Gate == gates.GateReported:
+	case f.Reported:
 		return "the agent reported TESTS_STATUS: FAILING"
 	case f.TimedOut:
 		return fmt.Sprintf("%s `%s` timed out (QUALITY_GATE_TIMEOUT)", f.Gate, flat(f.Command))
@@ -40,7 +39,7 @@ func gateWords(f gates.Failure) string {
 }
 
 // failuresWords: the first failed gate, and how many more.
-func failuresWords(fs []gates.Failure) string {
+func failuresWords(fs []events.GateFailure) string {
 	if len(fs) == 0 {
 		return "a quality gate fails"
 	}
@@ -79,7 +78,7 @@ func completedLine(reason string, ev events.Evidence) part {
 	switch ev.Gates {
 	case "":
 		parts = append(parts, "no quality gates configured")
-	case gates.StatusFail:
+	case "fail":
 		parts = append(parts, "quality gates FAILING: "+failuresWords(ev.Failures)+logWords(ev.Log))
 	default:
 		parts = append(parts, "quality gates passing")
@@ -91,7 +90,7 @@ func completedLine(reason string, ev events.Evidence) part {
 		}
 		parts = append(parts, c)
 	}
-	if ev.Gates == gates.StatusFail {
+	if ev.Gates == "fail" {
 		return line(events.Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))
 	}
 	return line(success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))

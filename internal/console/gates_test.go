@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
 )
 
 // The words of the quality gates' notices: a failed gate names its
@@ -14,8 +13,8 @@ import (
 // looked done and which gate fails; a completed run's last line names its
 // evidence.
 func TestRenderGates(t *testing.T) {
-	test := gates.Failure{Gate: gates.GateTest, Command: "go test ./...", ExitCode: 1, Tail: "FAIL"}
-	lint := gates.Failure{Gate: gates.GateQualityGate, Command: "npm run\x1b[2Jlint", ExitCode: 124, TimedOut: true}
+	test := events.GateFailure{Gate: "TEST_COMMAND", Command: "go test ./...", ExitCode: 1}
+	lint := events.GateFailure{Gate: "QUALITY_GATES", Command: "npm run\x1b[2Jlint", ExitCode: 124, TimedOut: true}
 	log := ".ralph/logs/quality_gates_x.log"
 	plan := events.PlanCount{Done: 2, Total: 2, Have: true}
 	tests := []struct {
@@ -24,16 +23,16 @@ func TestRenderGates(t *testing.T) {
 	}{
 		{events.GateFailed{Failure: test, Log: log}, "WARN Quality gate failed: TEST_COMMAND `go test ./...` exited 1; full output: " + log},
 		{events.GateFailed{Failure: lint, Log: log}, "WARN Quality gate failed: QUALITY_GATES `npm run [2Jlint` timed out (QUALITY_GATE_TIMEOUT); full output: " + log},
-		{events.GateFailed{Failure: gates.Failure{Gate: gates.GateReported}, Log: log}, "WARN Quality gate failed: the agent reported TESTS_STATUS: FAILING"},
-		{events.CompletionHeld{Reason: "plan_complete", Plan: plan, Failures: []gates.Failure{test, lint}, Log: log, Mode: "block"},
+		{events.GateFailed{Failure: events.GateFailure{Gate: "TESTS_STATUS", Reported: true}, Log: log}, "WARN Quality gate failed: the agent reported TESTS_STATUS: FAILING"},
+		{events.CompletionHeld{Reason: "plan_complete", Plan: plan, Failures: []events.GateFailure{test, lint}, Log: log, Mode: "block"},
 			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1 (and 1 more); going on (QUALITY_GATE_MODE=block); full output: " + log},
-		{events.CompletionHeld{Reason: "done_pattern", Plan: events.PlanCount{Done: 1, Total: 2, Have: true}, Failures: []gates.Failure{test}, Mode: "circuit-breaker"},
+		{events.CompletionHeld{Reason: "done_pattern", Plan: events.PlanCount{Done: 1, Total: 2, Have: true}, Failures: []events.GateFailure{test}, Mode: "circuit-breaker"},
 			"WARN Not done: the agent reported completion (done_pattern), but TEST_COMMAND `go test ./...` exited 1; going on (QUALITY_GATE_MODE=circuit-breaker)"},
 		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}},
 			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"},
 		{completion{"completion_signals", 0, 0, events.Evidence{}},
 			"SUCCESS ✅ Completed (completion_signals): no tasks in @fix_plan.md; no quality gates configured"},
-		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []gates.Failure{test}, Log: log, Commit: "abc1234"}},
+		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []events.GateFailure{test}, Log: log, Commit: "abc1234"}},
 			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; last commit abc1234"},
 	}
 	for _, tc := range tests {

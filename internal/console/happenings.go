@@ -8,7 +8,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // speaker words every report a person is told of, for the console and for
@@ -185,14 +184,14 @@ func limitHit(m events.Moment, w events.Wait) []part {
 func callFailed(c events.Call) []part {
 	f := *c.Failure
 	p := []part{line(events.Error, "❌ %s exited: %s (code %d)", c.Agent, failureWords(f), f.Code)}
-	switch f.Reason {
-	case supervise.StartFailed:
+	switch f.Kind {
+	case events.CallNotStarted:
 		if f.Err != nil {
 			p = append(p, line(events.Error, "  %v", f.Err))
 		}
-	case supervise.WriteFailed:
+	case events.CallNotStored:
 		p = append(p, text(events.Error, notStored(f.Err, f.DiskFull)))
-	case supervise.OutputTooLarge:
+	case events.CallTooLarge:
 		var file string
 		if c.Iteration != nil {
 			file = c.Iteration.OutputFile

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 var t0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -163,19 +162,19 @@ func TestRenderLines(t *testing.T) {
 		{events.DoneMatched{Pattern: "ALL DONE"}, []string{`SUCCESS Done pattern "ALL DONE" matched the agent's reply`}},
 		// A failed call says how, then what to do when the loop stopped
 		// it for its output, then the end of its stderr.
-		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.TimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Kind: events.CallTimedOut, Code: 124}}, []string{"ERROR ❌ Codex exited: timed out (code 124)"}},
 		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 1}}, []string{"ERROR ❌ Codex exited: error (code 1)"}},
 		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 0}}, []string{"ERROR ❌ Codex exited: reported an error (code 0)"}},
-		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.StartFailed, Code: 127, Err: errors.New("no such file")}}, []string{
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Kind: events.CallNotStarted, Code: 127, Err: errors.New("no such file")}}, []string{
 			"ERROR ❌ Codex exited: could not start (code 127)", "ERROR   no such file"}},
 		{events.Call{Agent: "Codex", Failure: &events.Failure{Code: 2}, StderrTail: "x | y", StderrLog: ".ralph/logs/e.log"}, []string{
 			"ERROR ❌ Codex exited: error (exit 2) (code 2)", "ERROR   stderr (last 3 lines): x | y", "ERROR   full stderr log: .ralph/logs/e.log"}},
-		{events.Call{Agent: "Codex", Failure: &events.Failure{Reason: supervise.OutputTooLarge, Code: 143, MaxMB: 50}, Iteration: &events.Iteration{OutputFile: ".ralph/logs/out.log"},
+		{events.Call{Agent: "Codex", Failure: &events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 50}, Iteration: &events.Iteration{OutputFile: ".ralph/logs/out.log"},
 			StderrTail: "killed", StderrLog: "e.log"}, []string{
 			"ERROR ❌ Codex exited: output too large (more than MAX_OUTPUT_MB=50) (code 143)",
 			"ERROR   the agent printed more than MAX_OUTPUT_MB=50 MB and was stopped; .ralph/logs/out.log keeps the head and the tail (raise MAX_OUTPUT_MB, or 0 for no limit, if this output was expected)",
 			"ERROR   stderr (last 3 lines): killed", "ERROR   full stderr log: e.log"}},
-		{events.Call{Agent: "Claude Code", Failure: &events.Failure{Reason: supervise.WriteFailed, Code: -1, Err: errNoSpace, DiskFull: true}}, []string{
+		{events.Call{Agent: "Claude Code", Failure: &events.Failure{Kind: events.CallNotStored, Code: -1, Err: errNoSpace, DiskFull: true}}, []string{
 			"ERROR ❌ Claude Code exited: output could not be stored (code -1)",
 			"ERROR 💾 Agent output could not be stored (write .ralph/logs/o.log: no space left on device); the call counts as failed — free disk space, then run ralph_loop again"}},
 		{events.NoWrites{After: 10 * time.Minute}, []string{"WARN Write heartbeat: no file modifications in 10m"}},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // EventWords are the words the fan gives an event's typed values
@@ -126,18 +125,18 @@ func severe(s events.Stop) bool {
 // failureWords says how an agent call failed: a failed call's log line,
 // its status.json exit_reason and the failure guard's stop line.
 func failureWords(f events.Failure) string {
-	switch f.Reason {
-	case supervise.TimedOut:
+	switch f.Kind {
+	case events.CallTimedOut:
 		return "timed out"
-	case supervise.Inactive:
+	case events.CallInactive:
 		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
-	case supervise.StartFailed:
+	case events.CallNotStarted:
 		return "could not start"
-	case supervise.OutputTooLarge:
+	case events.CallTooLarge:
 		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
-	case supervise.WriteFailed:
+	case events.CallNotStored:
 		return "output could not be stored"
-	case supervise.Exited:
+	case events.CallExited:
 		if f.Code == 0 {
 			return "reported an error" // an API error (is_error) in its result
 		}

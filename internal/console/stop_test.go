@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // The golden sentences of the stops: the final "ralph_loop: ..." line and
@@ -23,9 +22,9 @@ func TestStopLine(t *testing.T) {
 		{events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3000}, "token budget reached: 3080 tokens used of 3000 (--max-tokens)"},
 		{events.Stop{Kind: events.StopStalled, Calls: 3, Limit: 3}, "stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"},
 		{events.Stop{Kind: events.StopIdle, Idle: 2*time.Hour + 499*time.Millisecond, IdleMax: 2 * time.Hour}, "idle for 2h0m0s (IDLE_MAX=2h0m0s); nothing left to do"},
-		{events.Stop{Kind: events.StopGaveUp, Agent: "Claude Code", Failures: 5, Last: events.Failure{Reason: supervise.Inactive, Code: 143, Inactivity: 5 * time.Minute}, Log: ".ralph/logs/claude_err.log"},
+		{events.Stop{Kind: events.StopGaveUp, Agent: "Claude Code", Failures: 5, Last: events.Failure{Kind: events.CallInactive, Code: 143, Inactivity: 5 * time.Minute}, Log: ".ralph/logs/claude_err.log"},
 			"Claude Code failed 5 times in a row (last: timed out (no output for 5m0s), code 143); check .ralph/logs/claude_err.log and the agent's setup, then run ralph_loop again"},
-		{events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 1, Last: events.Failure{Reason: supervise.OutputTooLarge, Code: 143, MaxMB: 50}, Log: "e.log"},
+		{events.Stop{Kind: events.StopGaveUp, Agent: "Codex", Failures: 1, Last: events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 50}, Log: "e.log"},
 			"Codex failed 1 times in a row (last: output too large (more than MAX_OUTPUT_MB=50), code 143); check e.log and the agent's setup, then run ralph_loop again"},
 		{events.Stop{Kind: events.StopNotStored, Failures: 3, Err: errNoSpace, DiskFull: true},
 			"the agent's output could not be stored 3 times in a row (write .ralph/logs/o.log: no space left on device); free disk space, then run ralph_loop again"},
@@ -74,11 +73,11 @@ func TestFailureWords(t *testing.T) {
 		{events.Failure{Code: 143}, "terminated (SIGTERM)"},
 		{events.Failure{Code: 2}, "error (exit 2)"},
 		{events.Failure{Code: -1}, "error (exit -1)"},
-		{events.Failure{Reason: supervise.TimedOut, Code: 124}, "timed out"},
-		{events.Failure{Reason: supervise.Inactive, Code: 143, Inactivity: 90 * time.Second}, "timed out (no output for 1m30s)"},
-		{events.Failure{Reason: supervise.StartFailed, Code: 127}, "could not start"},
-		{events.Failure{Reason: supervise.OutputTooLarge, Code: 143, MaxMB: 1}, "output too large (more than MAX_OUTPUT_MB=1)"},
-		{events.Failure{Reason: supervise.WriteFailed, Code: 0}, "output could not be stored"},
+		{events.Failure{Kind: events.CallTimedOut, Code: 124}, "timed out"},
+		{events.Failure{Kind: events.CallInactive, Code: 143, Inactivity: 90 * time.Second}, "timed out (no output for 1m30s)"},
+		{events.Failure{Kind: events.CallNotStarted, Code: 127}, "could not start"},
+		{events.Failure{Kind: events.CallTooLarge, Code: 143, MaxMB: 1}, "output too large (more than MAX_OUTPUT_MB=1)"},
+		{events.Failure{Kind: events.CallNotStored, Code: 0}, "output could not be stored"},
 	}
 	for _, tc := range tests {
 		if got := failureWords(tc.f); got != tc.want {

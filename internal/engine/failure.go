@@ -41,20 +41,20 @@ func (l *loop) failure(c *call) step {
 		}
 	}
 
-	f := events.Failure{Reason: o.Reason, Code: code}
+	f := events.Failure{Kind: events.CallExited, Code: code}
 	typ := events.IterationFailed
 	detail := "error"
 	switch o.Reason {
 	case supervise.TimedOut:
-		typ, detail = events.IterationTimedOut, "timeout"
+		f.Kind, typ, detail = events.CallTimedOut, events.IterationTimedOut, "timeout"
 	case supervise.Inactive:
-		f.Inactivity, typ, detail = l.s.Inactivity, events.IterationTimedOut, "inactive"
+		f.Kind, f.Inactivity, typ, detail = events.CallInactive, l.s.Inactivity, events.IterationTimedOut, "inactive"
 	case supervise.StartFailed:
-		f.Err, detail = o.Err, "start_failed"
+		f.Kind, f.Err, detail = events.CallNotStarted, o.Err, "start_failed"
 	case supervise.OutputTooLarge:
-		f.MaxMB, detail = l.s.MaxOutput>>20, outcomeTooLarge
+		f.Kind, f.MaxMB, detail = events.CallTooLarge, l.s.MaxOutput>>20, outcomeTooLarge
 	case supervise.WriteFailed:
-		f.Err, f.DiskFull, detail = o.Err, ralphdir.NoSpace(o.Err), writeFailure(o.Err)
+		f.Kind, f.Err, f.DiskFull, detail = events.CallNotStored, o.Err, ralphdir.NoSpace(o.Err), writeFailure(o.Err)
 	}
 	// The console says how the call failed, what to do when the loop
 	// stopped it for its output, and the end of its stderr.

@@ -56,7 +56,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep.AnalysisChanged(nil)
-	f := events.Failure{Reason: supervise.Exited} // exit 0, yet it failed
+	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})

@@ -1,12 +1,21 @@
 package events
 
-import "github.com/ralphloop/ralph_loop/internal/gates"
+// GateFailure is one failed quality gate, as a person is told of it.
+type GateFailure struct {
+	Gate     string // TEST_COMMAND, QUALITY_GATES or TESTS_STATUS
+	Command  string // the command that failed ("" for TESTS_STATUS)
+	ExitCode int
+	TimedOut bool // it ran past QUALITY_GATE_TIMEOUT
+	// Reported: the gate is the agent's own TESTS_STATUS: FAILING, no
+	// command of the loop's.
+	Reported bool
+}
 
 // GateFailed: a quality gate failed (Failure says which and how); Log is
 // the file, relative to the project, that holds its whole output ("" when
 // none could be written, or for the agent's own TESTS_STATUS).
 type GateFailed struct {
-	Failure gates.Failure
+	Failure GateFailure
 	Log     string
 }
 
@@ -16,7 +25,7 @@ type GateFailed struct {
 type CompletionHeld struct {
 	Reason   string
 	Plan     PlanCount
-	Failures []gates.Failure
+	Failures []GateFailure
 	Log      string // the failing gates' whole output, relative to the project
 	Mode     string // QUALITY_GATE_MODE
 }
@@ -36,11 +45,11 @@ type Evidence struct {
 	// overall status: "pass" or "fail" (a failure completes only in
 	// warn mode).
 	Gates    string
-	Mode     string          // QUALITY_GATE_MODE
-	Failures []gates.Failure // the gates that fail
-	Log      string          // their whole output, relative to the project
-	Commit   string          // HEAD, abbreviated ("" without git)
-	Subject  string          // its subject line, as the repository has it
+	Mode     string        // QUALITY_GATE_MODE
+	Failures []GateFailure // the gates that fail
+	Log      string        // their whole output, relative to the project
+	Commit   string        // HEAD, abbreviated ("" without git)
+	Subject  string        // its subject line, as the repository has it
 }
 
 func (GateFailed) notice()     {}

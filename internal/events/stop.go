@@ -1,10 +1,6 @@
 package events
 
-import (
-	"time"
-
-	"github.com/ralphloop/ralph_loop/internal/supervise"
-)
+import "time"
 
 // StopKind names why a run ended before the project was complete.
 type StopKind uint8
@@ -70,19 +66,28 @@ type Stop struct {
 	StopPercent float64
 }
 
+// FailureKind names how an agent call failed.
+type FailureKind uint8
+
+// The ways an agent call fails.
+const (
+	CallExited     FailureKind = iota // it exited on its own, with a code other than 0, or with 0 but an API error (is_error) in its result
+	CallTimedOut                      // it ran past CLAUDE_TIMEOUT_MINUTES
+	CallInactive                      // it printed nothing for INACTIVITY_TIMEOUT
+	CallNotStarted                    // it could not be started
+	CallTooLarge                      // it printed more than MAX_OUTPUT_MB
+	CallNotStored                     // its output could not be stored
+)
+
 // Failure is how one agent call failed.
 type Failure struct {
-	// Reason is how the call ended: supervise.TimedOut, Inactive,
-	// StartFailed, OutputTooLarge, WriteFailed, or Exited for a call that
-	// exited on its own, with a code other than 0 or with 0 but an API
-	// error (is_error) reported in its result.
-	Reason     supervise.Reason
+	Kind       FailureKind
 	Code       int           // the call's exit code
-	Inactivity time.Duration // Inactive: the inactivity timeout
-	MaxMB      int64         // OutputTooLarge: MAX_OUTPUT_MB
-	// Err is why the call could not start (StartFailed) or the writer's
-	// error (WriteFailed); DiskFull, for WriteFailed: the disk or the
-	// quota is full, which changes the remedy shown.
+	Inactivity time.Duration // CallInactive: the inactivity timeout
+	MaxMB      int64         // CallTooLarge: MAX_OUTPUT_MB
+	// Err is why the call could not start (CallNotStarted) or the
+	// writer's error (CallNotStored); DiskFull, for CallNotStored: the
+	// disk or the quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
 }

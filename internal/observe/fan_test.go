@@ -6,7 +6,6 @@ import (
 	"time"
 
 	. "github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 var busT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -72,7 +71,7 @@ func TestFanWordsTypedValues(t *testing.T) {
 	b := New(func() time.Time { return busT0 }, "run-7")
 	b.Add(Lines(func(e Event) { got = append(got, e) }))
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
-	failure := Failure{Reason: supervise.TimedOut, Code: 124}
+	failure := Failure{Kind: CallTimedOut, Code: 124}
 	b.Stopped(Moment{}, End{Stop: &stop})
 	b.SetWords(Words{
 		Stop:    func(s Stop) string { return "stopped by " + s.Signal },

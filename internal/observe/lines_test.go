@@ -6,7 +6,6 @@ import (
 	"time"
 
 	. "github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // Each report becomes the line of logs/events.jsonl the engine wrote when
@@ -20,7 +19,7 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 	}
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
 	it := &Iteration{Outcome: "success", Driver: "claude-code", WallMS: 5}
-	f := Failure{Reason: supervise.TimedOut, Code: 124}
+	f := Failure{Kind: CallTimedOut, Code: 124}
 	cases := []struct {
 		report func(*Fan)
 		want   Event
