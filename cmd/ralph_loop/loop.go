@@ -82,7 +82,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.EventsFile == "-" {
 		boxOut, boxFile = errOut, stderr
 	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile), ResetCommand: reset}
+	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
 	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	notifier := wireNotify(cfg, bus, dir, cwd)
 	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
@@ -158,7 +158,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" {
+	if msg := res.Stop.Sentence(); res.Code != 0 && msg != "" {
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)
@@ -175,7 +175,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	err := engine.Precheck(settingsFor(cfg, reset), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
 		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(1) // shown; 1, as for every start-up failure

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/notify"
 )
@@ -29,7 +28,7 @@ func notifyConfig(cfg *config.Config, cwd string, log func(string), warn func(st
 		Project:  project,
 		Dir:      cwd,
 		Env:      os.Environ(),
-		Text:     console.Headline,
+		Text:     events.Event.Headline,
 		Log:      log,
 		Warn:     warn,
 		LookPath: exec.LookPath,

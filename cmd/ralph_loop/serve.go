@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -104,7 +103,7 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 
 // projectFiles is the dashboard's view of the project named name.
 func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
-	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: console.Headline}
+	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: events.Event.Headline}
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.

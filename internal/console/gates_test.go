@@ -46,22 +46,6 @@ func TestRenderGates(t *testing.T) {
 	}
 }
 
-// A completion that warn mode let through with failing gates says so in
-// its notification; one with passing gates does not.
-func TestHeadlineFailingGates(t *testing.T) {
-	snap := events.Snapshot{Loop: 2, TasksCompleted: 2, TasksTotal: 2}
-	e := events.Event{Type: events.RunFinished, Snapshot: snap, Reason: "plan_complete", ExitCode: new(0)}
-	e.QualityGates = &events.Gates{OverallStatus: "fail", Mode: "warn", Failing: []string{"go test ./...", "npm run lint"}}
-	want := "Ralph has completed the project (plan_complete; 2 loops, tasks 2/2) but quality gates FAIL (QUALITY_GATE_MODE=warn): `go test ./...`, `npm run lint`"
-	if got := Headline(e); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-	e.QualityGates = &events.Gates{OverallStatus: "pass", Mode: "warn"}
-	if got, want := Headline(e), "Ralph has completed the project (plan_complete; 2 loops, tasks 2/2)"; got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-}
-
 func TestRenderBreakerOpenAtStart(t *testing.T) {
 	stop := events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker open: no progress (run ralph_loop --reset-circuit to continue)")}
 	_, got := render(Options{}, events.BreakerOpenAtStart{Stop: stop})

@@ -47,3 +47,12 @@ func (l *loop) breakerHalt(action string) Result {
 	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
 		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}
 }
+
+// resetCommand closes an OPEN circuit by hand, where the loop was
+// started (breaker.Config.ResetCommand, else the default).
+func (l *loop) resetCommand() string {
+	if l.brkCfg.ResetCommand != "" {
+		return l.brkCfg.ResetCommand
+	}
+	return breaker.DefaultResetCommand
+}

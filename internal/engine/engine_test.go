@@ -149,7 +149,7 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) config.Conf
 func (h *ctlHarness) run(s config.Config) engine.Result {
 	start := time.Now()
 	bus := observe.New(time.Now, events.ISOTime(start))
-	bus.SetWords(console.EventWords())
+	bus.SetWords(observe.Words{Stop: events.Stop.Sentence, Failure: events.Failure.Words})
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
@@ -305,7 +305,7 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 	h.t.Helper()
 	if r.Code != code || r.Reason != reason || r.Status != status {
 		h.t.Fatalf("result = code %d, reason %q, status %q (%s); want %d, %q, %q\nlog:\n%s",
-			r.Code, r.Reason, r.Status, console.StopLine(r.Stop), code, reason, status, h.rec.logText())
+			r.Code, r.Reason, r.Status, r.Stop.Sentence(), code, reason, status, h.rec.logText())
 	}
 	fin := h.rec.ofType(events.RunFinished)
 	if len(fin) != 1 || fin[0].ExitCode == nil || *fin[0].ExitCode != code || fin[0].Reason != reason {

@@ -119,7 +119,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
 		return stopWith(r)
 	}
 	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early

@@ -109,7 +109,7 @@ func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
 	pending := l.exitReason()
 
 	if res.HasErrors {
-		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Lines: res.ErrorLines[:min(3, len(res.ErrorLines))]})
+		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Errors: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
 	return pending
 }
@@ -129,7 +129,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	if !idle {
 		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
 			it.Outcome = "circuit_breaker_trip"
-			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
+			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
 			return stopWith(r)
 		}
 	}

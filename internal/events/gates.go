@@ -1,5 +1,12 @@
 package events
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
+)
+
 // GateFailure is one failed quality gate, as a person is told of it.
 type GateFailure struct {
 	Gate     string // TEST_COMMAND, QUALITY_GATES or TESTS_STATUS
@@ -52,5 +59,87 @@ type Evidence struct {
 	Subject  string        // its subject line, as the repository has it
 }
 
-func (GateFailed) notice()     {}
-func (CompletionHeld) notice() {}
+// Lines: the gate, how it failed, and where its whole output is.
+func (n GateFailed) Lines() []Line {
+	s := "Quality gate failed: " + n.Failure.words()
+	if n.Log != "" && !n.Failure.Reported {
+		s += "; full output: " + n.Log
+	}
+	return []Line{logText(Warn, s)}
+}
+
+// Lines: what looked done, and which gate fails.
+func (n CompletionHeld) Lines() []Line {
+	return []Line{logf(Warn, "Not done: %s, but %s; going on (QUALITY_GATE_MODE=%s)%s",
+		claimWords(n.Reason, n.Plan), failuresWords(n.Failures), n.Mode, logWords(n.Log))}
+}
+
+// words name a failed gate and how it failed: "TEST_COMMAND `go test
+// ./...` exited 1".
+func (f GateFailure) words() string {
+	switch {
+	case f.Reported:
+		return "the agent reported TESTS_STATUS: FAILING"
+	case f.TimedOut:
+		return fmt.Sprintf("%s `%s` timed out (QUALITY_GATE_TIMEOUT)", f.Gate, flat(f.Command))
+	}
+	return fmt.Sprintf("%s `%s` exited %d", f.Gate, flat(f.Command), f.ExitCode)
+}
+
+// failuresWords: the first failed gate, and how many more.
+func failuresWords(fs []GateFailure) string {
+	if len(fs) == 0 {
+		return "a quality gate fails"
+	}
+	s := fs[0].words()
+	if len(fs) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(fs)-1)
+	}
+	return s
+}
+
+// claimWords: what made the run look complete.
+func claimWords(reason string, plan PlanCount) string {
+	if plan.Have && plan.Total > 0 && plan.Done == plan.Total {
+		return fmt.Sprintf("plan %d/%d ticked", plan.Done, plan.Total)
+	}
+	return "the agent reported completion (" + reason + ")"
+}
+
+func logWords(log string) string {
+	if log == "" {
+		return ""
+	}
+	return "; full output: " + log
+}
+
+// line is the last line of a completed run (reason): the evidence it
+// rests on (plan, quality gates, last commit). Gates that fail (warn
+// mode) make it a warning.
+func (ev Evidence) line(reason string) Line {
+	var parts []string
+	if ev.Plan.Have && ev.Plan.Total > 0 {
+		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
+	} else {
+		parts = append(parts, "no tasks in @fix_plan.md")
+	}
+	switch ev.Gates {
+	case "":
+		parts = append(parts, "no quality gates configured")
+	case "fail":
+		parts = append(parts, "quality gates FAILING: "+failuresWords(ev.Failures)+logWords(ev.Log))
+	default:
+		parts = append(parts, "quality gates passing")
+	}
+	if ev.Commit != "" {
+		c := "last commit " + ev.Commit
+		if s := flat(ev.Subject); s != "" {
+			c += " " + clip.Ellipsis(s, 60)
+		}
+		parts = append(parts, c)
+	}
+	if ev.Gates == "fail" {
+		return logf(Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))
+	}
+	return logf(Success, "✅ Completed (%s): %s", reason, strings.Join(parts, "; "))
+}

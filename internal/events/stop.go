@@ -1,6 +1,11 @@
 package events
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+)
 
 // StopKind names why a run ended before the project was complete.
 type StopKind uint8
@@ -90,4 +95,146 @@ type Failure struct {
 	// disk or the quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
+}
+
+// Sentence is the one sentence that says why a run stopped early: the
+// log's stop line, the final "ralph_loop: ..." line on stderr and
+// run_finished's message. It is "" for no stop (StopNone).
+func (s Stop) Sentence() string {
+	switch s.Kind {
+	case StopMaxLoops:
+		return fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", s.Calls, s.Limit)
+	case StopMaxCost:
+		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
+	case StopMaxTokens:
+		return fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", s.Tokens, s.TokenLimit)
+	case StopStalled:
+		return fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", s.Calls, s.Limit)
+	case StopIdle:
+		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
+	case StopGaveUp:
+		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
+			s.Agent, s.Failures, s.Last.Words(), s.Last.Code, s.Log)
+	case StopNotStored:
+		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
+	case StopDenied:
+		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
+	case StopUsageLimit:
+		return "stopped at the usage limit; run ralph_loop again once it has reset"
+	case StopUsageTooFar:
+		if s.Usage.ResetsAt == nil {
+			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
+				s.Usage.Window, s.MaxWait)
+		}
+		return fmt.Sprintf("usage limit reached in the %s window; %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage), s.MaxWait)
+	case StopUsagePercent:
+		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
+			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case StopUsageWarning:
+		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage))
+	case StopOutage:
+		return fmt.Sprintf("%s's provider has been failing for %s, OUTAGE_MAX=%s (%d tries; last: %s%s); run ralph_loop again once it is back",
+			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
+	case StopPermanent:
+		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
+	case StopSignal:
+		return "stopped by " + s.Signal
+	case StopBreaker, StopError:
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	}
+	return ""
+}
+
+// conditionLines is the log line of a stop condition: ERROR with a stop
+// sign for a fault, WARN for a limit the person set.
+func (s Stop) conditionLines() []Line {
+	msg := s.Sentence()
+	switch {
+	case s.severe():
+		return []Line{logf(Error, "🛑 %s", msg)}
+	case s.Kind == StopMaxLoops:
+		return []Line{logf(Warn, "Max loops reached: %s", msg)}
+	}
+	return []Line{logText(Warn, msg)}
+}
+
+// severe reports whether the stop is a fault to look into (an ERROR line)
+// rather than a limit the person set (a WARN line).
+func (s Stop) severe() bool {
+	switch s.Kind {
+	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent:
+		return true
+	}
+	return false
+}
+
+// Words say how an agent call failed: a failed call's log line, its
+// status.json exit_reason and the failure guard's stop line.
+func (f Failure) Words() string {
+	switch f.Kind {
+	case CallTimedOut:
+		return "timed out"
+	case CallInactive:
+		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
+	case CallNotStarted:
+		return "could not start"
+	case CallTooLarge:
+		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
+	case CallNotStored:
+		return "output could not be stored"
+	case CallExited:
+		if f.Code == 0 {
+			return "reported an error" // an API error (is_error) in its result
+		}
+	}
+	return exitWords(f.Code)
+}
+
+// exitWords words an exit code as the bash loop (and bmalph's dashboard)
+// does.
+func exitWords(code int) string {
+	switch code {
+	case 0:
+		return "completed"
+	case 1:
+		return "error"
+	case 124:
+		return "timed out"
+	case 130:
+		return "interrupted (SIGINT)"
+	case 137:
+		return "killed (OOM or SIGKILL)"
+	case 143:
+		return "terminated (SIGTERM)"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}
+
+// notStored is the line that says the agent's output could not be
+// stored (err, the writer's error): what, where, and what to do.
+func notStored(err error, diskFull bool) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(err), writeFix(diskFull))
+}
+
+// writeFix says what to do about output that could not be stored.
+func writeFix(diskFull bool) string {
+	if diskFull {
+		return "free disk space"
+	}
+	return "make .ralph/ writable"
+}
+
+// writeError drops the "output could not be written" prefixes from a
+// write error, keeping the writer's own error, which names the file.
+func writeError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
@@ -333,7 +332,7 @@ func WriteText(w io.Writer, s *Summary) {
 	if len(s.Breaker) > 0 {
 		fmt.Fprintln(w, "\n  circuit breaker:")
 		for _, c := range s.Breaker {
-			fmt.Fprintf(w, "    loop %d: %s\n", c.Loop, console.BreakerMove(c.From, c.To, c.Reason))
+			fmt.Fprintf(w, "    loop %d: %s\n", c.Loop, events.BreakerMove(c.From, c.To, c.Reason))
 		}
 	}
 	writeReceipts(w, s.Receipts)

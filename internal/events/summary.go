@@ -1,8 +1,10 @@
-package console
+package events
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 var (
@@ -32,3 +34,7 @@ func boxSummary(s string) string {
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// SummaryLine is the agent's summary as the Response Analysis box shows
+// it: one line, no RALPH_STATUS block, at most 200 bytes.
+func SummaryLine(s string) string { return clip.Bytes(boxSummary(s), 200) }

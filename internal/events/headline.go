@@ -1,61 +1,60 @@
-package console
+package events
 
 import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
-// Headline is an event in one line for a person, in the words the console
-// uses for it: the text a notifier sends (a chat message, a desktop
-// notice) and the dashboard's timeline line. A run that stopped early says why in StopLine's words (the
-// event's message); any event type without words of its own is named as
-// it is, with the loop number.
-func Headline(e events.Event) string {
+// Headline is the event in one line for a person, in the words the
+// console uses for it: the text a notifier sends (a chat message, a
+// desktop notice) and the dashboard's timeline line. A run that stopped
+// early says why in Stop.Sentence's words (the event's message); any
+// event type without words of its own is named as it is, with the loop
+// number.
+func (e Event) Headline() string {
 	switch e.Type {
-	case events.RunFinished:
+	case RunFinished:
 		return finishedHeadline(e)
-	case events.BreakerChanged:
+	case BreakerChanged:
 		if e.To == "OPEN" {
 			return fmt.Sprintf("Circuit breaker has opened - execution halted (%s)", e.Reason)
 		}
 		return "Circuit breaker: " + BreakerMove(e.From, e.To, e.Reason)
-	case events.UsageLimited:
+	case UsageLimited:
 		return "Usage limit reached; waiting" + until(e) + reasonSuffix(e.Reason)
-	case events.RateLimited:
+	case RateLimited:
 		return fmt.Sprintf("Call limit reached (%d calls per hour); waiting", e.MaxCalls) + until(e)
-	case events.RunStarted:
+	case RunStarted:
 		return fmt.Sprintf("Ralph loop starting (%s)", e.Driver)
-	case events.Paused:
+	case Paused:
 		return "Paused (ralph_loop --resume to go on)"
-	case events.Resumed:
+	case Resumed:
 		return "Resumed"
-	case events.IterationCompleted, events.IterationIdle:
+	case IterationCompleted, IterationIdle:
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
-	case events.IterationFailed, events.IterationTimedOut:
+	case IterationFailed, IterationTimedOut:
 		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
-	case events.IterationStarted:
+	case IterationStarted:
 		return fmt.Sprintf("Starting Loop #%d", e.Loop)
-	case events.DelayStarted:
+	case DelayStarted:
 		if w := waitWords(e.Wait, time.Duration(e.DelaySecs*float64(time.Second))); w != "" {
 			return w
 		}
-	case events.DelayEnded:
+	case DelayEnded:
 		if e.Skipped {
 			return "Wait skipped (Ctrl+C)"
 		}
-	case events.UsageUpdated:
+	case UsageUpdated:
 		return usageHeadline(e.UsageLimits)
-	case events.DriverSwitched:
+	case DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
 	}
 	return fmt.Sprintf("%s (loop #%d)", strings.ReplaceAll(string(e.Type), "_", " "), e.Loop)
 }
 
 // finishedHeadline: the project done, or why the run stopped.
-func finishedHeadline(e events.Event) string {
+func finishedHeadline(e Event) string {
 	stats := fmt.Sprintf("%d loops, tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	code := 0
 	if e.ExitCode != nil {
@@ -72,7 +71,7 @@ func finishedHeadline(e events.Event) string {
 
 // failingGates: a completion's quality gates that fail (warn mode let
 // them through), named; "" when none fails.
-func failingGates(g *events.Gates) string {
+func failingGates(g *Gates) string {
 	if g == nil || g.OverallStatus != "fail" {
 		return ""
 	}
@@ -83,7 +82,7 @@ func failingGates(g *events.Gates) string {
 	return fmt.Sprintf(" but quality gates FAIL (QUALITY_GATE_MODE=%s): %s", g.Mode, strings.Join(names, ", "))
 }
 
-func until(e events.Event) string {
+func until(e Event) string {
 	if e.Until == nil {
 		return ""
 	}
@@ -98,7 +97,7 @@ func reasonSuffix(r string) string {
 }
 
 // usageHeadline: each known usage window (usageWindowLine).
-func usageHeadline(ws []events.UsageWindow) string {
+func usageHeadline(ws []UsageWindow) string {
 	parts := make([]string, 0, len(ws))
 	for _, w := range ws {
 		parts = append(parts, usageWindowLine(w))
