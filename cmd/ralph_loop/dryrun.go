@@ -88,7 +88,6 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
-	bus.SetWords(observe.Words{Stop: events.Stop.Sentence, Failure: events.Failure.Words})
 	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.

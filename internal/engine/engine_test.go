@@ -149,7 +149,6 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) config.Conf
 func (h *ctlHarness) run(s config.Config) engine.Result {
 	start := time.Now()
 	bus := observe.New(time.Now, events.ISOTime(start))
-	bus.SetWords(observe.Words{Stop: events.Stop.Sentence, Failure: events.Failure.Words})
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),

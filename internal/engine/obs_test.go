@@ -177,7 +177,6 @@ func (r *obsRun) run() {
 		r.settle(&s)
 	}
 	bus := observe.New(r.now, "run-1")
-	bus.SetWords(observe.Words{Stop: events.Stop.Sentence, Failure: events.Failure.Words})
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)

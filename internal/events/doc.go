@@ -27,10 +27,8 @@
 //
 // How a run ended early (Stop: a limit, a stall, the failure guard, a
 // signal...) and how an agent call failed (Failure) are values too, with
-// their words (Stop.Sentence, Failure.Words); the event line keeps a text
-// for each (run_finished's message, a failed call's reason), which the
-// fan fills from the words it was given (observe.Fan.SetWords) before any
-// surface sees the report. A value more than one surface words has one
+// their words (Stop.Sentence, Failure.Words), which the event line keeps
+// too (run_finished's message, a failed call's reason). A value more than one surface words has one
 // function here (words.go: BreakerMove; Event.Headline, SummaryLine).
 //
 // The changes of the kept state (the call count, the breaker, the

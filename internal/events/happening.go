@@ -28,10 +28,8 @@ type Call struct {
 	// IterationDenied.
 	Outcome   Type
 	Iteration *Iteration
-	// Failure is why a failed call failed; Reason is its words (the
-	// fan fills them) or, without a Failure, nothing.
+	// Failure is why a failed call failed.
 	Failure *Failure
-	Reason  string
 	// DriverExitCode is status.json's driver_exit_code, set when the
 	// call's end sets it.
 	DriverExitCode *int
@@ -52,6 +50,16 @@ type Call struct {
 	// started.
 	BreakerOpened bool
 	ResetCommand  string
+}
+
+// FailureWords are how a failed call failed (Failure.Words): its event
+// line's reason and status.json's exit_reason; "" for a call that did not
+// fail.
+func (c Call) FailureWords() string {
+	if c.Failure == nil {
+		return ""
+	}
+	return c.Failure.Words()
 }
 
 // Lines word a call's end: the usage limit that stopped it, the breaker
@@ -235,12 +243,10 @@ type End struct {
 	Reason         string // status.json's exit_reason
 	ExitCode       int
 	DriverExitCode *int
-	// Stop is how a run ended early, nil otherwise; Message is its
-	// words (the fan fills them). Condition: a stop condition (a limit, a
-	// stall, the failure guard, an outage...) ended it, which the console
-	// says.
+	// Stop is how a run ended early, nil otherwise. Condition: a stop
+	// condition (a limit, a stall, the failure guard, an outage...)
+	// ended it, which its Lines say.
 	Stop      *Stop
-	Message   string
 	Condition bool
 	// Evidence, on a completed run, is what the completion rests on.
 	Evidence *Evidence

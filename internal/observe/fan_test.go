@@ -62,29 +62,3 @@ func TestFanSays(t *testing.T) {
 		}
 	}
 }
-
-// The fan words a report's typed values with the words it was given, so
-// every observer sees the same text; a text the engine set stays, and
-// without words the values stay unworded.
-func TestFanWordsTypedValues(t *testing.T) {
-	var got []Event
-	b := New(func() time.Time { return busT0 }, "run-7")
-	b.Add(Lines(func(e Event) { got = append(got, e) }))
-	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
-	failure := Failure{Kind: CallTimedOut, Code: 124}
-	b.Stopped(Moment{}, End{Stop: &stop})
-	b.SetWords(Words{
-		Stop:    func(s Stop) string { return "stopped by " + s.Signal },
-		Failure: func(f Failure) string { return "timed out" },
-	})
-	b.Stopped(Moment{}, End{Stop: &stop})
-	b.CallEnded(Moment{}, Call{Outcome: IterationTimedOut, Failure: &failure})
-	b.Stopped(Moment{}, End{Stop: &stop, Message: "own words", Reason: "SIGINT"})
-	b.Stopped(Moment{}, End{})
-	want := []struct{ msg, reason string }{{"", ""}, {"stopped by SIGINT", ""}, {"", "timed out"}, {"own words", "SIGINT"}, {"", ""}}
-	for i, w := range want {
-		if got[i].Message != w.msg || got[i].Reason != w.reason {
-			t.Errorf("event %d: message %q reason %q, want %q %q", i, got[i].Message, got[i].Reason, w.msg, w.reason)
-		}
-	}
-}

@@ -38,7 +38,9 @@ func (l lines) CallStarted(m events.Moment) { l.f(line(m, events.IterationStarte
 
 func (l lines) CallEnded(m events.Moment, c events.Call) {
 	e := line(m, c.Outcome)
-	e.Iteration, e.Reason, e.DriverExitCode = c.Iteration, c.Reason, c.DriverExitCode
+	e.Iteration = c.Iteration
+	e.Reason = c.FailureWords()
+	e.DriverExitCode = c.DriverExitCode
 	l.f(e)
 }
 
@@ -91,7 +93,13 @@ func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
 
 func (l lines) Stopped(m events.Moment, end events.End) {
 	e := line(m, events.RunFinished)
-	e.Reason, e.ExitCode, e.DriverExitCode, e.Message, e.Stop = end.Reason, new(end.ExitCode), end.DriverExitCode, end.Message, end.Stop
+	e.Reason = end.Reason
+	e.ExitCode = new(end.ExitCode)
+	e.DriverExitCode = end.DriverExitCode
+	if end.Stop != nil {
+		e.Message = end.Stop.Sentence()
+		e.Stop = end.Stop
+	}
 	l.f(e)
 }
 

@@ -10,7 +10,8 @@ import (
 
 // Each report becomes the line of logs/events.jsonl the engine wrote when
 // it built the line itself (docs/EVENTS.md): the same fields, the same
-// bytes.
+// bytes; a failed call's reason and a stop's message are their values'
+// words (Failure.Words, Stop.Sentence).
 func TestLinesAreTheEventLogContract(t *testing.T) {
 	until := busT0.Add(90 * time.Second)
 	snap := Snapshot{Loop: 3, CallsThisHour: 2, MaxCalls: 100, NextReset: "04:00:00", BreakerState: "CLOSED"}
@@ -71,10 +72,6 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 	for _, c := range cases {
 		var got []Event
 		b := New(func() time.Time { return busT0 }, "run-7")
-		b.SetWords(Words{
-			Stop:    func(s Stop) string { return "stopped by " + s.Signal },
-			Failure: func(Failure) string { return "timed out" },
-		})
 		b.Add(Lines(func(e Event) { got = append(got, e) }))
 		c.report(b)
 		want := c.want

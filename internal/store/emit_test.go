@@ -24,7 +24,12 @@ func emit(b *observe.Fan, e events.Event) {
 	case events.IterationProgress:
 		b.CallProgress(m, events.AgentWorking{Last: e.Message, Elapsed: w.Delay})
 	case events.IterationCompleted, events.IterationFailed, events.IterationTimedOut, events.IterationIdle, events.IterationDenied:
-		b.CallEnded(m, events.Call{Outcome: e.Type, Iteration: e.Iteration, Reason: e.Reason, DriverExitCode: e.DriverExitCode})
+		c := events.Call{Outcome: e.Type, Iteration: e.Iteration, DriverExitCode: e.DriverExitCode}
+		if e.Reason != "" && e.DriverExitCode != nil {
+			// A failed call: its exit code says how (Failure.Words).
+			c.Failure = &events.Failure{Code: *e.DriverExitCode}
+		}
+		b.CallEnded(m, c)
 	case events.DelayStarted:
 		b.WaitStarted(m, w)
 	case events.DelayEnded:
@@ -44,7 +49,7 @@ func emit(b *observe.Fan, e events.Event) {
 	case events.ReviewCompleted:
 		b.Reviewed(m, events.Info, e.Message)
 	case events.RunFinished:
-		end := events.End{Reason: e.Reason, DriverExitCode: e.DriverExitCode, Stop: e.Stop, Message: e.Message}
+		end := events.End{Reason: e.Reason, DriverExitCode: e.DriverExitCode, Stop: e.Stop}
 		if e.ExitCode != nil {
 			end.ExitCode = *e.ExitCode
 		}

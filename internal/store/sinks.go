@@ -78,7 +78,7 @@ func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 // timed-out call's description, nothing for the others.
 func callReason(c events.Call) string {
 	if c.Outcome == events.IterationFailed || c.Outcome == events.IterationTimedOut {
-		return c.Reason
+		return c.FailureWords()
 	}
 	return ""
 }
