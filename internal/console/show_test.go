@@ -39,7 +39,7 @@ func show(o observe.Observer, ts time.Time, v any) {
 	case events.AgentWorking:
 		o.CallProgress(m, v)
 	case runStarted:
-		o.RunStarted(m, "claude-code", "1.0")
+		o.RunStarted(m, events.Start{Driver: "claude-code", Version: "1.0"})
 	case events.Notice:
 		o.Said(ts, v)
 	case warned:

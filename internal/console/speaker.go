@@ -20,7 +20,7 @@ type speaker struct {
 // say shows lines at ts.
 func (s *speaker) say(ts time.Time, lines []events.Line) { s.show(ts, s.l.parts(lines)) }
 
-func (s *speaker) RunStarted(m events.Moment, _, _ string) { s.say(m.TS, events.MainLoopLines()) }
+func (s *speaker) RunStarted(m events.Moment, st events.Start) { s.say(m.TS, st.Lines()) }
 
 // CallStarted has no words of its own: the notices of the call say it
 // (events.CallStarting).
@@ -43,9 +43,7 @@ func (s *speaker) UsageChanged(events.Moment) {}
 
 func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) { s.say(m.TS, d.Lines()) }
 
-func (s *speaker) Reviewed(m events.Moment, level events.Level, text string) {
-	s.say(m.TS, []events.Line{{Level: level, Text: text}})
-}
+func (s *speaker) Reviewed(m events.Moment, r events.Review) { s.say(m.TS, r.Lines()) }
 
 func (s *speaker) Stopped(m events.Moment, e events.End) { s.say(m.TS, e.Lines(m)) }
 

@@ -146,7 +146,7 @@ func (l *loop) run() Result {
 		return r
 	}
 	l.plan.count()
-	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
+	l.bus.RunStarted(l.at("", ""), events.Start{Driver: l.s.Driver, Version: l.deps.Version})
 
 	for {
 		if r, stop := l.interrupted(); stop {

@@ -276,5 +276,20 @@ func (e End) Lines(m Moment) []Line {
 	return l
 }
 
-// MainLoopLines open the main loop (observe.Observer.RunStarted).
-func MainLoopLines() []Line { return []Line{logText(Info, "Starting main loop...")} }
+// Start is how the main loop starts (observe.Observer.RunStarted): the
+// driver it calls, and the version its CLI reported ("" when unknown).
+type Start struct {
+	Driver  string
+	Version string
+}
+
+func (Start) Lines() []Line { return []Line{logText(Info, "Starting main loop...")} }
+
+// Review is what a review call found (observe.Observer.Reviewed), in the
+// review's own words (package review words it), at its level.
+type Review struct {
+	Level Level
+	Text  string
+}
+
+func (r Review) Lines() []Line { return []Line{logText(r.Level, r.Text)} }

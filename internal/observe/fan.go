@@ -60,8 +60,8 @@ func (f *Fan) say(ts time.Time, call func(Observer, time.Time)) {
 // The lifecycle methods stamp the moment (report) and hand the report to
 // every observer.
 
-func (f *Fan) RunStarted(m events.Moment, driver, version string) {
-	f.report(m, func(o Observer, m events.Moment) { o.RunStarted(m, driver, version) })
+func (f *Fan) RunStarted(m events.Moment, s events.Start) {
+	f.report(m, func(o Observer, m events.Moment) { o.RunStarted(m, s) })
 }
 
 func (f *Fan) CallStarted(m events.Moment) { f.report(m, Observer.CallStarted) }
@@ -96,8 +96,8 @@ func (f *Fan) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	f.report(m, func(o Observer, m events.Moment) { o.DriverSwitched(m, s) })
 }
 
-func (f *Fan) Reviewed(m events.Moment, level events.Level, text string) {
-	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, level, text) })
+func (f *Fan) Reviewed(m events.Moment, r events.Review) {
+	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, r) })
 }
 
 func (f *Fan) Stopped(m events.Moment, e events.End) {

@@ -28,9 +28,10 @@ func waitLine(m events.Moment, typ events.Type, w events.Wait) events.Event {
 	return e
 }
 
-func (l lines) RunStarted(m events.Moment, driver, version string) {
+func (l lines) RunStarted(m events.Moment, s events.Start) {
 	e := line(m, events.RunStarted)
-	e.Driver, e.Version = driver, version
+	e.Driver = s.Driver
+	e.Version = s.Version
 	l.f(e)
 }
 
@@ -85,9 +86,9 @@ func (l lines) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	l.f(e)
 }
 
-func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
+func (l lines) Reviewed(m events.Moment, r events.Review) {
 	e := line(m, events.ReviewCompleted)
-	e.Message = text
+	e.Message = r.Text
 	l.f(e)
 }
 

@@ -25,7 +25,7 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 		report func(*Fan)
 		want   Event
 	}{
-		{func(b *Fan) { b.RunStarted(m("", ""), "claude-code", "1.2.3") },
+		{func(b *Fan) { b.RunStarted(m("", ""), Start{Driver: "claude-code", Version: "1.2.3"}) },
 			Event{Type: RunStarted, Driver: "claude-code", Version: "1.2.3"}},
 		{func(b *Fan) { b.CallStarted(m("executing", "running")) },
 			Event{Type: IterationStarted, Action: "executing", Status: "running"}},
@@ -60,7 +60,7 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 		{func(b *Fan) {
 			b.DriverSwitched(m("driver_switched", "running"), DriverSwitch{FromDriver: "codex", ToDriver: "claude-code", Why: SwitchReset})
 		}, Event{Type: DriverSwitched, Action: "driver_switched", Status: "running", From: "codex", To: "claude-code", Why: SwitchReset}},
-		{func(b *Fan) { b.Reviewed(m("", ""), Warn, "review: 2 findings") },
+		{func(b *Fan) { b.Reviewed(m("", ""), Review{Level: Warn, Text: "review: 2 findings"}) },
 			Event{Type: ReviewCompleted, Message: "review: 2 findings"}},
 		{func(b *Fan) {
 			b.Stopped(m("interrupted", "stopped"), End{Reason: "SIGINT", ExitCode: 130, Stop: &stop})

@@ -46,8 +46,8 @@ import (
 
 // Observer is a surface the loop reports to.
 type Observer interface {
-	// RunStarted: the main loop starts, with driver (its version).
-	RunStarted(m events.Moment, driver, version string)
+	// RunStarted: the main loop starts.
+	RunStarted(m events.Moment, s events.Start)
 	// CallStarted: an agent call starts (loop m.Loop).
 	CallStarted(m events.Moment)
 	// CallProgress: the call runs, every 10 s (w.Elapsed; zero for the
@@ -70,8 +70,8 @@ type Observer interface {
 	UsageChanged(m events.Moment)
 	// DriverSwitched: the loop goes on with another agent CLI.
 	DriverSwitched(m events.Moment, s events.DriverSwitch)
-	// Reviewed: a review call ended; text says what it found, at level.
-	Reviewed(m events.Moment, level events.Level, text string)
+	// Reviewed: a review call ended; r says what it found.
+	Reviewed(m events.Moment, r events.Review)
 	// Stopped: the run ended.
 	Stopped(m events.Moment, e events.End)
 	// Output is a piece of the agent's live output.
@@ -149,7 +149,7 @@ var Discard Keeper = ignore{}
 
 type ignore struct{}
 
-func (ignore) RunStarted(events.Moment, string, string)                      {}
+func (ignore) RunStarted(events.Moment, events.Start)                        {}
 func (ignore) CallStarted(events.Moment)                                     {}
 func (ignore) CallProgress(events.Moment, events.AgentWorking)               {}
 func (ignore) CallEnded(events.Moment, events.Call)                          {}
@@ -159,7 +159,7 @@ func (ignore) LimitHit(events.Moment, events.Wait)                           {}
 func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
 func (ignore) UsageChanged(events.Moment)                                    {}
 func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
-func (ignore) Reviewed(events.Moment, events.Level, string)                  {}
+func (ignore) Reviewed(events.Moment, events.Review)                         {}
 func (ignore) Stopped(events.Moment, events.End)                             {}
 func (ignore) Output(time.Time, []byte)                                      {}
 func (ignore) Warned(time.Time, events.Level, error)                         {}

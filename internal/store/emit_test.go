@@ -18,7 +18,7 @@ func emit(b *observe.Fan, e events.Event) {
 	w := events.Wait{Kind: e.Wait, Delay: time.Duration(e.DelaySecs * float64(time.Second)), Until: until, Skipped: e.Skipped, Reason: e.Reason}
 	switch e.Type {
 	case events.RunStarted:
-		b.RunStarted(m, e.Driver, e.Version)
+		b.RunStarted(m, events.Start{Driver: e.Driver, Version: e.Version})
 	case events.IterationStarted:
 		b.CallStarted(m)
 	case events.IterationProgress:
@@ -47,7 +47,7 @@ func emit(b *observe.Fan, e events.Event) {
 	case events.DriverSwitched:
 		b.DriverSwitched(m, events.DriverSwitch{FromDriver: e.From, ToDriver: e.To, Why: e.Why, Until: until})
 	case events.ReviewCompleted:
-		b.Reviewed(m, events.Info, e.Message)
+		b.Reviewed(m, events.Review{Level: events.Info, Text: e.Message})
 	case events.RunFinished:
 		end := events.End{Reason: e.Reason, DriverExitCode: e.DriverExitCode, Stop: e.Stop}
 		if e.ExitCode != nil {

@@ -111,7 +111,7 @@ func (s *status) write(m events.Moment, reason string, driverExit *int) {
 	}
 }
 
-func (s *status) RunStarted(m events.Moment, _, _ string)               { s.write(m, "", nil) }
+func (s *status) RunStarted(m events.Moment, _ events.Start)            { s.write(m, "", nil) }
 func (s *status) CallStarted(m events.Moment)                           { s.write(m, "", nil) }
 func (s *status) WaitStarted(m events.Moment, _ events.Wait)            { s.write(m, "", nil) }
 func (s *status) WaitEnded(m events.Moment, _ events.Wait)              { s.write(m, "", nil) }
@@ -119,7 +119,7 @@ func (s *status) LimitHit(m events.Moment, _ events.Wait)               { s.writ
 func (s *status) BreakerMoved(m events.Moment, _ events.BreakerChange)  { s.write(m, "", nil) }
 func (s *status) UsageChanged(m events.Moment)                          { s.write(m, "", nil) }
 func (s *status) DriverSwitched(m events.Moment, _ events.DriverSwitch) { s.write(m, "", nil) }
-func (s *status) Reviewed(m events.Moment, _ events.Level, _ string)    { s.write(m, "", nil) }
+func (s *status) Reviewed(m events.Moment, _ events.Review)             { s.write(m, "", nil) }
 func (s *status) CallEnded(m events.Moment, c events.Call) {
 	s.write(m, callReason(c), c.DriverExitCode)
 }
