@@ -1,15 +1,20 @@
 package observe
 
-import "github.com/ralphloop/ralph_loop/internal/events"
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
 
 // Lines is an Observer that turns each lifecycle report into its line of
 // logs/events.jsonl (docs/EVENTS.md) and hands it to f: the one place the
 // typed reports become that line (the event log, the notifiers' payload,
-// the in-process dashboard's copy of the log). CallProgress is no line.
-func Lines(f func(events.Event)) Observer { return lines{Observer: Ignore, f: f} }
+// the in-process dashboard's copy of the log). It implements every
+// method, so a new happening does not build until it says what its line
+// is.
+func Lines(f func(events.Event)) Observer { return lines{f: f} }
 
 type lines struct {
-	Observer
 	f func(events.Event)
 }
 
@@ -36,6 +41,10 @@ func (l lines) RunStarted(m events.Moment, s events.Start) {
 }
 
 func (l lines) CallStarted(m events.Moment) { l.f(line(m, events.IterationStarted)) }
+
+// CallProgress is no line: the log keeps what happened, not how a call
+// went along.
+func (l lines) CallProgress(events.Moment, events.AgentWorking) {}
 
 func (l lines) CallEnded(m events.Moment, c events.Call) {
 	e := line(m, c.Outcome)
@@ -103,5 +112,11 @@ func (l lines) Stopped(m events.Moment, end events.End) {
 	}
 	l.f(e)
 }
+
+// Output, Warned and Said are what a person is told, not what happened:
+// no line.
+func (l lines) Output(time.Time, []byte)              {}
+func (l lines) Warned(time.Time, events.Level, error) {}
+func (l lines) Said(time.Time, events.Notice)         {}
 
 var _ Observer = lines{}

@@ -85,10 +85,12 @@ func callReason(c events.Call) string {
 
 // StatusTo is an Observer that hands the status.json content (StatusOf)
 // of every report that carries a status to f.
-func StatusTo(f func(StatusFile)) observe.Observer { return &status{Observer: observe.Ignore, f: f} }
+func StatusTo(f func(StatusFile)) observe.Observer { return &status{f: f} }
 
+// status implements every method: each happening carries the moment
+// status.json shows, so a new one does not build until it says whether it
+// writes the file.
 type status struct {
-	observe.Observer
 	f func(StatusFile)
 }
 
@@ -124,6 +126,13 @@ func (s *status) CallEnded(m events.Moment, c events.Call) {
 	s.write(m, callReason(c), c.DriverExitCode)
 }
 func (s *status) Stopped(m events.Moment, e events.End) { s.write(m, e.Reason, e.DriverExitCode) }
+
+// The call's progress (progress.json's), the agent's output and what a
+// person is told leave status.json as it is.
+func (s *status) CallProgress(events.Moment, events.AgentWorking) {}
+func (s *status) Output(time.Time, []byte)                        {}
+func (s *status) Warned(time.Time, events.Level, error)           {}
+func (s *status) Said(time.Time, events.Notice)                   {}
 
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
 
