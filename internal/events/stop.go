@@ -33,7 +33,7 @@ const (
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
 )
 
-// Stop is how a run ended early, as values: the console words it for the
+// Stop is how a run ended early, as values; its Sentence words it for the
 // log, the final "ralph_loop: ..." line and run_finished's message. Only
 // the fields of its Kind are set.
 type Stop struct {

@@ -15,7 +15,7 @@ var errNoSpace = fmt.Errorf("output could not be written: %w", &fs.PathError{Op:
 
 // The golden sentences of the stops: the final "ralph_loop: ..." line and
 // run_finished's message say exactly what the loop has always said.
-func TestStopLine(t *testing.T) {
+func TestStopSentence(t *testing.T) {
 	weekly, used := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), 92.5
 	tests := []struct {
 		s    Stop

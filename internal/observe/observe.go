@@ -17,20 +17,22 @@
 //     loop reports (and carries on after, at level Warn).
 //   - Said: the rest of what a person watching the loop is told (the
 //     log lines, boxes and countdowns that belong to no happening above),
-//     a closed sum of typed values (events.Notice) that package console
-//     words, for the terminal and for logs/ralph.log.
+//     typed values (events.Notice), each with its own words, which
+//     package console lays out for the terminal and for logs/ralph.log.
 //
 // The kept state is no happening: its changes go to a Keeper (the state
 // store, package store), which the engine holds itself, not through Fan.
 //
-// A surface embeds Ignore (an Observer that does nothing) and implements
-// what it shows; the compiler checks what it implements (var _
-// observe.Observer = (*X)(nil)): a method with the wrong values does not
-// build. A misspelt name does (it is a method of its own, and the embedded
-// Ignore answers for the one it meant), so a test walks the module's
-// types: an observer or keeper may declare no exported method but
-// Observer's, Keeper's and a short list of its own API
-// (TestObserversDeclareNoStrayMethods).
+// A surface that must show every happening (the console and
+// logs/ralph.log, the event log's Lines, status.json) implements every
+// method itself, so a new happening does not build until it handles it.
+// One that shows a few embeds Ignore (an Observer that does nothing) and
+// implements those; the compiler checks their signatures (var _
+// observe.Observer = (*X)(nil)), but a misspelt name builds (it is a
+// method of its own, and the embedded Ignore answers for the one it
+// meant), so a test walks the module's types: an observer or keeper may
+// declare no exported method but Observer's, Keeper's and a short list of
+// its own API (TestObserversDeclareNoStrayMethods).
 package observe
 
 import (
@@ -139,8 +141,8 @@ type Keeper interface {
 	SessionReset(reason string, loop int, at time.Time) error
 }
 
-// Ignore is an Observer that does nothing: a surface embeds it and
-// implements what it shows.
+// Ignore is an Observer that does nothing: an observer that shows a few
+// happenings embeds it and implements those.
 var Ignore Observer = ignore{}
 
 // Discard is a Keeper that saves nothing: a dry run's, whose changes go
