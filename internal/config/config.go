@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
@@ -44,7 +42,7 @@ type Source struct {
 func (s Source) String() string {
 	switch s.Kind {
 	case sourceFile:
-		return show(s.File) + ":" + strconv.Itoa(s.Line)
+		return clip.Value(s.File) + ":" + strconv.Itoa(s.Line)
 	case sourceEnv:
 		return "env " + s.Name
 	case sourceFlag:
@@ -77,7 +75,7 @@ func (w Warning) String() string {
 	if w.File == "" {
 		return w.Msg
 	}
-	return show(w.File) + ":" + strconv.Itoa(w.Line) + ": " + w.Msg
+	return clip.Value(w.File) + ":" + strconv.Itoa(w.Line) + ": " + w.Msg
 }
 
 // UsageError is a bad command line or configuration value. The program
@@ -96,7 +94,7 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // ShownKey is Key as a one-line message quotes it: clipped, with control
 // characters escaped.
-func (e *UsageError) ShownKey() string { return show(e.Key) }
+func (e *UsageError) ShownKey() string { return clip.Value(e.Key) }
 
 // ExitCode is the process exit code for a usage error: 1.
 func (e *UsageError) ExitCode() int { return 1 }
@@ -250,7 +248,7 @@ func (s Source) describe() string {
 // invalidValue builds the usual "Invalid KEY: 'value' (source); accepted"
 // error.
 func invalidValue(key, value string, src Source, accepted string) *UsageError {
-	msg := fmt.Sprintf("Invalid %s: '%s'", key, show(value))
+	msg := fmt.Sprintf("Invalid %s: '%s'", key, clip.Value(value))
 	if src.Kind != sourceFlag {
 		msg += " (" + src.describe() + ")"
 	}
@@ -259,21 +257,3 @@ func invalidValue(key, value string, src Source, accepted string) *UsageError {
 	}
 	return &UsageError{Key: key, Value: value, Source: src, Accepted: accepted, Msg: msg}
 }
-
-// show makes a user-supplied string safe inside a one-line message: control
-// characters (newlines, escape sequences) are written as Go escapes, and a
-// long value is clipped to showMax bytes with a note of its full length.
-func show(s string) string {
-	out := s
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		q := strconv.Quote(s)
-		out = q[1 : len(q)-1]
-	}
-	if len(out) > showMax {
-		out = clip.Bytes(out, showMax) + fmt.Sprintf("… (%d bytes)", len(s))
-	}
-	return out
-}
-
-// showMax is how much of a value a message quotes.
-const showMax = 200

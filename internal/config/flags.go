@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // flagValue is a config value given on the command line.
@@ -172,7 +174,7 @@ func (st *cli) apply(f *pflag.Flag, value string) error {
 		b, ok := parseBool(value)
 		if !ok {
 			return &UsageError{Key: name, Value: value, Source: Source{Kind: sourceFlag, Name: name},
-				Accepted: "no value", Msg: fmt.Sprintf("Invalid %s: '%s'; the flag takes no value", name, show(value))}
+				Accepted: "no value", Msg: fmt.Sprintf("Invalid %s: '%s'; the flag takes no value", name, clip.Value(value))}
 		}
 		if immediate[f.Name] {
 			if !b {
@@ -253,7 +255,7 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
 			return true, &UsageError{Key: name, Value: value, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "integer >= 0",
-				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", show(value))}
+				Msg: fmt.Sprintf("Invalid --keep: '%s'; expected an integer >= 0 (the agent calls whose logs --clean keeps)", clip.Value(value))}
 		}
 		st.keep = n
 	default:
@@ -283,11 +285,11 @@ func flagValueError(name, value string, err error) *UsageError {
 	var msg string
 	switch name {
 	case "--timeout":
-		msg = fmt.Sprintf("Timeout must be a positive integer between 1 and 120 minutes, got --timeout '%s'", show(value))
+		msg = fmt.Sprintf("Timeout must be a positive integer between 1 and 120 minutes, got --timeout '%s'", clip.Value(value))
 	case "--output-format":
-		msg = fmt.Sprintf("--output-format must be 'json' or 'text', got '%s'", show(value))
+		msg = fmt.Sprintf("--output-format must be 'json' or 'text', got '%s'", clip.Value(value))
 	case "--session-expiry":
-		msg = fmt.Sprintf("--session-expiry requires a positive integer (hours), got '%s'", show(value))
+		msg = fmt.Sprintf("--session-expiry requires a positive integer (hours), got '%s'", clip.Value(value))
 	default:
 		return valueUsageError(name, value, src, err)
 	}
@@ -313,9 +315,9 @@ func valueUsageError(label, value string, src Source, err error) *UsageError {
 func unknownOption(word string) *UsageError {
 	const more = " (ralph_loop --help-all lists all)"
 	if !strings.HasPrefix(word, "-") || word == "--" {
-		return &UsageError{Key: word, Unknown: true, Msg: "unexpected argument " + show(word) + "; ralph_loop takes only flags" + more}
+		return &UsageError{Key: word, Unknown: true, Msg: "unexpected argument " + clip.Value(word) + "; ralph_loop takes only flags" + more}
 	}
-	msg := "unknown flag " + show(word)
+	msg := "unknown flag " + clip.Value(word)
 	name := "--" + strings.TrimLeft(strings.SplitN(word, "=", 2)[0], "-")
 	if s := nearest(name, flagNames()); s != "" && s != word {
 		msg += "; did you mean " + s + "?"
@@ -365,7 +367,7 @@ func translateParseError(err error, args []string) error {
 		return &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: accepted,
 			Msg: fmt.Sprintf("%s requires a value: %s", name, accepted)}
 	}
-	return &UsageError{Msg: show(err.Error())}
+	return &UsageError{Msg: clip.Value(err.Error())}
 }
 
 // rejectGotestArgs reports "-test.*" words in flag position: pflag would skip

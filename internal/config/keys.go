@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 func mustDriver(name string) drivers.Driver {
@@ -80,7 +81,7 @@ var keys = append([]*keySpec{
 			v = strings.TrimSpace(v)
 			accepted := "available drivers: " + strings.Join(validDrivers, " ")
 			if strings.Contains(v, "/") || strings.Contains(v, "..") || strings.Contains(v, `\`) {
-				return &valueError{head: fmt.Sprintf("Invalid PLATFORM_DRIVER (path traversal): '%s'", show(v)), accepted: accepted}
+				return &valueError{head: fmt.Sprintf("Invalid PLATFORM_DRIVER (path traversal): '%s'", clip.Value(v)), accepted: accepted}
 			}
 			for _, d := range validDrivers {
 				if v == d {
@@ -88,7 +89,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", show(v)), accepted: accepted}
+			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", clip.Value(v)), accepted: accepted}
 		}},
 	{name: "PERMISSION_DENIAL_MODE", env: []string{"PERMISSION_DENIAL_MODE"}, rc: true, def: "continue",
 		accepts: "continue, halt, threshold", doc: "what a permission denial does: keep going, stop, or count toward CB_PERMISSION_DENIAL_THRESHOLD",

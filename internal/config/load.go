@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -117,10 +118,10 @@ func resolveRalphDir(lookupEnv func(string) (string, bool)) (string, Source, err
 		return v, src, nil
 	case strings.Contains(v, ".."):
 		return "", src, &UsageError{Key: "RALPH_DIR", Value: v, Source: src, Accepted: accepted,
-			Msg: fmt.Sprintf("RALPH_DIR must not contain '..': '%s' (env RALPH_DIR)", show(v))}
+			Msg: fmt.Sprintf("RALPH_DIR must not contain '..': '%s' (env RALPH_DIR)", clip.Value(v))}
 	case !strings.HasPrefix(v, "/") && !filepath.IsAbs(v):
 		return "", src, &UsageError{Key: "RALPH_DIR", Value: v, Source: src, Accepted: accepted,
-			Msg: fmt.Sprintf("RALPH_DIR must be '.ralph' or an absolute path, got: '%s' (env RALPH_DIR)", show(v))}
+			Msg: fmt.Sprintf("RALPH_DIR must be '.ralph' or an absolute path, got: '%s' (env RALPH_DIR)", clip.Value(v))}
 	}
 	return v, src, nil
 }
@@ -155,7 +156,7 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 				continue
 			}
 			if errors.Is(err, syscall.EISDIR) || isDir(p) {
-				l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("%s is a directory, not a .ralphrc file; ignoring it", show(name))})
+				l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("%s is a directory, not a .ralphrc file; ignoring it", clip.Value(name))})
 				continue
 			}
 			rerr := rcReadError(name, err)
@@ -179,13 +180,13 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 func rcReadError(name string, err error) error {
 	var fe *ralphdir.FileError
 	if errors.As(err, &fe) {
-		return fmt.Errorf("cannot read %s: it %s; %s", show(name), fe.Problem, fe.Fix)
+		return fmt.Errorf("cannot read %s: it %s; %s", clip.Value(name), fe.Problem, fe.Fix)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err // its path is the one named here
 	}
-	return fmt.Errorf("cannot read %s: %w", show(name), err)
+	return fmt.Errorf("cannot read %s: %w", clip.Value(name), err)
 }
 
 func isDir(p string) bool {
@@ -390,7 +391,7 @@ func (l *loader) checkTools() error {
 			label = src.Name
 		}
 		accepted := "valid tools: " + strings.Join(claudeTools, " ") + "; Bash(...) patterns with any content are allowed (e.g. 'Bash(git *)')"
-		msg := fmt.Sprintf("Invalid tool in %s: '%s'", label, show(t))
+		msg := fmt.Sprintf("Invalid tool in %s: '%s'", label, clip.Value(t))
 		if src.Kind != sourceFlag {
 			msg += " (" + src.describe() + ")"
 		}

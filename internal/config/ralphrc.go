@@ -3,6 +3,8 @@ package config
 import (
 	"regexp"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // rcValue is one accepted assignment of a .ralphrc file: the value after
@@ -69,12 +71,12 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			continue
 		}
 		if strings.Contains(line, "$(") || strings.Contains(line, "`") {
-			warns = append(warns, Warning{File: file, Line: n, Msg: "rejected (command substitution): " + show(line)})
+			warns = append(warns, Warning{File: file, Line: n, Msg: "rejected (command substitution): " + clip.Value(line)})
 			continue
 		}
 		m := rcAssign.FindStringSubmatch(line)
 		if m == nil {
-			msg := "skipped (not KEY=VALUE): " + show(line)
+			msg := "skipped (not KEY=VALUE): " + clip.Value(line)
 			if strings.HasPrefix(line, "export ") {
 				msg += " (drop the 'export')"
 			}
