@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
 // flagValue is a config value given on the command line.
@@ -319,7 +320,7 @@ func unknownOption(word string) *UsageError {
 	}
 	msg := "unknown flag " + clip.Value(word)
 	name := "--" + strings.TrimLeft(strings.SplitN(word, "=", 2)[0], "-")
-	if s := nearest(name, flagNames()); s != "" && s != word {
+	if s := typo.Nearest(name, flagNames()); s != "" && s != word {
 		msg += "; did you mean " + s + "?"
 	}
 	return &UsageError{Key: word, Unknown: true, Msg: msg + more}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
 // rcValue is one accepted assignment of a .ralphrc file: the value after
@@ -88,7 +89,7 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			msg := "unknown key ignored: " + key
 			if hint := rcKeyHint(key); hint != "" {
 				msg += " (" + hint + ")"
-			} else if near := nearest(key, knownKeys()); near != "" {
+			} else if near := typo.Nearest(key, knownKeys()); near != "" {
 				msg += "; did you mean " + near + "?"
 			}
 			warns = append(warns, Warning{File: file, Line: n, Msg: msg})
