@@ -63,11 +63,30 @@ var waitNotes = map[string]string{
 
 const usageLimitNote = "no wait pending: a usage-limit wait starts only when a call reports the limit"
 
+// dryRunCommand is --dry-run [--json].
+var dryRunCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "dry-run", Doc: "DRY-RUN.md", Group: config.GroupCommands, Common: true,
+		Help: "run the start-up checks, show the next agent call and exit; calls no agent and writes nothing"}, kind: commandFlag},
+	shares: []string{"json"},
+	loop:   true,
+	where:  atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		return dryRun(e.cfg, dryRunOptionsOf(l), e.dir, e.cwd, e.reset, e.colour(e.stderr), e.safeOut, e.safeErr, e.sig)
+	},
+}
+
+// dryRunOptions are --dry-run's: the preview as JSON (--json).
+type dryRunOptions struct {
+	json bool
+}
+
+func dryRunOptionsOf(l *line) dryRunOptions { return dryRunOptions{json: l.has("json")} }
+
 // dryRun runs the start-up checks and shows the next agent call without
 // making it. Nothing under .ralph/ is written: the state is loaded from a
 // throw-away copy, and only the console listens to the engine (the start-up
 // lines go to stderr, the preview to stdout).
-func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
+func dryRun(cfg *config.Config, o dryRunOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
 	if cfg.EventsFile != "" {
 		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
 	}
@@ -127,7 +146,7 @@ func dryRun(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour boo
 			out.LockedBy = &held.PID
 		}
 	}
-	if cfg.JSON {
+	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -8,9 +8,19 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/templates"
 )
+
+// initCommand is --init: the project's .ralph/ files where they are
+// missing.
+var initCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "init", Group: config.GroupCommands, Common: true,
+		Help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit"},
+		kind: atOnceFlag},
+	run: func(e *runEnv, _ *line) error { return installTemplates(e.dir.Root(), e.safeOut) },
+}
 
 // installTemplates writes the default project files, and the .gitignore
 // that keeps the loop's own files out of git, into a .ralph/ folder where

@@ -23,8 +23,54 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
+// loopCommand is the loop itself: what the command line asks for when it
+// names no command (with --swarm N, N loops at once).
+var loopCommand = &command{
+	options: []*flagSpec{dashboardFlag},
+	loop:    true,
+	run: func(e *runEnv, l *line) error {
+		o := loopOptionsOf(l)
+		if e.cfg.SwarmWorkers > 0 {
+			return runSwarm(e.cfg, o, e.args, e.cwd, e.safeErr, e.stderr, e.lookupEnv, e.sig)
+		}
+		return runLoop(e.cfg, o, e.warnings, e.dir, e.cwd, e.reset, e.colour(e.stderr), e.stdin, e.stdout, e.stderr, e.sig)
+	},
+}
+
+// loopOptions are the loop's: serve its dashboard while it runs
+// (--dashboard [ADDR]; the address is the SERVE_ADDR setting).
+type loopOptions struct {
+	dashboard bool
+}
+
+func loopOptionsOf(l *line) loopOptions { return loopOptions{dashboard: l.has("dashboard")} }
+
+// dashboardFlag is --dashboard [ADDR].
+var dashboardFlag = &flagSpec{
+	Flag: config.Flag{Long: "dashboard", Doc: "DASHBOARD.md", Arg: "ADDR", Optional: true, Group: config.GroupWeb, Common: true,
+		Help: "run the loop and serve its dashboard on ADDR (default: SERVE_ADDR, 127.0.0.1:8765)"},
+	setting: "SERVE_ADDR",
+	refused: func(with string) error {
+		return flagError("--dashboard", fmt.Sprintf("--dashboard runs the loop and cannot be used with %s; use --serve to watch a loop without running it", with))
+	},
+}
+
+// refusesLive is the words of a command (with: its flag) that runs no
+// call and refuses --live.
+func refusesLive(with string) func(name string) error {
+	return func(name string) error {
+		if name != liveName {
+			return nil
+		}
+		return flagError("--live", fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", with))
+	}
+}
+
+// liveName is --live's: a setting of the loop (config.Flags).
+const liveName = "live"
+
 // runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
 	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
 		return err
 	}
@@ -96,7 +142,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	}
 
 	keeper := state.Keeper()
-	if cfg.Dashboard {
+	if o.dashboard {
 		stopServing, watched, err := startDashboard(cfg, dir, cwd, bus, keeper, sig)
 		if err != nil {
 			return err

@@ -38,12 +38,12 @@ func notifyConfig(cfg *config.Config, cwd string, log func(string), warn func(st
 // notifyChecks are --doctor's lines for the notifiers: each configured one
 // looked at without sending anything, or with --notify-test sent a test
 // notification. None configured: no line, unless a test was asked for.
-func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string, error)) []check {
+func notifyChecks(cfg *config.Config, test bool, cwd string, lookPath func(string) (string, error)) []check {
 	nc := notifyConfig(cfg, cwd, nil, nil)
 	nc.LookPath = lookPath
 	configured := len(nc.Command) > 0 || nc.Webhook != "" || nc.Desktop
 	if !configured {
-		if cfg.NotifyTest {
+		if test {
 			return []check{bad("notify: no notifier configured to test; set NOTIFY_COMMAND, NOTIFY_WEBHOOK or NOTIFY_DESKTOP=true (docs/NOTIFY.md)")}
 		}
 		return nil
@@ -52,7 +52,7 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 	if unknown := notify.Unknown(cfg.NotifyOn); len(unknown) > 0 {
 		out = append(out, bad("notify: NOTIFY_ON names %s, which this version never emits; see docs/NOTIFY.md for the event names", strings.Join(unknown, ", ")))
 	}
-	for _, r := range notify.Checks(nc, cfg.NotifyTest) {
+	for _, r := range notify.Checks(nc, test) {
 		switch {
 		case r.Skipped:
 			out = append(out, skip("notify: %s: %s", r.Notifier, r.Detail))

@@ -41,14 +41,56 @@ func fileControl(d *ralphdir.Dir) func(action string) error {
 	}
 }
 
+// serveCommand is --serve [ADDR] [--projects DIR...].
+var serveCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "serve", Arg: "ADDR", Optional: true, Group: config.GroupWeb,
+		Help: "serve the dashboard of this project's loop, running or finished, without running it"},
+		kind: commandFlag, setting: "SERVE_ADDR"},
+	options: []*flagSpec{projectsFlag},
+	refuse: func(name string) error {
+		if name != liveName {
+			return nil
+		}
+		return flagError("--live", "--live does not apply with --serve, which runs no loop; the dashboard shows the live output of the loop it watches")
+	},
+	where: atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		// A value the dashboard ignores (a SERVE_TOKEN too short, say) is
+		// said before it serves without it.
+		for _, w := range e.warnings {
+			fmt.Fprintf(e.safeErr, "ralph_loop: warning: %s\n", w)
+		}
+		return serve(e.cfg, serveOptionsOf(l), e.dir, e.cfg.ProjectDir, e.safeOut)
+	},
+}
+
+// serveOptions are --serve's: the projects it shows (--projects DIR...,
+// none for this one).
+type serveOptions struct {
+	projects []string
+}
+
+func serveOptionsOf(l *line) serveOptions { return serveOptions{projects: l.values("projects")} }
+
+// projectsFlag is --projects DIR...
+var projectsFlag = &flagSpec{
+	Flag: config.Flag{Long: "projects", Arg: "DIR...", Group: config.GroupWeb,
+		Help:    "with --serve: one row per project (or per worktree of a folder of worktrees)",
+		Accepts: "one or more project folders (each holding .ralph/), or a folder of worktrees"},
+	check: required(flagError("--projects", "--projects requires one or more project folders (each holding .ralph/), or a folder of worktrees")),
+	refused: func(string) error {
+		return flagError("--projects", "--projects only applies to --serve")
+	},
+}
+
 // serve is --serve: the dashboard of this project's loop, or of several
 // (--projects), until Ctrl+C.
-func serve(cfg *config.Config, dir *ralphdir.Dir, cwd string, stdout io.Writer) error {
+func serve(cfg *config.Config, o serveOptions, dir *ralphdir.Dir, cwd string, stdout io.Writer) error {
 	if err := checkServeConfig(cfg); err != nil {
 		return err
 	}
 	var projects []dashboard.Project
-	if len(cfg.Projects) == 0 {
+	if len(o.projects) == 0 {
 		if !exists(dir.Root()) {
 			return fmt.Errorf("no %s here (%s); run --serve in a project, or name projects with --serve --projects DIR", cfg.RalphDir, cwd)
 		}
@@ -58,7 +100,7 @@ func serve(cfg *config.Config, dir *ralphdir.Dir, cwd string, stdout io.Writer) 
 		if filepath.IsAbs(ralphName) {
 			ralphName = ".ralph"
 		}
-		roots, err := findProjects(cfg.Projects, cwd, ralphName)
+		roots, err := findProjects(o.projects, cwd, ralphName)
 		if err != nil {
 			return err
 		}

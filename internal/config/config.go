@@ -10,13 +10,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
-// runsLoop reports whether the command starts the loop (or previews its
-// next call). Only then are
-// environment and .ralphrc values validated strictly (see Load).
-func runsLoop(command string) bool {
-	return command == "" || command == "monitor" || command == "dry-run"
-}
-
 // Source kinds.
 const (
 	SourceDefault = "default"
@@ -99,15 +92,14 @@ func (e *UsageError) ShownKey() string { return clip.Value(e.Key) }
 // ExitCode is the process exit code for a usage error: 1.
 func (e *UsageError) ExitCode() int { return 1 }
 
-// Config is the resolved configuration, and the engine's settings as they
-// are (engine.Run reads this value). Relative paths are relative to
-// ProjectDir (the directory the loop runs in). A field holds its key's value
-// in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
+// Config is the resolved configuration: the loop's settings, and the
+// engine's as they are (engine.Run reads this value). What a command is
+// asked on the command line (--report's run, --clean's keep, …) is the
+// command's own (cmd/ralph_loop). Relative paths are relative to
+// ProjectDir (the directory the loop runs in). A field holds its key's
+// value in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout
+// 15m.
 type Config struct {
-	// Command is the command the command line asks for, named by its flag
-	// without the dashes ("status", "dry-run", "help-all", ...); "" is the
-	// loop itself.
-	Command    string
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
 	ProjectDir string // as passed to Load
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none
@@ -195,11 +187,9 @@ type Config struct {
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Web dashboard (--serve, --dashboard).
-	ServeAddr    string   // SERVE_ADDR / --serve ADDR / --dashboard ADDR
-	ServeControl bool     // SERVE_CONTROL: the page offers pause, resume, skip and stop
-	ServeToken   string   // SERVE_TOKEN: required for controls and any non-loopback request
-	Dashboard    bool     // --dashboard: run the loop and serve its dashboard
-	Projects     []string // --serve --projects DIR...
+	ServeAddr    string // SERVE_ADDR / --serve ADDR / --dashboard ADDR
+	ServeControl bool   // SERVE_CONTROL: the page offers pause, resume, skip and stop
+	ServeToken   string // SERVE_TOKEN: required for controls and any non-loopback request
 
 	// Usage limits (docs/USAGE-LIMITS.md).
 	UsageLimitPatterns []*regexp.Regexp // USAGE_LIMIT_PATTERNS, nil = the built-in phrases only
@@ -219,14 +209,6 @@ type Config struct {
 	NotifyWebhook string        // NOTIFY_WEBHOOK, "" = off
 	NotifyDesktop bool          // NOTIFY_DESKTOP / --notify-desktop
 	NotifyTimeout time.Duration // NOTIFY_TIMEOUT, default 10s
-
-	// Arguments of the non-loop actions.
-	AnalyzeFile   string // --analyze FILE
-	CleanKeep     int    // --clean --keep N; -1 when not given (LOG_KEEP applies)
-	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
-	NotifyTest    bool   // --doctor --notify-test: send a test notification to each notifier
-	JSON          bool   // --json (with --report, --status or --dry-run)
-	ReportRun     string // --run ID (with --report)
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.

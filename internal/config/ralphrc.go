@@ -2,6 +2,7 @@ package config
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
@@ -118,4 +119,14 @@ func unquote(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
+}
+
+// knownKeys are the .ralphrc keys, sorted.
+func knownKeys() []string {
+	names := make([]string, 0, len(keyIndex))
+	for k := range keyIndex {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -69,13 +69,13 @@ func TestPersonMayExposeTheDashboard(t *testing.T) {
 
 	// A .ralphrc of the person's own, outside the project.
 	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph"}, files: map[string]string{"/home/me/ralph/.ralphrc": hostile}}
-	c, warns, err = Load([]string{"--serve"}, w.lookup, proj, w.read)
+	c, warns, err = loadLine([]string{"--serve"}, w.lookup, proj, w.read)
 	if err != nil || c.ServeAddr != "0.0.0.0:0" || !c.ServeControl || len(warns) != 0 {
 		t.Errorf("RALPH_DIR outside the project: addr %q control %v warnings %q err %v", c.ServeAddr, c.ServeControl, warns, err)
 	}
 	// An absolute RALPH_DIR inside the project is still the project's.
 	w = &world{env: map[string]string{"RALPH_DIR": proj + "/conf"}, files: map[string]string{proj + "/conf/.ralphrc": hostile}}
-	c, warns, _ = Load([]string{"--serve"}, w.lookup, proj, w.read)
+	c, warns, _ = loadLine([]string{"--serve"}, w.lookup, proj, w.read)
 	if c.ServeControl || c.ServeToken != "" || len(warns) != 3 {
 		t.Errorf("RALPH_DIR inside the project: control %v token %q warnings %q", c.ServeControl, c.ServeToken, warns)
 	}

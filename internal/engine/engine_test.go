@@ -134,11 +134,27 @@ func ctlGitCmd(dir string, args ...string) *exec.Cmd {
 }
 
 // settings resolves the configuration as the CLI does (config.Load with env
-// as the whole environment), which is the engine's Settings.
+// as the whole environment and args, settings' flags such as "--max-loops
+// 2" or "--live", as the command line), which is the engine's Settings.
 func (h *ctlHarness) settings(env map[string]string, args ...string) config.Config {
 	h.t.Helper()
+	switches := map[string]bool{}
+	for _, f := range config.Flags() {
+		switches[f.Long] = f.Arg == ""
+	}
+	flags := &config.FlagValues{}
+	for i := 0; i < len(args); i++ {
+		name, value := strings.TrimPrefix(args[i], "--"), "true"
+		if !switches[name] {
+			i++
+			value = args[i]
+		}
+		if err := flags.Set(name, value); err != nil {
+			h.t.Fatalf("%s: %v", args[i], err)
+		}
+	}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	c, _, err := config.Load(args, lookup, h.dir, os.ReadFile)
+	c, _, err := config.Load(flags, true, lookup, h.dir, os.ReadFile)
 	if err != nil {
 		h.t.Fatalf("config.Load: %v", err)
 	}

@@ -168,7 +168,7 @@ func (r *obsRun) run() {
 	// The configuration as the CLI resolves it, with no loop delay and a
 	// 20-call cap.
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "20", "CLAUDE_TIMEOUT_MINUTES": "15"}
-	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	c, _, err := config.Load(nil, true, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
