@@ -130,20 +130,7 @@ func newLoop(s config.Config, deps Deps) *loop {
 
 func (l *loop) run() Result {
 	if err := l.startup(); err != nil {
-		if r, stop := l.interrupted(); stop {
-			return r // a start-up check cut short by a stop
-		}
-		// Start-up errors keep the bash loop's final record
-		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
-		r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
-		var se *StartupError
-		if errors.As(err, &se) {
-			l.bus.Note(se.Failed)
-			return r
-		}
-		l.bus.Warned(time.Time{}, events.Error, err)
-		r.Stop = events.Stop{Kind: events.StopError, Err: err}
-		return r
+		return l.startupFailure(err)
 	}
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), events.Start{Driver: l.s.Driver, Version: l.deps.Version})
@@ -183,9 +170,11 @@ func (l *loop) run() Result {
 		if r, stop := l.pauseGate(); stop {
 			return r
 		}
-		if r, stop, again := l.swarmGate(); stop {
+		r, stop, again := l.swarmGate()
+		if stop {
 			return r
-		} else if again {
+		}
+		if again {
 			l.n-- // the wait was not an iteration
 			continue
 		}
@@ -206,6 +195,25 @@ func (l *loop) run() Result {
 			return r
 		}
 	}
+}
+
+// startupFailure is the run's end when start-up failed (err): the signal's
+// when a stop cut it short; otherwise the bash loop's final record
+// (unexpected_exit / stopped / error), which bmalph shows as blocked, with
+// the failed check said (or the error warned of).
+func (l *loop) startupFailure(err error) Result {
+	if r, stop := l.interrupted(); stop {
+		return r
+	}
+	r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
+	var se *StartupError
+	if errors.As(err, &se) {
+		l.bus.Note(se.Failed)
+		return r
+	}
+	l.bus.Warned(time.Time{}, events.Error, err)
+	r.Stop = events.Stop{Kind: events.StopError, Err: err}
+	return r
 }
 
 // interrupted turns a canceled context into the signal exit.
