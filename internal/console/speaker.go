@@ -20,30 +20,30 @@ type speaker struct {
 // say shows lines at ts.
 func (s *speaker) say(ts time.Time, lines []events.Line) { s.show(ts, s.l.parts(lines)) }
 
-func (s *speaker) RunStarted(m events.Moment, st events.Start) { s.say(m.TS, st.Lines()) }
+func (s *speaker) RunStarted(m events.Moment, st events.Start) { s.say(m.TS, st.Lines(m)) }
 
 // CallStarted has no words of its own: the notices of the call say it
 // (events.CallStarting).
 func (s *speaker) CallStarted(events.Moment) {}
 
-func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) { s.say(m.TS, w.Lines()) }
+func (s *speaker) CallProgress(m events.Moment, w events.AgentWorking) { s.say(m.TS, w.Lines(m)) }
 
-func (s *speaker) CallEnded(m events.Moment, c events.Call) { s.say(m.TS, c.Lines()) }
+func (s *speaker) CallEnded(m events.Moment, c events.Call) { s.say(m.TS, c.Lines(m)) }
 
-func (s *speaker) WaitStarted(m events.Moment, w events.Wait) { s.say(m.TS, w.StartLines()) }
+func (s *speaker) WaitStarted(m events.Moment, w events.Wait) { s.say(m.TS, w.StartLines(m)) }
 
-func (s *speaker) WaitEnded(m events.Moment, w events.Wait) { s.say(m.TS, w.EndLines()) }
+func (s *speaker) WaitEnded(m events.Moment, w events.Wait) { s.say(m.TS, w.EndLines(m)) }
 
 func (s *speaker) LimitHit(m events.Moment, w events.Wait) { s.say(m.TS, w.LimitLines(m)) }
 
-func (s *speaker) BreakerMoved(m events.Moment, c events.BreakerChange) { s.say(m.TS, c.Lines()) }
+func (s *speaker) BreakerMoved(m events.Moment, c events.BreakerChange) { s.say(m.TS, c.Lines(m)) }
 
 // UsageChanged has no words: --status and the dashboard show the usage.
 func (s *speaker) UsageChanged(events.Moment) {}
 
-func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) { s.say(m.TS, d.Lines()) }
+func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) { s.say(m.TS, d.Lines(m)) }
 
-func (s *speaker) Reviewed(m events.Moment, r events.Review) { s.say(m.TS, r.Lines()) }
+func (s *speaker) Reviewed(m events.Moment, r events.Review) { s.say(m.TS, r.Lines(m)) }
 
 func (s *speaker) Stopped(m events.Moment, e events.End) { s.say(m.TS, e.Lines(m)) }
 

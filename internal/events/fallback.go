@@ -29,7 +29,7 @@ type DriverSwitch struct {
 }
 
 // Lines word a switch between the main driver and FALLBACK_DRIVER.
-func (s DriverSwitch) Lines() []Line {
+func (s DriverSwitch) Lines(Moment) []Line {
 	switch {
 	case s.Why == SwitchReset:
 		return []Line{logf(Success, "🔁 %s's usage limit has reset: back to %s (from %s)", s.To, s.To, s.From)}

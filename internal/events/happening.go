@@ -62,9 +62,10 @@ func (c Call) FailureWords() string {
 	return c.Failure.Words()
 }
 
-// Lines word a call's end: the usage limit that stopped it, the breaker
+// Lines word a call's end (at its moment, as every happening's words
+// are: a happening is no Notice): the usage limit that stopped it, the breaker
 // it opened, how it failed, an idle call, a read-only call retried.
-func (c Call) Lines() []Line {
+func (c Call) Lines(Moment) []Line {
 	var l []Line
 	if c.Limit != nil {
 		l = append(l, logf(Error, "🚫 %s usage limit reached (%s)", c.Agent, windowWords(*c.Limit)))
@@ -129,7 +130,7 @@ type AgentWorking struct {
 
 // Lines are the heartbeat while the agent runs (DEBUG), from its first
 // tick on.
-func (w AgentWorking) Lines() []Line {
+func (w AgentWorking) Lines(Moment) []Line {
 	secs := int(w.Elapsed / time.Second)
 	switch {
 	case secs == 0:
@@ -172,7 +173,7 @@ const WaitPause = "pause"
 // StartLines say why the loop waits: paused, or backing off after a
 // failed call or in a provider outage. Other waits have their countdown
 // (WaitTick).
-func (w Wait) StartLines() []Line {
+func (w Wait) StartLines(Moment) []Line {
 	switch w.Kind {
 	case WaitPause:
 		return []Line{logText(Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")}
@@ -190,7 +191,7 @@ func (w Wait) StartLines() []Line {
 }
 
 // EndLines: a pause is over.
-func (w Wait) EndLines() []Line {
+func (w Wait) EndLines(Moment) []Line {
 	if w.Kind == WaitPause {
 		return []Line{logText(Success, "Resumed.")}
 	}
@@ -230,7 +231,7 @@ type BreakerChange struct {
 }
 
 // Lines: the breaker's own account, then the move.
-func (c BreakerChange) Lines() []Line {
+func (c BreakerChange) Lines(Moment) []Line {
 	level := Warn
 	if c.Closed {
 		level = Success
@@ -283,7 +284,7 @@ type Start struct {
 	Version string
 }
 
-func (Start) Lines() []Line { return []Line{logText(Info, "Starting main loop...")} }
+func (Start) Lines(Moment) []Line { return []Line{logText(Info, "Starting main loop...")} }
 
 // Review is what a review call found (observe.Observer.Reviewed), in the
 // review's own words (package review words it), at its level.
@@ -292,4 +293,4 @@ type Review struct {
 	Text  string
 }
 
-func (r Review) Lines() []Line { return []Line{logText(r.Level, r.Text)} }
+func (r Review) Lines(Moment) []Line { return []Line{logText(r.Level, r.Text)} }

@@ -58,7 +58,7 @@ func TestHeadline(t *testing.T) {
 // --report say a transition in the same words; a usage window reads the
 // same in a headline and in --status.
 func TestOneWordingPerValue(t *testing.T) {
-	ls := BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"}.Lines()
+	ls := BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"}.Lines(Moment{})
 	move := BreakerMove("CLOSED", "HALF_OPEN", "no progress in 2 loops")
 	if len(ls) != 1 || ls[0].Text != "Circuit breaker: "+move {
 		t.Fatalf("console breaker line %+v, want it to say %q", ls, move)
