@@ -309,6 +309,7 @@ func (l *loader) finish() error {
 		}
 	}
 
+	l.confineNotify()
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}
