@@ -23,7 +23,7 @@ var (
 	// host keys.
 	maskedGlobs = []string{"/etc/ssh/ssh_host_*_key"}
 	maskedDirs  = []string{
-		"/root",                                      // root's home, when it is not $HOME (hidden then anyway)
+		"/root", // root's home, when it is not $HOME (hidden then anyway)
 		"/etc/sudoers.d", "/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt",
 		"/etc/NetworkManager/system-connections", "/etc/wireguard", // network passwords and keys
 		"/etc/kubernetes", "/etc/rancher", "/var/lib/kubelet", "/etc/docker", // cluster and engine credentials
