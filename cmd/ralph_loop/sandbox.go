@@ -59,10 +59,11 @@ func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(stri
 	git.Write = true // the agent commits
 	home, _ := os.UserHomeDir()
 	root := os.Geteuid() == 0
+	userNS := mode == "bwrap" && sandbox.UserNamespaces(tool, root)
 	return &agentSandbox{lookPath: lookPath, identity: gitIdentity(), policy: sandbox.Policy{
 		Mode: mode, Tool: tool, Project: project, RalphDir: ralphDir,
 		Home: home, Agents: agents(cfg, lookPath), Git: git, Path: os.Getenv("PATH"),
-		Network: cfg.SandboxNetwork, UserNS: mode == "bwrap" && sandbox.UserNamespaces(tool, root), Image: cfg.SandboxImage,
+		Network: cfg.SandboxNetwork, UserNS: userNS, NoMoreUserNS: userNS && sandbox.BwrapForbidsUserNS(tool), Image: cfg.SandboxImage,
 		Root: root, UID: os.Geteuid(), GID: os.Getegid(),
 		Label: project,
 	}}, nil

@@ -312,7 +312,7 @@ func TestSandboxAttacks(t *testing.T) {
 			if code != 4 {
 				t.Fatalf("exit %d, want 4 (max loops):\n%s", code, out)
 			}
-			for _, line := range []string{"Sandbox: bwrap with ", "Sandbox: no capability, a user namespace, a session of its own (no terminal)",
+			for _, line := range []string{"Sandbox: bwrap with ", "Sandbox: no capability, a user namespace (and none more inside), a session of its own (no terminal)",
 				"NOTIFY_COMMAND ignored: with SANDBOX=bwrap", "MAX_OUTPUT_MB=0 ignored: ", "every request needs the token"} {
 				if !strings.Contains(out, line) {
 					t.Errorf("the run does not say %q:\n%s", line, out)

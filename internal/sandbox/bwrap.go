@@ -70,7 +70,10 @@ func (p Policy) masks() []string {
 func bwrapArgs(p Policy, dir, prog string, lookPath func(string) (string, error)) []string {
 	a := []string{p.Tool, "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
 	if p.UserNS {
-		a = append(a, "--unshare-user", "--disable-userns")
+		a = append(a, "--unshare-user")
+		if p.NoMoreUserNS {
+			a = append(a, "--disable-userns")
+		}
 	}
 	a = append(a, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 	if !p.Network {

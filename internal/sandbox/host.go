@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // UserNamespaces reports whether bubblewrap (tool, a path) can make a
@@ -32,4 +35,13 @@ func procInt(path string) (int, bool) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	return n, err == nil
+}
+
+// BwrapForbidsUserNS reports whether bubblewrap (tool) knows
+// --disable-userns (0.8 and later): its --help lists it. It runs tool once.
+func BwrapForbidsUserNS(tool string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, tool, "--help").CombinedOutput()
+	return strings.Contains(string(out), "--disable-userns")
 }

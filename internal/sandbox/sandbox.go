@@ -69,12 +69,15 @@ type Policy struct {
 	// Path is the loop's $PATH: how a script's interpreter is found.
 	Path    string
 	Network bool // SANDBOX_NETWORK: the agent reaches the network (its API)
-	// UserNS: bubblewrap makes a user namespace (see UserNamespaces).
-	UserNS bool
-	Image  string // SANDBOX_IMAGE (container)
-	Root   bool   // the loop runs as root: tell Claude Code it is sandboxed
-	UID    int    // the container's user (the loop's own)
-	GID    int
+	// UserNS: bubblewrap makes a user namespace (see UserNamespaces);
+	// NoMoreUserNS: and forbids further ones inside (bwrap 0.8 and later,
+	// --disable-userns).
+	UserNS, NoMoreUserNS bool
+
+	Image string // SANDBOX_IMAGE (container)
+	Root  bool   // the loop runs as root: tell Claude Code it is sandboxed
+	UID   int    // the container's user (the loop's own)
+	GID   int
 	// Name names a container (unique per call) and Label marks every
 	// container of this project, so a later start can stop one left behind.
 	Name, Label string
@@ -100,6 +103,8 @@ func (p Policy) Describe() []string {
 	}
 	confined := "no capability, a session of its own (no terminal)"
 	switch {
+	case p.Mode == bwrap && p.UserNS && p.NoMoreUserNS:
+		confined = "no capability, a user namespace (and none more inside), a session of its own (no terminal)"
 	case p.Mode == bwrap && p.UserNS:
 		confined = "no capability, a user namespace, a session of its own (no terminal)"
 	case p.Mode == bwrap:

@@ -107,7 +107,7 @@ func fixture(t *testing.T) (Policy, string) {
 		Home: home, Agents: []Agent{{Program: home + "/.local/bin/claude", Home: []drivers.HomePath{{Path: ".claude", Write: true}, {Path: ".claude.json", Write: true}, {Path: ".missing", Write: true}}},
 			{Program: "/usr/bin/copilot", Home: []drivers.HomePath{{Path: ".config/github-copilot"}}}},
 		GitConfig: filepath.Join(root, "tmp/identity/gitconfig"),
-		Path:      home + "/.local/bin:" + home + "/.cargo/bin:" + home + "/.ssh:/usr/bin", Network: true, UserNS: true, Image: "agent:1", UID: 1000, GID: 1000,
+		Path:      home + "/.local/bin:" + home + "/.cargo/bin:" + home + "/.ssh:/usr/bin", Network: true, UserNS: true, NoMoreUserNS: true, Image: "agent:1", UID: 1000, GID: 1000,
 		Name: "ralph_loop-1-1", Label: filepath.Join(root, "work/app")}, root
 }
 
@@ -272,11 +272,11 @@ func TestDescribe(t *testing.T) {
 	if got := p.Describe(); !slices.Equal(got, want) {
 		t.Errorf("Describe() =\n%q\nwant\n%q", got, want)
 	}
-	p = Policy{Mode: bwrap, Tool: "/usr/bin/bwrap", Project: "/p", Network: true, UserNS: true,
+	p = Policy{Mode: bwrap, Tool: "/usr/bin/bwrap", Project: "/p", Network: true, UserNS: true, NoMoreUserNS: true,
 		Git: WorktreeGit{Dir: "/r/.git/worktrees/worker-1", Common: "/r/.git", Branch: "refs/heads/swarm", Write: true}}
 	got := p.Describe()
 	if got[0] != "bwrap with /usr/bin/bwrap; network on (the agent reaches its API, and this machine's loopback: docs/SANDBOX.md)" ||
-		got[1] != "no capability, a user namespace, a session of its own (no terminal)" ||
+		got[1] != "no capability, a user namespace (and none more inside), a session of its own (no terminal)" ||
 		!strings.HasSuffix(got[2], "; in /r/.git only worktrees/worker-1, objects/, refs/heads/swarm/ (its branch's folder) (the repository's config, hooks and other refs read-only)") ||
 		got[3] != "hidden: $HOME except the agent's program (read-only); /etc/shadow-class files and root's home" {
 		t.Errorf("Describe() = %q", got)

@@ -24,6 +24,9 @@ func seatbeltProfile(p Policy, prog string, lookPath func(string) (string, error
 		fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q(s))
 	}
 	b.WriteString("(deny file-read* file-write* (regex #\"^/private/etc/ssh/ssh_host_.*_key$\"))\n")
+	// The person's terminals: with no controlling terminal /dev/tty fails
+	// anyway, but a terminal's device (/dev/ttys003) can be opened by path.
+	b.WriteString("(deny file-read* file-write* file-ioctl (regex #\"^/dev/tty\"))\n")
 	if p.Home != "" && p.Home != "/" {
 		fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q(p.Home))
 		for _, pb := range p.programBinds(prog, lookPath) {
