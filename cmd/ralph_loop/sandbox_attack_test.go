@@ -305,9 +305,28 @@ func TestSandboxAttacks(t *testing.T) {
 			w.git(t, "add", "-A")
 			w.git(t, "commit", "-qm", "hostile project")
 
+			// A system daemon's socket in /run (systemd's private one,
+			// D-Bus's): its owner may connect, and root is the owner.
+			sock := filepath.Join("/run", "ralph-sandbox-probe-"+tag+".sock")
+			if os.Geteuid() != 0 {
+				sock = filepath.Join(w.base, "run.sock") // no /run to write to: the test's own user's socket, under /tmp
+			}
+			l, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if u.uid >= 0 {
+				if err := os.Chown(sock, u.uid, u.uid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Chmod(sock, 0o600); err != nil {
+				t.Fatal(err)
+			}
 			dash := freePort(t)
 			env := w.env(probeEnv+"=1", "RALPH_PROBE_OUTSIDE="+outside, "RALPH_PROBE_ROOT_FILE="+rootFile, "RALPH_PROBE_DASHBOARD="+dash,
-				"SERVE_ADDR="+dash, "SERVE_TOKEN=loop-secret-0123456789abcdef", "NOTIFY_ON=all")
+				"SERVE_ADDR="+dash, "SERVE_TOKEN=loop-secret-0123456789abcdef", "NOTIFY_ON=all", "RALPH_PROBE_SOCKET="+sock)
 			out, code, pending := onTerminal(t, w.command(env, "--sandbox", "bwrap", "--max-loops", "1", "--dashboard"), 2*time.Minute)
 			if code != 4 {
 				t.Fatalf("exit %d, want 4 (max loops):\n%s", code, out)
@@ -337,7 +356,7 @@ func TestSandboxAttacks(t *testing.T) {
 			blocked := []string{"read /etc/shadow", "read ~/.ssh/id_rsa", "read ~/.config/git/credentials", "read ~/.cargo/credentials.toml",
 				"read ~/.config/github-copilot/hosts.json", "remount / read-write", "write outside the project", "unmount $HOME",
 				"read ~/.ssh/id_rsa after the unmount", "a new user namespace", "open /dev/tty", "TIOCSTI", "write .ralph/status.json",
-				"replace .ralph/status.json", "write the lock", "rename .ralph away", "read the dashboard"}
+				"replace .ralph/status.json", "write the lock", "rename .ralph away", "read the dashboard", "connect to a system socket in /run"}
 			if os.Geteuid() == 0 {
 				blocked = append(blocked, "read a file in /root")
 			}

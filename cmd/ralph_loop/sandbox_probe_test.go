@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -99,6 +100,14 @@ func sandboxProbe(args []string) int {
 	readSecret("read ~/.config/github-copilot/hosts.json", filepath.Join(home, ".config/github-copilot/hosts.json"))
 	gc, _ := os.ReadFile(filepath.Join(home, ".gitconfig"))
 	r["~/.gitconfig"] = string(gc)
+
+	if sock := os.Getenv("RALPH_PROBE_SOCKET"); sock != "" {
+		c, err := net.DialTimeout("unix", sock, 5*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		try("connect to a system socket in /run", err)
+	}
 
 	// Root's ways out of the mounts.
 	try("remount / read-write", unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND, ""))

@@ -27,7 +27,7 @@ var (
 		"/etc/sudoers.d", "/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt",
 		"/etc/NetworkManager/system-connections", "/etc/wireguard", // network passwords and keys
 		"/etc/kubernetes", "/etc/rancher", "/var/lib/kubelet", "/etc/docker", // cluster and engine credentials
-		"/etc/credstore", "/etc/credstore.encrypted", "/run/credentials", "/run/secrets", // service and container secrets
+		"/etc/credstore", "/etc/credstore.encrypted", // service credentials (/run's are hidden with /run)
 		"/var/lib/docker", "/var/lib/containers", "/var/lib/private", "/var/lib/sudo",
 		"/var/backups", "/var/spool/cron", "/var/log", // shadow's backups, crontabs, logs
 	}
@@ -86,6 +86,7 @@ func bwrapArgs(p Policy, dir, prog string, lookPath func(string) (string, error)
 		}
 	}
 	a = append(a, p.masks()...)
+	a = append(a, runArgs()...)
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) && exists(rt) {
 		a = append(a, "--tmpfs", rt)
 	}
@@ -139,16 +140,51 @@ func bwrapArgs(p Policy, dir, prog string, lookPath func(string) (string, error)
 	return append(a, "--chdir", dir, "--")
 }
 
-// pathDirs are the folders of $PATH under /tmp or /var/tmp (which the
+// runDirs are the folders the sandbox replaces with empty ones of its own
+// besides $HOME and the masked ones: the temporary folders, and /run
+// (with /var/run when that is a folder of its own), which holds the
+// system's sockets — systemd's, D-Bus's, containerd's — that root reaches
+// by their owner's bits alone, and through which it would start a
+// program outside.
+var (
+	tmpDirs = []string{"/tmp", "/var/tmp"}
+	runDirs = []string{"/run", "/var/run"}
+	// resolvConf is the resolver's configuration, often a link into /run.
+	resolvConf = "/etc/resolv.conf"
+)
+
+// runArgs hides runDirs, but for the file /etc/resolv.conf leads to when
+// it is under one of them (systemd-resolved's stub, NetworkManager's),
+// which name resolution needs.
+func runArgs() []string {
+	var a []string
+	for _, d := range runDirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", d)
+		}
+	}
+	if real, err := filepath.EvalSymlinks(resolvConf); err == nil && real != resolvConf {
+		for _, d := range runDirs {
+			if under(real, d) {
+				a = append(a, "--ro-bind", real, real)
+				break
+			}
+		}
+	}
+	return a
+}
+
+// pathDirs are the folders of $PATH under tmpDirs or runDirs (which the
 // sandbox replaces with empty ones): shown read-only, so that a tool
-// installed there still runs. $PATH's folders under $HOME are not shown:
-// they hold more than programs (~/.cargo holds credentials.toml), and a
-// CLI installed there is shown on its own (programBinds).
+// installed there still runs (NixOS's /run/current-system/sw/bin). $PATH's
+// folders under $HOME are not shown: they hold more than programs
+// (~/.cargo holds credentials.toml), and a CLI installed there is shown on
+// its own (programBinds).
 func (p Policy) pathDirs() []string {
 	var out []string
 	for _, d := range filepath.SplitList(p.Path) {
 		d = filepath.Clean(d)
-		if !filepath.IsAbs(d) || (!under(d, "/tmp") && !under(d, "/var/tmp")) || d == "/tmp" || d == "/var/tmp" || (p.Home != "" && under(d, p.Home)) {
+		if !filepath.IsAbs(d) || !underAny(d, tmpDirs, runDirs) || slices.Contains(tmpDirs, d) || slices.Contains(runDirs, d) || (p.Home != "" && under(d, p.Home)) {
 			continue
 		}
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !under(p.Project, d) && !slices.Contains(out, d) {
@@ -164,7 +200,7 @@ func (p Policy) hidden(path string) bool {
 	if p.Home != "" && p.Home != "/" && under(path, p.Home) {
 		return true
 	}
-	if under(path, "/tmp") || under(path, "/var/tmp") {
+	if underAny(path, tmpDirs, runDirs) {
 		return true
 	}
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) && under(path, rt) {
@@ -173,6 +209,19 @@ func (p Policy) hidden(path string) bool {
 	for _, d := range maskedDirs {
 		if under(path, d) {
 			return true
+		}
+	}
+	return false
+}
+
+// underAny reports whether path is one of the folders of lists or inside
+// one.
+func underAny(path string, lists ...[]string) bool {
+	for _, l := range lists {
+		for _, d := range l {
+			if under(path, d) {
+				return true
+			}
 		}
 	}
 	return false

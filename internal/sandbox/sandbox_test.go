@@ -100,8 +100,13 @@ func fixture(t *testing.T) (Policy, string) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(root, "work/app/.ralph/.call_count")); err != nil {
 		t.Fatal(err)
 	}
+	mustWrite(t, filepath.Join(root, "run/systemd/resolve/stub-resolv.conf"), "nameserver 127.0.0.53\n")
+	if err := os.Symlink("../run/systemd/resolve/stub-resolv.conf", filepath.Join(root, "etc/resolv.conf")); err != nil {
+		t.Fatal(err)
+	}
 	setMasks(t, []string{filepath.Join(root, "etc/shadow"), filepath.Join(root, "etc/gshadow")},
 		[]string{filepath.Join(root, "etc/ssh/ssh_host_*_key")}, []string{filepath.Join(root, "etc/sudoers.d"), filepath.Join(root, "root")}, nil)
+	setRun(t, []string{filepath.Join(root, "run"), filepath.Join(root, "var/run")}, filepath.Join(root, "etc/resolv.conf"))
 	home := filepath.Join(root, "home/me")
 	return Policy{Tool: "/usr/bin/bwrap", Project: filepath.Join(root, "work/app"), RalphDir: filepath.Join(root, "work/app/.ralph"),
 		Home: home, Agents: []Agent{{Program: home + "/.local/bin/claude", Home: []drivers.HomePath{{Path: ".claude", Write: true}, {Path: ".claude.json", Write: true}, {Path: ".missing", Write: true}}},
@@ -127,6 +132,13 @@ func setMasks(t *testing.T, files, globs, dirs, sockets []string) {
 	old := [][]string{maskedFiles, maskedGlobs, maskedDirs, hiddenSockets}
 	maskedFiles, maskedGlobs, maskedDirs, hiddenSockets = files, globs, dirs, sockets
 	t.Cleanup(func() { maskedFiles, maskedGlobs, maskedDirs, hiddenSockets = old[0], old[1], old[2], old[3] })
+}
+
+// setRun replaces runDirs and resolvConf with the test's for its duration.
+func setRun(t *testing.T, dirs []string, resolv string) {
+	oldDirs, oldResolv := runDirs, resolvConf
+	runDirs, resolvConf = dirs, resolv
+	t.Cleanup(func() { runDirs, resolvConf = oldDirs, oldResolv })
 }
 
 // relative replaces the fixture's root with ROOT, so goldens do not
