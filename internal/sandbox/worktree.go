@@ -40,11 +40,13 @@ type gitMount struct {
 }
 
 // LinkedWorktree is the git folders of the worktree at project, or a zero
-// WorktreeGit when project/.git is a folder (an ordinary repository) or
-// missing. A .git file the sandbox cannot trust is an error: one that names
-// a git folder that is not COMMON/worktrees/NAME, or whose gitdir file does
-// not name this worktree back (a .git file an agent rewrote to reach
-// another repository or any other folder).
+// WorktreeGit when project/.git is a folder (an ordinary repository),
+// missing, or a file that names a git folder of no linked worktree (a
+// submodule's, a --separate-git-dir's: nothing is shown of it). A linked
+// worktree's .git file the sandbox cannot trust is an error: one that
+// names a git folder that is not COMMON/worktrees/NAME, or whose gitdir
+// file does not name this worktree back (a .git file an agent rewrote to
+// reach another repository's folders).
 func LinkedWorktree(project string) (WorktreeGit, error) {
 	dot := filepath.Join(project, ".git")
 	fi, err := os.Lstat(dot)
@@ -78,7 +80,10 @@ func LinkedWorktree(project string) (WorktreeGit, error) {
 		}
 		common = realPath(common)
 	}
-	if common == "" || filepath.Dir(dir) != filepath.Join(common, "worktrees") {
+	if common == "" {
+		return WorktreeGit{}, nil
+	}
+	if filepath.Dir(dir) != filepath.Join(common, "worktrees") {
 		return bad("names " + dir + ", which is not a worktree's folder in a repository")
 	}
 	back, err := readSmall(filepath.Join(dir, "gitdir"))

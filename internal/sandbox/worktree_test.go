@@ -24,7 +24,8 @@ func gitIn(t *testing.T, dir string, args ...string) {
 // folder, the repository's and its branch's folder; an ordinary
 // repository gives none; a .git file rewritten to reach another folder
 // (the main repository's own .git, another worktree's git folder, any
-// folder) is refused.
+// folder) shows none of it: refused, or (no worktree's folder at all)
+// nothing bound.
 func TestLinkedWorktree(t *testing.T) {
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
@@ -62,11 +63,12 @@ func TestLinkedWorktree(t *testing.T) {
 		"another worktree's folder":  "gitdir: " + filepath.Join(common, "worktrees", "worker-2"),
 		"any folder":                 "gitdir: " + root,
 		"not a gitdir line":          "hello",
+		"a worktree's folder, moved": "gitdir: " + filepath.Join(root, "elsewhere"),
 	} {
 		if err := os.WriteFile(dot, []byte(content+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if g, err := LinkedWorktree(wt); err == nil {
+		if g, err := LinkedWorktree(wt); err == nil && g.Dir != "" {
 			t.Errorf("%s: accepted %+v", name, g)
 		}
 	}
