@@ -62,7 +62,7 @@ func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(stri
 	userNS := mode == "bwrap" && sandbox.UserNamespaces(tool, root)
 	return &agentSandbox{lookPath: lookPath, identity: gitIdentity(), policy: sandbox.Policy{
 		Mode: mode, Tool: tool, Project: project, RalphDir: ralphDir,
-		Home: home, Agents: agents(cfg, lookPath), Git: git, Path: os.Getenv("PATH"),
+		Home: home, Agents: agents(cfg, lookPath), Read: readPaths(cfg.SandboxRead, home), Git: git, Path: os.Getenv("PATH"),
 		Network: cfg.SandboxNetwork, UserNS: userNS, NoMoreUserNS: userNS && sandbox.BwrapForbidsUserNS(tool), Image: cfg.SandboxImage,
 		Root: root, UID: os.Geteuid(), GID: os.Getegid(),
 		Label: project,
@@ -85,6 +85,21 @@ func agents(cfg *config.Config, lookPath func(string) (string, error)) []sandbox
 			continue // not installed: its calls fail to start anyway
 		}
 		out = append(out, sandbox.Agent{Program: res.Path, Home: d.HomePaths()})
+	}
+	return out
+}
+
+// readPaths are SANDBOX_READ's paths, ~/ made home.
+func readPaths(paths []string, home string) []string {
+	var out []string
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, rest)
+		}
+		out = append(out, filepath.Clean(p))
 	}
 	return out
 }

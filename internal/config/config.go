@@ -214,6 +214,9 @@ type Config struct {
 	SandboxNetwork bool   // SANDBOX_NETWORK
 	SandboxImage   string // SANDBOX_IMAGE
 	SandboxEngine  string // SANDBOX_ENGINE: "", docker, podman
+	// SandboxRead are more files and folders the sandbox shows read-only
+	// (SANDBOX_READ; "~/" is $HOME, expanded by the sandbox's user).
+	SandboxRead []string
 	// Notifiers (all off by default).
 	NotifyOn      []string      // NOTIFY_ON: event types and derived names
 	NotifyCommand string        // NOTIFY_COMMAND as written

@@ -186,3 +186,20 @@ func TestSandboxConfinesRepositoryNotifyCommand(t *testing.T) {
 		t.Errorf("without a sandbox: %q, %q", c.NotifyArgv, warns)
 	}
 }
+
+// TestSandboxRead: the person adds files the sandbox shows (a toolchain
+// under $HOME); a project's .ralphrc cannot.
+func TestSandboxRead(t *testing.T) {
+	c, warns, err := setup{rc: rc("SANDBOX_READ=~/.ssh")}.load(t)
+	if err != nil || c.SandboxRead != nil || len(warns) != 1 || !strings.HasPrefix(warns[0].String(), ".ralph/.ralphrc:1: SANDBOX_READ ignored: ") {
+		t.Errorf("from the project: %q, %q, %v", c.SandboxRead, warns, err)
+	}
+	c, _, err = setup{env: map[string]string{"SANDBOX_READ": "~/.cargo/bin:/opt/sdk"}}.load(t)
+	if err != nil || len(c.SandboxRead) != 2 || c.SandboxRead[0] != "~/.cargo/bin" || c.SandboxRead[1] != "/opt/sdk" {
+		t.Errorf("from the environment: %q, %v", c.SandboxRead, err)
+	}
+	bad := setup{env: map[string]string{"SANDBOX_READ": "relative/path"}}
+	if _, _, err := bad.load(t); err == nil {
+		t.Error("a relative SANDBOX_READ was accepted")
+	}
+}

@@ -103,6 +103,11 @@ func bwrapArgs(p Policy, dir, prog string, lookPath func(string) (string, error)
 	for _, d := range p.pathDirs() {
 		a = append(a, "--ro-bind", d, d)
 	}
+	for _, r := range p.Read {
+		if exists(r) {
+			a = append(a, "--ro-bind", r, r)
+		}
+	}
 	for _, h := range p.home(prog) {
 		path := filepath.Join(p.Home, h.Path)
 		if !exists(path) {

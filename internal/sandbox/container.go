@@ -126,6 +126,11 @@ func containerArgs(p Policy, dir, name string, env []string, stdin bool) []strin
 	if p.GitConfig != "" {
 		a = append(a, "-v", p.GitConfig+":"+filepath.Join(p.Home, ".gitconfig")+":ro")
 	}
+	for _, r := range p.Read {
+		if exists(r) {
+			a = append(a, "-v", r+":"+r+":ro")
+		}
+	}
 	a = append(a, "-e", "HOME="+p.Home)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

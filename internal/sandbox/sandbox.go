@@ -60,6 +60,9 @@ type Policy struct {
 	// is one of theirs gets that CLI's files under Home; any other command
 	// (a gate, another CLI) gets none of them.
 	Agents []Agent
+	// Read are more files and folders shown read-only (SANDBOX_READ,
+	// absolute): the person's choice.
+	Read []string
 	// GitConfig is a file the loop wrote with the person's git identity
 	// and nothing else, shown as ~/.gitconfig; "" for none.
 	GitConfig string
@@ -127,6 +130,9 @@ func (p Policy) Describe() []string {
 		}
 	}
 	home = append(home, "the agent's program (read-only)")
+	for _, r := range p.Read {
+		home = append(home, r+" (read-only, SANDBOX_READ)")
+	}
 	if p.GitConfig != "" {
 		home = append(home, "your git identity (user.name, user.email only)")
 	}

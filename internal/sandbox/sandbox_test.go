@@ -170,6 +170,11 @@ func TestBwrapArgs(t *testing.T) {
 			t.Errorf("bwrap binds %s", b)
 		}
 	}
+	p.Read = []string{filepath.Join(p.Home, ".cargo/bin"), filepath.Join(p.Home, ".rustup")}
+	if args := bwrapArgs(p, p.Project, "/usr/bin/bash", nil); !slices.Contains(bindSources(args), p.Read[0]) || slices.Contains(bindSources(args), p.Read[1]) {
+		t.Errorf("SANDBOX_READ: %q", bindSources(args))
+	}
+	p.Read = nil
 	p.Network, p.UserNS = false, false
 	args = bwrapArgs(p, p.Project, "/usr/bin/bash", nil)
 	if !slices.Contains(args, "--unshare-net") || slices.Contains(args, "--unshare-user") || !slices.Contains(args, "--cap-drop") {

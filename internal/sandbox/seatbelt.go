@@ -36,6 +36,9 @@ func seatbeltProfile(p Policy, prog string, lookPath func(string) (string, error
 			fmt.Fprintf(&b, "(allow file-read* (subpath %s))\n", q(filepath.Join(p.Home, h.Path)))
 		}
 	}
+	for _, r := range p.Read {
+		fmt.Fprintf(&b, "(allow file-read* (subpath %s))\n", q(r))
+	}
 	if p.GitConfig != "" {
 		fmt.Fprintf(&b, "(allow file-read* (literal %s))\n", q(p.GitConfig))
 	}
