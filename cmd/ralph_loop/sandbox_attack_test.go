@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,11 +65,6 @@ type sandboxWorld struct {
 	base, bin, home, proj string
 	user                  sandboxUser
 }
-
-var (
-	testBinOnce sync.Once
-	testBinErr  error
-)
 
 func newSandboxWorld(t *testing.T, u sandboxUser) *sandboxWorld {
 	t.Helper()
