@@ -224,17 +224,6 @@ func onTerminal(t *testing.T, cmd *exec.Cmd, limit time.Duration) (out string, c
 	return buf.String(), cmd.ProcessState.ExitCode(), pending
 }
 
-// freePort is a loopback port nothing listens on.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // TestSandboxAttacks runs the real binary with --sandbox bwrap on a pty,
 // as root and as an unprivileged user, in a hostile project: its agent
 // (Claude Code, installed under $HOME as its installer does) and its gate
@@ -318,7 +307,7 @@ func TestSandboxAttacks(t *testing.T) {
 			if err := os.Chmod(sock, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			dash := freePort(t)
+			dash := freeAddr(t)
 			env := w.env(probeEnv+"=1", "RALPH_PROBE_OUTSIDE="+outside, "RALPH_PROBE_ROOT_FILE="+rootFile, "RALPH_PROBE_DASHBOARD="+dash,
 				"SERVE_ADDR="+dash, "SERVE_TOKEN=loop-secret-0123456789abcdef", "NOTIFY_ON=all", "RALPH_PROBE_SOCKET="+sock)
 			out, code, pending := onTerminal(t, w.command(env, "--sandbox", "bwrap", "--max-loops", "1", "--dashboard"), 2*time.Minute)
@@ -401,7 +390,7 @@ func TestSandboxAttacks(t *testing.T) {
 func TestSandboxedDashboardNeedsToken(t *testing.T) {
 	needBwrap(t)
 	p := newLoopProject(t, 1, fakeagent.Script{})
-	cmd := p.command(t, []string{"SERVE_ADDR=" + freePort(t)}, "--sandbox", "bwrap", "--dashboard", "--max-loops", "1")
+	cmd := p.command(t, []string{"SERVE_ADDR=" + freeAddr(t)}, "--sandbox", "bwrap", "--dashboard", "--max-loops", "1")
 	out, _ := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "--dashboard with a sandbox needs SERVE_TOKEN") {
 		t.Errorf("exit %d:\n%s", code, out)
