@@ -30,6 +30,7 @@ type agentSandbox struct {
 	identity string
 	once     sync.Once
 	tmp      string // the folder of that file, removed by close
+	notes    []string // more lines for describe
 }
 
 // newSandbox resolves SANDBOX for this project. A mode this machine cannot
@@ -60,9 +61,10 @@ func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(stri
 	home, _ := os.UserHomeDir()
 	root := os.Geteuid() == 0
 	userNS := mode == "bwrap" && sandbox.UserNamespaces(tool, root)
-	return &agentSandbox{lookPath: lookPath, identity: gitIdentity(), policy: sandbox.Policy{
+	clis, notes := agents(cfg, lookPath)
+	return &agentSandbox{lookPath: lookPath, identity: gitIdentity(), notes: notes, policy: sandbox.Policy{
 		Mode: mode, Tool: tool, Project: project, RalphDir: ralphDir,
-		Home: home, Agents: agents(cfg, lookPath), Read: readPaths(cfg.SandboxRead, home), Git: git, Path: os.Getenv("PATH"),
+		Home: home, Agents: clis, Read: readPaths(cfg.SandboxRead, home), Git: git, Path: os.Getenv("PATH"),
 		Network: cfg.SandboxNetwork, UserNS: userNS, NoMoreUserNS: userNS && sandbox.BwrapForbidsUserNS(tool), Image: cfg.SandboxImage,
 		Root: root, UID: os.Geteuid(), GID: os.Getegid(),
 		Label: project,
@@ -72,9 +74,11 @@ func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(stri
 // agents are the CLIs of PLATFORM_DRIVER and FALLBACK_DRIVER, each with
 // the program that runs it (found as the start-up check finds it) and its
 // files under $HOME: each CLI reaches its own files only, in its own calls.
-// The command driver's program (AGENT_COMMAND) gets none.
-func agents(cfg *config.Config, lookPath func(string) (string, error)) []sandbox.Agent {
-	var out []sandbox.Agent
+// The command driver's program (AGENT_COMMAND) gets none, and so does a
+// fallback the project's .ralphrc chose (not the person): a repository
+// does not pick which other credentials of theirs the sandbox shows; the
+// note says so.
+func agents(cfg *config.Config, lookPath func(string) (string, error)) (clis []sandbox.Agent, notes []string) {
 	for _, name := range []string{cfg.Driver, cfg.FallbackDriver} {
 		d, err := drivers.Get(name)
 		if err != nil || name == "" || d.Binary() == "" {
@@ -84,9 +88,14 @@ func agents(cfg *config.Config, lookPath func(string) (string, error)) []sandbox
 		if err != nil {
 			continue // not installed: its calls fail to start anyway
 		}
-		out = append(out, sandbox.Agent{Program: res.Path, Home: d.HomePaths()})
+		home := d.HomePaths()
+		if name == cfg.FallbackDriver && name != cfg.Driver && cfg.FromProject("FALLBACK_DRIVER") && len(home) > 0 {
+			home = nil
+			notes = append(notes, fmt.Sprintf("FALLBACK_DRIVER=%s comes from the project's .ralphrc: %s gets none of its files under $HOME (set FALLBACK_DRIVER yourself to let it sign in)", name, filepath.Base(res.Path)))
+		}
+		clis = append(clis, sandbox.Agent{Program: res.Path, Home: home})
 	}
-	return out
+	return clis, notes
 }
 
 // readPaths are SANDBOX_READ's paths, ~/ made home.
@@ -287,7 +296,7 @@ func (s *agentSandbox) describe() []string {
 	if s.identity != "" {
 		p.GitConfig = "(generated)"
 	}
-	return p.Describe()
+	return append(p.Describe(), s.notes...)
 }
 
 // sandboxCheck is --doctor's line on SANDBOX: the mode in use, what the

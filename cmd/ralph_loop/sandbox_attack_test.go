@@ -315,7 +315,8 @@ func TestSandboxAttacks(t *testing.T) {
 				t.Fatalf("exit %d, want 4 (max loops):\n%s", code, out)
 			}
 			for _, line := range []string{"Sandbox: bwrap with ", "Sandbox: no capability, a user namespace (and none more inside), a session of its own (no terminal)",
-				"NOTIFY_COMMAND ignored: with SANDBOX=bwrap", "MAX_OUTPUT_MB=0 ignored: ", "every request needs the token"} {
+				"NOTIFY_COMMAND ignored: with SANDBOX=bwrap", "MAX_OUTPUT_MB=0 ignored: ", "every request needs the token",
+				"Sandbox: FALLBACK_DRIVER=copilot comes from the project's .ralphrc: copilot gets none of its files under $HOME"} {
 				if !strings.Contains(out, line) {
 					t.Errorf("the run does not say %q:\n%s", line, out)
 				}

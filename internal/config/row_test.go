@@ -72,7 +72,7 @@ func flagArgs(k *keySpec, v string) []string {
 // sameValues compares two configurations but for where their values came from.
 func sameValues(a, b *Config) bool {
 	x, y := *a, *b
-	x.Sources, y.Sources, x.RCFile, y.RCFile = nil, nil, "", ""
+	x.Sources, y.Sources, x.RCFile, y.RCFile, x.RCOwn, y.RCOwn = nil, nil, "", "", false, false
 	return reflect.DeepEqual(x, y)
 }
 

@@ -46,7 +46,7 @@ func noLift(key string, max int64, zeroLifts bool, how string) func(string) stri
 func (l *loader) confineNotify() {
 	c := l.c
 	src := c.Sources["NOTIFY_COMMAND"]
-	if c.Sandbox == "off" || strings.TrimSpace(c.NotifyCommand) == "" || !src.FromRepository() || l.rcTrusted {
+	if c.Sandbox == "off" || strings.TrimSpace(c.NotifyCommand) == "" || !c.FromProject("NOTIFY_COMMAND") {
 		return
 	}
 	l.warns = append(l.warns, Warning{File: src.File, Line: src.Line, Msg: fmt.Sprintf(

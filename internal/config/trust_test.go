@@ -185,6 +185,12 @@ func TestSandboxConfinesRepositoryNotifyCommand(t *testing.T) {
 	if len(c.NotifyArgv) != 1 || len(warns) != 0 {
 		t.Errorf("without a sandbox: %q, %q", c.NotifyArgv, warns)
 	}
+	// The person's own .ralphrc, outside the project.
+	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph", "SANDBOX": "bwrap"}, files: map[string]string{"/home/me/ralph/.ralphrc": rc("NOTIFY_COMMAND=my-hook", "FALLBACK_DRIVER=codex")}}
+	c, warns, err = Load(nil, w.lookup, proj, w.read)
+	if err != nil || len(c.NotifyArgv) != 1 || len(warns) != 0 || !c.RCOwn || c.FromProject("FALLBACK_DRIVER") {
+		t.Errorf("the person's .ralphrc: %q, %q, %v, own %v", c.NotifyArgv, warns, err, c.RCOwn)
+	}
 }
 
 // TestSandboxRead: the person adds files the sandbox shows (a toolchain
