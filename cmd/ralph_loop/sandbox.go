@@ -29,7 +29,7 @@ type agentSandbox struct {
 	// have none); written to a file of the run's own at the first call.
 	identity string
 	once     sync.Once
-	tmp      string // the folder of that file, removed by close
+	tmp      string   // the folder of that file, removed by close
 	notes    []string // more lines for describe
 }
 
