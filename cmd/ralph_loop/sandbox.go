@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +172,8 @@ func (s *agentSandbox) writeIdentity() string {
 		if s.identity == "" {
 			return
 		}
-		dir, err := os.MkdirTemp("", "ralph_loop-sandbox-")
+		sweepIdentities()
+		dir, err := os.MkdirTemp("", identityPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			return
 		}
@@ -186,6 +188,24 @@ func (s *agentSandbox) writeIdentity() string {
 		return ""
 	}
 	return filepath.Join(s.tmp, "gitconfig")
+}
+
+// identityPrefix starts the name of the folder of a run's identity file
+// in the temporary folder: ralph_loop-sandbox-PID-RANDOM.
+const identityPrefix = "ralph_loop-sandbox-"
+
+// sweepIdentities removes the identity folders of this user's runs that
+// ended without removing theirs (kill -9): their pid is gone.
+func sweepIdentities() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), identityPrefix+"*-*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), identityPrefix), "-", 2)[0])
+		fi, lerr := os.Lstat(d)
+		if err != nil || lerr != nil || !fi.IsDir() || !ownedByMe(fi) || pid == os.Getpid() || !pidGone(pid) {
+			continue
+		}
+		os.RemoveAll(d)
+	}
 }
 
 // close removes the identity's file (s may be nil).

@@ -400,3 +400,25 @@ func TestSandboxedDashboardNeedsToken(t *testing.T) {
 		t.Error("the refused run wrote .ralph/logs")
 	}
 }
+
+// TestSweepIdentities: the identity folder a run killed with kill -9 left
+// behind is removed by the next run; a running one's is not.
+func TestSweepIdentities(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(os.TempDir(), identityPrefix+strconv.Itoa(gone.Process.Pid)+"-1")
+	live := filepath.Join(os.TempDir(), identityPrefix+strconv.Itoa(os.Getppid())+"-2")
+	for _, d := range []string{dead, live} {
+		mustWrite(t, filepath.Join(d, "gitconfig"), "[user]\n")
+	}
+	sweepIdentities()
+	if _, err := os.Stat(dead); err == nil {
+		t.Errorf("%s (pid gone) is left", dead)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("%s (pid running) was removed: %v", live, err)
+	}
+}
