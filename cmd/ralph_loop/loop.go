@@ -74,12 +74,13 @@ const liveName = "live"
 // wired (wireLoop), the engine run to its end (loopRun.engine), and the
 // end said (loopRun.end).
 func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	sb, lock, err := beginLoop(cfg, dir, cwd, reset, colour, stdout, stderr, sig)
+	sb, lock, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
+	defer sb.close()
 	defer lock.Unlock()
-	r, err := wireLoop(cfg, o, warnings, dir, cwd, colour, stdout, stderr, sig)
+	r, err := wireLoop(cfg, o, warnings, sb, dir, cwd, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
@@ -89,21 +90,29 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 }
 
 // beginLoop checks what would stop the loop at once, before anything is
-// written (precheck; a sandbox this machine cannot give), then takes the
-// project's lock and sweeps what a sandbox left; the caller unlocks it.
-func beginLoop(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (*agentSandbox, *ralphdir.Lock, error) {
+// written (precheck; a sandbox this machine cannot give, or a dashboard
+// it would expose), then takes the project's lock and sweeps what a
+// sandbox left; the caller closes the sandbox and unlocks the lock.
+func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, err error) {
 	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
 		return nil, nil, err
 	}
-	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
+	sb, err = newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	lock, err := prepare(dir, sig, stderr)
-	if err != nil {
+	defer func() {
+		if err != nil {
+			sb.close()
+		}
+	}()
+	if err := sandboxedDashboard(cfg, o, sb); err != nil {
 		return nil, nil, err
 	}
-	if err := sb.sweep(); err != nil {
+	if lock, err = prepare(dir, sig, stderr); err != nil {
+		return nil, nil, err
+	}
+	if err = sb.sweep(); err != nil {
 		lock.Unlock()
 		return nil, nil, err
 	}
@@ -127,7 +136,7 @@ type loopRun struct {
 // console and ralph.log, the state files, the event log (--events), the
 // notifiers and, with --dashboard, the web dashboard; and says the
 // configuration's warnings.
-func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) (r *loopRun, err error) {
+func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *agentSandbox, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) (r *loopRun, err error) {
 	r = &loopRun{}
 	defer func() {
 		if err != nil {
@@ -184,10 +193,15 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir 
 	if cfg.RCFile != "" {
 		r.bus.Log(events.Info, "Loaded configuration from %s", cfg.RCFile)
 	}
+	if sb != nil {
+		for _, l := range sb.describe() {
+			r.bus.Log(events.Info, "Sandbox: %s", l)
+		}
+	}
 
 	r.keeper = r.state.Keeper()
 	if o.dashboard {
-		stopServing, watched, err := startDashboard(cfg, r.dir, cwd, r.bus, r.keeper, sig)
+		stopServing, watched, err := startDashboard(cfg, r.dir, cwd, r.bus, r.keeper, sig, sb != nil && cfg.SandboxNetwork)
 		if err != nil {
 			return r, err
 		}
