@@ -12,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
@@ -51,9 +52,15 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 		}
 	}
 	s := *cfg
-	sb, err := newSandbox(cfg, filepath.Join(cwd, cfg.RalphDir), cwd, exec.LookPath)
-	if err != nil {
+	// The sandbox is checked once here (a mode this machine cannot run
+	// stops the swarm before it starts); the queue's gates get one of
+	// their own for each scratch worktree, never the root project's.
+	if _, err := newSandbox(cfg, filepath.Join(cwd, cfg.RalphDir), cwd, exec.LookPath); err != nil {
 		return err
+	}
+	gateWrap := func(project string) (func(supervise.Command) (supervise.Command, func(), error), error) {
+		sb, err := newSandbox(cfg, filepath.Join(project, cfg.RalphDir), project, exec.LookPath)
+		return sb.gateWrap(), err
 	}
 	sig.setOut(stderr)
 	// The board writes its own redraw escapes, so it gets the raw stream
@@ -73,11 +80,11 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 			Gates:       strings.Join(s.QualityGates, ";"),
 			Timeout:     s.QualityGateTimeout,
 			Env:         os.Environ(),
-			Wrap:        sb.gateWrap(),
 		},
-		Retries: swarmRetries,
-		Show:    con.show,
-		Log:     lineWriter(func(l string) { say("[SWARM] %s", l) }),
+		GateWrap: gateWrap,
+		Retries:  swarmRetries,
+		Show:     con.show,
+		Log:      lineWriter(func(l string) { say("[SWARM] %s", l) }),
 	})
 	if err != nil {
 		return err
