@@ -160,3 +160,66 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestFilterMovedOutOfConfig: a clean filter the repository's config
+// gains without .git/config's bytes changing in a way the remembered
+// listing would miss — in config.worktree (with extensions.worktreeConfig),
+// or in the config of a folder .git/commondir names — is emptied all the
+// same; a plain git runs it, which shows the test can fail.
+func TestFilterMovedOutOfConfig(t *testing.T) {
+	for _, how := range []string{"config.worktree", "commondir"} {
+		t.Run(how, func(t *testing.T) {
+			dir := newRepo(t)
+			tmp := t.TempDir()
+			marker := filepath.Join(tmp, "ran")
+			filter := "sh -c 'echo ran >> " + marker + "; cat'"
+			gitIn := func(args ...string) {
+				t.Helper()
+				cmd := exec.Command("git", args...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := Run(ctx, dir, "status", "--porcelain"); err != nil { // "no filter" remembered
+				t.Fatal(err)
+			}
+			switch how {
+			case "config.worktree":
+				gitIn("config", "extensions.worktreeConfig", "true")
+				if _, err := Run(ctx, dir, "status", "--porcelain"); err != nil {
+					t.Fatal(err)
+				}
+				gitIn("config", "--worktree", "filter.evil.clean", filter)
+			case "commondir":
+				common := filepath.Join(tmp, "common")
+				gitIn("clone", "-q", "--bare", ".", common)
+				cmd := exec.Command("git", "--git-dir="+common, "config", "filter.evil.clean", filter)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				if err := os.WriteFile(filepath.Join(dir, ".git", "commondir"), []byte(common+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			future := time.Now().Add(time.Hour)
+			os.Chtimes(filepath.Join(dir, "src", "app.txt"), future, future) // stat-dirty: diff cleans it
+			if _, err := Run(ctx, dir, "diff", "--numstat"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the repository's filter ran")
+			}
+			cmd := exec.Command("git", "diff", "--numstat")
+			cmd.Dir = dir
+			cmd.Run()
+			if _, err := os.Stat(marker); err != nil {
+				t.Fatal("the filter never ran for a plain git: the test proves nothing")
+			}
+		})
+	}
+}
