@@ -12,7 +12,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
@@ -52,22 +51,22 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 		}
 	}
 	s := *cfg
-	// The sandbox is checked once here (a mode this machine cannot run
-	// stops the swarm before it starts); the queue's gates get one of
-	// their own for each scratch worktree, never the root project's.
-	if _, err := newSandbox(cfg, filepath.Join(cwd, cfg.RalphDir), cwd, exec.LookPath); err != nil {
+	sb, err := newSandbox(cfg, filepath.Join(cwd, cfg.RalphDir), cwd, exec.LookPath)
+	if err != nil {
 		return err
 	}
-	gateWrap := func(project string) (func(supervise.Command) (supervise.Command, func(), error), error) {
-		sb, err := newSandbox(cfg, filepath.Join(project, cfg.RalphDir), project, exec.LookPath)
-		return sb.gateWrap(), err
-	}
+	defer sb.close()
 	sig.setOut(stderr)
 	// The board writes its own redraw escapes, so it gets the raw stream
 	// and makes the text it prints safe itself.
 	con := &board{w: rawErr, tty: isTerminal(rawErr) && escapes(rawErr), width: terminalWidth(rawErr),
 		stamp: func() string { return time.Now().Format("2006-01-02 15:04:05") }}
 	say := func(format string, a ...any) { con.log(fmt.Sprintf(format, a...)) }
+	if sb != nil {
+		for _, l := range sb.describe() {
+			say("[INFO] Sandbox: %s", l)
+		}
+	}
 	r, err := swarm.Run(sig.stopper.Context(), swarm.Options{
 		Root:    cwd,
 		Workers: cfg.SwarmWorkers,
@@ -80,11 +79,11 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 			Gates:       strings.Join(s.QualityGates, ";"),
 			Timeout:     s.QualityGateTimeout,
 			Env:         os.Environ(),
+			Wrap:        sb.queueWrap(),
 		},
-		GateWrap: gateWrap,
-		Retries:  swarmRetries,
-		Show:     con.show,
-		Log:      lineWriter(func(l string) { say("[SWARM] %s", l) }),
+		Retries: swarmRetries,
+		Show:    con.show,
+		Log:     lineWriter(func(l string) { say("[SWARM] %s", l) }),
 	})
 	if err != nil {
 		return err

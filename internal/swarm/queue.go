@@ -173,13 +173,6 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 	if s.o.Gates.Enabled() {
 		g := s.o.Gates
 		g.Dir = sc
-		if s.o.GateWrap != nil {
-			// The gates run in a sandbox of the scratch worktree, never
-			// one of the root project: the merged code is the worker's.
-			if g.Wrap, err = s.o.GateWrap(sc); err != nil {
-				return refused, nil, "", err
-			}
-		}
 		d, err := gates.Run(ctx, g, gates.Input{Loop: 1, HaveAnalysis: true}, s.o.Now())
 		if err != nil {
 			return refused, nil, "", err

@@ -40,14 +40,12 @@ type Options struct {
 	Stagger time.Duration
 	// Gates are TEST_COMMAND and QUALITY_GATES, run on each merged result
 	// (Dir is set to the scratch worktree): the person's, as the main
-	// branch's .ralphrc has them.
-	Gates gates.Config
-	// GateWrap, when set, is the sandbox the gates run in for the project
-	// folder it is given (the scratch worktree): it replaces Gates.Wrap.
-	GateWrap func(project string) (func(supervise.Command) (supervise.Command, func(), error), error)
-	Retries  int           // hand-backs per worker; < 0 means none
-	Grace    time.Duration // a stopped worker's time between SIGTERM and SIGKILL
-	Poll     time.Duration // how often the workers' loop and tasks are read for Show (0: 1 s)
+	// branch's .ralphrc has them. A Wrap must sandbox each command with
+	// its folder as the project, never the root's.
+	Gates   gates.Config
+	Retries int           // hand-backs per worker; < 0 means none
+	Grace   time.Duration // a stopped worker's time between SIGTERM and SIGKILL
+	Poll    time.Duration // how often the workers' loop and tasks are read for Show (0: 1 s)
 	// Show is told every change of a worker's line: its state, loop, tasks.
 	Show func(Worker)
 	// Log receives the queue's messages, one line each.
