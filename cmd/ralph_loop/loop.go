@@ -34,7 +34,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if err != nil {
 		return err
 	}
-	lock, err := prepare(dir, sig, stderr)
+	lock, err := prepare(dir, cwd, sig, stderr)
 	if err != nil {
 		return err
 	}
@@ -192,8 +192,12 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
 		return
 	}
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	created, err := dir.EnsureGitIgnore()
+	if err != nil {
 		return // never a state file git would carry
+	}
+	if created {
+		gitIgnoreAdded(dir, cfg.ProjectDir, stderr)
 	}
 	now := time.Now()
 	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
@@ -206,14 +210,18 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 // start-up checks passed: the layout's folders and .gitignore, the
 // project's lock (the caller releases it), a writable folder, no stop
 // yet; and the loop adopts the orphans of its agents' helpers.
-func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
+func prepare(dir *ralphdir.Dir, cwd string, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
 	if err := dir.EnsureLayout(); err != nil {
 		return nil, err
 	}
 	// The loop's own files stay out of the project's history (an agent
 	// commits with `git add -A`); a .gitignore that is there is kept.
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	created, err := dir.EnsureGitIgnore()
+	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
+	}
+	if created {
+		gitIgnoreAdded(dir, cwd, stderr)
 	}
 	lock, err := dir.Lock()
 	if err != nil {
@@ -232,6 +240,18 @@ func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock,
 		return nil, err
 	}
 	return lock, nil
+}
+
+// gitIgnoreAdded says that the loop wrote .ralph/.gitignore, which a
+// tree that was clean now shows as untracked, and how to commit it.
+func gitIgnoreAdded(dir *ralphdir.Dir, cwd string, stderr io.Writer) {
+	p := dir.Path(ralphdir.GitIgnore)
+	shown := p
+	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+		shown = filepath.ToSlash(r)
+	}
+	fmt.Fprintf(stderr, "ralph_loop: added %s (the loop's own files stay out of git); it shows as untracked until you commit it: %s\n",
+		shown, commitIgnoreHint(p, cwd))
 }
 
 // checkLayout makes sure there is a .ralph/ folder in the current layout.
