@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -45,7 +46,7 @@ func installTemplates(dir string, stdout io.Writer) error {
 	if created {
 		ignore := filepath.Join(dir, ralphdir.GitIgnore)
 		cwd, _ := os.Getwd()
-		fmt.Fprintf(stdout, "Added %s (the loop's own files stay out of git; it shows as untracked until you commit it: %s)\n", ignore, commitIgnoreHint(ignore, cwd))
+		fmt.Fprintln(stdout, safetext.Line(fmt.Sprintf("Added %s (the loop's own files stay out of git; it shows as untracked until you commit it: %s)", ignore, commitIgnoreHint(ignore, cwd))))
 	} else {
 		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
 	}
