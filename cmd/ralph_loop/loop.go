@@ -19,6 +19,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/notify"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
@@ -74,7 +75,7 @@ const liveName = "live"
 // wired (wireLoop), the engine run to its end (loopRun.engine), and the
 // end said (loopRun.end).
 func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	sb, lock, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
+	sb, lock, ignoreAdded, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
@@ -85,38 +86,42 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 		return err
 	}
 	defer r.close()
+	if ignoreAdded { // said once nothing can refuse the run any more
+		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd))
+	}
 	res := r.engine(settingsFor(cfg, reset), sb, stdin, sig)
 	return r.end(cfg, res, sig)
 }
 
 // beginLoop checks what would stop the loop at once, before anything is
 // written (precheck; a sandbox this machine cannot give, or a dashboard
-// it would expose), then takes the project's lock and sweeps what a
-// sandbox left; the caller closes the sandbox and unlocks the lock.
-func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, err error) {
+// it would expose), then takes the project's lock (ignoreAdded: it wrote
+// .ralph/.gitignore, which the run says) and sweeps what a sandbox left;
+// the caller closes the sandbox and unlocks the lock.
+func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreAdded bool, err error) {
 	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	sb, err = newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	defer func() {
 		if err != nil {
 			sb.close()
 		}
 	}()
-	if err := sandboxedDashboard(cfg, o, sb); err != nil {
-		return nil, nil, err
+	if err = sandboxedDashboard(cfg, o, sb); err != nil {
+		return nil, nil, false, err
 	}
-	if lock, err = prepare(dir, sig, stderr); err != nil {
-		return nil, nil, err
+	if lock, ignoreAdded, err = prepare(dir, sig, stderr); err != nil {
+		return nil, nil, false, err
 	}
 	if err = sb.sweep(); err != nil {
 		lock.Unlock()
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return sb, lock, nil
+	return sb, lock, ignoreAdded, nil
 }
 
 // loopRun is a loop wired to its surfaces: what its engine reports to and
@@ -315,8 +320,12 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
 		return
 	}
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	created, err := dir.EnsureGitIgnore()
+	if err != nil {
 		return // never a state file git would carry
+	}
+	if created {
+		fmt.Fprintln(stderr, "ralph_loop: "+safetext.Line(gitIgnoreLine(dir, cfg.ProjectDir)))
 	}
 	now := time.Now()
 	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
@@ -326,35 +335,50 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 }
 
 // prepare makes sure the loop may start here, once checkLayout and the
-// start-up checks passed: the layout's folders and .gitignore, the
-// project's lock (the caller releases it), a writable folder, no stop
-// yet; and the loop adopts the orphans of its agents' helpers.
-func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
+// start-up checks passed: the layout's folders and .gitignore (ignoreAdded:
+// it was not there; the run logs that), the project's lock (the
+// caller releases it), a writable folder, no stop yet; and the loop adopts
+// the orphans of its agents' helpers.
+func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (lock *ralphdir.Lock, ignoreAdded bool, err error) {
 	if err := dir.EnsureLayout(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// The loop's own files stay out of the project's history (an agent
 	// commits with `git add -A`); a .gitignore that is there is kept.
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	ignoreAdded, err = dir.EnsureGitIgnore()
+	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
 	}
-	lock, err := dir.Lock()
+	lock, err = dir.Lock()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if se := sig.stopped(); se != nil {
 		lock.Unlock()
-		return nil, se
+		return nil, false, se
 	}
 	if err := dir.CheckWritable(); err != nil {
 		lock.Unlock()
-		return nil, err
+		return nil, false, err
 	}
 	if err := guardCalls(dir, stderr); err != nil {
 		lock.Unlock()
-		return nil, err
+		return nil, false, err
 	}
-	return lock, nil
+	return lock, ignoreAdded, nil
+}
+
+// gitIgnoreLine says that the loop wrote .ralph/.gitignore, which a tree
+// that was clean now shows as untracked, and how to commit it; the run
+// logs it once nothing can refuse it any more, a start that failed prints it.
+func gitIgnoreLine(dir *ralphdir.Dir, cwd string) string {
+	p := dir.Path(ralphdir.GitIgnore)
+	shown := p
+	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+		shown = filepath.ToSlash(r)
+	}
+	return fmt.Sprintf("Added %s (the loop's own files stay out of git); it shows as untracked until you commit it: %s",
+		shown, commitIgnoreHint(p, cwd))
 }
 
 // checkLayout makes sure there is a .ralph/ folder in the current layout.
