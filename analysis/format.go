@@ -57,10 +57,14 @@ type Reply struct {
 
 	// Usage: the counts the output reported, nil the others (null in
 	// .response_analysis).
-	InputTokens, OutputTokens            *int64
-	CacheReadTokens, CacheCreationTokens *int64
-	CostUSD                              *float64
-	DurationMS, DurationAPIMS, NumTurns  *int64
+	InputTokens         *int64
+	OutputTokens        *int64
+	CacheReadTokens     *int64
+	CacheCreationTokens *int64
+	CostUSD             *float64 // the call's cost in US dollars
+	DurationMS          *int64   // the call's wall time
+	DurationAPIMS       *int64   // the time spent waiting on the API
+	NumTurns            *int64   // the agent's turns in the call
 
 	IsError       bool
 	ErrorMessages []string
