@@ -21,8 +21,16 @@ func gateNotices(n events.Notice) []part {
 		}
 		return []part{text(events.Warn, s)}
 	case events.CompletionHeld:
-		return []part{line(events.Warn, "Not done: %s, but %s; going on (QUALITY_GATE_MODE=%s)%s",
-			claimWords(n.Reason, n.Plan), failuresWords(n.Failures), n.Mode, logWords(n.Log))}
+		mode := "QUALITY_GATE_MODE=" + n.Mode
+		if n.Strict {
+			mode = "COMPLETION_MODE=strict"
+		}
+		if n.Open > 0 {
+			return []part{line(events.Warn, "Not done: %s, but %d of %d tasks in @fix_plan.md are open; going on (%s)",
+				claimWords(n.Reason, n.Plan), n.Open, n.Plan.Total, mode)}
+		}
+		return []part{line(events.Warn, "Not done: %s, but %s; going on (%s)%s",
+			claimWords(n.Reason, n.Plan), failuresWords(n.Failures), mode, logWords(n.Log))}
 	}
 	return nil
 }

@@ -28,7 +28,9 @@ type call struct {
 	started    time.Time
 	res        *analysis.Result
 	exitSignal bool       // before quality-gate override (metrics)
+	claimed    bool       // the agent said it is done (EXIT_SIGNAL), before any override
 	files      int        // files changed in git by the call, loop-owned files left out
+	change     loopChange // what the call changed since the previous loop's end
 	stream     streamCopy // the whole stream, when the output log is cut down to its result
 
 	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
@@ -67,6 +69,8 @@ func (l *loop) iteration() step {
 	l.keep.DiffSummaryChanged("")
 	c.startSHA = l.git.Head(l.ctx)
 	l.keep.LoopStarted(c.startSHA)
+	l.markBase()
+	l.claims.now = nil // a hold before the call is the previous claim's
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
 

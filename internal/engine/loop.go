@@ -63,8 +63,10 @@ type loop struct {
 	gates *events.Gates
 	gate  gateState // the quality gates' last run in this run
 
-	idle  idleStreak // idle iterations in a row
-	stall stallWatch // replies in a row that changed nothing
+	idle   idleStreak // idle iterations in a row
+	stall  stallWatch // replies in a row that changed nothing
+	tree   treeWatch  // the working tree's mark where the previous loop left it
+	claims claimWatch // the agent's refused claims of done in a row
 
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)

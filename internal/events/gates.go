@@ -19,6 +19,10 @@ type CompletionHeld struct {
 	Failures []gates.Failure
 	Log      string // the failing gates' whole output, relative to the project
 	Mode     string // QUALITY_GATE_MODE
+	// Strict: COMPLETION_MODE=strict (or --goal) refused it; Open, the
+	// plan's open tasks when they did (no gate ran then).
+	Strict bool
+	Open   int
 }
 
 // PlanCount is @fix_plan.md's ticked and total tasks; Have is false

@@ -1,0 +1,213 @@
+package engine_test
+
+// Issue 36's defects, each a run of the loop in virtual time: a run stops
+// for the right reason and spends no call that buys nothing.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/fakeagent"
+)
+
+// done is a reply that says the work is complete (EXIT_SIGNAL: true).
+func done(text string, n int) string {
+	return fakeagent.ClaudeJSON(text+"\n"+fakeagent.StatusBlock("COMPLETE", true, 0), fmt.Sprintf("sess-%d", n))
+}
+
+// A dirty tree is progress forever: an agent that leaves an uncommitted
+// edit on call 1 and then changes nothing made progress once. The same
+// dirty tree is no progress, so the breaker opens after
+// CB_NO_PROGRESS_THRESHOLD (3) loops without change: 4 calls, not
+// --max-loops.
+func TestDirtyTreeIsNoProgress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return ctlReply{Text: "Started on task A.", Touch: "src/app.txt"}
+			}
+			return ctlReply{Text: "Still on task A."}
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"}))
+		h.checkEnd(r, engine.ExitHalted, "stagnation_detected", "halted")
+		if n := h.callCount(); n != 4 {
+			t.Errorf("%d calls, want 4 (1 with a change, then 3 without)", n)
+		}
+		// The console still says what git's diff says.
+		if !h.rec.hasLine("Files Changed: 1") && !h.rec.hasLine("Detected 1 unique files changed") {
+			t.Errorf("no line says git sees the changed file:\n%s", h.rec.logText())
+		}
+	})
+}
+
+// Any real change is progress: a further edit of a file that was already
+// dirty, a new untracked file, a commit. An agent that keeps changing the
+// tree keeps the breaker closed.
+func TestEveryChangeIsProgress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			switch n % 3 {
+			case 1:
+				return ctlReply{Text: "Edited.", Touch: "src/app.txt"}
+			case 2:
+				return ctlReply{Text: "Added a file.", Touch: fmt.Sprintf("src/new%d.txt", n)}
+			}
+			return ctlReply{Text: "Committed.", Touch: "src/app.txt", Commit: true}
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "7"}))
+		h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
+		if s := h.breakerState(); s != "CLOSED" {
+			t.Errorf("breaker %s after 7 loops that each changed something, want CLOSED", s)
+		}
+	})
+}
+
+// The held completion (QUALITY_GATE_MODE=block, a failing TEST_COMMAND)
+// of an agent that ticks everything and then changes nothing counts toward
+// the breaker like any loop without progress, and the stop names it.
+func TestHeldCompletionCountsTowardTheBreaker(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			r := ctlReply{Raw: done("All done, all tests pass.", n)}
+			if n == 1 {
+				r.Check, r.Touch = true, "src/app.txt"
+			}
+			if n == 2 {
+				r.Check = true
+			}
+			return r
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12",
+			"TEST_COMMAND": "echo FAIL: TestLogin; exit 1", "QUALITY_GATE_MODE": "block"}))
+		h.checkEnd(r, engine.ExitHalted, "stagnation_detected", "halted")
+		if n := h.callCount(); n != 5 {
+			t.Errorf("%d calls, want 5 (2 that ticked, then 3 without change)", n)
+		}
+		msg := console.StopLine(r.Stop)
+		for _, want := range []string{"claimed done 4 times", "TEST_COMMAND `echo FAIL: TestLogin; exit 1` fails", "nothing changed since loop 2"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("stop line %q does not say %q", msg, want)
+			}
+		}
+	})
+}
+
+// "Completed" with the plan untouched: an agent that says it is done and
+// ticks nothing. The default mode keeps the bash loop's decision (two exit
+// signals complete the run, and the last line says plan 0/2); in strict
+// mode the claim is refused and fed back, and the second claim with
+// nothing changed ends the run as not proven: exit 11, never completed.
+func TestClaimWithOpenTasks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		mode   string
+		code   int
+		reason string
+		status string
+	}{
+		{"signals", engine.ExitComplete, "completion_signals", "completed"},
+		{"strict", engine.ExitUnproven, "completion_not_proven", "halted"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newCtlHarness(t, false, func(n int) ctlReply { return ctlReply{Raw: done("All done! The project is complete.", n)} })
+				r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12", "COMPLETION_MODE": tc.mode}))
+				h.checkEnd(r, tc.code, tc.reason, tc.status)
+				if n := h.callCount(); n != 2 {
+					t.Errorf("%d calls, want 2", n)
+				}
+				if tc.mode == "signals" {
+					if !h.rec.hasLine("Completed (completion_signals): plan 0/2") {
+						t.Errorf("the last line does not name the evidence:\n%s", h.rec.logText())
+					}
+					return
+				}
+				if last := strings.Join(h.argvs[1], " "); !strings.Contains(last, "NOT DONE: you said the work is done, but 2 of 2 tasks in @fix_plan.md are open: finish them, or remove them from the plan with a reason.") {
+					t.Errorf("call 2 was not told that the tasks are open: %q", last)
+				}
+				if !h.rec.hasLine("Not done: the agent reported completion (exit_signal), but 2 of 2 tasks in @fix_plan.md are open; going on (COMPLETION_MODE=strict)") {
+					t.Errorf("no line says the claim was refused:\n%s", h.rec.logText())
+				}
+				want := "not done: the agent claimed done 2 times with 2 of 2 tasks open in @fix_plan.md; nothing changed since the run started (COMPLETION_MODE=strict)"
+				if msg := console.StopLine(r.Stop); !strings.HasPrefix(msg, want) {
+					t.Errorf("stop line %q, want it to begin %q", msg, want)
+				}
+				if h.rec.hasLine("has completed the project") {
+					t.Errorf("a refused run says it completed:\n%s", h.rec.logText())
+				}
+			})
+		})
+	}
+}
+
+// "Completed" with failing tests: an agent that ticks every task and says
+// it is done while TEST_COMMAND fails. QUALITY_GATE_MODE=warn completes it
+// (saying so) in the default mode, as before; strict mode refuses it
+// whatever the gate mode, and stops at the second claim with nothing
+// changed. A failing QUALITY_GATES command under a ticked plan, which
+// completes in block mode as the bash loop does, is refused too.
+func TestStrictCompletionNeedsPassingGates(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		env    map[string]string
+		code   int
+		reason string
+		calls  int
+	}{
+		{"warn, signals", map[string]string{"TEST_COMMAND": "echo FAIL: TestLogin; exit 1"}, engine.ExitComplete, "plan_complete", 1},
+		{"warn, strict", map[string]string{"TEST_COMMAND": "echo FAIL: TestLogin; exit 1", "COMPLETION_MODE": "strict"}, engine.ExitUnproven, "completion_not_proven", 2},
+		{"block QUALITY_GATES, signals", map[string]string{"QUALITY_GATES": "exit 3", "QUALITY_GATE_MODE": "block"}, engine.ExitComplete, "plan_complete", 1},
+		{"block QUALITY_GATES, strict", map[string]string{"QUALITY_GATES": "exit 3", "QUALITY_GATE_MODE": "block", "COMPLETION_MODE": "strict"}, engine.ExitUnproven, "completion_not_proven", 2},
+		{"passing, strict", map[string]string{"TEST_COMMAND": "true", "COMPLETION_MODE": "strict"}, engine.ExitComplete, "plan_complete", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newCtlHarness(t, false, func(n int) ctlReply {
+					r := ctlReply{Raw: done("All done: every task is implemented and all tests pass.", n)}
+					if n == 1 {
+						r.Touch = "src/app.txt"
+						r.Check = true
+					}
+					return r
+				})
+				// Both boxes ticked on call 1: the harness ticks one, the
+				// plan below has one.
+				if err := h.rd.WriteFile("@fix_plan.md", []byte("# Fix Plan\n- [ ] Task A\n")); err != nil {
+					t.Fatal(err)
+				}
+				ctlGit(t, h.dir, "commit", "-qam", "one task")
+				env := map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"}
+				for k, v := range tc.env {
+					env[k] = v
+				}
+				status := map[int]string{engine.ExitComplete: "completed", engine.ExitUnproven: "halted"}[tc.code]
+				r := h.run(h.settings(env))
+				h.checkEnd(r, tc.code, tc.reason, status)
+				if n := h.callCount(); n != tc.calls {
+					t.Errorf("%d calls, want %d", n, tc.calls)
+				}
+				if tc.code == engine.ExitUnproven {
+					msg := console.StopLine(r.Stop)
+					if !strings.Contains(msg, "claimed done 2 times while") || !strings.Contains(msg, "nothing changed since loop 1") {
+						t.Errorf("stop line %q", msg)
+					}
+				}
+				if tc.name == "passing, strict" && !h.rec.hasLine("✅ Completed (plan_complete): plan 1/1; quality gates passing") {
+					t.Errorf("no evidence line:\n%s", h.rec.logText())
+				}
+			})
+		})
+	}
+}
