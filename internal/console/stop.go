@@ -184,6 +184,9 @@ func failureWords(f events.Failure) string {
 	case supervise.WriteFailed:
 		return "output could not be stored"
 	case supervise.Exited:
+		if f.NoRequest {
+			return "did nothing: it answered as if it had been given no prompt"
+		}
 		if f.Code == 0 {
 			return "reported an error" // an API error (is_error) in its result
 		}

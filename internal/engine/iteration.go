@@ -72,7 +72,7 @@ func (l *loop) iteration() step {
 	l.markBase()
 	l.claims.now = nil // a hold before the call is the previous claim's
 
-	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
+	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout, Retry: l.retry})
 
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
 		id, err := l.resumeID()

@@ -35,6 +35,8 @@ type loop struct {
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
+	failed int // of them, the calls that failed
+	retry  int // failed calls in a row
 	window ratelimit.Window
 	brk    breaker.State
 	brkCfg breaker.Config
@@ -98,6 +100,8 @@ func (l *loop) snapshot() events.Snapshot {
 	return events.Snapshot{
 		Loop:           l.n,
 		CallsThisHour:  l.window.Count,
+		Calls:          l.calls,
+		FailedCalls:    l.failed,
 		MaxCalls:       l.s.MaxCallsPerHour,
 		NextReset:      ratelimit.NextResetClock(l.now()),
 		TasksCompleted: l.plan.done,

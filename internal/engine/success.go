@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -28,6 +29,10 @@ func (l *loop) success(c *call) step {
 	if s, done := l.errorReply(c, res); done {
 		return s // exit 0, yet the CLI reported the provider's failure
 	}
+	if drivers.NoRequest(res) {
+		return l.noRequest(c, res) // exit 0, yet it did nothing
+	}
+	l.retry = 0
 	l.measureProgress(c, &res)
 	gate := l.checkGates(c, &res)
 	pending := l.recordAnalysis(c, res)
@@ -36,8 +41,7 @@ func (l *loop) success(c *call) step {
 
 // countSuccess counts the call in the hour's window and the run.
 func (l *loop) countSuccess() {
-	l.window = l.window.Record(l.now())
-	l.saveWindow()
+	l.recordCall()
 	l.calls++
 	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 )
 
@@ -210,4 +211,85 @@ func TestStrictCompletionNeedsPassingGates(t *testing.T) {
 			})
 		})
 	}
+}
+
+// noRequestReply is Claude Code's answer when it started without the
+// prompt (anthropics/claude-code#85040): exit 0, one turn, no tool use.
+const noRequestReply = `{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"I don't see a request in your message, just system context. What would you like help with?","session_id":"sess-x","total_cost_usd":0.001,"usage":{"input_tokens":800,"output_tokens":20}}` + "\n"
+
+// Every call is counted: the failed ones (an error that spent tokens, one
+// that spent none, a reply that did nothing) are among the run's calls
+// ("API calls used", status.json's calls_this_run and
+// failed_calls_this_run, the next call's "retry N"), their tokens are in
+// the totals, and the hour's window counts those the provider served.
+func TestEveryCallCounted(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			switch n {
+			case 1: // failed after spending 150 tokens: the provider served it
+				return ctlReply{Outcome: failed(), Raw: `{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":4,"result":"crashed","usage":{"input_tokens":100,"output_tokens":50}}` + "\n"}
+			case 2: // failed at once: not served
+				return ctlReply{Outcome: failed(), Stderr: "segfault\n"}
+			case 3: // did nothing
+				return ctlReply{Raw: noRequestReply}
+			}
+			return ctlReply{Text: "Did a task.", Touch: "src/app.txt", Check: true}
+		})
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"}))
+		h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
+		if n := h.callCount(); n != 5 {
+			t.Fatalf("%d calls, want 5", n)
+		}
+		st := h.status()
+		if st.CallsThisRun != 5 || st.FailedCallsThisRun != 3 {
+			t.Errorf("status.json calls_this_run %d failed_calls_this_run %d, want 5 and 3", st.CallsThisRun, st.FailedCallsThisRun)
+		}
+		// The hour's window: call 1 (served), call 3 (exited 0), 4 and 5.
+		if st.CallsMadeThisHour != 4 {
+			t.Errorf("calls_made_this_hour %d, want 4 (the failed call the provider refused at once is not in it)", st.CallsMadeThisHour)
+		}
+		// Tokens: the failed call's 150, the empty reply's 820, and the
+		// two working calls' ClaudeJSON usage.
+		if want := int64(150 + 820 + 2*(1200+340+5000+200)); st.InputTokens+st.OutputTokens+st.CacheReadTokens+st.CacheCreateTokens != want {
+			t.Errorf("tokens in status.json %d, want %d", st.InputTokens+st.OutputTokens+st.CacheReadTokens+st.CacheCreateTokens, want)
+		}
+		for _, line := range []string{
+			"Executing Claude Code (Call 2/100, retry 1)",
+			"Executing Claude Code (Call 2/100, retry 2)",
+			"❌ Claude Code exited: did nothing: it answered as if it had been given no prompt (code 0)",
+			"Executing Claude Code (Call 3/100, retry 3)",
+			"Executing Claude Code (Call 4/100)",
+			"  - Total loops: 5",
+			"  - API calls used: 5 (3 failed)",
+		} {
+			if !h.rec.hasLine(line) {
+				t.Errorf("no line %q:\n%s", line, h.rec.logText())
+			}
+		}
+		if n := len(h.rec.ofType(events.IterationFailed)); n != 3 {
+			t.Errorf("%d iteration_failed events, want 3", n)
+		}
+	})
+}
+
+// A reply that did nothing is a failed call: the failure guard counts it
+// and stops the run after MAX_CONSECUTIVE_FAILURES of them, as for any
+// failure; the breaker never sees it.
+func TestNoRequestRepliesGiveUp(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Raw: noRequestReply} })
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12", "MAX_CONSECUTIVE_FAILURES": "3"}))
+		h.checkEnd(r, engine.ExitFailed, "consecutive_failures", "error")
+		if n := h.callCount(); n != 3 {
+			t.Errorf("%d calls, want 3", n)
+		}
+		if msg := console.StopLine(r.Stop); !strings.Contains(msg, "failed 3 times in a row (last: did nothing: it answered as if it had been given no prompt, code 0)") {
+			t.Errorf("stop line %q", msg)
+		}
+		if s := h.breakerState(); s != "CLOSED" {
+			t.Errorf("breaker %s, want CLOSED: failed calls are not loops without progress", s)
+		}
+	})
 }

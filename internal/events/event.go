@@ -88,9 +88,15 @@ func (u Usage) Tokens() int64 {
 // can render itself from the last event alone (status.json is a snapshot
 // view; the metrics line is an iteration view).
 type Snapshot struct {
-	Loop           int    `json:"loop"`
-	CallsThisHour  int    `json:"calls_made_this_hour"`
-	MaxCalls       int    `json:"max_calls_per_hour"`
+	Loop          int `json:"loop"`
+	CallsThisHour int `json:"calls_made_this_hour"`
+	MaxCalls      int `json:"max_calls_per_hour"`
+	// Calls and FailedCalls are the run's agent calls, every one, and
+	// those of them that failed (an error, a timeout, a usage limit, a
+	// reply that did nothing); CallsThisHour, the window of the hourly
+	// limit, counts a failed call only when the provider served it.
+	Calls          int    `json:"calls_this_run"`
+	FailedCalls    int    `json:"failed_calls_this_run"`
 	NextReset      string `json:"next_reset,omitempty"` // local HH:MM:SS of the call window's reset
 	TasksCompleted int    `json:"tasks_completed"`
 	TasksTotal     int    `json:"tasks_total"`

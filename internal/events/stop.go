@@ -104,4 +104,7 @@ type Failure struct {
 	// quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
+	// NoRequest: the call exited 0, but its reply did nothing: it
+	// answered as if it had been given no prompt.
+	NoRequest bool
 }

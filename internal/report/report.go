@@ -75,14 +75,18 @@ type Summary struct {
 	Status     string    `json:"status,omitempty"`
 	// QualityGates is the quality gates as the run's end saw them
 	// (run_finished's quality_gates); absent when none ran.
-	QualityGates *events.Gates  `json:"quality_gates,omitempty"`
-	Loops        []Loop         `json:"loops"`
-	Outcomes     map[string]int `json:"outcomes"`
-	Totals       events.Usage   `json:"totals"`
-	Breaker      []Change       `json:"breaker_changes"`
-	Waits        map[string]int `json:"waits"`
-	Invalid      int            `json:"invalid_lines"`
-	Receipts     []Receipt      `json:"receipts"`
+	QualityGates *events.Gates `json:"quality_gates,omitempty"`
+	Loops        []Loop        `json:"loops"`
+	// FailedCalls are the calls among Loops that failed (an error, a
+	// timeout, a usage limit, a reply that did nothing): every call is
+	// one of Loops.
+	FailedCalls int            `json:"failed_calls"`
+	Outcomes    map[string]int `json:"outcomes"`
+	Totals      events.Usage   `json:"totals"`
+	Breaker     []Change       `json:"breaker_changes"`
+	Waits       map[string]int `json:"waits"`
+	Invalid     int            `json:"invalid_lines"`
+	Receipts    []Receipt      `json:"receipts"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -198,6 +202,9 @@ func apply(s *Summary, e events.Event) {
 		l.Seconds = l.Duration.Seconds()
 		s.Loops = append(s.Loops, l)
 		s.Outcomes[l.Outcome]++
+		if e.Type == events.IterationFailed || e.Type == events.IterationTimedOut {
+			s.FailedCalls++
+		}
 		s.account(l, e.TS)
 	case events.BreakerChanged:
 		s.Breaker = append(s.Breaker, Change{At: e.TS, Loop: e.Loop, From: e.From, To: e.To, Reason: e.Reason})
@@ -328,6 +335,7 @@ func writeText(w io.Writer, s *Summary) {
 	for _, k := range sortedKeys(s.Outcomes) {
 		fmt.Fprintf(w, ", %s %d", k, s.Outcomes[k])
 	}
+	fmt.Fprintf(w, "\n  calls %d, failed %d", len(s.Loops), s.FailedCalls)
 	fmt.Fprintf(w, "\n  tokens: input %d, output %d, cache read %d, cache write %d; cost $%.4f\n",
 		t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens, t.CostUSD)
 	if len(s.Breaker) > 0 {

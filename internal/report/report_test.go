@@ -85,8 +85,9 @@ func TestReadRebuildsRun(t *testing.T) {
 			{Loop: 2, Outcome: "timeout", Duration: 15 * time.Minute, Seconds: 900},
 			{Loop: 3, Outcome: "circuit_breaker_trip", Duration: 1500 * time.Millisecond, Seconds: 1.5, Usage: u3},
 		},
-		Outcomes: map[string]int{"success": 1, "timeout": 1, "circuit_breaker_trip": 1},
-		Totals:   events.Usage{InputTokens: 1210, OutputTokens: 341, CacheReadTokens: 5002, CacheCreationTokens: 203, CostUSD: 0.1},
+		FailedCalls: 1,
+		Outcomes:    map[string]int{"success": 1, "timeout": 1, "circuit_breaker_trip": 1},
+		Totals:      events.Usage{InputTokens: 1210, OutputTokens: 341, CacheReadTokens: 5002, CacheCreationTokens: 203, CostUSD: 0.1},
 		Breaker: []report.Change{
 			{At: t0.Add(7 * time.Second), Loop: 3, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"},
 			{At: t0.Add(10 * time.Second), Loop: 3, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
