@@ -288,9 +288,10 @@ run() {
 	seen=$(jq -r '.calls_made_this_hour // "-"' "$st" 2>/dev/null)
 	plan=$(grep -c '^- \[[xX]\]' "$d/proj/.ralph/@fix_plan.md")
 	if [ "$bin" = bash ]; then
-		counted=$(jq -s 'map(to_entries | map(select(.key | endswith("_tokens")) | .value // 0) | add // 0) | add // 0' "$d/proj/.ralph/logs/metrics.jsonl" 2>/dev/null || echo "-")
+		counted=-
+		[ -s "$d/proj/.ralph/logs/metrics.jsonl" ] && counted=$(jq -s 'map(to_entries | map(select(.key | endswith("_tokens")) | .value // 0) | add // 0) | add // 0' "$d/proj/.ralph/logs/metrics.jsonl" 2>/dev/null | head -1)
 	else
-		counted=$(jq -r '[to_entries[] | select(.key | endswith("_tokens_total")) | .value // 0] | add // 0' "$st" 2>/dev/null || echo "-")
+		counted=$(jq -r '[to_entries[] | select(.key | endswith("_tokens_total")) | .value // 0] | add // 0' "$st" 2>/dev/null | head -1)
 	fi
 	# The stop: ran on (the cap, MAX_LOOPS or the outside limit), completed, stuck (breaker
 	# open or a refused completion) or fail (any other stop of its own).
@@ -311,7 +312,9 @@ run() {
 	[ "$capped" = 1 ] && reason="(stopped from outside at the cap)"
 	[ "$rc" = 124 ] && reason="(outside time limit)"
 	[ -z "$reason" ] && reason="-"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$calls" "${seen:--}" "$failed" "$ideal" "$wasted" "$counted" "$spent" "$rc" "$reason" "$stop" "$verdict" "$((SECONDS - start))"
+	# One row, "|"-separated: a tab is whitespace to read, which would
+	# merge empty fields.
+	printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$b" "$calls" "${seen:--}" "$failed" "$ideal" "$wasted" "${counted:--}" "${spent:--}" "$rc" "${reason//|//}" "$stop" "$verdict" "$((SECONDS - start))"
 }
 
 echo "host: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), $(git -C "$SRC" describe --always --dirty 2>/dev/null); cap $CAP calls"
@@ -333,7 +336,7 @@ for ((k = 0; k < ${#IMPL_NAMES[@]}; k++)); do
 		for spec in "${BEHAVIOURS[@]}"; do
 			b=$(field "$spec" 0)
 			[ -n "$ONLY" ] && ! [[ "$b" =~ $ONLY ]] && continue
-			IFS=$'\t' read -r b calls seen failed ideal wasted counted spent rc reason stop verdict secs < <(run "$name" "$bin" "$mode" "$spec")
+			IFS='|' read -r b calls seen failed ideal wasted counted spent rc reason stop verdict secs < <(run "$name" "$bin" "$mode" "$spec")
 			printf '| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n' "$b" "$calls" "$seen" "$failed" "$ideal" "$wasted" "$counted" "$spent" "$rc" "$reason" "$stop" "$verdict"
 			tc=$((tc + calls)) tw=$((tw + wasted)) tn=$((tn + 1))
 			[ "$verdict" = right ] && tr=$((tr + 1))

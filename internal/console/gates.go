@@ -20,6 +20,11 @@ func gateNotices(n events.Notice) []part {
 			s += "; full output: " + n.Log
 		}
 		return []part{text(events.Warn, s)}
+	case events.TaskChecked:
+		if n.Failure == nil {
+			return []part{line(success, "✅ Check passed: %q (VERIFY_COMMAND)", flat(n.Task))}
+		}
+		return []part{line(events.Warn, "❌ Check failed: %q: %s; the task is open again%s", flat(n.Task), gateWords(*n.Failure), logWords(n.Log))}
 	case events.CompletionHeld:
 		mode := "QUALITY_GATE_MODE=" + n.Mode
 		if n.Strict {
@@ -41,6 +46,8 @@ func gateWords(f gates.Failure) string {
 	switch {
 	case f.Gate == gates.GateReported:
 		return "the agent reported TESTS_STATUS: FAILING"
+	case f.TimedOut && f.Gate == gates.GateVerify:
+		return fmt.Sprintf("%s `%s` timed out (VERIFY_TIMEOUT)", f.Gate, flat(f.Command))
 	case f.TimedOut:
 		return fmt.Sprintf("%s `%s` timed out (QUALITY_GATE_TIMEOUT)", f.Gate, flat(f.Command))
 	}

@@ -61,16 +61,16 @@ func (l *loop) markBase() {
 }
 
 // measureChange is what call c changed: its commits, the working tree
-// against the base taken before it, and the plan's ticks (before and
-// after: its checked boxes). The new mark is the next loop's base.
+// against the base taken before it (c.base), and the plan's ticks (before
+// and after: its checked boxes). The new mark is the next loop's base.
 func (l *loop) measureChange(c *call, before, after int) loopChange {
 	ch := loopChange{ticks: max(after-before, 0)}
 	if head := l.git.Head(l.ctx); c.startSHA != "" && head != "" && head != c.startSHA {
 		ch.committed = l.git.CommittedBeyondOwned(l.ctx, c.startSHA, head)
 	}
 	mark, ok := l.git.Tree(l.ctx)
-	ch.known = ok && l.tree.have
-	ch.tree = ch.known && mark != l.tree.mark
+	ch.known = ok && c.base.have
+	ch.tree = ch.known && mark != c.base.mark
 	l.tree.mark, l.tree.have, l.tree.stale = mark, ok, false
 	return ch
 }

@@ -69,6 +69,7 @@ type loop struct {
 	stall  stallWatch // replies in a row that changed nothing
 	tree   treeWatch  // the working tree's mark where the previous loop left it
 	claims claimWatch // the agent's refused claims of done in a row
+	tasks  taskWatch  // VERIFY_COMMAND: where the task under way started, failed checks
 
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)

@@ -34,6 +34,9 @@ func (l *loop) success(c *call) step {
 	}
 	l.retry = 0
 	l.measureProgress(c, &res)
+	if l.checkTasks(c) {
+		return stopWith(l.signalExit()) // stopped while a task's check ran
+	}
 	gate := l.checkGates(c, &res)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)

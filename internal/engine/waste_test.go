@@ -293,3 +293,66 @@ func TestNoRequestRepliesGiveUp(t *testing.T) {
 		}
 	})
 }
+
+// VERIFY_COMMAND checks each newly ticked task with the task in its
+// environment: a task whose check fails (or whose check crashes) is open
+// again, the next call is told why, the tick is no progress, and the run
+// goes on; the verdicts are in the iterations' events.
+func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var h *ctlHarness
+		h = newCtlHarness(t, false, func(n int) ctlReply {
+			switch n {
+			case 1:
+				return ctlReply{Text: "Did Task A.", Touch: "src/app.txt", Check: true}
+			case 2: // fixes Task A and ticks it again
+				return ctlReply{Text: "Fixed Task A.", Touch: "fixed-a", Check: true}
+			}
+			return ctlReply{Text: "Did Task B.", Touch: "src/app.txt", Check: true, Commit: true}
+		})
+		check := `case "$RALPH_TASK" in "Task A") test -f fixed-a || { echo "Task A: want fixed-a (loop $RALPH_LOOP)"; exit 1; } ;; "Task B") test -n "$RALPH_TASK_COMMITS" || kill -SEGV $$ ;; esac`
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12", "VERIFY_COMMAND": check}))
+		h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
+		if n := h.callCount(); n != 3 {
+			t.Errorf("%d calls, want 3", n)
+		}
+		if ctx := strings.Join(h.argvs[1], " "); !strings.Contains(ctx, `CHECK FAILED: you ticked "Task A", but its check VERIFY_COMMAND`) ||
+			!strings.Contains(ctx, "Its output ends: Task A: want fixed-a (loop 1)") {
+			t.Errorf("call 2 was not told that Task A's check failed: %q", ctx)
+		}
+		if !h.rec.hasLine(`❌ Check failed: "Task A": VERIFY_COMMAND`) || !h.rec.hasLine(`✅ Check passed: "Task A" (VERIFY_COMMAND)`) {
+			t.Errorf("no lines for the checks:\n%s", h.rec.logText())
+		}
+		var verdicts []string
+		for _, e := range h.rec.ofType(events.IterationCompleted) {
+			for _, v := range e.Iteration.Verified {
+				verdicts = append(verdicts, fmt.Sprintf("%d %s %v", e.Loop, v.Task, v.Passed))
+			}
+			if e.Loop == 1 && len(e.Iteration.TasksTicked) != 0 {
+				t.Errorf("loop 1 ticked %q, whose check failed", e.Iteration.TasksTicked)
+			}
+		}
+		if got, want := strings.Join(verdicts, ", "), "1 Task A false, 2 Task A true, 3 Task B true"; got != want {
+			t.Errorf("verdicts %q, want %q", got, want)
+		}
+	})
+}
+
+// A check that crashes, or a task ticked with no change but the tick, is
+// no progress: an agent that keeps ticking a task whose check keeps
+// failing is stopped by the breaker, never run until --max-loops.
+func TestVerifyFailedTickIsNoProgress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply { return ctlReply{Text: "Ticked it.", Check: true} })
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12", "VERIFY_COMMAND": "kill -SEGV $$"}))
+		h.checkEnd(r, engine.ExitHalted, "stagnation_detected", "halted")
+		if n := h.callCount(); n != 3 {
+			t.Errorf("%d calls, want 3", n)
+		}
+		if !h.rec.hasLine(`❌ Check failed: "Task A": VERIFY_COMMAND ` + "`kill -SEGV $$`" + ` exited 139; the task is open again`) {
+			t.Errorf("no line for the crashed check:\n%s", h.rec.logText())
+		}
+	})
+}

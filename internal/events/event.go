@@ -138,6 +138,14 @@ type Gates struct {
 	Log     string   `json:"log,omitempty"`
 }
 
+// TaskVerdict is VERIFY_COMMAND's verdict on one task a call ticked.
+type TaskVerdict struct {
+	Task     string `json:"task"`
+	Passed   bool   `json:"passed"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+}
+
 // Iteration describes one finished agent call (the metrics.jsonl line).
 type Iteration struct {
 	Outcome               string   `json:"outcome"` // success, error, timeout, idle, permission_denied, api_limit, circuit_breaker_trip, read_only_timeout
@@ -159,6 +167,9 @@ type Iteration struct {
 	Detail                string   `json:"detail,omitempty"`
 	OutputFile            string   `json:"output_file,omitempty"`
 	TasksTicked           []string `json:"tasks_ticked,omitempty"` // plan tasks checked during the call, their text without the box
+	// Verified: VERIFY_COMMAND's verdict on each task the call ticked
+	// (a task whose check failed is unticked, and not in TasksTicked).
+	Verified []TaskVerdict `json:"verified,omitempty"`
 }
 
 // Event is one line of logs/events.jsonl (docs/EVENTS.md): one thing that

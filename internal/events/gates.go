@@ -47,5 +47,15 @@ type Evidence struct {
 	Subject  string          // its subject line, as the repository has it
 }
 
+// TaskChecked: VERIFY_COMMAND ran for a task the agent ticked. Failure is
+// nil when it passed; a failed task was unticked. Log is the file that
+// holds the check's whole output ("" when it passed or none was written).
+type TaskChecked struct {
+	Task    string
+	Failure *gates.Failure
+	Log     string
+}
+
+func (TaskChecked) notice()    {}
 func (GateFailed) notice()     {}
 func (CompletionHeld) notice() {}

@@ -40,6 +40,8 @@ type Repo interface {
 	LastCommit(ctx context.Context) (id, subject string, ok bool)
 	// Tree is a mark of the working tree's content beyond HEAD (tree.go).
 	Tree(ctx context.Context) (mark string, ok bool)
+	// CommitsSince lists the commits since..HEAD, oldest first (commits.go).
+	CommitsSince(ctx context.Context, since string) []string
 }
 
 // repo is Open's Repo. With owned set, the change queries leave out the

@@ -107,3 +107,31 @@ func TestTreeMarkLinksAndPipes(t *testing.T) {
 
 // mkfifo makes a named pipe with the system's mkfifo program.
 func mkfifo(path string) error { return exec.Command("mkfifo", path).Run() }
+
+// CommitsSince lists the commits after a commit, oldest first; none after
+// HEAD itself or without a commit to start from.
+func TestCommitsSince(t *testing.T) {
+	dir, sh, write := testRepo(t)
+	write("a.txt", "1\n")
+	sh("init", "-q", ".")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "one")
+	start := sh("rev-parse", "HEAD")
+	var want []string
+	for _, v := range []string{"2\n", "3\n"} {
+		write("a.txt", v)
+		sh("commit", "-qam", "more")
+		want = append(want, sh("rev-parse", "HEAD"))
+	}
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	ctx := context.Background()
+	if got := g.CommitsSince(ctx, start); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("CommitsSince(start) = %q, want %q", got, want)
+	}
+	if got := g.CommitsSince(ctx, want[1]); len(got) != 0 {
+		t.Errorf("CommitsSince(HEAD) = %q, want none", got)
+	}
+	if got := g.CommitsSince(ctx, ""); len(got) != 0 {
+		t.Errorf("CommitsSince(\"\") = %q, want none", got)
+	}
+}

@@ -321,6 +321,37 @@ func TestReceipts(t *testing.T) {
 	}
 }
 
+// TestReceiptVerdicts: a receipt carries its task's VERIFY_COMMAND
+// verdict; a tick the check took back has a receipt of its own that says
+// so, and its calls go on to the receipt of the task's next tick.
+func TestReceiptVerdicts(t *testing.T) {
+	l := newLog("r", t0)
+	l.emit(events.Event{Type: events.RunStarted, Driver: "claude-code"})
+	l.call(1, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1,
+		Verified: []events.TaskVerdict{{Task: "A", ExitCode: 1}}})
+	l.call(2, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1, TasksTicked: []string{"A"},
+		Verified: []events.TaskVerdict{{Task: "A", Passed: true}}})
+	runs, err := report.Read(&l.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u1t := u1.Tokens()
+	want := []report.Receipt{
+		{Task: "A", Loop: 1, Loops: 1, Calls: 1, Tokens: u1t, CostUSD: 0.0123, Seconds: 2, Verdict: "failed (exit 1)"},
+		{Task: "A", Loop: 2, Loops: 2, Calls: 2, Tokens: 2 * u1t, CostUSD: 0.0246, Seconds: 4, Verdict: "passed"},
+	}
+	if d := cmp.Diff(want, runs[0].Receipts); d != "" {
+		t.Errorf("receipts (-want +got):\n%s", d)
+	}
+	var out bytes.Buffer
+	report.WriteText(&out, runs[0])
+	for _, line := range []string{"  A  [check failed (exit 1)]\n", "  A  [check passed]\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, out.String())
+		}
+	}
+}
+
 // TestConcat: logs read one after the other; a copy that ends without its
 // newline does not join its last event with the next copy's first.
 func TestConcat(t *testing.T) {
