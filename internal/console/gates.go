@@ -86,15 +86,20 @@ func logWords(log string) string {
 // mode) make it a warning.
 func completedLine(reason string, ev events.Evidence) part {
 	var parts []string
-	if ev.Plan.Have && ev.Plan.Total > 0 {
+	switch {
+	case ev.Check != "":
+		parts = append(parts, fmt.Sprintf("the goal's check `%s` passes", flat(ev.Check)))
+	case ev.Plan.Have && ev.Plan.Total > 0:
 		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
-	} else {
+	default:
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}
-	switch ev.Gates {
-	case "":
+	switch {
+	case ev.Check != "" && ev.Gates != gates.StatusFail:
+		// the goal's check is the gate
+	case ev.Gates == "":
 		parts = append(parts, "no quality gates configured")
-	case gates.StatusFail:
+	case ev.Gates == gates.StatusFail:
 		parts = append(parts, "quality gates FAILING: "+failuresWords(ev.Failures)+logWords(ev.Log))
 	default:
 		parts = append(parts, "quality gates passing")

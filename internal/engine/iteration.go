@@ -78,7 +78,7 @@ func (l *loop) iteration() step {
 
 	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout, Retry: l.retry})
 
-	if l.s.SessionContinuity && l.drv.SupportsSessions() {
+	if l.s.SessionContinuity && l.drv.SupportsSessions() && !l.goal() { // --goal: a fresh context each call
 		id, err := l.resumeID()
 		if err != nil {
 			l.warn(err)

@@ -65,11 +65,12 @@ type loop struct {
 	gates *events.Gates
 	gate  gateState // the quality gates' last run in this run
 
-	idle   idleStreak // idle iterations in a row
-	stall  stallWatch // replies in a row that changed nothing
-	tree   treeWatch  // the working tree's mark where the previous loop left it
-	claims claimWatch // the agent's refused claims of done in a row
-	tasks  taskWatch  // VERIFY_COMMAND: where the task under way started, failed checks
+	idle     idleStreak // idle iterations in a row
+	stall    stallWatch // replies in a row that changed nothing
+	tree     treeWatch  // the working tree's mark where the previous loop left it
+	claims   claimWatch // the agent's refused claims of done in a row
+	tasks    taskWatch  // VERIFY_COMMAND: where the task under way started, failed checks
+	goalDone bool       // --goal: the check passed
 
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
@@ -154,6 +155,9 @@ func (l *loop) run() Result {
 	}
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
+	if l.checkGoalFirst() {
+		return l.signalExit()
+	}
 
 	for {
 		if r, stop := l.interrupted(); stop {

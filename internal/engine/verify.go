@@ -49,6 +49,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 	}
 	l.gate.runs++
 	l.gate.fresh, l.gate.failures, l.gate.log = true, d.Failures, ""
+	l.noteGoal(d)
 	if len(d.Failures) == 0 && name != "" {
 		l.logs.RemoveLog(name)
 	} else if name != "" {
@@ -178,6 +179,9 @@ func (l *loop) planCount() events.PlanCount {
 // last ran in this run, and the last commit.
 func (l *loop) evidence() events.Evidence {
 	ev := events.Evidence{Plan: l.planCount()}
+	if l.goal() {
+		ev.Check = l.s.GoalCheck
+	}
 	if cfg := l.gatesConfig(); cfg.Enabled() {
 		ev.Mode = cfg.Mode
 		if ev.Mode == "" {

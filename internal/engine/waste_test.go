@@ -5,6 +5,8 @@ package engine_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -355,4 +357,82 @@ func TestVerifyFailedTickIsNoProgress(t *testing.T) {
 			t.Errorf("no line for the crashed check:\n%s", h.rec.logText())
 		}
 	})
+}
+
+// --goal TEXT --check CMD: the goal is the prompt and the one task, the
+// check decides; every call starts a fresh context; the project's plan is
+// neither read nor written. A goal already met costs no call; an agent
+// that claims done while the check fails is stopped as not proven; one
+// that does nothing is stopped by the breaker.
+func TestGoal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		met    bool // the check passes before any call
+		script func(h *ctlHarness) func(int) ctlReply
+		code   int
+		reason string
+		calls  int
+	}{
+		{"met on call 2", false, func(h *ctlHarness) func(int) ctlReply {
+			return func(n int) ctlReply {
+				if n == 2 {
+					return ctlReply{Text: "Made it.", Touch: "goal.txt", Commit: true}
+				}
+				return ctlReply{Text: "Looked around.", Touch: "src/app.txt"}
+			}
+		}, engine.ExitComplete, "goal_met", 2},
+		{"already met", true, func(*ctlHarness) func(int) ctlReply { return working }, engine.ExitComplete, "goal_met", 0},
+		{"claims done", false, func(*ctlHarness) func(int) ctlReply {
+			return func(n int) ctlReply { return ctlReply{Raw: done("Done, the goal is met.", n)} }
+		}, engine.ExitUnproven, "completion_not_proven", 2},
+		{"does nothing", false, func(*ctlHarness) func(int) ctlReply {
+			return func(int) ctlReply { return ctlReply{Text: "Nothing to do."} }
+		}, engine.ExitHalted, "stagnation_detected", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newCtlHarness(t, false, nil)
+				h.script = tc.script(h)
+				if tc.met {
+					ctlGitFile(t, h.dir, "goal.txt")
+				}
+				plan, _, _ := h.rd.ReadFile("@fix_plan.md")
+				r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"},
+					"--goal", "Write goal.txt", "--check", "test -f goal.txt"))
+				status := map[int]string{engine.ExitComplete: "completed", engine.ExitUnproven: "halted", engine.ExitHalted: "halted"}[tc.code]
+				h.checkEnd(r, tc.code, tc.reason, status)
+				if n := h.callCount(); n != tc.calls {
+					t.Errorf("%d calls, want %d", n, tc.calls)
+				}
+				for i, argv := range h.argvs {
+					a := strings.Join(argv, " ")
+					if strings.Contains(a, "--resume") {
+						t.Errorf("call %d resumed a session: %q", i+1, a)
+					}
+					if !strings.Contains(a, "Write goal.txt") || !strings.Contains(a, "test -f goal.txt") || strings.Contains(a, "Do the next task.") {
+						t.Errorf("call %d's prompt is not the goal's: %q", i+1, a)
+					}
+				}
+				if after, _, _ := h.rd.ReadFile("@fix_plan.md"); string(after) != string(plan) {
+					t.Errorf("the project's plan changed: %q", after)
+				}
+				if tc.code == engine.ExitComplete && !h.rec.hasLine("✅ Completed (goal_met): the goal's check `test -f goal.txt` passes") {
+					t.Errorf("no evidence line:\n%s", h.rec.logText())
+				}
+			})
+		})
+	}
+}
+
+// ctlGitFile commits a new file name into the project at dir.
+func ctlGitFile(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctlGit(t, dir, "add", name)
+	ctlGit(t, dir, "commit", "-qm", "add "+name)
 }

@@ -43,8 +43,10 @@ type Evidence struct {
 	Mode     string          // QUALITY_GATE_MODE
 	Failures []gates.Failure // the gates that fail
 	Log      string          // their whole output, relative to the project
-	Commit   string          // HEAD, abbreviated ("" without git)
-	Subject  string          // its subject line, as the repository has it
+	// Check: a --goal run's check, which passes (its plan is the goal).
+	Check   string
+	Commit  string // HEAD, abbreviated ("" without git)
+	Subject string // its subject line, as the repository has it
 }
 
 // TaskChecked: VERIFY_COMMAND ran for a task the agent ticked. Failure is
