@@ -106,7 +106,7 @@ func TestHeldCompletionCountsTowardTheBreaker(t *testing.T) {
 // ticks nothing. The default mode keeps the bash loop's decision (two exit
 // signals complete the run, and the last line says plan 0/2); in strict
 // mode the claim is refused and fed back, and the second claim with
-// nothing changed ends the run as not proven: exit 11, never completed.
+// nothing changed ends the run as not proven: exit 12, never completed.
 func TestClaimWithOpenTasks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
