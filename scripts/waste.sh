@@ -69,7 +69,7 @@ REAL_SLEEP="$(command -v sleep)"
 # --- the builds -------------------------------------------------------------------
 IMPL_NAMES=() IMPL_PATHS=()
 if [ -n "${RALPH_BIN:-}" ]; then
-	IMPL_NAMES+=(this) IMPL_PATHS+=("$RALPH_BIN")
+	IMPL_NAMES+=(this) IMPL_PATHS+=("$(cd "$(dirname "$RALPH_BIN")" && pwd)/$(basename "$RALPH_BIN")")
 else
 	(cd "$SRC" && CGO_ENABLED=0 go build -trimpath -o "$WORK/ralph_loop" ./cmd/ralph_loop) || { echo "waste.sh: build failed" >&2; exit 1; }
 	IMPL_NAMES+=(this) IMPL_PATHS+=("$WORK/ralph_loop")
@@ -84,7 +84,8 @@ for ref in "${REFS[@]}"; do
 	fi
 done
 for b in "${BINS[@]}"; do
-	IMPL_NAMES+=("${b%%=*}") IMPL_PATHS+=("${b#*=}")
+	p=${b#*=}
+	IMPL_NAMES+=("${b%%=*}") IMPL_PATHS+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
 done
 if [ "$BASH_REF" = 1 ]; then
 	if [ -z "${REF_REPO:-}" ] || ! git -C "$REF_REPO" rev-parse --git-dir >/dev/null 2>&1; then
@@ -270,7 +271,7 @@ run() {
 		now=$(cat "$d/state/count" 2>/dev/null)
 		if [ "${now:-0}" -gt "$CAP" ]; then
 			capped=1
-			pkill -TERM -s "$(ps -o sid= -p "$pid" | tr -d ' ')" 2>/dev/null
+			kill -TERM "$pid" 2>/dev/null # timeout (the job, exec'd into) passes it on
 			break
 		fi
 		"$REAL_SLEEP" 0.2
