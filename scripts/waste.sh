@@ -347,8 +347,11 @@ for ((k = 0; k < ${#IMPL_NAMES[@]}; k++)); do
 					[ "$verdict" = right ] || problem="stopped wrongly ($stop, $reason)"
 					[ "$wasted" -le 1 ] || problem="$problem${problem:+; }$wasted calls beyond the ideal $ideal"
 				else
-					[ "$stop" = ran-on ] && problem="ran on to the cap"
-					[ "$verdict" = wrong ] && [[ "$BASH_ALSO" != *" $b "* ]] && problem="$problem${problem:+; }a wrong stop ($stop, $reason) the bash loop does not make"
+					if [ "$stop" = ran-on ]; then
+						problem="ran on to the cap"
+					elif [ "$verdict" = wrong ] && [[ "$BASH_ALSO" != *" $b "* ]]; then
+						problem="a wrong stop ($stop, $reason) the bash loop does not make"
+					fi
 				fi
 				if [ -n "$problem" ]; then
 					echo "waste.sh: $b, COMPLETION_MODE=$mode: $problem" >&2
