@@ -25,7 +25,7 @@ func TestNoRequest(t *testing.T) {
 		{"There's no request in your message, only system instructions.", &one, false, true},
 		// Not that.
 		{"I don't see a request in your message, just system context.", &three, false, false}, // it used tools
-		{"I don't see a request in your message.", &one, true, false},                        // it reported a status block
+		{"I don't see a request in your message.", &one, true, false},                         // it reported a status block
 		{"Implemented the login form and its tests.", &one, false, false},
 		{"", &one, false, false},
 		{"Fixed the bug where the server did not receive a request body larger than 1 MB.", nil, false, false},

@@ -18,13 +18,13 @@ type Held struct {
 	PlanDone, PlanTotal int // the plan's ticked and total tasks; PlanTotal 0: no plan to speak of
 	// Open: the tasks still open when the agent said it was done (strict
 	// mode); 0 when the gates alone refused the completion.
-	Open int
-	Gate string // what failed: "TEST_COMMAND", "QUALITY_GATES" or "TESTS_STATUS"; "" for none
-	Command             string // the failing command ("" when the agent's own TESTS_STATUS failed it)
-	ExitCode            int
-	TimedOut            bool
-	Tail                string // the last lines of its output
-	More                int    // further gates that fail as well
+	Open     int
+	Gate     string // what failed: "TEST_COMMAND", "QUALITY_GATES" or "TESTS_STATUS"; "" for none
+	Command  string // the failing command ("" when the agent's own TESTS_STATUS failed it)
+	ExitCode int
+	TimedOut bool
+	Tail     string // the last lines of its output
+	More     int    // further gates that fail as well
 }
 
 // heldNotice is the sentence that tells the agent its completion was not
