@@ -303,8 +303,7 @@ func TestNoRequestRepliesGiveUp(t *testing.T) {
 func TestVerifyCommand(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		var h *ctlHarness
-		h = newCtlHarness(t, false, func(n int) ctlReply {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
 			switch n {
 			case 1:
 				return ctlReply{Text: "Did Task A.", Touch: "src/app.txt", Check: true}
