@@ -57,13 +57,22 @@ func heldNotice(h Held) string {
 		fmt.Fprintf(&b, " (and %d more)", h.More)
 	}
 	b.WriteString(". The run ends only when every quality gate passes: make it pass. ")
-	if t := oneLine(h.Tail); t != "" {
-		if n := len([]rune(t)); n > heldTailMax {
-			t = "…" + string([]rune(t)[n-heldTailMax+1:])
-		}
-		b.WriteString("Its output ends: " + t + " ")
-	}
+	b.WriteString(outputEnds(h.Tail))
 	return b.String()
+}
+
+// outputEnds quotes the end of a command's output for the agent: "Its
+// output ends: …", on one line and cut to its last heldTailMax characters
+// ("" for no output).
+func outputEnds(tail string) string {
+	t := oneLine(tail)
+	if t == "" {
+		return ""
+	}
+	if n := len([]rune(t)); n > heldTailMax {
+		t = "…" + string([]rune(t)[n-heldTailMax+1:])
+	}
+	return "Its output ends: " + t + " "
 }
 
 // oneLine joins s's whitespace runs into single spaces.

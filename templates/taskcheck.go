@@ -34,11 +34,6 @@ func taskCheckNotice(cs []TaskCheck) string {
 		fmt.Fprintf(&b, " (and the checks of %d more ticked tasks fail)", len(cs)-1)
 	}
 	b.WriteString(", so it is open again: make the check pass, then tick it. ")
-	if t := oneLine(c.Tail); t != "" {
-		if n := len([]rune(t)); n > heldTailMax {
-			t = "…" + string([]rune(t)[n-heldTailMax+1:])
-		}
-		b.WriteString("Its output ends: " + t + " ")
-	}
+	b.WriteString(outputEnds(c.Tail))
 	return b.String()
 }
