@@ -64,11 +64,30 @@ func (l *loop) markBase() {
 // against the base taken before it (c.base), and the plan's ticks (before
 // and after: its checked boxes). The new mark is the next loop's base.
 func (l *loop) measureChange(c *call, before, after int) loopChange {
+	mark, ok := l.git.Tree(l.ctx)
+	return l.changeTo(c, before, after, mark, ok)
+}
+
+// changesAndTree asks git for the files changed since the call started
+// (gitrun.Repo.Changes) and for the tree's mark at once: two independent
+// questions, so the mark's `git status` runs beside the diffs.
+func (l *loop) changesAndTree(start string) (files int, numstat, mark string, ok bool) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mark, ok = l.git.Tree(l.ctx)
+	}()
+	files, numstat = l.git.Changes(l.ctx, start)
+	<-done
+	return files, numstat, mark, ok
+}
+
+// changeTo is measureChange with the tree's mark already taken.
+func (l *loop) changeTo(c *call, before, after int, mark string, ok bool) loopChange {
 	ch := loopChange{ticks: max(after-before, 0)}
 	if head := l.git.Head(l.ctx); c.startSHA != "" && head != "" && head != c.startSHA {
 		ch.committed = l.git.CommittedBeyondOwned(l.ctx, c.startSHA, head)
 	}
-	mark, ok := l.git.Tree(l.ctx)
 	ch.known = ok && c.base.have
 	ch.tree = ch.known && mark != c.base.mark
 	l.tree.mark, l.tree.have, l.tree.stale = mark, ok, false

@@ -84,9 +84,9 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		l.collapseStories()
 	}
 
-	files, numstat := l.git.Changes(l.ctx, c.startSHA)
+	files, numstat, mark, ok := l.changesAndTree(c.startSHA)
 	c.files = files
-	c.change = l.measureChange(c, c.before, after)
+	c.change = l.changeTo(c, c.before, after, mark, ok)
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {

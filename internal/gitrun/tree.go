@@ -49,7 +49,10 @@ type fileMark struct {
 // git could not tell. It costs one `git status` and reads only the dirty
 // files whose size or times changed since the last mark.
 func (g *repo) Tree(ctx context.Context) (mark string, ok bool) {
-	out, err := g.run(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	// GIT_OPTIONAL_LOCKS=0: a look, not a refresh of the index (no write,
+	// no index.lock taken beside the agent's own git).
+	env := append(g.env[:len(g.env):len(g.env)], "GIT_OPTIONAL_LOCKS=0")
+	out, err := runIn(ctx, g.dir, env, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return "", false
 	}

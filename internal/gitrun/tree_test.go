@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestTreeMark: the same dirty tree gives the same mark however often it
@@ -133,5 +134,35 @@ func TestCommitsSince(t *testing.T) {
 	}
 	if got := g.CommitsSince(ctx, ""); len(got) != 0 {
 		t.Errorf("CommitsSince(\"\") = %q, want none", got)
+	}
+}
+
+// Tree only looks: it never refreshes and writes the index (which would
+// take index.lock beside the agent's own git), even when a file's times
+// changed and git would otherwise record them.
+func TestTreeWritesNoIndex(t *testing.T) {
+	dir, sh, write := testRepo(t)
+	write("src/app.txt", "v1\n")
+	sh("init", "-q", ".")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "init")
+	index := filepath.Join(dir, ".git", "index")
+	before, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := before.ModTime().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "src/app.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Open(dir, filepath.Join(dir, ".ralph"), nil).Tree(context.Background()); !ok {
+		t.Fatal("Tree: git could not tell")
+	}
+	after, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
+		t.Error("Tree wrote the index")
 	}
 }
