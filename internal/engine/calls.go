@@ -49,6 +49,9 @@ func (l *loop) countFailed() {
 // a loop of the agent's work for the breaker or the exit signals.
 func (l *loop) noRequest(c *call, res analysis.Result) step {
 	l.countFailed()
+	if providerServed(supervise.Exited, res.Usage) {
+		l.recordCall()
+	}
 	l.stall.reset()
 	l.idle.end()
 	l.lastAnalysis = nil

@@ -32,6 +32,7 @@ func (l *loop) success(c *call) step {
 	if drivers.NoRequest(res) {
 		return l.noRequest(c, res) // exit 0, yet it did nothing
 	}
+	l.recordCall()
 	l.retry = 0
 	l.measureProgress(c, &res)
 	if l.checkTasks(c) {
@@ -42,9 +43,9 @@ func (l *loop) success(c *call) step {
 	return l.decide(c, res, gate, pending)
 }
 
-// countSuccess counts the call in the hour's window and the run.
+// countSuccess counts a call that exited 0 in the run; the hour's window
+// counts it once its reply is known to be one the provider served.
 func (l *loop) countSuccess() {
-	l.recordCall()
 	l.calls++
 	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
 }
