@@ -23,9 +23,10 @@
 # Each behaviour is a fake `claude` (a bash script written below) that counts its calls and
 # the tokens it reports, in a fresh git project with a 5-task @fix_plan.md, run to its end
 # with LOOP_DELAY=0 (the bash loop keeps its own pauses, shortened by the sleep shim). Per
-# behaviour the table says: calls made; the calls the loop counted (status.json's
-# calls_made_this_hour, what its last lines and dashboard show); failed calls (the fake's own count of the calls it
-# made fail or answer with nothing); the ideal (the fewest calls a loop that stops for the
+# behaviour the table says: calls made; the calls the loop counted in the run (status.json's
+# calls_this_run, "API calls used") and in the hour's window (calls_made_this_hour, the
+# "(Call N/100)" line, bmalph's dashboard); failed calls (the fake's own count of the calls
+# it made fail or answer with nothing); the ideal (the fewest calls a loop that stops for the
 # right reason can make: the work itself, plus failures no loop can avoid, plus the tries the
 # loop's own thresholds give); calls wasted beyond it; tokens the loop counted against the
 # tokens the fake reported; the exit code and exit_reason; and whether the stop was right.
@@ -278,7 +279,7 @@ run() {
 	done
 	wait "$pid"
 	local rc=$?
-	local calls failed spent counted reason status plan breaker seen
+	local calls failed spent counted reason status plan breaker seen runcalls
 	calls=$(cat "$d/state/count" 2>/dev/null || echo 0)
 	failed=$(cat "$d/state/failed" 2>/dev/null || echo 0)
 	spent=$(cat "$d/state/tokens" 2>/dev/null || echo 0)
@@ -287,6 +288,7 @@ run() {
 	status=$(jq -r '.status // ""' "$st" 2>/dev/null)
 	breaker=$(jq -r '.state // ""' "$d/proj/.ralph/.circuit_breaker_state" 2>/dev/null)
 	seen=$(jq -r '.calls_made_this_hour // "-"' "$st" 2>/dev/null)
+	runcalls=$(jq -r '.calls_this_run // "-"' "$st" 2>/dev/null)
 	plan=$(grep -c '^- \[[xX]\]' "$d/proj/.ralph/@fix_plan.md")
 	if [ "$bin" = bash ]; then
 		counted=-
@@ -315,7 +317,7 @@ run() {
 	[ -z "$reason" ] && reason="-"
 	# One row, "|"-separated: a tab is whitespace to read, which would
 	# merge empty fields.
-	printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$b" "$calls" "${seen:--}" "$failed" "$ideal" "$wasted" "${counted:--}" "${spent:--}" "$rc" "${reason//|//}" "$stop" "$verdict" "$((SECONDS - start))"
+	printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$b" "$calls" "${runcalls:--}" "${seen:--}" "$failed" "$ideal" "$wasted" "${counted:--}" "${spent:--}" "$rc" "${reason//|//}" "$stop" "$verdict" "$((SECONDS - start))"
 }
 
 echo "host: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), $(git -C "$SRC" describe --always --dirty 2>/dev/null); cap $CAP calls"
@@ -331,14 +333,14 @@ for ((k = 0; k < ${#IMPL_NAMES[@]}; k++)); do
 		echo
 		echo "### $label"
 		echo
-		echo "| behaviour | calls | counted | failed | ideal | wasted | tokens counted / spent | exit | exit_reason | stop | right? |"
-		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		echo "| behaviour | calls | run's count | hour's count | failed | ideal | wasted | tokens counted / spent | exit | exit_reason | stop | right? |"
+		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 		tc=0 tw=0 tr=0 tn=0
 		for spec in "${BEHAVIOURS[@]}"; do
 			b=$(field "$spec" 0)
 			[ -n "$ONLY" ] && ! [[ "$b" =~ $ONLY ]] && continue
-			IFS='|' read -r b calls seen failed ideal wasted counted spent rc reason stop verdict secs < <(run "$name" "$bin" "$mode" "$spec")
-			printf '| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n' "$b" "$calls" "$seen" "$failed" "$ideal" "$wasted" "$counted" "$spent" "$rc" "$reason" "$stop" "$verdict"
+			IFS='|' read -r b calls runcalls seen failed ideal wasted counted spent rc reason stop verdict secs < <(run "$name" "$bin" "$mode" "$spec")
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n' "$b" "$calls" "$runcalls" "$seen" "$failed" "$ideal" "$wasted" "$counted" "$spent" "$rc" "$reason" "$stop" "$verdict"
 			tc=$((tc + calls)) tw=$((tw + wasted)) tn=$((tn + 1))
 			[ "$verdict" = right ] && tr=$((tr + 1))
 			if [ "$CHECK" = 1 ] && [ "$k" = 0 ]; then
