@@ -54,6 +54,9 @@ func (g *repo) Tree(ctx context.Context) (mark string, ok bool) {
 	env := append(g.env[:len(g.env):len(g.env)], "GIT_OPTIONAL_LOCKS=0")
 	out, err := runIn(ctx, g.dir, env, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
+		if Stuck(err) {
+			g.warned.note(err) // as run says it
+		}
 		return "", false
 	}
 	c := g.tree

@@ -22,7 +22,7 @@ func TestTreeMark(t *testing.T) {
 	sh("init", "-q", ".")
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
-	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil, nil)
 	ctx := context.Background()
 	mark := func() string {
 		t.Helper()
@@ -83,7 +83,7 @@ func TestTreeMarkLinksAndPipes(t *testing.T) {
 	sh("init", "-q", ".")
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
-	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil, nil)
 	ctx := context.Background()
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestCommitsSince(t *testing.T) {
 		sh("commit", "-qam", "more")
 		want = append(want, sh("rev-parse", "HEAD"))
 	}
-	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil, nil)
 	ctx := context.Background()
 	if got := g.CommitsSince(ctx, start); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("CommitsSince(start) = %q, want %q", got, want)
@@ -155,7 +155,7 @@ func TestTreeWritesNoIndex(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "src/app.txt"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := Open(dir, filepath.Join(dir, ".ralph"), nil).Tree(context.Background()); !ok {
+	if _, ok := Open(dir, filepath.Join(dir, ".ralph"), nil, nil).Tree(context.Background()); !ok {
 		t.Fatal("Tree: git could not tell")
 	}
 	after, err := os.Stat(index)
