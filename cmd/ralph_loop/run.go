@@ -75,6 +75,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if e.cfg, e.warnings, err = loadConfig(l, c.loop, lookupEnv, cwd, sig); err != nil {
 		return err
 	}
+	if err := e.cfg.GoalError(); err != nil {
+		return err
+	}
 	ralphPath := e.cfg.RalphDir
 	if !filepath.IsAbs(ralphPath) {
 		ralphPath = filepath.Join(cwd, ralphPath)

@@ -18,7 +18,7 @@ var helpLayout = []string{
 
 	"driver", "output-format", "allowed-tools", "no-continue", "session-expiry", "sandbox", "fallback-driver",
 
-	"max-loops", "delay", "done-pattern", "inactivity-timeout", "max-output-mb", "log-keep", "log-max-mb",
+	"max-loops", "delay", "done-pattern", "completion-mode", "goal", "check", "inactivity-timeout", "max-output-mb", "log-keep", "log-max-mb",
 	"retry-max-delay", "outage-max", "max-cost", "max-tokens", "swarm", "events",
 
 	"notify-on", "notify-command", "notify-webhook", "notify-desktop",

@@ -51,7 +51,7 @@ func TestLogLines(t *testing.T) {
 			"ERROR ❌ Codex exited: error (exit 2) (code 2)", "ERROR   stderr (last 3 lines): x | y", "ERROR   full stderr log: .ralph/logs/e.log"}},
 		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
-		{completion{"plan_complete", 4, 5, events.Evidence{}}, []string{
+		{completion{"plan_complete", 4, 5, 0, events.Evidence{}}, []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},

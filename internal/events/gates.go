@@ -9,10 +9,10 @@ import (
 
 // GateFailure is one failed quality gate, as a person is told of it.
 type GateFailure struct {
-	Gate     string // TEST_COMMAND, QUALITY_GATES or TESTS_STATUS
+	Gate     string // TEST_COMMAND, QUALITY_GATES, TESTS_STATUS or VERIFY_COMMAND (a task's check)
 	Command  string // the command that failed ("" for TESTS_STATUS)
 	ExitCode int
-	TimedOut bool // it ran past QUALITY_GATE_TIMEOUT
+	TimedOut bool // it ran past QUALITY_GATE_TIMEOUT (VERIFY_TIMEOUT for a task's check)
 	// Reported: the gate is the agent's own TESTS_STATUS: FAILING, no
 	// command of the loop's.
 	Reported bool
@@ -27,14 +27,19 @@ type GateFailed struct {
 }
 
 // CompletionHeld: the run would have ended as complete (Reason, an exit
-// reason such as plan_complete) but a blocking quality gate fails, so the
-// loop goes on and the next call is told why.
+// reason such as plan_complete) but a blocking quality gate fails (or, in
+// strict mode, a task is open), so the loop goes on and the next call is
+// told why.
 type CompletionHeld struct {
 	Reason   string
 	Plan     PlanCount
 	Failures []GateFailure
 	Log      string // the failing gates' whole output, relative to the project
 	Mode     string // QUALITY_GATE_MODE
+	// Strict: COMPLETION_MODE=strict (or --goal) refused it; Open, the
+	// plan's open tasks when they did (no gate ran then).
+	Strict bool
+	Open   int
 }
 
 // PlanCount is @fix_plan.md's ticked and total tasks; Have is false
@@ -55,8 +60,19 @@ type Evidence struct {
 	Mode     string        // QUALITY_GATE_MODE
 	Failures []GateFailure // the gates that fail
 	Log      string        // their whole output, relative to the project
-	Commit   string        // HEAD, abbreviated ("" without git)
-	Subject  string        // its subject line, as the repository has it
+	// Check: a --goal run's check, which passes (its plan is the goal).
+	Check   string
+	Commit  string // HEAD, abbreviated ("" without git)
+	Subject string // its subject line, as the repository has it
+}
+
+// TaskChecked: VERIFY_COMMAND ran for a task the agent ticked. Failure is
+// nil when it passed; a failed task was unticked. Log is the file that
+// holds the check's whole output ("" when it passed or none was written).
+type TaskChecked struct {
+	Task    string
+	Failure *GateFailure
+	Log     string
 }
 
 // Lines: the gate, how it failed, and where its whole output is.
@@ -68,10 +84,27 @@ func (n GateFailed) Lines() []Line {
 	return []Line{logText(Warn, s)}
 }
 
-// Lines: what looked done, and which gate fails.
+// Lines: whether the task's check passed, and how it failed.
+func (n TaskChecked) Lines() []Line {
+	if n.Failure == nil {
+		return []Line{logf(Success, "✅ Check passed: %q (VERIFY_COMMAND)", flat(n.Task))}
+	}
+	return []Line{logf(Warn, "❌ Check failed: %q: %s; the task is open again%s", flat(n.Task), n.Failure.words(), logWords(n.Log))}
+}
+
+// Lines: what looked done, and what refutes it: open tasks or a failing
+// gate.
 func (n CompletionHeld) Lines() []Line {
-	return []Line{logf(Warn, "Not done: %s, but %s; going on (QUALITY_GATE_MODE=%s)%s",
-		claimWords(n.Reason, n.Plan), failuresWords(n.Failures), n.Mode, logWords(n.Log))}
+	mode := "QUALITY_GATE_MODE=" + n.Mode
+	if n.Strict {
+		mode = "COMPLETION_MODE=strict"
+	}
+	if n.Open > 0 {
+		return []Line{logf(Warn, "Not done: %s, but %d of %d tasks in @fix_plan.md are open; going on (%s)",
+			claimWords(n.Reason, n.Plan), n.Open, n.Plan.Total, mode)}
+	}
+	return []Line{logf(Warn, "Not done: %s, but %s; going on (%s)%s",
+		claimWords(n.Reason, n.Plan), failuresWords(n.Failures), mode, logWords(n.Log))}
 }
 
 // words name a failed gate and how it failed: "TEST_COMMAND `go test
@@ -80,6 +113,8 @@ func (f GateFailure) words() string {
 	switch {
 	case f.Reported:
 		return "the agent reported TESTS_STATUS: FAILING"
+	case f.TimedOut && f.Gate == "VERIFY_COMMAND":
+		return fmt.Sprintf("%s `%s` timed out (VERIFY_TIMEOUT)", f.Gate, flat(f.Command))
 	case f.TimedOut:
 		return fmt.Sprintf("%s `%s` timed out (QUALITY_GATE_TIMEOUT)", f.Gate, flat(f.Command))
 	}
@@ -118,15 +153,20 @@ func logWords(log string) string {
 // mode) make it a warning.
 func (ev Evidence) line(reason string) Line {
 	var parts []string
-	if ev.Plan.Have && ev.Plan.Total > 0 {
+	switch {
+	case ev.Check != "":
+		parts = append(parts, fmt.Sprintf("the goal's check `%s` passes", flat(ev.Check)))
+	case ev.Plan.Have && ev.Plan.Total > 0:
 		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
-	} else {
+	default:
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}
-	switch ev.Gates {
-	case "":
+	switch {
+	case ev.Check != "" && ev.Gates != "fail":
+		// the goal's check is the gate
+	case ev.Gates == "":
 		parts = append(parts, "no quality gates configured")
-	case "fail":
+	case ev.Gates == "fail":
 		parts = append(parts, "quality gates FAILING: "+failuresWords(ev.Failures)+logWords(ev.Log))
 	default:
 		parts = append(parts, "quality gates passing")

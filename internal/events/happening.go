@@ -270,7 +270,7 @@ func (e End) Lines(m Moment) []Line {
 		l = append(l,
 			logText(Success, "🎉 Ralph has completed the project! Final stats:"),
 			logf(Info, "  - Total loops: %d", m.Loop),
-			logf(Info, "  - API calls used: %d", m.CallsThisHour),
+			logf(Info, "  - API calls used: %d%s", m.Calls, failedWords(m.FailedCalls)),
 			logf(Info, "  - Exit reason: %s", e.Reason),
 			e.Evidence.line(e.Reason))
 	}
@@ -294,3 +294,11 @@ type Review struct {
 }
 
 func (r Review) Lines(Moment) []Line { return []Line{logText(r.Level, r.Text)} }
+
+// failedWords adds the failed calls to a count of calls: " (3 failed)".
+func failedWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d failed)", n)
+}

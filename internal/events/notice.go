@@ -264,11 +264,14 @@ type CallStarting struct {
 	Call     int
 	MaxCalls int
 	Timeout  time.Duration
+	// Retry: the failed calls in a row before this one (the hour's count,
+	// Call, leaves out those the provider did not serve).
+	Retry int
 }
 
 func (n CallStarting) Lines() []Line {
 	return []Line{
-		logf(Loop, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
+		logf(Loop, "Executing %s (Call %d/%d%s)", n.Agent, n.Call, n.MaxCalls, retryWords(n.Retry)),
 		logf(Info, "⏳ Starting %s execution... (timeout: %dm)", n.Agent, int(n.Timeout.Minutes()))}
 }
 
@@ -532,3 +535,11 @@ func (WaitOver) Lines() []Line { return []Line{{Show: CountdownOver}} }
 type CallWindowReset struct{ Hour string }
 
 func (n CallWindowReset) Lines() []Line { return []Line{logText(Info, newHourLine(n.Hour))} }
+
+// retryWords says a call follows failed ones: ", retry 3".
+func retryWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", retry %d", n)
+}

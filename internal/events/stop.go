@@ -31,6 +31,7 @@ const (
 	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
+	StopUnproven              // COMPLETION_MODE=strict: the agent claimed done again, with nothing changed and nothing proven: Claims
 )
 
 // Stop is how a run ended early, as values; its Sentence words it for the
@@ -69,6 +70,24 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+
+	// Claims: the agent's claims of done that the loop refused in a row
+	// (StopUnproven; a StopBreaker that opened while they went on).
+	Claims *Claims
+}
+
+// Claims is a run of refused claims of done: how many in a row, why the
+// last was refused (open tasks of the plan, or a failing gate), and the
+// last loop that changed the project.
+type Claims struct {
+	Count int
+	// Since is the last loop that changed the project; 0: none since the
+	// run started.
+	Since       int
+	Open, Total int    // the plan's open and total tasks (Open 0: the plan did not refuse it)
+	Gate        string // the first failing gate (TEST_COMMAND, QUALITY_GATES, TESTS_STATUS), "" for none
+	Command     string // its command
+	Strict      bool   // COMPLETION_MODE=strict (or --goal)
 }
 
 // FailureKind names how an agent call failed.
@@ -95,6 +114,9 @@ type Failure struct {
 	// disk or the quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
+	// NoRequest: the call exited 0, but its reply did nothing: it
+	// answered as if it had been given no prompt.
+	NoRequest bool
 }
 
 // Sentence is the one sentence that says why a run stopped early: the
@@ -141,12 +163,58 @@ func (s Stop) Sentence() string {
 		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
 	case StopSignal:
 		return "stopped by " + s.Signal
-	case StopBreaker, StopError:
+	case StopUnproven:
+		return "not done: " + s.Claims.words() + " (COMPLETION_MODE=strict); " + s.Claims.fix()
+	case StopBreaker:
+		if s.Err != nil && s.Claims != nil {
+			return s.Err.Error() + "; " + s.Claims.words()
+		}
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	case StopError:
 		if s.Err != nil {
 			return s.Err.Error()
 		}
 	}
 	return ""
+}
+
+// words say what a run of refused claims of done was: "the agent claimed
+// done 3 times while TEST_COMMAND `go test ./...` fails; nothing changed
+// since loop 2".
+func (c *Claims) words() string {
+	if c == nil {
+		return "the agent claimed done with nothing proven"
+	}
+	times := "once"
+	if c.Count > 1 {
+		times = fmt.Sprintf("%d times", c.Count)
+	}
+	var why string
+	switch {
+	case c.Open > 0:
+		why = fmt.Sprintf("with %d of %d tasks open in @fix_plan.md", c.Open, c.Total)
+	case c.Gate != "" && c.Command == "": // the agent's own TESTS_STATUS
+		why = "while it reported TESTS_STATUS: FAILING"
+	case c.Gate != "":
+		why = fmt.Sprintf("while %s `%s` fails", c.Gate, flat(c.Command))
+	default:
+		why = "with nothing proven"
+	}
+	since := "nothing changed since the run started"
+	if c.Since > 0 {
+		since = fmt.Sprintf("nothing changed since loop %d", c.Since)
+	}
+	return fmt.Sprintf("the agent claimed done %s %s; %s", times, why, since)
+}
+
+// fix says what to do after a strict run stopped on claims.
+func (c *Claims) fix() string {
+	if c != nil && c.Open > 0 {
+		return "finish the open tasks or take them out of the plan, then run ralph_loop again"
+	}
+	return "make the failing check pass, then run ralph_loop again"
 }
 
 // conditionLines is the log line of a stop condition: ERROR with a stop
@@ -166,7 +234,7 @@ func (s Stop) conditionLines() []Line {
 // rather than a limit the person set (a WARN line).
 func (s Stop) severe() bool {
 	switch s.Kind {
-	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent:
+	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent, StopUnproven:
 		return true
 	}
 	return false
@@ -187,6 +255,9 @@ func (f Failure) Words() string {
 	case CallNotStored:
 		return "output could not be stored"
 	case CallExited:
+		if f.NoRequest {
+			return "did nothing: it answered as if it had been given no prompt"
+		}
 		if f.Code == 0 {
 			return "reported an error" // an API error (is_error) in its result
 		}

@@ -144,10 +144,19 @@ func wordsCases() []wordsCase {
 		{v: Interrupted{Signal: "SIGTERM", Blocked: true}, want: []string{"INFO Ralph loop interrupted by SIGTERM while blocked. Exiting without waiting."}},
 		{v: BreakerHalted{}, want: []string{"ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{v: GracefulExit{Reason: "plan_complete"}, want: []string{"SUCCESS 🏁 Graceful exit triggered: plan_complete"}},
-		{v: completion("plan_complete", Evidence{}), m: Moment{Snapshot: Snapshot{Loop: 4, CallsThisHour: 5}}, want: []string{
+		{v: completion("plan_complete", Evidence{}), m: Moment{Snapshot: Snapshot{Loop: 4, Calls: 5, CallsThisHour: 4}}, want: []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
+		// Every call counts, the failed ones too.
+		{v: completion("plan_complete", Evidence{}), m: Moment{Snapshot: Snapshot{Loop: 8, Calls: 8, FailedCalls: 3}}, want: []string{
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 8",
+			"INFO   - API calls used: 8 (3 failed)", "INFO   - Exit reason: plan_complete",
+			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
+		// A --goal run rests on its check.
+		{v: completion("goal_met", Evidence{Plan: PlanCount{Done: 1, Total: 1, Have: true}, Check: "go test ./...", Gates: "pass", Mode: "block"}), want: []string{
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0", "INFO   - API calls used: 0", "INFO   - Exit reason: goal_met",
+			"SUCCESS ✅ Completed (goal_met): the goal's check `go test ./...` passes"}},
 		{v: Wait{Kind: "rate_limit", Delay: 90*time.Second + time.Millisecond}, method: "LimitLines", m: Moment{Snapshot: Snapshot{CallsThisHour: 3, MaxCalls: 3}}, want: []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
 		{v: condition(Stop{Kind: StopMaxLoops, Calls: 2, Limit: 2}), want: []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
@@ -169,6 +178,9 @@ func wordsCases() []wordsCase {
 		{v: Wait{Kind: "loop_delay", Delay: time.Minute}, method: "StartLines", want: nil},
 		{v: Wait{Kind: "outage_backoff", Cause: "the provider's API could not be reached", Delay: 30 * time.Minute, Lasted: 2 * time.Hour, Tries: 12}, method: "StartLines", want: []string{
 			"WARN ⏳ Provider outage: the provider's API could not be reached; next try in 30m0s (try 12, failing for 2h0m0s; no OUTAGE_MAX: waiting as long as it takes)"}},
+		// A strict run stopped on claims it could not prove: a fault (ERROR).
+		{v: condition(Stop{Kind: StopUnproven, Claims: &Claims{Count: 2, Open: 1, Total: 3, Strict: true}}), want: []string{
+			"ERROR 🛑 not done: the agent claimed done 2 times with 1 of 3 tasks open in @fix_plan.md; nothing changed since the run started (COMPLETION_MODE=strict); finish the open tasks or take them out of the plan, then run ralph_loop again"}},
 		{v: condition(Stop{Kind: StopPermanent, Cause: "Codex is not logged in or its API key is invalid", Fix: "run `codex login` (or set a valid OPENAI_API_KEY)"}), want: []string{
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
 		{v: UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, want: []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
@@ -177,6 +189,9 @@ func wordsCases() []wordsCase {
 		{v: WaitSkipped{Window: 2 * time.Second}, want: []string{"INFO Wait skipped (Ctrl+C). Starting the next call in 2 s — press Ctrl+C again to stop."}},
 		{v: CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute}, want: []string{
 			"LOOP Executing Claude Code (Call 2/100)", "INFO ⏳ Starting Claude Code execution... (timeout: 15m)"}},
+		// A call after failed ones says how many in a row.
+		{v: CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute, Retry: 3}, want: []string{
+			"LOOP Executing Claude Code (Call 2/100, retry 3)", "INFO ⏳ Starting Claude Code execution... (timeout: 15m)"}},
 		{v: CLIMode{Format: "json"}, want: []string{"INFO Using modern CLI mode (json output)"}},
 		{v: NoLiveStreaming{Agent: "Aider"}, want: []string{"WARN Aider does not support structured live streaming. Falling back to background mode."}},
 		{v: WriteTimeoutClamped{Write: 20 * time.Minute, Timeout: 15 * time.Minute, Used: 14 * time.Minute}, want: []string{"WARN WRITE_TIMEOUT_MINUTES (20) >= CLAUDE_TIMEOUT_MINUTES (15), using 14"}},
@@ -266,6 +281,18 @@ func wordsCases() []wordsCase {
 			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1 (and 1 more); going on (QUALITY_GATE_MODE=block); full output: " + log}},
 		{v: CompletionHeld{Reason: "done_pattern", Plan: PlanCount{Done: 1, Total: 2, Have: true}, Failures: []GateFailure{test}, Mode: "circuit-breaker"}, want: []string{
 			"WARN Not done: the agent reported completion (done_pattern), but TEST_COMMAND `go test ./...` exited 1; going on (QUALITY_GATE_MODE=circuit-breaker)"}},
+		// COMPLETION_MODE=strict: open tasks refuse a claim; a failing gate
+		// refuses it whatever QUALITY_GATE_MODE says.
+		{v: CompletionHeld{Reason: "exit_signal", Plan: PlanCount{Done: 0, Total: 5, Have: true}, Mode: "warn", Strict: true, Open: 5}, want: []string{
+			"WARN Not done: the agent reported completion (exit_signal), but 5 of 5 tasks in @fix_plan.md are open; going on (COMPLETION_MODE=strict)"}},
+		{v: CompletionHeld{Reason: "plan_complete", Plan: plan, Failures: []GateFailure{test}, Mode: "warn", Strict: true}, want: []string{
+			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1; going on (COMPLETION_MODE=strict)"}},
+		// VERIFY_COMMAND's verdict on a task the agent ticked.
+		{v: TaskChecked{Task: "Add \x1b[2Jlogin"}, want: []string{`SUCCESS ✅ Check passed: "Add  [2Jlogin" (VERIFY_COMMAND)`}},
+		{v: TaskChecked{Task: "Task A", Failure: &GateFailure{Gate: "VERIFY_COMMAND", Command: "kill -SEGV $$", ExitCode: 139}, Log: ".ralph/logs/verify_x.log"}, want: []string{
+			"WARN ❌ Check failed: \"Task A\": VERIFY_COMMAND `kill -SEGV $$` exited 139; the task is open again; full output: .ralph/logs/verify_x.log"}},
+		{v: TaskChecked{Task: "Task A", Failure: &GateFailure{Gate: "VERIFY_COMMAND", Command: "sleep 9", ExitCode: 124, TimedOut: true}}, want: []string{
+			"WARN ❌ Check failed: \"Task A\": VERIFY_COMMAND `sleep 9` timed out (VERIFY_TIMEOUT); the task is open again"}},
 		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}), want: []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"}},
