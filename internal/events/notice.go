@@ -187,15 +187,20 @@ func (n TempFilesRemoved) Lines() []Line {
 	return []Line{logf(Info, "Removed %d temp file(s) left by an interrupted write", n.Count)}
 }
 
-// AgentFound: the agent CLI's version and path (DEBUG).
+// AgentFound: the agent CLI's version and path (DEBUG), and where the
+// version came from (its package.json, its init record...).
 type AgentFound struct {
 	Agent   string
 	Version string
 	Path    string
+	From    string
 }
 
 func (n AgentFound) Lines() []Line {
-	return []Line{logf(Debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+	if n.From == "" {
+		return []Line{logf(Debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+	}
+	return []Line{logf(Debug, "%s %s at %s (from %s)", n.Agent, n.Version, n.Path, n.From)}
 }
 
 // LoopMark opens (Done false) or closes an iteration.

@@ -230,6 +230,7 @@ func wordsCases() []wordsCase {
 			"WARN 🚫 Permission denied in loop #2: rm, git push", "WARN PERMISSION_DENIAL_MODE=continue - continuing execution"}},
 		// DEBUG lines: the console shows them with --verbose only.
 		{v: AgentFound{Agent: "claude", Version: "1.0", Path: "/bin/claude"}, want: []string{"DEBUG claude 1.0 at /bin/claude"}},
+		{v: AgentFound{Agent: "claude", Version: "2.1.330", Path: "/bin/claude", From: "/lib/package.json"}, want: []string{"DEBUG claude 2.1.330 at /bin/claude (from /lib/package.json)"}},
 		{v: LoopContext{Text: "ctx"}, want: []string{"DEBUG Loop context: ctx"}},
 		{v: FilesChanged{Count: 3}, want: []string{"DEBUG Detected 3 unique files changed (commits + working tree) since loop start"}},
 		{v: AgentWorking{Agent: "Codex"}, want: nil}, // the record written as the call starts
