@@ -216,6 +216,10 @@ type Config struct {
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
 
+	// The agent's questions to the person (docs/LOOP-CONTROL.md).
+	AskTimeout       time.Duration // ASK_TIMEOUT, default 30m, 0 = do not wait
+	AskTimeoutAction string        // ASK_TIMEOUT_ACTION: continue, skip, stop
+
 	// The sandbox of the agent and the gates (docs/SANDBOX.md).
 	Sandbox        string // SANDBOX: off, bwrap, seatbelt, container, auto
 	SandboxNetwork bool   // SANDBOX_NETWORK
