@@ -277,6 +277,7 @@ var waitLabels = map[string]string{
 	"outage_backoff":  "Provider outage; next try in",
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
+	"question":        "Waiting for your answer (ralph_loop --answer); time left",
 }
 
 // tick is a wait's countdown: redrawn in place on a terminal; otherwise

@@ -30,6 +30,7 @@ const (
 	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
+	StopUnanswered            // nobody answered the agent's Question within AskTimeout, and ASK_TIMEOUT_ACTION=stop
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -68,6 +69,11 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+
+	// The agent's question nobody answered (the agent's text: shown
+	// through safetext), and ASK_TIMEOUT.
+	Question   string
+	AskTimeout time.Duration
 }
 
 // Failure is how one agent call failed.
