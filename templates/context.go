@@ -39,6 +39,9 @@ type ContextInput struct {
 	// Held: the run would have ended as complete, but a blocking quality
 	// gate fails (heldNotice); sent with --no-continue too.
 	Held *Held
+	// Asked: the person's answer to the agent's question, or that nobody
+	// answered (askedNotice); sent with --no-continue too.
+	Asked *Asked
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
 	// write-timeout text: what the bash loop sends with --no-continue.
@@ -66,6 +69,12 @@ func LoopContext(in ContextInput) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(heldNotice(*in.Held))
+	}
+	if in.Asked != nil {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(askedNotice(*in.Asked))
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
