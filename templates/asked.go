@@ -52,3 +52,11 @@ func cutRunes(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// SetAsideNote is the line the plan gets under a task set aside with an
+// unanswered question (fixplan.SetAside): what was asked, and how the
+// person puts the task back.
+func SetAsideNote(loop int, question string, waited time.Duration) string {
+	return fmt.Sprintf("Set aside: the agent asked in loop %d %q and nobody answered within %s. Write your decision here and change [?] back to [ ] to let the agent take the task up again.",
+		loop, cutRunes(oneLine(question), askedQuestionMax), waited.Round(time.Second))
+}

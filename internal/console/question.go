@@ -94,3 +94,11 @@ func unansweredStop(s events.Stop) string {
 	return fmt.Sprintf("nobody answered the agent's question within ASK_TIMEOUT=%s (ASK_TIMEOUT_ACTION=stop): %s; answer it with ralph_loop --answer \"YOUR ANSWER\" and run ralph_loop again: its first call gets the answer",
 		s.AskTimeout, Quoted(s.Question, 300))
 }
+
+// questionCarried: a question an earlier run left open.
+func questionCarried(n events.QuestionCarried) []part {
+	if n.Answered {
+		return []part{line(events.Info, "The question an earlier run asked (loop %d) was answered: its answer goes into the first call: %s", n.Loop, Quoted(n.Question, 300))}
+	}
+	return []part{line(events.Warn, "A question an earlier run asked (loop %d) is still open: %s; no call until it is answered", n.Loop, Quoted(n.Question, 300))}
+}

@@ -158,6 +158,8 @@ func waitNotices(n events.Notice) []part {
 		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", roundWait(n.Wait), n.Until.Local().Format("15:04:05"))}
 	case events.WaitSkipped:
 		return []part{line(events.Info, "Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(n.Window.Seconds()))}
+	case events.QuestionCarried:
+		return questionCarried(n)
 	}
 	return nil
 }

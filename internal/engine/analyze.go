@@ -87,7 +87,7 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 // exitReason is the graceful-exit check from the recent exit signals, the
 // last analysis and the plan: the reason to stop, or "" to go on.
 func (l *loop) exitReason() string {
-	if !l.haveExitSignals {
+	if !l.haveExitSignals || l.askingNow() {
 		return ""
 	}
 	last := l.lastAnalysis != nil && l.lastAnalysis.Analysis.ExitSignal

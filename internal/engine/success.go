@@ -30,6 +30,7 @@ func (l *loop) success(c *call) step {
 	}
 	l.measureProgress(c, &res)
 	gate := l.checkGates(c, &res)
+	l.noteQuestion(&res)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)
 }
@@ -125,12 +126,15 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 			l.bus.Note(events.UnknownState{Name: st})
 		}
 	}
-	// Idle iterations are not "no progress" for the breaker.
+	// Idle iterations are not "no progress" for the breaker; an asking
+	// one is what it was only when nobody answers.
 	if !idle {
-		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
-			it.Outcome = "circuit_breaker_trip"
-			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
-			return stopWith(r)
+		if lr := l.progressOf(c, res, gate); !l.deferBreaker(lr) {
+			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
+				it.Outcome = "circuit_breaker_trip"
+				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
+				return stopWith(r)
+			}
 		}
 	}
 	if res.HasPermissionDenials {
