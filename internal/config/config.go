@@ -243,6 +243,7 @@ type Config struct {
 	NotifyTest    bool   // --doctor --notify-test: send a test notification to each notifier
 	JSON          bool   // --json (with --report, --status or --dry-run)
 	ReportRun     string // --run ID (with --report)
+	Answer        string // --answer TEXT: the person's answer to the agent's question
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.
