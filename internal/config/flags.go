@@ -28,9 +28,9 @@ type cli struct {
 	analyzeFile string
 	reportRun   string
 	answer      string // --answer TEXT
-	monitor     bool // --doctor --monitor
-	keep        int  // --keep N, -1 when not given
-	dashboard   bool // --dashboard [ADDR]
+	monitor     bool   // --doctor --monitor
+	keep        int    // --keep N, -1 when not given
+	dashboard   bool   // --dashboard [ADDR]
 	projects    []string
 	notifyTest  bool // --doctor --notify-test
 }
