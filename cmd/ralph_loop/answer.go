@@ -28,8 +28,8 @@ type answerOptions struct {
 }
 
 func answerOptionsOf(cfg *config.Config, lookupEnv func(string) (string, bool)) answerOptions {
-	_, inCall := lookupEnv("RALPH_LOOP_CALL")
-	return answerOptions{text: cfg.Answer, inCall: inCall}
+	token, _ := lookupEnv("RALPH_LOOP_CALL")
+	return answerOptions{text: cfg.Answer, inCall: token != ""}
 }
 
 // giveAnswer is --answer TEXT: the answer goes to the question waiting in
