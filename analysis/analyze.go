@@ -89,7 +89,7 @@ func (rd *reading) build(opts Options) Result {
 	res.ResultText, res.ResultTruncated = agent.Text, agent.Truncated
 	res.States = agent.States
 	res.Question = agent.Question
-	if b := res.Block; b != nil && b.Question != "" {
+	if b := res.Block; b != nil && boundQuestion(b.Question) != "" {
 		res.Question = boundQuestion(b.Question)
 	}
 	res.QuestionCount = agent.Questions

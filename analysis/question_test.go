@@ -7,6 +7,7 @@ import (
 	. "github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
+	"github.com/ralphloop/ralph_loop/templates"
 )
 
 // TestQuestion: what the agent asks the person, from its status block's
@@ -36,6 +37,9 @@ func TestQuestion(t *testing.T) {
 		{"lower-case key", "---RALPH_STATUS---\nquestion: what?\n---END_RALPH_STATUS---\n", ""},
 		{"bounded", "RALPH_QUESTION: " + long + "\n", strings.Repeat("é", (QuestionMax-len("…"))/2) + "…"},
 		{"CR line end", "RALPH_QUESTION: which one?\r\n", "which one?"},
+		{"a copied placeholder", "---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nQUESTION: none\n---END_RALPH_STATUS---\n", ""},
+		{"n/a on its own line", "RALPH_QUESTION: N/A.\n", ""},
+		{"a placeholder does not hide the line", "RALPH_QUESTION: Which one?\n---RALPH_STATUS---\nQUESTION: -\n---END_RALPH_STATUS---\n", "Which one?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, format := range []struct {
@@ -80,5 +84,27 @@ func TestQuestionLeavesTheBashFieldsAlone(t *testing.T) {
 	}
 	if with.Block.Status != "BLOCKED" || with.ExitSignal || with.TestsStatus != without.TestsStatus {
 		t.Errorf("block read differently: %+v", with.Block)
+	}
+}
+
+// TestPromptTemplateExamples: of the status blocks the default PROMPT.md
+// shows, the one that asks asks exactly its question, and no other asks
+// anything (the format block's placeholders included).
+func TestPromptTemplateExamples(t *testing.T) {
+	p := string(templates.Files()["PROMPT.md"])
+	asking := 0
+	for _, b := range strings.Split(p, "---RALPH_STATUS---")[1:] {
+		block := "---RALPH_STATUS---" + b[:strings.Index(b, "---END_RALPH_STATUS---")] + "---END_RALPH_STATUS---\n"
+		res := analyzeString(t, fakeagent.ClaudeJSON("Reply.\n"+block, "s"), Options{Formats: drivers.Formats("claude-code")})
+		if res.Question == "" {
+			continue
+		}
+		asking++
+		if !strings.HasPrefix(res.Question, "Keep or drop the legacy users table? (a) keep") || !strings.HasSuffix(res.Question, "Without an answer I keep it.") {
+			t.Errorf("the example asks %q", res.Question)
+		}
+	}
+	if asking != 1 {
+		t.Errorf("%d example blocks ask, want 1", asking)
 	}
 }

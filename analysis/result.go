@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -174,8 +175,13 @@ type Result struct {
 const QuestionMax = 1000
 
 // boundQuestion cuts q to QuestionMax bytes (on a character boundary,
-// "…" last).
+// "…" last). A placeholder an agent copied from a template (none, n/a,
+// null, -) asks nothing: "".
 func boundQuestion(q string) string {
+	switch strings.ToLower(strings.Trim(q, spaceChars+".()")) {
+	case "", "none", "n/a", "na", "null", "nil", "-", "no", "no question":
+		return ""
+	}
 	if len(q) <= QuestionMax {
 		return q
 	}

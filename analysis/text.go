@@ -341,8 +341,8 @@ func questionLine(l []byte) (q string, ok bool) {
 	if len(l)-i <= len(questionMarker) || l[i] != 'R' || string(l[i:i+len(questionMarker)]) != questionMarker {
 		return "", false
 	}
-	q = strings.Trim(string(capture(l[i+len(questionMarker):], QuestionMax+utf8.UTFMax, true)), spaceChars)
-	return boundQuestion(q), q != ""
+	q = boundQuestion(strings.Trim(string(capture(l[i+len(questionMarker):], QuestionMax+utf8.UTFMax, true)), spaceChars))
+	return q, q != ""
 }
 
 // lineFlag is the line flag a pattern kind sets.
