@@ -72,7 +72,11 @@ func logWords(log string) string {
 func completedLine(reason string, ev events.Evidence) part {
 	var parts []string
 	if ev.Plan.Have && ev.Plan.Total > 0 {
-		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
+		p := fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total)
+		if n := ev.Plan.SetAside; n > 0 {
+			p += fmt.Sprintf(" (%d more set aside with the agent's unanswered question: - [?] in @fix_plan.md)", n)
+		}
+		parts = append(parts, p)
 	} else {
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}

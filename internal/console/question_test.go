@@ -83,3 +83,12 @@ func TestQuestionWords(t *testing.T) {
 		t.Errorf("stop line:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A completed run with a task set aside says so in its last line.
+func TestCompletedWithTaskSetAside(t *testing.T) {
+	p := completedLine("plan_complete", events.Evidence{Plan: events.PlanCount{Done: 2, Total: 2, Have: true, SetAside: 1}})
+	want := "✅ Completed (plan_complete): plan 2/2 (1 more set aside with the agent's unanswered question: - [?] in @fix_plan.md); no quality gates configured"
+	if p.text != want {
+		t.Errorf("got  %q\nwant %q", p.text, want)
+	}
+}
