@@ -365,3 +365,37 @@ func TestSignalWhileWaiting(t *testing.T) {
 		}
 	})
 }
+
+// TestQuestionWithdrawsItsCompletion: a reply that asks and also says it
+// is done (EXIT_SIGNAL: true) is not done: its completion signal is
+// withdrawn, so it does not count toward the two the loop needs; after
+// the answer, two calls that say done end the run, not one.
+func TestQuestionWithdrawsItsCompletion(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		done := func(n int) ctlReply {
+			return ctlReply{Raw: fakeagent.ClaudeJSON("All done.\n"+fakeagent.StatusBlock("COMPLETE", true, 0), fmt.Sprintf("sess-%d", n))}
+		}
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			switch n {
+			case 1:
+				return working(n)
+			case 2:
+				return ctlReply{Raw: fakeagent.ClaudeJSON("Done, I think.\n---RALPH_STATUS---\nSTATUS: BLOCKED\n"+
+					"TASKS_COMPLETED_THIS_LOOP: 0\nFILES_MODIFIED: 0\nTESTS_STATUS: NOT_RUN\nEXIT_SIGNAL: true\nQUESTION: Ship it as is?"+
+					"\n---END_RALPH_STATUS---", "sess-2")}
+			}
+			return done(n)
+		})
+		run := h.start(h.settings(map[string]string{"MAX_LOOPS": "6", "LOOP_DELAY": "0", "ASK_TIMEOUT": "1h"}))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if _, err := h.box.Give("Yes.", ask.ViaCommand, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		r := <-run
+		if r.Code != 0 || h.callCount() != 4 {
+			t.Fatalf("exit %d (%s) after %d calls, want 0 after 4 (the asking call's EXIT_SIGNAL withdrawn)\n%s", r.Code, r.Reason, h.callCount(), h.rec.logText())
+		}
+	})
+}
