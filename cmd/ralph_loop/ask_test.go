@@ -49,6 +49,22 @@ func questionOf(m map[string]any) string {
 	return s
 }
 
+// awaitMaxLoops waits for the loop to go on after the answer and stop
+// at its --max-loops (exit 4); done gets its result back for the
+// deferred kill.
+func awaitMaxLoops(t *testing.T, done chan error, console *bytes.Buffer) {
+	t.Helper()
+	select {
+	case err := <-done:
+		done <- err
+		if c := commandExitCode(err); c != 4 {
+			t.Fatalf("exit code %d, want 4 (max loops)\n%s", c, console.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the loop did not go on after the answer\n%s", console.String())
+	}
+}
+
 // TestDashboardAnswersTheQuestion: the agent asks on call 2; --dashboard
 // on 127.0.0.1 shows the loop waiting for the answer with the question,
 // makes no call meanwhile, refuses an answer without the token, and takes
@@ -85,15 +101,7 @@ func TestDashboardAnswersTheQuestion(t *testing.T) {
 	if code, body := postAnswer(t, addr, testToken, `{"answer":"SQLite, one file."}`); code != http.StatusOK || body != `{"answered":"Postgres or SQLite?"}` {
 		t.Fatalf("the answer with the token: %d %s", code, body)
 	}
-	select {
-	case err := <-done:
-		done <- err
-		if c := commandExitCode(err); c != 4 {
-			t.Fatalf("exit code %d, want 4\n%s", c, console.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the loop did not go on after the answer\n%s", console.String())
-	}
+	awaitMaxLoops(t, done, &console)
 	argv, _ := os.ReadFile(p.agent + "/calls/3.argv")
 	if n := strings.Count(string(argv), "ANSWER FROM THE PERSON to your question of loop 2 (\"Postgres or SQLite?\"): SQLite, one file."); n != 1 {
 		t.Errorf("call 3's argv has the answer %d times:\n%s", n, argv)
@@ -142,15 +150,7 @@ func TestServeAnswersTheQuestion(t *testing.T) {
 	if code, body := postAnswer(t, addr, testToken, `{"answer":"9090"}`); code != http.StatusConflict || !strings.Contains(body, "answered already") {
 		t.Errorf("a second answer: %d %s", code, body)
 	}
-	select {
-	case err := <-done:
-		done <- err
-		if c := commandExitCode(err); c != 4 {
-			t.Fatalf("exit code %d\n%s", c, console.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the loop did not go on\n%s", console.String())
-	}
+	awaitMaxLoops(t, done, &console)
 	if argv, _ := os.ReadFile(p.agent + "/calls/3.argv"); !bytes.Contains(argv, []byte("): 8080 — this is the person's own answer")) {
 		t.Errorf("call 3's argv:\n%s", argv)
 	}
