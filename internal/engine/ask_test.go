@@ -399,3 +399,31 @@ func TestQuestionWithdrawsItsCompletion(t *testing.T) {
 		}
 	})
 }
+
+// TestQuestionHoldsTheDonePattern: a reply that matches DONE_PATTERN and
+// asks is not done either: the loop waits for the answer, and the next
+// call hears it before the done pattern can end the run.
+func TestQuestionHoldsTheDonePattern(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return ctlReply{Raw: fakeagent.ClaudeJSON("Nearly there.\nSTOP\nRALPH_QUESTION: Tag the release too?", "sess-1")}
+			}
+			return ctlReply{Text: "Tagged it.\nSTOP", Touch: "src/app.txt"}
+		})
+		run := h.start(h.settings(map[string]string{"MAX_LOOPS": "5", "LOOP_DELAY": "0", "ASK_TIMEOUT": "1h", "DONE_PATTERN": `\bSTOP\b`}))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if h.callCount() != 1 || len(h.rec.ofType(events.QuestionAsked)) != 1 {
+			t.Fatalf("%d calls, %d questions asked: the done pattern ended the wait\n%s", h.callCount(), len(h.rec.ofType(events.QuestionAsked)), h.rec.logText())
+		}
+		if _, err := h.box.Give("Yes, v1.0.", ask.ViaCommand, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		h.checkEnd(<-run, engine.ExitComplete, "done_pattern", "completed")
+		if h.callCount() != 2 || !strings.Contains(h.context(2), "Yes, v1.0.") {
+			t.Errorf("%d calls; call 2's context: %q", h.callCount(), h.context(2))
+		}
+	})
+}

@@ -183,14 +183,15 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 }
 
 // afterSuccess ends the run on a pending exit reason or the done pattern
-// (unless a blocking quality gate fails), else runs the periodic review and
+// (unless a blocking quality gate fails, or the agent's question waits for
+// its answer or the answer for a call that hears it), else runs the periodic review and
 // watches for stalls.
 func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step {
 	if pending != "" {
 		if r, stop := l.complete(pending); stop {
 			return stopWith(r)
 		}
-	} else if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
+	} else if l.s.DonePattern != nil && !l.askingNow() && l.s.DonePattern.MatchString(res.ResultText) {
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
 		if r, stop := l.complete("done_pattern"); stop {
 			return stopWith(r)
