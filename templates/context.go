@@ -39,6 +39,9 @@ type ContextInput struct {
 	// Held: the run would have ended as complete, but a blocking quality
 	// gate fails (heldNotice); sent with --no-continue too.
 	Held *Held
+	// TaskChecks: the tasks the previous call ticked whose VERIFY_COMMAND
+	// failed (taskCheckNotice); sent with --no-continue too.
+	TaskChecks []TaskCheck
 	// Asked: the person's answer to the agent's question, or that nobody
 	// answered (askedNotice); sent with --no-continue too.
 	Asked *Asked
@@ -69,6 +72,12 @@ func LoopContext(in ContextInput) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(heldNotice(*in.Held))
+	}
+	if t := taskCheckNotice(in.TaskChecks); t != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
 	}
 	if in.Asked != nil {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {

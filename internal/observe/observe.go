@@ -126,6 +126,9 @@ type Keeper interface {
 	WriteTimeoutChanged(at time.Time) error
 	// PlanCollapsed: the fix plan with its finished stories collapsed.
 	PlanCollapsed(plan []byte) error
+	// PlanUnticked: the fix plan with the tasks whose VERIFY_COMMAND
+	// failed open again.
+	PlanUnticked(plan []byte) error
 	// PlanSetAside: the fix plan with a task set aside with the agent's
 	// unanswered question (ASK_TIMEOUT_ACTION=skip).
 	PlanSetAside(plan []byte) error
@@ -181,6 +184,7 @@ func (ignore) LoopStarted(string) error                                      { r
 func (ignore) DiffSummaryChanged(string) error                               { return nil }
 func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
 func (ignore) PlanCollapsed([]byte) error                                    { return nil }
+func (ignore) PlanUnticked([]byte) error                                     { return nil }
 func (ignore) PlanSetAside([]byte) error                                     { return nil }
 func (ignore) SessionStarted(time.Time) error                                { return nil }
 func (ignore) SessionTouched(time.Time) error                                { return nil }
