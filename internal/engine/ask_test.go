@@ -427,3 +427,30 @@ func TestQuestionHoldsTheDonePattern(t *testing.T) {
 		}
 	})
 }
+
+// TestQuestionIsNoClaimInStrictMode: in COMPLETION_MODE=strict, a reply
+// that asks and says EXIT_SIGNAL: true is no claim of done: after the
+// answer, two claims with nothing changed stop the run as not proven,
+// not one.
+func TestQuestionIsNoClaimInStrictMode(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return ctlReply{Raw: fakeagent.ClaudeJSON("All done, I think.\n---RALPH_STATUS---\nSTATUS: BLOCKED\n"+
+					"TASKS_COMPLETED_THIS_LOOP: 0\nEXIT_SIGNAL: true\nQUESTION: Ship it as is?\n---END_RALPH_STATUS---", "sess-1")}
+			}
+			return ctlReply{Raw: done("All done! The project is complete.", n)}
+		})
+		run := h.start(h.settings(map[string]string{"MAX_LOOPS": "8", "LOOP_DELAY": "0", "ASK_TIMEOUT": "1h", "COMPLETION_MODE": "strict"}))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if _, err := h.box.Give("Yes.", ask.ViaCommand, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		h.checkEnd(<-run, engine.ExitUnproven, "completion_not_proven", "halted")
+		if n := h.callCount(); n != 3 {
+			t.Errorf("%d calls, want 3 (the asking call claimed nothing)", n)
+		}
+	})
+}
