@@ -454,3 +454,32 @@ func TestQuestionIsNoClaimInStrictMode(t *testing.T) {
 		}
 	})
 }
+
+// TestQuestionHoldsTheGoal: a --goal run whose check passes after a call
+// that asks waits for the answer, and the next call hears it before the
+// run ends as goal_met.
+func TestQuestionHoldsTheGoal(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return ctlReply{Raw: fakeagent.ClaudeJSON("Wrote it.\nRALPH_QUESTION: Also write goal.md?", "sess-1"), Touch: "goal.txt", Commit: true}
+			}
+			return ctlReply{Text: "Wrote goal.md too.", Touch: "goal.md", Commit: true}
+		})
+		run := h.start(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "5", "ASK_TIMEOUT": "1h"},
+			"--goal", "Write goal.txt", "--check", "test -f goal.txt"))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if h.callCount() != 1 || len(h.rec.ofType(events.QuestionAsked)) != 1 {
+			t.Fatalf("%d calls, %d questions asked: the met goal ended the run before the question\n%s", h.callCount(), len(h.rec.ofType(events.QuestionAsked)), h.rec.logText())
+		}
+		if _, err := h.box.Give("Yes.", ask.ViaCommand, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		h.checkEnd(<-run, engine.ExitComplete, "goal_met", "completed")
+		if h.callCount() != 2 || !strings.Contains(h.context(2), "ANSWER FROM THE PERSON") {
+			t.Errorf("%d calls; call 2's context: %q", h.callCount(), h.context(2))
+		}
+	})
+}
