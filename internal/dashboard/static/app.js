@@ -230,7 +230,15 @@ function renderQuestion(q) {
   $("question").hidden = !q;
   if (!q) return;
   $("qLoop").textContent = "(loop " + q.loop + ")";
-  $("qText").textContent = q.text;
+  $("qText").textContent = visible(q.text);
+}
+
+// visible shows the agent's text with its controls and bidi overrides as
+// \uXXXX, as the console does: a right-to-left override must not turn
+// the question the person reads around.
+function visible(s) {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
 function setupAnswer(base, meta) {
