@@ -86,7 +86,9 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 // (a *FileError), not followed: for a file in a folder of the person's
 // that only a process of theirs writes (the answers to the agent's
 // questions), where a link is never theirs.
-func ReadFileNoLink(path string, limit int64) ([]byte, error) { return readCapped(path, limit, false) }
+func ReadFileNoLink(path string, limit int64) ([]byte, error) {
+	return readCapped(path, limit, false)
+}
 
 // readCapped is ReadFileCapped; with follow unset a link at path is
 // refused with a *FileError instead of followed.
