@@ -147,6 +147,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
+			Ask:         loopAsker(dir, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }),
 		})
 	})
 	if !ok {

@@ -40,7 +40,7 @@ func workDir(args []string, lookupEnv func(string) (string, bool), cwd string, s
 	switch cfg.Command {
 	case "help", "version", "analyze":
 		return cwd, nil
-	case "status", "circuit-status", "report", "doctor", "dry-run", "serve":
+	case "status", "circuit-status", "report", "doctor", "dry-run", "serve", "answer":
 		fmt.Fprintf(stderr, "ralph_loop: using the project at %s (its .ralph/ is there; you are in %s)\n", root, cwd)
 		return root, nil
 	}

@@ -82,6 +82,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cfg.Command == "dry-run" {
 		return dryRun(cfg, dir, cwd, reset, colour(stderr), safeOut, safeErr, sig)
 	}
+	if cfg.Command == "answer" {
+		return giveAnswer(answerOptionsOf(cfg, lookupEnv), dir, safeOut)
+	}
 	if cfg.Command == "serve" {
 		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
 		// is said before it serves without it.

@@ -98,6 +98,7 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 	p := dashboard.Project{Name: name, Source: readmodel.FromFiles(projectFiles(name, d, cfg))}
 	if cfg.ServeControl {
 		p.Control = fileControl(d)
+		p.Answer = dashboardAnswer(d)
 	}
 	return p
 }
@@ -184,6 +185,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	p := serveProject(filepath.Base(cwd), dir, cfg)
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
+		p.Answer = dashboardAnswer(dir)
 	}
 	p.Source, keeper = readmodel.Watch(bus, keeper, projectFiles(p.Name, dir, cfg))
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl, TokenEverywhere: sandboxed})

@@ -17,6 +17,7 @@ import (
 // Nothing under .ralph/ is written.
 func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	v := readmodel.Load(d, c.MaxCallsPerHour, time.Now())
+	openQuestion(d, v)
 	if c.JSON {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

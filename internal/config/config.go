@@ -223,6 +223,10 @@ type Config struct {
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
 
+	// The agent's questions to the person (docs/LOOP-CONTROL.md).
+	AskTimeout       time.Duration // ASK_TIMEOUT, default 30m, 0 = do not wait
+	AskTimeoutAction string        // ASK_TIMEOUT_ACTION: continue, skip, stop
+
 	// The sandbox of the agent and the gates (docs/SANDBOX.md).
 	Sandbox        string // SANDBOX: off, bwrap, seatbelt, container, auto
 	SandboxNetwork bool   // SANDBOX_NETWORK
@@ -246,6 +250,7 @@ type Config struct {
 	NotifyTest    bool   // --doctor --notify-test: send a test notification to each notifier
 	JSON          bool   // --json (with --report, --status or --dry-run)
 	ReportRun     string // --run ID (with --report)
+	Answer        string // --answer TEXT: the person's answer to the agent's question
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.

@@ -27,9 +27,10 @@ type cli struct {
 	actionFlag  string // the immediate action's flag ("--help")
 	analyzeFile string
 	reportRun   string
-	monitor     bool // --doctor --monitor
-	keep        int  // --keep N, -1 when not given
-	dashboard   bool // --dashboard [ADDR]
+	answer      string // --answer TEXT
+	monitor     bool   // --doctor --monitor
+	keep        int    // --keep N, -1 when not given
+	dashboard   bool   // --dashboard [ADDR]
 	projects    []string
 	notifyTest  bool // --doctor --notify-test
 }
@@ -151,7 +152,7 @@ func (st *cli) pickMode() error {
 	if st.keep >= 0 && st.action != "clean" {
 		return &UsageError{Key: "--keep", Msg: "--keep only applies to --clean"}
 	}
-	if st.live && (st.action == "report" || st.action == "doctor" || st.action == "clean") {
+	if st.live && (st.action == "report" || st.action == "doctor" || st.action == "clean" || st.action == "answer") {
 		return &UsageError{Key: "--live", Msg: fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", st.modes[0])}
 	}
 	if err := st.serveFlags(); err != nil {
@@ -223,6 +224,13 @@ func (st *cli) commandValue(flag, name, value string) (done bool, err error) {
 				Msg: "--analyze requires a file name (a saved agent output)"}
 		}
 		st.analyzeFile = value
+		st.modes = append(st.modes, name)
+	case "answer":
+		if strings.TrimSpace(value) == "" {
+			return true, &UsageError{Key: name, Source: Source{Kind: sourceFlag, Name: name}, Accepted: "the answer's text",
+				Msg: "--answer requires your answer to the agent's question, in quotes: ralph_loop --answer \"SQLite, one file\""}
+		}
+		st.answer = value
 		st.modes = append(st.modes, name)
 	case "run":
 		if value == "" {

@@ -93,6 +93,7 @@ var flagLayout = []flagDef{
 	{long: "report", doc: "EVENTS.md", group: groupCommands, common: true, help: "summarise the runs so far and exit"},
 	{long: "pause", doc: "LOOP-CONTROL.md", group: groupCommands, help: "ask the running loop to pause, and exit"},
 	{long: "resume", group: groupCommands, help: "let a paused loop go on, and exit"},
+	{long: "answer", doc: "LOOP-CONTROL.md", arg: "TEXT", group: groupCommands, help: "answer the question the agent asked (the loop makes no call until it is answered), and exit"},
 	{long: "json", group: groupCommands, help: "with --report, --status or --dry-run: print JSON"},
 	{long: "run", arg: "ID", group: groupCommands, help: "with --report: that run alone"},
 	{long: "clean", group: groupCommands, help: "remove the logs of old agent calls (beyond LOG_KEEP) and the rotated logs; print what was freed"},

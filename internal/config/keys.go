@@ -404,7 +404,7 @@ var keys = append([]*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}, slices.Concat(usageKeys, outageKeys, sandboxKeys, swarmKeys, completionKeys)...)
+}, slices.Concat(usageKeys, outageKeys, askKeys, sandboxKeys, swarmKeys, completionKeys)...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.
@@ -582,8 +582,9 @@ func splitList(v, sep string) []string {
 }
 
 // defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
-// opening, a usage-limit wait starting and the failure guard giving up.
-const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+// opening, a usage-limit wait starting, the failure guard giving up and
+// the agent asking the person a question.
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up,question_asked"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {

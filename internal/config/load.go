@@ -57,6 +57,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		JSON:          cl.json,
 		AnalyzeFile:   cl.analyzeFile,
 		ReportRun:     cl.reportRun,
+		Answer:        cl.answer,
 		DoctorMonitor: cl.monitor,
 		NotifyTest:    cl.notifyTest,
 		CleanKeep:     cl.keep,

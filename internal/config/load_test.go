@@ -90,9 +90,9 @@ func TestDefaults(t *testing.T) {
 		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76",
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",
-		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
+		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour, AskTimeout: 30 * time.Minute, AskTimeoutAction: "continue",
 		Sandbox: "off", SandboxNetwork: true,
-		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up"}, NotifyTimeout: 10 * time.Second,
+		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up", "question_asked"}, NotifyTimeout: 10 * time.Second,
 	}
 	got := *c
 	got.Sources = nil

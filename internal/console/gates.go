@@ -90,7 +90,11 @@ func completedLine(reason string, ev events.Evidence) part {
 	case ev.Check != "":
 		parts = append(parts, fmt.Sprintf("the goal's check `%s` passes", flat(ev.Check)))
 	case ev.Plan.Have && ev.Plan.Total > 0:
-		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
+		p := fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total)
+		if n := ev.Plan.SetAside; n > 0 {
+			p += fmt.Sprintf(" (%d more set aside with the agent's unanswered question: - [?] in @fix_plan.md)", n)
+		}
+		parts = append(parts, p)
 	default:
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}

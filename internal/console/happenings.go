@@ -88,6 +88,8 @@ func waitStarted(w events.Wait) []part {
 	switch w.Kind {
 	case events.WaitPause:
 		return []part{text(events.Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")}
+	case events.WaitQuestion:
+		return questionAsked(w)
 	case "failure_backoff":
 		of := fmt.Sprint(w.MaxTries)
 		if w.MaxTries >= math.MaxInt32 {
@@ -102,8 +104,11 @@ func waitStarted(w events.Wait) []part {
 }
 
 func (s *speaker) WaitEnded(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
+	switch w.Kind {
+	case events.WaitPause:
 		s.show(m.TS, []part{text(success, "Resumed.")})
+	case events.WaitQuestion:
+		s.show(m.TS, questionEnded(w))
 	}
 }
 

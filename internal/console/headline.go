@@ -50,6 +50,10 @@ func Headline(e events.Event) string {
 		return usageHeadline(e.UsageLimits)
 	case events.DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
+	case events.QuestionAsked, events.QuestionAnswered, events.QuestionUnanswered:
+		if h := questionHeadline(e); h != "" {
+			return h
+		}
 	}
 	return fmt.Sprintf("%s (loop #%d)", strings.ReplaceAll(string(e.Type), "_", " "), e.Loop)
 }

@@ -161,6 +161,8 @@ func waitNotices(n events.Notice) []part {
 		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", roundWait(n.Wait), n.Until.Local().Format("15:04:05"))}
 	case events.WaitSkipped:
 		return []part{line(events.Info, "Wait skipped (Ctrl+C). Starting the next call in %d s — press Ctrl+C again to stop.", int(n.Window.Seconds()))}
+	case events.QuestionCarried:
+		return questionCarried(n)
 	}
 	return nil
 }
@@ -280,6 +282,7 @@ var waitLabels = map[string]string{
 	"outage_backoff":  "Provider outage; next try in",
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
+	"question":        "Waiting for your answer (ralph_loop --answer); time left",
 }
 
 // tick is a wait's countdown: redrawn in place on a terminal; otherwise

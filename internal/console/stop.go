@@ -61,6 +61,8 @@ func StopLine(s events.Stop) string {
 			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
 	case events.StopPermanent:
 		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
+	case events.StopUnanswered:
+		return unansweredStop(s)
 	case events.StopSignal:
 		return "stopped by " + s.Signal
 	case events.StopUnproven:

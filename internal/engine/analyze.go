@@ -87,6 +87,9 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 // exitReason is the graceful-exit check from the recent exit signals, the
 // last analysis and the plan: the reason to stop, or "" to go on.
 func (l *loop) exitReason() string {
+	if l.askingNow() {
+		return "" // the agent's question first: its answer may change what done is
+	}
 	if l.goal() {
 		// A --goal run ends when its check passed, whatever the agent says.
 		if l.goalDone {

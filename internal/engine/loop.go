@@ -60,6 +60,7 @@ type loop struct {
 	writeTimedOut   bool   // the last call was killed by the write heartbeat
 
 	answers *answers // the person's answers on stdin, once a question is asked
+	ask     asking   // the agent's question to the person (ask.go)
 
 	plan  planCopy // @fix_plan.md as last read, with its task counts
 	gates *events.Gates
@@ -94,7 +95,7 @@ func (l *loop) spend(u *analysis.Usage) {
 // at is the moment of a report: the run's snapshot, and status.json's
 // action and status (empty: unchanged).
 func (l *loop) at(action, status string) events.Moment {
-	return events.Moment{Snapshot: l.snapshot(), Action: action, Status: status}
+	return events.Moment{Snapshot: l.snapshot(), Action: action, Status: status, Question: l.ask.shown}
 }
 
 // warn reports err, which the loop carries on after.
@@ -162,6 +163,10 @@ func (l *loop) run() Result {
 	if l.checkGoalFirst() {
 		return l.signalExit()
 	}
+	l.resumeQuestion()
+	if r, stop := l.askGate(); stop {
+		return r // a question an earlier run left open
+	}
 
 	for {
 		if r, stop := l.interrupted(); stop {
@@ -211,6 +216,9 @@ func (l *loop) run() Result {
 			return s.result
 		}
 		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
+		if r, stop := l.askGate(); stop {
+			return r
+		}
 		if r, stop := l.limitReached(); stop {
 			return r
 		}

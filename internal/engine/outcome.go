@@ -21,6 +21,7 @@ const (
 	exitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
 	exitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
 	exitUnproven   = 12  // COMPLETION_MODE=strict: the agent claimed done again with nothing changed and nothing proven
+	exitUnanswered = 13  // nobody answered the agent's question within ASK_TIMEOUT, with ASK_TIMEOUT_ACTION=stop
 	exitSIGHUP     = 129 // stopped by SIGHUP
 	exitSIGINT     = 130 // stopped by SIGINT
 	exitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)

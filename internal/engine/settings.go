@@ -37,4 +37,10 @@ type Deps struct {
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).
 	Swarm Swarm
+
+	// Ask, when set, is where the agent's questions wait for the
+	// person's answer (ask.go; package ask's Box). Without it a question
+	// is reported and nobody can answer it: ASK_TIMEOUT_ACTION applies at
+	// once.
+	Ask Asker
 }

@@ -31,6 +31,9 @@ const (
 	Resumed            Type = "resumed"
 	ReviewCompleted    Type = "review_completed"
 	RunFinished        Type = "run_finished"
+	QuestionAsked      Type = "question_asked"      // the agent asked the person; the loop waits for the answer
+	QuestionAnswered   Type = "question_answered"   // the person answered; the next call gets the answer
+	QuestionUnanswered Type = "question_unanswered" // the wait ended without an answer (reason: timeout, skipped, stopped)
 )
 
 // Types are the event types a run writes to the event log
@@ -40,6 +43,7 @@ var Types = []Type{
 	IterationTimedOut, IterationIdle, IterationDenied, DelayStarted,
 	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
 	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
+	QuestionAsked, QuestionAnswered, QuestionUnanswered,
 }
 
 // Usage is the token and cost accounting of one agent call (or a total).
@@ -207,6 +211,9 @@ type Event struct {
 
 	// driver_switched (with From, To and Until)
 	Why string `json:"why,omitempty"`
+
+	// question_asked, question_answered, question_unanswered
+	Question *Question `json:"question,omitempty"`
 
 	// run_started
 	Driver  string `json:"driver,omitempty"`

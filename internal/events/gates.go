@@ -30,6 +30,9 @@ type CompletionHeld struct {
 type PlanCount struct {
 	Done, Total int
 	Have        bool
+	// SetAside: tasks set aside with an unanswered question of the
+	// agent's ("- [?]"), counted in neither Done nor Total.
+	SetAside int
 }
 
 // Evidence is what a completed run rests on: the plan, the quality gates

@@ -12,6 +12,9 @@ type Moment struct {
 	RunID string
 	Snapshot
 	Action, Status string
+	// Question is the agent's question the loop waits on (status.json's
+	// question), nil when none.
+	Question *Question
 }
 
 // Call is how an agent call ended (observe.Observer.CallEnded).
@@ -70,10 +73,40 @@ type Wait struct {
 	Tries, MaxTries   int
 	Cause, Said       string
 	Lasted, OutageMax time.Duration
+	// Question, on a wait of kind WaitQuestion, is the agent's question
+	// and, as the wait ends, what came of it.
+	Question *Question
 }
 
 // WaitPause is the Kind of the wait while the project is paused.
 const WaitPause = "pause"
+
+// WaitQuestion is the Kind of the wait for the person's answer to the
+// agent's question: no call is made meanwhile.
+const WaitQuestion = "question"
+
+// Question is a question the agent asked the person: the question_*
+// event lines' question (docs/EVENTS.md), and status.json's while the loop
+// waits for the answer. Text is the agent's (untrusted: shown through
+// safetext, at most analysis.QuestionMax bytes); Answer the person's.
+type Question struct {
+	Text    string    `json:"text"`
+	Loop    int       `json:"loop"` // the loop whose call asked it
+	AskedAt time.Time `json:"asked_at"`
+	// Until is when the wait for the answer ends (ASK_TIMEOUT); zero when
+	// the loop does not wait (ASK_TIMEOUT=0).
+	Until *time.Time `json:"until,omitempty"`
+	// AnswerFile (question_asked) is where a bot or a hook writes the
+	// answer; Answer and Via (question_answered) are the answer and where
+	// it came from: command (ralph_loop --answer), dashboard or file.
+	AnswerFile string `json:"answer_file,omitempty"`
+	Answer     string `json:"answer,omitempty"`
+	Via        string `json:"via,omitempty"`
+	// Then (question_unanswered) is what the loop did: continue, skip
+	// (Task, the plan's task, was set aside) or stop (ASK_TIMEOUT_ACTION).
+	Then string `json:"then,omitempty"`
+	Task string `json:"task,omitempty"`
+}
 
 // End is how the run ended (observe.Observer.Stopped).
 type End struct {

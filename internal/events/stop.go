@@ -31,6 +31,7 @@ const (
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
 	StopUnproven              // COMPLETION_MODE=strict: the agent claimed done again, with nothing changed and nothing proven: Claims
+	StopUnanswered            // nobody answered the agent's Question within AskTimeout, and ASK_TIMEOUT_ACTION=stop
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -69,6 +70,11 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+
+	// The agent's question nobody answered (the agent's text: shown
+	// through safetext), and ASK_TIMEOUT.
+	Question   string
+	AskTimeout time.Duration
 
 	// Claims: the agent's claims of done that the loop refused in a row
 	// (StopUnproven; a StopBreaker that opened while they went on).

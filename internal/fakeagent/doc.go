@@ -31,8 +31,9 @@
 //	N.env        the environment, sorted KEY=VALUE lines
 //	N.cwd        the working directory
 //
-// It then answers from N.<ext> in the script directory, else default.<ext>,
-// one lookup per extension:
+// It then answers from N.<ext> in the script directory, else
+// dir-<DIR>.<ext> (DIR the working directory's name: a swarm worker's own
+// replies), else default.<ext>, one lookup per extension:
 //
 //	.out    stdout reply        .err    stderr reply       .rc  exit code (default 0)
 //	.delay  sleep before exiting (a Go duration such as 2s, or seconds)

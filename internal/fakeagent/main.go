@@ -247,9 +247,14 @@ func (c *call) path(ext string) string {
 }
 
 // replyPath is the file that answers ext for this call: N.<ext>, else
-// default.<ext>, else "".
+// dir-<DIR>.<ext> (DIR the working directory's name: one swarm worker's
+// own replies), else default.<ext>, else "".
 func (c *call) replyPath(ext string) string {
-	for _, name := range []string{strconv.Itoa(c.n), "default"} {
+	dir := "default"
+	if wd, err := os.Getwd(); err == nil {
+		dir = "dir-" + filepath.Base(wd)
+	}
+	for _, name := range []string{strconv.Itoa(c.n), dir, "default"} {
 		p := filepath.Join(c.dir, name+"."+ext)
 		if _, err := os.Stat(p); err == nil {
 			return p

@@ -170,6 +170,26 @@ func TestPerCallReplies(t *testing.T) {
 	}
 }
 
+// A working directory's own replies (dir-<DIR>.<ext>: a swarm worker's)
+// come before the default and after a per-call reply.
+func TestPerDirectoryReplies(t *testing.T) {
+	t.Parallel()
+	dir := writeScript(t, Script{Default: Reply{Out: "default\n"}, Calls: map[int]Reply{3: {Out: "third\n"}}})
+	if err := os.WriteFile(filepath.Join(dir, "dir-worker-2.out"), []byte("worker-2's {{CALL}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w2 := filepath.Join(t.TempDir(), "worker-2")
+	os.Mkdir(w2, 0o755)
+	var got []string
+	for _, cwd := range []string{t.TempDir(), w2, w2} {
+		o, _, _ := agent{argv: []string{"claude"}, dir: dir, cwd: cwd}.run(t)
+		got = append(got, o)
+	}
+	if diff := cmp.Diff([]string{"default\n", "worker-2's 2\n", "third\n"}, got); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+}
+
 func TestAuxiliaryCallsAreNotCounted(t *testing.T) {
 	t.Parallel()
 	dir := writeScript(t, Script{SessionList: `[{"id":"ses_1"}]` + "\n"})

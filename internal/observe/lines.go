@@ -43,19 +43,35 @@ func (l lines) CallEnded(m events.Moment, c events.Call) {
 }
 
 func (l lines) WaitStarted(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
+	switch w.Kind {
+	case events.WaitPause:
 		l.f(line(m, events.Paused))
-		return
+	case events.WaitQuestion:
+		l.f(questionLine(m, events.QuestionAsked, w))
+	default:
+		l.f(waitLine(m, events.DelayStarted, w))
 	}
-	l.f(waitLine(m, events.DelayStarted, w))
 }
 
 func (l lines) WaitEnded(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
+	switch {
+	case w.Kind == events.WaitPause:
 		l.f(line(m, events.Resumed))
-		return
+	case w.Kind == events.WaitQuestion && w.Question != nil && w.Question.Answer != "":
+		l.f(questionLine(m, events.QuestionAnswered, w))
+	case w.Kind == events.WaitQuestion:
+		l.f(questionLine(m, events.QuestionUnanswered, w))
+	default:
+		l.f(waitLine(m, events.DelayEnded, w))
 	}
-	l.f(waitLine(m, events.DelayEnded, w))
+}
+
+// questionLine is the line of a question's wait: question_asked as it
+// starts, question_answered or question_unanswered as it ends.
+func questionLine(m events.Moment, typ events.Type, w events.Wait) events.Event {
+	e := waitLine(m, typ, w)
+	e.Question = w.Question
+	return e
 }
 
 func (l lines) LimitHit(m events.Moment, w events.Wait) {

@@ -129,6 +129,9 @@ type Keeper interface {
 	// PlanUnticked: the fix plan with the tasks whose VERIFY_COMMAND
 	// failed open again.
 	PlanUnticked(plan []byte) error
+	// PlanSetAside: the fix plan with a task set aside with the agent's
+	// unanswered question (ASK_TIMEOUT_ACTION=skip).
+	PlanSetAside(plan []byte) error
 	// SessionStarted: session tracking starts (an active session of an
 	// earlier run goes on); SessionTouched: an iteration uses it.
 	SessionStarted(at time.Time) error
@@ -182,6 +185,7 @@ func (ignore) DiffSummaryChanged(string) error                               { r
 func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
 func (ignore) PlanCollapsed([]byte) error                                    { return nil }
 func (ignore) PlanUnticked([]byte) error                                     { return nil }
+func (ignore) PlanSetAside([]byte) error                                     { return nil }
 func (ignore) SessionStarted(time.Time) error                                { return nil }
 func (ignore) SessionTouched(time.Time) error                                { return nil }
 func (ignore) SessionIDSaved(string, time.Time) error                        { return nil }

@@ -83,7 +83,9 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 }
 
 // ReadFileNoLink is ReadFileCapped, except that a link at path is refused
-// (a *FileError), not followed.
+// (a *FileError), not followed: for a file in a folder of the person's
+// that only a process of theirs writes (the answers to the agent's
+// questions), where a link is never theirs.
 func ReadFileNoLink(path string, limit int64) ([]byte, error) {
 	return readCapped(path, limit, false)
 }

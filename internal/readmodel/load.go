@@ -40,6 +40,7 @@ type statusFile struct {
 	Cost           float64 `json:"cost_usd_total"`
 
 	UsageLimits []events.UsageWindow `json:"usage_limits"`
+	Question    *events.Question     `json:"question"`
 }
 
 // build is the View of r at now.
@@ -122,9 +123,16 @@ func phase(v *View, sf statusFile, last *events.Event, now time.Time) string {
 			}
 		}
 	}
+	if q := sf.Question; q != nil && sf.LastAction == "waiting_for_answer" {
+		// The loop waits for the person's answer: no call until it comes.
+		v.State.Question, v.State.WaitingFor, v.State.Until = q, events.WaitQuestion, q.Until
+		v.Progress.CallRunning, v.Progress.CallElapsedSecs = false, nil
+	}
 	switch {
 	case v.State.Paused:
 		return "paused"
+	case v.State.Question != nil:
+		return "waiting_for_answer"
 	case v.State.WaitingFor != "":
 		return "waiting"
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // WriteSummary is the short view for a person: --status prints it after
@@ -15,6 +17,10 @@ import (
 func (v *View) WriteSummary(w io.Writer) {
 	fmt.Fprintln(w, "\nSummary:")
 	fmt.Fprintf(w, "  State:     %s\n", v.StateLine())
+	if q := v.State.Question; q != nil {
+		fmt.Fprintf(w, "  Question:  %s (the agent asked in loop %d)\n", console.Quoted(q.Text, 1000), q.Loop)
+		fmt.Fprintf(w, "  Answer:    ralph_loop --answer \"YOUR ANSWER\" here, or the dashboard's answer form%s\n", answerFile(q))
+	}
 	if v.Progress.Task != "" {
 		fmt.Fprintf(w, "  Task:      %s\n", v.Progress.Task)
 	}
@@ -44,6 +50,14 @@ func (v *View) WriteSummary(w io.Writer) {
 	}
 }
 
+// answerFile is the question's answer file, as the summary names it.
+func answerFile(q *events.Question) string {
+	if q.AnswerFile == "" {
+		return ""
+	}
+	return ", or write the answer to " + safetext.Line(q.AnswerFile)
+}
+
 // usageLine is one usage window for a person: driver and window, the
 // used percent and status, and the reset time (local).
 func usageLine(u events.UsageWindow) string {
@@ -69,8 +83,10 @@ func (v *View) StateLine() string {
 		fmt.Fprintf(&b, " (pid %d)", s.PID)
 	}
 	switch s.Phase {
-	case "waiting":
-		fmt.Fprintf(&b, " for %s", s.WaitingFor)
+	case "waiting", "waiting_for_answer":
+		if s.Phase == "waiting" {
+			fmt.Fprintf(&b, " for %s", s.WaitingFor)
+		}
 		if s.Until != nil {
 			fmt.Fprintf(&b, " until %s", s.Until.Local().Format("15:04:05"))
 		}

@@ -34,13 +34,17 @@ type View struct {
 
 // state says what the loop is doing now.
 type state struct {
-	Phase      string     `json:"phase"` // running, paused, waiting, stopped, not_started
+	Phase      string     `json:"phase"` // running, paused, waiting, waiting_for_answer, stopped, not_started
 	Running    bool       `json:"running"`
 	PID        int        `json:"pid,omitempty"`
 	Paused     bool       `json:"paused"`
 	WaitingFor string     `json:"waiting_for,omitempty"` // loop_delay, rate_limit, usage_limit, ...
 	Until      *time.Time `json:"until,omitempty"`
 	Reason     string     `json:"reason,omitempty"` // why it stopped
+	// Question is the agent's question waiting for the person's answer:
+	// the one the loop waits on (status.json's), or one a stopped run
+	// left open (--status adds it, and where its answer file is).
+	Question *events.Question `json:"question,omitempty"`
 }
 
 type progress struct {

@@ -43,6 +43,9 @@ type StatusFile struct {
 	// UsageLimits: the latest usage the agent CLIs reported of the
 	// provider's windows, once any reported one (an added field).
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
+	// Question: the agent's question the loop waits on, with status
+	// paused and last_action waiting_for_answer (an added field).
+	Question *events.Question `json:"question,omitempty"`
 }
 
 // StatusOf renders the status.json content at moment m; reason is
@@ -77,6 +80,7 @@ func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 		CostUSD:            m.Totals.CostUSD,
 		QualityGates:       m.QualityGates,
 		UsageLimits:        m.UsageLimits,
+		Question:           m.Question,
 	}
 }
 

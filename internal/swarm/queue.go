@@ -13,21 +13,29 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
-// progress is a worktree's loop number (its status.json loop_count) and
-// its plan's ticked and all tasks; zeros for what cannot be read.
-func progress(worktree string) (loop, done, total int) {
+// progress is a worktree's loop number (its status.json loop_count), its
+// plan's ticked and all tasks, and the agent's question its loop waits on
+// (status.json's question, "" when none); zeros for what cannot be read.
+func progress(worktree string) (loop, done, total int, question string) {
 	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", "status.json"), 1<<20); err == nil {
 		var st struct {
-			LoopCount int `json:"loop_count"`
+			LoopCount  int    `json:"loop_count"`
+			LastAction string `json:"last_action"`
+			Question   *struct {
+				Text string `json:"text"`
+			} `json:"question"`
 		}
 		if json.Unmarshal(b, &st) == nil {
 			loop = st.LoopCount
+			if st.Question != nil && st.LastAction == "waiting_for_answer" {
+				question = st.Question.Text
+			}
 		}
 	}
 	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", planFile), 16<<20); err == nil {
 		done, total = count(string(b))
 	}
-	return loop, done, total
+	return loop, done, total, question
 }
 
 // verdict is what the queue made of one finished loop.

@@ -5,6 +5,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // WriteStatus ends --status in a project that ran --swarm (its root) with
@@ -23,7 +26,7 @@ func WriteStatus(w io.Writer, root string) {
 	fmt.Fprintf(w, "\nSwarm (%s): %s, %d workers merging into %s, updated %s\n", filepath.Join(dir, stateFile), st.Status, len(st.Workers), st.Base, st.UpdatedAt)
 	for _, wk := range st.Workers {
 		if wk.State != mergedState {
-			wk.Loop, wk.Done, wk.Total = progress(filepath.Join(root, wk.Worktree))
+			wk.Loop, wk.Done, wk.Total, wk.Question = progress(filepath.Join(root, wk.Worktree))
 		}
 		fmt.Fprintf(w, "  %s\n", wk.Line())
 	}
@@ -34,6 +37,11 @@ func (w Worker) Line() string {
 	line := fmt.Sprintf("%-9s %-9s loop %-3d %d/%d tasks  %s", workerName(w.ID), w.State, w.Loop, w.Done, w.Total, strings.Join(w.Epics, ", "))
 	if w.Note != "" {
 		line += " — " + w.Note
+	}
+	if w.Question != "" {
+		// The agent's text: one line, its controls made visible.
+		line += fmt.Sprintf(" — asks: \"%s\" (answer: cd %s && ralph_loop --answer \"YOUR ANSWER\")",
+			safetext.Line(clip.Ellipsis(strings.TrimSpace(w.Question), 200)), w.Worktree)
 	}
 	return line
 }

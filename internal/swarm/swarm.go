@@ -400,7 +400,7 @@ func (s *swarm) set(id int, f func(*Worker)) {
 	if err := s.saveLocked(); err != nil {
 		fmt.Fprintf(s.o.Log, "warning: %v\n", err)
 	}
-	if w.State != before.State || w.Loop != before.Loop || w.Done != before.Done || w.Total != before.Total || w.Note != before.Note {
+	if w.State != before.State || w.Loop != before.Loop || w.Done != before.Done || w.Total != before.Total || w.Note != before.Note || w.Question != before.Question {
 		s.o.Show(*w)
 	}
 }
@@ -446,8 +446,8 @@ func (s *swarm) poll(ctx context.Context) {
 // status.json.
 func (s *swarm) readProgress(id int) {
 	w := s.worker(id)
-	loop, done, total := progress(filepath.Join(s.o.Root, w.Worktree))
-	if loop != w.Loop || done != w.Done || total != w.Total {
-		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total = loop, done, total })
+	loop, done, total, question := progress(filepath.Join(s.o.Root, w.Worktree))
+	if loop != w.Loop || done != w.Done || total != w.Total || question != w.Question {
+		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total, w.Question = loop, done, total, question })
 	}
 }

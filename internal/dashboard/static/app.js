@@ -57,7 +57,7 @@ function tick() {
   if (!snap || !snap.state) return;
   const st = snap.state;
   const cd = $("countdown");
-  if (st.phase === "waiting" && st.until) {
+  if ((st.phase === "waiting" || st.phase === "waiting_for_answer") && st.until) {
     const left = (Date.parse(st.until) - Date.now()) / 1000;
     cd.textContent = hms(left);
   } else if (snap.progress && snap.progress.call_running && snap.progress.call_elapsed_seconds !== null) {
@@ -73,6 +73,7 @@ function stateText(s) {
   const st = s.state || {};
   const parts = [];
   if (st.phase === "waiting") parts.push("for " + words(st.waiting_for));
+  if (st.phase === "waiting_for_answer") parts.push("no agent call until you answer");
   if (st.phase === "stopped" && st.reason) parts.push(words(st.reason));
   if (s.progress && s.progress.loop) parts.push("loop " + s.progress.loop);
   if (st.pid) parts.push("pid " + st.pid);
@@ -99,6 +100,7 @@ function renderOne(s) {
   phase.className = "badge " + (st.phase || "");
   $("stateText").textContent = stateText(s);
   document.title = words(st.phase) + " · " + (s.name || "ralph_loop");
+  renderQuestion(st.question);
   const p = s.progress || {};
   $("task").textContent = p.task ? "Next task: " + p.task.replace(/^- \[ \]\s*/, "") : (p.last_loop_summary || "");
   $("bar").style.width = p.tasks_total ? Math.round((100 * p.tasks_completed) / p.tasks_total) + "%" : "0";
@@ -222,6 +224,57 @@ function connect(url, handlers) {
   }
 }
 
+// renderQuestion shows the agent's question while the loop waits for
+// the answer (the form comes with the controls: setupAnswer).
+function renderQuestion(q) {
+  $("question").hidden = !q;
+  if (!q) return;
+  $("qLoop").textContent = "(loop " + q.loop + ")";
+  $("qText").textContent = visible(q.text);
+}
+
+// visible shows the agent's text with its controls and bidi overrides as
+// \uXXXX, as the console does: a right-to-left override must not turn
+// the question the person reads around.
+function visible(s) {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+function setupAnswer(base, meta) {
+  const form = $("qForm");
+  const how = "or answer with: ralph_loop --answer \"YOUR ANSWER\" in the project";
+  form.hidden = !(meta.answers && meta.authorized);
+  if (!meta.answers) {
+    $("qHow").textContent = "Answer with: ralph_loop --answer \"YOUR ANSWER\" in the project (the form here needs SERVE_CONTROL=true and SERVE_TOKEN)";
+    return;
+  }
+  if (!meta.authorized) {
+    $("qHow").textContent = "Open the dashboard's ?token= link to answer here, " + how;
+    return;
+  }
+  $("qHow").textContent = how;
+  const msg = $("qMsg");
+  form.onsubmit = async (ev) => {
+    ev.preventDefault();
+    const text = $("qAnswer").value.trim();
+    if (!text) return;
+    msg.className = "msg";
+    msg.textContent = "sending…";
+    try {
+      const res = await fetch(base + "answer", { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify({ answer: text }) });
+      const body = (await res.text()).trim();
+      msg.className = res.ok ? "msg" : "msg err";
+      msg.textContent = res.ok ? "answered: the next call gets it" : "refused: " + body;
+      if (res.ok) $("qAnswer").value = "";
+    } catch (e) {
+      msg.className = "msg err";
+      msg.textContent = "failed: " + e;
+    }
+  };
+}
+
 function setupControls(base, meta) {
   const box = $("controls");
   box.hidden = !meta.controls;
@@ -280,7 +333,7 @@ function start() {
   $("one").hidden = false;
   const base = "/api/p/" + m[1] + "/";
   follow(base + "events", {
-    meta: (meta) => { $("project").textContent = meta.name; setupControls(base, meta); },
+    meta: (meta) => { $("project").textContent = meta.name; setupControls(base, meta); setupAnswer(base, meta); },
     snapshot: (s) => { snap = s; receivedAt = Date.now(); if (s) renderOne(s); },
     live: renderLive,
   });
