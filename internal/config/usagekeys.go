@@ -55,7 +55,7 @@ var usageKeys = []*keySpec{
 	{name: "USAGE_PROBE_COMMAND", env: []string{"USAGE_PROBE_COMMAND"}, rc: true, def: "",
 		fromRepo: personOnly("USAGE_PROBE_COMMAND ignored: a project's .ralphrc cannot run a program of its choosing with your credentials; set USAGE_PROBE_COMMAND in your environment"),
 		accepts:  "shell command (bash -c), yours only", doc: "prints your usage windows as JSON; run at most once a minute before a call (docs/USAGE-LIMITS.md)",
-		set:      func(c *Config, v string) error { c.UsageProbe = strings.TrimSpace(v); return nil }},
+		set: func(c *Config, v string) error { c.UsageProbe = strings.TrimSpace(v); return nil }},
 	{name: "RALPH_USAGE_LEDGER", env: []string{"RALPH_USAGE_LEDGER"}, def: "",
 		accepts: "absolute file path (environment only)", doc: "the usage ledger's file, instead of usage-ledger.json in $XDG_STATE_HOME/ralph_loop/ (else ~/.local/state/ralph_loop/)",
 		set: func(c *Config, v string) error {
