@@ -277,6 +277,7 @@ var waitLabels = map[string]string{
 	"outage_backoff":  "Provider outage; next try in",
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
+	"usage_soft":      "Usage window resets in",
 }
 
 // tick is a wait's countdown: redrawn in place on a terminal; otherwise

@@ -53,6 +53,10 @@ func StopLine(s events.Stop) string {
 	case events.StopUsagePercent:
 		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
 			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case events.StopUsageHard:
+		if s.Hold != nil {
+			return hardStop(s)
+		}
 	case events.StopUsageWarning:
 		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
 			s.Usage.Window, resetWords(s.Usage))

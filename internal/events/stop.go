@@ -30,6 +30,7 @@ const (
 	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
+	StopUsageHard             // the usage governor: a window's use on the machine reached a hard threshold: Hold (and Usage)
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -68,6 +69,9 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+	// Hold is the usage governor's hard threshold and the window's
+	// reading (StopUsageHard).
+	Hold *QuotaHold
 }
 
 // Failure is how one agent call failed.
