@@ -37,4 +37,8 @@ type Deps struct {
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).
 	Swarm Swarm
+
+	// Quota, when set, is the machine's usage ledger: the usage governor
+	// is on (quota.go).
+	Quota Quota
 }
