@@ -103,6 +103,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
+	gov := newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) })
 
 	keeper := state.Keeper()
 	if cfg.Dashboard {
@@ -143,6 +144,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
+			Quota:       gov,
 		})
 	})
 	if !ok {

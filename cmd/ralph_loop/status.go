@@ -17,6 +17,9 @@ import (
 // Nothing under .ralph/ is written.
 func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	v := readmodel.Load(d, c.MaxCallsPerHour, time.Now())
+	if q := newQuotaSource(c); q != nil {
+		v.Quota = q.View(time.Now())
+	}
 	if c.JSON {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

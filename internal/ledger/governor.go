@@ -64,7 +64,13 @@ type Governor struct {
 	mem     *quota.Book // the last book read, with what was not written since
 	pending []pendingEntry
 	warned  map[string]bool
+	retry   time.Time // a ledger that failed is tried again from then on
 }
+
+// retryAfter is how long a ledger that could not be used is left alone:
+// a lock held by a stopped process costs a run lockWait once a minute,
+// not at every call.
+const retryAfter = time.Minute
 
 type pendingEntry struct {
 	at time.Time
@@ -141,7 +147,7 @@ func (g *Governor) update(now time.Time, e *quota.Entry) *quota.Book {
 func (g *Governor) change(now time.Time, f func(*quota.Book), e *quota.Entry) *quota.Book {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.o.File != nil {
+	if g.o.File != nil && !now.Before(g.retry) {
 		b, err := g.o.File.Update(func(b *quota.Book) {
 			for _, p := range g.pending {
 				b.Add(p.at, p.e)
@@ -156,6 +162,9 @@ func (g *Governor) change(now time.Time, f func(*quota.Book), e *quota.Entry) *q
 			return b
 		}
 		g.warnOnce(err.Error() + "; until it can be written, this run decides from its own calls and the ledger as last read")
+		g.retry = now.Add(retryAfter)
+	}
+	if g.o.File != nil {
 		if e != nil {
 			g.pending = append(g.pending, pendingEntry{at: now, e: *e})
 			if len(g.pending) > maxPending {

@@ -64,6 +64,12 @@ func TestGovernorWithoutTheLedger(t *testing.T) {
 	c := holder(t, p)
 	synctest.Test(t, func(t *testing.T) { // each update waits lockWait, in virtual time
 		g.Record("codex", t0.Add(time.Minute), 100, nil)
+		// Within a minute of the failure the ledger is not tried again:
+		// no wait for the lock.
+		start := time.Now()
+		if rs := g.Look(context.Background(), "codex", t0.Add(90*time.Second)); time.Since(start) != 0 || len(rs) != 1 {
+			t.Errorf("a look within the minute waited %s (%d readings)", time.Since(start), len(rs))
+		}
 		g.Record("codex", t0.Add(2*time.Minute), 100, nil)
 		rs := g.Look(context.Background(), "codex", t0.Add(3*time.Minute))
 		if r := reading(rs, "primary"); r == nil || r.Calls != 3 || r.CallsSince != 2 {

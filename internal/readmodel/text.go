@@ -35,6 +35,9 @@ func (v *View) WriteSummary(w io.Writer) {
 	for _, u := range v.Usage {
 		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
 	}
+	if v.Quota != nil {
+		v.Quota.write(w)
+	}
 }
 
 // usageLine is one usage window for a person: driver and window, the
