@@ -236,17 +236,15 @@ func (a *Account) report(now time.Time, r Report, by string) {
 // learn updates what a token and a call use of window w from figure f:
 // the rise since the anchor (the figure the lesson started from, in the
 // same period), once it is at least a whole percent, over the tokens and
-// calls counted since; half the old value and half the new. Without an
-// anchor in the period, a first lesson is taken from the period's start
-// when the ledger counted every call since then (f's use over the spend
-// since the start).
+// calls counted since; half the old value and half the new. What the
+// person spends meanwhile (interactive sessions the ledger never sees) is
+// in the rise too: the lesson counts it as the loops' own, which errs on
+// the side of pausing early. Nothing is learned from one figure alone:
+// the use before the ledger's first call in the period is not known.
 func (a *Account) learn(w *Window, f Figure, name string) {
 	an := w.Anchor
 	if length := windowLength(w, name); an == nil || !samePeriod(an.ResetsAt, f.ResetsAt) || length > 0 && f.At.Sub(an.At) > length {
-		w.Anchor = &f
-		if w.PerToken == 0 && w.PerCall == 0 {
-			a.firstLesson(w, f, name)
-		}
+		w.Anchor = &f // a new period: the next lesson starts here
 		return
 	}
 	rise := f.Used - an.Used
@@ -261,26 +259,6 @@ func (a *Account) learn(w *Window, f Figure, name string) {
 			w.PerCall = blend(w.PerCall, rise/float64(d))
 		}
 		w.Anchor = &f
-	}
-}
-
-// firstLesson learns from the spend since the period's start, when the
-// ledger has counted since before it.
-func (a *Account) firstLesson(w *Window, f Figure, name string) {
-	length := windowLength(w, name)
-	if f.ResetsAt == nil || f.Used < 1 || length <= 0 {
-		return
-	}
-	start := f.ResetsAt.Add(-length)
-	if a.Since.After(start) {
-		return
-	}
-	calls, tokens := a.spentSince(start)
-	if tokens > 0 {
-		w.PerToken = f.Used / float64(tokens)
-	}
-	if calls > 0 {
-		w.PerCall = f.Used / float64(calls)
 	}
 }
 

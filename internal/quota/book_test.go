@@ -91,8 +91,9 @@ func TestEstimateCorrectedByRealFigure(t *testing.T) {
 	}
 }
 
-// Claude sends a figure only near the limit. The first one teaches from
-// the spend since the window began, when the ledger counted all of it;
+// Claude sends a figure only near the limit. Nothing is learned from the
+// first one (what was spent before the ledger's calls is not known); the
+// rise to the second over the tokens between teaches what a token uses;
 // calls after it are estimated; after the reset, the calls since the
 // reset are estimated with what was learned, and the next reset is
 // guessed from the window's length.
@@ -103,33 +104,40 @@ func TestEstimateBetweenClaudeWarnings(t *testing.T) {
 		e.Account = "claude-code"
 		return e
 	}
-	start := t0.Add(time.Hour) // the five-hour window began at 01:00
-	reset := start.Add(5 * time.Hour)
+	reset := t0.Add(5 * time.Hour)
 	allowed := Report{Window: "five_hour", Status: "allowed", ResetsAt: reset}
-	b.Add(t0, claude(runA, 0)) // the ledger counts from before the window began
-	now := start
-	for range 8 { // 8 calls of 1000 tokens, no figure: nothing known of the use
-		now = now.Add(10 * time.Minute)
-		b.Add(now, claude(runA, 1000, allowed))
+	warning := func(p float64) Report {
+		return Report{Window: "five_hour", Status: "allowed_warning", Used: pct(p), ResetsAt: reset}
+	}
+	now := t0
+	step := func(e Entry) { now = now.Add(10 * time.Minute); b.Add(now, e) }
+	for range 3 { // no figure yet: nothing known of the use, but the reset
+		step(claude(runA, 1000, allowed))
 	}
 	r := reading(t, b, "claude-code", "five_hour", now)
-	if r.Used != nil || r.ResetsAt == nil || !r.ResetsAt.Equal(reset) {
+	if r.Used != nil || r.ResetsAt == nil || !r.ResetsAt.Equal(reset) || r.Calls != 3 {
 		t.Fatalf("before any figure: %+v", r)
 	}
-	now = now.Add(10 * time.Minute)
-	b.Add(now, claude(runB, 2000, Report{Window: "five_hour", Status: "allowed_warning", Used: pct(80), ResetsAt: reset}))
+	step(claude(runB, 2000, warning(80)))
 	w := b.Accounts["claude-code"].Windows["five_hour"]
-	if !near(w.PerToken, 0.008) || !near(w.PerCall, 80.0/9) { // 80 % over the window's 10000 tokens, 9 calls
-		t.Fatalf("first lesson: %v per token, %v per call", w.PerToken, w.PerCall)
+	if w.PerToken != 0 || w.PerCall != 0 {
+		t.Fatalf("learned %v, %v from one figure", w.PerToken, w.PerCall)
 	}
-	now = now.Add(10 * time.Minute)
-	b.Add(now, claude(runA, 1000, allowed))
+	step(claude(runA, 1000))
+	if r = reading(t, b, "claude-code", "five_hour", now); used(r) != 80 || r.Estimated || r.CallsSince != 1 {
+		t.Fatalf("with nothing learned the figure stands, with the calls since: %+v", r)
+	}
+	step(claude(runA, 1000, warning(88))) // 8 % over 2000 tokens and 2 calls
+	if !near(w.PerToken, 0.004) || !near(w.PerCall, 4) {
+		t.Fatalf("learned %v per token, %v per call; want 0.004 and 4", w.PerToken, w.PerCall)
+	}
+	step(claude(runB, 1000, allowed))
 	r = reading(t, b, "claude-code", "five_hour", now)
-	if !near(used(r), 88) || !r.Estimated {
-		t.Fatalf("after one more call: %v (estimated %v), want 88 estimated", used(r), r.Estimated)
+	if !near(used(r), 92) || !r.Estimated {
+		t.Fatalf("after one more call: %v (estimated %v), want 92 estimated", used(r), r.Estimated)
 	}
 	// After the reset: nothing spent yet is 0 %, estimated; two calls of
-	// 1000 tokens are 16 %; the reset ahead is guessed from the first.
+	// 1000 tokens are 8 %; the reset ahead is guessed from the first.
 	now = reset.Add(time.Minute)
 	r = reading(t, b, "claude-code", "five_hour", now)
 	if used(r) != 0 || !r.Estimated || r.Reported != nil || r.ResetsAt != nil {
@@ -139,32 +147,15 @@ func TestEstimateBetweenClaudeWarnings(t *testing.T) {
 	b.Add(now.Add(2*time.Minute), claude(runB, 1000))
 	r = reading(t, b, "claude-code", "five_hour", now.Add(3*time.Minute))
 	guess := now.Add(time.Minute).Truncate(time.Minute).Add(5 * time.Hour)
-	if !near(used(r), 16) || !r.Estimated || r.ResetsAt == nil || !r.ResetGuessed || !r.ResetsAt.Equal(guess) || r.Calls != 2 {
-		t.Fatalf("after the reset: %+v (want 16 %%, reset guessed %s)", r, guess)
+	if !near(used(r), 8) || !r.Estimated || r.ResetsAt == nil || !r.ResetGuessed || !r.ResetsAt.Equal(guess) || r.Calls != 2 {
+		t.Fatalf("after the reset: %+v (want 8 %%, reset guessed %s)", r, guess)
 	}
 	// A report of the new period without a figure voids the old figure.
 	next := guess.Add(30 * time.Second)
 	b.Add(now.Add(4*time.Minute), claude(runA, 1000, Report{Window: "five_hour", Status: "allowed", ResetsAt: next}))
 	r = reading(t, b, "claude-code", "five_hour", now.Add(4*time.Minute))
-	if !near(used(r), 24) || !r.Estimated || r.ResetGuessed || !r.ResetsAt.Equal(next) {
+	if !near(used(r), 12) || !r.Estimated || r.ResetGuessed || !r.ResetsAt.Equal(next) {
 		t.Fatalf("after a report of the new period: %+v", r)
-	}
-}
-
-// No first lesson when the ledger began counting after the window
-// began: the spend before is unknown.
-func TestNoFirstLessonFromPartialSpend(t *testing.T) {
-	b := &Book{}
-	reset := t0.Add(2 * time.Hour)
-	b.Add(t0, call(runA, 1000, Report{Window: "five_hour", Status: "allowed_warning", Used: pct(80), ResetsAt: reset}))
-	w := b.Accounts["codex"].Windows["five_hour"]
-	if w.PerToken != 0 || w.PerCall != 0 {
-		t.Fatalf("learned %v, %v from a partial spend", w.PerToken, w.PerCall)
-	}
-	b.Add(t0.Add(time.Minute), call(runA, 1000))
-	r := reading(t, b, "codex", "five_hour", t0.Add(time.Minute))
-	if used(r) != 80 || r.Estimated || r.CallsSince != 1 {
-		t.Fatalf("with nothing learned the figure stands, with the calls since: %+v", r)
 	}
 }
 
