@@ -581,8 +581,10 @@ func splitList(v, sep string) []string {
 }
 
 // defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
-// opening, a usage-limit wait starting and the failure guard giving up.
-const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+// opening, a usage-limit wait starting, the usage governor's projection
+// crossing a threshold (only with its keys set) and the failure guard
+// giving up.
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,usage_projected,guard_gave_up"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {
