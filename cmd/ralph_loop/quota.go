@@ -118,9 +118,7 @@ func (q *quotaSource) View(now time.Time) *readmodel.QuotaView {
 		path = q.file.Path()
 		b, err = q.file.Peek()
 	}
-	v := readmodel.QuotaOf(path, b, err, drivers, account, q.cfg.UsagePolicy(), now)
-	v.Home = q.home
-	return v
+	return readmodel.QuotaOf(path, b, err, drivers, account, q.cfg.UsagePolicy(), q.home, now)
 }
 
 // Stamp changes when the ledger does.

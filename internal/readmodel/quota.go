@@ -23,10 +23,16 @@ type QuotaView struct {
 	Stop     float64        `json:"stop_percent,omitempty"`
 	Reserve  float64        `json:"reserve_percent"`
 	Accounts []QuotaAccount `json:"accounts"`
-	// Home shortens the runs' folders in the text ("~/work/app"); not in
-	// the JSON.
-	Home string    `json:"-"`
-	At   time.Time `json:"-"`
+	// Rows are the same in words, as --status prints them and the
+	// dashboard shows them: a label ("Quota", "Reserve", "Window",
+	// "Runs") and its text.
+	Rows []QuotaRow `json:"rows"`
+}
+
+// QuotaRow is one line of the governor's view for a person.
+type QuotaRow struct {
+	Label string `json:"label"`
+	Text  string `json:"text"`
 }
 
 // QuotaAccount is one account's windows.
@@ -38,9 +44,10 @@ type QuotaAccount struct {
 
 // QuotaOf is the governor's view at now: the ledger's book b (nil with
 // err when it could not be read) read for the accounts of drivers
-// (driver → account), under policy p.
-func QuotaOf(ledger string, b *quota.Book, err error, drivers []string, account func(string) string, p quota.Policy, now time.Time) *QuotaView {
-	v := &QuotaView{Ledger: ledger, Limits: []string{}, Stop: p.Stop, Reserve: p.Reserve, Accounts: []QuotaAccount{}, At: now}
+// (driver → account), under policy p; home shortens the runs' folders
+// in the words ("~/work/app").
+func QuotaOf(ledger string, b *quota.Book, err error, drivers []string, account func(string) string, p quota.Policy, home string, now time.Time) *QuotaView {
+	v := &QuotaView{Ledger: ledger, Limits: []string{}, Stop: p.Stop, Reserve: p.Reserve, Accounts: []QuotaAccount{}}
 	for _, r := range p.Limits {
 		v.Limits = append(v.Limits, r.String())
 	}
@@ -56,11 +63,12 @@ func QuotaOf(ledger string, b *quota.Book, err error, drivers []string, account 
 		}
 		v.Accounts = append(v.Accounts, a)
 	}
+	v.Rows = v.rows(home, now)
 	return v
 }
 
-// writeQuota is the governor's part of the summary.
-func (q *QuotaView) write(w io.Writer) {
+// rows are the view in words.
+func (q *QuotaView) rows(home string, now time.Time) []QuotaRow {
 	var set []string
 	if len(q.Limits) > 0 {
 		set = append(set, "USAGE_LIMITS "+strings.Join(q.Limits, ","))
@@ -71,22 +79,30 @@ func (q *QuotaView) write(w io.Writer) {
 	if len(set) == 0 {
 		set = append(set, "no thresholds")
 	}
-	fmt.Fprintf(w, "  Quota:     %s; ledger %s\n", strings.Join(set, "; "), q.Ledger)
+	out := []QuotaRow{{"Quota", strings.Join(set, "; ") + "; ledger " + q.Ledger}}
 	if s := console.UsageReserve(q.Reserve); s != "" {
-		fmt.Fprintf(w, "  Reserve:   %s\n", s)
+		out = append(out, QuotaRow{"Reserve", s})
 	}
 	if q.Error != "" {
-		fmt.Fprintf(w, "  Ledger:    %s\n", q.Error)
+		out = append(out, QuotaRow{"Ledger", q.Error})
 	}
 	for _, a := range q.Accounts {
 		if len(a.Windows) == 0 {
-			fmt.Fprintf(w, "  Window:    %s: no call or report in the ledger yet\n", a.Account)
+			out = append(out, QuotaRow{"Window", a.Account + ": no call or report in the ledger yet"})
 		}
 		for _, r := range a.Windows {
-			fmt.Fprintf(w, "  Window:    %s %s\n", a.Account, console.UsageReading(r, q.At))
-			if runs := console.UsageRuns(r, q.Home); runs != "" {
-				fmt.Fprintf(w, "  Runs:      %s\n", runs)
+			out = append(out, QuotaRow{"Window", a.Account + " " + console.UsageReading(r, now)})
+			if runs := console.UsageRuns(r, home); runs != "" {
+				out = append(out, QuotaRow{"Runs", runs})
 			}
 		}
+	}
+	return out
+}
+
+// write is the governor's part of the summary.
+func (q *QuotaView) write(w io.Writer) {
+	for _, r := range q.Rows {
+		fmt.Fprintf(w, "  %-10s %s\n", r.Label+":", r.Text)
 	}
 }
