@@ -128,7 +128,7 @@ func TestDamagedLedgerMovedAside(t *testing.T) {
 		{"no version", func(p string) { os.WriteFile(p, []byte(`{"accounts":{}}`), 0o600) }, "not a usage ledger"},
 		{"too big", func(p string) { os.WriteFile(p, make([]byte, maxSize+1), 0o600) }, "over the 4 MiB limit"},
 		{"a folder", func(p string) { os.Mkdir(p, 0o700) }, "a directory"},
-		{"a named pipe", func(p string) { syscall.Mkfifo(p, 0o600) }, "a named pipe"},
+		{"a named pipe", func(p string) { mkfifo(p) }, "a named pipe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "a named pipe" && runtime.GOOS == "windows" {
