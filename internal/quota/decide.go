@@ -24,6 +24,7 @@ func Decide(p Policy, rs []Reading) Verdict {
 		if r.Used == nil {
 			continue
 		}
+		named := false // the lowest soft threshold reached names the wait
 		for _, rule := range p.For(r.Window) {
 			if *r.Used < rule.Percent {
 				continue
@@ -31,10 +32,10 @@ func Decide(p Policy, rs []Reading) Verdict {
 			if rule.Kind == Hard {
 				return Verdict{Kind: Hard, Rule: rule, Reading: r}
 			}
-			if soft.Kind == 0 || later(r.ResetsAt, soft.Reading.ResetsAt) {
+			if !named && (soft.Kind == 0 || later(r.ResetsAt, soft.Reading.ResetsAt)) {
 				soft = Verdict{Kind: Soft, Rule: rule, Reading: r}
 			}
-			break // the lowest soft threshold reached names the wait
+			named = true
 		}
 	}
 	return soft
