@@ -48,6 +48,7 @@ type Window struct {
 	Status   string     `json:"status,omitempty"`         // the last status reported
 	Seen     time.Time  `json:"seen"`                     // the last report of any kind
 	ResetsAt *time.Time `json:"resets_at,omitempty"`      // the last reset time reported
+	Began    *time.Time `json:"began,omitempty"`          // when the period of ResetsAt began, when known (the reset before it)
 	Minutes  int        `json:"window_minutes,omitempty"` // the window's length, when reported
 	// Figure is the last used percent reported (a CLI's own figure, or
 	// the probe's).
@@ -213,6 +214,15 @@ func (a *Account) report(now time.Time, r Report, by string) {
 	if !r.ResetsAt.IsZero() {
 		t := r.ResetsAt.UTC()
 		reset = &t
+		if w.ResetsAt != nil && !samePeriod(w.ResetsAt, reset) {
+			// A new period: it began at the last one's reset (now, when
+			// the provider moved a reset that had not come yet).
+			began := *w.ResetsAt
+			if began.After(now) {
+				began = now
+			}
+			w.Began = &began
+		}
 		w.ResetsAt = &t
 	}
 	used := r.Used

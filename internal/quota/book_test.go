@@ -259,3 +259,23 @@ func TestClaims(t *testing.T) {
 		t.Error("ClaimProbe: want one probe a minute")
 	}
 }
+
+// A period that began at the last reset: a window whose next reset is
+// closer than its length (a fixed weekly day, a provider that moved it)
+// counts the spend since the last reset, not since its length before the
+// next one.
+func TestPeriodBeganAtTheLastReset(t *testing.T) {
+	b := &Book{}
+	r1, r2 := t0.Add(time.Hour), t0.Add(2*time.Hour)
+	b.Add(t0, call(runA, 1000, Report{Window: "five_hour", Used: pct(10), ResetsAt: r1}))
+	for i := range 9 {
+		b.Add(t0.Add(time.Duration(i+1)*time.Minute), call(runA, 1000, Report{Window: "five_hour", Used: pct(float64(20 + 10*i)), ResetsAt: r1}))
+	}
+	after := r1.Add(time.Minute)
+	b.Add(after, call(runB, 1000, Report{Window: "five_hour", Status: "allowed", ResetsAt: r2}))
+	b.Add(after.Add(time.Minute), call(runB, 1000, Report{Window: "five_hour", Status: "allowed", ResetsAt: r2}))
+	r := reading(t, b, "codex", "five_hour", after.Add(2*time.Minute))
+	if r.Calls != 2 || r.CallsSince != 2 || !near(used(r), 20) || !r.Estimated || len(r.Runs) != 1 || r.Runs[0].Run != runB.ID {
+		t.Fatalf("the period since the last reset: %+v", r)
+	}
+}

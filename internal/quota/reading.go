@@ -103,6 +103,7 @@ func (a *Account) reading(name string, w *Window, now time.Time) (Reading, time.
 		if r.ResetsAt != nil && length > 0 {
 			start = r.ResetsAt.Add(-length)
 		}
+		start = w.since(start, now)
 	} else {
 		start = a.periodStart(w, length, now)
 		if !start.IsZero() {
@@ -165,6 +166,20 @@ func (a *Account) periodStart(w *Window, length time.Duration, now time.Time) ti
 		case !now.Before(*w.ResetsAt) && w.ResetsAt.After(start):
 			start = *w.ResetsAt
 		}
+	}
+	if start.IsZero() {
+		return start
+	}
+	return w.since(start, now)
+}
+
+// since is start, or the known beginning of the present period when that
+// is later: a window whose reset is closer than its length began at the
+// reset before (a week that resets on a fixed day, not a week after the
+// first call).
+func (w *Window) since(start, now time.Time) time.Time {
+	if w.Began != nil && w.Began.After(start) && !w.Began.After(now) && (w.ResetsAt == nil || w.Began.Before(*w.ResetsAt)) {
+		return *w.Began
 	}
 	return start
 }
