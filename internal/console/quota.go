@@ -159,6 +159,15 @@ func hardStop(s events.Stop) string {
 		r.Window, used(r), h.Rule.Setting(), reset)
 }
 
+// softTooFar is StopUsageTooFar's line for the governor's soft wait: a
+// reset past USAGE_LIMIT_MAX_WAIT is not waited for.
+func softTooFar(s events.Stop) string {
+	h := s.Hold
+	r := h.Reading
+	return fmt.Sprintf("usage of the %s window on this machine reached %s (%s), and %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset (USAGE_LIMIT_MAX_WAIT=0 waits however long)",
+		r.Window, used(r), h.Rule.Setting(), resetWords(s.Usage), s.MaxWait)
+}
+
 // clockAt is a time as a person near now reads it: "14:02" today,
 // "Tue 03:00" within a week, else the date.
 func clockAt(t, now time.Time) string {

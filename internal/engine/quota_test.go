@@ -329,3 +329,26 @@ func TestQuotaTwoLoopsOneLedger(t *testing.T) {
 		}
 	})
 }
+
+// A soft threshold whose window resets further away than
+// USAGE_LIMIT_MAX_WAIT is not waited for, as no usage wait is: exit 8,
+// and the stop line says which threshold and how to wait anyway.
+func TestQuotaSoftTooFar(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reset := bubbleStart.Add(72 * time.Hour)
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			return ctlReply{Raw: recorded(t, "claude_stream_allowed_warning.jsonl", reset), Touch: "src/app.txt"}
+		})
+		govern(h, filepath.Join(t.TempDir(), "ledger.json"), "run", 1)
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "USAGE_LIMITS": "seven_day:soft:80"}))
+		h.checkEnd(r, engine.ExitUsageLimit, "usage_limit_max_wait (seven_day resets 2000-01-04T00:00:00Z)", "stopped")
+		if h.callCount() != 1 || len(usageWaits(h)) != 0 {
+			t.Errorf("calls %d, waits %+v", h.callCount(), usageWaits(h))
+		}
+		want := "usage of the seven_day window on this machine reached 82% (USAGE_LIMITS seven_day:soft:80), and it resets at " + local(reset) +
+			", later than USAGE_LIMIT_MAX_WAIT=6h0m0s: run ralph_loop again after the reset (USAGE_LIMIT_MAX_WAIT=0 waits however long)"
+		if got := console.StopLine(r.Stop); got != want {
+			t.Errorf("stop line\n got %q\nwant %q", got, want)
+		}
+	})
+}
