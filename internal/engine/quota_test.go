@@ -11,12 +11,14 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 	"github.com/ralphloop/ralph_loop/internal/ledger"
 	"github.com/ralphloop/ralph_loop/internal/quota"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // The usage governor in virtual time (docs/USAGE-LIMITS.md): the loop
@@ -351,4 +353,93 @@ func TestQuotaSoftTooFar(t *testing.T) {
 			t.Errorf("stop line\n got %q\nwant %q", got, want)
 		}
 	})
+}
+
+// The soft wait is a wait as every other: Ctrl+C on a terminal lets the
+// next call go (the window is still past its threshold after it, so the
+// loop waits again), and --pause during the wait pauses the loop once the
+// window has reset, before any call.
+func TestQuotaSoftWaitSkipAndPause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reset := bubbleStart.Add(2 * time.Hour)
+		h := newCtlHarness(t, true, func(n int) ctlReply {
+			return ctlReply{Raw: recorded(t, "claude_stream_allowed_warning.jsonl", reset), Touch: "src/app.txt"}
+		})
+		govern(h, filepath.Join(t.TempDir(), "ledger.json"), "run", 1)
+		t0 := time.Now()
+		done := h.start(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "3", "USAGE_LIMITS": "seven_day:soft:80"}))
+		time.Sleep(10 * time.Second) // in the first soft wait
+		if got := h.stopper.Signal(os.Interrupt); got != "skip" {
+			t.Fatalf("Ctrl+C during the soft wait: %s, want skip", got)
+		}
+		time.Sleep(time.Minute) // call 2 went at 12 s; the loop waits again
+		if n := h.callCount(); n != 2 {
+			t.Fatalf("%d calls after the skip, want 2", n)
+		}
+		if err := h.rd.WriteFile(ralphdir.PauseFile, []byte("paused\n")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(reset.Add(10 * time.Minute))) // the window reset, the loop paused
+		if n := h.callCount(); n != 2 {
+			t.Fatalf("%d calls while paused, want 2", n)
+		}
+		if st := h.status(); st.Status != "paused" {
+			t.Errorf("status.json while paused after the soft wait: %q", st.Status)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := h.rd.Remove(ralphdir.PauseFile); err != nil {
+			t.Fatal(err)
+		}
+		h.checkEnd(<-done, engine.ExitMaxLoops, "max_loops", "stopped")
+		// Resumed at the pause's next poll (1 s) after the pause file went.
+		if diff := cmp.Diff(secs(0, 12, (2*time.Hour+10*time.Minute+time.Second).Seconds()), h.rec.starts(t0)); diff != "" {
+			t.Errorf("iteration start times (-want +got):\n%s", diff)
+		}
+		waits := usageWaits(h)
+		if len(waits) != 2 || !waits[0].Skipped || waits[1].Skipped || waits[1].Delay != reset.Add(5*time.Second).Sub(t0.Add(12*time.Second)) {
+			t.Errorf("usage_soft waits %+v, want a skipped one, then one until the reset", waits)
+		}
+		if len(h.rec.ofType(events.Paused)) != 1 || len(h.rec.ofType(events.Resumed)) != 1 {
+			t.Errorf("paused/resumed events: %d/%d", len(h.rec.ofType(events.Paused)), len(h.rec.ofType(events.Resumed)))
+		}
+	})
+}
+
+// A limit only a text CLI's words tell of (Copilot's "5-hour limit
+// reached … try again in 3 hours") is a rejected window in the ledger,
+// 100 % of it used until its reset: another loop whose threshold covers
+// that window waits for the reset without spending a call to find out.
+func TestQuotaTextLimitHoldsOtherLoops(t *testing.T) {
+	for _, tc := range []struct{ said, window string }{
+		{"Error: 5-hour limit reached. Try again in 3 hours.", "five_hour"},
+		{"Error: You have hit your usage limit. Try again in 3 hours.", "unknown"},
+	} {
+		t.Run(tc.window, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "ledger.json")
+				a := newCtlHarness(t, false, func(n int) ctlReply {
+					return ctlReply{Outcome: failed(), Raw: "Working on it.\n" + tc.said + "\n"}
+				})
+				govern(a, path, "a", 1)
+				ra := a.run(a.settings(map[string]string{"LOOP_DELAY": "0", "PLATFORM_DRIVER": "copilot", "USAGE_LIMIT_MAX_WAIT": "1h", "USAGE_LIMITS": "five_hour:soft:90"}))
+				a.checkEnd(ra, engine.ExitUsageLimit, "usage_limit_max_wait ("+strings.Replace(tc.window, "unknown", "window unknown", 1)+" resets 2000-01-01T03:00:00Z)", "stopped")
+
+				t0 := time.Now()
+				b := newCtlHarness(t, false, func(n int) ctlReply { return ctlReply{Text: "Did a task.", Check: true, Touch: "src/app.txt"} })
+				govern(b, path, "b", 2)
+				rb := b.run(b.settings(map[string]string{"LOOP_DELAY": "0", "PLATFORM_DRIVER": "copilot", "USAGE_LIMITS": "*:soft:95"}))
+				b.checkEnd(rb, engine.ExitComplete, "plan_complete", "completed")
+				waits := usageWaits(b)
+				if len(waits) != 1 || waits[0].Delay != bubbleStart.Add(3*time.Hour+5*time.Second).Sub(t0) {
+					t.Fatalf("b's usage_soft waits %+v, want one until the reset (3 h after a's call)", waits)
+				}
+				if starts := b.rec.starts(t0); len(starts) == 0 || starts[0] < bubbleStart.Add(3*time.Hour).Sub(t0) {
+					t.Errorf("b's calls started at %v: the first must wait for the reset", starts)
+				}
+				if want := "Usage of the " + tc.window + " window reached 100%, USAGE_LIMITS *:soft:95: no new call until it resets"; !b.rec.hasLine(want) {
+					t.Errorf("b's log lacks %q:\n%s", want, b.rec.logText())
+				}
+			})
+		})
+	}
 }
