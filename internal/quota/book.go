@@ -310,7 +310,7 @@ func (b *Book) Claim(account, window, key string) bool {
 		return false
 	}
 	w := a.Windows[window]
-	if slices.Contains(w.Told, key) {
+	if slices.ContainsFunc(w.Told, func(k string) bool { return sameClaim(k, key) }) {
 		return false
 	}
 	w.Told = append(w.Told, key)
@@ -318,6 +318,25 @@ func (b *Book) Claim(account, window, key string) bool {
 		w.Told = w.Told[len(w.Told)-maxTold:]
 	}
 	return true
+}
+
+// sameClaim: two claim keys ("<reset in minutes>:<kind>:<percent>",
+// Crossing.Key) are of one threshold and period when their rules are the
+// same and their resets within periodSlack: a reset computed from "resets
+// in N seconds", or sent anew with each call, moves by seconds, and may
+// cross a minute.
+func sameClaim(a, b string) bool {
+	resetA, ruleA, _ := strings.Cut(a, ":")
+	resetB, ruleB, _ := strings.Cut(b, ":")
+	if ruleA != ruleB {
+		return false
+	}
+	if resetA == resetB {
+		return true
+	}
+	ma, errA := strconv.ParseInt(resetA, 10, 64)
+	mb, errB := strconv.ParseInt(resetB, 10, 64)
+	return errA == nil && errB == nil && time.Duration(max(ma-mb, mb-ma))*time.Minute < periodSlack
 }
 
 // ClaimProbe marks account as probed at now unless it was within every,

@@ -254,6 +254,12 @@ func TestClaims(t *testing.T) {
 	if !b.Claim("codex", "primary", "k") || b.Claim("codex", "primary", "k") || b.Claim("codex", "nope", "k") || b.Claim("x", "primary", "k") {
 		t.Error("Claim: want the first claim of a key only, of a known window")
 	}
+	// A reset sent anew with each report moves by seconds, across a
+	// minute: the same period; a reset an hour later is the next one.
+	if !b.Claim("codex", "primary", "100:soft:85") || b.Claim("codex", "primary", "101:soft:85") ||
+		!b.Claim("codex", "primary", "101:hard:90") || !b.Claim("codex", "primary", "160:soft:85") || !b.Claim("codex", "primary", "?:soft:85") {
+		t.Error("Claim: want one claim per rule and period, resets within a few minutes being one period")
+	}
 	if !b.ClaimProbe("codex", t0, time.Minute) || b.ClaimProbe("codex", t0.Add(30*time.Second), time.Minute) ||
 		!b.ClaimProbe("codex", t0.Add(61*time.Second), time.Minute) {
 		t.Error("ClaimProbe: want one probe a minute")
