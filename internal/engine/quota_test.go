@@ -19,6 +19,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ledger"
 	"github.com/ralphloop/ralph_loop/internal/quota"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // The usage governor in virtual time (docs/USAGE-LIMITS.md): the loop
@@ -442,4 +443,26 @@ func TestQuotaTextLimitHoldsOtherLoops(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A call the provider served but the loop stopped before reading its
+// output (the output cap) still counts in the usage
+// ledger, as a call of tokens unknown: the other loops' estimate by calls
+// sees it.
+func TestQuotaServedCallWithoutOutputRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "ledger.json")
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			return ctlReply{Outcome: &supervise.Outcome{Reason: supervise.OutputTooLarge}}
+		})
+		govern(h, path, "run", 1)
+		h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "1"}))
+		b, err := ledger.Open(path, nil, time.Now).Peek()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := b.Accounts["claude-code"]; a == nil || a.Calls != 1 || a.Tokens != 0 || len(b.Runs) != 1 || b.Runs[0].Calls != 1 {
+			t.Errorf("the ledger after a call stopped at the output cap: %+v, runs %+v", a, b.Runs)
+		}
+	})
 }
