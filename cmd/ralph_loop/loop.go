@@ -104,6 +104,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
+	gov := newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) })
 
 	keeper := state.Keeper()
 	if cfg.Dashboard {
@@ -148,6 +149,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
 			Ask:         loopAsker(dir, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }),
+			Quota:       gov,
 		})
 	})
 	if !ok {

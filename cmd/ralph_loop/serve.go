@@ -105,7 +105,11 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 
 // projectFiles is the dashboard's view of the project named name.
 func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
-	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: console.Headline}
+	f := readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: console.Headline}
+	if q := newQuotaSource(cfg); q != nil {
+		f.Quota = q
+	}
+	return f
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.

@@ -18,6 +18,9 @@ import (
 func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 	v := readmodel.Load(d, c.MaxCallsPerHour, time.Now())
 	openQuestion(d, v)
+	if q := newQuotaSource(c); q != nil {
+		v.Quota = q.View(time.Now())
+	}
 	if c.JSON {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

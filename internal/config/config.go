@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/quota"
 )
 
 // runsLoop reports whether the command starts the loop (or previews its
@@ -222,6 +223,12 @@ type Config struct {
 	UsageStopPercent   float64          // USAGE_STOP_PERCENT, 0 = off
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
+	// The usage governor (docs/USAGE-LIMITS.md), on when one of these is
+	// set (Governed).
+	UsageLimits  []quota.Rule // USAGE_LIMITS, nil = none
+	UsageReserve float64      // USAGE_RESERVE_PERCENT, 0 = none
+	UsageProbe   string       // USAGE_PROBE_COMMAND (the person's own), "" = none
+	UsageLedger  string       // RALPH_USAGE_LEDGER (the person's environment only), "" = the state folder's
 
 	// The agent's questions to the person (docs/LOOP-CONTROL.md).
 	AskTimeout       time.Duration // ASK_TIMEOUT, default 30m, 0 = do not wait
@@ -255,6 +262,21 @@ type Config struct {
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.
 	Sources map[string]Source
+}
+
+// UsagePolicy is the usage governor's pacing: USAGE_LIMITS, with
+// USAGE_STOP_PERCENT and USAGE_RESERVE_PERCENT as their shorthands.
+func (c *Config) UsagePolicy() quota.Policy {
+	return quota.Policy{Limits: c.UsageLimits, Stop: c.UsageStopPercent, Reserve: c.UsageReserve}
+}
+
+// Governed reports whether the usage governor is on: USAGE_LIMITS,
+// USAGE_RESERVE_PERCENT or USAGE_PROBE_COMMAND is set, or
+// RALPH_USAGE_LEDGER names a ledger. Without them a run keeps no ledger
+// and decides as before (USAGE_STOP_PERCENT alone reads the run's own
+// reports).
+func (c *Config) Governed() bool {
+	return len(c.UsageLimits) > 0 || c.UsageReserve > 0 || strings.TrimSpace(c.UsageProbe) != "" || c.UsageLedger != ""
 }
 
 // defaultTools returns the default ALLOWED_TOOLS list (a new slice).

@@ -582,9 +582,10 @@ func splitList(v, sep string) []string {
 }
 
 // defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
-// opening, a usage-limit wait starting, the failure guard giving up and
-// the agent asking the person a question.
-const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up,question_asked"
+// opening, a usage-limit wait starting, the usage governor's projection
+// crossing a threshold (only with its keys set), the failure guard giving
+// up and the agent asking the person a question.
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,usage_projected,guard_gave_up,question_asked"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {

@@ -312,6 +312,7 @@ func (l *loader) finish() error {
 	}
 
 	l.confineNotify()
+	l.warnUsageLimits()
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func TestDefaults(t *testing.T) {
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour, AskTimeout: 30 * time.Minute, AskTimeoutAction: "continue",
 		Sandbox: "off", SandboxNetwork: true,
-		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up", "question_asked"}, NotifyTimeout: 10 * time.Second,
+		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "usage_projected", "guard_gave_up", "question_asked"}, NotifyTimeout: 10 * time.Second,
 	}
 	got := *c
 	got.Sources = nil

@@ -31,6 +31,7 @@ var reachKeys = []reachKey{
 	{"REVIEW_MODE", "extra agent calls that review the code", func(c *Config) string { return c.ReviewMode }},
 	{"REVIEW_ENABLED", "extra agent calls that review the code", func(c *Config) string { return strconv.FormatBool(c.ReviewEnabled) }},
 	{"PROMPT_FILE", "the file handed to the agent (and so to its provider) each loop; may be outside the project", func(c *Config) string { return c.PromptFile }},
+	{"USAGE_PROBE_COMMAND", "a shell command (bash -c) run before calls to read your usage windows", func(c *Config) string { return c.UsageProbe }},
 	{"NOTIFY_COMMAND", "a command run for each selected event, the event's JSON on stdin", func(c *Config) string { return c.NotifyCommand }},
 	{"NOTIFY_WEBHOOK", "a URL each selected event is POSTed to", func(c *Config) string { return urlHost(c.NotifyWebhook) }},
 	{"NOTIFY_DESKTOP", "runs notify-send, osascript or PowerShell for each selected event", func(c *Config) string { return strconv.FormatBool(c.NotifyDesktop) }},

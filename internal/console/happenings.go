@@ -80,6 +80,10 @@ func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) {
 
 func (s *speaker) LimitHit(m events.Moment, w events.Wait) { s.show(m.TS, limitHit(m, w)) }
 
+func (s *speaker) UsageProjected(m events.Moment, p events.Projection) {
+	s.show(m.TS, []part{line(events.Warn, "📈 Usage: %s", UsageProjection(p, m.TS))})
+}
+
 func (s *speaker) WaitStarted(m events.Moment, w events.Wait) { s.show(m.TS, waitStarted(w)) }
 
 // waitStarted says why the loop waits: paused, or backing off after a
@@ -189,6 +193,8 @@ func limitHit(m events.Moment, w events.Wait) []part {
 		return []part{
 			text(events.Warn, limitReachedLine(m.CallsThisHour, m.MaxCalls)),
 			text(events.Info, sleepingLine(w.Delay))}
+	case w.Kind == events.WaitUsageSoft && w.Quota != nil:
+		return quotaHold(w, m.TS)
 	case u == nil:
 		return nil
 	case w.Warning:

@@ -48,6 +48,10 @@ func Headline(e events.Event) string {
 		}
 	case events.UsageUpdated:
 		return usageHeadline(e.UsageLimits)
+	case events.UsageProjected:
+		if e.Projection != nil {
+			return "Usage: " + UsageProjection(*e.Projection, e.TS)
+		}
 	case events.DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
 	case events.QuestionAsked, events.QuestionAnswered, events.QuestionUnanswered:

@@ -283,6 +283,7 @@ var waitLabels = map[string]string{
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
 	"question":        "Waiting for your answer (ralph_loop --answer); time left",
+	"usage_soft":      "Usage window resets in",
 }
 
 // tick is a wait's countdown: redrawn in place on a terminal; otherwise

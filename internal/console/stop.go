@@ -44,6 +44,9 @@ func StopLine(s events.Stop) string {
 	case events.StopUsageLimit:
 		return "stopped at the usage limit; run ralph_loop again once it has reset"
 	case events.StopUsageTooFar:
+		if s.Hold != nil {
+			return softTooFar(s)
+		}
 		if s.Usage.ResetsAt == nil {
 			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
 				s.Usage.Window, s.MaxWait)
@@ -53,6 +56,10 @@ func StopLine(s events.Stop) string {
 	case events.StopUsagePercent:
 		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
 			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case events.StopUsageHard:
+		if s.Hold != nil {
+			return hardStop(s)
+		}
 	case events.StopUsageWarning:
 		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
 			s.Usage.Window, resetWords(s.Usage))

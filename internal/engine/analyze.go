@@ -46,6 +46,7 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20))
 	}
 	l.noteUsage(res)
+	l.quotaRecord(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
 		l.keep.ErrorHistoryChanged(l.errHist)

@@ -63,6 +63,7 @@ type ctlHarness struct {
 	script  func(n int) ctlReply
 	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
 	box     *ask.Box     // where the agent's questions wait for their answer
+	quota   engine.Quota // the usage ledger; nil: the governor is off
 	// lookPath finds the agent CLIs; nil finds every one at /bin/true.
 	lookPath func(string) (string, error)
 
@@ -182,6 +183,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Version:     "test",
 		Swarm:       h.swarm,
 		Ask:         h.box,
+		Quota:       h.quota,
 	})
 	// Let goroutines the run left behind (a progress tick that fired with
 	// the end of the last call) finish their writes before anyone looks

@@ -200,6 +200,12 @@ func (l *loop) run() Result {
 		if r, stop := l.usageGate(); stop {
 			return r
 		}
+		if r, stop, again := l.quotaGate(); stop {
+			return r
+		} else if again {
+			l.n-- // the wait was not an iteration
+			continue
+		}
 		if r, stop := l.pauseGate(); stop {
 			return r
 		}

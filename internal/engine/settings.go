@@ -43,4 +43,7 @@ type Deps struct {
 	// is reported and nobody can answer it: ASK_TIMEOUT_ACTION applies at
 	// once.
 	Ask Asker
+	// Quota, when set, is the machine's usage ledger: the usage governor
+	// is on (quota.go).
+	Quota Quota
 }

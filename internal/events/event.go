@@ -43,7 +43,7 @@ var Types = []Type{
 	IterationTimedOut, IterationIdle, IterationDenied, DelayStarted,
 	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
 	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
-	QuestionAsked, QuestionAnswered, QuestionUnanswered,
+	QuestionAsked, QuestionAnswered, QuestionUnanswered, UsageProjected,
 }
 
 // Usage is the token and cost accounting of one agent call (or a total).
@@ -219,6 +219,9 @@ type Event struct {
 	Driver  string `json:"driver,omitempty"`
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
+
+	// usage_projected: the window, its use, the threshold and when.
+	Projection *Projection `json:"projection,omitempty"`
 
 	// Stop is how a run ended early (run_finished), whose words are
 	// Message; not written (a notifier selects by it).

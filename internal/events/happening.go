@@ -64,6 +64,9 @@ type Wait struct {
 	// Warning says the CLI only warned of it (USAGE_WARNING_ACTION=wait).
 	Usage   *UsageWindow
 	Warning bool
+	// Quota, on the usage governor's wait (Kind WaitUsageSoft), is the
+	// threshold reached and the window's reading.
+	Quota *QuotaHold
 	// Why a back-off waits, said as it starts. Tries: a failure_backoff's
 	// failed calls in a row, of the MaxTries that stop the run
 	// (math.MaxInt32 or more: no limit, MAX_CONSECUTIVE_FAILURES=0); an

@@ -32,6 +32,7 @@ const (
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
 	StopUnproven              // COMPLETION_MODE=strict: the agent claimed done again, with nothing changed and nothing proven: Claims
 	StopUnanswered            // nobody answered the agent's Question within AskTimeout, and ASK_TIMEOUT_ACTION=stop
+	StopUsageHard             // the usage governor: a window's use on the machine reached a hard threshold: Hold (and Usage)
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -70,6 +71,9 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+	// Hold is the usage governor's hard threshold and the window's
+	// reading (StopUsageHard).
+	Hold *QuotaHold
 
 	// The agent's question nobody answered (the agent's text: shown
 	// through safetext), and ASK_TIMEOUT.

@@ -90,6 +90,12 @@ func (l lines) BreakerMoved(m events.Moment, c events.BreakerChange) {
 
 func (l lines) UsageChanged(m events.Moment) { l.f(line(m, events.UsageUpdated)) }
 
+func (l lines) UsageProjected(m events.Moment, p events.Projection) {
+	e := line(m, events.UsageProjected)
+	e.Projection = &p
+	l.f(e)
+}
+
 func (l lines) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	e := line(m, events.DriverSwitched)
 	e.From, e.To, e.Why = s.FromDriver, s.ToDriver, s.Why

@@ -123,6 +123,13 @@ func readCapped(path string, limit int64, follow bool) ([]byte, error) {
 // quoted in warnings.
 func ReadConfig(path string) ([]byte, error) { return readCapped(path, StateCap, false) }
 
+// ReadFileNoFollow is ReadFileCapped except that a link at path is
+// refused with a *FileError, never followed: for a file of the loop's own
+// outside .ralph/ (the usage ledger) that a link must not redirect.
+func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
+	return readCapped(path, limit, false)
+}
+
 // openRegular opens path for reading without blocking (a named pipe with no
 // writer cannot hang the loop) and checks with fstat, before a byte is
 // read, that it is a regular file. With follow unset a link at path is a

@@ -48,6 +48,9 @@ func (v *View) WriteSummary(w io.Writer) {
 	for _, u := range v.Usage {
 		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
 	}
+	if v.Quota != nil {
+		v.Quota.write(w)
+	}
 }
 
 // answerFile is the question's answer file, as the summary names it.

@@ -22,6 +22,9 @@ type View struct {
 	// Usage is status.json's usage_limits: the provider's usage windows as
 	// last reported (absent until an agent CLI reported one).
 	Usage []events.UsageWindow `json:"usage_limits,omitempty"`
+	// Quota is the usage governor's view of the machine's ledger (absent
+	// while the governor is off).
+	Quota *QuotaView `json:"quota,omitempty"`
 
 	// Timeline is the last run's loops, the plan and the last events, for
 	// the dashboard (nil for --status).

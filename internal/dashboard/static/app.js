@@ -124,6 +124,12 @@ function renderOne(s) {
     ["Tokens", num(t.input_tokens) + " in · " + num(t.output_tokens) + " out"], ["Cost", cost(t.cost_usd)],
   ].concat(usageRows(s.status)));
 
+  // The usage governor: the rows the server words (--status prints the
+  // same), shown as they are.
+  const q = s.quota;
+  $("quotaCard").hidden = !q;
+  if (q) defs($("quota"), (q.rows || []).map((row) => [row.label, row.text]));
+
   const r = s.run || {};
   defs($("run"), [
     ["Run", r.run_id], ["Driver", r.driver], ["Started", r.started ? stamp(r.started) : ""],
