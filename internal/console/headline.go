@@ -48,6 +48,8 @@ func Headline(e events.Event) string {
 		}
 	case events.UsageUpdated:
 		return usageHeadline(e.UsageLimits)
+	case events.TaskImported, events.TaskClaimed, events.TaskTaken, events.TaskClosed, events.TaskReleased, events.TrackerError:
+		return taskHeadline(e)
 	case events.DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
 	}

@@ -61,6 +61,7 @@ type ctlHarness struct {
 	stopper *engine.Stopper
 	script  func(n int) ctlReply
 	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
+	tasks   engine.Tasks // the trackers; nil for none
 
 	mu    sync.Mutex
 	calls int
@@ -173,6 +174,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Interactive: false,
 		Version:     "test",
 		Swarm:       h.swarm,
+		Tasks:       h.tasks,
 	})
 	// Let goroutines the run left behind (a progress tick that fired with
 	// the end of the last call) finish their writes before anyone looks

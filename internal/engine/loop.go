@@ -72,6 +72,7 @@ type loop struct {
 	lastSummary string // .loop_diff_summary read before it is replaced
 	cliVersion  string
 	usage       usageState // what the agent CLIs said of the provider's usage windows
+	taskBrief   string     // the next call's tracker item, for its context (tasks.go)
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
@@ -116,6 +117,7 @@ func Run(s config.Config, deps Deps) Result {
 	if !stop {
 		res = l.run()
 	}
+	l.tasksEnd(res)
 	l.finish(res)
 	return res
 }
@@ -153,6 +155,7 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
+		l.tasksBefore()
 		l.planForCall()
 		l.keep.SessionTouched(l.now())
 		l.rollWindow()

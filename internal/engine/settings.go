@@ -37,4 +37,7 @@ type Deps struct {
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).
 	Swarm Swarm
+
+	// Tasks, when set, is the trackers' side of the plan (tasks.go).
+	Tasks Tasks
 }

@@ -30,6 +30,7 @@ func (l *loop) success(c *call) step {
 	}
 	l.measureProgress(c, &res)
 	gate := l.checkGates(c, &res)
+	l.tasksAfter(c, gate)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)
 }

@@ -40,6 +40,7 @@ var Types = []Type{
 	IterationTimedOut, IterationIdle, IterationDenied, DelayStarted,
 	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
 	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
+	TaskImported, TaskClaimed, TaskTaken, TaskClosed, TaskReleased, TrackerError,
 }
 
 // Usage is the token and cost accounting of one agent call (or a total).
@@ -195,6 +196,13 @@ type Event struct {
 	Driver  string `json:"driver,omitempty"`
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
+
+	// task_imported, task_claimed, task_taken, task_closed,
+	// task_released, tracker_error (with Message: how it was closed, why
+	// it was released or the error; Reason: the step that failed)
+	Tracker string   `json:"tracker,omitempty"`
+	Tasks   []string `json:"tasks,omitempty"`
+	Title   string   `json:"title,omitempty"`
 
 	// Stop is how a run ended early (run_finished), whose words are
 	// Message; not written (a notifier selects by it).

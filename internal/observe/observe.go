@@ -8,7 +8,7 @@
 //
 //   - the run's lifecycle: RunStarted, CallStarted, CallProgress,
 //     CallEnded, WaitStarted, WaitEnded, LimitHit, BreakerMoved,
-//     UsageChanged, DriverSwitched, Reviewed, Stopped. Each carries an
+//     UsageChanged, DriverSwitched, Tracked, Reviewed, Stopped. Each carries an
 //     events.Moment (the time, the run id, the run's state and
 //     status.json's action and status), so a surface renders itself from
 //     the last report alone. Each of them but CallProgress is one line of
@@ -70,6 +70,9 @@ type Observer interface {
 	UsageChanged(m events.Moment)
 	// DriverSwitched: the loop goes on with another agent CLI.
 	DriverSwitched(m events.Moment, s events.DriverSwitch)
+	// Tracked: a tracker's items were imported, claimed, closed or
+	// released, or a tracker command failed (TASK_SOURCES).
+	Tracked(m events.Moment, t events.Task)
 	// Reviewed: a review call ended; text says what it found, at level.
 	Reviewed(m events.Moment, level events.Level, text string)
 	// Stopped: the run ended.
@@ -159,6 +162,7 @@ func (ignore) LimitHit(events.Moment, events.Wait)                           {}
 func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
 func (ignore) UsageChanged(events.Moment)                                    {}
 func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
+func (ignore) Tracked(events.Moment, events.Task)                            {}
 func (ignore) Reviewed(events.Moment, events.Level, string)                  {}
 func (ignore) Stopped(events.Moment, events.End)                             {}
 func (ignore) Output(time.Time, []byte)                                      {}

@@ -1,0 +1,268 @@
+package tasks
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/faketracker"
+)
+
+const localPlan = "# Fix plan\n\n## Now\n- [ ] a local task   \n- [x] done locally\n\n"
+
+// Both of bd's output shapes, the bare array and the schema_version
+// envelope, import the same lines, in the plan's own section; every byte
+// of the plan outside it stays as it was, and the command is bd ready's.
+func TestBeadsImportBothShapes(t *testing.T) {
+	for _, envelope := range []bool{false, true} {
+		w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Envelope: envelope, Issues: []faketracker.Bead{
+			bead("bd-a1", "Fix the login\nredirect"), {ID: "bd-b2", Title: "Urgent", Status: "open", Priority: 0},
+			{ID: "bd-c3", Title: "Being done", Status: "in_progress", Assignee: "bob"}, {ID: "bad id", Title: "x", Status: "open"},
+		}}})
+		w.writePlan(localPlan)
+		tr := w.tracker(w.options("beads", "local"))
+		brief, news := tr.Next(context.Background())
+		want := localPlan + "## Tasks from beads\n- [ ] [bd-b2] Urgent\n- [ ] [bd-a1] Fix the login redirect\n"
+		if got := w.plan(); got != want {
+			t.Fatalf("envelope %v: plan\n%q\nwant\n%q", envelope, got, want)
+		}
+		if diff := cmp.Diff([][]string{{"bd", "ready", "--json", "--limit=0"}}, w.calls()); diff != "" {
+			t.Errorf("commands (-want +got):\n%s", diff)
+		}
+		if len(news) != 1 || news[0].Kind != events.TaskImported || strings.Join(news[0].Keys, ",") != "bd-b2,bd-a1" {
+			t.Errorf("news %+v", news)
+		}
+		if brief != "" {
+			t.Errorf("the next task is a local one, yet the context got %q", brief)
+		}
+		// Nothing changed in beads: the next sync writes nothing.
+		if _, news := tr.Next(context.Background()); len(news) != 0 || w.plan() != want {
+			t.Errorf("second sync: %+v\n%s", news, w.plan())
+		}
+	}
+}
+
+// BEADS_FILTER becomes bd ready's flags, one --flag=value argument each.
+func TestBeadsFilter(t *testing.T) {
+	w := newWorld(t, faketracker.State{})
+	o := w.options("beads")
+	o.Filter = "status:open, label:backend priority:P1 type:bug unassigned label-any:a exclude-label:wip parent:bd-x assignee:me"
+	w.tracker(o).Next(context.Background())
+	want := [][]string{{"bd", "ready", "--json", "--limit=0", "--label=backend", "--priority=1", "--type=bug", "--unassigned",
+		"--label-any=a", "--exclude-label=wip", "--parent=bd-x", "--assignee=me"}}
+	if diff := cmp.Diff(want, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"status:closed", "colour:red", "label:", "label:--exec=x y", "priority:7", "label:a;b"} {
+		if _, err := parseBeadsFilter(bad); err == nil {
+			t.Errorf("BEADS_FILTER=%q accepted", bad)
+		}
+	}
+	o.Filter = "colour:red"
+	if tr, warns := New(o); tr != nil || len(warns) != 1 || !strings.Contains(warns[0], "nothing is imported from beads") {
+		t.Errorf("a bad filter: %v %q", tr, warns)
+	}
+}
+
+// Items closed in beads behind the loop's back are ticked; items someone
+// else took, or that left the ready list, leave the plan; the state of
+// both is asked with one bd show.
+func TestBeadsBehindTheLoopsBack(t *testing.T) {
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{
+		bead("bd-1", "One"), bead("bd-2", "Two"), bead("bd-3", "Three"), bead("bd-4", "Four"),
+	}}})
+	w.writePlan(localPlan)
+	tr := w.tracker(w.options("beads"))
+	tr.Next(context.Background())
+	w.calls()
+	w.change(func(s *faketracker.State) {
+		s.Beads.Issues[1].Status = "closed"
+		s.Beads.Issues[2].Status, s.Beads.Issues[2].Assignee = "in_progress", "bob"
+		s.Beads.Issues = s.Beads.Issues[:3] // bd-4 deleted
+	})
+	_, news := tr.Next(context.Background())
+	want := localPlan + "## Tasks from beads\n- [ ] [bd-1] One\n- [x] [bd-2] Two\n"
+	if got := w.plan(); got != want {
+		t.Fatalf("plan\n%s\nwant\n%s", got, want)
+	}
+	wantCalls := [][]string{{"bd", "ready", "--json", "--limit=0"}, {"bd", "show", "bd-2", "bd-3", "bd-4", "--json"}}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]events.Type{events.TaskClosed}, kinds(news)); diff != "" || news[0].Note != "was closed in beads" {
+		t.Errorf("news %+v", news)
+	}
+}
+
+// A tracker that hangs is stopped at TASK_TIMEOUT: one tracker_error, the
+// plan untouched, the same error not said again at the next sync.
+func TestBeadsHangs(t *testing.T) {
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Hang: true}})
+	w.writePlan(localPlan)
+	o := w.options("beads")
+	o.Timeout = 300 * time.Millisecond
+	tr := w.tracker(o)
+	start := time.Now()
+	_, news := tr.Next(context.Background())
+	if len(news) != 1 || news[0].Kind != events.TrackerError || !strings.Contains(news[0].Err, "'bd ready --json' gave no answer within 300ms (TASK_TIMEOUT) and was stopped") {
+		t.Fatalf("news %+v", news)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("the sync took %s", time.Since(start))
+	}
+	if w.plan() != localPlan {
+		t.Errorf("plan changed: %s", w.plan())
+	}
+	if _, news := tr.Next(context.Background()); len(news) != 0 {
+		t.Errorf("the same error said again: %+v", news)
+	}
+}
+
+// A missing bd is one line saying what to do.
+func TestBeadsNotInstalled(t *testing.T) {
+	w := newWorld(t, faketracker.State{})
+	o := w.options("beads")
+	o.Run = nil // supervise.Run itself, with this process's PATH: no bd there
+	o.Env = append(o.Env, "PATH=/nonexistent")
+	t.Setenv("PATH", "/nonexistent")
+	_, news := w.tracker(o).Next(context.Background())
+	if len(news) != 1 || news[0].Err != "bd is not installed (not found on PATH); install it, or take it out of TASK_SOURCES" {
+		t.Errorf("news %+v", news)
+	}
+}
+
+// With TASK_WRITEBACK the next task's item is claimed before the call,
+// closed once its line is ticked and the gates pass (not before), and a
+// claim the run ends with is given back.
+func TestBeadsWriteback(t *testing.T) {
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One"), bead("bd-2", "Two")}}})
+	w.writePlan("# Plan\n")
+	o := w.options("beads")
+	o.Writeback = true
+	tr := w.tracker(o)
+	ctx := context.Background()
+	brief, news := tr.Next(ctx)
+	if diff := cmp.Diff([]events.Type{events.TaskImported, events.TaskClaimed}, kinds(news)); diff != "" {
+		t.Errorf("news (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(brief, "[bd-1]") {
+		t.Errorf("brief: %s", brief)
+	}
+	wantCalls := [][]string{{"bd", "ready", "--json", "--limit=0"}, {"bd", "update", "bd-1", "--claim", "--json"}}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if st := w.getState(); st.Beads.Issues[0].Status != "in_progress" || st.Beads.Issues[0].Assignee != "person" {
+		t.Errorf("bd-1 after the claim: %+v", st.Beads.Issues[0])
+	}
+
+	// The call ticks bd-1; the gates fail: nothing is written back yet.
+	w.tick("bd-1")
+	if news := tr.Done(ctx, 1, []string{"[bd-1] One"}, false, "abc1234"); len(news) != 0 || len(w.calls()) != 0 {
+		t.Errorf("written back with failing gates: %+v", news)
+	}
+	// The next sync keeps the claimed item (bd show says it is ours) and
+	// claims bd-2 for the next call.
+	if _, news := tr.Next(ctx); strings.Join(news[0].Keys, "") != "bd-2" || news[0].Kind != events.TaskClaimed {
+		t.Errorf("news %+v", news)
+	}
+	w.calls()
+	// The next call's gates pass: bd-1 is closed.
+	news = tr.Done(ctx, 2, nil, true, "def5678")
+	if len(news) != 1 || news[0].Kind != events.TaskClosed || news[0].Note != "closed in beads" {
+		t.Errorf("news %+v", news)
+	}
+	wantCalls = [][]string{{"bd", "close", "bd-1", "--reason=Done by ralph_loop in loop 2, commit def5678. The quality gates passed.", "--json"}}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	// The run ends: bd-2's claim is given back.
+	news = tr.End(2, false, "")
+	if diff := cmp.Diff([]events.Type{events.TaskReleased}, kinds(news)); diff != "" {
+		t.Errorf("news (-want +got):\n%s", diff)
+	}
+	wantCalls = [][]string{{"bd", "update", "bd-2", "--status=open", "--assignee=", "--json"}}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	st := w.getState()
+	if st.Beads.Issues[0].Status != "closed" || st.Beads.Issues[1].Status != "open" || st.Beads.Issues[1].Assignee != "" {
+		t.Errorf("beads at the end: %+v", st.Beads.Issues)
+	}
+}
+
+// Without TASK_WRITEBACK nothing is claimed, closed or released: the
+// trackers see reads only.
+func TestBeadsReadOnly(t *testing.T) {
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One")}}})
+	w.writePlan("# Plan\n")
+	tr := w.tracker(w.options("beads"))
+	ctx := context.Background()
+	tr.Next(ctx)
+	w.tick("bd-1")
+	tr.Done(ctx, 1, []string{"[bd-1] One"}, true, "abc")
+	tr.Next(ctx)
+	tr.End(1, true, "abc")
+	for _, c := range w.calls() {
+		if c[1] != "ready" && c[1] != "show" {
+			t.Errorf("a read-only import ran %q", c)
+		}
+	}
+	if st := w.getState(); st.Beads.Issues[0].Status != "open" {
+		t.Errorf("bd-1 changed: %+v", st.Beads.Issues[0])
+	}
+	if !strings.Contains(w.plan(), "- [x] [bd-1] One") {
+		t.Errorf("the tick was lost:\n%s", w.plan())
+	}
+}
+
+// Two workers of a swarm claim the one item at the same moment (the fake
+// holds both at a barrier): bd's claim is atomic between their actors, so
+// exactly one gets it; the other drops its line and works on nothing of it.
+func TestBeadsClaimRace(t *testing.T) {
+	w1 := newWorld(t, faketracker.State{Beads: faketracker.Beads{Barrier: 2, Issues: []faketracker.Bead{bead("bd-1", "The one")}}})
+	w2 := w1.another()
+	var briefs [2]string
+	var news [2][]events.Task
+	var wg sync.WaitGroup
+	for i, w := range []*world{w1, w2} {
+		w.writePlan("# Plan\n")
+		o := w.options("beads")
+		o.Writeback, o.Worker = true, []string{"worker-1", "worker-2"}[i]
+		o.Env = append(o.Env, "USER=ann")
+		tr := w.tracker(o)
+		wg.Go(func() { briefs[i], news[i] = tr.Next(context.Background()) })
+	}
+	wg.Wait()
+	claimed, taken := 0, 0
+	for i := range news {
+		for _, n := range news[i] {
+			switch n.Kind {
+			case events.TaskClaimed:
+				claimed++
+				if !strings.Contains(briefs[i], "[bd-1]") {
+					t.Errorf("the winner's brief: %q", briefs[i])
+				}
+			case events.TaskTaken:
+				taken++
+				if briefs[i] != "" || strings.Contains([]*world{w1, w2}[i].plan(), "bd-1") {
+					t.Errorf("the loser still has bd-1: brief %q", briefs[i])
+				}
+				if !strings.Contains(n.Note, "already claimed by ann/worker-") {
+					t.Errorf("taken: %q", n.Note)
+				}
+			}
+		}
+	}
+	if claimed != 1 || taken != 1 {
+		t.Fatalf("claimed %d, taken %d: %+v", claimed, taken, news)
+	}
+	if st := w1.getState(); !strings.HasPrefix(st.Beads.Issues[0].Assignee, "ann/worker-") {
+		t.Errorf("bd-1: %+v", st.Beads.Issues[0])
+	}
+}
