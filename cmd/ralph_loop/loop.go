@@ -117,7 +117,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)
-	var calling atomic.Bool // an agent call is under way
+	var calling atomic.Bool // an agent call (or a tracker step) is under way
+	trackers := newTracker(trackerOptions(cfg, dir, cwd), &calling, func(w string) { bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
@@ -143,6 +144,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Ticks:       shown.TTY,
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
+			Tasks:       trackers,
 		})
 	})
 	if !ok {

@@ -83,6 +83,9 @@ type Summary struct {
 	Waits        map[string]int `json:"waits"`
 	Invalid      int            `json:"invalid_lines"`
 	Receipts     []Receipt      `json:"receipts"`
+	// Trackers are the run's tracker events (tasks.go); absent without
+	// TASK_SOURCES.
+	Trackers []Tracked `json:"trackers,omitempty"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -206,6 +209,10 @@ func apply(s *Summary, e events.Event) {
 	case events.RunFinished:
 		s.Finished, s.ExitReason, s.ExitCode, s.Status = true, e.Reason, e.ExitCode, e.Status
 		s.QualityGates = e.QualityGates
+	default:
+		if isTracked(e.Type) {
+			s.track(e)
+		}
 	}
 }
 
@@ -337,6 +344,7 @@ func writeText(w io.Writer, s *Summary) {
 		}
 	}
 	writeReceipts(w, s.Receipts)
+	writeTrackers(w, s.Trackers)
 	if s.Invalid > 0 {
 		fmt.Fprintf(w, "\n  (%d unreadable event lines skipped)\n", s.Invalid)
 	}

@@ -19,6 +19,7 @@ const localPlan = "# Fix plan\n\n## Now\n- [ ] a local task   \n- [x] done local
 // envelope, import the same lines, in the plan's own section; every byte
 // of the plan outside it stays as it was, and the command is bd ready's.
 func TestBeadsImportBothShapes(t *testing.T) {
+	t.Parallel()
 	for _, envelope := range []bool{false, true} {
 		w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Envelope: envelope, Issues: []faketracker.Bead{
 			bead("bd-a1", "Fix the login\nredirect"), {ID: "bd-b2", Title: "Urgent", Status: "open", Priority: 0},
@@ -49,6 +50,7 @@ func TestBeadsImportBothShapes(t *testing.T) {
 
 // BEADS_FILTER becomes bd ready's flags, one --flag=value argument each.
 func TestBeadsFilter(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, faketracker.State{})
 	o := w.options("beads")
 	o.Filter = "status:open, label:backend priority:P1 type:bug unassigned label-any:a exclude-label:wip parent:bd-x assignee:me"
@@ -73,6 +75,7 @@ func TestBeadsFilter(t *testing.T) {
 // else took, or that left the ready list, leave the plan; the state of
 // both is asked with one bd show.
 func TestBeadsBehindTheLoopsBack(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{
 		bead("bd-1", "One"), bead("bd-2", "Two"), bead("bd-3", "Three"), bead("bd-4", "Four"),
 	}}})
@@ -102,6 +105,7 @@ func TestBeadsBehindTheLoopsBack(t *testing.T) {
 // A tracker that hangs is stopped at TASK_TIMEOUT: one tracker_error, the
 // plan untouched, the same error not said again at the next sync.
 func TestBeadsHangs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Hang: true}})
 	w.writePlan(localPlan)
 	o := w.options("beads")
@@ -140,10 +144,11 @@ func TestBeadsNotInstalled(t *testing.T) {
 // closed once its line is ticked and the gates pass (not before), and a
 // claim the run ends with is given back.
 func TestBeadsWriteback(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One"), bead("bd-2", "Two")}}})
 	w.writePlan("# Plan\n")
 	o := w.options("beads")
-	o.Writeback = true
+	o.Writeback, o.Gates = true, true
 	tr := w.tracker(o)
 	ctx := context.Background()
 	brief, news := tr.Next(ctx)
@@ -199,6 +204,7 @@ func TestBeadsWriteback(t *testing.T) {
 // Without TASK_WRITEBACK nothing is claimed, closed or released: the
 // trackers see reads only.
 func TestBeadsReadOnly(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One")}}})
 	w.writePlan("# Plan\n")
 	tr := w.tracker(w.options("beads"))
@@ -225,6 +231,7 @@ func TestBeadsReadOnly(t *testing.T) {
 // holds both at a barrier): bd's claim is atomic between their actors, so
 // exactly one gets it; the other drops its line and works on nothing of it.
 func TestBeadsClaimRace(t *testing.T) {
+	t.Parallel()
 	w1 := newWorld(t, faketracker.State{Beads: faketracker.Beads{Barrier: 2, Issues: []faketracker.Bead{bead("bd-1", "The one")}}})
 	w2 := w1.another()
 	var briefs [2]string
@@ -264,5 +271,31 @@ func TestBeadsClaimRace(t *testing.T) {
 	}
 	if st := w1.getState(); !strings.HasPrefix(st.Beads.Issues[0].Assignee, "ann/worker-") {
 		t.Errorf("bd-1: %+v", st.Beads.Issues[0])
+	}
+}
+
+// A swarm worker's loop killed before its end gave nothing back: the
+// swarm gives back what the worker's map still holds, as that worker's
+// actor, and says so.
+func TestReleaseClaims(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One")}}})
+	w.writePlan("# Plan\n")
+	o := w.options("beads")
+	o.Writeback, o.Worker = true, "worker-2"
+	o.Env = append(o.Env, "USER=ann")
+	w.tracker(o).Next(context.Background()) // claims bd-1, and the loop is killed here
+	w.calls()
+	o.Writeback = false // the swarm's own settings may not say
+	lines := ReleaseClaims(context.Background(), o)
+	if len(lines) != 1 || lines[0] != "gave back its claim on bd-1 (beads)" {
+		t.Errorf("lines %q", lines)
+	}
+	want := [][]string{{"bd", "update", "bd-1", "--status=open", "--assignee=", "--json", "--actor=ann/worker-2"}}
+	if diff := cmp.Diff(want, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if lines := ReleaseClaims(context.Background(), o); len(lines) != 0 || len(w.calls()) != 0 {
+		t.Errorf("released twice: %q", lines)
 	}
 }

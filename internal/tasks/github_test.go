@@ -141,7 +141,7 @@ func TestGitHubWriteback(t *testing.T) {
 	w := newWorld(t, gitHub(issue(7, "Seven")))
 	w.writePlan("")
 	o := w.options("github")
-	o.Writeback, o.CloseIssues = true, true
+	o.Writeback, o.CloseIssues, o.Gates = true, true, true
 	tr := w.tracker(o)
 	ctx := context.Background()
 	_, news := tr.Next(ctx)

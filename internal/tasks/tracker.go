@@ -37,6 +37,9 @@ type Options struct {
 	// NoHooks: a sandbox is on, so bd runs none of the repository's
 	// .beads/hooks (they would run outside it): BD_NO_HOOKS=1.
 	NoHooks bool
+	// Gates: quality gates are configured, so a write-back can say they
+	// passed.
+	Gates bool
 }
 
 // Tracker is the plan's tracked items: it syncs the trackers into the
@@ -424,13 +427,13 @@ func (t *Tracker) Done(ctx context.Context, loop int, ticked []string, green boo
 		return nil
 	}
 	var n news
-	t.flush(ctx, loop, commit, true, &n)
+	t.flush(ctx, loop, commit, &n)
 	t.save(&n)
 	return n
 }
 
 // flush writes back the pending items whose lines are still ticked.
-func (t *Tracker) flush(ctx context.Context, loop int, commit string, gates bool, n *news) {
+func (t *Tracker) flush(ctx context.Context, loop int, commit string, n *news) {
 	plan, err := t.readPlan()
 	if err != nil {
 		return
@@ -446,7 +449,7 @@ func (t *Tracker) flush(ctx context.Context, loop int, commit string, gates bool
 				delete(t.pending, l.Key) // unticked since: not done
 				continue
 			}
-			note, err := s.finish(ctx, *r, summary{Loop: loop, Commit: commit, Gates: gates})
+			note, err := s.finish(ctx, *r, summary{Loop: loop, Commit: commit, Gates: t.o.Gates})
 			if err != nil {
 				t.fail(n, s, "close", err)
 				continue
@@ -480,7 +483,7 @@ func (t *Tracker) End(loop int, green bool, commit string) []events.Task {
 	defer cancel()
 	var n news
 	if green && len(t.pending) > 0 {
-		t.flush(ctx, loop, commit, true, &n)
+		t.flush(ctx, loop, commit, &n)
 	}
 	t.releaseAll(ctx, "the run ended before it was done", &n)
 	t.save(&n)
@@ -504,4 +507,33 @@ func (t *Tracker) releaseAll(ctx context.Context, why string, n *news) {
 		r.Claimed, r.Actor, r.Worker = false, "", ""
 		n.add(events.Task{Kind: events.TaskReleased, Tracker: s.name(), Keys: []string{r.Key}, Title: r.Title, Note: why})
 	}
+}
+
+// ReleaseClaims gives back the claims the map in o.Dir still holds (a
+// swarm worker's loop that was killed before its end could), and returns
+// one line per claim: given back, or why not.
+func ReleaseClaims(ctx context.Context, o Options) []string {
+	o.Writeback = true
+	t, _ := New(o)
+	if t == nil {
+		return nil
+	}
+	if err := t.load(); err != nil {
+		return []string{err.Error()}
+	}
+	var n news
+	t.releaseAll(ctx, "its worker's loop stopped", &n)
+	if len(n) == 0 {
+		return nil
+	}
+	t.save(&n)
+	var lines []string
+	for _, e := range n {
+		if e.Kind == events.TrackerError {
+			lines = append(lines, fmt.Sprintf("could not give back a claim on %s: %s", e.Tracker, e.Err))
+		} else {
+			lines = append(lines, fmt.Sprintf("gave back its claim on %s (%s)", strings.Join(e.Keys, ", "), e.Tracker))
+		}
+	}
+	return lines
 }

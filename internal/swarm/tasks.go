@@ -1,0 +1,20 @@
+package swarm
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WorkerDir is the swarm's folder a worker's loop was given in its
+// environment (envDir), "" for a loop of its own: the trackers' claims
+// among the workers are kept there (docs/TASKS.md).
+func WorkerDir(lookup func(string) (string, bool)) string {
+	d, ok := lookup(envDir)
+	if !ok || !filepath.IsAbs(d) {
+		return ""
+	}
+	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+		return ""
+	}
+	return d
+}
