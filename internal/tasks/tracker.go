@@ -467,8 +467,9 @@ func (t *Tracker) flush(ctx context.Context, loop int, commit string, n *news) {
 	}
 }
 
-// stopTimeout bounds each command of the run's end (a release), whose
-// context is not the loop's: the loop may be stopping.
+// stopTimeout and TASK_TIMEOUT, the shorter, three times over, bound the
+// run's end (the write-backs and releases), whose context is not the
+// loop's: the loop may be stopping.
 const stopTimeout = 10 * time.Second
 
 // End runs once as the run ends: with TASK_WRITEBACK it writes back what
