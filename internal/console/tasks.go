@@ -3,6 +3,8 @@ package console
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
@@ -68,5 +70,10 @@ func taskHeadline(e events.Event) string {
 	if len(ps) == 0 {
 		return string(e.Type)
 	}
-	return strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(ps[0].text, "📥 "), "✅ "))
+	// The console's pictogram is no part of a headline.
+	text := ps[0].text
+	if r, size := utf8.DecodeRuneInString(text); r > unicode.MaxASCII && strings.HasPrefix(text[size:], " ") {
+		text = text[size+1:]
+	}
+	return text
 }

@@ -30,7 +30,7 @@ func (t *Tracker) Doctor(ctx context.Context) []Check {
 	var out []Check
 	for _, s := range t.sources {
 		for _, p := range s.probes() {
-			stdout, err := newQuiet(t).exec(ctx, p.argv...)
+			stdout, err := t.r.exec(ctx, p.argv...)
 			c := Check{Tracker: s.name(), What: p.what, OK: err == nil}
 			switch {
 			case err != nil:
@@ -58,9 +58,6 @@ func (t *Tracker) Doctor(ctx context.Context) []Check {
 	}
 	return append(out, w)
 }
-
-// newQuiet is the tracker's runner, as it runs the commands of a run.
-func newQuiet(t *Tracker) *runner { return newRunner(t.o) }
 
 func firstLine(b []byte) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")

@@ -48,6 +48,7 @@ type Options struct {
 // the claims the run ends with. It is the engine's Tasks.
 type Tracker struct {
 	o       Options
+	r       *runner // every tracker command runs through it
 	sources []source
 	m       *trackMap
 	// items are what the trackers last said of each key, for the context.
@@ -67,7 +68,7 @@ type Tracker struct {
 func New(o Options) (*Tracker, []string) {
 	var warns []string
 	r := newRunner(o)
-	t := &Tracker{o: o, items: map[string]Item{}, pending: map[string]bool{}, failing: map[string]string{}}
+	t := &Tracker{o: o, r: r, items: map[string]Item{}, pending: map[string]bool{}, failing: map[string]string{}}
 	for _, name := range o.Sources {
 		switch name {
 		case "local":
