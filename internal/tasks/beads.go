@@ -17,10 +17,8 @@ import (
 type beads struct {
 	r      *runner
 	filter []string // bd ready's flags, from BEADS_FILTER
-	// actor is the name a swarm worker claims as (--actor): bd's claim is
-	// atomic between names, and a claim by the name that holds it
-	// succeeds again, so each worker needs its own. "" is bd's own
-	// default (BEADS_ACTOR, git user.name, $USER).
+	// actor is the name the loop's writes are made as (--actor,
+	// Options.actor): bd's claim is atomic between names only.
 	actor string
 }
 

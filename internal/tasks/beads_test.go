@@ -149,6 +149,11 @@ func TestBeadsWriteback(t *testing.T) {
 	w.writePlan("# Plan\n")
 	o := w.options("beads")
 	o.Writeback, o.Gates = true, true
+	o.Env = append(o.Env, "USER=ann")
+	actor := "--actor=" + o.actor()
+	if !strings.HasPrefix(actor, "--actor=ann/ralph-") || len(actor) != len("--actor=ann/ralph-123456") {
+		t.Errorf("actor %s", actor)
+	}
 	tr := w.tracker(o)
 	ctx := context.Background()
 	brief, news := tr.Next(ctx)
@@ -158,11 +163,11 @@ func TestBeadsWriteback(t *testing.T) {
 	if !strings.Contains(brief, "[bd-1]") {
 		t.Errorf("brief: %s", brief)
 	}
-	wantCalls := [][]string{{"bd", "ready", "--json", "--limit=0"}, {"bd", "update", "bd-1", "--claim", "--json"}}
+	wantCalls := [][]string{{"bd", "ready", "--json", "--limit=0"}, {"bd", "update", "bd-1", "--claim", "--json", actor}}
 	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
-	if st := w.getState(); st.Beads.Issues[0].Status != "in_progress" || st.Beads.Issues[0].Assignee != "person" {
+	if st := w.getState(); st.Beads.Issues[0].Status != "in_progress" || "--actor="+st.Beads.Issues[0].Assignee != actor {
 		t.Errorf("bd-1 after the claim: %+v", st.Beads.Issues[0])
 	}
 
@@ -182,7 +187,7 @@ func TestBeadsWriteback(t *testing.T) {
 	if len(news) != 1 || news[0].Kind != events.TaskClosed || news[0].Note != "closed in beads" {
 		t.Errorf("news %+v", news)
 	}
-	wantCalls = [][]string{{"bd", "close", "bd-1", "--reason=Done by ralph_loop in loop 2, commit def5678. The quality gates passed.", "--json"}}
+	wantCalls = [][]string{{"bd", "close", "bd-1", "--reason=Done by ralph_loop in loop 2, commit def5678. The quality gates passed.", "--json", actor}}
 	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
@@ -191,7 +196,7 @@ func TestBeadsWriteback(t *testing.T) {
 	if diff := cmp.Diff([]events.Type{events.TaskReleased}, kinds(news)); diff != "" {
 		t.Errorf("news (-want +got):\n%s", diff)
 	}
-	wantCalls = [][]string{{"bd", "update", "bd-2", "--status=open", "--assignee=", "--json"}}
+	wantCalls = [][]string{{"bd", "update", "bd-2", "--status=open", "--assignee=", "--json", actor}}
 	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
@@ -297,5 +302,25 @@ func TestReleaseClaims(t *testing.T) {
 	}
 	if lines := ReleaseClaims(context.Background(), o); len(lines) != 0 || len(w.calls()) != 0 {
 		t.Errorf("released twice: %q", lines)
+	}
+}
+
+// Each loop claims as a name of its own: the same for every run in one
+// project (its claims are its own again), another in another project or
+// swarm worker, the person's BEADS_ACTOR first.
+func TestBeadsActor(t *testing.T) {
+	o := Options{Project: "/home/ann/p1", Env: []string{"USER=ann"}}
+	a1 := o.actor()
+	if a1 != o.actor() || !strings.HasPrefix(a1, "ann/ralph-") {
+		t.Errorf("actor %q", a1)
+	}
+	o2 := o
+	o2.Project = "/home/ann/p2"
+	o3 := o
+	o3.Worker = "worker-2"
+	o4 := o
+	o4.Env = append(o4.Env, "BEADS_ACTOR=annie")
+	if a2, a3, a4 := o2.actor(), o3.actor(), o4.actor(); a2 == a1 || a3 != "ann/worker-2" || !strings.HasPrefix(a4, "annie/ralph-") {
+		t.Errorf("actors %q %q %q", a2, a3, a4)
 	}
 }

@@ -2,8 +2,11 @@ package tasks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,10 +108,15 @@ func New(o Options) (*Tracker, []string) {
 	return t, warns
 }
 
-// actor is the beads actor of a swarm worker: the person's (BEADS_ACTOR,
-// BD_ACTOR or USER from the environment) and the worker's name.
+// actor is the name this loop claims beads as: bd's claim is atomic
+// between names, and a claim by the name that holds an item succeeds
+// again, so two loops of one person need names of their own. It is the
+// person's (BEADS_ACTOR, BD_ACTOR or USER from the environment), then a
+// swarm worker's name, or for a loop of its own "ralph-" and a digest of
+// the machine and the project's folder: the same for every run in that
+// folder, whose claims it takes up again.
 func (o Options) actor() string {
-	if o.Actor != "" || o.Worker == "" {
+	if o.Actor != "" {
 		return o.Actor
 	}
 	base := "ralph_loop"
@@ -118,7 +126,12 @@ func (o Options) actor() string {
 			break
 		}
 	}
-	return base + "/" + o.Worker
+	if o.Worker != "" {
+		return base + "/" + o.Worker
+	}
+	host, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(host + "\x00" + o.Project))
+	return base + "/ralph-" + hex.EncodeToString(sum[:3])
 }
 
 func envValue(env []string, name string) string {
