@@ -398,7 +398,8 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {
-				return reject("expected 16 or more printable ASCII characters without spaces (for example: openssl rand -hex 16)")
+				// A secret, even a wrong one, is never shown back.
+				return &valueError{head: "Invalid SERVE_TOKEN (not shown)", accepted: "expected 16 or more printable ASCII characters without spaces (for example: openssl rand -hex 16)"}
 			}
 			c.ServeToken = v
 			return nil
