@@ -26,8 +26,8 @@ func (c *claimDir) path(key string) string {
 
 // take claims key for c.worker; another worker's claim is errTaken.
 func (c *claimDir) take(key string) error {
-	if fi, err := os.Lstat(c.dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder (a link or a file); remove it", c.dir)
+	if problem := ralphdir.NotOwn(c.dir, true); problem != "" {
+		return fmt.Errorf("%s %s, not the folder of the swarm's claims; remove it", c.dir, problem)
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
@@ -49,8 +49,12 @@ func (c *claimDir) take(key string) error {
 	return nil
 }
 
-// holder is the worker whose claim file key has ("?" unreadable).
+// holder is the worker whose claim file key has ("another worker" when
+// it cannot be read, or is not a file a worker made).
 func (c *claimDir) holder(key string) string {
+	if ralphdir.NotOwn(c.path(key), false) != "" {
+		return "another worker"
+	}
 	b, err := ralphdir.ReadFileCapped(c.path(key), 256)
 	if err != nil {
 		return "another worker"
