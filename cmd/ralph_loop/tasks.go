@@ -68,9 +68,9 @@ func (b busyTasks) Done(ctx context.Context, loop int, ticked []string, green bo
 	return b.t.Done(ctx, loop, ticked, green, commit)
 }
 
-func (b busyTasks) End(loop int, green bool, commit string) []events.Task {
+func (b busyTasks) End(ctx context.Context, loop int, green bool, commit string) []events.Task {
 	defer b.hold()()
-	return b.t.End(loop, green, commit)
+	return b.t.End(ctx, loop, green, commit)
 }
 
 // trackerPreview is --dry-run's look at the trackers: the commands a run

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
@@ -22,9 +23,13 @@ type Tasks interface {
 	// commit is HEAD's short id.
 	Done(ctx context.Context, loop int, ticked []string, green bool, commit string) []events.Task
 	// End: the run ends; green says it ended complete with its gates
-	// passing.
-	End(loop int, green bool, commit string) []events.Task
+	// passing. ctx is not the loop's (which a stop has canceled).
+	End(ctx context.Context, loop int, green bool, commit string) []events.Task
 }
+
+// stopRelease is how long a run stopped by a signal gives the trackers to
+// take back its claims.
+const stopRelease = 5 * time.Second
 
 // tasksBefore runs before each call: the trackers are synced into the
 // plan (which is read again), the next task's item claimed, and its
@@ -57,7 +62,13 @@ func (l *loop) tasksEnd(r Result) {
 		return
 	}
 	green := r.Code == exitComplete && len(l.gate.failures) == 0
-	l.tracked(l.deps.Tasks.End(l.n, green, l.shortHead()))
+	ctx := context.WithoutCancel(l.ctx)
+	if l.ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, stopRelease)
+		defer cancel()
+	}
+	l.tracked(l.deps.Tasks.End(ctx, l.n, green, l.shortHead()))
 }
 
 // tracked reports what a tracker step says happened.

@@ -60,7 +60,7 @@ func (f *fakeTasks) Done(_ context.Context, loop int, ticked []string, green boo
 	return nil
 }
 
-func (f *fakeTasks) End(_ int, green bool, _ string) []events.Task {
+func (f *fakeTasks) End(_ context.Context, _ int, green bool, _ string) []events.Task {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ends = append(f.ends, green)

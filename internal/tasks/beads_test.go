@@ -192,7 +192,7 @@ func TestBeadsWriteback(t *testing.T) {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 	// The run ends: bd-2's claim is given back.
-	news = tr.End(2, false, "")
+	news = tr.End(context.Background(), 2, false, "")
 	if diff := cmp.Diff([]events.Type{events.TaskReleased}, kinds(news)); diff != "" {
 		t.Errorf("news (-want +got):\n%s", diff)
 	}
@@ -218,7 +218,7 @@ func TestBeadsReadOnly(t *testing.T) {
 	w.tick("bd-1")
 	tr.Done(ctx, 1, []string{"[bd-1] One"}, true, "abc")
 	tr.Next(ctx)
-	tr.End(1, true, "abc")
+	tr.End(context.Background(), 1, true, "abc")
 	for _, c := range w.calls() {
 		if c[1] != "ready" && c[1] != "show" {
 			t.Errorf("a read-only import ran %q", c)

@@ -182,7 +182,7 @@ func TestGitHubWriteback(t *testing.T) {
 		t.Errorf("issue after: %+v", is)
 	}
 	// Closed, and ticked: nothing more to do, nothing to give back.
-	if news := tr.End(3, true, ""); len(news) != 0 || len(w.calls()) != 0 {
+	if news := tr.End(context.Background(), 3, true, ""); len(news) != 0 || len(w.calls()) != 0 {
 		t.Errorf("end: %+v", news)
 	}
 }
@@ -245,7 +245,7 @@ func TestGitHubSwarmWorkers(t *testing.T) {
 		}
 	}
 	// worker-1 stops: its claim is given back, here and on GitHub.
-	trs[0].End(1, false, "")
+	trs[0].End(context.Background(), 1, false, "")
 	if _, err := os.Stat(filepath.Join(swarmDir, "claims", "github-7")); !os.IsNotExist(err) {
 		t.Errorf("the claim file stays: %v", err)
 	}

@@ -486,15 +486,16 @@ func (t *Tracker) flush(ctx context.Context, loop int, commit string, n *news) {
 // loop's: the loop may be stopping.
 const stopTimeout = 10 * time.Second
 
-// End runs once as the run ends: with TASK_WRITEBACK it writes back what
+// End runs once as the run ends (ctx is not the loop's, which a stop has
+// canceled; it is bounded further here): with TASK_WRITEBACK it writes back what
 // is pending when green says the end was verified (a completed run whose
 // gates pass), then gives back every claim of an item not done, so that
 // another loop or person may take it. loop and commit are as for Done.
-func (t *Tracker) End(loop int, green bool, commit string) []events.Task {
+func (t *Tracker) End(ctx context.Context, loop int, green bool, commit string) []events.Task {
 	if !t.o.Writeback || t.load() != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), min(t.o.Timeout, stopTimeout)*3)
+	ctx, cancel := context.WithTimeout(ctx, min(t.o.Timeout, stopTimeout)*3)
 	defer cancel()
 	var n news
 	if green && len(t.pending) > 0 {
