@@ -158,15 +158,12 @@ func (b *beads) probes() []probe {
 // beadsIssue is the part of bd's issue JSON the loop reads (bd ready's
 // IssueWithCounts, bd show's IssueDetails).
 type beadsIssue struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Acceptance  string   `json:"acceptance_criteria"`
-	Status      string   `json:"status"`
-	Priority    int      `json:"priority"`
-	IssueType   string   `json:"issue_type"`
-	Labels      []string `json:"labels"`
-	Assignee    string   `json:"assignee"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Acceptance  string `json:"acceptance_criteria"`
+	Status      string `json:"status"`
+	Assignee    string `json:"assignee"`
 }
 
 // item is the issue as an Item; false for an id that cannot be a key.
@@ -174,12 +171,7 @@ func (is beadsIssue) item() (Item, bool) {
 	if !beadsID.MatchString(is.ID) {
 		return Item{}, false
 	}
-	it := Item{Key: is.ID, ID: is.ID, Title: cleanTitle(is.Title), Body: is.Description, Acceptance: is.Acceptance,
-		Status: is.Status, Priority: is.Priority, Type: is.IssueType, Labels: is.Labels}
-	if is.Assignee != "" {
-		it.Assignees = []string{is.Assignee}
-	}
-	return it, true
+	return Item{Key: is.ID, ID: is.ID, Title: cleanTitle(is.Title), Body: is.Description, Acceptance: is.Acceptance, Status: is.Status}, true
 }
 
 // decodeBeads reads bd's --json output in either shape: a bare array of

@@ -111,16 +111,7 @@ func (is ghIssue) item() (Item, bool) {
 	if u == "" {
 		u = is.HTMLURL
 	}
-	return Item{Key: "#" + no, ID: no, Title: cleanTitle(is.Title), Body: is.Body, Status: strings.ToUpper(is.State),
-		Labels: labelNames(is), Assignees: is.assignees(), URL: u}, true
-}
-
-func labelNames(is ghIssue) []string {
-	var out []string
-	for _, l := range is.Labels {
-		out = append(out, l.Name)
-	}
-	return out
+	return Item{Key: "#" + no, ID: no, Title: cleanTitle(is.Title), Body: is.Body, Status: strings.ToUpper(is.State), URL: u}, true
 }
 
 func (g *github) listArgs(repo []string) []string {

@@ -19,13 +19,11 @@ type Item struct {
 	Title      string // one line, clipped (cleanTitle)
 	Body       string
 	Acceptance string // beads' acceptance criteria
-	Status     string // beads: open, in_progress, closed, …; GitHub: OPEN, CLOSED
-	Priority   int
-	Type       string
-	Labels     []string
-	Assignees  []string
-	URL        string
-	Comments   []Comment // GitHub: the trusted authors' only
+	// Status is beads' (open, in_progress, closed, …) or GitHub's (OPEN,
+	// CLOSED, and DONE for an issue a loop labelled ralph-loop:done).
+	Status   string
+	URL      string
+	Comments []Comment // GitHub: the trusted authors' only
 }
 
 // Comment is a comment on an item, by one of the repository's owner,

@@ -34,9 +34,6 @@ type Options struct {
 	// Worker and SwarmDir: a --swarm worker's name ("worker-2") and the
 	// swarm's folder; "" for a loop of its own.
 	Worker, SwarmDir string
-	// Actor is the beads actor a swarm worker's claims are made as
-	// (derived from Worker when empty).
-	Actor string
 	// NoHooks: a sandbox is on, so bd runs none of the repository's
 	// .beads/hooks (they would run outside it): BD_NO_HOOKS=1.
 	NoHooks bool
@@ -116,9 +113,6 @@ func New(o Options) (*Tracker, []string) {
 // the machine and the project's folder: the same for every run in that
 // folder, whose claims it takes up again.
 func (o Options) actor() string {
-	if o.Actor != "" {
-		return o.Actor
-	}
 	base := "ralph_loop"
 	for _, name := range []string{"BEADS_ACTOR", "BD_ACTOR", "USER"} {
 		if v := envValue(o.Env, name); v != "" {
