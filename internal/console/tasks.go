@@ -26,7 +26,11 @@ func tracked(t events.Task) []part {
 	}
 	switch t.Kind {
 	case events.TaskImported:
-		return []part{line(events.Info, "📥 Imported %s from %s into the plan: %s", tasksWord(len(t.Keys)), t.Tracker, keyList(t.Keys))}
+		note := ""
+		if t.Note != "" {
+			note = " (" + t.Note + ")"
+		}
+		return []part{line(events.Info, "📥 Imported %s from %s into the plan: %s%s", tasksWord(len(t.Keys)), t.Tracker, keyList(t.Keys), note)}
 	case events.TaskClaimed:
 		return []part{line(events.Info, "📌 Claimed %s for the next call%s", what, title)}
 	case events.TaskTaken:

@@ -19,6 +19,7 @@ func TestTrackedWords(t *testing.T) {
 	}{
 		{events.Task{Kind: events.TaskImported, Tracker: "beads", Keys: keys[:1]}, events.Info, "📥 Imported 1 task from beads into the plan: bd-1"},
 		{events.Task{Kind: events.TaskImported, Tracker: "github", Keys: keys}, events.Info, "📥 Imported 12 tasks from github into the plan: bd-1, bd-2, bd-3, bd-4, bd-5, bd-6, bd-7, bd-8, bd-9, bd-10 and 2 more"},
+		{events.Task{Kind: events.TaskImported, Tracker: "beads", Keys: keys[:2], Note: "9 more items are left out: the plan takes 300 of a tracker's"}, events.Info, "📥 Imported 2 tasks from beads into the plan: bd-1, bd-2 (9 more items are left out: the plan takes 300 of a tracker's)"},
 		{events.Task{Kind: events.TaskClaimed, Tracker: "github", Keys: []string{"#7"}, Title: "Fix it"}, events.Info, "📌 Claimed #7 (github) for the next call: Fix it"},
 		{events.Task{Kind: events.TaskTaken, Tracker: "beads", Keys: []string{"bd-1"}, Note: "Error claiming bd-1: issue already claimed by bob"}, events.Info, "bd-1 (beads) is taken by someone else (Error claiming bd-1: issue already claimed by bob); its line leaves the plan"},
 		{events.Task{Kind: events.TaskClosed, Tracker: "beads", Keys: []string{"bd-1"}, Title: long, Note: "closed in beads"}, success, "✅ bd-1 (beads) closed in beads: " + strings.Repeat("x", 99) + "…"},

@@ -41,6 +41,10 @@ type Beads struct {
 	// Envelope: print {"schema_version":1,"data":…} (as BD_JSON_ENVELOPE=1
 	// does, and beads 2.0 by default) instead of a bare array.
 	Envelope bool   `json:"envelope,omitempty"`
+	// Old answers as bd before 0.42 does: update has no --claim (cobra's
+	// error, then the usage), ready lists items in progress too, and show
+	// fails as a whole when one of its items is not there.
+	Old      bool   `json:"old,omitempty"`
 	Hang     bool   `json:"hang,omitempty"` // every command blocks
 	Fail     string `json:"fail,omitempty"` // every command fails with this on stderr
 	// Barrier holds each claimant until this many have arrived, so that
@@ -123,7 +127,7 @@ func run(name string, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch name {
 	case "bd":
-		err = runBeads(args, stdout)
+		err = runBeads(args, stdout, stderr)
 	case "gh":
 		err = runGitHub(args, stdout)
 	default:
@@ -224,7 +228,7 @@ func printJSON(w io.Writer, v any) error {
 
 // --- bd ---
 
-func runBeads(args []string, stdout io.Writer) error {
+func runBeads(args []string, stdout, stderr io.Writer) error {
 	var s State
 	if err := update(func(st *State) error { s = *st; return nil }); err != nil {
 		return err
@@ -257,19 +261,32 @@ func runBeads(args []string, stdout io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "bd version 1.0.5 (fake)")
 		return err
 	case "ready":
-		return out(ready(s.Beads.Issues, f))
+		return out(ready(s.Beads.Issues, f, s.Beads.Old))
 	case "show":
 		var got []Bead
 		for _, id := range pos[1:] {
-			if i := slices.IndexFunc(s.Beads.Issues, func(b Bead) bool { return b.ID == id }); i >= 0 {
+			i := slices.IndexFunc(s.Beads.Issues, func(b Bead) bool { return b.ID == id })
+			switch {
+			case i >= 0:
 				got = append(got, s.Beads.Issues[i])
+			case s.Beads.Old:
+				return fail(1, "Error: no issue found matching %q", id)
+			default:
+				fmt.Fprintf(stderr, "Error fetching %s: no issue found matching %q\n", id, id)
 			}
 		}
 		if len(got) == 0 {
-			return fail(1, "Error: no issues found matching the provided IDs")
+			// bd --json prints its error as JSON on stdout.
+			if err := out(map[string]any{"error": "no issues found matching the provided IDs"}); err != nil {
+				return err
+			}
+			return &errExit{code: 1}
 		}
 		return out(got)
 	case "update":
+		if s.Beads.Old && len(f["claim"]) > 0 {
+			return fail(1, "Error: unknown flag: --claim\nUsage:\n  bd update [id...] [flags]\n\nFlags:\n  -s, --status string         New status\n      --sandbox          Sandbox mode: disables daemon and auto-sync")
+		}
 		return beadsUpdate(pos[1:], f, actor, s.Beads.Barrier, out)
 	case "close":
 		var got []Bead
@@ -292,11 +309,12 @@ func runBeads(args []string, stdout io.Writer) error {
 	return fail(1, "Error: unknown command %q for \"bd\"", pos[0])
 }
 
-// ready is bd ready: open issues, filtered, by priority, up to --limit.
-func ready(all []Bead, f map[string][]string) []Bead {
+// ready is bd ready: open issues (and, from an old bd, those in
+// progress), filtered, by priority, up to --limit.
+func ready(all []Bead, f map[string][]string, old bool) []Bead {
 	got := []Bead{}
 	for _, b := range all {
-		if b.Status != "open" {
+		if b.Status != "open" && !(old && b.Status == "in_progress") {
 			continue
 		}
 		ok := true

@@ -41,7 +41,7 @@ func (b *beads) writeArgs(argv ...string) []string {
 	return argv
 }
 
-func (b *beads) list(ctx context.Context, _ func(string) bool) ([]Item, error) {
+func (b *beads) list(ctx context.Context, held func(string) bool) ([]Item, error) {
 	out, err := b.r.exec(ctx, b.readyArgs()...)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,10 @@ func (b *beads) list(ctx context.Context, _ func(string) bool) ([]Item, error) {
 	}
 	items := make([]Item, 0, len(issues))
 	for _, is := range issues {
-		if it, ok := is.item(); ok {
+		it, ok := is.item()
+		// bd before 0.49.4 lists items in progress as ready too: someone
+		// else's are not this loop's to take.
+		if ok && (is.Status == "" || is.Status == "open" || held(it.Key)) {
 			items = append(items, it)
 		}
 	}
@@ -63,23 +66,24 @@ func (b *beads) states(ctx context.Context, recs []record) (map[string]stood, er
 	if len(recs) == 0 {
 		return nil, nil
 	}
-	argv := []string{"bd", "show"}
-	byID := map[string]record{}
-	for _, r := range recs {
-		argv = append(argv, r.ID)
-		byID[r.ID] = r
-	}
-	out, stderr, err := b.r.execErr(ctx, append(argv, "--json")...)
-	if err != nil {
-		var ce *CLIError
-		if errors.As(err, &ce) && len(bytes.TrimSpace(out)) == 0 && bytes.Contains(stderr, []byte("no issues found")) {
-			return map[string]stood{}, nil // none of them is there any more
+	issues, err := b.show(ctx, recs)
+	if errors.Is(err, errNoSuchIssue) && len(recs) > 1 {
+		// One of them is gone, and bd said nothing of the others (an
+		// older bd fails the whole command): ask of each alone.
+		issues = nil
+		for _, r := range recs {
+			one, err := b.show(ctx, []record{r})
+			if err != nil && !errors.Is(err, errNoSuchIssue) {
+				return nil, err
+			}
+			issues = append(issues, one...)
 		}
+	} else if err != nil && !errors.Is(err, errNoSuchIssue) {
 		return nil, err
 	}
-	issues, err := decodeBeads(out)
-	if err != nil {
-		return nil, fmt.Errorf("'bd show --json' %w", err)
+	byID := map[string]record{}
+	for _, r := range recs {
+		byID[r.ID] = r
 	}
 	got := map[string]stood{}
 	for _, is := range issues {
@@ -105,12 +109,54 @@ func (b *beads) states(ctx context.Context, recs []record) (map[string]stood, er
 	return got, nil
 }
 
+// errNoSuchIssue: bd show found none of the items, or not one of them.
+var errNoSuchIssue = errors.New("no such issue")
+
+// show is 'bd show ID… --json': the issues bd has of recs. When one of
+// them is not there, a recent bd prints the others and fails if none is
+// left, and an older one fails with nothing printed: errNoSuchIssue, with the issues
+// printed.
+func (b *beads) show(ctx context.Context, recs []record) ([]beadsIssue, error) {
+	argv := []string{"bd", "show"}
+	for _, r := range recs {
+		argv = append(argv, r.ID)
+	}
+	out, stderr, err := b.r.execErr(ctx, append(argv, "--json")...)
+	var ce *CLIError
+	if errors.As(err, &ce) && ce.ExitCode != 0 && !ce.TimedOut && !ce.NotFound && ce.Err == nil && (noIssue(stderr) || noIssue([]byte(jsonError(out)))) {
+		issues, _ := decodeBeads(out)
+		return issues, errNoSuchIssue
+	}
+	if err != nil {
+		return nil, err
+	}
+	issues, err := decodeBeads(out)
+	if err != nil {
+		return nil, fmt.Errorf("'bd show --json' %w", err)
+	}
+	return issues, nil
+}
+
+// noIssue reports whether bd's words say an issue is not there: "no
+// issues found matching the provided IDs", "no issue found matching …",
+// "Issue X not found".
+func noIssue(msg []byte) bool {
+	m := strings.ToLower(string(msg))
+	return strings.Contains(m, "no issue found") || strings.Contains(m, "no issues found") || issueNotFound.MatchString(m)
+}
+
+var issueNotFound = regexp.MustCompile(`(?m)^issue \S+ not found$`)
+
 func (b *beads) claim(ctx context.Context, r *record) error {
 	_, stderr, err := b.r.execErr(ctx, b.writeArgs("bd", "update", r.ID, "--claim", "--json")...)
 	var ce *CLIError
 	if errors.As(err, &ce) && !ce.TimedOut && !ce.NotFound && ce.Err == nil {
-		if s := string(stderr); strings.Contains(s, "already claimed") || strings.Contains(s, "not claimable") {
-			return &takenError{why: lastLine(stderr)}
+		s := string(stderr)
+		switch {
+		case strings.Contains(s, "already claimed") || strings.Contains(s, "not claimable"):
+			return &takenError{why: failLine(nil, stderr)}
+		case strings.Contains(s, "unknown flag: --claim"):
+			return fmt.Errorf("'bd update --claim': this bd has no --claim, the atomic claim (beads before 0.42); update bd (0.49.4 or later, whose claim is atomic) to claim items, or turn TASK_WRITEBACK off")
 		}
 	}
 	if err == nil {

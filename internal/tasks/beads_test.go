@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/faketracker"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
 )
 
 const localPlan = "# Fix plan\n\n## Now\n- [ ] a local task   \n- [x] done locally\n\n"
@@ -322,5 +325,120 @@ func TestBeadsActor(t *testing.T) {
 	o4.Env = append(o4.Env, "BEADS_ACTOR=annie")
 	if a2, a3, a4 := o2.actor(), o3.actor(), o4.actor(); a2 == a1 || a3 != "ann/worker-2" || !strings.HasPrefix(a4, "annie/ralph-") {
 		t.Errorf("actors %q %q %q", a2, a3, a4)
+	}
+}
+
+// An older bd (before 0.42) lists items in progress as ready, fails a
+// whole bd show when one of its items is gone, and has no --claim: the
+// import leaves out someone else's item, the items still there are asked
+// of one by one, and the failed claim is one line that says what to do,
+// not the last line of bd's usage.
+func TestBeadsOlderBd(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Old: true, Issues: []faketracker.Bead{
+		bead("bd-1", "One"), bead("bd-2", "Two"), bead("bd-3", "Three"), {ID: "bd-4", Title: "Bob's", Status: "in_progress", Assignee: "bob"},
+	}}})
+	w.writePlan("# Plan\n")
+	o := w.options("beads")
+	tr := w.tracker(o)
+	tr.Next(context.Background())
+	w.calls()
+	w.change(func(s *faketracker.State) {
+		s.Beads.Issues[1].Status = "closed"
+		s.Beads.Issues = slices.Delete(s.Beads.Issues, 2, 3) // bd-3 deleted
+	})
+	_, news := tr.Next(context.Background())
+	if want := "# Plan\n\n## Tasks from beads\n- [ ] [bd-1] One\n- [x] [bd-2] Two\n"; w.plan() != want {
+		t.Fatalf("plan\n%s\nwant\n%s", w.plan(), want)
+	}
+	wantCalls := [][]string{
+		{"bd", "ready", "--json", "--limit=0"}, {"bd", "show", "bd-2", "bd-3", "--json"},
+		{"bd", "show", "bd-2", "--json"}, {"bd", "show", "bd-3", "--json"},
+	}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]events.Type{events.TaskClosed}, kinds(news)); diff != "" {
+		t.Errorf("news %+v", news)
+	}
+
+	o.Writeback = true
+	_, news = w.tracker(o).Next(context.Background())
+	if len(news) != 1 || news[0].Kind != events.TrackerError || news[0].Op != "claim" ||
+		!strings.Contains(news[0].Err, "this bd has no --claim") || strings.Contains(news[0].Err, "sandbox") {
+		t.Errorf("news %+v", news)
+	}
+}
+
+// When none of the items asked of is there any more, bd 1.x prints its
+// error as JSON on stdout and fails: their lines leave the plan (a ticked
+// one stays), with no tracker_error.
+func TestBeadsAllGone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One"), bead("bd-2", "Two"), bead("bd-3", "Three")}}})
+	w.writePlan("# Plan\n")
+	tr := w.tracker(w.options("beads"))
+	tr.Next(context.Background())
+	w.tick("bd-3")
+	w.calls()
+	w.change(func(s *faketracker.State) { s.Beads.Issues = s.Beads.Issues[:1] })
+	_, news := tr.Next(context.Background())
+	if want := "# Plan\n\n## Tasks from beads\n- [ ] [bd-1] One\n- [x] [bd-3] Three\n"; w.plan() != want {
+		t.Fatalf("plan\n%s\nwant\n%s", w.plan(), want)
+	}
+	if len(news) != 0 {
+		t.Errorf("news %+v", news)
+	}
+}
+
+// A failed command's one line is its error, wherever the CLI put it.
+func TestFailLine(t *testing.T) {
+	for _, tc := range []struct{ stdout, stderr, want string }{
+		{"", "Error: unknown flag: --claim\nUsage:\n  bd update [id...]\n\nFlags:\n  --sandbox  Sandbox mode\n", "Error: unknown flag: --claim"},
+		{"{\n  \"error\": \"no issues found matching the provided IDs\",\n  \"schema_version\": 1\n}\n", "", "no issues found matching the provided IDs"},
+		{`{"schema_version":1,"data":{"error":"database locked"}}`, "", "database locked"},
+		{"", "GraphQL: Could not resolve to an issue with the number of 9. (repository.issue)\n", "GraphQL: Could not resolve to an issue with the number of 9. (repository.issue)"},
+		{"", "warning: x\nerror: \x1b[31mred\n", `error: \x1b[31mred`},
+		{"", "", ""},
+	} {
+		if got := failLine([]byte(tc.stdout), []byte(tc.stderr)); got != tc.want {
+			t.Errorf("failLine(%q, %q) = %q, want %q", tc.stdout, tc.stderr, got, tc.want)
+		}
+	}
+}
+
+// The trackers' CLIs start no daemon that would outlive their command,
+// whatever the person's environment says.
+func TestRunnerEnvironment(t *testing.T) {
+	r := newRunner(Options{Env: []string{"BEADS_NO_DAEMON=0", "HOME=/h", "CLAUDECODE=1", "NO_COLOR="}})
+	for _, want := range []string{"BEADS_NO_DAEMON=1", "HOME=/h", "NO_COLOR=1", "GH_PROMPT_DISABLED=1"} {
+		if !slices.Contains(r.env, want) {
+			t.Errorf("env %q lacks %s", r.env, want)
+		}
+	}
+	for _, kv := range r.env {
+		if kv == "BEADS_NO_DAEMON=0" || kv == "NO_COLOR=" || strings.HasPrefix(kv, "CLAUDECODE=") {
+			t.Errorf("env %q keeps %s", r.env, kv)
+		}
+	}
+}
+
+// A tracker that lists thousands of items brings itemsMax of them into
+// the plan, those already there first, and says how many were left out.
+func TestItemsCapped(t *testing.T) {
+	t.Parallel()
+	var issues []faketracker.Bead
+	for i := range itemsMax + 40 {
+		issues = append(issues, bead(fmt.Sprintf("bd-%d", i), "Item"))
+	}
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: issues}})
+	w.writePlan("# Plan\n\n## Tasks from beads\n- [ ] [bd-" + fmt.Sprint(itemsMax+30) + "] Item\n")
+	_, news := w.tracker(w.options("beads")).Next(context.Background())
+	lines, _ := fixplan.Section([]byte(w.plan()), beadsHeading)
+	if len(lines) != itemsMax || lines[0].Key != fmt.Sprintf("bd-%d", itemsMax+30) || lines[itemsMax-1].Key != fmt.Sprintf("bd-%d", itemsMax-2) {
+		t.Errorf("%d lines: first %v, last %v", len(lines), lines[0], lines[len(lines)-1])
+	}
+	if len(news) != 1 || news[0].Note != "40 more items are left out: the plan takes 300 of a tracker's" {
+		t.Errorf("news %+v", news)
 	}
 }

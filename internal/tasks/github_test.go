@@ -55,8 +55,10 @@ func TestGitHubImport(t *testing.T) {
 	}
 }
 
-// A full list (gh's search stops at 1000) is read again page by page
-// through the REST API, whose pull requests are left out.
+// A full list (gh's search stops at 1000, the newest first) is read again
+// page by page through the REST API, whose pull requests are left out:
+// the oldest issues, which only the pages reach, come first; the plan
+// takes itemsMax of them and says how many it left out.
 func TestGitHubPagination(t *testing.T) {
 	t.Parallel()
 	var issues []faketracker.Issue
@@ -68,10 +70,10 @@ func TestGitHubPagination(t *testing.T) {
 	w := newWorld(t, gitHub(issues...))
 	w.writePlan("")
 	_, news := w.tracker(w.options("github")).Next(context.Background())
-	if len(news) != 1 || len(news[0].Keys) != 1105-11 {
-		t.Fatalf("imported %d, want %d", len(news[0].Keys), 1105-11)
+	if len(news) != 1 || len(news[0].Keys) != itemsMax || news[0].Note != fmt.Sprintf("%d more items are left out: the plan takes %d of a tracker's", 1105-11-itemsMax, itemsMax) {
+		t.Fatalf("imported %d (%s), want %d", len(news[0].Keys), news[0].Note, itemsMax)
 	}
-	if strings.Contains(w.plan(), "[#100]") || !strings.Contains(w.plan(), "- [ ] [#1105] Issue 1105\n") || !strings.HasPrefix(w.plan(), "## Tasks from GitHub\n- [ ] [#1] Issue 1\n") {
+	if strings.Contains(w.plan(), "[#100]") || !strings.Contains(w.plan(), "- [ ] [#303] Issue 303\n") || !strings.HasPrefix(w.plan(), "## Tasks from GitHub\n- [ ] [#1] Issue 1\n") {
 		t.Errorf("plan:\n%.300s", w.plan())
 	}
 	calls := w.calls()

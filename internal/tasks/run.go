@@ -2,7 +2,9 @@ package tasks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,10 +27,15 @@ const grace = 2 * time.Second
 
 // quiet is what the trackers' CLIs get in their environment besides the
 // person's: no colour, no prompt, no pager, no spinner and no update
-// check, since their output is read by the loop and no one can answer.
+// check, since their output is read by the loop and no one can answer;
+// and no background daemon started by the command (bd releases that
+// have a daemon start one, detached, on a command), which would outlive the command's
+// process group: bd then works on its database directly, or through a
+// daemon the person runs.
 var quiet = []string{
 	"NO_COLOR=1", "CLICOLOR=0",
 	"GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "GH_SPINNER_DISABLED=1", "GH_PAGER=cat",
+	"BEADS_NO_DAEMON=1",
 }
 
 // runner runs a tracker's CLI through supervise, as the agent is run: in
@@ -119,7 +126,7 @@ func (r *runner) execErr(ctx context.Context, argv ...string) (stdout, stderr []
 	res := r.run(ctx, supervise.Command{Argv: argv, Env: r.env, Dir: r.dir},
 		supervise.Options{Timeout: r.timeout, Grace: grace, MaxOutput: maxOutput, Stdout: &o, Stderr: &e})
 	stdout, stderr = o.b.Bytes(), e.b.Bytes()
-	ce := &CLIError{Argv: argv, ExitCode: res.ExitCode, Stderr: lastLine(stderr)}
+	ce := &CLIError{Argv: argv, ExitCode: res.ExitCode, Stderr: failLine(stdout, stderr)}
 	switch res.Reason {
 	case supervise.Exited:
 		if res.ExitCode == 0 {
@@ -159,6 +166,39 @@ func (c *capped) Write(p []byte) (int, error) {
 func lastLine(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return shown(strings.TrimSpace(lines[len(lines)-1]))
+}
+
+// failLine is what a failed command said of why, as one line: its first
+// "Error…" line on stderr (a CLI that prints its usage after the error,
+// as bd does for a flag it does not know, ends with the usage), else the
+// "error" of the JSON object it printed (bd --json prints its errors on
+// stdout), else its last line on stderr.
+func failLine(stdout, stderr []byte) string {
+	for l := range strings.Lines(string(stderr)) {
+		if l = strings.TrimSpace(l); len(l) >= 5 && strings.EqualFold(l[:5], "error") {
+			return shown(l)
+		}
+	}
+	if msg := jsonError(stdout); msg != "" {
+		return shown(msg)
+	}
+	return lastLine(stderr)
+}
+
+// jsonError is the message of an error bd printed as JSON: {"error": …},
+// or the same inside the envelope's "data"; "" for anything else.
+func jsonError(out []byte) string {
+	var v struct {
+		Error string `json:"error"`
+		Data  struct {
+			Error string `json:"error"`
+		} `json:"data"`
+	}
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 || out[0] != '{' || json.Unmarshal(out, &v) != nil {
+		return ""
+	}
+	return cmp.Or(v.Error, v.Data.Error)
 }
 
 // shown is a tracker's text as a one-line message quotes it: control

@@ -244,12 +244,13 @@ func (t *Tracker) sync(ctx context.Context, s source, plan []byte, n *news) []by
 		return plan
 	}
 	t.worked(s, "sync")
+	lines, _ := fixplan.Section(plan, s.heading())
+	listed, over := capItems(listed, lines, held)
 	byKey := map[string]Item{}
 	for _, it := range listed {
 		byKey[it.Key] = it
 		t.items[it.Key] = it
 	}
-	lines, _ := fixplan.Section(plan, s.heading())
 	var out []fixplan.Tracked
 	var missing []record
 	seen := map[string]bool{}
@@ -282,8 +283,9 @@ func (t *Tracker) sync(ctx context.Context, s source, plan []byte, n *news) []by
 	var added []string
 	for _, it := range listed {
 		if seen[it.Key] {
-			continue
+			continue // its line is there, or the tracker listed it twice
 		}
+		seen[it.Key] = true
 		r := t.m.put(it.Key, s.name())
 		r.ID, r.Title, r.URL = it.ID, it.Title, it.URL
 		r.Closed = it.Status == "DONE"
@@ -291,10 +293,46 @@ func (t *Tracker) sync(ctx context.Context, s source, plan []byte, n *news) []by
 		added = append(added, it.Key)
 	}
 	if len(added) > 0 {
-		n.add(events.Task{Kind: events.TaskImported, Tracker: s.name(), Keys: added})
+		imported := events.Task{Kind: events.TaskImported, Tracker: s.name(), Keys: added}
+		if over > 0 {
+			imported.Note = fmt.Sprintf("%d more items are left out: the plan takes %d of a tracker's", over, itemsMax)
+		}
+		n.add(imported)
 	}
 	t.forget(s, out)
 	return fixplan.WithSection(plan, s.heading(), out)
+}
+
+// itemsMax is the most items of one tracker the plan takes at a time, so
+// that a tracker listing thousands (or a hostile one) cannot swell the
+// plan, rewritten before every call, nor the map, a state file of at most
+// ralphdir.StateCap.
+const itemsMax = 300
+
+// capItems is listed cut to itemsMax, and how many were left out: the
+// items that have a line already or a claim of this loop's stay, then the
+// others in the tracker's order.
+func capItems(listed []Item, lines []fixplan.Tracked, held func(string) bool) ([]Item, int) {
+	if len(listed) <= itemsMax {
+		return listed, 0
+	}
+	inPlan := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		inPlan[l.Key] = true
+	}
+	kept := make(map[string]bool, itemsMax)
+	for _, it := range listed {
+		if len(kept) < itemsMax && (inPlan[it.Key] || held(it.Key)) {
+			kept[it.Key] = true
+		}
+	}
+	for _, it := range listed {
+		if len(kept) < itemsMax {
+			kept[it.Key] = true
+		}
+	}
+	out := slices.DeleteFunc(slices.Clone(listed), func(it Item) bool { return !kept[it.Key] })
+	return out, len(listed) - len(out)
 }
 
 // settle decides the lines of the items that left s's list: closed ones
