@@ -40,13 +40,13 @@ type Beads struct {
 	Issues []Bead `json:"issues"`
 	// Envelope: print {"schema_version":1,"data":…} (as BD_JSON_ENVELOPE=1
 	// does, and beads 2.0 by default) instead of a bare array.
-	Envelope bool   `json:"envelope,omitempty"`
+	Envelope bool `json:"envelope,omitempty"`
 	// Old answers as bd before 0.42 does: update has no --claim (cobra's
 	// error, then the usage), ready lists items in progress too, and show
 	// fails as a whole when one of its items is not there.
-	Old      bool   `json:"old,omitempty"`
-	Hang     bool   `json:"hang,omitempty"` // every command blocks
-	Fail     string `json:"fail,omitempty"` // every command fails with this on stderr
+	Old  bool   `json:"old,omitempty"`
+	Hang bool   `json:"hang,omitempty"` // every command blocks
+	Fail string `json:"fail,omitempty"` // every command fails with this on stderr
 	// Barrier holds each claimant until this many have arrived, so that
 	// their claims race; Arrived counts them.
 	Barrier int `json:"barrier,omitempty"`
