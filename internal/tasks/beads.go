@@ -123,7 +123,7 @@ func (b *beads) show(ctx context.Context, recs []record) ([]beadsIssue, error) {
 	}
 	out, stderr, err := b.r.execErr(ctx, append(argv, "--json")...)
 	var ce *CLIError
-	if errors.As(err, &ce) && ce.ExitCode != 0 && !ce.TimedOut && !ce.NotFound && ce.Err == nil && (noIssue(stderr) || noIssue([]byte(jsonError(out)))) {
+	if errors.As(err, &ce) && ce.exited() && (noIssue(stderr) || noIssue([]byte(jsonError(out)))) {
 		issues, _ := decodeBeads(out)
 		return issues, errNoSuchIssue
 	}
@@ -150,7 +150,7 @@ var issueNotFound = regexp.MustCompile(`(?m)^issue \S+ not found$`)
 func (b *beads) claim(ctx context.Context, r *record) error {
 	_, stderr, err := b.r.execErr(ctx, b.writeArgs("bd", "update", r.ID, "--claim", "--json")...)
 	var ce *CLIError
-	if errors.As(err, &ce) && !ce.TimedOut && !ce.NotFound && ce.Err == nil {
+	if errors.As(err, &ce) && ce.exited() {
 		s := string(stderr)
 		switch {
 		case strings.Contains(s, "already claimed") || strings.Contains(s, "not claimable"):

@@ -442,3 +442,24 @@ func TestItemsCapped(t *testing.T) {
 		t.Errorf("news %+v", news)
 	}
 }
+
+// A tracker that prints more than the bound is stopped: one line, the
+// plan untouched.
+func TestBeadsTooMuchOutput(t *testing.T) {
+	t.Parallel()
+	var issues []faketracker.Bead
+	for i := range 100 {
+		issues = append(issues, bead(fmt.Sprintf("bd-%d", i), strings.Repeat("x", 100)))
+	}
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: issues}})
+	w.writePlan(localPlan)
+	tr := w.tracker(w.options("beads"))
+	tr.r.maxOutput = 4096
+	_, news := tr.Next(context.Background())
+	if len(news) != 1 || news[0].Err != "'bd ready --json' printed more than 4096 bytes and was stopped; import fewer items (BEADS_FILTER, GITHUB_TASK_LABEL)" {
+		t.Errorf("news %+v", news)
+	}
+	if w.plan() != localPlan {
+		t.Errorf("plan changed: %s", w.plan())
+	}
+}

@@ -201,7 +201,7 @@ func (g *github) view(ctx context.Context, no, fields string) (is ghIssue, found
 	}
 	out, stderr, err := g.r.execErr(ctx, g.viewArgs(repo, no, fields)...)
 	var ce *CLIError
-	if errors.As(err, &ce) && bytes.Contains(stderr, []byte("Could not resolve to an issue")) {
+	if errors.As(err, &ce) && ce.exited() && bytes.Contains(stderr, []byte("Could not resolve to an issue")) {
 		return is, false, nil
 	}
 	if err != nil {

@@ -48,7 +48,9 @@ type runner struct {
 	dir     string
 	env     []string
 	timeout time.Duration
-	run     func(context.Context, supervise.Command, supervise.Options) supervise.Outcome
+	// maxOutput is maxOutput but in tests.
+	maxOutput int
+	run       func(context.Context, supervise.Command, supervise.Options) supervise.Outcome
 	// ran, when set, is told every command line that ran (tests, the
 	// dry run's list of what would run).
 	ran func(argv []string)
@@ -71,7 +73,7 @@ func newRunner(o Options) *runner {
 	if run == nil {
 		run = supervise.Run
 	}
-	return &runner{dir: o.Project, env: env, timeout: o.Timeout, run: run}
+	return &runner{dir: o.Project, env: env, timeout: o.Timeout, maxOutput: maxOutput, run: run}
 }
 
 // CLIError is a tracker command that failed: it could not start, it
@@ -82,11 +84,19 @@ type CLIError struct {
 	ExitCode int
 	Stderr   string // its last non-empty line, clipped
 	TimedOut bool
-	NotFound bool // the program is not installed (not on PATH)
+	TooLarge bool   // it printed more than Limit
+	Limit    string // TooLarge: "64 MiB"
+	NotFound bool   // the program is not installed (not on PATH)
 	// NotLoggedIn: gh's exit code 4, no credentials.
 	NotLoggedIn bool
 	After       time.Duration // TimedOut: the limit
 	Err         error         // StartFailed: why
+}
+
+// exited reports whether the command ran and exited non-zero on its own
+// (what it printed says why), rather than being stopped or not starting.
+func (e *CLIError) exited() bool {
+	return !e.TimedOut && !e.TooLarge && !e.NotFound && e.Err == nil
 }
 
 func (e *CLIError) Error() string {
@@ -99,6 +109,8 @@ func (e *CLIError) Error() string {
 		return "gh is not logged in to GitHub (exit 4); run 'gh auth login' or set GH_TOKEN in your environment, or take github out of TASK_SOURCES"
 	case e.TimedOut:
 		return fmt.Sprintf("'%s' gave no answer within %s (TASK_TIMEOUT) and was stopped", verb, e.After)
+	case e.TooLarge:
+		return fmt.Sprintf("'%s' printed more than %s and was stopped; import fewer items (BEADS_FILTER, GITHUB_TASK_LABEL)", verb, e.Limit)
 	case e.Err != nil:
 		return fmt.Sprintf("'%s' could not start: %v", verb, e.Err)
 	case e.Stderr != "":
@@ -122,9 +134,9 @@ func (r *runner) execErr(ctx context.Context, argv ...string) (stdout, stderr []
 	if r.ran != nil {
 		r.ran(slices.Clone(argv))
 	}
-	var o, e capped
+	o, e := capped{max: r.maxOutput}, capped{max: r.maxOutput}
 	res := r.run(ctx, supervise.Command{Argv: argv, Env: r.env, Dir: r.dir},
-		supervise.Options{Timeout: r.timeout, Grace: grace, MaxOutput: maxOutput, Stdout: &o, Stderr: &e})
+		supervise.Options{Timeout: r.timeout, Grace: grace, MaxOutput: int64(o.max), Stdout: &o, Stderr: &e})
 	stdout, stderr = o.b.Bytes(), e.b.Bytes()
 	ce := &CLIError{Argv: argv, ExitCode: res.ExitCode, Stderr: failLine(stdout, stderr)}
 	switch res.Reason {
@@ -138,6 +150,8 @@ func (r *runner) execErr(ctx context.Context, argv ...string) (stdout, stderr []
 		return stdout, stderr, errCanceled
 	case supervise.TimedOut:
 		ce.TimedOut, ce.After = true, r.timeout
+	case supervise.OutputTooLarge:
+		ce.TooLarge, ce.Limit = true, sizeWords(r.maxOutput)
 	case supervise.StartFailed:
 		ce.NotFound = res.ExitCode == 127
 		ce.Err = res.Err
@@ -150,12 +164,23 @@ func (r *runner) execErr(ctx context.Context, argv ...string) (stdout, stderr []
 	return stdout, stderr, ce
 }
 
+// sizeWords is n bytes in words: "64 MiB", "300 bytes".
+func sizeWords(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // capped keeps what a command prints, up to maxOutput (supervise stops
 // the command past it).
-type capped struct{ b bytes.Buffer }
+type capped struct {
+	b   bytes.Buffer
+	max int
+}
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := maxOutput - c.b.Len(); room > 0 {
+	if room := c.max - c.b.Len(); room > 0 {
 		c.b.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
