@@ -463,3 +463,27 @@ func TestBeadsTooMuchOutput(t *testing.T) {
 		t.Errorf("plan changed: %s", w.plan())
 	}
 }
+
+// A release that a stop cuts short is said, with the item that stays
+// claimed, and the map keeps the claim for the next run to give back.
+func TestReleaseCutShort(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Issues: []faketracker.Bead{bead("bd-1", "One")}}})
+	w.writePlan("# Plan\n")
+	o := w.options("beads")
+	o.Writeback = true
+	tr := w.tracker(o)
+	tr.Next(context.Background())
+	w.change(func(s *faketracker.State) { s.Beads.Hang = true })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	news := tr.End(ctx, 1, false, "")
+	if len(news) != 1 || news[0].Kind != events.TrackerError || news[0].Op != "release" ||
+		news[0].Err != "bd-1 stays claimed (the next run here gives it back): the stop cut it short" {
+		t.Errorf("news %+v", news)
+	}
+	w.change(func(s *faketracker.State) { s.Beads.Hang = false })
+	if lines := ReleaseClaims(context.Background(), o); len(lines) != 1 || lines[0] != "gave back its claim on bd-1 (beads)" {
+		t.Errorf("the next run: %q", lines)
+	}
+}

@@ -549,7 +549,12 @@ func (t *Tracker) releaseAll(ctx context.Context, why string, n *news) {
 			continue
 		}
 		if err := s.release(ctx, *r); err != nil {
-			t.fail(n, s, "release", err)
+			if errors.Is(err, errCanceled) {
+				// Said, unlike another step cut short: the item stays
+				// claimed, by this loop's map, until a run here ends.
+				err = errors.New("the stop cut it short")
+			}
+			t.fail(n, s, "release", fmt.Errorf("%s stays claimed (the next run here gives it back): %w", r.Key, err))
 			continue
 		}
 		r.Claimed, r.Actor, r.Worker = false, "", ""
