@@ -411,7 +411,7 @@ func TestFailLine(t *testing.T) {
 // whatever the person's environment says.
 func TestRunnerEnvironment(t *testing.T) {
 	r := newRunner(Options{Env: []string{"BEADS_NO_DAEMON=0", "HOME=/h", "CLAUDECODE=1", "NO_COLOR="}})
-	for _, want := range []string{"BEADS_NO_DAEMON=1", "HOME=/h", "NO_COLOR=1", "GH_PROMPT_DISABLED=1"} {
+	for _, want := range []string{"BEADS_NO_DAEMON=1", "BEADS_DOLT_AUTO_START=0", "HOME=/h", "NO_COLOR=1", "GH_PROMPT_DISABLED=1"} {
 		if !slices.Contains(r.env, want) {
 			t.Errorf("env %q lacks %s", r.env, want)
 		}
@@ -485,5 +485,18 @@ func TestReleaseCutShort(t *testing.T) {
 	w.change(func(s *faketracker.State) { s.Beads.Hang = false })
 	if lines := ReleaseClaims(context.Background(), o); len(lines) != 1 || lines[0] != "gave back its claim on bd-1 (beads)" {
 		t.Errorf("the next run: %q", lines)
+	}
+}
+
+// bd in server mode, its dolt server not running, may not start one: the
+// line says to start it.
+func TestBeadsServerNotRunning(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, faketracker.State{Beads: faketracker.Beads{Fail: "Error: failed to open database: Dolt server unreachable (port 3307) and auto-start is disabled (dolt.auto-start: false in config.yaml or BEADS_DOLT_AUTO_START=0).\n\nStart the server manually or enable auto-start.\n  To start manually: bd dolt start"}})
+	w.writePlan(localPlan)
+	_, news := w.tracker(w.options("beads")).Next(context.Background())
+	want := "'bd ready --json' failed (exit 1): Error: failed to open database: Dolt server unreachable (port 3307) and auto-start is disabled (dolt.auto-start: false in config.yaml or BEADS_DOLT_AUTO_START=0).; the loop lets bd start no dolt server: start it yourself ('bd dolt start')"
+	if len(news) != 1 || news[0].Err != want {
+		t.Errorf("news %+v", news)
 	}
 }

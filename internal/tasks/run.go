@@ -28,14 +28,17 @@ const grace = 2 * time.Second
 // quiet is what the trackers' CLIs get in their environment besides the
 // person's: no colour, no prompt, no pager, no spinner and no update
 // check, since their output is read by the loop and no one can answer;
-// and no background daemon started by the command (bd releases that
-// have a daemon start one, detached, on a command), which would outlive the command's
-// process group: bd then works on its database directly, or through a
-// daemon the person runs.
+// and no background daemon or server started by the command, which would
+// outlive the command's process group: bd releases that have a daemon
+// start one, detached, on a command (bd then works on its database
+// directly, or through a daemon the person runs), and bd in server mode
+// starts a dolt sql-server, listening on a port, when none runs — a mode
+// the repository's .beads/ may choose, and nothing from the repository
+// opens a port (the person starts it: 'bd dolt start').
 var quiet = []string{
 	"NO_COLOR=1", "CLICOLOR=0",
 	"GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "GH_SPINNER_DISABLED=1", "GH_PAGER=cat",
-	"BEADS_NO_DAEMON=1",
+	"BEADS_NO_DAEMON=1", "BEADS_DOLT_AUTO_START=0",
 }
 
 // runner runs a tracker's CLI through supervise, as the agent is run: in
@@ -91,6 +94,7 @@ type CLIError struct {
 	NotLoggedIn bool
 	After       time.Duration // TimedOut: the limit
 	Err         error         // StartFailed: why
+	Hint        string        // what to do, when the loop knows
 }
 
 // exited reports whether the command ran and exited non-zero on its own
@@ -113,6 +117,8 @@ func (e *CLIError) Error() string {
 		return fmt.Sprintf("'%s' printed more than %s and was stopped; import fewer items (BEADS_FILTER, GITHUB_TASK_LABEL)", verb, e.Limit)
 	case e.Err != nil:
 		return fmt.Sprintf("'%s' could not start: %v", verb, e.Err)
+	case e.Stderr != "" && e.Hint != "":
+		return fmt.Sprintf("'%s' failed (exit %d): %s; %s", verb, e.ExitCode, e.Stderr, e.Hint)
 	case e.Stderr != "":
 		return fmt.Sprintf("'%s' failed (exit %d): %s", verb, e.ExitCode, e.Stderr)
 	}
@@ -145,6 +151,9 @@ func (r *runner) execErr(ctx context.Context, argv ...string) (stdout, stderr []
 			return stdout, stderr, nil
 		}
 		ce.NotLoggedIn = res.ExitCode == 4 && argv[0] == "gh"
+		if argv[0] == "bd" && bytes.Contains(stderr, []byte("auto-start is")) {
+			ce.Hint = "the loop lets bd start no dolt server: start it yourself ('bd dolt start')"
+		}
 		return stdout, stderr, ce
 	case supervise.Canceled:
 		return stdout, stderr, errCanceled
