@@ -51,8 +51,13 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 func (g *github) name() string    { return "github" }
 func (g *github) heading() string { return githubHeading }
 
-// resolve pins the repository and returns --repo's arguments.
+// resolve pins the repository and returns --repo's arguments: GH_REPO
+// from the person's environment when it is OWNER/NAME, else the one gh
+// resolves from the project's git remotes.
 func (g *github) resolve(ctx context.Context) ([]string, error) {
+	if v := envValue(g.r.env, "GH_REPO"); g.repo == "" && repoName.MatchString(v) {
+		g.repo = v
+	}
 	if g.repo == "" {
 		out, err := g.r.exec(ctx, "gh", "repo", "view", "--json", "nameWithOwner")
 		if err != nil {
@@ -437,7 +442,7 @@ func (g *github) commands(writeback bool) []string {
 		repo[1] = g.repo
 	}
 	cmds := []string{
-		"gh repo view --json nameWithOwner   (once: the repository every command below names)",
+		"gh repo view --json nameWithOwner   (once, unless GH_REPO names it: the repository every command below names)",
 		quoteArgs(g.listArgs(repo)),
 		"gh api --paginate repos/OWNER/NAME/issues?state=open&labels=…&per_page=100   (only when the list is full: " + fmt.Sprint(listCap) + " issues)",
 		quoteArgs(g.viewArgs(repo, "N", "number,state,title,body,labels,assignees,url")) + "   (issues that left the list: closed? taken?)",

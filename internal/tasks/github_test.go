@@ -297,3 +297,19 @@ func TestFence(t *testing.T) {
 		t.Errorf("the body reached the plan:\n%s", w.plan())
 	}
 }
+
+// GH_REPO from the person's environment names the repository: gh is not
+// asked to read the project's git remotes.
+func TestGitHubRepoFromEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, gitHub(issue(1, "First")))
+	w.writePlan("")
+	o := w.options("github")
+	o.Env = append(o.Env, "GH_REPO=acme/widgets")
+	w.tracker(o).Next(context.Background())
+	want := [][]string{{"gh", "issue", "list", "--repo", "acme/widgets", "--state", "open", "--label", "ralph-task", "--json", "number,title,body,labels,assignees,url", "--limit", "1000"},
+		{"gh", "issue", "view", "1", "--repo", "acme/widgets", "--json", "comments"}}
+	if diff := cmp.Diff(want, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}
