@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,9 +130,17 @@ func TestGitHubBehindTheLoopsBack(t *testing.T) {
 		news[0].Keys[0] != "#4" || news[0].Note != "was finished by another loop" || news[1].Note != "was closed in GitHub issues" {
 		t.Errorf("news %+v", news)
 	}
-	calls := w.calls()
-	if len(calls) != 4 || calls[1][2] != "view" || calls[1][3] != "1" || calls[2][3] != "2" || calls[3][3] != "3" || calls[3][len(calls[3])-1] != "comments" {
-		t.Errorf("commands %q", calls)
+	repo := []string{"--repo", "acme/widgets"}
+	view := func(n, fields string) []string {
+		return append(append([]string{"gh", "issue", "view", n}, repo...), "--json", fields)
+	}
+	const fields = "number,state,title,body,labels,assignees,url"
+	wantCalls := [][]string{
+		append(append([]string{"gh", "issue", "list"}, repo...), "--state", "open", "--label", "ralph-task", "--json", "number,title,body,labels,assignees,url", "--limit", "1000"),
+		view("1", fields), view("2", fields), view("3", "comments"),
+	}
+	if diff := cmp.Diff(wantCalls, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 }
 
@@ -212,6 +221,34 @@ func TestGitHubClaimRace(t *testing.T) {
 	is := w.getState().GitHub.Issues[0]
 	if strings.Join(is.Assignees, ",") != "bob" {
 		t.Errorf("#7's assignees: %q", is.Assignees)
+	}
+	withdraw := []string{"gh", "issue", "edit", "7", "--repo", "acme/widgets", "--remove-assignee", "@me"}
+	if calls := w.calls(); !slices.ContainsFunc(calls, func(c []string) bool { return slices.Equal(c, withdraw) }) {
+		t.Errorf("no withdrawal %q in %q", withdraw, calls)
+	}
+}
+
+// A claim the run ends with is given back: the assignee and the label
+// taken off, the issue open to anyone again.
+func TestGitHubRelease(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, gitHub(issue(7, "Seven")))
+	w.writePlan("")
+	o := w.options("github")
+	o.Writeback = true
+	tr := w.tracker(o)
+	tr.Next(context.Background())
+	w.calls()
+	news := tr.End(context.Background(), 1, false, "")
+	if diff := cmp.Diff([]events.Type{events.TaskReleased}, kinds(news)); diff != "" {
+		t.Errorf("news (-want +got):\n%s", diff)
+	}
+	want := [][]string{{"gh", "issue", "edit", "7", "--repo", "acme/widgets", "--remove-assignee", "@me", "--remove-label", claimLabel}}
+	if diff := cmp.Diff(want, w.calls()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if is := w.getState().GitHub.Issues[0]; len(is.Assignees) != 0 || slices.Contains(is.Labels, claimLabel) {
+		t.Errorf("issue after: %+v", is)
 	}
 }
 
