@@ -170,6 +170,10 @@ func (l *loop) run() Result {
 		}
 		l.n++
 		l.tasksBefore()
+		if r, stop := l.interrupted(); stop {
+			l.n-- // stopped during the trackers' sync: no iteration began
+			return r
+		}
 		l.planForCall()
 		l.keep.SessionTouched(l.now())
 		l.rollWindow()

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -124,4 +125,38 @@ func TestTasksSeam(t *testing.T) {
 			})
 		})
 	}
+}
+
+// stopTasks is a tracker whose sync a stop signal interrupts.
+type stopTasks struct {
+	fakeTasks
+	stop func()
+}
+
+func (s *stopTasks) Next(ctx context.Context) (string, []events.Task) {
+	s.stop()
+	<-ctx.Done()
+	return "", nil
+}
+
+// A stop during the trackers' sync ends the run there: no iteration
+// starts, no call is made, and the trackers' end still runs.
+func TestTasksStoppedDuringSync(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Did a task.", Touch: "src/app.txt", Check: true} })
+		h.rd.WriteFile(ralphdir.FixPlan, []byte("# Fix Plan\n- [ ] Task A\n"))
+		st := &stopTasks{fakeTasks: fakeTasks{rd: h.rd}, stop: func() { h.stopper.Signal(os.Interrupt) }}
+		h.tasks = st
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "5"}))
+		if r.Action != "interrupted" || h.callCount() != 0 {
+			t.Fatalf("result %+v after %d calls, want interrupted before any", r, h.callCount())
+		}
+		if got := h.rec.ofType(events.IterationStarted); len(got) != 0 {
+			t.Errorf("an iteration started after the stop: %+v", got)
+		}
+		if len(st.ends) != 1 {
+			t.Errorf("End told %v, want once", st.ends)
+		}
+	})
 }
