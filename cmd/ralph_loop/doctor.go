@@ -64,6 +64,7 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 		checks = append(checks, tmuxCheck(env))
 	}
 	checks = append(checks, notifyChecks(cfg, cwd, env.lookPath)...)
+	checks = append(checks, trackerChecks(cfg, dir, cwd)...)
 	checks = append(checks, sandboxCheck(cfg, dir, cwd, env.lookPath))
 	failed := 0
 	for _, c := range checks {

@@ -122,7 +122,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)
-	var calling atomic.Bool // an agent call is under way
+	var calling atomic.Bool // an agent call (or a tracker step) is under way
+	trackers := newTracker(trackerOptions(cfg, dir, cwd), &calling, func(w string) { bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
@@ -150,6 +151,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 			Swarm:       swarm.FromEnv(os.LookupEnv),
 			Ask:         loopAsker(dir, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }),
 			Quota:       gov,
+			Tasks:       trackers,
 		})
 	})
 	if !ok {

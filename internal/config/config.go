@@ -182,12 +182,17 @@ type Config struct {
 	ReviewInterval int
 
 	// Informational keys (accepted, not used by the loop itself).
-	ProjectName     string
-	ProjectType     string
-	TaskSources     string
-	GithubTaskLabel string
-	BeadsFilter     string
-	MinVersion      string // CLAUDE_MIN_VERSION
+	ProjectName string
+	ProjectType string
+	MinVersion  string // CLAUDE_MIN_VERSION
+
+	// Trackers (docs/TASKS.md).
+	TaskSources       []string      // TASK_SOURCES, lower-cased: local, beads, github (others are warned of)
+	GithubTaskLabel   string        // GITHUB_TASK_LABEL, default ralph-task
+	BeadsFilter       string        // BEADS_FILTER as written
+	TaskWriteback     bool          // TASK_WRITEBACK / --task-writeback: claims and write-back (never from the project's .ralphrc)
+	GithubCloseIssues bool          // GITHUB_CLOSE_ISSUES: write-back closes the issue (never from the project's .ralphrc)
+	TaskTimeout       time.Duration // TASK_TIMEOUT: one tracker command's limit, default 60s
 
 	// Loop control (new, all off by default except LoopDelay and
 	// MaxConsecutiveFailures).

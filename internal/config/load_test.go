@@ -87,7 +87,7 @@ func TestDefaults(t *testing.T) {
 			PermissionDenialThreshold: 2, ReadOnlyTimeoutThreshold: 2, Cooldown: 30 * time.Minute},
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeout: 120 * time.Second,
 		CompletionMode: "signals", VerifyTimeout: 300 * time.Second,
-		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76",
+		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76", GithubTaskLabel: "ralph-task", TaskTimeout: time.Minute,
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour, AskTimeout: 30 * time.Minute, AskTimeoutAction: "continue",

@@ -52,6 +52,8 @@ func Headline(e events.Event) string {
 		if e.Projection != nil {
 			return "Usage: " + UsageProjection(*e.Projection, e.TS)
 		}
+	case events.TaskImported, events.TaskClaimed, events.TaskTaken, events.TaskClosed, events.TaskReleased, events.TrackerError:
+		return taskHeadline(e)
 	case events.DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
 	case events.QuestionAsked, events.QuestionAnswered, events.QuestionUnanswered:

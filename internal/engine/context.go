@@ -40,5 +40,5 @@ func (l *loop) loopContext(c *call) string {
 		l.writeTimedOut = false
 		l.keep.WriteTimeoutChanged(time.Time{})
 	}
-	return templates.LoopContext(in)
+	return withTask(templates.LoopContext(in), l.taskBrief)
 }

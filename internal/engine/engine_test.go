@@ -64,6 +64,7 @@ type ctlHarness struct {
 	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
 	box     *ask.Box     // where the agent's questions wait for their answer
 	quota   engine.Quota // the usage ledger; nil: the governor is off
+	tasks   engine.Tasks // the trackers; nil for none
 	// lookPath finds the agent CLIs; nil finds every one at /bin/true.
 	lookPath func(string) (string, error)
 
@@ -184,6 +185,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Swarm:       h.swarm,
 		Ask:         h.box,
 		Quota:       h.quota,
+		Tasks:       h.tasks,
 	})
 	// Let goroutines the run left behind (a progress tick that fired with
 	// the end of the last call) finish their writes before anyone looks

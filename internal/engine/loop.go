@@ -81,6 +81,7 @@ type loop struct {
 	cliFrom     string     // where cliVersion came from
 	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
+	taskBrief   string     // the next call's tracker item, for its context (tasks.go)
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
@@ -127,6 +128,7 @@ func Run(s config.Config, deps Deps) Result {
 	if !stop {
 		res = l.run()
 	}
+	l.tasksEnd(res)
 	l.finish(res)
 	return res
 }
@@ -173,6 +175,11 @@ func (l *loop) run() Result {
 			return r
 		}
 		l.n++
+		l.tasksBefore()
+		if r, stop := l.interrupted(); stop {
+			l.n-- // stopped during the trackers' sync: no iteration began
+			return r
+		}
 		l.planForCall()
 		l.keep.SessionTouched(l.now())
 		l.rollWindow()

@@ -46,4 +46,6 @@ type Deps struct {
 	// Quota, when set, is the machine's usage ledger: the usage governor
 	// is on (quota.go).
 	Quota Quota
+	// Tasks, when set, is the trackers' side of the plan (tasks.go).
+	Tasks Tasks
 }

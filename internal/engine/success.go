@@ -40,6 +40,7 @@ func (l *loop) success(c *call) step {
 	}
 	gate := l.checkGates(c, &res)
 	l.noteQuestion(&res)
+	l.tasksAfter(c, gate)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)
 }

@@ -44,6 +44,7 @@ var Types = []Type{
 	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
 	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
 	QuestionAsked, QuestionAnswered, QuestionUnanswered, UsageProjected,
+	TaskImported, TaskClaimed, TaskTaken, TaskClosed, TaskReleased, TrackerError,
 }
 
 // Usage is the token and cost accounting of one agent call (or a total).
@@ -222,6 +223,12 @@ type Event struct {
 
 	// usage_projected: the window, its use, the threshold and when.
 	Projection *Projection `json:"projection,omitempty"`
+	// task_imported, task_claimed, task_taken, task_closed,
+	// task_released, tracker_error (with Message: how it was closed, why
+	// it was released or the error; Reason: the step that failed)
+	Tracker string   `json:"tracker,omitempty"`
+	Tasks   []string `json:"tasks,omitempty"`
+	Title   string   `json:"title,omitempty"`
 
 	// Stop is how a run ended early (run_finished), whose words are
 	// Message; not written (a notifier selects by it).

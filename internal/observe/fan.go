@@ -120,6 +120,10 @@ func (f *Fan) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	f.report(m, func(o Observer, m events.Moment) { o.DriverSwitched(m, s) })
 }
 
+func (f *Fan) Tracked(m events.Moment, t events.Task) {
+	f.report(m, func(o Observer, m events.Moment) { o.Tracked(m, t) })
+}
+
 func (f *Fan) Reviewed(m events.Moment, level events.Level, text string) {
 	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, level, text) })
 }

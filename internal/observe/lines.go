@@ -105,6 +105,16 @@ func (l lines) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	l.f(e)
 }
 
+func (l lines) Tracked(m events.Moment, t events.Task) {
+	e := line(m, t.Kind)
+	e.Tracker, e.Tasks, e.Title = t.Tracker, t.Keys, t.Title
+	e.Message, e.Reason = t.Note, t.Op
+	if t.Kind == events.TrackerError {
+		e.Message = t.Err
+	}
+	l.f(e)
+}
+
 func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
 	e := line(m, events.ReviewCompleted)
 	e.Message = text

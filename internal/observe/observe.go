@@ -8,8 +8,8 @@
 //
 //   - the run's lifecycle: RunStarted, CallStarted, CallProgress,
 //     CallEnded, WaitStarted, WaitEnded, LimitHit, BreakerMoved,
-//     UsageChanged, DriverSwitched, UsageProjected, Reviewed, Stopped.
-//     Each carries an
+//     UsageChanged, DriverSwitched, UsageProjected, Tracked, Reviewed,
+//     Stopped. Each carries an
 //     events.Moment (the time, the run id, the run's state and
 //     status.json's action and status), so a surface renders itself from
 //     the last report alone. Each of them but CallProgress is one line of
@@ -74,6 +74,9 @@ type Observer interface {
 	// UsageProjected: at the machine's present burn, a usage window
 	// reaches a threshold before it resets (the usage governor).
 	UsageProjected(m events.Moment, p events.Projection)
+	// Tracked: a tracker's items were imported, claimed, closed or
+	// released, or a tracker command failed (TASK_SOURCES).
+	Tracked(m events.Moment, t events.Task)
 	// Reviewed: a review call ended; text says what it found, at level.
 	Reviewed(m events.Moment, level events.Level, text string)
 	// Stopped: the run ended.
@@ -170,6 +173,7 @@ func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
 func (ignore) UsageChanged(events.Moment)                                    {}
 func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
 func (ignore) UsageProjected(events.Moment, events.Projection)               {}
+func (ignore) Tracked(events.Moment, events.Task)                            {}
 func (ignore) Reviewed(events.Moment, events.Level, string)                  {}
 func (ignore) Stopped(events.Moment, events.End)                             {}
 func (ignore) Output(time.Time, []byte)                                      {}

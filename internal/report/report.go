@@ -113,6 +113,9 @@ type Summary struct {
 	Receipts    []Receipt      `json:"receipts"`
 	// Questions are the agent's questions to the person, in order.
 	Questions []Question `json:"questions"`
+	// Trackers are the run's tracker events (tasks.go); absent without
+	// TASK_SOURCES.
+	Trackers []Tracked `json:"trackers,omitempty"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -242,6 +245,10 @@ func apply(s *Summary, e events.Event) {
 		s.QualityGates = e.QualityGates
 	case events.QuestionAsked, events.QuestionAnswered, events.QuestionUnanswered:
 		s.question(e)
+	default:
+		if isTracked(e.Type) {
+			s.track(e)
+		}
 	}
 }
 
@@ -416,6 +423,7 @@ func writeText(w io.Writer, s *Summary) {
 	}
 	writeReceipts(w, s.Receipts)
 	writeQuestions(w, s.Questions)
+	writeTrackers(w, s.Trackers)
 	if s.Invalid > 0 {
 		fmt.Fprintf(w, "\n  (%d unreadable event lines skipped)\n", s.Invalid)
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	Poll    time.Duration // how often the workers' loop and tasks are read for Show (0: 1 s)
 	// Show is told every change of a worker's line: its state, loop, tasks.
 	Show func(Worker)
+	// Release, when set, gives back the tracker claims a worker's loop
+	// still holds once it has exited (a loop killed before its own end
+	// could), in the worker's worktree; it returns lines for Log.
+	Release func(ctx context.Context, worktree string) []string
 	// Log receives the queue's messages, one line each.
 	Log io.Writer
 	Now func() time.Time
@@ -376,6 +380,11 @@ func (s *swarm) runLoop(ctx context.Context, id int) int {
 	}
 	res := supervise.Run(ctx, supervise.Command{Argv: append([]string{s.o.Exe}, s.o.Args...), Env: env, Dir: wt},
 		supervise.Options{Grace: s.o.Grace, Stdout: out, Stderr: out})
+	if s.o.Release != nil {
+		for _, l := range s.o.Release(context.WithoutCancel(ctx), wt) {
+			fmt.Fprintf(s.o.Log, "%s: %s\n", workerName(id), l)
+		}
+	}
 	return res.ExitCode
 }
 
