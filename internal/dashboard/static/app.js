@@ -179,6 +179,7 @@ function renderOne(s) {
   const sw = s.swarm;
   defs($("calls"), [
     ["Calls this hour", num(c.this_hour) + " / " + num(c.max_per_hour)], ["Next reset", c.next_reset],
+    ["Calls this run", c.this_run ? num(c.this_run) + (c.failed_this_run ? " (" + num(c.failed_this_run) + " failed)" : "") : ""],
     ["Tokens this run", num(t.input_tokens) + " in · " + num(t.output_tokens) + " out", "the run's tokens so far, every call added up (the Loops table has each call's)"],
     ["Cost this run", cost(t.cost_usd), "the run's cost so far, every call added up"],
     ["Worker, all runs", sw ? num(sw.calls) + " calls · " + num(sw.tokens) + " tokens · " + cost(sw.cost_usd) : "",
