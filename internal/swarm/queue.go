@@ -330,17 +330,16 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		s.update(id, func(w *Worker) { w.Attempts++ })
 		return s.afterLoop(ctx, id, 0)
 	default:
-		what := fmt.Sprintf("Make the quality gates pass after merging %s (swarm merge queue, attempt %d)", s.base, w.Attempts+1)
-		task = what + "; they failed on the merged result:\n"
-		for _, l := range strings.Split(strings.TrimRight(feedback, "\n"), "\n") {
-			task += "  > " + l + "\n"
-		}
-		task = "- [ ] " + task
-		// The line names the failing gate (the first line of the
-		// feedback), never ends on the colon the plan's quote follows.
-		said = what
+		// The task's line names the failing gate (the first line of the
+		// feedback), as the console and the worker's note say it; the
+		// gates' output follows it in the plan as quoted lines.
+		said = fmt.Sprintf("Make the quality gates pass after merging %s (swarm merge queue, attempt %d)", s.base, w.Attempts+1)
 		if first, _, _ := strings.Cut(feedback, "\n"); strings.TrimSpace(first) != "" {
 			said += "; failed on the merged result: " + strings.TrimSpace(first)
+		}
+		task = "- [ ] " + said + " (the gates' output below)\n"
+		for _, l := range strings.Split(strings.TrimRight(feedback, "\n"), "\n") {
+			task += "  > " + l + "\n"
 		}
 	}
 	if err := addTask(wt, task); err != nil {
