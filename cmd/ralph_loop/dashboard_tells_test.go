@@ -93,7 +93,7 @@ func TestDashboardSwarmWorkerNotMerged(t *testing.T) {
 	check := func(what string, conds ...string) {
 		t.Helper()
 		for _, c := range conds {
-			if err := chromedp.Do(ctx, until(c)); err != nil {
+			if err := chromedp.Do(ctx, shortly(c)); err != nil {
 				t.Errorf("%s: %v (waiting for %s)", what, err, c)
 				return
 			}
@@ -162,7 +162,7 @@ func TestDashboardSaysWhyAndWhen(t *testing.T) {
 		{"the empty live output says why", text("#liveNote") + `.includes("without --live")`},
 	}
 	for _, c := range checks {
-		if err := chromedp.Do(ctx, until(c.cond)); err != nil {
+		if err := chromedp.Do(ctx, shortly(c.cond)); err != nil {
 			t.Errorf("%s: %v", c.what, err)
 		}
 	}
@@ -170,6 +170,17 @@ func TestDashboardSaysWhyAndWhen(t *testing.T) {
 		t.Logf("the page's last events:\n%s", eventsText(ctx))
 	}
 	saveShot(t, ctx, "dashboard-failed-loop.png")
+}
+
+// shortly waits up to 5 s for a condition of a page that shows its data
+// already (the server puts it in the page): each item of a check fails
+// on its own, within the browser's time.
+func shortly(cond string) chromedp.Action[chromedp.Void] {
+	poll := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
+	return func(ctx context.Context, tgt *chromedp.Target) (chromedp.Void, error) {
+		_, err := poll(ctx, tgt)
+		return chromedp.Void{}, err
+	}
 }
 
 // eventsText is the page's last events, for a failure's message.

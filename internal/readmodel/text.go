@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // WriteSummary is the short view for a person: --status prints it after
@@ -42,6 +43,27 @@ func (v *View) WriteSummary(w io.Writer) {
 	for _, u := range v.Usage {
 		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
 	}
+	if s := v.Swarm; s != nil {
+		fmt.Fprintf(w, "  Swarm:     %s\n", safetext.Line(s.words()))
+	}
+}
+
+// words is a swarm worker for --status: its place in the swarm and what
+// all its runs took.
+func (s *swarmView) words() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s of a --swarm, %s", s.Worker, s.State)
+	switch {
+	case s.NotMerged:
+		fmt.Fprintf(&b, ": not merged into %s (its work stays on branch %s)", s.Base, s.Branch)
+		if s.Note != "" {
+			fmt.Fprintf(&b, ": %s", s.Note)
+		}
+	case s.Merged:
+		fmt.Fprintf(&b, ": merged into %s", s.Base)
+	}
+	fmt.Fprintf(&b, "; all its runs: %d calls, $%.4f", s.Calls, s.CostUSD)
+	return b.String()
 }
 
 // usageLine is one usage window for a person: driver and window, the
