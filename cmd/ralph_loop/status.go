@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // showStatus is --status: status.json, pretty-printed, then a short
@@ -33,7 +35,13 @@ func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
 		return fmt.Errorf("cannot show the status: %w", v.StatusErr)
 	}
 	if !v.StatusFound {
-		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		if swarm.Here(filepath.Dir(d.Root())) {
+			// The project ran --swarm: its loops are the workers', each
+			// with its own status.json (listed below), not this folder's.
+			fmt.Fprintln(stdout, "No loop of its own has run in this folder: it ran --swarm, whose workers' loops run in .swarm/worker-i (below).")
+		} else {
+			fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		}
 		if v.State.Running { // a loop that is starting up
 			v.WriteSummary(stdout)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // Headline is an event in one line for a person, in the words the console
@@ -35,7 +36,15 @@ func Headline(e events.Event) string {
 	case events.IterationCompleted, events.IterationIdle:
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	case events.IterationFailed, events.IterationTimedOut:
-		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+		h := fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+		if c := e.DriverExitCode; e.Type == events.IterationFailed && c != nil && *c > 0 && !strings.Contains(e.Reason, "exit") {
+			h += fmt.Sprintf(" (code %d)", *c)
+		}
+		if e.StderrTail != "" {
+			// The agent's words, as the console showed them: made safe.
+			h += "; stderr: " + safetext.Line(e.StderrTail)
+		}
+		return h
 	case events.IterationStarted:
 		return fmt.Sprintf("Starting Loop #%d", e.Loop)
 	case events.DelayStarted:

@@ -210,6 +210,13 @@ type Event struct {
 	ExitCode       *int `json:"exit_code,omitempty"`
 	DriverExitCode *int `json:"driver_exit_code,omitempty"`
 
+	// iteration_failed, iteration_timed_out: the end of the agent's stderr
+	// as the console showed it (its last lines on one line, as the agent
+	// wrote them: a reader makes it safe to show) and the log that holds
+	// all of it, relative to the project.
+	StderrTail string `json:"stderr_tail,omitempty"`
+	StderrLog  string `json:"stderr_log,omitempty"`
+
 	// driver_switched (with From, To and Until)
 	Why string `json:"why,omitempty"`
 

@@ -39,6 +39,7 @@ func (l lines) CallStarted(m events.Moment) { l.f(line(m, events.IterationStarte
 func (l lines) CallEnded(m events.Moment, c events.Call) {
 	e := line(m, c.Outcome)
 	e.Iteration, e.Reason, e.DriverExitCode = c.Iteration, c.Reason, c.DriverExitCode
+	e.StderrTail, e.StderrLog = c.StderrTail, c.StderrLog
 	l.f(e)
 }
 

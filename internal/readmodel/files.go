@@ -3,6 +3,7 @@ package readmodel
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // Files names the .ralph/ folder a dashboard shows, and how.
@@ -54,7 +56,7 @@ func (s *folder) Stamps() (snap, live string) {
 	if held, _ := f.Dir.LockHolder(); held != nil {
 		fmt.Fprintf(&b, "pid%d;", held.PID)
 	}
-	fmt.Fprintf(&b, "%d", f.Now().Unix()/3600)
+	fmt.Fprintf(&b, "%d;%s", f.Now().Unix()/3600, swarm.StateStamp(filepath.Dir(f.Dir.Root())))
 	if f.Quota != nil {
 		b.WriteString(";" + f.Quota.Stamp())
 	}

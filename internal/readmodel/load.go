@@ -85,6 +85,16 @@ func build(r folderState, maxCalls int, now time.Time) *View {
 		maxCalls = sf.MaxCalls
 	}
 	v.Calls = calls{ThisHour: w.Count, Max: maxCalls, NextReset: ratelimit.NextResetClock(now), Run: sf.CallsRun, Failed: sf.CallsFailed}
+	if m := r.Swarm; m != nil {
+		sv := &swarmView{Membership: m, Calls: m.Spent.Calls, Tokens: m.Spent.Tokens, CostUSD: m.Spent.CostUSD}
+		if v.State.Running && v.Totals != nil {
+			// The run under way: swarm.json counts a run once it ended.
+			sv.Calls += max(sf.CallsRun, sf.LoopCount)
+			sv.Tokens += v.Totals.Tokens()
+			sv.CostUSD = events.RoundCost(sv.CostUSD + v.Totals.CostUSD)
+		}
+		v.Swarm = sv
+	}
 	return v
 }
 
@@ -152,6 +162,7 @@ func addTimeline(v *View, r folderState, text func(events.Event) string) {
 	t := &timeline{Loops: []loop{}, Plan: []fixplan.Task{}, Events: []eventLine{}}
 	if r.Plan != nil {
 		t.Plan, t.PlanTotal = fixplan.Tasks(r.Plan, pageTasks)
+		t.PlanDone = fixplan.Count(r.Plan).Checked
 	}
 	runs, _ := report.Read(bytes.NewReader(r.Events))
 	if last := report.Last(runs); last != nil {
@@ -167,7 +178,10 @@ func addTimeline(v *View, r folderState, text func(events.Event) string) {
 		}
 	}
 	for _, e := range lastEvents(r.Events, pageEvents) {
-		t.Events = append(t.Events, eventLine{TS: e.TS, Type: string(e.Type), Text: text(e)})
+		// Two runs started in the same second share their id: an event
+		// before the shown run's start is the earlier one's.
+		other := t.Run != nil && (e.RunID != t.Run.RunID || e.TS.Before(t.Run.Started))
+		t.Events = append(t.Events, eventLine{TS: e.TS, Type: string(e.Type), Text: text(e), RunID: e.RunID, OtherRun: other})
 	}
 	v.Timeline = t
 }

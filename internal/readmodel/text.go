@@ -51,6 +51,9 @@ func (v *View) WriteSummary(w io.Writer) {
 	if v.Quota != nil {
 		v.Quota.write(w)
 	}
+	if s := v.Swarm; s != nil {
+		fmt.Fprintf(w, "  Swarm:     %s\n", safetext.Line(s.words()))
+	}
 }
 
 // answerFile is the question's answer file, as the summary names it.
@@ -59,6 +62,24 @@ func answerFile(q *events.Question) string {
 		return ""
 	}
 	return ", or write the answer to " + safetext.Line(q.AnswerFile)
+}
+
+// words is a swarm worker for --status: its place in the swarm and what
+// all its runs took.
+func (s *swarmView) words() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s of a --swarm, %s", s.Worker, s.State)
+	switch {
+	case s.NotMerged:
+		fmt.Fprintf(&b, ": not merged into %s (its work stays on branch %s)", s.Base, s.Branch)
+		if s.Note != "" {
+			fmt.Fprintf(&b, ": %s", s.Note)
+		}
+	case s.Merged:
+		fmt.Fprintf(&b, ": merged into %s", s.Base)
+	}
+	fmt.Fprintf(&b, "; all its runs: %d calls, $%.4f", s.Calls, s.CostUSD)
+	return b.String()
 }
 
 // usageLine is one usage window for a person: driver and window, the

@@ -338,6 +338,7 @@ func (s *swarm) work(ctx context.Context, id int) {
 		s.update(id, func(w *Worker) { w.State = runningState(w.State) })
 		code := s.runLoop(ctx, id)
 		s.readProgress(id) // a loop quicker than the poll is shown too
+		s.recordSpent(id)
 		if ctx.Err() != nil {
 			s.update(id, func(w *Worker) { w.State, w.ExitCode = stopped, &code })
 			return
