@@ -88,6 +88,10 @@ func (rd *reading) build(opts Options) Result {
 	}
 	res.ResultText, res.ResultTruncated = agent.Text, agent.Truncated
 	res.States = agent.States
+	res.Question = agent.Question
+	if b := res.Block; b != nil && boundQuestion(b.Question) != "" {
+		res.Question = boundQuestion(b.Question)
+	}
 	res.QuestionCount = agent.Questions
 	res.AskingQuestions = agent.Questions > 0
 	res.ErrorCount = agent.ErrorCount

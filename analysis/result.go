@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -143,6 +144,13 @@ type Result struct {
 
 	States []string // <!-- ralph:state NAME --> markers in the agent's text
 
+	// Question is what the agent asks the person and waits for: the
+	// counted status block's QUESTION:, else the last line
+	// RALPH_QUESTION: of its text; "" when it asks nothing. The agent's
+	// text, untrusted: at most QuestionMax bytes, never shown but
+	// through safetext.
+	Question string
+
 	// Reasons say how the output was read and what decided exit or
 	// continue, in order ("note: ..." for the reading); DenialReason says
 	// why a denial was seen. internal/explain words them for people.
@@ -160,6 +168,24 @@ type Result struct {
 	jsonFiles  int  // files_modified before the git count
 	baseScore  int  // confidence before the git bonus
 	gitBonus   bool // the text path without a block gets +20 for changed files
+}
+
+// QuestionMax bounds a question, in bytes: a longer one is cut, its
+// last character an ellipsis.
+const QuestionMax = 1000
+
+// boundQuestion cuts q to QuestionMax bytes (on a character boundary,
+// "…" last). A placeholder an agent copied from a template (none, n/a,
+// null, -) asks nothing: "".
+func boundQuestion(q string) string {
+	switch strings.ToLower(strings.Trim(q, spaceChars+".()")) {
+	case "", "none", "n/a", "na", "null", "nil", "-", "no", "no question":
+		return ""
+	}
+	if len(q) <= QuestionMax {
+		return q
+	}
+	return cutBytes([]byte(q), QuestionMax-len("…")) + "…"
 }
 
 // maxResultText is how much of the agent's reply a Result keeps.

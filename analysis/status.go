@@ -15,6 +15,7 @@ import (
 //	WORK_TYPE: IMPLEMENTATION | TESTING | DOCUMENTATION | REFACTORING
 //	EXIT_SIGNAL: false | true
 //	RECOMMENDATION: <one line>
+//	QUESTION: <one line: what the agent asks the person>
 //	---END_RALPH_STATUS---
 //
 // The grammar is the bash loop's: markers are literal and case-sensitive and
@@ -37,6 +38,11 @@ type StatusBlock struct {
 	FilesModified  *int
 	WorkType       string
 	Recommendation string
+
+	// Question is what the agent asks the person (QUESTION:, with
+	// STATUS: BLOCKED): the loop waits for the answer. The bash loop
+	// knows no such key and ignores the line.
+	Question string
 }
 
 // parseBlockLine reads one body line (leading blanks and CRs already gone).
@@ -76,6 +82,10 @@ func parseBlockLine(b *StatusBlock, raw []byte) {
 	case "RECOMMENDATION":
 		if val != "" {
 			b.Recommendation = val
+		}
+	case "QUESTION":
+		if val != "" {
+			b.Question = val
 		}
 	}
 }

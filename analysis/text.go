@@ -57,6 +57,8 @@ type Text struct {
 
 	states []string // <!-- ralph:state NAME --> names, in order, each once
 
+	question string // the last RALPH_QUESTION: line's question
+
 	text      []byte // the text's first keepText bytes
 	textBytes int64  // the text's length
 
@@ -197,6 +199,9 @@ func (s *Text) line(l []byte) {
 	}
 	if s.cur.bodyFrom >= 0 {
 		parseBlockLine(&s.blk, capture(l[s.cur.bodyFrom:], blockCap, true))
+	}
+	if q, ok := questionLine(l); ok {
+		s.question = q
 	}
 	head := l[:min(len(l), headCap)]
 	if s.cur.flags&lfTest != 0 {
@@ -343,6 +348,26 @@ func (s *Text) blockEnd(l []byte, start int) {
 	s.blkLast = s.blk
 	s.blkHave = true
 	s.blkClosed++
+}
+
+// questionMarker starts a line that asks the person a question, for
+// agents that write no status block.
+const questionMarker = "RALPH_QUESTION:"
+
+// questionLine reads a line that is RALPH_QUESTION: and a question, on
+// its own (leading blanks allowed): the question, trimmed and cut to
+// QuestionMax bytes; ok is false for any other line and for an empty
+// question.
+func questionLine(l []byte) (q string, ok bool) {
+	i := 0
+	for i < len(l) && isSpace(l[i]) {
+		i++
+	}
+	if len(l)-i <= len(questionMarker) || l[i] != 'R' || string(l[i:i+len(questionMarker)]) != questionMarker {
+		return "", false
+	}
+	q = boundQuestion(strings.Trim(string(capture(l[i+len(questionMarker):], QuestionMax+utf8.UTFMax, true)), spaceChars))
+	return q, q != ""
 }
 
 // lineFlag is the line flag a pattern kind sets.
@@ -562,6 +587,7 @@ func (s *Text) Finish() *Facts {
 		Denial:      s.hasDenial,
 		DenialLine:  s.denial,
 		States:      s.states,
+		Question:    s.question,
 		Text:        string(s.text),
 		Truncated:   s.textBytes > int64(len(s.text)),
 	}
@@ -598,6 +624,7 @@ type Facts struct {
 	Denial      bool   // the first paragraph reads as a permission refusal
 	DenialLine  string // that line
 	States      []string
+	Question    string // the last RALPH_QUESTION: line's question ("" when none)
 	Text        string // prefix of the text (keepText bytes)
 	Truncated   bool
 	LastLines   []string // the last lines

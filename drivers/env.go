@@ -36,3 +36,8 @@ func agentEnv(env []string) []string {
 		return slices.Contains(nestedSession, name)
 	})
 }
+
+// WithoutSession is env without the nested-session markers, as every
+// agent call gets it: for the other programs the loop runs as the agent
+// is run (the trackers' CLIs). nil stays nil.
+func WithoutSession(env []string) []string { return agentEnv(env) }

@@ -25,3 +25,18 @@ func (opencode) HomePaths() []HomePath {
 	return []HomePath{readOnly(".config/opencode"), own(".local/share/opencode"), own(".local/state/opencode"), own(".cache/opencode")}
 }
 func (command) HomePaths() []HomePath { return nil }
+
+// AccountEnv is the environment variable that names the folder the CLI of
+// driver name logs in from (its account), "" when it has none: two such
+// folders are two accounts, whose usage windows are counted apart
+// (docs/USAGE-LIMITS.md).
+func AccountEnv(name string) string {
+	d, _ := Get(name)
+	switch d.(type) {
+	case claudeCode:
+		return "CLAUDE_CONFIG_DIR"
+	case codex:
+		return "CODEX_HOME"
+	}
+	return ""
+}

@@ -42,6 +42,9 @@ type ContextInput struct {
 	// TaskChecks: the tasks the previous call ticked whose VERIFY_COMMAND
 	// failed (taskCheckNotice); sent with --no-continue too.
 	TaskChecks []TaskCheck
+	// Asked: the person's answer to the agent's question, or that nobody
+	// answered (askedNotice); sent with --no-continue too.
+	Asked *Asked
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
 	// write-timeout text: what the bash loop sends with --no-continue.
@@ -75,6 +78,12 @@ func LoopContext(in ContextInput) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(t)
+	}
+	if in.Asked != nil {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(askedNotice(*in.Asked))
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {

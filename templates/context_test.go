@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +69,12 @@ func TestLoopContextGolden(t *testing.T) {
 		{"no-continue-with-review", ContextInput{Loop: 8, HaveFixPlan: true, Remaining: 1, LoopStateOff: true,
 			ReviewContext: "REVIEW FINDINGS (LOW, 1 issues): naming.", WriteTimedOut: true}},
 		{"no-continue-plain", ContextInput{Loop: 8, HaveFixPlan: true, Remaining: 1, NextTask: "- [ ] Task C", LoopStateOff: true}},
+		{"asked-answered", ContextInput{Loop: 3, HaveFixPlan: true, Remaining: 2, NextTask: "- [ ] Task B",
+			Asked: &Asked{Question: "Postgres or SQLite?\n(a) Postgres (b) SQLite", Loop: 2, Answer: "SQLite: one file,\nno server."}}},
+		{"asked-unanswered", ContextInput{Loop: 3, HaveFixPlan: true, Remaining: 2, NextTask: "- [ ] Task B",
+			Asked: &Asked{Question: "Delete the legacy table?", Loop: 2, Waited: 30 * time.Minute}}},
+		{"asked-set-aside", ContextInput{Loop: 3, HaveFixPlan: true, Remaining: 1, NextTask: "- [ ] Task C", LoopStateOff: true,
+			Asked: &Asked{Question: "Which API key?", Loop: 2, Waited: 1800*time.Second + 400*time.Millisecond, SetAside: "Task B"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

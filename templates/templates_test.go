@@ -37,6 +37,7 @@ func TestPromptExplainsTheStatusBlock(t *testing.T) {
 		"\nTESTS_STATUS: PASSING | FAILING | NOT_RUN\nWORK_TYPE: IMPLEMENTATION | TESTING | DOCUMENTATION | REFACTORING\nEXIT_SIGNAL: false | true\nRECOMMENDATION: ",
 		"\n---END_RALPH_STATUS---\n", "EXIT_SIGNAL", "TASKS_COMPLETED_THIS_LOOP",
 		"Next:", "Remaining tasks:", "Session continued", "TESTS FAILING", "QG fail", "REVIEW FINDINGS", "Changed:",
+		"ANSWER FROM THE PERSON", "NOBODY ANSWERED", "\nQUESTION: ", "STATUS: BLOCKED",
 	} {
 		if !strings.Contains(p, s) {
 			t.Errorf("PROMPT.md lacks %q", s)
@@ -61,7 +62,10 @@ func TestPromptExplainsTheStatusBlock(t *testing.T) {
 		for k := range fields {
 			keys = append(keys, k)
 		}
-		if len(keys) != 7 {
+		if q, ok := fields["QUESTION"]; ok && (fields["STATUS"] != "BLOCKED" || q == "") {
+			t.Errorf("example asks %q with STATUS %s", q, fields["STATUS"])
+		}
+		if n := len(keys); n != 7 && !(n == 8 && fields["QUESTION"] != "") {
 			t.Errorf("example has keys %v", keys)
 		}
 		if fields["EXIT_SIGNAL"] != "true" && fields["EXIT_SIGNAL"] != "false" {

@@ -53,7 +53,7 @@ func init() {
 	commands = []*command{
 		loopCommand, helpCommand, helpAllCommand, versionCommand, initCommand,
 		circuitStatusCommand, resetCircuitCommand, resetSessionCommand,
-		statusCommand, pauseCommand, resumeCommand, reportCommand, doctorCommand,
+		statusCommand, pauseCommand, resumeCommand, answerCommand, reportCommand, doctorCommand,
 		dryRunCommand, cleanCommand, analyzeCommand, monitorCommand, serveCommand,
 		sharedOptions,
 	}

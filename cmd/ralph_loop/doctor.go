@@ -104,6 +104,7 @@ func doctor(cfg *config.Config, o doctorOptions, warnings []config.Warning, dir 
 		checks = append(checks, tmuxCheck(env))
 	}
 	checks = append(checks, notifyChecks(cfg, o.notifyTest, cwd, env.lookPath)...)
+	checks = append(checks, trackerChecks(cfg, dir, cwd)...)
 	checks = append(checks, sandboxCheck(cfg, dir, cwd, env.lookPath))
 	failed := 0
 	for _, c := range checks {

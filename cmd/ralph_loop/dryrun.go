@@ -20,6 +20,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
+	"github.com/ralphloop/ralph_loop/internal/tasks"
 )
 
 // dryRunJSON is the --dry-run --json object: the preview, and the loop
@@ -38,6 +39,9 @@ type dryRunJSON struct {
 	// command line the call runs as in it ("" without a sandbox).
 	Sandbox        []string `json:"sandbox"`
 	SandboxCommand string   `json:"sandbox_command,omitempty"`
+	// Tasks are the trackers (TASK_SOURCES): the commands a run would
+	// run and the items it would import; absent without trackers.
+	Tasks *tasks.Preview `json:"tasks,omitempty"`
 }
 
 // reachJSON is a key that is set and starts a program, decides what the
@@ -142,6 +146,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, dir *ralphdir.Dir, cwd, reset s
 		}
 		out.SandboxCommand = shellJoin(argv)
 	}
+	out.Tasks = trackerPreview(cfg, dir, cwd, warn)
 	if held, _ := dir.LockHolder(); held != nil {
 		out.Locked = true
 		if held.PID > 0 {
@@ -254,6 +259,7 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 		line("Next", "stop without calling (%s)", p.WouldStopAs)
 	}
 	printReach(w, d.Reach)
+	printTrackers(w, d.Tasks)
 	fmt.Fprintf(w, "\n--- prompt (%d bytes) ---\n%s\n", d.PromptBytes, p.Prompt)
 	if p.Context != "" {
 		fmt.Fprintf(w, "--- loop context (%d bytes) ---\n%s\n", d.ContextBytes, p.Context)

@@ -23,6 +23,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
+	"github.com/ralphloop/ralph_loop/internal/tasks"
 )
 
 // loopCommand is the loop itself: what the command line asks for when it
@@ -89,7 +90,7 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 	if ignoreAdded { // said once nothing can refuse the run any more
 		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd))
 	}
-	res := r.engine(settingsFor(cfg, reset), sb, stdin, sig)
+	res := r.engine(settingsFor(cfg, reset), trackerOptions(cfg, r.dir, cwd), sb, stdin, sig)
 	return r.end(cfg, res, sig)
 }
 
@@ -131,6 +132,7 @@ type loopRun struct {
 	dir      *ralphdir.Dir // the run's: it warns through the log
 	state    *store.Store
 	keeper   observe.Keeper // the store's, or the dashboard's around it
+	gov      engine.Quota   // the usage governor, nil when off
 	notifier *notify.Notifier
 	shown    console.Options
 	errOut   io.Writer // the terminal's stderr
@@ -139,8 +141,8 @@ type loopRun struct {
 
 // wireLoop wires a loop's surfaces: one terminal for its output, the
 // console and ralph.log, the state files, the event log (--events), the
-// notifiers and, with --dashboard, the web dashboard; and says the
-// configuration's warnings.
+// notifiers, the usage governor and, with --dashboard, the web dashboard;
+// and says the configuration's warnings.
 func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *agentSandbox, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) (r *loopRun, err error) {
 	r = &loopRun{}
 	defer func() {
@@ -161,7 +163,8 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 	// timeout, and a stop must finish within 2 s.
 	r.closers = append(r.closers, func() { term.Close(500 * time.Millisecond) })
 
-	r.bus = observe.New(time.Now, events.ISOTime(time.Now()))
+	start := time.Now()
+	r.bus = observe.New(time.Now, events.ISOTime(start))
 	sinkErr := func(err error) { fmt.Fprintf(r.errOut, "ralph_loop: warning: %v\n", err) }
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on: the run's sinks, store and engine get this
@@ -203,6 +206,7 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
+	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 
 	r.keeper = r.state.Keeper()
 	if o.dashboard {
@@ -225,13 +229,14 @@ func (r *loopRun) close() {
 	r.closers = nil
 }
 
-// engine runs the engine to the run's end with settings s, each agent call
-// through the sandbox sb. A stop while the engine is blocked outside an
+// engine runs the engine to the run's end with settings s, the trackers
+// of tasksOpts, each agent call through the sandbox sb. A stop while the engine is blocked outside an
 // agent call ends whatever it still runs, and the run's end is recorded
 // here.
-func (r *loopRun) engine(s config.Config, sb *agentSandbox, stdin io.Reader, sig *signals) engine.Result {
+func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSandbox, stdin io.Reader, sig *signals) engine.Result {
 	sig.setOut(r.errOut)
-	var calling atomic.Bool // an agent call is under way
+	var calling atomic.Bool // an agent call (or a tracker step) is under way
+	trackers := newTracker(tasksOpts, &calling, func(w string) { r.bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
@@ -256,6 +261,9 @@ func (r *loopRun) engine(s config.Config, sb *agentSandbox, stdin io.Reader, sig
 			Ticks:       r.shown.TTY,
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
+			Ask:         loopAsker(r.dir, func(err error) { r.bus.Warned(time.Time{}, events.Warn, err) }),
+			Quota:       r.gov,
+			Tasks:       trackers,
 		})
 	})
 	if ok {

@@ -139,13 +139,18 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 	p := dashboard.Project{Name: name, Source: readmodel.FromFiles(projectFiles(name, d, cfg))}
 	if cfg.ServeControl {
 		p.Control = fileControl(d)
+		p.Answer = dashboardAnswer(d)
 	}
 	return p
 }
 
 // projectFiles is the dashboard's view of the project named name.
 func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
-	return readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: events.Event.Headline}
+	f := readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: events.Event.Headline}
+	if q := newQuotaSource(cfg); q != nil {
+		f.Quota = q
+	}
+	return f
 }
 
 // checkServeConfig refuses settings that leave the dashboard unusable.
@@ -225,6 +230,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	p := serveProject(filepath.Base(cwd), dir, cfg)
 	if p.Control != nil {
 		p.Control = selfControl(dir, sig)
+		p.Answer = dashboardAnswer(dir)
 	}
 	p.Source, keeper = readmodel.Watch(bus, keeper, projectFiles(p.Name, dir, cfg))
 	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl, TokenEverywhere: sandboxed})

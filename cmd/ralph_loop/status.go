@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // statusCommand is --status [--json]. It runs on its own (statusAlone).
@@ -21,7 +23,7 @@ var statusCommand = &command{
 	run: func(e *runEnv, l *line) error {
 		o := statusOptionsOf(l)
 		defer showSwarmStatus(e.dir, o, e.safeOut)
-		return showStatus(e.dir, e.cfg.MaxCallsPerHour, o, e.safeOut)
+		return showStatus(e.dir, e.cfg, o, e.safeOut)
 	},
 }
 
@@ -50,8 +52,12 @@ func statusAlone(l *line) error {
 // showStatus is --status: status.json, pretty-printed, then a short
 // summary; --status --json prints the View as one JSON object instead.
 // Nothing under .ralph/ is written.
-func showStatus(d *ralphdir.Dir, maxCalls int, o statusOptions, stdout io.Writer) error {
-	v := readmodel.Load(d, maxCalls, time.Now())
+func showStatus(d *ralphdir.Dir, c *config.Config, o statusOptions, stdout io.Writer) error {
+	v := readmodel.Load(d, c.MaxCallsPerHour, time.Now())
+	openQuestion(d, v)
+	if q := newQuotaSource(c); q != nil {
+		v.Quota = q.View(time.Now())
+	}
 	if o.json {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
@@ -64,7 +70,13 @@ func showStatus(d *ralphdir.Dir, maxCalls int, o statusOptions, stdout io.Writer
 		return fmt.Errorf("cannot show the status: %w", v.StatusErr)
 	}
 	if !v.StatusFound {
-		fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		if swarm.Here(filepath.Dir(d.Root())) {
+			// The project ran --swarm: its loops are the workers', each
+			// with its own status.json (listed below), not this folder's.
+			fmt.Fprintln(stdout, "No loop of its own has run in this folder: it ran --swarm, whose workers' loops run in .swarm/worker-i (below).")
+		} else {
+			fmt.Fprintln(stdout, "No status file found. Ralph may not be running.")
+		}
 		if v.State.Running { // a loop that is starting up
 			v.WriteSummary(stdout)
 		}

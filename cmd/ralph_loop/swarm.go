@@ -82,6 +82,7 @@ func runSwarm(cfg *config.Config, o loopOptions, args []string, cwd string, stde
 			Wrap:        sb.queueWrap(),
 		},
 		Retries: swarmRetries,
+		Release: releaseWorker(cfg),
 		Show:    con.show,
 		Log:     lineWriter(func(l string) { say("[SWARM] %s", l) }),
 	})

@@ -31,3 +31,16 @@ func TestSwarmBoard(t *testing.T) {
 		t.Errorf("plain board: %q", got)
 	}
 }
+
+// A worker whose loop waits for the person's answer shows the question
+// (its escapes made visible) and how to answer it; the others' lines are
+// as before.
+func TestSwarmBoardShowsTheQuestion(t *testing.T) {
+	var out strings.Builder
+	b := &board{w: &out, stamp: func() string { return "T" }}
+	b.show(swarm.Worker{ID: 2, State: "running", Loop: 3, Epics: []string{"B"}, Worktree: ".swarm/worker-2", Question: "Postgres \x1b[31mor\x1b[0m SQLite?"})
+	want := `[T] [SWARM] worker-2  running   loop 3   0/0 tasks  B — asks: "Postgres \u001b[31mor\u001b[0m SQLite?" (answer: cd .swarm/worker-2 && ralph_loop --answer "YOUR ANSWER")` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("board:\n%q\nwant\n%q", got, want)
+	}
+}

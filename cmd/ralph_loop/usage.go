@@ -23,7 +23,7 @@ var helpLayout = []string{
 
 	"notify-on", "notify-command", "notify-webhook", "notify-desktop",
 
-	"init", "doctor", "dry-run", "report", "pause", "resume", "json", "run", "clean", "keep", "analyze", "notify-test",
+	"init", "doctor", "dry-run", "report", "pause", "resume", "answer", "json", "run", "clean", "keep", "analyze", "notify-test",
 
 	"dashboard", "serve", "projects",
 }

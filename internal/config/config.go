@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/quota"
 )
 
 // Source kinds.
@@ -171,12 +173,17 @@ type Config struct {
 	ReviewInterval int
 
 	// Informational keys (accepted, not used by the loop itself).
-	ProjectName     string
-	ProjectType     string
-	TaskSources     string
-	GithubTaskLabel string
-	BeadsFilter     string
-	MinVersion      string // CLAUDE_MIN_VERSION
+	ProjectName string
+	ProjectType string
+	MinVersion  string // CLAUDE_MIN_VERSION
+
+	// Trackers (docs/TASKS.md).
+	TaskSources       []string      // TASK_SOURCES, lower-cased: local, beads, github (others are warned of)
+	GithubTaskLabel   string        // GITHUB_TASK_LABEL, default ralph-task
+	BeadsFilter       string        // BEADS_FILTER as written
+	TaskWriteback     bool          // TASK_WRITEBACK / --task-writeback: claims and write-back (never from the project's .ralphrc)
+	GithubCloseIssues bool          // GITHUB_CLOSE_ISSUES: write-back closes the issue (never from the project's .ralphrc)
+	TaskTimeout       time.Duration // TASK_TIMEOUT: one tracker command's limit, default 60s
 
 	// Loop control (new, all off by default except LoopDelay and
 	// MaxConsecutiveFailures).
@@ -210,6 +217,16 @@ type Config struct {
 	UsageStopPercent   float64          // USAGE_STOP_PERCENT, 0 = off
 	UsageWarningAction string           // USAGE_WARNING_ACTION: continue, wait, stop
 	UsageLimitMaxWait  time.Duration    // USAGE_LIMIT_MAX_WAIT, default 6h, 0 = no cap
+	// The usage governor (docs/USAGE-LIMITS.md), on when one of these is
+	// set (Governed).
+	UsageLimits  []quota.Rule // USAGE_LIMITS, nil = none
+	UsageReserve float64      // USAGE_RESERVE_PERCENT, 0 = none
+	UsageProbe   string       // USAGE_PROBE_COMMAND (the person's own), "" = none
+	UsageLedger  string       // RALPH_USAGE_LEDGER (the person's environment only), "" = the state folder's
+
+	// The agent's questions to the person (docs/LOOP-CONTROL.md).
+	AskTimeout       time.Duration // ASK_TIMEOUT, default 30m, 0 = do not wait
+	AskTimeoutAction string        // ASK_TIMEOUT_ACTION: continue, skip, stop
 
 	// The sandbox of the agent and the gates (docs/SANDBOX.md).
 	Sandbox        string // SANDBOX: off, bwrap, seatbelt, container, auto
@@ -230,6 +247,21 @@ type Config struct {
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.
 	Sources map[string]Source
+}
+
+// UsagePolicy is the usage governor's pacing: USAGE_LIMITS, with
+// USAGE_STOP_PERCENT and USAGE_RESERVE_PERCENT as their shorthands.
+func (c *Config) UsagePolicy() quota.Policy {
+	return quota.Policy{Limits: c.UsageLimits, Stop: c.UsageStopPercent, Reserve: c.UsageReserve}
+}
+
+// Governed reports whether the usage governor is on: USAGE_LIMITS,
+// USAGE_RESERVE_PERCENT or USAGE_PROBE_COMMAND is set, or
+// RALPH_USAGE_LEDGER names a ledger. Without them a run keeps no ledger
+// and decides as before (USAGE_STOP_PERCENT alone reads the run's own
+// reports).
+func (c *Config) Governed() bool {
+	return len(c.UsageLimits) > 0 || c.UsageReserve > 0 || strings.TrimSpace(c.UsageProbe) != "" || c.UsageLedger != ""
 }
 
 // defaultTools returns the default ALLOWED_TOOLS list (a new slice).

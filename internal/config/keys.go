@@ -203,13 +203,13 @@ var keys = append([]*keySpec{
 		accepts: "text", doc: "project type (informational)",
 		set: func(c *Config, v string) error { c.ProjectType = v; return nil }},
 	{name: "TASK_SOURCES", env: []string{"TASK_SOURCES"}, rc: true, def: "",
-		accepts: "text", doc: "task import sources (informational)",
-		set: func(c *Config, v string) error { c.TaskSources = v; return nil }},
-	{name: "GITHUB_TASK_LABEL", env: []string{"GITHUB_TASK_LABEL"}, rc: true, def: "",
-		accepts: "text", doc: "GitHub task label (informational)",
-		set: func(c *Config, v string) error { c.GithubTaskLabel = v; return nil }},
+		accepts: "comma-separated: local, beads, github (empty = local)", doc: "where tasks come from: the plan, and beads or GitHub issues imported into it (docs/TASKS.md)",
+		set: setTaskSources},
+	{name: "GITHUB_TASK_LABEL", env: []string{"GITHUB_TASK_LABEL"}, rc: true, def: "ralph-task",
+		accepts: "a GitHub label", doc: "the label of the open GitHub issues imported as tasks (TASK_SOURCES=github)",
+		set: func(c *Config, v string) error { c.GithubTaskLabel = strings.TrimSpace(v); return nil }},
 	{name: "BEADS_FILTER", env: []string{"BEADS_FILTER"}, rc: true, def: "",
-		accepts: "text", doc: "beads task filter (informational)",
+		accepts: "space-separated terms such as status:open label:backend priority:1 type:bug", doc: "which ready beads are imported (TASK_SOURCES=beads): bd ready's filters",
 		set: func(c *Config, v string) error { c.BeadsFilter = v; return nil }},
 	{name: "CLAUDE_MIN_VERSION", env: []string{"CLAUDE_MIN_VERSION"}, rc: true, def: "2.0.76",
 		accepts: "version such as 2.0.76", doc: "minimum Claude CLI version: --doctor (claude --version) and a run (its install's files at start-up; under --live, the init record) warn below it",
@@ -405,7 +405,7 @@ var keys = append([]*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}, slices.Concat(usageKeys, outageKeys, sandboxKeys, swarmKeys, completionKeys)...)
+}, slices.Concat(usageKeys, outageKeys, askKeys, sandboxKeys, swarmKeys, completionKeys, taskKeys)...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.
@@ -583,8 +583,10 @@ func splitList(v, sep string) []string {
 }
 
 // defaultNotifyOn is NOTIFY_ON's default: the end of a run, a breaker
-// opening, a usage-limit wait starting and the failure guard giving up.
-const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,guard_gave_up"
+// opening, a usage-limit wait starting, the usage governor's projection
+// crossing a threshold (only with its keys set), the failure guard giving
+// up and the agent asking the person a question.
+const defaultNotifyOn = "run_finished,breaker_opened,usage_limited,usage_projected,guard_gave_up,question_asked"
 
 // webhookURL reports whether v is an absolute http or https URL with a host.
 func webhookURL(v string) bool {

@@ -305,6 +305,7 @@ func (l *loader) finish() error {
 	}
 
 	l.confineNotify()
+	l.warnUsageLimits()
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}

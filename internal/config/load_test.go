@@ -92,6 +92,8 @@ func flagsOf(args []string) (fv *FlagValues, strict bool, err error) {
 		case "--status", "-s", "--report", "--reset-session", "--doctor", "--circuit-status":
 			strict = false
 			continue
+		case "--dry-run": // previews the loop's next call: strict as a run
+			continue
 		case "--serve", "--dashboard":
 			strict = strict && a == "--dashboard"
 			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
@@ -151,12 +153,12 @@ func TestDefaults(t *testing.T) {
 			PermissionDenialThreshold: 2, ReadOnlyTimeoutThreshold: 2, Cooldown: 30 * time.Minute},
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeout: 120 * time.Second,
 		CompletionMode: "signals", VerifyTimeout: 300 * time.Second,
-		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76",
+		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76", GithubTaskLabel: "ralph-task", TaskTimeout: time.Minute,
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50,
 		ServeAddr:          "127.0.0.1:8765",
-		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour,
+		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour, AskTimeout: 30 * time.Minute, AskTimeoutAction: "continue",
 		Sandbox: "off", SandboxNetwork: true,
-		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "guard_gave_up"}, NotifyTimeout: 10 * time.Second,
+		NotifyOn: []string{"run_finished", "breaker_opened", "usage_limited", "usage_projected", "guard_gave_up", "question_asked"}, NotifyTimeout: 10 * time.Second,
 	}
 	got := *c
 	got.Sources = nil

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,7 +172,7 @@ func TestBmalphTemplate(t *testing.T) {
 			t.Errorf("driver %q from %v", c.Driver, c.Sources["PLATFORM_DRIVER"])
 		}
 		if c.ProjectName != "my-project" || c.ProjectType != "unknown" || c.MaxCallsPerHour != 100 ||
-			c.Breaker.NoProgressThreshold != 3 || c.Breaker.AutoReset || c.TaskSources != "local" ||
+			c.Breaker.NoProgressThreshold != 3 || c.Breaker.AutoReset || !slices.Equal(c.TaskSources, []string{"local"}) ||
 			c.QualityGateMode != "warn" || c.ReviewMode != "off" || c.PromptFile != ".ralph/PROMPT.md" {
 			t.Errorf("unexpected values: %+v", c)
 		}

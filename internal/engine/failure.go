@@ -38,6 +38,8 @@ func (l *loop) failure(c *call) step {
 	if o.Reason == supervise.Exited || timedOut {
 		res, _ = l.analyze(c)
 		l.spend(res.Usage)
+	} else if providerServed(o.Reason, nil) {
+		l.quotaRecord(res) // the output cap: served, its output not read; a call of tokens unknown in the usage ledger
 	}
 	if providerServed(o.Reason, res.Usage) {
 		l.recordCall() // the provider counted it: so does the hour's window

@@ -60,6 +60,7 @@ type loop struct {
 	writeTimedOut   bool   // the last call was killed by the write heartbeat
 
 	answers *answers // the person's answers on stdin, once a question is asked
+	ask     asking   // the agent's question to the person (ask.go)
 
 	plan  planCopy // @fix_plan.md as last read, with its task counts
 	gates *events.Gates
@@ -80,6 +81,7 @@ type loop struct {
 	cliFrom     string     // where cliVersion came from
 	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
+	taskBrief   string     // the next call's tracker item, for its context (tasks.go)
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
@@ -94,7 +96,7 @@ func (l *loop) spend(u *analysis.Usage) {
 // at is the moment of a report: the run's snapshot, and status.json's
 // action and status (empty: unchanged).
 func (l *loop) at(action, status string) events.Moment {
-	return events.Moment{Snapshot: l.snapshot(), Action: action, Status: status}
+	return events.Moment{Snapshot: l.snapshot(), Action: action, Status: status, Question: l.ask.shown}
 }
 
 // warn reports err, which the loop carries on after.
@@ -126,6 +128,7 @@ func Run(s config.Config, deps Deps) Result {
 	if !stop {
 		res = l.run()
 	}
+	l.tasksEnd(res)
 	l.finish(res)
 	return res
 }
@@ -149,12 +152,21 @@ func (l *loop) run() Result {
 	if l.checkGoalFirst() {
 		return l.signalExit()
 	}
+	l.resumeQuestion()
+	if r, stop := l.askGate(); stop {
+		return r // a question an earlier run left open
+	}
 
 	for {
 		if r, stop := l.interrupted(); stop {
 			return r
 		}
 		l.n++
+		l.tasksBefore()
+		if r, stop := l.interrupted(); stop {
+			l.n-- // stopped during the trackers' sync: no iteration began
+			return r
+		}
 		l.planForCall()
 		l.keep.SessionTouched(l.now())
 		l.rollWindow()
@@ -182,6 +194,12 @@ func (l *loop) run() Result {
 		if r, stop := l.usageGate(); stop {
 			return r
 		}
+		if r, stop, again := l.quotaGate(); stop {
+			return r
+		} else if again {
+			l.n-- // the wait was not an iteration
+			continue
+		}
 		if r, stop := l.pauseGate(); stop {
 			return r
 		}
@@ -200,6 +218,9 @@ func (l *loop) run() Result {
 			return s.result
 		}
 		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
+		if r, stop := l.askGate(); stop {
+			return r
+		}
 		if r, stop := l.limitReached(); stop {
 			return r
 		}

@@ -22,6 +22,7 @@ const (
 	ExitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
 	ExitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
 	ExitUnproven   = 12  // COMPLETION_MODE=strict: the agent claimed done again with nothing changed and nothing proven
+	ExitUnanswered = 13  // nobody answered the agent's question within ASK_TIMEOUT, with ASK_TIMEOUT_ACTION=stop
 	ExitSIGHUP     = 129 // stopped by SIGHUP
 	ExitSIGINT     = 130 // stopped by SIGINT
 	ExitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)

@@ -31,7 +31,7 @@ func TestExitCodesDocumented(t *testing.T) {
 		}
 	}
 	for _, code := range []int{ExitComplete, ExitError, ExitHalted, ExitFailed, ExitMaxLoops, ExitBudget, ExitIdle,
-		ExitStalled, ExitUsageLimit, ExitUsagePace, ExitOutage, ExitUnproven, ExitSIGHUP, ExitSIGINT, ExitSIGQUIT, ExitSIGTERM} {
+		ExitStalled, ExitUsageLimit, ExitUsagePace, ExitOutage, ExitUnproven, ExitUnanswered, ExitSIGHUP, ExitSIGINT, ExitSIGQUIT, ExitSIGTERM} {
 		if !documented[code] {
 			t.Errorf("exit code %d is not in README's Exit codes table", code)
 		}

@@ -66,6 +66,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	if err == nil {
 		l.spend(rr.Usage) // a review call costs like any other
+		l.quotaRecord(rr)
 	}
 	if head != "" {
 		l.reviewSHA = head

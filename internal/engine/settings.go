@@ -37,4 +37,15 @@ type Deps struct {
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).
 	Swarm Swarm
+
+	// Ask, when set, is where the agent's questions wait for the
+	// person's answer (ask.go; package ask's Box). Without it a question
+	// is reported and nobody can answer it: ASK_TIMEOUT_ACTION applies at
+	// once.
+	Ask Asker
+	// Quota, when set, is the machine's usage ledger: the usage governor
+	// is on (quota.go).
+	Quota Quota
+	// Tasks, when set, is the trackers' side of the plan (tasks.go).
+	Tasks Tasks
 }

@@ -39,6 +39,8 @@ func (l *loop) success(c *call) step {
 		return stopWith(l.signalExit()) // stopped while a task's check ran
 	}
 	gate := l.checkGates(c, &res)
+	l.noteQuestion(&res)
+	l.tasksAfter(c, gate)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)
 }
@@ -135,13 +137,16 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 			l.bus.Note(events.UnknownState{Name: st})
 		}
 	}
-	// Idle iterations are not "no progress" for the breaker.
+	// Idle iterations are not "no progress" for the breaker; an asking
+	// one is what it was only when nobody answers.
 	if !idle {
-		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
-			r.Stop.Claims = l.breakerClaims(c, pending)
-			it.Outcome = "circuit_breaker_trip"
-			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
-			return stopWith(r)
+		if lr := l.progressOf(c, res, gate); !l.deferBreaker(lr) {
+			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
+				r.Stop.Claims = l.breakerClaims(c, pending)
+				it.Outcome = "circuit_breaker_trip"
+				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
+				return stopWith(r)
+			}
 		}
 	}
 	if res.HasPermissionDenials {
@@ -217,7 +222,8 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 }
 
 // afterSuccess ends the run on a pending exit reason or the done pattern
-// (unless the completion is refused), stops a strict run whose agent
+// (unless the completion is refused, or the agent's question waits for
+// its answer or the answer for a call that hears it), stops a strict run whose agent
 // claims done again having changed nothing, else runs the periodic review
 // and watches for stalls.
 func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending string) step {
@@ -226,6 +232,8 @@ func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending str
 		if r, stop := l.complete(pending); stop {
 			return stopWith(r)
 		}
+	case l.askingNow():
+		// a reply that asks is no completion, nor a claim of one
 	case l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText):
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
 		if r, stop := l.complete("done_pattern"); stop {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/templates"
 )
@@ -186,7 +187,7 @@ func (l *loop) planCount() events.PlanCount {
 	if !ok {
 		return events.PlanCount{}
 	}
-	return events.PlanCount{Done: c.Checked, Total: c.Total(), Have: true}
+	return events.PlanCount{Done: c.Checked, Total: c.Total(), Have: true, SetAside: fixplan.SetAsideCount(l.plan.data)}
 }
 
 // evidence is what a completed run rests on: the plan, the gates as they

@@ -31,6 +31,9 @@ const (
 	Resumed            Type = "resumed"
 	ReviewCompleted    Type = "review_completed"
 	RunFinished        Type = "run_finished"
+	QuestionAsked      Type = "question_asked"      // the agent asked the person; the loop waits for the answer
+	QuestionAnswered   Type = "question_answered"   // the person answered; the next call gets the answer
+	QuestionUnanswered Type = "question_unanswered" // the wait ended without an answer (reason: timeout, skipped, stopped)
 )
 
 // Types are the event types a run writes to the event log
@@ -40,6 +43,8 @@ var Types = []Type{
 	IterationTimedOut, IterationIdle, IterationDenied, DelayStarted,
 	DelayEnded, BreakerChanged, RateLimited, UsageLimited, UsageUpdated,
 	DriverSwitched, Paused, Resumed, ReviewCompleted, RunFinished,
+	QuestionAsked, QuestionAnswered, QuestionUnanswered, UsageProjected,
+	TaskImported, TaskClaimed, TaskTaken, TaskClosed, TaskReleased, TrackerError,
 }
 
 // Usage is the token and cost accounting of one agent call (or a total).
@@ -205,13 +210,32 @@ type Event struct {
 	ExitCode       *int `json:"exit_code,omitempty"`
 	DriverExitCode *int `json:"driver_exit_code,omitempty"`
 
+	// iteration_failed, iteration_timed_out: the end of the agent's stderr
+	// as the console showed it (its last lines on one line, as the agent
+	// wrote them: a reader makes it safe to show) and the log that holds
+	// all of it, relative to the project.
+	StderrTail string `json:"stderr_tail,omitempty"`
+	StderrLog  string `json:"stderr_log,omitempty"`
+
 	// driver_switched (with From, To and Until)
 	Why string `json:"why,omitempty"`
+
+	// question_asked, question_answered, question_unanswered
+	Question *Question `json:"question,omitempty"`
 
 	// run_started
 	Driver  string `json:"driver,omitempty"`
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
+
+	// usage_projected: the window, its use, the threshold and when.
+	Projection *Projection `json:"projection,omitempty"`
+	// task_imported, task_claimed, task_taken, task_closed,
+	// task_released, tracker_error (with Message: how it was closed, why
+	// it was released or the error; Reason: the step that failed)
+	Tracker string   `json:"tracker,omitempty"`
+	Tasks   []string `json:"tasks,omitempty"`
+	Title   string   `json:"title,omitempty"`
 
 	// Stop is how a run ended early (run_finished), whose words are
 	// Message; not written (a notifier selects by it).

@@ -47,6 +47,9 @@ type CompletionHeld struct {
 type PlanCount struct {
 	Done, Total int
 	Have        bool
+	// SetAside: tasks set aside with an unanswered question of the
+	// agent's ("- [?]"), counted in neither Done nor Total.
+	SetAside int
 }
 
 // Evidence is what a completed run rests on: the plan, the quality gates
@@ -157,7 +160,11 @@ func (ev Evidence) line(reason string) Line {
 	case ev.Check != "":
 		parts = append(parts, fmt.Sprintf("the goal's check `%s` passes", flat(ev.Check)))
 	case ev.Plan.Have && ev.Plan.Total > 0:
-		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
+		p := fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total)
+		if n := ev.Plan.SetAside; n > 0 {
+			p += fmt.Sprintf(" (%d more set aside with the agent's unanswered question: - [?] in @fix_plan.md)", n)
+		}
+		parts = append(parts, p)
 	default:
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}

@@ -19,6 +19,9 @@ type Moment struct {
 	Snapshot
 	Action string
 	Status string
+	// Question is the agent's question the loop waits on (status.json's
+	// question), nil when none.
+	Question *Question
 }
 
 // Call is how an agent call ended (observe.Observer.CallEnded).
@@ -165,6 +168,12 @@ type Wait struct {
 	Said      string        // the agent's line that told it
 	Lasted    time.Duration // how long the outage has lasted
 	OutageMax time.Duration // how long it may last before it stops the run (0: never, OUTAGE_MAX=0)
+	// Quota, on the usage governor's wait (Kind WaitUsageSoft), is the
+	// threshold reached and the window's reading.
+	Quota *QuotaHold
+	// Question, on a wait of kind WaitQuestion, is the agent's question
+	// and, as the wait ends, what came of it.
+	Question *Question
 }
 
 // WaitPause is the Kind of the wait while the project is paused.
@@ -177,6 +186,8 @@ func (w Wait) StartLines(Moment) []Line {
 	switch w.Kind {
 	case WaitPause:
 		return []Line{logText(Warn, "Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue.")}
+	case WaitQuestion:
+		return w.questionAsked()
 	case "failure_backoff":
 		of := fmt.Sprint(w.MaxTries)
 		if w.MaxTries >= math.MaxInt32 {
@@ -192,8 +203,11 @@ func (w Wait) StartLines(Moment) []Line {
 
 // EndLines: a pause is over.
 func (w Wait) EndLines(Moment) []Line {
-	if w.Kind == WaitPause {
+	switch w.Kind {
+	case WaitPause:
 		return []Line{logText(Success, "Resumed.")}
+	case WaitQuestion:
+		return w.questionEnded()
 	}
 	return nil
 }
@@ -207,6 +221,8 @@ func (w Wait) LimitLines(m Moment) []Line {
 		return []Line{
 			logText(Warn, limitReachedLine(m.CallsThisHour, m.MaxCalls)),
 			logText(Info, sleepingLine(w.Delay))}
+	case w.Kind == WaitUsageSoft && w.Quota != nil:
+		return w.quotaHold(m.TS)
 	case u == nil:
 		return nil
 	case w.Warning:
@@ -237,6 +253,33 @@ func (c BreakerChange) Lines(Moment) []Line {
 		level = Success
 	}
 	return append(outLines(c.Report), logf(level, "Circuit breaker: %s", BreakerMove(c.From, c.To, c.Reason)))
+}
+
+// WaitQuestion is the Kind of the wait for the person's answer to the
+// agent's question: no call is made meanwhile.
+const WaitQuestion = "question"
+
+// Question is a question the agent asked the person: the question_*
+// event lines' question (docs/EVENTS.md), and status.json's while the loop
+// waits for the answer. Text is the agent's (untrusted: shown through
+// safetext, at most analysis.QuestionMax bytes); Answer the person's.
+type Question struct {
+	Text    string    `json:"text"`
+	Loop    int       `json:"loop"` // the loop whose call asked it
+	AskedAt time.Time `json:"asked_at"`
+	// Until is when the wait for the answer ends (ASK_TIMEOUT); zero when
+	// the loop does not wait (ASK_TIMEOUT=0).
+	Until *time.Time `json:"until,omitempty"`
+	// AnswerFile (question_asked) is where a bot or a hook writes the
+	// answer; Answer and Via (question_answered) are the answer and where
+	// it came from: command (ralph_loop --answer), dashboard or file.
+	AnswerFile string `json:"answer_file,omitempty"`
+	Answer     string `json:"answer,omitempty"`
+	Via        string `json:"via,omitempty"`
+	// Then (question_unanswered) is what the loop did: continue, skip
+	// (Task, the plan's task, was set aside) or stop (ASK_TIMEOUT_ACTION).
+	Then string `json:"then,omitempty"`
+	Task string `json:"task,omitempty"`
 }
 
 // End is how the run ended (observe.Observer.Stopped).

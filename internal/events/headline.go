@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // Headline is the event in one line for a person, in the words the
@@ -34,7 +36,15 @@ func (e Event) Headline() string {
 	case IterationCompleted, IterationIdle:
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	case IterationFailed, IterationTimedOut:
-		return fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+		h := fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
+		if c := e.DriverExitCode; e.Type == IterationFailed && c != nil && *c > 0 && !strings.Contains(e.Reason, "exit") {
+			h += fmt.Sprintf(" (code %d)", *c)
+		}
+		if e.StderrTail != "" {
+			// The agent's words, as the console showed them: made safe.
+			h += "; stderr: " + safetext.Line(e.StderrTail)
+		}
+		return h
 	case IterationStarted:
 		return fmt.Sprintf("Starting Loop #%d", e.Loop)
 	case DelayStarted:
@@ -47,8 +57,18 @@ func (e Event) Headline() string {
 		}
 	case UsageUpdated:
 		return usageHeadline(e.UsageLimits)
+	case UsageProjected:
+		if e.Projection != nil {
+			return "Usage: " + UsageProjection(*e.Projection, e.TS)
+		}
+	case TaskImported, TaskClaimed, TaskTaken, TaskClosed, TaskReleased, TrackerError:
+		return taskHeadline(e)
 	case DriverSwitched:
 		return fmt.Sprintf("Agent switched: %s → %s (%s)", e.From, e.To, strings.ReplaceAll(e.Why, "_", " ")) + until(e)
+	case QuestionAsked, QuestionAnswered, QuestionUnanswered:
+		if h := questionHeadline(e); h != "" {
+			return h
+		}
 	}
 	return fmt.Sprintf("%s (loop #%d)", strings.ReplaceAll(string(e.Type), "_", " "), e.Loop)
 }

@@ -33,6 +33,10 @@ func TestHeadline(t *testing.T) {
 		{Event{Type: Resumed}, "Resumed"},
 		{Event{Type: IterationCompleted, Snapshot: snap}, "Loop #4 done; tasks 2/3"},
 		{Event{Type: IterationFailed, Snapshot: snap, Reason: "error (exit 2)"}, "Loop #4 failed: error (exit 2)"},
+		// A failure says what the console said of it: the exit code and the
+		// end of the agent's stderr, made safe (it is the agent's text).
+		{Event{Type: IterationFailed, Snapshot: snap, Reason: "error", DriverExitCode: new(1),
+			StderrTail: "fatal: quota \x1b[31mexceeded\x1b[0m"}, `Loop #4 failed: error (code 1); stderr: fatal: quota \u001b[31mexceeded\u001b[0m`},
 		{Event{Type: UsageUpdated, Snapshot: Snapshot{UsageLimits: []UsageWindow{
 			{Driver: "codex", Window: "primary", Status: "allowed", UsedPercent: &pct, ResetsAt: &until},
 			{Driver: "claude-code", Window: "seven_day", Status: "rejected"}}}},

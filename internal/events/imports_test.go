@@ -11,7 +11,11 @@ import (
 
 // allowed are the module's packages events may import: pure helpers with
 // no I/O of their own.
-var allowed = map[string]bool{"github.com/ralphloop/ralph_loop/internal/clip": true}
+var allowed = map[string]bool{
+	"github.com/ralphloop/ralph_loop/internal/clip":     true,
+	"github.com/ralphloop/ralph_loop/internal/safetext": true,
+	"github.com/ralphloop/ralph_loop/internal/quota":    true, // the usage governor's values and arithmetic: pure
+}
 
 // Package events is values and their words: it imports no machinery (no
 // process runner, gate runner, store or file access), so everything that

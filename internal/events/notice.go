@@ -19,6 +19,15 @@ type Notice interface {
 	Lines() []Line
 }
 
+// QuestionCarried: a question an earlier run left open is taken up: its
+// answer goes into the first call (Answered), or the loop waits for it
+// before that call. Question is the agent's text.
+type QuestionCarried struct {
+	Question string
+	Loop     int
+	Answered bool
+}
+
 // Logged is a line whose text was composed outside the engine: by the
 // command line (configuration warnings), by ralphdir (a quarantined
 // file), by a leaf package that owns its own wording (session, review,

@@ -32,6 +32,8 @@ const (
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
 	StopUnproven              // COMPLETION_MODE=strict: the agent claimed done again, with nothing changed and nothing proven: Claims
+	StopUnanswered            // nobody answered the agent's Question within AskTimeout, and ASK_TIMEOUT_ACTION=stop
+	StopUsageHard             // the usage governor: a window's use on the machine reached a hard threshold: Hold (and Usage)
 )
 
 // Stop is how a run ended early, as values; its Sentence words it for the
@@ -70,6 +72,14 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+	// Hold is the usage governor's hard threshold and the window's
+	// reading (StopUsageHard).
+	Hold *QuotaHold
+
+	// The agent's question nobody answered (the agent's text: shown
+	// through safetext), and ASK_TIMEOUT.
+	Question   string
+	AskTimeout time.Duration
 
 	// Claims: the agent's claims of done that the loop refused in a row
 	// (StopUnproven; a StopBreaker that opened while they went on).
@@ -144,6 +154,9 @@ func (s Stop) Sentence() string {
 	case StopUsageLimit:
 		return "stopped at the usage limit; run ralph_loop again once it has reset"
 	case StopUsageTooFar:
+		if s.Hold != nil {
+			return softTooFar(s)
+		}
 		if s.Usage.ResetsAt == nil {
 			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
 				s.Usage.Window, s.MaxWait)
@@ -153,6 +166,10 @@ func (s Stop) Sentence() string {
 	case StopUsagePercent:
 		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
 			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case StopUsageHard:
+		if s.Hold != nil {
+			return hardStop(s)
+		}
 	case StopUsageWarning:
 		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
 			s.Usage.Window, resetWords(s.Usage))
@@ -161,6 +178,8 @@ func (s Stop) Sentence() string {
 			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
 	case StopPermanent:
 		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
+	case StopUnanswered:
+		return unansweredStop(s)
 	case StopSignal:
 		return "stopped by " + s.Signal
 	case StopUnproven:

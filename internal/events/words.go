@@ -79,6 +79,8 @@ var waitLabels = map[string]string{
 	"outage_backoff":  "Provider outage; next try in",
 	"rate_limit":      "Time until reset",
 	"usage_limit":     "Time until retry",
+	"question":        "Waiting for your answer (ralph_loop --answer); time left",
+	"usage_soft":      "Usage window resets in",
 }
 
 // waitWords word a wait of kind (a delay_started event's wait, a

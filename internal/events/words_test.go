@@ -76,6 +76,7 @@ func (c wordsCase) lines() []Line {
 // parses the "[stamp] [LEVEL] msg" lines).
 func wordsCases() []wordsCase {
 	until := time.Date(2030, 1, 2, 15, 4, 5, 0, time.Local)
+	projAt := time.Date(2026, 2, 18, 16, 40, 0, 0, time.Local)
 	warnPct, warnReset := 81.0, time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
 	test := gateFailure("TEST_COMMAND", "go test ./...", 1)
 	lint := GateFailure{Gate: "QUALITY_GATES", Command: "npm run\x1b[2Jlint", ExitCode: 124, TimedOut: true}
@@ -306,6 +307,18 @@ func wordsCases() []wordsCase {
 		{v: DriverSwitch{From: "OpenAI Codex", To: "Claude Code", Why: SwitchUsageLimit}, want: []string{"WARN 🔁 OpenAI Codex is at its usage limit: going on with Claude Code"}},
 		{v: DriverSwitch{From: "OpenAI Codex", To: "Claude Code", Why: SwitchReset}, want: []string{"SUCCESS 🔁 Claude Code's usage limit has reset: back to Claude Code (from OpenAI Codex)"}},
 		{v: Review{Level: Warn, Text: "Review: 2 findings"}, want: []string{"WARN Review: 2 findings"}},
+		// The agent's questions (TestQuestionLines has each way a wait ends).
+		{v: QuestionCarried{Question: "Which?", Loop: 4}, want: []string{
+			`WARN A question an earlier run asked (loop 4) is still open: "Which?"; no call until it is answered`}},
+		{v: QuestionCarried{Question: "Which \x1b[2J?", Loop: 4, Answered: true}, want: []string{
+			`INFO The question an earlier run asked (loop 4) was answered: its answer goes into the first call: "Which \u001b[2J?"`}},
+		// The trackers' happenings (TestTrackedWords has each kind).
+		{v: Task{Kind: TaskClaimed, Tracker: "github", Keys: []string{"#7"}, Title: "Fix it"}, want: []string{"INFO 📌 Claimed #7 (github) for the next call: Fix it"}},
+		// The usage governor's projection (TestQuotaWords has its words).
+		{v: Projection{Window: "five_hour", UsedPercent: 62.5, Estimated: true, Setting: "USAGE_LIMITS five_hour:soft:85", Kind: "soft", Percent: 85,
+			ReachesAt: projAt, ResetsAt: projAt.Add(80 * time.Minute), PerHour: 12},
+			m: Moment{TS: projAt.Add(-time.Hour)}, want: []string{
+				"WARN 📈 Usage: at this rate (12%/h) the five_hour window reaches 85% (USAGE_LIMITS five_hour:soft:85) at 16:40, before it resets at 18:00 (now 62.5%, estimated)"}},
 	}
 }
 

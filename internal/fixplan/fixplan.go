@@ -201,3 +201,53 @@ func Tasks(plan []byte, max int) ([]Task, int) {
 	}
 	return out, n
 }
+
+// asideRe is a task set aside with an unanswered question ("- [?]"):
+// neither open nor done, as the bash loop and bmalph count.
+var asideRe = regexp.MustCompile(`^` + ws + `*- \[\?\]`)
+
+// SetAside sets the plan's first open task aside with note: its box
+// becomes "- [?]" (neither open nor done: the loop and bmalph count it
+// out, and the agent moves on to the next task) and note follows on an
+// indented detail line ("  > note", on one line). It returns the new
+// plan and the task's text, or changed false when no task is open.
+func SetAside(plan []byte, note string) (out []byte, task string, changed bool) {
+	var b bytes.Buffer
+	b.Grow(len(plan) + len(note) + 16)
+	rest := plan
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		text := strings.TrimRight(string(line), "\r\n")
+		if changed || !openRe.MatchString(text) {
+			b.Write(line)
+			continue
+		}
+		changed, task = true, taskText(text)
+		indent := text[:len(text)-len(strings.TrimLeft(text, " \t\n\v\f\r"))]
+		eol := string(line[len(text):])
+		if eol == "" {
+			eol = "\n"
+		}
+		b.WriteString(strings.Replace(text, "- [ ]", "- [?]", 1) + eol)
+		b.WriteString(indent + "  > " + strings.Join(strings.Fields(note), " ") + eol)
+	}
+	if !changed {
+		return plan, "", false
+	}
+	return b.Bytes(), task, true
+}
+
+// SetAsideCount is how many tasks are set aside ("- [?]").
+func SetAsideCount(plan []byte) int {
+	n := 0
+	for _, l := range lines(plan) {
+		if asideRe.MatchString(l) {
+			n++
+		}
+	}
+	return n
+}

@@ -213,3 +213,30 @@ func TestTasks(t *testing.T) {
 		t.Errorf("Tasks(plan, 0) = %v, want 4 tasks", all)
 	}
 }
+
+// TestSetAside: the first open task's box becomes [?] with the note on a
+// detail line under it; the counts leave it out; a plan with no open task
+// is unchanged.
+func TestSetAside(t *testing.T) {
+	plan := "# Plan\n- [x] Done one\n  - [ ] Story 1.2: Login form\r\n- [ ] Later\n"
+	out, task, changed := SetAside([]byte(plan), "Set aside (loop 2): nobody answered\n\"Postgres or SQLite?\"")
+	want := "# Plan\n- [x] Done one\n  - [?] Story 1.2: Login form\r\n    > Set aside (loop 2): nobody answered \"Postgres or SQLite?\"\r\n- [ ] Later\n"
+	if !changed || task != "Story 1.2: Login form" || string(out) != want {
+		t.Fatalf("SetAside = %q, %q, %v\nwant %q", out, task, changed, want)
+	}
+	if c := Count(out); c.Checked != 1 || c.Unchecked != 1 {
+		t.Errorf("Count after = %+v", c)
+	}
+	if n := NextTask(out); n != "- [ ] Later" {
+		t.Errorf("NextTask after = %q", n)
+	}
+	if SetAsideCount(out) != 1 {
+		t.Errorf("SetAsideCount = %d", SetAsideCount(out))
+	}
+	if _, _, changed := SetAside([]byte("- [x] all done\n"), "x"); changed {
+		t.Error("a plan with no open task changed")
+	}
+	if out, _, _ := SetAside([]byte("- [ ] last"), "n"); string(out) != "- [?] last\n  > n\n" {
+		t.Errorf("no final newline: %q", out)
+	}
+}

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// ShellArgv is the command line that runs command as a gate runs it
+// (bash -c, or cmd.exe without bash): for the person's USAGE_PROBE_COMMAND.
+func ShellArgv(command string) []string { return shellArgv(command) }
+
 // shellArgv is the command line that runs a gate command.
 func shellArgv(command string) []string {
 	bash, systemRoot, comspec := hostShells()

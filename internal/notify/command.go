@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -113,6 +114,11 @@ func hookEnv(m message, project, dir string) []string {
 		if e.ExitCode != nil {
 			env[len(env)-1] = "RALPH_EXIT_CODE=" + strconv.Itoa(*e.ExitCode)
 		}
+	}
+	if q := e.Question; q != nil {
+		// The agent's question, on one line with its controls made
+		// visible, and where the answer goes (question_asked).
+		env = append(env, "RALPH_QUESTION="+safetext.Line(q.Text), "RALPH_ANSWER_FILE="+q.AnswerFile)
 	}
 	return env
 }

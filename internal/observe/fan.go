@@ -92,8 +92,16 @@ func (f *Fan) BreakerMoved(m events.Moment, c events.BreakerChange) {
 
 func (f *Fan) UsageChanged(m events.Moment) { f.report(m, Observer.UsageChanged) }
 
+func (f *Fan) UsageProjected(m events.Moment, p events.Projection) {
+	f.report(m, func(o Observer, m events.Moment) { o.UsageProjected(m, p) })
+}
+
 func (f *Fan) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	f.report(m, func(o Observer, m events.Moment) { o.DriverSwitched(m, s) })
+}
+
+func (f *Fan) Tracked(m events.Moment, t events.Task) {
+	f.report(m, func(o Observer, m events.Moment) { o.Tracked(m, t) })
 }
 
 func (f *Fan) Reviewed(m events.Moment, r events.Review) {

@@ -51,23 +51,40 @@ func (l lines) CallEnded(m events.Moment, c events.Call) {
 	e.Iteration = c.Iteration
 	e.Reason = c.FailureWords()
 	e.DriverExitCode = c.DriverExitCode
+	e.StderrTail, e.StderrLog = c.StderrTail, c.StderrLog
 	l.f(e)
 }
 
 func (l lines) WaitStarted(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
+	switch w.Kind {
+	case events.WaitPause:
 		l.f(line(m, events.Paused))
-		return
+	case events.WaitQuestion:
+		l.f(questionLine(m, events.QuestionAsked, w))
+	default:
+		l.f(waitLine(m, events.DelayStarted, w))
 	}
-	l.f(waitLine(m, events.DelayStarted, w))
 }
 
 func (l lines) WaitEnded(m events.Moment, w events.Wait) {
-	if w.Kind == events.WaitPause {
+	switch {
+	case w.Kind == events.WaitPause:
 		l.f(line(m, events.Resumed))
-		return
+	case w.Kind == events.WaitQuestion && w.Question != nil && w.Question.Answer != "":
+		l.f(questionLine(m, events.QuestionAnswered, w))
+	case w.Kind == events.WaitQuestion:
+		l.f(questionLine(m, events.QuestionUnanswered, w))
+	default:
+		l.f(waitLine(m, events.DelayEnded, w))
 	}
-	l.f(waitLine(m, events.DelayEnded, w))
+}
+
+// questionLine is the line of a question's wait: question_asked as it
+// starts, question_answered or question_unanswered as it ends.
+func questionLine(m events.Moment, typ events.Type, w events.Wait) events.Event {
+	e := waitLine(m, typ, w)
+	e.Question = w.Question
+	return e
 }
 
 func (l lines) LimitHit(m events.Moment, w events.Wait) {
@@ -86,11 +103,27 @@ func (l lines) BreakerMoved(m events.Moment, c events.BreakerChange) {
 
 func (l lines) UsageChanged(m events.Moment) { l.f(line(m, events.UsageUpdated)) }
 
+func (l lines) UsageProjected(m events.Moment, p events.Projection) {
+	e := line(m, events.UsageProjected)
+	e.Projection = &p
+	l.f(e)
+}
+
 func (l lines) DriverSwitched(m events.Moment, s events.DriverSwitch) {
 	e := line(m, events.DriverSwitched)
 	e.From, e.To, e.Why = s.FromDriver, s.ToDriver, s.Why
 	if !s.Until.IsZero() {
 		e.Until = &s.Until
+	}
+	l.f(e)
+}
+
+func (l lines) Tracked(m events.Moment, t events.Task) {
+	e := line(m, t.Kind)
+	e.Tracker, e.Tasks, e.Title = t.Tracker, t.Keys, t.Title
+	e.Message, e.Reason = t.Note, t.Op
+	if t.Kind == events.TrackerError {
+		e.Message = t.Err
 	}
 	l.f(e)
 }

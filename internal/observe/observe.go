@@ -8,7 +8,8 @@
 //
 //   - the run's lifecycle: RunStarted, CallStarted, CallProgress,
 //     CallEnded, WaitStarted, WaitEnded, LimitHit, BreakerMoved,
-//     UsageChanged, DriverSwitched, Reviewed, Stopped. Each carries an
+//     UsageChanged, DriverSwitched, UsageProjected, Tracked, Reviewed,
+//     Stopped. Each carries an
 //     events.Moment (the time, the run id, the run's state and
 //     status.json's action and status), so a surface renders itself from
 //     the last report alone. Each of them but CallProgress is one line of
@@ -72,6 +73,12 @@ type Observer interface {
 	UsageChanged(m events.Moment)
 	// DriverSwitched: the loop goes on with another agent CLI.
 	DriverSwitched(m events.Moment, s events.DriverSwitch)
+	// UsageProjected: at the machine's present burn, a usage window
+	// reaches a threshold before it resets (the usage governor).
+	UsageProjected(m events.Moment, p events.Projection)
+	// Tracked: a tracker's items were imported, claimed, closed or
+	// released, or a tracker command failed (TASK_SOURCES).
+	Tracked(m events.Moment, t events.Task)
 	// Reviewed: a review call ended; r says what it found.
 	Reviewed(m events.Moment, r events.Review)
 	// Stopped: the run ended.
@@ -131,6 +138,9 @@ type Keeper interface {
 	// PlanUnticked: the fix plan with the tasks whose VERIFY_COMMAND
 	// failed open again.
 	PlanUnticked(plan []byte) error
+	// PlanSetAside: the fix plan with a task set aside with the agent's
+	// unanswered question (ASK_TIMEOUT_ACTION=skip).
+	PlanSetAside(plan []byte) error
 	// SessionStarted: session tracking starts (an active session of an
 	// earlier run goes on); SessionTouched: an iteration uses it.
 	SessionStarted(at time.Time) error
@@ -164,6 +174,8 @@ func (ignore) LimitHit(events.Moment, events.Wait)                           {}
 func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
 func (ignore) UsageChanged(events.Moment)                                    {}
 func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
+func (ignore) UsageProjected(events.Moment, events.Projection)               {}
+func (ignore) Tracked(events.Moment, events.Task)                            {}
 func (ignore) Reviewed(events.Moment, events.Review)                         {}
 func (ignore) Stopped(events.Moment, events.End)                             {}
 func (ignore) Output(time.Time, []byte)                                      {}
@@ -184,6 +196,7 @@ func (ignore) DiffSummaryChanged(string) error                               { r
 func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
 func (ignore) PlanCollapsed([]byte) error                                    { return nil }
 func (ignore) PlanUnticked([]byte) error                                     { return nil }
+func (ignore) PlanSetAside([]byte) error                                     { return nil }
 func (ignore) SessionStarted(time.Time) error                                { return nil }
 func (ignore) SessionTouched(time.Time) error                                { return nil }
 func (ignore) SessionIDSaved(string, time.Time) error                        { return nil }

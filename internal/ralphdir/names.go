@@ -28,6 +28,9 @@ const (
 	oldLockFile         = ".ralph_loop.lock" // where versions before 2026-11 kept the lock
 	PauseFile           = ".ralph_paused"
 	failureState        = ".failure_guard"
+	// TaskMap maps the plan's tracked lines to the trackers' items
+	// (TASK_SOURCES, docs/TASKS.md).
+	TaskMap = ".tasks.json"
 )
 
 // FallbackSessionPrefix starts the name of a fallback driver's own agent
@@ -45,7 +48,7 @@ var loopOwnedNames = map[string]bool{
 	".loop_diff_summary": true, ".claude_session_id": true, ".ralph_session": true, ".ralph_session_history": true,
 	CircuitBreakerState: true, ".circuit_breaker_history": true, ".quality_gate_results": true,
 	".review_findings.json": true, ".review_last_sha": true, ".write_heartbeat_triggered": true, oldLockFile: true,
-	PauseFile: true, failureState: true, ".error_history": true,
+	PauseFile: true, failureState: true, ".error_history": true, TaskMap: true,
 	".heartbeat_marker": true, ".write_heartbeat_seen": true, ".write_heartbeat_pid": true,
 }
 

@@ -51,3 +51,9 @@ func probeLock(p string) (bool, error) {
 	}
 	return false, unlock(f)
 }
+
+// ProbeLock reports whether a process holds the lock file at path (one
+// LockPath takes), as LockHolder does for the project's lock: without
+// creating or writing anything. A missing file, or one that is not a
+// regular file, is no lock held.
+func ProbeLock(path string) (bool, error) { return probeLock(path) }

@@ -83,7 +83,9 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 }
 
 // ReadFileNoLink is ReadFileCapped, except that a link at path is refused
-// (a *FileError), not followed.
+// (a *FileError), not followed: for a file in a folder of the person's
+// that only a process of theirs writes (the answers to the agent's
+// questions), where a link is never theirs.
 func ReadFileNoLink(path string, limit int64) ([]byte, error) {
 	return readCapped(path, limit, false)
 }
@@ -120,6 +122,13 @@ func readCapped(path string, limit int64, follow bool) ([]byte, error) {
 // repository's, and one linked to a file elsewhere would be read and
 // quoted in warnings.
 func ReadConfig(path string) ([]byte, error) { return readCapped(path, StateCap, false) }
+
+// ReadFileNoFollow is ReadFileCapped except that a link at path is
+// refused with a *FileError, never followed: for a file of the loop's own
+// outside .ralph/ (the usage ledger) that a link must not redirect.
+func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
+	return readCapped(path, limit, false)
+}
 
 // openRegular opens path for reading without blocking (a named pipe with no
 // writer cannot hang the loop) and checks with fstat, before a byte is

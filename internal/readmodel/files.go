@@ -3,6 +3,7 @@ package readmodel
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // Files names the .ralph/ folder a dashboard shows, and how.
@@ -19,6 +21,16 @@ type Files struct {
 	MaxCalls int                       // the configured hourly limit, shown while status.json has none
 	Now      func() time.Time          // the clock
 	Text     func(events.Event) string // an event in a few words, for the last events
+	// Quota, when the usage governor is on, reads the machine's ledger.
+	Quota Quota
+}
+
+// Quota is the usage governor's view for a dashboard: the ledger read at
+// a time, and a stamp that changes when the ledger does (another loop on
+// the machine recorded a call).
+type Quota interface {
+	View(now time.Time) *QuotaView
+	Stamp() string
 }
 
 // FromFiles is the dashboard source that reads f's folder each time it is
@@ -44,7 +56,10 @@ func (s *folder) Stamps() (snap, live string) {
 	if held, _ := f.Dir.LockHolder(); held != nil {
 		fmt.Fprintf(&b, "pid%d;", held.PID)
 	}
-	fmt.Fprintf(&b, "%d", f.Now().Unix()/3600)
+	fmt.Fprintf(&b, "%d;%s", f.Now().Unix()/3600, swarm.StateStamp(filepath.Dir(f.Dir.Root())))
+	if f.Quota != nil {
+		b.WriteString(";" + f.Quota.Stamp())
+	}
 	return b.String(), fileStamp(f.Dir, ralphdir.LiveLog)
 }
 
@@ -62,12 +77,16 @@ func fileStamp(d *ralphdir.Dir, name string) string {
 // events and the last event the phase is told from.
 func (s *folder) Snapshot() any {
 	f := s.f
-	return pageOf(f.Name, readState(f.Dir, f.Now(), pageTail, true), f.MaxCalls, f.Now(), f.Text)
+	return pageOf(f, readState(f.Dir, f.Now(), pageTail, true), f.Now())
 }
 
 // pageOf is the dashboard's snapshot of r.
-func pageOf(name string, r folderState, maxCalls int, now time.Time, text func(events.Event) string) any {
+func pageOf(f Files, r folderState, now time.Time) any {
+	name, maxCalls, text := f.Name, f.MaxCalls, f.Text
 	v := build(r, maxCalls, now)
+	if f.Quota != nil {
+		v.Quota = f.Quota.View(now)
+	}
 	addTimeline(v, r, text)
 	return &page{Name: name, View: v, timeline: v.Timeline}
 }

@@ -55,14 +55,18 @@ func (l *memory) Stamps() (snap, live string) {
 	v := l.version
 	l.mu.Unlock()
 	f := l.f
-	return strconv.FormatUint(v, 10) + ";" + fileStamp(f.Dir, ralphdir.FixPlan) + strconv.FormatBool(f.Dir.Exists(ralphdir.PauseFile)) + ";" +
-		strconv.FormatInt(f.Now().Unix()/3600, 10), fileStamp(f.Dir, ralphdir.LiveLog)
+	snap = strconv.FormatUint(v, 10) + ";" + fileStamp(f.Dir, ralphdir.FixPlan) + strconv.FormatBool(f.Dir.Exists(ralphdir.PauseFile)) + ";" +
+		strconv.FormatInt(f.Now().Unix()/3600, 10)
+	if f.Quota != nil {
+		snap += ";" + f.Quota.Stamp()
+	}
+	return snap, fileStamp(f.Dir, ralphdir.LiveLog)
 }
 
 // Snapshot is the page's View, from memory.
 func (l *memory) Snapshot() any {
 	r := l.current()
-	return pageOf(l.f.Name, r, l.f.MaxCalls, l.f.Now(), l.f.Text)
+	return pageOf(l.f, r, l.f.Now())
 }
 
 // current is a copy of the state held, with the plan read again if it

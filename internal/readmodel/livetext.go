@@ -33,10 +33,25 @@ func liveText(data []byte) string {
 			best = text
 		}
 	}
-	if strings.TrimSpace(best) != "" && !strings.Contains(best, `{"type"`) {
+	// A renderer that kept the loop's headers only (a --live renderer
+	// shows nothing of Claude's lone json result) did not find the
+	// agent's words: the result records have them.
+	if said(best) && !strings.Contains(best, `{"type"`) {
 		return best
 	}
 	return resultTexts(data)
+}
+
+// said reports whether text holds a line other than the loop's own
+// headers ("=== Loop #2 - 2026-12-05 06:11:06 ===").
+func said(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !(strings.HasPrefix(l, "=== Loop #") && strings.HasSuffix(l, " ===")) {
+			return true
+		}
+	}
+	return false
 }
 
 // resultTexts replaces each line that is a result record with its result

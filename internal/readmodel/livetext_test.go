@@ -28,6 +28,13 @@ func TestLiveText(t *testing.T) {
 		{"claude json result",
 			`{"type":"result","subtype":"success","is_error":false,"result":"Done.\n\n---RALPH_STATUS---\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---","session_id":"s1"}` + "\n",
 			[]string{"Done.\n\n---RALPH_STATUS---\nEXIT_SIGNAL: false"}},
+		// Without --live, live.log holds the loop's header and Claude's
+		// one json result: the page shows the result's text, not the
+		// header alone.
+		{"claude json result after the loop's header",
+			"\n\n=== Loop #2 - 2026-12-05 06:27:48 ===\n" +
+				`{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.25,"usage":{"input_tokens":1000,"output_tokens":200},"result":"Did one task.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\n---END_RALPH_STATUS---","session_id":"sess-1"}` + "\n",
+			[]string{"=== Loop #2", "Did one task."}},
 		{"codex jsonl", string(codex), nil},
 		{"plain text", "compiling...\nok\n", []string{"compiling...\nok\n"}},
 	}

@@ -39,6 +39,7 @@ type statusFile struct {
 	Cost           float64 `json:"cost_usd_total"`
 
 	UsageLimits []events.UsageWindow `json:"usage_limits"`
+	Question    *events.Question     `json:"question"`
 }
 
 // build is the View of r at now.
@@ -83,6 +84,16 @@ func build(r folderState, maxCalls int, now time.Time) *View {
 		maxCalls = sf.MaxCalls
 	}
 	v.Calls = calls{ThisHour: w.Count, Max: maxCalls, NextReset: ratelimit.NextResetClock(now), Run: sf.CallsRun, Failed: sf.CallsFailed}
+	if m := r.Swarm; m != nil {
+		sv := &swarmView{Membership: m, Calls: m.Spent.Calls, Tokens: m.Spent.Tokens, CostUSD: m.Spent.CostUSD}
+		if v.State.Running && v.Totals != nil {
+			// The run under way: swarm.json counts a run once it ended.
+			sv.Calls += max(sf.CallsRun, sf.LoopCount)
+			sv.Tokens += v.Totals.Tokens()
+			sv.CostUSD = events.RoundCost(sv.CostUSD + v.Totals.CostUSD)
+		}
+		v.Swarm = sv
+	}
 	return v
 }
 
@@ -121,9 +132,16 @@ func phase(v *View, sf statusFile, last *events.Event, now time.Time) string {
 			}
 		}
 	}
+	if q := sf.Question; q != nil && sf.LastAction == "waiting_for_answer" {
+		// The loop waits for the person's answer: no call until it comes.
+		v.State.Question, v.State.WaitingFor, v.State.Until = q, events.WaitQuestion, q.Until
+		v.Progress.CallRunning, v.Progress.CallElapsedSecs = false, nil
+	}
 	switch {
 	case v.State.Paused:
 		return "paused"
+	case v.State.Question != nil:
+		return "waiting_for_answer"
 	case v.State.WaitingFor != "":
 		return "waiting"
 	}
@@ -143,6 +161,7 @@ func addTimeline(v *View, r folderState, text func(events.Event) string) {
 	t := &timeline{Loops: []loop{}, Plan: []fixplan.Task{}, Events: []eventLine{}}
 	if r.Plan != nil {
 		t.Plan, t.PlanTotal = fixplan.Tasks(r.Plan, pageTasks)
+		t.PlanDone = fixplan.Count(r.Plan).Checked
 	}
 	runs, _ := report.Read(bytes.NewReader(r.Events))
 	if last := report.Last(runs); last != nil {
@@ -158,7 +177,10 @@ func addTimeline(v *View, r folderState, text func(events.Event) string) {
 		}
 	}
 	for _, e := range lastEvents(r.Events, pageEvents) {
-		t.Events = append(t.Events, eventLine{TS: e.TS, Type: string(e.Type), Text: text(e)})
+		// Two runs started in the same second share their id: an event
+		// before the shown run's start is the earlier one's.
+		other := t.Run != nil && (e.RunID != t.Run.RunID || e.TS.Before(t.Run.Started))
+		t.Events = append(t.Events, eventLine{TS: e.TS, Type: string(e.Type), Text: text(e), RunID: e.RunID, OtherRun: other})
 	}
 	v.Timeline = t
 }

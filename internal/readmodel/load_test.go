@@ -125,3 +125,41 @@ func TestStatusReadsKeptStateAsTheLoopDoes(t *testing.T) {
 		})
 	}
 }
+
+// A loop waiting for the person's answer: the phase waiting_for_answer,
+// the question from status.json (no call shown running, though the last
+// event of the log is the asking call's start), and the summary's
+// Question and Answer lines with the question's escapes made visible.
+func TestStatusWaitingForAnswer(t *testing.T) {
+	until := time.Date(2026, 1, 1, 14, 0, 0, 0, time.UTC)
+	ev, _ := json.Marshal(events.Event{Type: events.IterationStarted, TS: until.Add(-time.Hour)})
+	q := events.Question{Text: "Keep \x1b]0;x\x07 it?", Loop: 2, Until: &until}
+	st, _ := json.Marshal(map[string]any{"loop_count": 2, "status": "paused", "last_action": "waiting_for_answer", "question": q})
+	d := writeFiles(t, t.TempDir(), map[string]string{ralphdir.EventsLog: string(ev) + "\n", ralphdir.Status: string(st)})
+	var sf statusFile
+	json.Unmarshal(st, &sf)
+	v := &View{State: state{Running: true, PID: 42}, StatusFound: true}
+	last := lastEvents(tailLogs(d, []string{ralphdir.EventsLog}, statusTail), 1)
+	if got := phase(v, sf, &last[0], until.Add(-time.Minute)); got != "waiting_for_answer" || v.State.Question == nil || v.Progress.CallRunning || !v.State.Until.Equal(until) {
+		t.Fatalf("phase = %q, question %+v, call running %v", got, v.State.Question, v.Progress.CallRunning)
+	}
+	v.State.Phase, v.Progress.Loop = "waiting_for_answer", 2
+	v.State.Question.AnswerFile = "/c/q.answer"
+	var b bytes.Buffer
+	v.WriteSummary(&b)
+	for _, want := range []string{
+		"  State:     waiting for answer (pid 42) until " + until.Local().Format("15:04:05") + ", loop 2\n",
+		"  Question:  \"Keep \\u001b]0;x\\u0007 it?\" (the agent asked in loop 2)\n",
+		"  Answer:    ralph_loop --answer \"YOUR ANSWER\" here, or the dashboard's answer form, or write the answer to /c/q.answer\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Stopped, the loop's status.json keeps no question: the phase says stopped.
+	sf.LastAction = "question_unanswered"
+	v = &View{State: state{}, StatusFound: true}
+	if got := phase(v, sf, nil, until); got != "stopped" || v.State.Question != nil {
+		t.Errorf("stopped: phase %q, question %+v", got, v.State.Question)
+	}
+}

@@ -1,12 +1,14 @@
 package readmodel
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 	"github.com/ralphloop/ralph_loop/session"
 )
@@ -27,6 +29,10 @@ type folderState struct {
 	Window      ratelimit.Window
 	// Events is the end of the event log, whole lines, oldest first.
 	Events []byte
+	// Swarm is the swarm worker the folder is (its project is a
+	// .swarm/worker-i worktree), as swarm.json has it; nil for a loop of
+	// its own.
+	Swarm *swarm.Membership
 }
 
 // The ends of the event log a View reads: --status needs the last event
@@ -64,6 +70,7 @@ func readState(d *ralphdir.Dir, now time.Time, tail int64, rotated bool) folderS
 		names = ralphdir.WithRotated(ralphdir.EventsLog)
 	}
 	r.Events = tailLogs(d, names, tail)
+	r.Swarm = swarm.MembershipOf(filepath.Dir(d.Root()))
 	return r
 }
 

@@ -11,6 +11,19 @@ type summary struct {
 	Breaker  *summaryBreaker `json:"breaker"`
 	Calls    calls           `json:"calls"`
 	Totals   summaryTotals   `json:"totals"`
+	Swarm    *summarySwarm   `json:"swarm,omitempty"`
+}
+
+// summarySwarm is a swarm worker's part of its row: where it stands in
+// the swarm, why it was not merged, and what all its runs cost.
+type summarySwarm struct {
+	Worker    string  `json:"worker"`
+	State     string  `json:"state"`
+	Merged    bool    `json:"merged"`
+	NotMerged bool    `json:"not_merged"`
+	Note      string  `json:"note,omitempty"`
+	Calls     int     `json:"calls"`
+	CostUSD   float64 `json:"cost_usd"`
 }
 
 type summaryProgress struct {
@@ -38,6 +51,10 @@ func summaryOf(v *View) *summary {
 	}
 	if v.Totals != nil {
 		s.Totals.CostUSD = v.Totals.CostUSD
+	}
+	if w := v.Swarm; w != nil {
+		s.Swarm = &summarySwarm{Worker: w.Worker, State: clip.Runes(w.State, 20), Merged: w.Merged, NotMerged: w.NotMerged,
+			Note: clip.Runes(w.Note, 160), Calls: w.Calls, CostUSD: w.CostUSD}
 	}
 	return s
 }

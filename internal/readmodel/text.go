@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // WriteSummary is the short view for a person: --status prints it after
@@ -15,6 +16,10 @@ import (
 func (v *View) WriteSummary(w io.Writer) {
 	fmt.Fprintln(w, "\nSummary:")
 	fmt.Fprintf(w, "  State:     %s\n", v.StateLine())
+	if q := v.State.Question; q != nil {
+		fmt.Fprintf(w, "  Question:  %s (the agent asked in loop %d)\n", events.Quoted(q.Text, 1000), q.Loop)
+		fmt.Fprintf(w, "  Answer:    ralph_loop --answer \"YOUR ANSWER\" here, or the dashboard's answer form%s\n", answerFile(q))
+	}
 	if v.Progress.Task != "" {
 		fmt.Fprintf(w, "  Task:      %s\n", v.Progress.Task)
 	}
@@ -42,6 +47,38 @@ func (v *View) WriteSummary(w io.Writer) {
 	for _, u := range v.Usage {
 		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
 	}
+	if v.Quota != nil {
+		v.Quota.write(w)
+	}
+	if s := v.Swarm; s != nil {
+		fmt.Fprintf(w, "  Swarm:     %s\n", safetext.Line(s.words()))
+	}
+}
+
+// answerFile is the question's answer file, as the summary names it.
+func answerFile(q *events.Question) string {
+	if q.AnswerFile == "" {
+		return ""
+	}
+	return ", or write the answer to " + safetext.Line(q.AnswerFile)
+}
+
+// words is a swarm worker for --status: its place in the swarm and what
+// all its runs took.
+func (s *swarmView) words() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s of a --swarm, %s", s.Worker, s.State)
+	switch {
+	case s.NotMerged:
+		fmt.Fprintf(&b, ": not merged into %s (its work stays on branch %s)", s.Base, s.Branch)
+		if s.Note != "" {
+			fmt.Fprintf(&b, ": %s", s.Note)
+		}
+	case s.Merged:
+		fmt.Fprintf(&b, ": merged into %s", s.Base)
+	}
+	fmt.Fprintf(&b, "; all its runs: %d calls, $%.4f", s.Calls, s.CostUSD)
+	return b.String()
 }
 
 // usageLine is one usage window for a person: driver and window, the
@@ -69,8 +106,10 @@ func (v *View) StateLine() string {
 		fmt.Fprintf(&b, " (pid %d)", s.PID)
 	}
 	switch s.Phase {
-	case "waiting":
-		fmt.Fprintf(&b, " for %s", s.WaitingFor)
+	case "waiting", "waiting_for_answer":
+		if s.Phase == "waiting" {
+			fmt.Fprintf(&b, " for %s", s.WaitingFor)
+		}
 		if s.Until != nil {
 			fmt.Fprintf(&b, " until %s", s.Until.Local().Format("15:04:05"))
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
 // View is what a reader shows of one .ralph/ folder. Marshalled, it is
@@ -22,6 +23,13 @@ type View struct {
 	// Usage is status.json's usage_limits: the provider's usage windows as
 	// last reported (absent until an agent CLI reported one).
 	Usage []events.UsageWindow `json:"usage_limits,omitempty"`
+	// Quota is the usage governor's view of the machine's ledger (absent
+	// while the governor is off).
+	Quota *QuotaView `json:"quota,omitempty"`
+	// Swarm: the folder is a worker of a --swarm (absent otherwise): its
+	// state in the swarm, whether its branch was merged, why not, and
+	// what all its loop's runs took.
+	Swarm *swarmView `json:"swarm,omitempty"`
 
 	// Timeline is the last run's loops, the plan and the last events, for
 	// the dashboard (nil for --status).
@@ -32,15 +40,29 @@ type View struct {
 	StatusErr   error  `json:"-"` // why status.json could not be read
 }
 
+// swarmView is a swarm worker as swarm.json has it, with what its calls
+// took: the runs swarm.json counted, and the run under way (status.json's
+// totals) while its loop runs.
+type swarmView struct {
+	*swarm.Membership
+	Calls   int     `json:"calls"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
+}
+
 // state says what the loop is doing now.
 type state struct {
-	Phase      string     `json:"phase"` // running, paused, waiting, stopped, not_started
+	Phase      string     `json:"phase"` // running, paused, waiting, waiting_for_answer, stopped, not_started
 	Running    bool       `json:"running"`
 	PID        int        `json:"pid,omitempty"`
 	Paused     bool       `json:"paused"`
 	WaitingFor string     `json:"waiting_for,omitempty"` // loop_delay, rate_limit, usage_limit, ...
 	Until      *time.Time `json:"until,omitempty"`
 	Reason     string     `json:"reason,omitempty"` // why it stopped
+	// Question is the agent's question waiting for the person's answer:
+	// the one the loop waits on (status.json's), or one a stopped run
+	// left open (--status adds it, and where its answer file is).
+	Question *events.Question `json:"question,omitempty"`
 }
 
 type progress struct {
@@ -88,7 +110,11 @@ type timeline struct {
 	LoopsTotal int            `json:"loops_total"`
 	Plan       []fixplan.Task `json:"plan"`
 	PlanTotal  int            `json:"plan_total"`
-	Events     []eventLine    `json:"events"`
+	// PlanDone is the plan's ticked tasks as the file has them now (the
+	// boxes the page strikes), where progress.tasks_completed is what the
+	// loop last counted.
+	PlanDone int         `json:"plan_done"`
+	Events   []eventLine `json:"events"`
 }
 
 type run struct {
@@ -114,6 +140,11 @@ type eventLine struct {
 	TS   time.Time `json:"ts"`
 	Type string    `json:"type"`
 	Text string    `json:"text"`
+	// RunID is the run the event is of; OtherRun is set when that is not
+	// the run the page shows (an earlier run's, or a start-up that failed
+	// after it).
+	RunID    string `json:"run_id"`
+	OtherRun bool   `json:"other_run,omitempty"`
 }
 
 // page is the dashboard's snapshot of a project: its name, the View and

@@ -69,6 +69,23 @@ type Change struct {
 	Reason string    `json:"reason"`
 }
 
+// Question is one question the agent asked the person in the run, and
+// what came of it.
+type Question struct {
+	Loop     int       `json:"loop"`
+	Question string    `json:"question"`
+	Asked    time.Time `json:"asked"`
+	// Outcome: answered, timeout, skipped (the wait was cut short),
+	// stopped (the run stopped while it waited: the question stays
+	// open), or "" while the run still waits.
+	Outcome string  `json:"outcome,omitempty"`
+	Answer  string  `json:"answer,omitempty"`
+	Via     string  `json:"via,omitempty"`  // command, dashboard, file
+	Then    string  `json:"then,omitempty"` // unanswered: continue, skip, stop
+	Task    string  `json:"task,omitempty"` // then skip: the task set aside
+	Waited  float64 `json:"waited_seconds"`
+}
+
 // Summary is one run.
 type Summary struct {
 	RunID      string    `json:"run_id"`
@@ -93,6 +110,11 @@ type Summary struct {
 	Waits       map[string]int `json:"waits"`
 	Invalid     int            `json:"invalid_lines"`
 	Receipts    []Receipt      `json:"receipts"`
+	// Questions are the agent's questions to the person, in order.
+	Questions []Question `json:"questions"`
+	// Trackers are the run's tracker events (tasks.go); absent without
+	// TASK_SOURCES.
+	Trackers []Tracked `json:"trackers,omitempty"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -142,7 +164,7 @@ func Read(logs ...io.Reader) ([]*Summary, error) {
 				if s == nil || e.Type == events.RunStarted && s.started || s.Finished {
 					s = &Summary{RunID: e.RunID, Started: e.TS, Loops: []Loop{}, Outcomes: map[string]int{},
 						Breaker: []Change{}, Waits: map[string]int{}, starts: map[int]time.Time{},
-						Receipts: []Receipt{}, open: pending{loops: map[int]bool{}, since: e.TS}}
+						Receipts: []Receipt{}, Questions: []Question{}, open: pending{loops: map[int]bool{}, since: e.TS}}
 					byID[e.RunID] = s
 					runs = append(runs, s)
 					s.Invalid, orphans = orphans, 0
@@ -220,7 +242,35 @@ func apply(s *Summary, e events.Event) {
 	case events.RunFinished:
 		s.Finished, s.ExitReason, s.ExitCode, s.Status = true, e.Reason, e.ExitCode, e.Status
 		s.QualityGates = e.QualityGates
+	case events.QuestionAsked, events.QuestionAnswered, events.QuestionUnanswered:
+		s.question(e)
+	default:
+		if isTracked(e.Type) {
+			s.track(e)
+		}
 	}
+}
+
+// question keeps a question event: asked opens one, its end fills it in.
+func (s *Summary) question(e events.Event) {
+	q := e.Question
+	if q == nil {
+		return
+	}
+	if e.Type == events.QuestionAsked {
+		s.Questions = append(s.Questions, Question{Loop: q.Loop, Question: q.Text, Asked: e.TS})
+		return
+	}
+	if len(s.Questions) == 0 || s.Questions[len(s.Questions)-1].Outcome != "" {
+		return // its start is in a rotated log no longer there
+	}
+	last := &s.Questions[len(s.Questions)-1]
+	last.Waited = e.TS.Sub(last.Asked).Seconds()
+	if e.Type == events.QuestionAnswered {
+		last.Outcome, last.Answer, last.Via = "answered", q.Answer, q.Via
+		return
+	}
+	last.Outcome, last.Then, last.Task = e.Reason, q.Then, q.Task
 }
 
 // account adds a finished call to the open receipt and closes it when the
@@ -371,6 +421,8 @@ func WriteText(w io.Writer, s *Summary) {
 		}
 	}
 	writeReceipts(w, s.Receipts)
+	writeQuestions(w, s.Questions)
+	writeTrackers(w, s.Trackers)
 	if s.Invalid > 0 {
 		fmt.Fprintf(w, "\n  (%d unreadable event lines skipped)\n", s.Invalid)
 	}
@@ -391,6 +443,32 @@ func writeReceipts(w io.Writer, rs []Receipt) {
 			check = "  [check " + r.Verdict + "]"
 		}
 		fmt.Fprintf(w, "  %-5d %5d %5d %12d %10.4f %9.1f  %s%s%s\n", r.Loop, r.Loops, r.Calls, r.Tokens, r.CostUSD, r.Seconds, r.Task, shared, check)
+	}
+}
+
+// writeQuestions lists the agent's questions and what came of each.
+func writeQuestions(w io.Writer, qs []Question) {
+	if len(qs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n  questions to the person:")
+	for _, q := range qs {
+		fmt.Fprintf(w, "    loop %d: %s\n      ", q.Loop, events.Quoted(q.Question, 300))
+		waited := (time.Duration(q.Waited * float64(time.Second))).Round(time.Second)
+		switch q.Outcome {
+		case "":
+			fmt.Fprintln(w, "waiting for the answer")
+		case "answered":
+			fmt.Fprintf(w, "answered via %s after %s: %s\n", q.Via, waited, events.Quoted(q.Answer, 300))
+		case "stopped":
+			fmt.Fprintf(w, "the run stopped after %s while it waited; the question stays open (ralph_loop --answer)\n", waited)
+		default:
+			fmt.Fprintf(w, "no answer (%s after %s): %s", q.Outcome, waited, q.Then)
+			if q.Task != "" {
+				fmt.Fprintf(w, ", task %s set aside", events.Quoted(q.Task, 120))
+			}
+			fmt.Fprintln(w)
+		}
 	}
 }
 

@@ -92,8 +92,9 @@ func TestReadRebuildsRun(t *testing.T) {
 			{At: t0.Add(7 * time.Second), Loop: 3, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"},
 			{At: t0.Add(10 * time.Second), Loop: 3, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
 		},
-		Waits:    map[string]int{"failure_backoff": 1},
-		Receipts: []report.Receipt{},
+		Waits:     map[string]int{"failure_backoff": 1},
+		Receipts:  []report.Receipt{},
+		Questions: []report.Question{},
 	}}
 	if diff := cmp.Diff(want, runs, cmpopts.IgnoreUnexported(report.Summary{}), cmpopts.EquateApproxTime(0)); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
@@ -431,5 +432,42 @@ func TestWriteTextGates(t *testing.T) {
 		if !strings.Contains(out.String(), "  stopped  plan_complete, exit code 0, status completed\n"+tc.want) {
 			t.Errorf("report lacks %q:\n%s", tc.want, out.String())
 		}
+	}
+}
+
+// TestQuestions: the agent's questions and what came of each, in the
+// text (the question's escapes made visible) and in the JSON.
+func TestQuestions(t *testing.T) {
+	l := newLog("2030-03-04T05:06:07+00:00", t0)
+	l.emit(events.Event{Type: events.RunStarted, Driver: "claude-code"})
+	l.call(1, events.IterationCompleted, &events.Iteration{Outcome: "success", WallMS: 1000})
+	l.emit(events.Event{Type: events.QuestionAsked, Question: &events.Question{Text: "Postgres \x1b[31mor\x1b[0m SQLite?", Loop: 1}})
+	l.emit(events.Event{Type: events.QuestionAnswered, Question: &events.Question{Text: "Postgres or SQLite?", Loop: 1, Answer: "SQLite", Via: "dashboard"}})
+	l.call(2, events.IterationCompleted, &events.Iteration{Outcome: "success", WallMS: 1000})
+	l.emit(events.Event{Type: events.QuestionAsked, Question: &events.Question{Text: "Which key?", Loop: 2}})
+	l.emit(events.Event{Type: events.QuestionUnanswered, Reason: "timeout", Question: &events.Question{Text: "Which key?", Loop: 2, Then: "skip", Task: "Task B"}})
+	l.emit(events.Event{Type: events.RunFinished, Reason: "max_loops", ExitCode: new(4)})
+	runs, err := report.Read(&l.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := runs[0].Questions
+	if len(qs) != 2 || qs[0].Outcome != "answered" || qs[0].Answer != "SQLite" || qs[0].Via != "dashboard" ||
+		qs[1].Outcome != "timeout" || qs[1].Then != "skip" || qs[1].Task != "Task B" {
+		t.Fatalf("questions: %+v", qs)
+	}
+	var b strings.Builder
+	report.WriteText(&b, report.Last(runs))
+	for _, want := range []string{
+		`    loop 1: "Postgres \u001b[31mor\u001b[0m SQLite?"`,
+		`answered via dashboard after 1s: "SQLite"`,
+		`no answer (timeout after 1s): skip, task "Task B" set aside`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Error("an escape reached the text")
 	}
 }

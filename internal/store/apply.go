@@ -79,6 +79,7 @@ func (k keeper) WriteTimeoutChanged(at time.Time) error {
 func (k keeper) PlanCollapsed(plan []byte) error { return k.s.savePlan(plan) }
 
 func (k keeper) PlanUnticked(plan []byte) error { return k.s.saveUnticked(plan) }
+func (k keeper) PlanSetAside(plan []byte) error { return k.s.savePlan(plan) }
 
 func (k keeper) SessionStarted(at time.Time) error { return k.s.startSession(at) }
 

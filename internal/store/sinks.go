@@ -43,6 +43,9 @@ type StatusFile struct {
 	// UsageLimits: the latest usage the agent CLIs reported of the
 	// provider's windows, once any reported one (an added field).
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
+	// Question: the agent's question the loop waits on, with status
+	// paused and last_action waiting_for_answer (an added field).
+	Question *events.Question `json:"question,omitempty"`
 }
 
 // StatusOf renders the status.json content at moment m; reason is
@@ -77,6 +80,7 @@ func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 		CostUSD:            m.Totals.CostUSD,
 		QualityGates:       m.QualityGates,
 		UsageLimits:        m.UsageLimits,
+		Question:           m.Question,
 	}
 }
 
@@ -133,9 +137,12 @@ func (s *status) CallEnded(m events.Moment, c events.Call) {
 }
 func (s *status) Stopped(m events.Moment, e events.End) { s.write(m, e.Reason, e.DriverExitCode) }
 
-// The call's progress (progress.json's), the agent's output and what a
-// person is told leave status.json as it is.
+// The call's progress (progress.json's), the agent's output, what a
+// person is told, the usage governor's projection and the trackers' steps
+// leave status.json as it is.
 func (s *status) CallProgress(events.Moment, events.AgentWorking) {}
+func (s *status) UsageProjected(events.Moment, events.Projection) {}
+func (s *status) Tracked(events.Moment, events.Task)              {}
 func (s *status) Output(time.Time, []byte)                        {}
 func (s *status) Warned(time.Time, events.Level, error)           {}
 func (s *status) Said(time.Time, events.Notice)                   {}

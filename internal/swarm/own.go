@@ -47,7 +47,7 @@ func (s *swarm) ownFiles(ctx context.Context) error {
 			dir, strings.Join(shown, ", "), dir)
 	}
 	files := []string{swarmLock, lockFile, stateFile, callsFile, limitFile}
-	folders := []string{queueDir}
+	folders := []string{queueDir, claimsDir}
 	for id := 1; id <= maxWorkers; id++ {
 		files = append(files, workerName(id)+".log")
 		folders = append(folders, workerName(id))

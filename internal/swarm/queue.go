@@ -13,21 +13,29 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
-// progress is a worktree's loop number (its status.json loop_count) and
-// its plan's ticked and all tasks; zeros for what cannot be read.
-func progress(worktree string) (loop, done, total int) {
+// progress is a worktree's loop number (its status.json loop_count), its
+// plan's ticked and all tasks, and the agent's question its loop waits on
+// (status.json's question, "" when none); zeros for what cannot be read.
+func progress(worktree string) (loop, done, total int, question string) {
 	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", "status.json"), 1<<20); err == nil {
 		var st struct {
-			LoopCount int `json:"loop_count"`
+			LoopCount  int    `json:"loop_count"`
+			LastAction string `json:"last_action"`
+			Question   *struct {
+				Text string `json:"text"`
+			} `json:"question"`
 		}
 		if json.Unmarshal(b, &st) == nil {
 			loop = st.LoopCount
+			if st.Question != nil && st.LastAction == "waiting_for_answer" {
+				question = st.Question.Text
+			}
 		}
 	}
 	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", planFile), 16<<20); err == nil {
 		done, total = count(string(b))
 	}
-	return loop, done, total
+	return loop, done, total, question
 }
 
 // verdict is what the queue made of one finished loop.
@@ -314,20 +322,30 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 			return s.hold(id, held, "cannot conclude the merge of "+s.base+": "+err.Error())
 		}
 	}
-	var task string
+	// task goes into the plan; said is the same in one line, for the
+	// console and the worker's note.
+	var task, said string
 	state := fixing
 	switch {
 	case len(left) > 0:
 		state = resolving
-		task = fmt.Sprintf("- [ ] Resolve the merge of %s into this branch (swarm merge queue, attempt %d): remove the conflict markers in %s, keep both sides' intent, `git add` them and `git commit`; the tests must pass\n",
+		said = fmt.Sprintf("Resolve the merge of %s into this branch (swarm merge queue, attempt %d): remove the conflict markers in %s, keep both sides' intent, `git add` them and `git commit`; the tests must pass",
 			s.base, w.Attempts+1, strings.Join(left, ", "))
+		task = "- [ ] " + said + "\n"
 	case v == conflicted:
 		// The main branch merged in cleanly here (the conflict was in
 		// .ralph/ only): try the queue again.
 		s.update(id, func(w *Worker) { w.Attempts++ })
 		return s.afterLoop(ctx, id, 0)
 	default:
-		task = fmt.Sprintf("- [ ] Make the quality gates pass after merging %s (swarm merge queue, attempt %d); they failed on the merged result:\n", s.base, w.Attempts+1)
+		// The task's line names the failing gate (the first line of the
+		// feedback), as the console and the worker's note say it; the
+		// gates' output follows it in the plan as quoted lines.
+		said = fmt.Sprintf("Make the quality gates pass after merging %s (swarm merge queue, attempt %d)", s.base, w.Attempts+1)
+		if first, _, _ := strings.Cut(feedback, "\n"); strings.TrimSpace(first) != "" {
+			said += "; failed on the merged result: " + strings.TrimSpace(first)
+		}
+		task = "- [ ] " + said + " (the gates' output below)\n"
 		for _, l := range strings.Split(strings.TrimRight(feedback, "\n"), "\n") {
 			task += "  > " + l + "\n"
 		}
@@ -338,9 +356,9 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 	s.update(id, func(w *Worker) {
 		w.Attempts++
 		w.State = state
-		w.Note = strings.TrimSpace(strings.SplitN(task, "\n", 2)[0])
+		w.Note = said
 	})
-	fmt.Fprintf(s.o.Log, "%s: handed back to its loop: %s\n", workerName(id), strings.TrimPrefix(strings.SplitN(task, "\n", 2)[0], "- [ ] "))
+	fmt.Fprintf(s.o.Log, "%s: handed back to its loop: %s\n", workerName(id), said)
 	return false
 }
 

@@ -45,6 +45,12 @@ type Worker struct {
 	Attempts int      `json:"attempts"` // hand-backs after a red merge or a conflict
 	ExitCode *int     `json:"exit_code,omitempty"`
 	Note     string   `json:"note,omitempty"` // why it is held, the conflicting files
+	// Question is the agent's question the worker's loop waits on (the
+	// other workers go on); "" when none.
+	Question string `json:"question,omitempty"`
+	// Spent is what its loop's runs so far took, from its event log
+	// (taken after each run: a merged worker's worktree goes).
+	Spent Spent `json:"spent"`
 }
 
 // finished reports whether the worker will not run again in this swarm.

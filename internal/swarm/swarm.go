@@ -48,6 +48,10 @@ type Options struct {
 	Poll    time.Duration // how often the workers' loop and tasks are read for Show (0: 1 s)
 	// Show is told every change of a worker's line: its state, loop, tasks.
 	Show func(Worker)
+	// Release, when set, gives back the tracker claims a worker's loop
+	// still holds once it has exited (a loop killed before its own end
+	// could), in the worker's worktree; it returns lines for Log.
+	Release func(ctx context.Context, worktree string) []string
 	// Log receives the queue's messages, one line each.
 	Log io.Writer
 	Now func() time.Time
@@ -334,6 +338,7 @@ func (s *swarm) work(ctx context.Context, id int) {
 		s.update(id, func(w *Worker) { w.State = runningState(w.State) })
 		code := s.runLoop(ctx, id)
 		s.readProgress(id) // a loop quicker than the poll is shown too
+		s.recordSpent(id)
 		if ctx.Err() != nil {
 			s.update(id, func(w *Worker) { w.State, w.ExitCode = stopped, &code })
 			return
@@ -376,6 +381,11 @@ func (s *swarm) runLoop(ctx context.Context, id int) int {
 	}
 	res := supervise.Run(ctx, supervise.Command{Argv: append([]string{s.o.Exe}, s.o.Args...), Env: env, Dir: wt},
 		supervise.Options{Grace: s.o.Grace, Stdout: out, Stderr: out})
+	if s.o.Release != nil {
+		for _, l := range s.o.Release(context.WithoutCancel(ctx), wt) {
+			fmt.Fprintf(s.o.Log, "%s: %s\n", workerName(id), l)
+		}
+	}
 	return res.ExitCode
 }
 
@@ -400,7 +410,7 @@ func (s *swarm) set(id int, f func(*Worker)) {
 	if err := s.saveLocked(); err != nil {
 		fmt.Fprintf(s.o.Log, "warning: %v\n", err)
 	}
-	if w.State != before.State || w.Loop != before.Loop || w.Done != before.Done || w.Total != before.Total || w.Note != before.Note {
+	if w.State != before.State || w.Loop != before.Loop || w.Done != before.Done || w.Total != before.Total || w.Note != before.Note || w.Question != before.Question {
 		s.o.Show(*w)
 	}
 }
@@ -446,8 +456,8 @@ func (s *swarm) poll(ctx context.Context) {
 // status.json.
 func (s *swarm) readProgress(id int) {
 	w := s.worker(id)
-	loop, done, total := progress(filepath.Join(s.o.Root, w.Worktree))
-	if loop != w.Loop || done != w.Done || total != w.Total {
-		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total = loop, done, total })
+	loop, done, total, question := progress(filepath.Join(s.o.Root, w.Worktree))
+	if loop != w.Loop || done != w.Done || total != w.Total || question != w.Question {
+		s.update(id, func(w *Worker) { w.Loop, w.Done, w.Total, w.Question = loop, done, total, question })
 	}
 }

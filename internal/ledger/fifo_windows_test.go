@@ -1,0 +1,5 @@
+package ledger
+
+import "errors"
+
+func mkfifo(string) error { return errors.New("no named pipes in the file system on Windows") }
