@@ -171,7 +171,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" {
+	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" && !res.Told {
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)

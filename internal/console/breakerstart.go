@@ -5,7 +5,11 @@ import "github.com/ralphloop/ralph_loop/internal/events"
 // startNotices renders what stops a run before it starts.
 func startNotices(n events.Notice) []part {
 	if n, ok := n.(events.BreakerOpenAtStart); ok {
-		return []part{line(events.Error, "🛑 Not starting: %s", StopLine(n.Stop))}
+		p := []part{line(events.Error, "🛑 Not starting: %s", StopLine(n.Stop))}
+		if n.Next != "" {
+			p = append(p, line(events.Info, "%s", n.Next))
+		}
+		return p
 	}
 	return nil
 }
