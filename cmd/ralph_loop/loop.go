@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
@@ -121,7 +120,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)
-	var calling atomic.Bool // an agent call is under way
+	calling := &sig.calling // an agent call is under way
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
@@ -129,7 +128,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		return sb.run(ctx, c, o)
 	}
 
-	res, ok := sig.engine(&calling, func() engine.Result {
+	res, ok := sig.engine(calling, func() engine.Result {
 		return engine.Run(settingsFor(cfg, reset), engine.Deps{
 			Bus:         bus,
 			Keeper:      keeper,
