@@ -158,6 +158,9 @@ func (l *loop) run() Result {
 	}
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
+	if c, found := l.plan.counts(); !l.goal() && (!found || c.Total() == 0) {
+		l.bus.Note(events.EmptyPlan{File: l.s.FixPlanFile, Missing: !found})
+	}
 	if l.checkGoalFirst() {
 		return l.signalExit()
 	}

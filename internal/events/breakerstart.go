@@ -9,3 +9,12 @@ type BreakerOpenAtStart struct {
 }
 
 func (BreakerOpenAtStart) notice() {}
+
+// EmptyPlan: the run starts with a plan (File) that lists no task, or
+// none at all (Missing): the agent has only the prompt to go on.
+type EmptyPlan struct {
+	File    string
+	Missing bool
+}
+
+func (EmptyPlan) notice() {}
