@@ -139,9 +139,15 @@ func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResul
 	case res.Warning == "":
 		line += fmt.Sprintf("; '%s' shows no version number", asked)
 	}
+	warned := res.Warning != ""
+	if warned {
+		line += " (warning: " + res.Warning + ")"
+	}
+	installed, differs := installedLine(drv, res)
+	line += installed
 	found := good("%s", line)
-	if res.Warning != "" {
-		found = warn("%s (warning: %s)", line, res.Warning)
+	if warned || differs { // a check with a warning is not a ✓
+		found = warn("%s", line)
 	}
 	if driver == "command" { // a command of one's own: nothing to log in to that we know of
 		return []check{found}
@@ -149,6 +155,23 @@ func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResul
 	login := loginCheck(driver, name, env)
 	login.text = label + login.text
 	return []check{found, login}
+}
+
+// installedLine is what the loop reads of the CLI's version from its
+// install, without starting it (engine.InstalledVersion), for the agent
+// line: "" when the install does not say; a warning (differs: the line
+// is ⚠) when it says another version than `--version` did, as the loop
+// builds its first calls for the install's.
+func installedLine(drv drivers.Driver, res drivers.CheckResult) (line string, differs bool) {
+	v, from := engine.InstalledVersion(drv, res.Path)
+	if v == "" {
+		return "", false
+	}
+	s := fmt.Sprintf("; the loop reads %s from %s", v, from)
+	if res.Version != "" && res.Version != v {
+		return s + fmt.Sprintf(" (warning: not the version '--version' says; a run builds its first calls for %s)", v), true
+	}
+	return s, false
 }
 
 // loginCheck looks for the credentials the CLI documents keeping on disk
