@@ -273,3 +273,21 @@ func joinInts(xs []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// AtStart is what a run that starts with the circuit OPEN says after the
+// stop itself, in one line: what to look at before resetting it, and
+// when the cooldown lets one loop try without a reset.
+func AtStart(s State, now time.Time, c Config) string {
+	cool := cooldownMinutes(c)
+	wait := ""
+	switch elapsed, ok := s.elapsedMinutes(stamp(now)); {
+	case !ok:
+		wait = fmt.Sprintf("its opening time is unknown: the cooldown (CB_COOLDOWN_MINUTES=%d) starts now", cool)
+	case elapsed < 0:
+		wait = "its opened_at is in the future (clock changed?): only a reset closes it"
+	default:
+		wait = fmt.Sprintf("without a reset, one loop may try again in %dm (CB_COOLDOWN_MINUTES=%d)", max(cool-elapsed, 1), cool)
+	}
+	status := strings.TrimSuffix(c.resetCommand(), "--reset-circuit") + "--circuit-status"
+	return fmt.Sprintf("Before you reset it: %s; %s. Details: %s", s.signal().advice(), wait, status)
+}

@@ -27,6 +27,9 @@ func installTemplates(dir string, stdout io.Writer) error {
 		return err
 	}
 	files := templates.Files()
+	if abs, err := filepath.Abs(dir); err == nil {
+		files[".ralphrc"] = templates.ProjectName(files[".ralphrc"], filepath.Base(filepath.Dir(abs)))
+	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := d.Path(name)
 		if _, err := d.Lstat(name); err == nil {
@@ -50,7 +53,30 @@ func installTemplates(dir string, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
 	}
+	fmt.Fprintln(stdout, safetext.Line(nextStep(dir)))
 	return nil
+}
+
+// nextStep is --init's last line: what to write, how to check, how to
+// start, from the current folder.
+func nextStep(dir string) string {
+	cwd, _ := os.Getwd()
+	show := func(name string) string {
+		p := filepath.Join(dir, name)
+		if abs, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.Rel(cwd, abs); err == nil && !strings.HasPrefix(r, "..") {
+				return r
+			}
+			return abs
+		}
+		return p
+	}
+	cd := ""
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Dir(abs) != cwd {
+		cd = "cd " + shellQuote(filepath.Dir(abs)) + " && "
+	}
+	return fmt.Sprintf("Next: say what to build in %s and list the tasks in %s (one '- [ ] …' line each), then check the setup and start the loop: %sralph_loop --doctor && ralph_loop",
+		show(ralphdir.Prompt), show(ralphdir.FixPlan), cd)
 }
 
 // commitIgnoreMessage is the commit message commitIgnoreHint suggests.

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
@@ -122,8 +121,8 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 
 	interactive := isTerminal(stdin)
 	sig.setOut(errOut)
-	var calling atomic.Bool // an agent call (or a tracker step) is under way
-	trackers := newTracker(trackerOptions(cfg, dir, cwd), &calling, func(w string) { bus.Log(events.Warn, "%s", w) })
+	calling := &sig.calling // an agent call (or a tracker step) is under way
+	trackers := newTracker(trackerOptions(cfg, dir, cwd), calling, func(w string) { bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
@@ -131,7 +130,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		return sb.run(ctx, c, o)
 	}
 
-	res, ok := sig.engine(&calling, func() engine.Result {
+	res, ok := sig.engine(calling, func() engine.Result {
 		return engine.Run(settingsFor(cfg, reset), engine.Deps{
 			Bus:         bus,
 			Keeper:      keeper,
@@ -176,7 +175,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" {
+	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" && !res.Told {
 		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)

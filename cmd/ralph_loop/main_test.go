@@ -90,6 +90,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("WRITE_TIMEOUT_MINUTES", "0")
 			env.Setenv("TZ", "UTC")
 			env.Setenv("FAKE_AGENT_VERSION", "2.1.330 (Claude Code)")
+			// CI runs as root: the test machine says it is a sandbox, as a
+			// root run of real Claude Code needs (--doctor fails without it;
+			// doctor_root.txtar unsets it).
+			env.Setenv("IS_SANDBOX", "1")
 			// the analyser's fixtures, for --analyze scenarios
 			fixtures, err := filepath.Abs(filepath.Join("..", "..", "analysis", "testdata"))
 			if err != nil {

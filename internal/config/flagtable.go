@@ -87,7 +87,7 @@ var flagLayout = []flagDef{
 	at("notify-webhook"),
 	at("notify-desktop"),
 
-	{long: "init", group: groupCommands, common: true, help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit"},
+	{long: "init", group: groupCommands, common: true, help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit; a new .ralphrc keeps the agent session across stops (KEEP_SESSION_ON_STOP=true)"},
 	{long: "doctor", doc: "DOCTOR.md", group: groupCommands, common: true, help: "check this project is ready to run unattended, and exit"},
 	{long: "dry-run", doc: "DRY-RUN.md", group: groupCommands, common: true, help: "run the start-up checks, show the next agent call and exit; calls no agent and writes nothing"},
 	{long: "report", doc: "EVENTS.md", group: groupCommands, common: true, help: "summarise the runs so far and exit"},

@@ -204,7 +204,7 @@ func limitHit(m events.Moment, w events.Wait) []part {
 		}
 		return []part{line(events.Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", u.Window, used, resetWords(*u))}
 	}
-	return []part{line(events.Warn, "🛑 Usage limit reached for %s; %s", windowWords(*u), resetWords(*u))}
+	return []part{line(events.Warn, "🛑 Usage limit reached%s; %s", ofWindow("for", *u), resetWords(*u))}
 }
 
 // callFailed says how a call failed (and why it could not start), what to

@@ -156,7 +156,7 @@ func waitNotices(n events.Notice) []part {
 	case events.CallWindowReset:
 		return []part{text(events.Info, newHourLine(n.Hour))}
 	case events.UsageLimitQuestion:
-		return []part{out("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", windowWords(n.Usage), resetWords(n.Usage))}
+		return []part{out("\nThe usage limit%s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ", ofWindow("of", n.Usage), resetWords(n.Usage))}
 	case events.UsageLimitWait:
 		return []part{line(events.Info, "Waiting %s before retrying (until %s)...", roundWait(n.Wait), n.Until.Local().Format("15:04:05"))}
 	case events.WaitSkipped:

@@ -74,7 +74,7 @@ func TestRenderLines(t *testing.T) {
 		{events.Call{Outcome: events.IterationFailed, Agent: "Codex", Limit: &events.UsageWindow{Window: "primary", Status: "rejected"}}, []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
 		{events.Call{Outcome: events.IterationFailed, Agent: "Claude Code", Limit: &events.UsageWindow{Window: "unknown"}}, []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
 		{usageHit{events.UsageWindow{Window: "five_hour", ResetsAt: &warnReset}, false}, []string{"WARN 🛑 Usage limit reached for the five_hour window; it resets at 2026-11-25 05:00 UTC"}},
-		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
+		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached; its reset time was not reported"}},
 		{events.End{Stop: &events.Stop{Kind: events.StopUsageLimit}}, []string{"INFO User chose to exit. Exiting loop..."}},
 		{events.StreamKept, []string{"INFO Keeping full stream output for shared response analysis"}},
 		{events.StreamResultInvalid, []string{"WARN Final result record was invalid JSON, keeping full stream output"}},
@@ -285,7 +285,7 @@ func TestRenderOut(t *testing.T) {
 		{"breaker report", []any{events.BreakerChange{From: "CLOSED", To: "OPEN", Reason: "r", Report: []string{"a", "b"}}, events.BreakerHalted{Report: []string{"c"}}}, false,
 			"a\nb\nc\n", []string{"WARN Circuit breaker: CLOSED → OPEN (r)", "ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{"usage limit question", []any{events.UsageLimitQuestion{Usage: events.UsageWindow{Window: "five_hour"}}, events.UsageLimitNoAnswer}, false,
-			"\nThe usage limit for the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): \n",
+			"\nThe usage limit of the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): \n",
 			[]string{"INFO No answer within 30 seconds: waiting for the limit to reset."}},
 	}
 	for _, tc := range tests {

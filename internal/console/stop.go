@@ -42,7 +42,10 @@ func StopLine(s events.Stop) string {
 	case events.StopDenied:
 		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
 	case events.StopUsageLimit:
-		return "stopped at the usage limit; run ralph_loop again once it has reset"
+		if s.Usage.ResetsAt == nil {
+			return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; its reset time was not reported: run ralph_loop again once it has reset"
+		}
+		return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; " + resetWords(s.Usage) + ": run ralph_loop again after the reset"
 	case events.StopUsageTooFar:
 		if s.Hold != nil {
 			return softTooFar(s)
@@ -150,6 +153,15 @@ func windowWords(w events.UsageWindow) string {
 		return "a window the CLI did not name"
 	}
 	return "the " + w.Window + " window"
+}
+
+// ofWindow is " of the five_hour window" (with prep "of"), or "" for a
+// window the CLI did not name (the call's line already said so once).
+func ofWindow(prep string, w events.UsageWindow) string {
+	if !w.Named() {
+		return ""
+	}
+	return " " + prep + " the " + w.Window + " window"
 }
 
 // percent words a percentage without trailing zeros (92, 92.5).

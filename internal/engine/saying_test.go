@@ -269,11 +269,11 @@ func TestCallEndSayings(t *testing.T) {
 			})
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_CONSECUTIVE_FAILURES": "1"}))
 			h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
-			got := between(h.sayings(), "Using modern CLI mode", "Usage limit reached for")
+			got := between(h.sayings(), "Using modern CLI mode", "Usage limit reached;")
 			want := []string{
 				"[INFO] Using modern CLI mode (json output)",
 				"[ERROR] 🚫 Claude Code usage limit reached (a window the CLI did not name)",
-				"[WARN] 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported",
+				"[WARN] 🛑 Usage limit reached; its reset time was not reported",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)
