@@ -74,6 +74,27 @@ const (
 	boxBottom = "╚════════════════════════════════════════════════════════════╝"
 )
 
+// reasonWords is the state's reason, or what is true when none was
+// recorded (a circuit that never changed state has none).
+func reasonWords(s State) string {
+	switch {
+	case s.Reason != "":
+		return s.Reason
+	case s.State == Closed:
+		return "none (the circuit is closed; nothing has tripped it)"
+	}
+	return "not recorded"
+}
+
+// lastProgressWords is "Loop #N", or "none yet" when no loop has made
+// progress (the state's 0).
+func lastProgressWords(loop int) string {
+	if loop <= 0 {
+		return "none yet"
+	}
+	return "Loop #" + strconv.Itoa(loop)
+}
+
 // Describe is the --circuit-status text: the bash loop's status block
 // (same labels, so scripts grepping "Loops since progress:" keep
 // working), then what tripped the breaker, the evidence, the counters
@@ -90,9 +111,9 @@ func Describe(s State, now time.Time, c Config) []string {
 		"║           Circuit Breaker Status                          ║",
 		boxBottom,
 		"State:                 " + icon + " " + s.State,
-		"Reason:                " + s.Reason,
+		"Reason:                " + reasonWords(s),
 		"Loops since progress: " + strconv.Itoa(s.ConsecutiveNoProgress),
-		"Last progress:        Loop #" + strconv.Itoa(s.LastProgressLoop),
+		"Last progress:        " + lastProgressWords(s.LastProgressLoop),
 		"Current loop:         " + current,
 		"Total opens:          " + strconv.Itoa(s.TotalOpens),
 	}

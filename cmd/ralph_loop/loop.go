@@ -86,7 +86,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.EventsFile == "-" {
 		boxOut, boxFile = errOut, stderr
 	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile), ResetCommand: reset}
+	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(boxFile), ResetCommand: reset}
 	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
 	notifier := wireNotify(cfg, bus, dir, cwd)
 	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
@@ -192,7 +192,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	err := engine.Precheck(settingsFor(cfg, reset), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
 		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(1) // shown; 1, as for every start-up failure

@@ -309,7 +309,7 @@ func valueUsageError(label, value string, src Source, err error) *UsageError {
 	if errors.As(err, &ve) && ve.head != "" {
 		msg := ve.head + " (" + src.describe() + ")"
 		if ve.accepted != "" {
-			msg += "; " + ve.accepted
+			msg += "; " + ve.Error()
 		}
 		return &UsageError{Key: label, Value: value, Source: src, Accepted: ve.accepted, Msg: msg}
 	}

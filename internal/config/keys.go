@@ -69,9 +69,36 @@ type keySpec struct {
 type valueError struct {
 	head     string
 	accepted string
+	near     string // the accepted value the given one is likely a typo of
 }
 
-func (e *valueError) Error() string { return e.accepted }
+func (e *valueError) Error() string {
+	if e.near != "" {
+		return e.accepted + "; did you mean " + e.near + "?"
+	}
+	return e.accepted
+}
+
+// likely is the accepted value word is likely meant as: a near miss
+// ("bwarp": bwrap) or the one value it begins ("claude": claude-code), or "".
+func likely(word string, values []string) string {
+	if word == "" {
+		return ""
+	}
+	if n := nearest(word, values); n != "" {
+		return n
+	}
+	var hit string
+	for _, v := range values {
+		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(word)) {
+			if hit != "" {
+				return "" // more than one: no guess
+			}
+			hit = v
+		}
+	}
+	return hit
+}
 
 func reject(accepted string) error { return &valueError{accepted: accepted} }
 
@@ -93,7 +120,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", show(v)), accepted: accepted}
+			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", show(v)), accepted: accepted, near: likely(v, validDrivers)}
 		}},
 	{name: "PERMISSION_DENIAL_MODE", env: []string{"PERMISSION_DENIAL_MODE"}, rc: true, def: "continue",
 		accepts: "continue, halt, threshold", doc: "what a permission denial does: keep going, stop, or count toward CB_PERMISSION_DENIAL_THRESHOLD",
@@ -339,7 +366,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return reject("available drivers: " + strings.Join(validDrivers, " "))
+			return &valueError{accepted: "available drivers: " + strings.Join(validDrivers, " "), near: likely(v, validDrivers)}
 		}},
 	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: defaultNotifyOn,
 		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
@@ -505,7 +532,7 @@ func enumSetter(noun string, values []string, field func(*Config) *string) func(
 				return nil
 			}
 		}
-		return reject(accepted)
+		return &valueError{accepted: accepted, near: likely(t, values)}
 	}
 }
 

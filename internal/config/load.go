@@ -319,6 +319,11 @@ func (l *loader) finish() error {
 	l.capNotifyTimeout()
 
 	if c.Driver == "command" {
+		// --analyze reads a saved output and runs nothing: the driver
+		// only says which format to read, and needs no command line.
+		if c.AnalyzeFile != "" && strings.TrimSpace(c.AgentCommand) == "" {
+			return l.checkFallback()
+		}
 		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {
 			return l.failDriver(ue, ue.Source)
 		}

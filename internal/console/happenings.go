@@ -140,10 +140,20 @@ func completed(m events.Moment, e events.End) []part {
 	}
 	return []part{
 		line(success, "🎉 Ralph has completed the project! Final stats:"),
-		line(events.Info, "  - Total loops: %d", m.Loop),
+		totalLoops(m),
 		line(events.Info, "  - API calls used: %d%s", m.Calls, failedWords(m.FailedCalls)),
 		line(events.Info, "  - Exit reason: %s", e.Reason),
 		completedLine(e.Reason, *e.Evidence)}
+}
+
+// totalLoops is the stats' loop count: the loops that called the agent.
+// A run that found the work already done made none, and says so rather
+// than count the loop that only looked.
+func totalLoops(m events.Moment) part {
+	if m.Calls == 0 {
+		return line(events.Info, "  - Total loops: 0 (no agent call was needed)")
+	}
+	return line(events.Info, "  - Total loops: %d", m.Loop)
 }
 
 // failedWords adds the failed calls to a count of calls: " (3 failed)".

@@ -19,6 +19,9 @@ type Options struct {
 	// shows one INFO line a minute, in logs/ralph.log too, as the bash
 	// loop does.
 	TTY bool
+	// NoColour (NO_COLOR set): the boxes are drawn without colour even
+	// on a terminal.
+	NoColour bool
 	// Verbose shows DEBUG lines.
 	Verbose bool
 	// Width, when set, is the terminal's width in columns, asked before
@@ -58,9 +61,9 @@ const (
 )
 
 // c is code on a terminal, else "": a log file or bmalph's pipe gets
-// plain text.
+// plain text, and so does a terminal under NO_COLOR.
 func (r *renderer) c(code string) string {
-	if r.o.TTY {
+	if r.o.TTY && !r.o.NoColour {
 		return code
 	}
 	return ""

@@ -120,6 +120,11 @@ func TestRenderLines(t *testing.T) {
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
+		// A run that found the plan done made no call and counts no loop.
+		{completion{"plan_complete", 1, 0, 0, events.Evidence{}}, []string{
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)",
+			"INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
+			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
 		// Every call counts, the failed ones too.
 		{completion{"plan_complete", 8, 8, 3, events.Evidence{}}, []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 8",
@@ -127,7 +132,8 @@ func TestRenderLines(t *testing.T) {
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
 		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
-		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"INFO Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 1, Limit: 1}}, []string{"INFO Max loops reached: stopped after 1 agent call (--max-loops 1)"}},
 		{stopCondition{events.Stop{Kind: events.StopMaxCost, Spent: 0.8, Budget: 0.8}}, []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
 		{stopCondition{events.Stop{Kind: events.StopMaxTokens, Tokens: 3080, TokenLimit: 3080}}, []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
 		{stopCondition{events.Stop{Kind: events.StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}}, []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},

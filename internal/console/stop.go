@@ -25,7 +25,7 @@ func EventWords() observe.Words {
 func StopLine(s events.Stop) string {
 	switch s.Kind {
 	case events.StopMaxLoops:
-		return fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", s.Calls, s.Limit)
+		return fmt.Sprintf("stopped after %d agent %s (--max-loops %d)", s.Calls, callWord(s.Calls), s.Limit)
 	case events.StopMaxCost:
 		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
 	case events.StopMaxTokens:
@@ -167,15 +167,24 @@ func ofWindow(prep string, w events.UsageWindow) string {
 // percent words a percentage without trailing zeros (92, 92.5).
 func percent(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// callWord is "call" or "calls" for n agent calls.
+func callWord(n int) string {
+	if n == 1 {
+		return "call"
+	}
+	return "calls"
+}
+
 // stopping renders the log line of a stop condition: ERROR with a stop
-// sign for a fault, WARN for a limit the person set.
+// sign for a fault, WARN for a limit the person set, INFO for the
+// --max-loops stop the person asked for (nothing went wrong).
 func stopping(s events.Stop) []part {
 	msg := StopLine(s)
 	switch {
 	case severe(s):
 		return []part{line(events.Error, "🛑 %s", msg)}
 	case s.Kind == events.StopMaxLoops:
-		return []part{line(events.Warn, "Max loops reached: %s", msg)}
+		return []part{line(events.Info, "Max loops reached: %s", msg)}
 	}
 	return []part{text(events.Warn, msg)}
 }

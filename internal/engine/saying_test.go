@@ -117,7 +117,7 @@ func TestFailedCallSayings(t *testing.T) {
 			"[INFO] Saved session: sess-5...",
 			"[DEBUG] Detected 1 unique files changed (commits + working tree) since loop start",
 			"[LOOP] === Completed Loop #5 ===",
-			"[WARN] Max loops reached: stopped after 5 agent calls (--max-loops 5)",
+			"[INFO] Max loops reached: stopped after 5 agent calls (--max-loops 5)",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("log (-want +got):\n%s", diff)
