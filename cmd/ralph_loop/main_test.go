@@ -115,6 +115,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"jsonget":  cmdJSONGet,
 		"killpid":  cmdKillpid,
 		"calls":    cmdCalls,
+		"release":  cmdRelease,
 	}
 	for k, v := range extraCmds {
 		cmds[k] = v
@@ -182,6 +183,17 @@ func cmdKillpid(ts *testscript.TestScript, neg bool, args []string) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+// release N: let the fake agent's call N, which waits (agent/N.wait or
+// agent/default.wait), go on; wait for agent/calls/N.started first.
+func cmdRelease(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: release N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	ts.Check(fakeagent.Release(ts.Getenv("FAKE_AGENT_DIR"), n))
 }
 
 // calls N: the fake agent was called exactly N times.

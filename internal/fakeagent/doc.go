@@ -9,11 +9,13 @@
 //
 //	func Main()                                      // the fake CLI; exits the process
 //	type Reply struct{ Out, Err string; RC int; Delay time.Duration;
-//	                   Hang, Child, Setsid, Check bool; Flood int64; Touch []string }
+//	                   Wait, Hang, Child, Setsid, Check bool; Flood int64; Touch []string }
 //	type Script struct{ Default Reply; Calls map[int]Reply; SessionList string }
 //	func (s Script) Write(dir string) error          // lay out a script directory
 //	func Count(dir string) (int, error)              // counted calls so far
 //	func Argv(dir string, n int) ([]string, error)   // call n's argv (argv0 basename first)
+//	func AwaitStarted(dir string, n int, limit time.Duration) error // wait for calls/N.started
+//	func Release(dir string, n int) error            // let a .wait call n go on
 //	func ClaudeJSON(text, session string) string     // a claude --output-format json result
 //	func StatusBlock(status string, exit bool, tasks int) string // a RALPH_STATUS block
 //	const EnvDir                                     // FAKE_AGENT_DIR
@@ -36,6 +38,10 @@
 //
 //	.out    stdout reply        .err    stderr reply       .rc  exit code (default 0)
 //	.delay  sleep before exiting (a Go duration such as 2s, or seconds)
+//	.wait   after calls/N.started, block until calls/N.release exists (a latch the
+//	        test opens with Release); a call not released within a minute (or the
+//	        Go duration in the file) says so on stderr and exits 124, so a broken
+//	        test fails instead of hanging
 //	.hang   print .out, then block until killed
 //	.child  start a grandchild in the same process group that blocks forever,
 //	        holding stdout and stderr; its pid goes to calls/N.child.pid
@@ -49,14 +55,14 @@
 //	.touch  relative paths, one a line: append "call N" to each (a git-visible change)
 //	        ({{DIR}} in a path: the working directory's name, e.g. a swarm worker's)
 //
-// Flag files (.hang, .child, .setsid, .check) are on when present, unless their content
+// Flag files (.wait, .hang, .child, .setsid, .check) are on when present, unless their content
 // is 0, false, no or off, so a per-call file can switch off a default. In
 // .out and .err, {{CALL}} becomes N, {{SESSION}} becomes sess-N and
 // {{EPOCH+S}} the Unix time S seconds from now ({{EPOCH}}: now), for a
 // usage-limit reset a few seconds away.
 //
 // In order: record, .check, .touch, .child, .err, .flood, .out, then calls/N.started
-// (written atomically, so tests can wait for it), then .delay or .hang, and
+// (written atomically, so tests can wait for it), then .wait, then .delay or .hang, and
 // finally "N rc" is appended to calls/done.log and the process exits with rc.
 //
 // Not counted: "<cli> --version" (or -v) prints $FAKE_AGENT_VERSION or

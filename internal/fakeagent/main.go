@@ -33,6 +33,14 @@ const defaultVersion = "1.0.0 (fake)"
 // stdinCap bounds how long a call waits for stdin to close.
 const stdinCap = 2 * time.Second
 
+// releaseCap bounds how long a .wait call waits for its release file, so
+// a test that never releases it fails instead of hanging; releaseRC is
+// the exit code of a call that was not released in time (timeout(1)'s).
+const (
+	releaseCap = time.Minute
+	releaseRC  = 124
+)
+
 // Main runs the fake agent CLI with os.Args and exits the process.
 func Main() {
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
@@ -128,6 +136,10 @@ func (c *call) do(args []string, stdin *os.File, stdout, stderr io.Writer) error
 	if err := writeAtomic(c.path("started"), strconv.Itoa(os.Getpid())+"\n"); err != nil {
 		return err
 	}
+	if b, ok := c.reply("wait"); ok && flagOn(b) && !c.awaitRelease(releaseLimit(b), stderr) {
+		c.rc = releaseRC
+		return appendLine(filepath.Join(c.calls, "done.log"), fmt.Sprintf("%d %d", c.n, c.rc))
+	}
 	if b, ok := c.reply("delay"); ok {
 		d, err := parseDelay(string(b))
 		if err != nil {
@@ -146,6 +158,32 @@ func (c *call) do(args []string, stdin *os.File, stdout, stderr io.Writer) error
 		c.rc = rc
 	}
 	return appendLine(filepath.Join(c.calls, "done.log"), fmt.Sprintf("%d %d", c.n, c.rc))
+}
+
+// releaseLimit is how long a .wait call waits: a Go duration in the file
+// (2s), else releaseCap.
+func releaseLimit(b []byte) time.Duration {
+	if d, err := time.ParseDuration(strings.TrimSpace(string(b))); err == nil && d > 0 {
+		return d
+	}
+	return releaseCap
+}
+
+// awaitRelease blocks until calls/N.release exists (the test's latch: it
+// waits for calls/N.started, acts, then releases the call) and reports
+// whether it came within limit.
+func (c *call) awaitRelease(limit time.Duration, stderr io.Writer) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		if _, err := os.Stat(c.path("release")); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(stderr, "fakeagent: call %d was not released within %s (create %s)\n", c.n, limit, c.path("release"))
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // allocate takes the next call number under a file lock.

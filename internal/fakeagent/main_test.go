@@ -468,7 +468,7 @@ func TestScriptWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{
-		"default.delay": "1s\n", "default.touch": "x\n", "default.hang": "false\n", "default.rc": "0\n",
+		"default.delay": "1s\n", "default.touch": "x\n", "default.hang": "false\n", "default.wait": "false\n", "default.rc": "0\n",
 		"2.hang": "true\n", "2.touch": "", "2.out": "",
 	} {
 		if got := read(t, filepath.Join(dir, file)); got != want {
@@ -494,5 +494,80 @@ func TestExpandEpoch(t *testing.T) {
 	}
 	if now < before || now > time.Now().Unix() || later != now+30 {
 		t.Errorf("stdout %q: want now (%d or later) and now+30", stdout, before)
+	}
+}
+
+// TestWaitRelease: a .wait call writes calls/N.started, then blocks until
+// the test releases it; released, it finishes as usual.
+func TestWaitRelease(t *testing.T) {
+	t.Parallel()
+	dir := writeScript(t, Script{Default: Reply{Out: "ok\n", Wait: true}})
+	c := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.cmd(t)
+	var out bytes.Buffer
+	c.Stdout = &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- c.Wait() }()
+	if err := AwaitStarted(dir, 1, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing can end the call but the release: it is still there.
+	select {
+	case err := <-waited:
+		t.Fatalf("the call ended before its release: %v", err)
+	default:
+	}
+	if _, err := os.Stat(filepath.Join(dir, "calls", "done.log")); err == nil {
+		t.Fatal("done.log written before the release")
+	}
+	if err := Release(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("released call: %v", err)
+	}
+	if out.String() != "ok\n" || read(t, filepath.Join(dir, "calls", "done.log")) != "1 0\n" {
+		t.Errorf("stdout %q, done.log %q", out.String(), read(t, filepath.Join(dir, "calls", "done.log")))
+	}
+}
+
+// TestWaitReleasedEarly: a release written before the call starts lets it
+// through at once; a call switched off per call does not wait.
+func TestWaitReleasedEarly(t *testing.T) {
+	t.Parallel()
+	dir := writeScript(t, Script{Default: Reply{Out: "{{CALL}}\n", Wait: true}, Calls: map[int]Reply{2: {Out: "{{CALL}}\n"}}})
+	if err := Release(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 2; n++ {
+		if stdout, stderr, code := (agent{argv: []string{"codex"}, dir: dir, cwd: t.TempDir()}).run(t); stdout != fmt.Sprint(n, "\n") || code != 0 {
+			t.Errorf("call %d: %q, %q, exit %d", n, stdout, stderr, code)
+		}
+	}
+}
+
+// TestWaitNeverReleased: a call nobody releases gives up after its limit
+// (the duration in .wait here, a minute by default), says why and exits
+// 124, so a test that forgot the release fails instead of hanging.
+func TestWaitNeverReleased(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "default.wait"), []byte("50ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.run(t)
+	if code != releaseRC || !strings.Contains(stderr, "call 1 was not released within 50ms") {
+		t.Errorf("exit %d, stderr %q; want %d and the reason", code, stderr, releaseRC)
+	}
+	if got := read(t, filepath.Join(dir, "calls", "done.log")); got != "1 124\n" {
+		t.Errorf("done.log = %q", got)
+	}
+	if releaseLimit([]byte("true\n")) != releaseCap || releaseLimit([]byte("2s")) != 2*time.Second || releaseLimit([]byte("1")) != releaseCap {
+		t.Error("releaseLimit: want the file's Go duration, else releaseCap")
+	}
+	if err := AwaitStarted(t.TempDir(), 1, 10*time.Millisecond); err == nil {
+		t.Error("AwaitStarted succeeded for a call that never started")
 	}
 }

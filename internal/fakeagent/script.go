@@ -16,8 +16,11 @@ type Reply struct {
 	Err   string        // stderr; expanded like Out
 	RC    int           // exit code
 	Delay time.Duration // sleep before exiting
-	Hang  bool          // print Out, then block until killed
-	Child bool          // leave a blocking grandchild in the process group
+	// Wait blocks the call after calls/N.started until the test calls
+	// Release (at most a minute, then it exits 124).
+	Wait  bool
+	Hang  bool // print Out, then block until killed
+	Child bool // leave a blocking grandchild in the process group
 	// Setsid puts Child's grandchild in a new session instead, out of
 	// the process group (as a daemonising helper does).
 	Setsid bool
@@ -74,6 +77,7 @@ func (r Reply) write(dir, name string) error {
 		{"err", r.Err},
 		{"rc", strconv.Itoa(r.RC) + "\n"},
 		{"delay", r.Delay.String() + "\n"},
+		{"wait", strconv.FormatBool(r.Wait) + "\n"},
 		{"hang", strconv.FormatBool(r.Hang) + "\n"},
 		{"child", strconv.FormatBool(r.Child) + "\n"},
 		{"setsid", strconv.FormatBool(r.Setsid) + "\n"},
@@ -106,6 +110,33 @@ func Argv(dir string, n int) ([]string, error) {
 		return nil, fmt.Errorf("read fake agent argv %s: %w", p, err)
 	}
 	return argv, nil
+}
+
+// AwaitStarted waits until call n has written calls/N.started (its
+// output is written by then; a .wait call now waits for Release), for at
+// most limit.
+func AwaitStarted(dir string, n int, limit time.Duration) error {
+	p := filepath.Join(dir, "calls", strconv.Itoa(n)+".started")
+	deadline := time.Now().Add(limit)
+	for {
+		if _, err := os.Stat(p); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("fake agent call %d did not start within %s (no %s)", n, limit, p)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Release lets call n of a .wait script go on: it writes calls/N.release
+// (before or after the call has started).
+func Release(dir string, n int) error {
+	calls := filepath.Join(dir, "calls")
+	if err := os.MkdirAll(calls, 0o755); err != nil {
+		return fmt.Errorf("release fake agent call %d: %w", n, err)
+	}
+	return writeAtomic(filepath.Join(calls, strconv.Itoa(n)+".release"), "")
 }
 
 func flood(n int64) string {
