@@ -79,7 +79,8 @@ func TestScript(t *testing.T) {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n"
+			gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n" +
+				"[maintenance]\n\tauto = false\n" // no git maintenance process after each commit
 			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 				return err
 			}
