@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -34,26 +35,76 @@ var conditions = map[string]func() bool{}
 // as, from init().
 var mainCmds = map[string]func(){}
 
+// fakeCLIs are the agent CLI names the fake agent answers to.
+var fakeCLIs = []string{"claude", "codex", "cursor-agent", "copilot", "opencode", "my-agent"}
+
 // TestMain makes the test binary double as ralph_loop and as every agent
 // CLI (a scriptable fake), so testscript scenarios run the real program.
+// The agent calls go to the fake agent built as a small program of its
+// own (cmd/fakeagent, linked under each CLI's name ahead on PATH), which
+// starts in a third of the test binary's time; without go, to the test
+// binary.
 func TestMain(m *testing.M) {
 	fake := func() { fakeagent.Main() }
-	cmds := map[string]func(){
-		"ralph_loop":   func() { main() },
-		"claude":       fake,
-		"codex":        fake,
-		"cursor-agent": fake,
-		"copilot":      fake,
-		"opencode":     fake,
-		"my-agent":     fake,
+	cmds := map[string]func(){"ralph_loop": func() { main() }}
+	for _, name := range fakeCLIs {
+		cmds[name] = fake
 	}
 	for name, f := range mainCmds {
 		cmds[name] = f
 	}
-	if cmds[filepath.Base(os.Args[0])] == nil { // go test's run, not a command's
-		moreParallel()
+	if cmds[filepath.Base(os.Args[0])] != nil { // a command's run
+		testscript.Main(m, cmds)
 	}
-	testscript.Main(m, cmds)
+	moreParallel()
+	testscript.Main(fakeFirst{m}, cmds)
+}
+
+// fakeFirst runs the tests with the fake agent program ahead of
+// testscript's copies of the test binary on PATH.
+type fakeFirst struct{ m *testing.M }
+
+func (f fakeFirst) Run() int {
+	dir, err := os.MkdirTemp("", "ralph-fakeagent-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := buildFakeAgent(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "the fake agent is the test binary: %v\n", err)
+	} else {
+		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	}
+	return f.m.Run()
+}
+
+// buildFakeAgent builds cmd/fakeagent into dir and links it there under
+// every fake CLI's name.
+func buildFakeAgent(dir string) error {
+	bin := filepath.Join(dir, "fakeagent")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./internal/fakeagent/cmd/fakeagent")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build fakeagent: %v\n%s", err, out)
+	}
+	for _, name := range fakeCLIs {
+		if err := os.Symlink(bin, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// goTool is the go command: on PATH, else in $GOROOT.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		return filepath.Join(root, "bin", "go")
+	}
+	return "go"
 }
 
 // moreParallel runs twice as many parallel tests (the scenarios) as there
