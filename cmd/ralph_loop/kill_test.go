@@ -157,6 +157,7 @@ func TestKillAnyMoment(t *testing.T) {
 // signal), and the agent, which inherits no descriptor of the lock, leaves
 // the project unlocked.
 func TestKillDuringAgentCall(t *testing.T) {
+	t.Parallel()
 	p := newLoopProject(t, 2, hangScript())
 	cmd, agent, child := startUntilAgent(t, p)
 	defer syscall.Kill(-agent, syscall.SIGKILL) // should the test fail

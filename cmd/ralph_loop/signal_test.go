@@ -330,6 +330,7 @@ func checkStopped(t *testing.T, p *loopProject, reason string, pids map[string]i
 // exits 1 and names the lock file and the running loop's pid; the first
 // one is not disturbed.
 func TestSignalSecondInstanceRefuses(t *testing.T) {
+	t.Parallel()
 	p := newLoopProject(t, 2, hangScript())
 	first := p.command(t, nil)
 	var firstErr bytes.Buffer
