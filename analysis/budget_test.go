@@ -13,6 +13,7 @@ import (
 // pure (no files, processes or clocks of its own); each CLI's records live
 // next to its driver.
 func TestPackageBudget(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

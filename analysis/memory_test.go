@@ -11,6 +11,10 @@ import (
 	"testing/iotest"
 )
 
+// The memory tests count the bytes the whole process allocates
+// (runtime.MemStats), so they are not parallel: Go runs them before the
+// parallel tests start.
+
 // TestBoundedMemory: reading 20 MB allocates a small, fixed amount,
 // whatever the shape, from a reader or through a Stream (a line at most
 // MaxLine).
@@ -132,6 +136,7 @@ func TestLongResult(t *testing.T) {
 // within a bound: a stream of deltas and no result record gives its text
 // in order, however many there are.
 func TestHeldDeltas(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"type":"system","subtype":"init","session_id":"s1"}` + "\n")
 	for i := 0; i < 40000; i++ { // about 6 MB of deltas: past maxHeld

@@ -17,6 +17,7 @@ import (
 // keys in random order, texts full of escapes, and events the decoders must
 // skip, and checks the decoders against jsonOracle.
 func TestDecodersMatchOracle(t *testing.T) {
+	t.Parallel()
 	g := outputGen{rand.New(rand.NewSource(7))}
 	kinds := []string{"codex", "stream", "opencode", "legacy", "object", "array"}
 	checked := map[Format]int{}
