@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,14 +73,20 @@ func (f fakeFirst) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := buildFakeAgent(dir); err != nil {
-		fmt.Fprintf(os.Stderr, "the fake agent is the test binary: %v\n", err)
-	}
-	if testing.CoverMode() == "" {
-		if err := goBuild(filepath.Join(dir, "ralph_loop"), "./cmd/ralph_loop", raceEnabled); err != nil {
-			fmt.Fprintf(os.Stderr, "ralph_loop is the test binary: %v\n", err)
+	var built sync.WaitGroup
+	built.Go(func() {
+		if err := buildFakeAgent(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "the fake agent is the test binary: %v\n", err)
 		}
+	})
+	if testing.CoverMode() == "" {
+		built.Go(func() {
+			if err := goBuild(filepath.Join(dir, "ralph_loop"), "./cmd/ralph_loop", raceEnabled); err != nil {
+				fmt.Fprintf(os.Stderr, "ralph_loop is the test binary: %v\n", err)
+			}
+		})
 	}
+	built.Wait()
 	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	return f.m.Run()
 }
@@ -100,19 +107,22 @@ func buildFakeAgent(dir string) error {
 }
 
 // goBuild builds the module's package pkg into bin, static as a release
-// is (CGO_ENABLED=0, no dynamic loader to start), or with -race.
+// is (CGO_ENABLED=0, no dynamic loader to start), or with -race. It asks
+// go run for the program and copies it (go run -exec cp PKG BIN): go run
+// keeps what it links in the build cache, so an unchanged program is not
+// linked again on the next run (go build -o links every time).
 func goBuild(bin, pkg string, race bool) error {
-	args := []string{"build", "-o", bin}
+	args := []string{"run", "-exec", "cp"}
 	if race {
 		args = append(args, "-race")
 	}
-	cmd := exec.Command(goTool(), append(args, pkg)...)
+	cmd := exec.Command(goTool(), append(args, pkg, bin)...)
 	cmd.Dir = filepath.Join("..", "..")
 	if !race {
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		return fmt.Errorf("go run -exec cp %s: %v\n%s", pkg, err, out)
 	}
 	return nil
 }
