@@ -59,14 +59,14 @@ func TestMain(m *testing.M) {
 		testscript.Main(m, cmds)
 	}
 	moreParallel()
-	testscript.Main(fakeFirst{m}, cmds)
+	testscript.Main(builtFirst{m}, cmds)
 }
 
-// fakeFirst runs the tests with the built programs ahead of testscript's
+// builtFirst runs the tests with the built programs ahead of testscript's
 // copies of the test binary on PATH.
-type fakeFirst struct{ m *testing.M }
+type builtFirst struct{ m *testing.M }
 
-func (f fakeFirst) Run() int {
+func (f builtFirst) Run() int {
 	dir, err := os.MkdirTemp("", "ralph-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
