@@ -104,10 +104,11 @@ type Driver interface {
 	// SupportsLive tells whether --live works; when false the engine falls
 	// back to background mode with a warning.
 	SupportsLive() bool
-	// HomePaths are the files and folders under $HOME that the CLI reads and
-	// writes (its configuration and credentials), relative to $HOME; a
-	// sandbox (SANDBOX) lets the agent reach these and hides the rest.
-	HomePaths() []string
+	// HomePaths are the files and folders under $HOME that the CLI reads or
+	// writes (its configuration and credentials); a sandbox (SANDBOX) lets
+	// the CLI reach these, read-only unless it writes them, and hides the
+	// rest.
+	HomePaths() []HomePath
 	// PermissionHelp returns guidance lines printed when the loop halts on
 	// permission denials. ralphrc is the config file to point the user at.
 	PermissionHelp(ralphrc string) []string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -18,6 +19,11 @@ import (
 // CLOSED one), and a damaged state file is reported, shown as CLOSED and
 // left where it is for the loop to move aside when it next starts.
 func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stderr io.Writer) error {
+	// A .ralph/ that is a link (or one the state cannot be read through)
+	// is an error, not a damaged state shown as an invented CLOSED one.
+	if _, err := d.Lstat(ralphdir.CircuitBreakerState); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	now := time.Now()
 	kept, damages := store.Peek(d, now)
 	s, damaged := kept.Breaker, damages[ralphdir.CircuitBreakerState]
@@ -121,9 +127,11 @@ func pause(d *ralphdir.Dir, on bool, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "Paused: a running loop finishes its current agent call, then waits (status.json: paused).\nRun 'ralph_loop --resume' here to continue.\n")
 		return nil
 	}
-	if !d.Exists(ralphdir.PauseFile) {
+	if _, err := d.Lstat(ralphdir.PauseFile); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(stdout, "Not paused.")
 		return nil
+	} else if err != nil {
+		return err // a .ralph/ that is a link, say: whether it is paused is not known
 	}
 	if err := d.Remove(ralphdir.PauseFile); err != nil {
 		return err

@@ -269,16 +269,17 @@ func ignoreCheck(cwd string, dir *ralphdir.Dir) check {
 	probe := filepath.ToSlash(filepath.Join(rel, "ralph.log"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := gitrun.Command(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
-	err = cmd.Run()
+	_, err = gitrun.Run(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		return good("gitignore: %s/ is ignored", filepath.ToSlash(rel))
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
 		return bad("gitignore: %s/ is not ignored; add the line '%s/' to .gitignore", filepath.ToSlash(rel), filepath.ToSlash(rel))
+	case gitrun.Stuck(err):
+		return bad("gitignore: %v", err)
 	}
-	return skip("gitignore: cannot ask git (%v); skipped", err)
+	return skip("gitignore: cannot ask git (%s); skipped", firstLine(err))
 }
 
 // stateIgnoreCheck: the loop's own state files under .ralph/ are ignored
@@ -294,8 +295,11 @@ func stateIgnoreCheck(cwd string, dir *ralphdir.Dir) check {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := gitrun.Run(ctx, cwd, "ls-files", "-z", "--", rel)
+	if gitrun.Stuck(err) {
+		return bad("state files: %v", err)
+	}
 	if err != nil {
-		return skip("state files: cannot ask git (%s); skipped", strings.SplitN(err.Error(), "\n", 2)[0])
+		return skip("state files: cannot ask git (%s); skipped", firstLine(err))
 	}
 	var tracked []string
 	for _, p := range strings.Split(out, "\x00") {
@@ -307,14 +311,15 @@ func stateIgnoreCheck(cwd string, dir *ralphdir.Dir) check {
 		return bad("state files: git tracks %d of the loop's own files (%s), so agents commit them; untrack them (they stay on disk): git rm --cached -q -- %s", len(tracked), tracked[0], strings.Join(tracked, " "))
 	}
 	probe := rel + "/" + ralphdir.Status
-	cmd := gitrun.Command(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
-	err = cmd.Run()
+	_, err = gitrun.Run(ctx, cwd, "check-ignore", "-q", "--no-index", probe)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		return good("state files: git ignores the loop's own files under %s/", rel)
+	case gitrun.Stuck(err):
+		return bad("state files: %v", err)
 	case !errors.As(err, &ee) || ee.ExitCode() != 1:
-		return skip("state files: cannot ask git (%v); skipped", err)
+		return skip("state files: cannot ask git (%s); skipped", firstLine(err))
 	}
 	if exists(dir.Path(ralphdir.GitIgnore)) {
 		return bad("state files: git does not ignore %s, and %s/.gitignore is not the loop's; move it aside and run 'ralph_loop --init' to write the loop's (it keeps every other file)", probe, rel)
@@ -330,3 +335,6 @@ func tmuxCheck(env doctorEnv) check {
 	}
 	return good("tmux: found at %s (for --monitor)", p)
 }
+
+// firstLine is the first line of err's message.
+func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }

@@ -34,6 +34,10 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if err != nil {
 		return err
 	}
+	defer sb.close()
+	if err := sandboxedDashboard(cfg, sb); err != nil {
+		return err
+	}
 	lock, err := prepare(dir, sig, stderr)
 	if err != nil {
 		return err
@@ -94,10 +98,15 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if cfg.RCFile != "" {
 		bus.Log(events.Info, "Loaded configuration from %s", cfg.RCFile)
 	}
+	if sb != nil {
+		for _, l := range sb.describe() {
+			bus.Log(events.Info, "Sandbox: %s", l)
+		}
+	}
 
 	keeper := state.Keeper()
 	if cfg.Dashboard {
-		stopServing, watched, err := startDashboard(cfg, dir, cwd, bus, keeper, sig)
+		stopServing, watched, err := startDashboard(cfg, dir, cwd, bus, keeper, sig, sb != nil && cfg.SandboxNetwork)
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,9 @@ func notifyConfig(cfg *config.Config, cwd string, log func(string), warn func(st
 func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string, error)) []check {
 	nc := notifyConfig(cfg, cwd, nil, nil)
 	nc.LookPath = lookPath
+	if src := cfg.Sources["NOTIFY_WEBHOOK"]; src.FromRepository() {
+		nc.WebhookFrom = src.String()
+	}
 	configured := len(nc.Command) > 0 || nc.Webhook != "" || nc.Desktop
 	if !configured {
 		if cfg.NotifyTest {

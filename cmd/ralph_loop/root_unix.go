@@ -25,3 +25,6 @@ func ownedByMe(st fs.FileInfo) bool {
 	s, ok := st.Sys().(*syscall.Stat_t)
 	return ok && int(s.Uid) == os.Geteuid()
 }
+
+// pidGone reports whether no process has pid.
+func pidGone(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }

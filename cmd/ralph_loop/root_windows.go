@@ -14,3 +14,7 @@ func sameDevice(a, b string) bool {
 // ownedByMe: Windows keeps no owner uid in a FileInfo; a user's folders
 // are theirs by their ACLs.
 func ownedByMe(fs.FileInfo) bool { return true }
+
+// pidGone: Windows is not asked (the sandbox's identity folders of a
+// killed run are left to the system's temporary folder cleanup).
+func pidGone(int) bool { return false }

@@ -115,6 +115,17 @@ func checkServeConfig(cfg *config.Config) error {
 	return nil
 }
 
+// sandboxedDashboard refuses --dashboard without SERVE_TOKEN while a
+// sandboxed agent with the network on runs: it shares this machine's
+// loopback, so it would reach the page, and the logs the sandbox hides
+// from it, unless every request needs the token.
+func sandboxedDashboard(cfg *config.Config, sb *agentSandbox) error {
+	if !cfg.Dashboard || sb == nil || !cfg.SandboxNetwork || cfg.ServeToken != "" {
+		return nil
+	}
+	return errors.New("--dashboard with a sandbox needs SERVE_TOKEN: the sandboxed agent shares this machine's network and would reach the page, and the logs it shows, on 127.0.0.1; set SERVE_TOKEN (for example to the output of 'openssl rand -hex 16'), or SANDBOX_NETWORK=false")
+}
+
 type projectRoot struct{ name, ralph string }
 
 // findProjects resolves --projects: a folder holding .ralph/ is a project;
@@ -162,7 +173,7 @@ func isDir(p string) bool {
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. It returns the function that stops serving and the
 // keeper the engine must be given instead of keeper.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper observe.Keeper, sig *signals) (func(), observe.Keeper, error) {
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper observe.Keeper, sig *signals, sandboxed bool) (func(), observe.Keeper, error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +186,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 		p.Control = selfControl(dir, sig)
 	}
 	p.Source, keeper = readmodel.Watch(bus, keeper, projectFiles(p.Name, dir, cfg))
-	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl})
+	srv := dashboard.New([]dashboard.Project{p}, dashboard.Options{Token: cfg.ServeToken, Controls: cfg.ServeControl, TokenEverywhere: sandboxed})
 	wireDashboard(bus, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -187,7 +198,10 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	}()
 	// The console's lines also go to ralph.log: the token stays out of them.
 	hint := ""
-	if cfg.ServeToken != "" {
+	switch {
+	case sandboxed:
+		hint = " (open it with ?token=<SERVE_TOKEN>: the sandboxed agent shares this machine's loopback, so every request needs the token)"
+	case cfg.ServeToken != "":
 		hint = " (open it with ?token=<SERVE_TOKEN> to use its controls or to reach it from another machine)"
 	}
 	bus.Log(events.Info, "Dashboard: %s%s", dashURL(l.Addr().String(), ""), hint)

@@ -55,12 +55,18 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 	if err != nil {
 		return err
 	}
+	defer sb.close()
 	sig.setOut(stderr)
 	// The board writes its own redraw escapes, so it gets the raw stream
 	// and makes the text it prints safe itself.
 	con := &board{w: rawErr, tty: isTerminal(rawErr) && escapes(rawErr), width: terminalWidth(rawErr),
 		stamp: func() string { return time.Now().Format("2006-01-02 15:04:05") }}
 	say := func(format string, a ...any) { con.log(fmt.Sprintf(format, a...)) }
+	if sb != nil {
+		for _, l := range sb.describe() {
+			say("[INFO] Sandbox: %s", l)
+		}
+	}
 	r, err := swarm.Run(sig.stopper.Context(), swarm.Options{
 		Root:    cwd,
 		Workers: cfg.SwarmWorkers,
@@ -73,7 +79,7 @@ func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.W
 			Gates:       strings.Join(s.QualityGates, ";"),
 			Timeout:     s.QualityGateTimeout,
 			Env:         os.Environ(),
-			Wrap:        sb.gateWrap(),
+			Wrap:        sb.queueWrap(),
 		},
 		Retries: swarmRetries,
 		Show:    con.show,

@@ -60,6 +60,10 @@ func (s Source) String() string {
 // the project, which whoever wrote the repository chose.
 func (s Source) FromRepository() bool { return s.Kind == sourceFile }
 
+// FromProject reports whether key's value came from the project's own
+// .ralphrc (not the person's: RCOwn), the repository's choice.
+func (c *Config) FromProject(key string) bool { return c.Sources[key].FromRepository() && !c.RCOwn }
+
 // Warning is a non-fatal configuration problem: a skipped .ralphrc line, an
 // ignored key, or (for maintenance commands) an invalid value replaced by its
 // default. File and Line are set for .ralphrc lines.
@@ -113,6 +117,9 @@ type Config struct {
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
 	ProjectDir string // as passed to Load
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none
+	// RCOwn: RCFile is the person's own (under an absolute RALPH_DIR
+	// outside the project), not the project's.
+	RCOwn bool
 
 	// Agent and driver.
 	Driver         string   // PLATFORM_DRIVER: claude-code, codex, cursor, copilot, opencode, command
@@ -214,6 +221,9 @@ type Config struct {
 	SandboxNetwork bool   // SANDBOX_NETWORK
 	SandboxImage   string // SANDBOX_IMAGE
 	SandboxEngine  string // SANDBOX_ENGINE: "", docker, podman
+	// SandboxRead are more files and folders the sandbox shows read-only
+	// (SANDBOX_READ; "~/" is $HOME, expanded by the sandbox's user).
+	SandboxRead []string
 	// Notifiers (all off by default).
 	NotifyOn      []string      // NOTIFY_ON: event types and derived names
 	NotifyCommand string        // NOTIFY_COMMAND as written

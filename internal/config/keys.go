@@ -22,6 +22,11 @@ func mustDriver(name string) drivers.Driver {
 	return d
 }
 
+// maxRepoGateTimeout is the longest QUALITY_GATE_TIMEOUT (seconds) a
+// project's .ralphrc may set: as long as an agent call may last at most
+// (CLAUDE_TIMEOUT_MINUTES=120).
+const maxRepoGateTimeout = 120 * 60
+
 const defaultAllowedTools = "Write,Read,Edit,MultiEdit,Glob,Grep,Task,TodoWrite,WebFetch,WebSearch,EnterPlanMode,ExitPlanMode,NotebookEdit,Bash"
 
 var (
@@ -97,7 +102,8 @@ var keys = append([]*keySpec{
 		accepts: "warn, block, circuit-breaker", doc: "what a failing quality gate does",
 		set: enumSetter("Valid modes", []string{"warn", "block", "circuit-breaker"}, func(c *Config) *string { return &c.QualityGateMode })},
 	{name: "QUALITY_GATE_TIMEOUT", env: []string{"QUALITY_GATE_TIMEOUT"}, rc: true, def: "120",
-		accepts: "integer >= 1 (seconds)", doc: "timeout of each gate command, seconds",
+		fromRepo: noLift("QUALITY_GATE_TIMEOUT", maxRepoGateTimeout, false, "set a longer one in your environment"),
+		accepts:  "integer >= 1 (seconds; at most 7200 from the project's .ralphrc)", doc: "timeout of each gate command, seconds",
 		set: scaledSetter(1, math.MaxInt32, time.Second, func(c *Config) *time.Duration { return &c.QualityGateTimeout })},
 	{name: "CLAUDE_PERMISSION_MODE", env: []string{"CLAUDE_PERMISSION_MODE"}, rc: true, def: "bypassPermissions", envEmptyCounts: true,
 		accepts: "auto, acceptEdits, bypassPermissions, default, dontAsk, plan (empty = bypassPermissions)", doc: "Claude Code --permission-mode",
@@ -292,16 +298,19 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, def: "256",
-		flag:    &flagDef{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
-		accepts: "integer 0..1048576 (MB, 0 = no limit)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
+		fromRepo: noLift("MAX_OUTPUT_MB", 256, true, "set a higher one with --max-output-mb or in your environment"),
+		flag:     &flagDef{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
+		accepts:  "integer 0..1048576 (MB, 0 = no limit; 1..256 from the project's .ralphrc)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
 		set: scaledSetter(0, 1<<20, int64(1<<20), func(c *Config) *int64 { return &c.MaxOutput })},
 	{name: "LOG_KEEP", env: []string{"LOG_KEEP"}, rc: true, def: "200",
-		flag:    &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
-		accepts: "integer >= 0 (0 = keep all)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
+		fromRepo: noLift("LOG_KEEP", 200, true, "set a higher one with --log-keep or in your environment"),
+		flag:     &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
+		accepts:  "integer >= 0 (0 = keep all; 1..200 from the project's .ralphrc)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.LogKeep })},
 	{name: "LOG_MAX_MB", env: []string{"LOG_MAX_MB"}, rc: true, def: "50",
-		flag:    &flagDef{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
-		accepts: "integer 0..1048576 (MB, 0 = never rotate)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl, hooks.log and live.log are rotated to NAME.1 … NAME.5",
+		fromRepo: noLift("LOG_MAX_MB", 50, true, "set a higher one with --log-max-mb or in your environment"),
+		flag:     &flagDef{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
+		accepts:  "integer 0..1048576 (MB, 0 = never rotate; 1..50 from the project's .ralphrc)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl, hooks.log and live.log are rotated to NAME.1 … NAME.5",
 		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.LogMaxMB })},
 	{name: "MAX_CONSECUTIVE_FAILURES", env: []string{"MAX_CONSECUTIVE_FAILURES"}, rc: true, def: "5",
 		accepts: "integer >= 0 (0 = never stop)", doc: "stop after this many failed agent calls in a row",
@@ -389,7 +398,8 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if v != "" && (len(v) < 16 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' })) {
-				return reject("expected 16 or more printable ASCII characters without spaces (for example: openssl rand -hex 16)")
+				// A secret, even a wrong one, is never shown back.
+				return &valueError{head: "Invalid SERVE_TOKEN (not shown)", accepted: "expected 16 or more printable ASCII characters without spaces (for example: openssl rand -hex 16)"}
 			}
 			c.ServeToken = v
 			return nil

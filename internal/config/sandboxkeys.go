@@ -1,6 +1,10 @@
 package config
 
-import "github.com/ralphloop/ralph_loop/internal/sandbox"
+import (
+	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/sandbox"
+)
 
 // sandboxKeys are the keys of the sandbox the agent and the quality gates
 // run in (docs/SANDBOX.md).
@@ -16,6 +20,20 @@ var sandboxKeys = []*keySpec{
 		fromRepo: personOnly("SANDBOX_IMAGE ignored: a project's .ralphrc cannot choose the image the agent runs in with its credentials; set SANDBOX_IMAGE in your environment"),
 		accepts:  "a container image with the agent CLI in it", doc: "the image SANDBOX=container runs the agent and the gates in",
 		set: func(c *Config, v string) error { c.SandboxImage = v; return nil }},
+	{name: "SANDBOX_READ", env: []string{"SANDBOX_READ"}, rc: true, def: "",
+		fromRepo: personOnly("SANDBOX_READ ignored: a project's .ralphrc cannot choose what of your files the sandbox shows; set SANDBOX_READ in your environment"),
+		accepts:  "':'-separated absolute paths or ~/paths (not from the project's .ralphrc)", doc: "more files and folders the sandbox shows read-only: the gates' toolchains under $HOME (~/.cargo/bin:~/.rustup)",
+		set: func(c *Config, v string) error {
+			var paths []string // nil: none
+			for _, p := range splitList(v, ":") {
+				paths = append(paths, p)
+				if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~/") {
+					return reject("expected absolute paths or ~/paths separated by ':', for example ~/.cargo/bin:~/.rustup")
+				}
+			}
+			c.SandboxRead = paths
+			return nil
+		}},
 	{name: "SANDBOX_ENGINE", env: []string{"SANDBOX_ENGINE"}, rc: true, def: "",
 		accepts: "docker, podman (empty: docker, else podman)", doc: "the container engine of SANDBOX=container",
 		set: func(c *Config, v string) error {

@@ -10,16 +10,49 @@ import (
 
 // A clone's .ralphrc is written by whoever wrote the repository: it must
 // not put the dashboard on the network, choose its token, turn on its
-// controls, or pick the container image the agent runs in (with the agent's
-// credentials mounted). Those keys say so in their row (keySpec.fromRepo),
-// with one of the rules below; their values come from the person: flags,
-// the environment, or a .ralphrc under an absolute RALPH_DIR outside the
-// project (see rcTrusted).
+// controls, pick the container image the agent runs in (with the agent's
+// credentials mounted), or lift the loop's bounds (the output and log
+// sizes, the gates' time). Those keys say so in their row
+// (keySpec.fromRepo), with one of the rules below; their values come from
+// the person: flags, the environment, or a .ralphrc under an absolute
+// RALPH_DIR outside the project (see rcTrusted). With a sandbox on, the
+// project's NOTIFY_COMMAND does not run either (confineNotify).
 
 // personOnly is the rule of a key a project's .ralphrc may not set at all:
 // why is the warning that says so.
 func personOnly(why string) func(string) string {
 	return func(string) string { return why }
+}
+
+// noLift is the rule of a bound a project's .ralphrc may lower but not
+// lift: at most max, and not 0 when 0 means no bound at all (zeroLifts).
+// how says where the person sets a higher one.
+func noLift(key string, max int64, zeroLifts bool, how string) func(string) string {
+	return func(v string) string {
+		n, ok := parseInt(v)
+		if !ok || (n != 0 || !zeroLifts) && n <= max {
+			return "" // within the bound, or a bad value its setter reports
+		}
+		return fmt.Sprintf("%s=%s ignored: a project's .ralphrc may lower this bound, not lift it (at most %d, 0 = no bound is not allowed); %s",
+			key, show(v), max, how)
+	}
+}
+
+// confineNotify drops a NOTIFY_COMMAND the project's .ralphrc names when a
+// sandbox is on: the hook would run outside it, with the person's rights,
+// so the sandbox would not confine the repository's code. One warning says
+// so; the person's own NOTIFY_COMMAND (flag, environment, their .ralphrc)
+// runs as they say.
+func (l *loader) confineNotify() {
+	c := l.c
+	src := c.Sources["NOTIFY_COMMAND"]
+	if c.Sandbox == "off" || strings.TrimSpace(c.NotifyCommand) == "" || !c.FromProject("NOTIFY_COMMAND") {
+		return
+	}
+	l.warns = append(l.warns, Warning{File: src.File, Line: src.Line, Msg: fmt.Sprintf(
+		"NOTIFY_COMMAND ignored: with SANDBOX=%s a project's .ralphrc cannot run a program outside the sandbox; set NOTIFY_COMMAND in your environment or pass --notify-command", c.Sandbox)})
+	c.NotifyCommand = ""
+	c.Sources["NOTIFY_COMMAND"] = Source{Kind: SourceDefault}
 }
 
 // loopbackOnly is SERVE_ADDR's rule: a project's .ralphrc may name a

@@ -117,3 +117,95 @@ func TestRalphrcCannotChooseTheSandboxImage(t *testing.T) {
 		t.Errorf("the environment's image: %q, %v", c.SandboxImage, err)
 	}
 }
+
+// TestRalphrcCannotLiftBounds: a project's .ralphrc may lower the loop's
+// bounds but not lift them (MAX_OUTPUT_MB=0 wrote 1 GB to disk in 4 s);
+// each refused line is one warning, and the person's flag or environment
+// still sets any value.
+func TestRalphrcCannotLiftBounds(t *testing.T) {
+	c, warns, err := setup{rc: rc("MAX_OUTPUT_MB=0", "LOG_MAX_MB=0", "LOG_KEEP=100000", "QUALITY_GATE_TIMEOUT=999999")}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxOutput != 256<<20 || c.LogMaxMB != 50 || c.LogKeep != 200 || c.QualityGateTimeout != 120*time.Second {
+		t.Errorf("bounds lifted: output %d, log MB %d, keep %d, gate %s", c.MaxOutput, c.LogMaxMB, c.LogKeep, c.QualityGateTimeout)
+	}
+	want := []string{
+		".ralph/.ralphrc:1: MAX_OUTPUT_MB=0 ignored: a project's .ralphrc may lower this bound, not lift it (at most 256, 0 = no bound is not allowed); set a higher one with --max-output-mb or in your environment",
+		".ralph/.ralphrc:2: LOG_MAX_MB=0 ignored: ",
+		".ralph/.ralphrc:3: LOG_KEEP=100000 ignored: ",
+		".ralph/.ralphrc:4: QUALITY_GATE_TIMEOUT=999999 ignored: ",
+	}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings %q", warns)
+	}
+	for _, w := range warns {
+		found := false
+		for _, p := range want {
+			found = found || strings.HasPrefix(w.String(), p)
+		}
+		if !found {
+			t.Errorf("unexpected warning %q", w)
+		}
+	}
+	c, warns, _ = setup{rc: rc("MAX_OUTPUT_MB=8", "QUALITY_GATE_TIMEOUT=3600", "LOG_KEEP=10")}.load(t)
+	if c.MaxOutput != 8<<20 || c.QualityGateTimeout != time.Hour || c.LogKeep != 10 || len(warns) != 0 {
+		t.Errorf("a lowered bound: output %d, gate %s, keep %d, warnings %q", c.MaxOutput, c.QualityGateTimeout, c.LogKeep, warns)
+	}
+	c, _, _ = setup{rc: rc("MAX_OUTPUT_MB=8"), env: map[string]string{"MAX_OUTPUT_MB": "0", "QUALITY_GATE_TIMEOUT": "999999"}}.load(t)
+	if c.MaxOutput != 0 || c.QualityGateTimeout != 999999*time.Second {
+		t.Errorf("the person's environment: output %d, gate %s", c.MaxOutput, c.QualityGateTimeout)
+	}
+}
+
+// TestSandboxConfinesRepositoryNotifyCommand: with a sandbox on, the
+// NOTIFY_COMMAND a project's .ralphrc names would run outside it; it is
+// dropped with one warning. The person's own (environment, flag) runs, and
+// without a sandbox the project's runs as before.
+func TestSandboxConfinesRepositoryNotifyCommand(t *testing.T) {
+	c, warns, err := setup{rc: rc("NOTIFY_COMMAND=./notify.sh"), env: map[string]string{"SANDBOX": "bwrap"}}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NotifyCommand != "" || c.NotifyArgv != nil || c.Sources["NOTIFY_COMMAND"].Kind != SourceDefault {
+		t.Errorf("the project's NOTIFY_COMMAND kept: %q %q", c.NotifyCommand, c.NotifyArgv)
+	}
+	if len(warns) != 1 || warns[0].String() != ".ralph/.ralphrc:1: NOTIFY_COMMAND ignored: with SANDBOX=bwrap a project's .ralphrc cannot run a program outside the sandbox; set NOTIFY_COMMAND in your environment or pass --notify-command" {
+		t.Errorf("warnings %q", warns)
+	}
+	c, warns, _ = setup{rc: rc("SANDBOX=bwrap", "NOTIFY_COMMAND=./notify.sh")}.load(t)
+	if c.NotifyCommand != "" || len(warns) != 1 {
+		t.Errorf("a .ralphrc that turns the sandbox on: %q, %q", c.NotifyCommand, warns)
+	}
+	c, warns, _ = setup{args: []string{"--notify-command", "my-hook"}, env: map[string]string{"SANDBOX": "bwrap"}}.load(t)
+	if len(c.NotifyArgv) != 1 || c.NotifyArgv[0] != "my-hook" || len(warns) != 0 {
+		t.Errorf("the person's hook: %q, %q", c.NotifyArgv, warns)
+	}
+	c, warns, _ = setup{rc: rc("NOTIFY_COMMAND=./notify.sh")}.load(t)
+	if len(c.NotifyArgv) != 1 || len(warns) != 0 {
+		t.Errorf("without a sandbox: %q, %q", c.NotifyArgv, warns)
+	}
+	// The person's own .ralphrc, outside the project.
+	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph", "SANDBOX": "bwrap"}, files: map[string]string{"/home/me/ralph/.ralphrc": rc("NOTIFY_COMMAND=my-hook", "FALLBACK_DRIVER=codex")}}
+	c, warns, err = Load(nil, w.lookup, proj, w.read)
+	if err != nil || len(c.NotifyArgv) != 1 || len(warns) != 0 || !c.RCOwn || c.FromProject("FALLBACK_DRIVER") {
+		t.Errorf("the person's .ralphrc: %q, %q, %v, own %v", c.NotifyArgv, warns, err, c.RCOwn)
+	}
+}
+
+// TestSandboxRead: the person adds files the sandbox shows (a toolchain
+// under $HOME); a project's .ralphrc cannot.
+func TestSandboxRead(t *testing.T) {
+	c, warns, err := setup{rc: rc("SANDBOX_READ=~/.ssh")}.load(t)
+	if err != nil || c.SandboxRead != nil || len(warns) != 1 || !strings.HasPrefix(warns[0].String(), ".ralph/.ralphrc:1: SANDBOX_READ ignored: ") {
+		t.Errorf("from the project: %q, %q, %v", c.SandboxRead, warns, err)
+	}
+	c, _, err = setup{env: map[string]string{"SANDBOX_READ": "~/.cargo/bin:/opt/sdk"}}.load(t)
+	if err != nil || len(c.SandboxRead) != 2 || c.SandboxRead[0] != "~/.cargo/bin" || c.SandboxRead[1] != "/opt/sdk" {
+		t.Errorf("from the environment: %q, %v", c.SandboxRead, err)
+	}
+	bad := setup{env: map[string]string{"SANDBOX_READ": "relative/path"}}
+	if _, _, err := bad.load(t); err == nil {
+		t.Error("a relative SANDBOX_READ was accepted")
+	}
+}

@@ -37,7 +37,7 @@ const tokenHeader = "X-Ralph-Token"
 // refused says why a request is turned away (with its status code), or "".
 // A cross-site request is always refused; a request from another machine,
 // or one naming a host that is not a loopback name (a DNS rebinding page),
-// needs the token.
+// needs the token, and so does every request with TokenEverywhere.
 func (s *Server) refused(r *http.Request) (string, int) {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "", "same-origin", "none":
@@ -47,7 +47,7 @@ func (s *Server) refused(r *http.Request) (string, int) {
 	if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 		return "cross-origin requests are refused", http.StatusForbidden
 	}
-	if local(r) || s.authorized(r) {
+	if (local(r) && !s.opts.TokenEverywhere) || s.authorized(r) {
 		return "", 0
 	}
 	if s.opts.Token == "" {

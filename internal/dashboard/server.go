@@ -50,6 +50,10 @@ type Options struct {
 	Token string
 	// Controls turns the controls on (they still need the token).
 	Controls bool
+	// TokenEverywhere: every request needs the token, this machine's too
+	// (a sandboxed agent with the network on shares this machine's
+	// loopback, and the page shows the logs the sandbox hides from it).
+	TokenEverywhere bool
 	// Poll is how often the sources are looked at (their Stamp); 0 means
 	// every second.
 	Poll time.Duration

@@ -94,6 +94,8 @@ const (
 func TestAccessRules(t *testing.T) {
 	open, _, _ := newTestServer(Options{})
 	guarded, _, _ := newTestServer(Options{Token: token, Controls: true})
+	// A sandboxed agent with the network on shares this machine's loopback.
+	sandboxed, _, _ := newTestServer(Options{Token: token, TokenEverywhere: true})
 	for _, tc := range []struct {
 		name string
 		s    *Server
@@ -113,6 +115,9 @@ func TestAccessRules(t *testing.T) {
 		{"same-site fetch", open, request("GET", "/api/p/0/snapshot", here, host, map[string]string{"Sec-Fetch-Site": "same-site"}), 403},
 		{"foreign origin", open, request("GET", "/api/p/0/snapshot", here, host, map[string]string{"Origin": "http://evil.example"}), 403},
 		{"same origin", open, request("GET", "/api/p/0/snapshot", here, host, map[string]string{"Origin": "http://" + host, "Sec-Fetch-Site": "same-origin"}), 200},
+		{"sandboxed: loopback, no token sent", sandboxed, request("GET", "/api/p/0/snapshot", here, host, nil), 401},
+		{"sandboxed: loopback, wrong token", sandboxed, request("GET", "/p/0/", here, host, map[string]string{"X-Ralph-Token": token + "x"}), 401},
+		{"sandboxed: loopback, token cookie", sandboxed, request("GET", "/p/0/", here, host, map[string]string{"Cookie": cookieName + "=" + token}), 200},
 		{"unknown project", open, request("GET", "/p/1/", here, host, nil), 404},
 		{"project number spelled oddly", open, request("GET", "/p/00/", here, host, nil), 404},
 	} {

@@ -125,7 +125,9 @@ func Run(s config.Config, deps Deps) Result {
 // whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s config.Config, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
-		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env, func(err error) {
+			deps.Bus.Note(events.Logged{Level: events.Warn, Text: err.Error()}) // a git command that would never end: its answers say "no change"
+		}), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
 func (l *loop) run() Result {

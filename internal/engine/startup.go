@@ -120,12 +120,13 @@ func (l *loop) checkGit() error {
 // anything): ok when git is there and the project is a repository with a
 // commit, else the check that failed.
 func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
-	return gitProblem(gitrun.Open(projectDir, "", nil), projectDir)
+	return gitProblem(gitrun.Open(projectDir, "", nil, nil), projectDir)
 }
 
 // gitProblem is the start-up check of the repository. git's refusal to
 // look at a repository another user owns is reported in git's words, with
-// the safe.directory command it suggests, not as "no repository".
+// the safe.directory command it suggests, not as "no repository"; so is a
+// repository git would hang on (a *gitrun.StuckError names the file).
 func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 	ctx := context.Background()
 	if !g.Available() {
@@ -134,6 +135,9 @@ func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 	if err := g.GitDir(ctx); err != nil {
 		if line, refused := gitrun.Refusal(err.Error()); refused {
 			return events.StartupFailed{Err: errors.New(line)}, false
+		}
+		if gitrun.Stuck(err) { // a named pipe where git reads a file, say
+			return events.StartupFailed{Err: err}, false
 		}
 		return events.StartupFailed{Check: events.NoGitRepo, Path: dir}, false
 	}
@@ -220,7 +224,7 @@ func dirExists(p string) bool {
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
 func Precheck(s config.Config, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil)}
+	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil, nil)}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}

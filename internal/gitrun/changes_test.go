@@ -49,7 +49,7 @@ func TestGitChangesMatchNameOnly(t *testing.T) {
 			}
 		}
 	}
-	n, numstat := Open(dir, "", nil).Changes(context.Background(), start)
+	n, numstat := Open(dir, "", nil, nil).Changes(context.Background(), start)
 	var got []string
 	for _, line := range strings.Split(numstat, "\n") {
 		if p := numstatPath(line); p != "" && !slices.Contains(got, p) {
@@ -171,7 +171,7 @@ func TestHeadMatchesRevParse(t *testing.T) {
 			if out, err := cmd.Output(); err == nil {
 				want = strings.TrimSpace(string(out))
 			}
-			if got := Open(dir, "", nil).Head(context.Background()); got != want {
+			if got := Open(dir, "", nil, nil).Head(context.Background()); got != want {
 				t.Errorf("head = %q, want %q (git rev-parse HEAD)", got, want)
 			}
 			if _, ok := open(dir, "", nil).readHead(); ok != tc.fast {

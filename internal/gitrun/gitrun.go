@@ -1,21 +1,31 @@
 // Package gitrun runs the loop's own git commands so that none of them
-// starts a program the repository chose.
+// starts a program the repository chose, and none runs forever.
 //
-// A repository's .git/config (and the files it includes, and a worktree's
-// config.worktree) is written by whoever controls the repository, the
-// agent included: it can name a file-system monitor (core.fsmonitor),
-// hooks (core.hooksPath), clean/smudge filters and their long-running
-// process (filter.<driver>.*, picked per path by .gitattributes), diff
-// drivers and text conversions, a pager, credential helpers and
-// transports. git runs those as the user who runs it, so an agent limited
-// to file tools could run any command through the loop's `git diff`.
-// Every git command the loop runs goes through Command, which turns each
-// of them off for this one command:
+// A repository's .git/config (and the files it includes, a worktree's
+// config.worktree, and the configuration of the common folder a commondir
+// file names) is written by whoever controls the repository, the agent
+// included: it can name a file-system monitor (core.fsmonitor), hooks
+// (core.hooksPath), clean/smudge filters and their long-running process
+// (filter.<driver>.*, picked per path by .gitattributes), diff drivers and
+// text conversions, a pager, credential helpers, transports and the
+// programs that sign and check signatures (gpg.program, gpg.ssh.program,
+// gpg.x509.program). git runs those as the user who runs it, so an agent
+// limited to file tools could run any command through the loop's `git
+// diff`, and --swarm's commits through their signature. Every git command
+// the loop runs goes through Run, which turns each of them off for this
+// one command:
 //
 //   - `-c core.fsmonitor=false`, `-c core.hooksPath=/dev/null`;
-//   - `--no-pager`, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0,
-//     `-c credential.helper=`, `-c protocol.allow=never` (the loop never
-//     fetches or pushes; no transport, no ssh command, no askpass);
+//   - `--no-pager`, GIT_PAGER=cat, GIT_EDITOR=:, GIT_TERMINAL_PROMPT=0,
+//     `-c credential.helper=`, `-c protocol.allow=never` and
+//     GIT_ALLOW_PROTOCOL set empty (the loop never fetches or pushes; no
+//     transport, no ssh command, no askpass; the empty list beats a
+//     repository's protocol.<name>.allow=always, which -c does not, so a
+//     partial clone's lazy fetch cannot start an ext:: command either);
+//   - no signing and no signature checks: commit.gpgSign, tag.gpgSign,
+//     merge.verifySignatures and log.showSignature off;
+//   - no background work: gc.auto=0 and maintenance.auto=false (an
+//     automatic gc detaches from the loop), submodule.recurse=false;
 //   - `diff` gets --no-ext-diff and --no-textconv; `diff` and `status`
 //     get --ignore-submodules=dirty (git would otherwise run status
 //     inside each submodule, under the submodule's own config);
@@ -26,7 +36,13 @@
 //     name works: the
 //     names are listed with `git config --show-scope --includes` before
 //     each command, so a filter the agent adds between two commands is
-//     caught too.
+//     caught too (layout.go: the listing is remembered only for a plain
+//     .git folder with no commondir or gitdir file and no include).
+//
+// Each command runs in a process group of its own under a time limit
+// (Timeout), after which the whole group is killed, and is not run at all
+// when a file git reads on every command is a named pipe or a device
+// (layout.go): a *StuckError says which.
 //
 // The person's own configuration (system, global, `-c` and GIT_CONFIG_*
 // in their environment) is trusted and left alone: a global git-lfs
@@ -47,6 +63,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -58,16 +75,49 @@ var safeConfig = []string{
 	"core.pager=cat",
 	"credential.helper=",
 	"protocol.allow=never",
+	"commit.gpgSign=false",
+	"tag.gpgSign=false",
+	"merge.verifySignatures=false",
+	"log.showSignature=false",
+	"submodule.recurse=false",
+	"gc.auto=0",
+	"maintenance.auto=false",
 }
 
-// Command is `git args...` in dir, with every program the repository's
-// own configuration could start turned off (see the package comment). The
-// caller sets Stdout and Stderr.
-func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	return command(ctx, dir, os.Environ(), args...)
+// safeEnv are the environment entries every command gets, after the
+// loop's own.
+var safeEnv = []string{
+	"GIT_PAGER=cat",
+	"GIT_EDITOR=:",
+	"GIT_TERMINAL_PROMPT=0",
+	"GIT_ALLOW_PROTOCOL=",
+	"GIT_PROTOCOL_FROM_USER=0",
+	"GIT_NO_LAZY_FETCH=1",
 }
 
-// command is Command in the environment env.
+// timeoutEnv names the environment variable that sets Timeout (a Go
+// duration such as 15m): the person's, for a repository so large that
+// git needs longer; the tests shorten it.
+const timeoutEnv = "RALPH_GIT_TIMEOUT"
+
+// defaultTimeout bounds one git command: far more than any command the
+// loop runs needs on a sound repository, and a hang ends.
+const defaultTimeout = 5 * time.Minute
+
+// Timeout is how long one git command may run before its process group is
+// killed: RALPH_GIT_TIMEOUT from the environment, else 5 minutes. (A
+// variable for the tests.)
+var Timeout = sync.OnceValue(func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(timeoutEnv)); err == nil && d > 0 {
+		return d
+	}
+	return defaultTimeout
+})
+
+// command is `git args...` in dir, in the environment env (which carries
+// the filters to empty, see filterEnv), with every program the
+// repository's own configuration could start turned off, in a process
+// group of its own that is killed when ctx ends.
 func command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
 	argv := []string{"--no-pager"}
 	for _, kv := range safeConfig {
@@ -76,17 +126,19 @@ func command(ctx context.Context, dir string, env []string, args ...string) *exe
 	argv = append(argv, withSafeFlags(args)...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Dir = dir
-	cmd.Env = filterEnv(env, repoFilters(ctx, dir, env))
+	cmd.Env = env
+	ownGroup(cmd)
 	return cmd
 }
 
-// filterEnv is env with GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0 and, for each
-// filter name, its clean, smudge and process commands emptied and
-// required=false, as GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n entries after the
-// person's own (GIT_CONFIG_COUNT). Unlike `-c name=value` these keep the
-// key apart from the value, whatever characters the name holds ("=" too).
+// filterEnv is env with safeEnv and, for each filter name, its clean,
+// smudge and process commands emptied and required=false (a merge
+// driver's command replaced by `false`), as GIT_CONFIG_KEY_n/
+// GIT_CONFIG_VALUE_n entries after the person's own (GIT_CONFIG_COUNT).
+// Unlike `-c name=value` these keep the key apart from the value, whatever
+// characters the name holds ("=" too).
 func filterEnv(env []string, names []string) []string {
-	out := append(env[:len(env):len(env)], "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	out := append(env[:len(env):len(env)], safeEnv...)
 	if len(names) == 0 {
 		return out
 	}
@@ -138,57 +190,80 @@ func withSafeFlags(args []string) []string {
 	return append(out, args[at:]...)
 }
 
-// repoFilters names the filter and merge drivers ("filter.NAME", "merge.NAME") the repository's own configuration
-// (local and worktree scopes, with what they include) defines. Nothing is
-// listed when git cannot tell, for example outside a repository; then
-// there is no repository configuration to distrust either. The loop runs
-// git several times per iteration, so for a plain repository (dir/.git is
-// a folder, no GIT_DIR) whose configuration includes no other file, the
-// names are remembered with the bytes of .git/config and
-// .git/config.worktree and listed again only when those change.
-func repoFilters(ctx context.Context, dir string, env []string) []string {
+// repoConf is what the repository's own configuration (local and worktree
+// scopes, with what they include) names that the loop's git must not
+// use: its filter and merge drivers ("filter.NAME", "merge.NAME"), and
+// the files git is to read for every command (core.excludesFile,
+// core.attributesFile), which layout.go looks at before each command.
+type repoConf struct {
+	names []string
+	files []string
+}
+
+// repoConfig lists the repository's repoConf. Nothing is listed when git
+// cannot tell, for example outside a repository; then there is no
+// repository configuration to distrust either. The loop runs git several
+// times per iteration, so for a plain repository (dir/.git is a folder
+// with no commondir or gitdir file, no GIT_DIR) whose configuration
+// includes no other file, the answer is remembered with the bytes of
+// .git/config and .git/config.worktree and listed again only when those
+// change. The error is a *StuckError when the listing ran out of time
+// (ctx's deadline, the caller's time limit), nil otherwise.
+func repoConfig(ctx context.Context, dir, top string, env []string) (repoConf, error) {
 	key, cacheable := configKey(dir, env)
 	if cacheable {
 		filterCache.Lock()
 		c, ok := filterCache.m[dir]
 		filterCache.Unlock()
 		if ok && c.key == key {
-			return c.names
+			return c.conf, nil
 		}
 	}
-	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp", `^(filter|merge|include|includeif)\.`)
+	cmd := exec.CommandContext(ctx, "git", "--no-pager", "config", "--show-scope", "--includes", "-z", "--get-regexp",
+		`^(filter|merge|include|includeif)\.|^core\.(excludesfile|attributesfile)$`)
 	cmd.Dir = dir
-	cmd.Env = append(env[:len(env):len(env)], "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(env[:len(env):len(env)], safeEnv...)
+	ownGroup(cmd)
 	out, err := cmd.Output()
+	if timedOut(ctx) {
+		return repoConf{}, errTimedOut
+	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 && len(out) == 0 {
 		err = nil // --get-regexp's "no such entry": nothing to turn off
 	}
 	if err != nil {
-		return nil
+		return repoConf{}, nil
 	}
-	names, includes := parseFilters(out)
+	base := top
+	if base == "" {
+		base = dir
+	}
+	conf, includes := parseConfig(out, base, envValue(env, "HOME"))
 	if cacheable && !includes {
 		filterCache.Lock()
-		filterCache.m[dir] = cachedFilters{key: key, names: names}
+		filterCache.m[dir] = cachedConf{key: key, conf: conf}
 		filterCache.Unlock()
 	}
-	return names
+	return conf, nil
 }
 
-// filterCache holds repoFilters' answers by project folder.
+// filterCache holds repoConfig's answers by project folder.
 var filterCache = struct {
 	sync.Mutex
-	m map[string]cachedFilters
-}{m: map[string]cachedFilters{}}
+	m map[string]cachedConf
+}{m: map[string]cachedConf{}}
 
-type cachedFilters struct {
-	key   [sha256.Size]byte // of the configuration files' bytes
-	names []string
+type cachedConf struct {
+	key  [sha256.Size]byte // of the configuration files' bytes
+	conf repoConf
 }
 
 // configKey hashes the repository's own configuration files, when dir is
-// the top of a plain repository whose files can be read as they are.
+// the top of a plain repository whose files can be read as they are: a
+// .git folder without a commondir file (which moves the configuration,
+// refs and objects to another folder) or a gitdir file, not named by
+// GIT_DIR or GIT_COMMON_DIR.
 func configKey(dir string, env []string) (key [sha256.Size]byte, ok bool) {
 	for _, kv := range env {
 		if k, v, _ := strings.Cut(kv, "="); v != "" && (k == "GIT_DIR" || k == "GIT_COMMON_DIR") {
@@ -198,6 +273,11 @@ func configKey(dir string, env []string) (key [sha256.Size]byte, ok bool) {
 	gitDir := filepath.Join(dir, ".git")
 	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
 		return key, false
+	}
+	for _, other := range []string{"commondir", "gitdir"} {
+		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+			return key, false
+		}
 	}
 	h := sha256.New()
 	for _, name := range []string{"config", "config.worktree"} {
@@ -216,22 +296,34 @@ func configKey(dir string, env []string) (key [sha256.Size]byte, ok bool) {
 	return key, true
 }
 
-// parseFilters reads `git config --show-scope -z --get-regexp` output
-// ("scope\0key\nvalue\0" per entry) and returns the filter names of the
+// parseConfig reads `git config --show-scope -z --get-regexp` output
+// ("scope\0key\nvalue\0" per entry) and returns the repoConf of the
 // entries whose scope is not the person's own (system, global, command),
-// each once; includes is true when such a scope includes other files.
-func parseFilters(out []byte) (names []string, includes bool) {
+// each name once; a relative file is taken from base, "~/" from home.
+// includes is true when such a scope includes other files.
+func parseConfig(out []byte, base, home string) (conf repoConf, includes bool) {
 	seen := map[string]bool{}
 	fields := bytes.Split(out, []byte{0})
 	for i := 0; i+1 < len(fields); i += 2 {
 		scope := string(fields[i])
-		key, _, _ := strings.Cut(string(fields[i+1]), "\n")
+		key, value, _ := strings.Cut(string(fields[i+1]), "\n")
 		switch scope {
 		case "system", "global", "command":
 			continue
 		}
 		if strings.HasPrefix(key, "include.") || strings.HasPrefix(key, "includeif.") {
 			includes = true
+			continue
+		}
+		if key == "core.excludesfile" || key == "core.attributesfile" {
+			if rest, ok := strings.CutPrefix(value, "~/"); ok && home != "" {
+				value = filepath.Join(home, rest)
+			} else if value != "" && !filepath.IsAbs(value) {
+				value = filepath.Join(base, value)
+			}
+			if value != "" {
+				conf.files = append(conf.files, value)
+			}
 			continue
 		}
 		section, rest, _ := strings.Cut(key, ".")
@@ -244,17 +336,74 @@ func parseFilters(out []byte) (names []string, includes bool) {
 		}
 		if name := section + "." + rest[:dot]; !seen[name] {
 			seen[name] = true
-			names = append(names, name)
+			conf.names = append(conf.names, name)
 		}
 	}
-	return names, includes
+	return conf, includes
 }
 
-// Run runs Command and returns its stdout without the final newlines. A
-// failure is git's own message (its stderr, trimmed) when it printed one.
+// Run runs `git args...` in dir as the package comment says (no program
+// the repository chose, a time limit, no file git would wait on forever)
+// and returns its stdout without the final newlines. A failure is git's
+// own message (its stderr, trimmed) when it printed one, wrapping the
+// *exec.ExitError; a *StuckError when git was not run or was stopped.
 func Run(ctx context.Context, dir string, args ...string) (string, error) {
 	return runIn(ctx, dir, os.Environ(), args...)
 }
+
+// errTimedOut says the listing of repoConfig ran out of time.
+var errTimedOut = errors.New("git ran out of time")
+
+// timedOut reports whether ctx ended by a time limit (the command's own,
+// Timeout, or a shorter one of the caller's), not by a cancel.
+func timedOut(ctx context.Context) bool { return errors.Is(ctx.Err(), context.DeadlineExceeded) }
+
+// runIn is Run in the environment env.
+func runIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout())
+	defer cancel()
+	l := locate(dir, env)
+	if err := l.check(args, dir, nil); err != nil {
+		return "", err
+	}
+	start := time.Now()
+	stuck := func() error {
+		path, problem := l.search()
+		return &StuckError{Args: args, Dir: dir, Path: path, Problem: problem, After: time.Since(start).Round(time.Millisecond)}
+	}
+	conf, err := repoConfig(ctx, dir, l.top, env)
+	if err != nil {
+		return "", stuck()
+	}
+	for _, p := range conf.files {
+		if what := special(p); what != "" {
+			return "", &StuckError{Args: args, Dir: dir, Path: p, Problem: what}
+		}
+	}
+	cmd := command(ctx, dir, filterEnv(env, conf.names), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if timedOut(ctx) {
+			return "", stuck()
+		}
+		if msg := strings.TrimSpace(errb.String()); msg != "" {
+			return "", &gitError{msg: msg, err: err}
+		}
+		return "", err
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
+}
+
+// gitError is git's message for a command that failed, wrapping how it
+// ended (an *exec.ExitError).
+type gitError struct {
+	msg string
+	err error
+}
+
+func (e *gitError) Error() string { return e.msg }
+func (e *gitError) Unwrap() error { return e.err }
 
 // Refusal is git refusing to work in a repository another user owns
 // ("detected dubious ownership"), as one line in git's own words,

@@ -29,22 +29,26 @@ func TestRefusal(t *testing.T) {
 	}
 }
 
-// TestParseFilters: only the filters of the repository's own scopes are
-// named, each once, whatever characters the name holds.
-func TestParseFilters(t *testing.T) {
+// TestParseConfig: only the filters and files of the repository's own
+// scopes are named, each once, whatever characters the name holds.
+func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	out := "local\x00filter.evil.clean\nsh x\x00local\x00filter.evil.smudge\nsh y\x00" +
 		"global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00worktree\x00filter.a=b.c.process\nz\x00" +
 		"command\x00filter.mine.clean\ncat\x00system\x00filter.sys.clean\ncat\x00"
 	out += "local\x00merge.ours.driver\nsh z\x00local\x00merge.conflictstyle\ndiff3\x00global\x00merge.mine.driver\ncat\x00"
-	got, includes := parseFilters([]byte(out))
-	if want := []string{"filter.evil", "filter.a=b.c", "merge.ours"}; !slices.Equal(got, want) || includes {
-		t.Errorf("parseFilters = %q, %v; want %q, false", got, includes, want)
+	out += "local\x00core.excludesfile\nignore.txt\x00worktree\x00core.attributesfile\n~/attrs\x00global\x00core.excludesfile\n/mine\x00"
+	got, includes := parseConfig([]byte(out), "/proj", "/home/me")
+	if want := []string{"filter.evil", "filter.a=b.c", "merge.ours"}; !slices.Equal(got.names, want) || includes {
+		t.Errorf("parseConfig names = %q, %v; want %q, false", got.names, includes, want)
 	}
-	if _, includes := parseFilters([]byte("global\x00include.path\n~/x\x00")); includes {
+	if want := []string{"/proj/ignore.txt", "/home/me/attrs"}; !slices.Equal(got.files, want) {
+		t.Errorf("parseConfig files = %q, want %q", got.files, want)
+	}
+	if _, includes := parseConfig([]byte("global\x00include.path\n~/x\x00"), "/proj", ""); includes {
 		t.Error("the person's own include taken for the repository's")
 	}
-	if _, includes := parseFilters([]byte("local\x00includeif.gitdir:/x/.path\n../y\x00")); !includes {
+	if _, includes := parseConfig([]byte("local\x00includeif.gitdir:/x/.path\n../y\x00"), "/proj", ""); !includes {
 		t.Error("the repository's include not seen")
 	}
 }
@@ -178,8 +182,7 @@ func TestRepoMergeDriverNeverRuns(t *testing.T) {
 	must("commit", "-q", "-am", "main")
 
 	ctx := context.Background()
-	cmd := Command(ctx, dir, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "--no-ff", "--no-commit", "-q", "side")
-	if err := cmd.Run(); err == nil {
+	if _, err := Run(ctx, dir, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "--no-ff", "--no-commit", "-q", "side"); err == nil {
 		t.Error("the merge succeeded: want the file left in conflict")
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -217,7 +220,7 @@ func TestNoFiltersIsRemembered(t *testing.T) {
 	filterCache.Lock()
 	c, cached := filterCache.m[dir]
 	filterCache.Unlock()
-	if !ok || !cached || c.key != key || len(c.names) != 0 {
+	if !ok || !cached || c.key != key || len(c.conf.names) != 0 {
 		t.Fatalf("after one command: cached %v (%+v), want an empty answer for the current config", cached, c)
 	}
 	cmd := exec.Command("git", "config", "filter.x.clean", "cat")
@@ -225,7 +228,7 @@ func TestNoFiltersIsRemembered(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git config: %v\n%s", err, out)
 	}
-	if got := repoFilters(ctx, dir, os.Environ()); !slices.Equal(got, []string{"filter.x"}) {
+	if got, _ := repoConfig(ctx, dir, dir, os.Environ()); !slices.Equal(got.names, []string{"filter.x"}) {
 		t.Fatalf("after a filter was added: %v, want [filter.x]", got)
 	}
 }

@@ -23,7 +23,7 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	sh("init", "-q", ".")
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
-	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil, nil)
 	ctx := context.Background()
 
 	// An agent's `git add -A && git commit` of the loop's files only.

@@ -1,7 +1,6 @@
 package gitrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -49,6 +48,28 @@ type repo struct {
 	index  bool     // GIT_INDEX_FILE is set: the staged diff is never remembered
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
+	warned *warnings    // nil: a git command that is stuck is not reported
+}
+
+// warnings reports each stuck git command's message once.
+type warnings struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	warn func(error)
+}
+
+// note hands err to warn the first time its message is seen.
+func (w *warnings) note(err error) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	first := !w.seen[err.Error()]
+	w.seen[err.Error()] = true
+	w.mu.Unlock()
+	if first {
+		w.warn(err)
+	}
 }
 
 // stagedCache remembers the last `git diff --numstat --cached` of a plain
@@ -80,9 +101,16 @@ type ownedPaths struct {
 // Open is the repository of projectDir as git sees it with env (the
 // loop's environment; nil: this process's). With ralphDir set, the
 // loop-owned files under that folder are left out of every change it
-// reports, and the staged diff is remembered between questions.
-func Open(projectDir, ralphDir string, env []string) Repo {
-	return open(projectDir, ralphDir, env)
+// reports, and the staged diff is remembered between questions. warn,
+// when set, is told once of each git command that was not run or was
+// stopped because it would never have ended (a *StuckError): the Repo's
+// answers then say "no change", and the person must know why.
+func Open(projectDir, ralphDir string, env []string, warn func(error)) Repo {
+	r := open(projectDir, ralphDir, env)
+	if warn != nil {
+		r.warned = &warnings{seen: map[string]bool{}, warn: warn}
+	}
+	return r
 }
 
 func open(projectDir, ralphDir string, env []string) *repo {
@@ -143,9 +171,13 @@ func (g *repo) isOwned(ctx context.Context, p string) bool {
 
 // run is the repository's one way to run git: Run's command in the
 // repository's environment, which starts no program the repository's
-// configuration names.
+// configuration names. A command that is stuck is reported to warn.
 func (g *repo) run(ctx context.Context, args ...string) (string, error) {
-	return runIn(ctx, g.dir, g.env, args...)
+	out, err := runIn(ctx, g.dir, g.env, args...)
+	if err != nil && Stuck(err) {
+		g.warned.note(err)
+	}
+	return out, err
 }
 
 // Available reports whether git is installed.
@@ -402,24 +434,10 @@ func (g *repo) DiffStat(ctx context.Context, rng string) string {
 // LastCommit is HEAD's abbreviated id and subject; ok is false without a
 // commit or when git fails.
 func (g *repo) LastCommit(ctx context.Context) (id, subject string, ok bool) {
-	out, err := g.run(ctx, "-c", "log.showSignature=false", "log", "-1", "--no-show-signature", "--format=%h%x00%s")
+	out, err := g.run(ctx, "log", "-1", "--no-show-signature", "--format=%h%x00%s")
 	if err != nil {
 		return "", "", false
 	}
 	id, subject, _ = strings.Cut(out, "\x00")
 	return id, subject, true
-}
-
-// runIn is Run in the environment env.
-func runIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := command(ctx, dir, env, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(errb.String()); msg != "" {
-			return "", errors.New(msg)
-		}
-		return "", err
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
 }

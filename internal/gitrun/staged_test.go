@@ -36,7 +36,7 @@ func TestStagedDiffRemembered(t *testing.T) {
 	sh("add", "-A")
 	sh("commit", "-q", "-m", "init")
 	start := sh("rev-parse", "HEAD")
-	g := Open(dir, filepath.Join(dir, ".ralph"), nil)
+	g := Open(dir, filepath.Join(dir, ".ralph"), nil, nil)
 	ctx := context.Background()
 
 	checkWith := func(g Repo, step string, wantFiles, wantRuns int) string {
@@ -76,7 +76,7 @@ func TestStagedDiffRemembered(t *testing.T) {
 
 	// With GIT_INDEX_FILE in the loop's environment, git is asked every
 	// time.
-	withIndex := Open(dir, filepath.Join(dir, ".ralph"), append(os.Environ(), "GIT_INDEX_FILE="+filepath.Join(dir, ".git", "index")))
+	withIndex := Open(dir, filepath.Join(dir, ".ralph"), append(os.Environ(), "GIT_INDEX_FILE="+filepath.Join(dir, ".git", "index")), nil)
 	checkWith(withIndex, "GIT_INDEX_FILE", 2, 5)
 	checkWith(withIndex, "GIT_INDEX_FILE again", 2, 6)
 }

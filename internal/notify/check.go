@@ -33,8 +33,9 @@ func Checks(cfg Config, send bool) []Check {
 }
 
 // probe checks each configured notifier without sending anything: the
-// hook's command is found, the webhook's host accepts a connection, the
-// system has a desktop tool. dial nil is a net.Dialer's.
+// hook's command is found, the webhook's host accepts a connection (not
+// for a webhook the repository named: WebhookFrom), the system has a
+// desktop tool. dial nil is a net.Dialer's.
 func probe(cfg Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) []Check {
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
@@ -75,6 +76,11 @@ func probeWebhook(cfg Config, dial func(ctx context.Context, network, addr strin
 	u, err := url.Parse(cfg.Webhook)
 	if err != nil || u.Hostname() == "" {
 		c.Detail = "not a URL; set NOTIFY_WEBHOOK to the incoming webhook's http(s):// URL"
+		return c
+	}
+	if cfg.WebhookFrom != "" {
+		c.Skipped = true
+		c.Detail = "named by the project (" + cfg.WebhookFrom + "), so not contacted; --doctor --notify-test sends it a test"
 		return c
 	}
 	port := u.Port()

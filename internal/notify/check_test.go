@@ -44,6 +44,14 @@ func TestProbe(t *testing.T) {
 	if len(got) != len(want) || !got[2].Skipped {
 		t.Errorf("%d checks, desktop skipped %v", len(got), got[2].Skipped)
 	}
+
+	// A webhook the repository named is not contacted.
+	dialed = nil
+	got = probe(Config{Webhook: "http://127.0.0.1:22/x", WebhookFrom: ".ralph/.ralphrc:3"}, dial)
+	if len(dialed) != 0 || len(got) != 1 || !got[0].Skipped ||
+		got[0].Detail != "named by the project (.ralph/.ralphrc:3), so not contacted; --doctor --notify-test sends it a test" {
+		t.Errorf("a repository's webhook: dialed %q, checks %+v", dialed, got)
+	}
 }
 
 func TestGraphical(t *testing.T) {

@@ -20,6 +20,13 @@ type Config struct {
 	Desktop bool          // NOTIFY_DESKTOP
 	Timeout time.Duration // one delivery's (a webhook try's) time limit; 0 = DefaultTimeout
 
+	// WebhookFrom, when set, says the webhook is the repository's choice
+	// (its .ralphrc line, ".ralph/.ralphrc:3"): --doctor's look at the
+	// notifiers does not connect to it, for the repository would pick the
+	// host and port the person's machine reaches (a test sent with
+	// --notify-test is the person's own request).
+	WebhookFrom string
+
 	Project string   // the project's name, in texts and RALPH_PROJECT
 	Dir     string   // the project directory: the hooks' working directory
 	Env     []string // the hooks' environment before the RALPH_* variables

@@ -164,7 +164,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, durable bool) error
 			err = le.Err // the paths are the temp file's and path: name path once
 		}
 		if st, serr := os.Lstat(path); serr == nil && st.IsDir() {
-			return &FileError{Op: "write", Path: path, Problem: kind(st.Mode()), Fix: "remove it"}
+			return &FileError{Op: "write", Path: path, Problem: Kind(st.Mode()), Fix: "remove it"}
 		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}

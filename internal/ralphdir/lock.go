@@ -50,9 +50,9 @@ func (d *Dir) Lock() (*Lock, error) {
 	// neither the lock nor the pid written below reaches outside .ralph/.
 	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
 		if err := os.Remove(p); err != nil {
-			return nil, fmt.Errorf("lock %s: it %s and cannot be removed: %w (delete it by hand)", p, kind(st.Mode()), err)
+			return nil, fmt.Errorf("lock %s: it %s and cannot be removed: %w (delete it by hand)", p, Kind(st.Mode()), err)
 		}
-		d.warn(fmt.Sprintf("%s %s; removed it and created a regular lock file", p, strings.TrimSuffix(kind(st.Mode()), ", not a regular file")))
+		d.warn(fmt.Sprintf("%s %s; removed it and created a regular lock file", p, strings.TrimSuffix(Kind(st.Mode()), ", not a regular file")))
 	}
 	fl := flock.New(p)
 	ok, err := takeLock(fl)

@@ -45,8 +45,9 @@ func isFileError(err error) bool {
 	return errors.As(err, &fe)
 }
 
-// kind words a file type that is not a regular file.
-func kind(m fs.FileMode) string {
+// Kind words a file type that is not a regular file ("is a named pipe
+// (FIFO), not a regular file").
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "is a symbolic link"
@@ -209,7 +210,7 @@ func onlyRegular(f *os.File, op, path, fix string) (*os.File, fs.FileInfo, error
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &FileError{Op: op, Path: path, Problem: kind(st.Mode()), Fix: fix}
+		return nil, nil, &FileError{Op: op, Path: path, Problem: Kind(st.Mode()), Fix: fix}
 	}
 	return f, st, nil
 }

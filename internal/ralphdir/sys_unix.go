@@ -50,5 +50,15 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+// lockWait takes an exclusive lock on f, waiting for it.
+func lockWait(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
 // unlock releases tryLock's lock.
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -45,6 +45,11 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+// lockWait takes tryLock's lock, waiting for it.
+func lockWait(f *os.File) error {
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &windows.Overlapped{})
+}
+
 // unlock releases tryLock's lock.
 func unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &windows.Overlapped{})

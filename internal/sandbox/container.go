@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -71,3 +72,77 @@ func Sweep(tool, label string) (int, error) {
 	}
 	return len(ids), nil
 }
+
+// containerArgs is the docker or podman command line, up to the program
+// (which is looked up in the image): no capability and no new privilege;
+// the project and the CLI's files at the same paths, .ralph/'s loop-owned
+// files read-only, its logs hidden, the repository's git folders of a
+// linked worktree, the generated git identity as ~/.gitconfig; the
+// environment passed by name (values stay out of the command line); a
+// label that lets a later start stop a container left behind. The image
+// has its own programs: an agent CLI's files go to a command whose program
+// has the CLI's name (name, Argv[0]).
+func containerArgs(p Policy, dir, name string, env []string, stdin bool) []string {
+	a := []string{p.Tool, "run", "--rm", "--init", "--name", p.Name, "--label", labelKey + "=" + p.Label,
+		"--cap-drop", "ALL", "--security-opt", "no-new-privileges"}
+	if stdin {
+		a = append(a, "-i")
+	}
+	if !p.Network {
+		a = append(a, "--network", "none")
+	}
+	a = append(a, "--user", fmt.Sprintf("%d:%d", p.UID, p.GID), "--tmpfs", "/tmp", "-v", p.Project+":"+p.Project)
+	if p.ralphDirExists() {
+		for _, f := range p.loopOwned() {
+			a = append(a, "-v", f+":"+f+":ro")
+		}
+		if logs := p.logsDir(); logs != "" {
+			a = append(a, "--tmpfs", logs+":ro")
+		}
+	}
+	for _, m := range p.Git.mounts(p.Project) {
+		v := m.path + ":" + m.path
+		if !m.write {
+			v += ":ro"
+		}
+		a = append(a, "-v", v)
+	}
+	for _, ag := range p.Agents {
+		if filepath.Base(ag.Program) != filepath.Base(name) {
+			continue
+		}
+		for _, h := range ag.Home {
+			path := filepath.Join(p.Home, h.Path)
+			if p.Home == "" || p.Home == "/" || !exists(path) {
+				continue
+			}
+			v := path + ":" + path
+			if !h.Write {
+				v += ":ro"
+			}
+			a = append(a, "-v", v)
+		}
+	}
+	if p.GitConfig != "" {
+		a = append(a, "-v", p.GitConfig+":"+filepath.Join(p.Home, ".gitconfig")+":ro")
+	}
+	for _, r := range p.Read {
+		if exists(r) {
+			a = append(a, "-v", r+":"+r+":ro")
+		}
+	}
+	a = append(a, "-e", "HOME="+p.Home)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "PATH", "PWD", "OLDPWD", "SHLVL", "TMPDIR", "_":
+			continue
+		}
+		a = append(a, "-e", k)
+	}
+	return append(a, "-w", dir, p.Image)
+}
+
+// labelKey is the label every container of the loop carries; its value is
+// the project's root.
+const labelKey = "ralph_loop.project"

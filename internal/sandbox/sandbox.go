@@ -1,11 +1,14 @@
 // Package sandbox confines the agent and the quality gates (SANDBOX, see
 // docs/SANDBOX.md). Wrap turns a command into the same command run under
 // bubblewrap (Linux), sandbox-exec (macOS) or a docker or podman container:
-// the project read-write (with .git, so the agent can commit), .ralph/
-// read-only but for the files an agent is meant to edit, the loop's logs and
-// lock hidden, $HOME hidden but for the agent CLI's own files, a private
-// /tmp, and the loop's own secrets out of the environment. The loop, its
-// git and its notifiers stay outside.
+// in a session of its own with no terminal, with no capability (and, for
+// bubblewrap, in a user namespace); the project read-write (with .git, so
+// the agent commits), .ralph/ writable but for the loop's own files
+// (read-only) and its logs (hidden); $HOME hidden but for the files of the
+// agent CLI that runs, the program that runs it and a generated git
+// identity; the system read-only with its secret files masked; a private
+// /tmp; the loop's own secrets out of the environment. The loop, its git
+// and its notifiers stay outside.
 package sandbox
 
 import (
@@ -16,6 +19,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -31,10 +36,6 @@ const (
 // Modes are the values SANDBOX accepts.
 var Modes = []string{Off, bwrap, seatbelt, Container, auto}
 
-// agentFiles are the files under .ralph/ that an agent is meant to edit, as
-// the bash loop's prompt tells it: the plan, the build notes and the specs.
-var agentFiles = []string{"@fix_plan.md", "@AGENT.md", "specs"}
-
 // secrets are the environment variables the loop keeps from the agent and
 // the gates: its own credentials, and the agents' ways into the person's
 // other keys (ssh-agent, gpg-agent).
@@ -49,49 +50,101 @@ type Policy struct {
 	Mode string // bwrap, seatbelt or Container (never Off or auto)
 	Tool string // the sandbox program: bwrap, sandbox-exec, docker or podman (a path)
 	// Project is the project root, read-write; RalphDir its .ralph/,
-	// read-only but for agentFiles, with logs/ hidden.
+	// writable but for the loop's own files (ralphdir.LoopOwned), which
+	// are read-only, and logs/, which is hidden.
 	Project, RalphDir string
-	// Home is $HOME, hidden but for HomePaths (relative to it: the agent
-	// CLI's configuration and credentials, read-write) and the person's
-	// git identity (read-only).
-	Home      string
-	HomePaths []string
-	// Path is the loop's $PATH: its folders under Home stay visible
-	// (read-only), so an agent CLI installed there still runs.
+	// Home is $HOME, hidden but for the files of the agent CLI that runs
+	// (Agents), the program that runs (see programBinds) and GitConfig.
+	Home string
+	// Agents are the agent CLIs this run may call: a command whose program
+	// is one of theirs gets that CLI's files under Home; any other command
+	// (a gate, another CLI) gets none of them.
+	Agents []Agent
+	// Read are more files and folders shown read-only (SANDBOX_READ,
+	// absolute): the person's choice.
+	Read []string
+	// GitConfig is a file the loop wrote with the person's git identity
+	// and nothing else, shown as ~/.gitconfig; "" for none.
+	GitConfig string
+	// Git is the repository's git folders outside Project, for a linked
+	// worktree (a --swarm worker's); zero for an ordinary repository.
+	Git WorktreeGit
+	// Path is the loop's $PATH: how a script's interpreter is found.
 	Path    string
-	Network bool   // SANDBOX_NETWORK: the agent reaches the network (its API)
-	Image   string // SANDBOX_IMAGE (container)
-	Root    bool   // the loop runs as root: tell Claude Code it is sandboxed
-	UID     int    // the container's user (the loop's own)
-	GID     int
+	Network bool // SANDBOX_NETWORK: the agent reaches the network (its API)
+	// UserNS: bubblewrap makes a user namespace (see UserNamespaces);
+	// NoMoreUserNS: and forbids further ones inside (bwrap 0.8 and later,
+	// --disable-userns).
+	UserNS, NoMoreUserNS bool
+
+	Image string // SANDBOX_IMAGE (container)
+	Root  bool   // the loop runs as root: tell Claude Code it is sandboxed
+	UID   int    // the container's user (the loop's own)
+	GID   int
 	// Name names a container (unique per call) and Label marks every
 	// container of this project, so a later start can stop one left behind.
 	Name, Label string
 }
 
-// Describe is what --doctor and --dry-run say of the sandbox p sets up,
-// one line per fact.
+// Agent is an agent CLI: the program that runs it (a path, as LookPath
+// finds it) and the files under $HOME it needs.
+type Agent struct {
+	Program string
+	Home    []drivers.HomePath
+}
+
+// Describe is what --doctor, --dry-run and the run's first lines say of
+// the sandbox p sets up, one line per fact.
 func (p Policy) Describe() []string {
-	net := "network on (the agent reaches its API)"
+	net := "network on (the agent reaches its API, and this machine's loopback: docs/SANDBOX.md)"
 	if !p.Network {
-		net = "network off"
-	}
-	var home []string
-	for _, h := range p.HomePaths {
-		home = append(home, "~/"+h)
-	}
-	keep := "your git identity (read-only)"
-	if len(home) > 0 {
-		keep = strings.Join(home, ", ") + " (read-write) and " + keep
+		net = "network off (loopback of its own only)"
 	}
 	mode := p.Mode
 	if p.Mode == Container {
 		mode += " (" + filepath.Base(p.Tool) + ", image " + p.Image + ")"
 	}
+	confined := "no capability, a session of its own (no terminal)"
+	switch {
+	case p.Mode == bwrap && p.UserNS && p.NoMoreUserNS:
+		confined = "no capability, a user namespace (and none more inside), a session of its own (no terminal)"
+	case p.Mode == bwrap && p.UserNS:
+		confined = "no capability, a user namespace, a session of its own (no terminal)"
+	case p.Mode == bwrap:
+		confined = "no capability, a session of its own (no terminal); no user namespace (this system allows none)"
+	case p.Mode == seatbelt:
+		confined = "a session of its own (no terminal)"
+	}
+	writable := fmt.Sprintf("writable: %s (with .git) and .ralph/ but the loop's own files (read-only) and .ralph/logs (hidden)", p.Project)
+	if p.Git.Dir != "" {
+		writable += "; " + p.Git.describe()
+	}
+	var home []string
+	for _, a := range p.Agents {
+		for _, h := range a.Home {
+			rw := "read-only"
+			if h.Write {
+				rw = "read-write"
+			}
+			home = append(home, fmt.Sprintf("~/%s (%s, to %s only)", h.Path, rw, filepath.Base(a.Program)))
+		}
+	}
+	home = append(home, "the agent's program (read-only)")
+	for _, r := range p.Read {
+		home = append(home, r+" (read-only, SANDBOX_READ)")
+	}
+	if p.GitConfig != "" {
+		home = append(home, "your git identity (user.name, user.email only)")
+	}
+	hidden := "hidden: $HOME except " + strings.Join(home, ", ")
+	if p.Mode == bwrap || p.Mode == seatbelt {
+		hidden += "; /etc/shadow-class files and root's home"
+	}
 	return []string{
 		fmt.Sprintf("%s with %s; %s", mode, p.Tool, net),
-		fmt.Sprintf("writable: %s (with .git), and in .ralph/ only %s", p.Project, strings.Join(agentFiles, ", ")),
-		fmt.Sprintf("hidden: $HOME except %s; .ralph/logs (the logs and the lock)", keep),
+		confined,
+		writable,
+		hidden,
 		fmt.Sprintf("kept from its environment: %s", strings.Join(secrets, ", ")),
 	}
 }
@@ -164,35 +217,37 @@ func nativeFor(goos string) string {
 	return Container
 }
 
-// Wrap returns c as it runs under p. lookPath resolves c's program (the
-// sandbox hides the folders it may have been found in). cleanup, when not
-// nil, is to be called after the command has ended (it removes a
-// container).
+// Wrap returns c as it runs under p: in a session of its own (no
+// controlling terminal). lookPath resolves c's program (the sandbox hides
+// the folders it may have been found in) and a script's interpreter.
+// cleanup, when not nil, is to be called after the command has ended (it
+// removes a container).
 func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) (wrapped supervise.Command, cleanup func(), err error) {
 	if len(c.Argv) == 0 {
 		return supervise.Command{}, nil, errors.New("sandbox: empty command")
 	}
-	env := env(c.Env, p.Root)
+	env := env(c.Env, p.Root, p.gitConfigEnv())
 	dir := c.Dir
 	if dir == "" {
 		dir = p.Project
 	}
+	c.NewSession = true
 	switch p.Mode {
 	case bwrap:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
 			return supervise.Command{}, nil, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
-		argv := append(bwrapArgs(p, dir, prog), prog)
+		argv := append(bwrapArgs(p, dir, prog, lookPath), prog)
 		c.Argv = append(argv, c.Argv[1:]...)
 	case seatbelt:
 		prog, err := lookPath(c.Argv[0])
 		if err != nil {
 			return supervise.Command{}, nil, fmt.Errorf("sandbox: %s: %w", c.Argv[0], err)
 		}
-		c.Argv = append([]string{p.Tool, "-p", seatbeltProfile(p, prog)}, append([]string{prog}, c.Argv[1:]...)...)
+		c.Argv = append([]string{p.Tool, "-p", seatbeltProfile(p, prog, lookPath)}, append([]string{prog}, c.Argv[1:]...)...)
 	case Container:
-		c.Argv = append(containerArgs(p, dir, env, c.Stdin != ""), c.Argv...)
+		c.Argv = append(containerArgs(p, dir, c.Argv[0], env, c.Stdin != ""), c.Argv...)
 		c.Env = env
 		c.Dir = p.Project
 		return c, containerCleanup(p), nil
@@ -203,23 +258,40 @@ func Wrap(p Policy, c supervise.Command, lookPath func(string) (string, error)) 
 	return c, nil, nil
 }
 
-// env is env (nil: the loop's own) without secrets, and with IS_SANDBOX=1
-// when the loop runs as root: Claude Code refuses
-// --dangerously-skip-permissions as root unless it is told it is sandboxed.
-func env(env []string, root bool) []string {
+// gitConfigEnv is GIT_CONFIG_GLOBAL naming the generated identity where
+// the sandboxed git finds it ("" without one): git then reads no other
+// global file, whatever the person's environment named.
+func (p Policy) gitConfigEnv() string {
+	switch {
+	case p.GitConfig == "":
+		return ""
+	case p.Mode == seatbelt: // no folder can be shown elsewhere: the file is read where it is
+		return "GIT_CONFIG_GLOBAL=" + p.GitConfig
+	}
+	return "GIT_CONFIG_GLOBAL=" + filepath.Join(p.Home, ".gitconfig")
+}
+
+// env is env (nil: the loop's own) without secrets, with IS_SANDBOX=1
+// when the loop runs as root (Claude Code refuses
+// --dangerously-skip-permissions as root unless it is told it is
+// sandboxed), and with gitConfig (GIT_CONFIG_GLOBAL=…) when not "".
+func env(env []string, root bool, gitConfig string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(secrets, k) || k == "IS_SANDBOX" {
+		if slices.Contains(secrets, k) || k == "IS_SANDBOX" || (gitConfig != "" && k == "GIT_CONFIG_GLOBAL") {
 			continue
 		}
 		out = append(out, kv)
 	}
 	if root {
 		out = append(out, "IS_SANDBOX=1")
+	}
+	if gitConfig != "" {
+		out = append(out, gitConfig)
 	}
 	return out
 }
@@ -240,176 +312,61 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// visibleDirs are the folders under Home or /tmp that stay visible
-// read-only: those of $PATH, and the folder of the program itself (and of
-// its real file, when it is a link: an npm bin is one), each as its first
-// folder below Home (~/.nvm, ~/.local) so a tool's libraries come along.
-// Sensitive folders are never among them.
-func (p Policy) visibleDirs(prog string) []string {
+// home is the agent CLI's files under Home for a command whose program is
+// prog: those of the Agent whose program it is, none for anything else.
+func (p Policy) home(prog string) []drivers.HomePath {
+	if p.Home == "" || p.Home == "/" {
+		return nil
+	}
+	real := realPath(prog)
+	for _, a := range p.Agents {
+		if a.Program != "" && (a.Program == prog || realPath(a.Program) == real) {
+			return a.Home
+		}
+	}
+	return nil
+}
+
+// realPath is p with its links resolved, or p when that fails.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// loopOwned are the entries of RalphDir that are the loop's own files
+// (ralphdir.LoopOwned) and regular files, not logs/ (hidden whole): a
+// sandbox shows them read-only, over themselves, so that they can be
+// neither written nor replaced. A link is left out: it is not the loop's
+// file, and the loop replaces it when it writes.
+func (p Policy) loopOwned() []string {
+	ents, err := os.ReadDir(p.RalphDir)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	add := func(d string) {
-		if d == "" || !filepath.IsAbs(d) {
-			return
+	for _, e := range ents {
+		if e.Name() == ralphdir.LogsDir || !e.Type().IsRegular() || !ralphdir.LoopOwned(e.Name()) {
+			continue
 		}
-		switch {
-		case p.Home != "" && p.Home != "/" && under(d, p.Home) && d != p.Home:
-			rel, _ := filepath.Rel(p.Home, d)
-			first := strings.Split(filepath.ToSlash(rel), "/")[0]
-			if sensitive(first) {
-				return
-			}
-			d = filepath.Join(p.Home, first)
-		case under(d, "/tmp") && d != "/tmp":
-		default:
-			return
-		}
-		if !slices.Contains(out, d) && exists(d) && !under(p.Project, d) {
-			out = append(out, d)
-		}
-	}
-	for _, d := range filepath.SplitList(p.Path) {
-		add(filepath.Clean(d))
-	}
-	if prog != "" {
-		add(filepath.Dir(prog))
-		if real, err := filepath.EvalSymlinks(prog); err == nil {
-			add(filepath.Dir(real))
-		}
+		out = append(out, filepath.Join(p.RalphDir, e.Name()))
 	}
 	return out
 }
 
-// sensitive are folders of $HOME that nothing is let through from.
-func sensitive(name string) bool {
-	switch name {
-	case ".ssh", ".aws", ".gnupg", ".config", ".kube", ".docker", ".azure", ".netrc", ".password-store":
-		return true
+// logsDir is .ralph/logs when it is a folder (hidden in the sandbox); ""
+// when there is none to hide (a fresh checkout: the queue's gates).
+func (p Policy) logsDir() string {
+	d := filepath.Join(p.RalphDir, ralphdir.LogsDir)
+	if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+		return d
 	}
-	return false
+	return ""
 }
 
-// gitIdentity are the person's git settings (read-only), so the agent's
-// commits carry their name.
-var gitIdentity = []string{".gitconfig", ".config/git"}
-
-// bwrapArgs is the bubblewrap command line, up to the program: a new pid
-// namespace that dies with the loop, the system read-only, a private /tmp,
-// $HOME hidden but for the CLI's files, the project read-write, .ralph/
-// read-only but for agentFiles, its logs hidden.
-func bwrapArgs(p Policy, dir, prog string) []string {
-	a := []string{p.Tool, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
-	if !p.Network {
-		a = append(a, "--unshare-net")
-	}
-	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
-	for _, s := range hiddenSockets {
-		if exists(s) {
-			a = append(a, "--ro-bind", "/dev/null", s)
-		}
-	}
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) && exists(rt) {
-		a = append(a, "--tmpfs", rt)
-	}
-	if p.Home != "" && p.Home != "/" {
-		a = append(a, "--tmpfs", p.Home)
-	}
-	for _, d := range p.visibleDirs(prog) {
-		a = append(a, "--ro-bind", d, d)
-	}
-	for _, f := range gitIdentity {
-		if path := filepath.Join(p.Home, f); p.Home != "" && exists(path) {
-			a = append(a, "--ro-bind", path, path)
-		}
-	}
-	for _, f := range p.HomePaths {
-		if path := filepath.Join(p.Home, f); p.Home != "" && exists(path) {
-			a = append(a, "--bind", path, path)
-		}
-	}
-	a = append(a, "--bind", p.Project, p.Project)
-	a = append(a, "--ro-bind", p.RalphDir, p.RalphDir)
-	for _, f := range agentFiles {
-		if path := filepath.Join(p.RalphDir, f); exists(path) {
-			a = append(a, "--bind", path, path)
-		}
-	}
-	a = append(a, "--tmpfs", filepath.Join(p.RalphDir, "logs"))
-	return append(a, "--chdir", dir, "--")
+// ralphDirExists reports whether RalphDir is a folder (not a link).
+func (p Policy) ralphDirExists() bool {
+	fi, err := os.Lstat(p.RalphDir)
+	return p.RalphDir != "" && err == nil && fi.IsDir()
 }
-
-// seatbeltProfile is the sandbox-exec profile: writes only to the project,
-// the temporary folders and the CLI's own files; .ralph/ read-only but for
-// agentFiles, its logs unreadable; $HOME unreadable but for the CLI's files,
-// the person's git identity and the tools on $PATH; no network when
-// Network is off. The last matching rule wins.
-func seatbeltProfile(p Policy, prog string) string {
-	q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
-	var b strings.Builder
-	b.WriteString("(version 1)\n(allow default)\n")
-	if p.Home != "" && p.Home != "/" {
-		fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q(p.Home))
-		for _, d := range p.visibleDirs(prog) {
-			fmt.Fprintf(&b, "(allow file-read* (subpath %s))\n", q(d))
-		}
-		for _, f := range gitIdentity {
-			fmt.Fprintf(&b, "(allow file-read* (subpath %s))\n", q(filepath.Join(p.Home, f)))
-		}
-	}
-	b.WriteString("(deny file-write*)\n")
-	b.WriteString(`(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/") (subpath "/private/tmp") (subpath "/private/var/folders"))` + "\n")
-	fmt.Fprintf(&b, "(allow file-read* file-write* (subpath %s))\n", q(p.Project))
-	for _, f := range p.HomePaths {
-		fmt.Fprintf(&b, "(allow file-read* file-write* (subpath %s))\n", q(filepath.Join(p.Home, f)))
-	}
-	fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", q(p.RalphDir))
-	for _, f := range agentFiles {
-		fmt.Fprintf(&b, "(allow file-write* (subpath %s))\n", q(filepath.Join(p.RalphDir, f)))
-	}
-	fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q(filepath.Join(p.RalphDir, "logs")))
-	if !p.Network {
-		b.WriteString("(deny network*)\n")
-	}
-	return b.String()
-}
-
-// containerArgs is the docker or podman command line, up to the program
-// (which is looked up in the image): the project and the CLI's files at
-// the same paths, .ralph/ read-only but for agentFiles, its logs hidden,
-// the environment passed by name (values stay out of the command line), a
-// label that lets a later start stop a container left behind.
-func containerArgs(p Policy, dir string, env []string, stdin bool) []string {
-	a := []string{p.Tool, "run", "--rm", "--init", "--name", p.Name, "--label", labelKey + "=" + p.Label}
-	if stdin {
-		a = append(a, "-i")
-	}
-	if !p.Network {
-		a = append(a, "--network", "none")
-	}
-	a = append(a, "--user", fmt.Sprintf("%d:%d", p.UID, p.GID), "--tmpfs", "/tmp",
-		"-v", p.Project+":"+p.Project, "-v", p.RalphDir+":"+p.RalphDir+":ro")
-	for _, f := range agentFiles {
-		if path := filepath.Join(p.RalphDir, f); exists(path) {
-			a = append(a, "-v", path+":"+path)
-		}
-	}
-	a = append(a, "--tmpfs", filepath.Join(p.RalphDir, "logs"))
-	for _, f := range p.HomePaths {
-		if path := filepath.Join(p.Home, f); p.Home != "" && exists(path) {
-			a = append(a, "-v", path+":"+path)
-		}
-	}
-	a = append(a, "-e", "HOME="+p.Home)
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "PATH", "PWD", "OLDPWD", "SHLVL", "TMPDIR", "_":
-			continue
-		}
-		a = append(a, "-e", k)
-	}
-	return append(a, "-w", dir, p.Image)
-}
-
-// labelKey is the label every container of the loop carries; its value is
-// the project's root.
-const labelKey = "ralph_loop.project"

@@ -38,6 +38,14 @@ type Command struct {
 	Env   []string // full environment; nil inherits ralph's own
 	Dir   string   // working directory; "" is the current one
 	Stdin string   // fed through a pipe; "" means stdin is /dev/null
+	// NewSession starts the command as the leader of a session of its
+	// own (Unix; setsid) instead of only a process group of its own: it
+	// and everything it starts then have no controlling terminal, so no
+	// /dev/tty to open and no terminal to inject keystrokes into
+	// (TIOCSTI). The session's id is its process group's, so stopping
+	// the group and the stray sweep work as without it. The sandbox sets
+	// it for every command it wraps.
+	NewSession bool
 }
 
 // Options bound one call and say where its output goes.
@@ -244,7 +252,7 @@ func command(ctx context.Context, c Command, p *pipes, token string, grace time.
 	if p.inR != nil {
 		cmd.Stdin = p.inR
 	}
-	t.prepare(cmd)
+	t.prepare(cmd, c.NewSession)
 	signalled := new(atomic.Bool)
 	cmd.Cancel = func() error {
 		signalled.Store(true)

@@ -16,9 +16,11 @@ type tree struct{}
 func newTree() *tree { return &tree{} }
 
 // prepare makes the command the leader of a new process group that dies
-// with this process (see dieWithLoop and startSentinel).
-func (*tree) prepare(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// with this process (see dieWithLoop and startSentinel); with session, of
+// a new session too (its group's id is still its pid), which has no
+// controlling terminal.
+func (*tree) prepare(cmd *exec.Cmd, session bool) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !session, Setsid: session}
 	dieWithLoop(cmd)
 }
 

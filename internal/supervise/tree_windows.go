@@ -45,8 +45,9 @@ func newTree() *tree {
 }
 
 // prepare starts the command suspended (attach resumes it once it is in
-// the job) and in a new console process group.
-func (t *tree) prepare(cmd *exec.Cmd) {
+// the job) and in a new console process group. Windows has no sessions
+// of the Unix kind: session is not used.
+func (t *tree) prepare(cmd *exec.Cmd, _ bool) {
 	flags := uint32(windows.CREATE_NEW_PROCESS_GROUP)
 	if t.job != 0 {
 		flags |= windows.CREATE_SUSPENDED

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/ratelimit"
@@ -34,17 +33,21 @@ type shared struct{ dir string }
 // newShared is the shared budget of the swarm whose folder is dir.
 func newShared(dir string) *shared { return &shared{dir: dir} }
 
+// locked runs f holding the budget's lock: a regular file the swarm made,
+// never opened through a link.
 func (s *shared) locked(f func() error) error {
-	l := flock.New(filepath.Join(s.dir, lockFile))
-	if err := l.Lock(); err != nil {
+	l, _, err := ralphdir.LockPath(filepath.Join(s.dir, lockFile), true)
+	if err != nil {
 		return fmt.Errorf("lock the swarm's budget: %w", err)
 	}
 	defer l.Unlock()
 	return f()
 }
 
+// read is the budget's file name, "" when it cannot be read (or is not a
+// regular file: no link is followed).
 func (s *shared) read(name string) string {
-	b, err := ralphdir.ReadFileCapped(filepath.Join(s.dir, name), 64<<10)
+	b, err := ralphdir.ReadFileBeneath(s.dir, name, 64<<10)
 	if err != nil {
 		return ""
 	}

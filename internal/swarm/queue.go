@@ -10,12 +10,13 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
 // progress is a worktree's loop number (its status.json loop_count) and
 // its plan's ticked and all tasks; zeros for what cannot be read.
 func progress(worktree string) (loop, done, total int) {
-	if b, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", "status.json"), 1<<20); err == nil {
+	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", "status.json"), 1<<20); err == nil {
 		var st struct {
 			LoopCount int `json:"loop_count"`
 		}
@@ -23,7 +24,7 @@ func progress(worktree string) (loop, done, total int) {
 			loop = st.LoopCount
 		}
 	}
-	if b, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", planFile), 16<<20); err == nil {
+	if b, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", planFile), 16<<20); err == nil {
 		done, total = count(string(b))
 	}
 	return loop, done, total
@@ -55,12 +56,15 @@ func (s *swarm) afterLoop(ctx context.Context, id, code int) bool {
 		return true
 	}
 	wt := filepath.Join(s.o.Root, w.Worktree)
+	if err := s.checkWorktree(ctx, workerName(id), w.Branch); err != nil {
+		return s.hold(id, held, err.Error())
+	}
 	if w.State == resolving {
 		if left := outside(unmerged(ctx, wt)); len(left) > 0 {
 			return s.handBack(ctx, id, conflicted, left, "")
 		}
 	}
-	if err := commitAll(ctx, wt, "swarm: "+workerName(id)+": "+strings.Join(w.Epics, ", ")); err != nil {
+	if err := commitAll(ctx, wt, "swarm: "+workerName(id)+": "+epicList(w.Epics)); err != nil {
 		return s.hold(id, held, "cannot commit its work: "+err.Error())
 	}
 	s.update(id, func(w *Worker) { w.State = queued })
@@ -95,9 +99,23 @@ func (s *swarm) hold(id int, state, note string) bool {
 	return true
 }
 
-// scratch is where the queue tries a merge: a worktree of its own, which
-// --serve --projects .swarm does not list (it looks one level down).
-func (s *swarm) scratch() string { return filepath.Join(s.dir, ".queue", "merge") }
+// scratchName is where the queue tries a merge, under .swarm/: a worktree
+// of its own, which --serve --projects .swarm does not list (it looks one
+// level down).
+var scratchName = filepath.Join(queueDir, "merge")
+
+// scratch is the scratch worktree's path.
+func (s *swarm) scratch() string { return filepath.Join(s.dir, scratchName) }
+
+// epicList is the epics' headings for a commit subject: the repository's
+// text, made safe (git log hands a subject to the terminal as it is).
+func epicList(epics []string) string {
+	safe := make([]string, len(epics))
+	for i, e := range epics {
+		safe[i] = safetext.Line(e)
+	}
+	return strings.Join(safe, ", ")
+}
 
 // removeScratch removes the scratch worktree, whatever state it is in.
 func (s *swarm) removeScratch(ctx context.Context) {
@@ -112,27 +130,32 @@ func (s *swarm) removeScratch(ctx context.Context) {
 }
 
 // tryMerge merges the worker's branch into the main branch's tip in the
-// scratch worktree, keeps .ralph/ as the main branch has it (with the
-// worker's ticked tasks ticked), runs the gates there and, when they
-// pass, moves the main branch to the result. Nothing reaches the main
-// branch otherwise.
+// scratch worktree, keeps .ralph/ and the scripts the gates name as the
+// main branch has them (with the worker's ticked tasks ticked), runs the
+// gates there and, when they pass, moves the main branch to the result.
+// Nothing reaches the main branch otherwise. Branches are named by their
+// full refs: a tag the worker made with a branch's name is never taken
+// for it.
 func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string, feedback string, err error) {
 	w := s.worker(id)
 	root, sc := s.o.Root, s.scratch()
-	s.removeScratch(ctx)
-	defer s.removeScratch(ctx)
-	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
+	if err := s.queueFolder(); err != nil {
 		return refused, nil, "", err
 	}
-	if _, err := git(ctx, root, "worktree", "add", "-q", "--detach", sc, s.base); err != nil {
+	s.removeScratch(ctx)
+	defer s.removeScratch(ctx)
+	if _, err := git(ctx, root, "worktree", "add", "-q", "--detach", sc, "refs/heads/"+s.base); err != nil {
 		return refused, nil, "", err
+	}
+	if err := s.checkWorktree(ctx, scratchName, ""); err != nil {
+		return refused, nil, "", fmt.Errorf("the merge queue's %w", err)
 	}
 	tip, err := git(ctx, sc, "rev-parse", "HEAD")
 	if err != nil {
 		return refused, nil, "", err
 	}
-	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, strings.Join(w.Epics, ", ")) // bmalph's words
-	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", w.Branch)
+	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, epicList(w.Epics)) // bmalph's words
+	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch)
 	if mergeErr != nil && !inMerge(ctx, sc) {
 		return refused, nil, "", mergeErr
 	}
@@ -141,6 +164,10 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 		return conflicted, c, "", nil
 	}
 	if err := s.keepRalph(ctx, sc, filepath.Join(root, w.Worktree)); err != nil {
+		return refused, nil, "", err
+	}
+	kept, err := s.keepGateScripts(ctx, sc, id)
+	if err != nil {
 		return refused, nil, "", err
 	}
 	if s.o.Gates.Enabled() {
@@ -152,7 +179,11 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 		}
 		if d.OverallStatus == gates.StatusFail {
 			gitOK(ctx, sc, "merge", "--abort")
-			return red, nil, gateFeedback(d.Failures), nil
+			feedback := gateFeedback(d.Failures)
+			if len(kept) > 0 {
+				feedback += fmt.Sprintf("(the gates ran %s as %s has it: a change to a script a gate runs is not merged)\n", strings.Join(kept, ", "), s.base)
+			}
+			return red, nil, feedback, nil
 		}
 	}
 	if _, err := git(ctx, sc, "commit", "-q", "--no-verify", "-m", msg); err != nil {
@@ -200,11 +231,11 @@ func (s *swarm) keepRalph(ctx context.Context, sc, worktree string) error {
 			}
 		}
 	}
-	mainPlan, err := ralphdir.ReadFileCapped(filepath.Join(sc, ".ralph", planFile), 16<<20)
+	mainPlan, err := ralphdir.ReadFileBeneath(sc, filepath.Join(".ralph", planFile), 16<<20)
 	if err != nil {
 		return nil // no plan on the main branch: nothing to tick
 	}
-	workerPlan, err := ralphdir.ReadFileCapped(filepath.Join(worktree, ".ralph", planFile), 16<<20)
+	workerPlan, err := ralphdir.ReadFileBeneath(worktree, filepath.Join(".ralph", planFile), 16<<20)
 	if err != nil {
 		return nil
 	}
@@ -246,6 +277,9 @@ func gateFeedback(fs []gates.Failure) string {
 func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string, feedback string) bool {
 	w := s.worker(id)
 	wt := filepath.Join(s.o.Root, w.Worktree)
+	if err := s.checkWorktree(ctx, workerName(id), w.Branch); err != nil {
+		return s.hold(id, held, err.Error())
+	}
 	if w.Attempts >= max(s.o.Retries, 0) {
 		if inMerge(ctx, wt) {
 			gitOK(ctx, wt, "merge", "--abort")
@@ -260,7 +294,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		return s.hold(id, held, note)
 	}
 	if !inMerge(ctx, wt) {
-		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", s.base); err != nil && !inMerge(ctx, wt) {
+		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", "refs/heads/"+s.base); err != nil && !inMerge(ctx, wt) {
 			return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
 		}
 	}
@@ -314,7 +348,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 // own, and clears the loop's memory of having finished.
 func addTask(wt, task string) error {
 	p := filepath.Join(wt, ".ralph", planFile)
-	b, err := ralphdir.ReadFileCapped(p, 16<<20)
+	b, err := ralphdir.ReadFileBeneath(wt, filepath.Join(".ralph", planFile), 16<<20)
 	if err != nil {
 		return fmt.Errorf("read the worker's plan: %w", err)
 	}

@@ -81,7 +81,7 @@ const maxState = 1 << 20
 // load reads root's .swarm/swarm.json; found is false when there is none.
 func load(root string) (st state, found bool, err error) {
 	p := filepath.Join(root, dir, stateFile)
-	b, err := ralphdir.ReadFileCapped(p, maxState)
+	b, err := ralphdir.ReadFileBeneath(root, filepath.Join(dir, stateFile), maxState)
 	if errors.Is(err, fs.ErrNotExist) {
 		return state{}, false, nil
 	}

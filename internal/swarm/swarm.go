@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
@@ -40,7 +39,9 @@ type Options struct {
 	// Stagger is the wait between two workers' starts (0: none).
 	Stagger time.Duration
 	// Gates are TEST_COMMAND and QUALITY_GATES, run on each merged result
-	// (Dir is set to the scratch worktree).
+	// (Dir is set to the scratch worktree): the person's, as the main
+	// branch's .ralphrc has them. A Wrap must sandbox each command with
+	// its folder as the project, never the root's.
 	Gates   gates.Config
 	Retries int           // hand-backs per worker; < 0 means none
 	Grace   time.Duration // a stopped worker's time between SIGTERM and SIGKILL
@@ -96,11 +97,14 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
 		return Report{}, fmt.Errorf("%s is not a folder (a link or a file the repository brought); remove it and run --swarm again", s.dir)
 	}
+	if err := s.ownFiles(ctx); err != nil {
+		return Report{}, err
+	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return Report{}, err
 	}
-	lock := flock.New(filepath.Join(s.dir, ".swarm.lock"))
-	if ok, err := lock.TryLock(); err != nil || !ok {
+	lock, held, err := ralphdir.LockPath(filepath.Join(s.dir, swarmLock), false)
+	if err != nil || held {
 		return Report{}, fmt.Errorf("another ralph_loop --swarm is using %s (or its lock cannot be taken: %v)", s.dir, err)
 	}
 	defer lock.Unlock()
@@ -226,7 +230,9 @@ func (s *swarm) prepare(ctx context.Context) error {
 }
 
 // exclude keeps .swarm/ out of the project's git status, as bmalph's
-// .gitignore entry does, through the repository's info/exclude.
+// .gitignore entry does, through the repository's info/exclude. The file
+// is appended to only when it is a regular file, reached through no link
+// (as OpenAppendBeneath opens one).
 func (s *swarm) exclude(ctx context.Context) error {
 	if gitOK(ctx, s.o.Root, "check-ignore", "-q", dir+"/") {
 		return nil
@@ -235,13 +241,16 @@ func (s *swarm) exclude(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.o.Root, p)
+	base, rel := s.o.Root, filepath.FromSlash(p)
+	if filepath.IsAbs(p) {
+		// Another layout (the root is a worktree or a submodule): the
+		// common git folder is the repository's own.
+		base, rel = filepath.Dir(filepath.Dir(p)), filepath.Join("info", "exclude")
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(base, rel)), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := ralphdir.OpenAppendBeneath(base, rel)
 	if err != nil {
 		return fmt.Errorf("keep %s/ out of git: %w", dir, err)
 	}
@@ -349,8 +358,7 @@ func runningState(st string) string {
 func (s *swarm) runLoop(ctx context.Context, id int) int {
 	w := s.worker(id)
 	wt := filepath.Join(s.o.Root, w.Worktree)
-	logPath := filepath.Join(s.dir, workerName(id)+".log")
-	log, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	log, err := ralphdir.OpenAppendBeneath(s.dir, workerName(id)+".log")
 	if err != nil {
 		fmt.Fprintf(s.o.Log, "%s: cannot open its log: %v\n", workerName(id), err)
 		log = nil
