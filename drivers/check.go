@@ -59,7 +59,8 @@ type CheckOptions struct {
 	// finds nothing.
 	LookPath func(string) (string, error)
 	// Version returns the output of `<path> --version`; nil skips the
-	// version check.
+	// version check, and then Check starts nothing: the loop finds its
+	// CLI this way, and only --doctor asks the version.
 	Version func(ctx context.Context, path string) (string, error)
 	// Key is the setting that chose the driver, named in the error of a
 	// missing CLI; "" is PLATFORM_DRIVER.
@@ -69,14 +70,14 @@ type CheckOptions struct {
 // CheckResult is what Check found.
 type CheckResult struct {
 	Path    string // resolved executable
-	Version string // parsed version, "" when unknown; pass it on as Request.CLIVersion
+	Version string // parsed version, "" when unknown or not asked
 	Warning string // one line for the user, "" when all is well
 }
 
-// Check looks for the driver's CLI and checks its version. A missing CLI is
-// an error that names the package and how to install it. A version that is
-// too old, or that cannot be read, is only a warning; a version output
-// without a version number counts as compatible.
+// Check looks for the driver's CLI and, with o.Version, checks its
+// version. A missing CLI is an error that names the package and how to
+// install it. A version that is too old, or that cannot be read, is only a
+// warning; a version output without a version number counts as compatible.
 func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 	lp := o.LookPath
 	if lp == nil {
@@ -109,22 +110,30 @@ func Check(ctx context.Context, d Driver, o CheckOptions) (CheckResult, error) {
 		res.Warning = fmt.Sprintf("could not read the %s version (%s --version: %v); continuing", d.DisplayName(), path, err)
 		return res, nil
 	}
-	v, ok := parseVersion(out)
+	res.Version, res.Warning = CheckVersion(d, out, o.MinVersion)
+	return res, nil
+}
+
+// CheckVersion reads a version out of s (a `--version` output, or the
+// version the CLI reports in its own output, such as Claude's init record)
+// and compares it with minimum (CLAUDE_MIN_VERSION; "" is d.MinVersion()).
+// It returns the version ("" when s holds none: compatible) and a warning
+// when it is too old.
+func CheckVersion(d Driver, s, minimum string) (ver, warning string) {
+	v, ok := parseVersion(s)
 	if !ok {
-		return res, nil
+		return "", ""
 	}
-	res.Version = v.String()
-	minimum := o.MinVersion
 	if minimum == "" {
 		minimum = d.MinVersion()
 	}
 	if mv, ok := parseVersion(minimum); ok && v.compare(mv) < 0 {
-		res.Warning = fmt.Sprintf("%s %s is older than the minimum supported version %s", d.DisplayName(), v, mv)
+		warning = fmt.Sprintf("%s %s is older than the minimum supported version %s", d.DisplayName(), v, mv)
 		if d.Install() != "" {
-			res.Warning += " (update with: " + d.Install() + ")"
+			warning += " (update with: " + d.Install() + ")"
 		}
 	}
-	return res, nil
+	return v.String(), warning
 }
 
 func missingError(d Driver, bin, key string) error {

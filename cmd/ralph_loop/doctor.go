@@ -78,8 +78,10 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	return nil
 }
 
-// agentChecks: the agent CLI, as the loop's start-up check finds it, and
-// whether it is logged in where that can be told without a network call.
+// agentChecks: the agent CLI, as the loop's start-up check finds it, its
+// version (`<cli> --version`: --doctor is the one command that starts the
+// CLI other than to make a call), and whether it is logged in where that
+// can be told without a network call.
 func agentChecks(cfg *config.Config, env doctorEnv) []check {
 	drv, res, err := engine.CheckAgent(context.Background(), *cfg, env.lookPath, false)
 	return agentLines("", cfg.Driver, drv, res, err, env)
@@ -94,8 +96,15 @@ func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResul
 	}
 	name := drv.DisplayName()
 	line := fmt.Sprintf("%sagent: %s found at %s", label, name, res.Path)
-	if res.Version != "" {
-		line = fmt.Sprintf("%sagent: %s %s found at %s", label, name, res.Version, res.Path)
+	// The one start of the agent CLI that is not a call (engine.CheckAgent);
+	// the line says so. A command of one's own is only looked for.
+	asked := shellQuote(res.Path) + " --version"
+	switch {
+	case driver == "command":
+	case res.Version != "":
+		line += fmt.Sprintf("; '%s' says %s", asked, res.Version)
+	case res.Warning == "":
+		line += fmt.Sprintf("; '%s' shows no version number", asked)
 	}
 	if res.Warning != "" {
 		line += " (warning: " + res.Warning + ")"

@@ -167,12 +167,9 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 		fmt.Fprintf(w, "%-13s %s\n", label+":", fmt.Sprintf(format, a...))
 	}
 	fmt.Fprintln(w, "Dry run: the next agent call (no agent is called, nothing under .ralph/ is written)")
-	driver := p.Driver
-	if p.CLIVersion != "" {
-		driver += " (" + p.CLIVersion + ")"
-	}
-	line("Driver", "%s", driver)
+	line("Driver", "%s", p.Driver)
 	line("Command", "%s", d.Command)
+	line("Starts", "%s once per call, and for nothing else (only --doctor asks its --version)", shellQuote(p.AgentPath))
 	line("Directory", "%s", p.Dir)
 	for i, l := range d.Sandbox {
 		if i == 0 {

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -42,9 +44,31 @@ func installTemplates(dir string, stdout io.Writer) error {
 		return err
 	}
 	if created {
-		fmt.Fprintf(stdout, "Added %s (the loop's own files stay out of git)\n", filepath.Join(dir, ralphdir.GitIgnore))
+		ignore := filepath.Join(dir, ralphdir.GitIgnore)
+		cwd, _ := os.Getwd()
+		fmt.Fprintln(stdout, safetext.Line(fmt.Sprintf("Added %s (the loop's own files stay out of git; it shows as untracked until you commit it: %s)", ignore, commitIgnoreHint(ignore, cwd))))
 	} else {
 		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
 	}
 	return nil
+}
+
+// commitIgnoreMessage is the commit message commitIgnoreHint suggests.
+const commitIgnoreMessage = "Keep the Ralph loop state files out of git"
+
+// commitIgnoreHint is the one command line, run in cwd, that commits the
+// .gitignore the loop wrote at ignore (and nothing else that is staged).
+func commitIgnoreHint(ignore, cwd string) string {
+	if abs, err := filepath.Abs(ignore); err == nil {
+		ignore = abs
+	}
+	cd, rel := "", ignore
+	if r, err := filepath.Rel(cwd, ignore); err == nil && r != "" && !strings.HasPrefix(r, "..") {
+		rel = r
+	} else { // from the project: the folder that holds the Ralph folder
+		project := filepath.Dir(filepath.Dir(ignore))
+		cd, rel = "cd "+shellQuote(project)+" && ", filepath.Join(filepath.Base(filepath.Dir(ignore)), ralphdir.GitIgnore)
+	}
+	q := shellQuote(filepath.ToSlash(rel))
+	return fmt.Sprintf("%sgit add %s && git commit -m %s -- %s", cd, q, shellQuote(commitIgnoreMessage), q)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
@@ -38,7 +39,7 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	if err := sandboxedDashboard(cfg, sb); err != nil {
 		return err
 	}
-	lock, err := prepare(dir, sig, stderr)
+	lock, ignoreAdded, err := prepare(dir, sig, stderr)
 	if err != nil {
 		return err
 	}
@@ -112,6 +113,9 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 		}
 		defer stopServing()
 		keeper = watched
+	}
+	if ignoreAdded { // said once nothing can refuse the run any more
+		bus.Log(events.Info, "%s", gitIgnoreLine(dir, cwd))
 	}
 	defer skipOnUSR1(sig)()
 
@@ -201,8 +205,12 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
 		return
 	}
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	created, err := dir.EnsureGitIgnore()
+	if err != nil {
 		return // never a state file git would carry
+	}
+	if created {
+		fmt.Fprintln(stderr, "ralph_loop: "+safetext.Line(gitIgnoreLine(dir, cfg.ProjectDir)))
 	}
 	now := time.Now()
 	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
@@ -212,35 +220,50 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 }
 
 // prepare makes sure the loop may start here, once checkLayout and the
-// start-up checks passed: the layout's folders and .gitignore, the
-// project's lock (the caller releases it), a writable folder, no stop
-// yet; and the loop adopts the orphans of its agents' helpers.
-func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (*ralphdir.Lock, error) {
+// start-up checks passed: the layout's folders and .gitignore (ignoreAdded:
+// it was not there; the run logs that), the project's lock (the
+// caller releases it), a writable folder, no stop yet; and the loop adopts
+// the orphans of its agents' helpers.
+func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (lock *ralphdir.Lock, ignoreAdded bool, err error) {
 	if err := dir.EnsureLayout(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// The loop's own files stay out of the project's history (an agent
 	// commits with `git add -A`); a .gitignore that is there is kept.
-	if _, err := dir.EnsureGitIgnore(); err != nil {
+	ignoreAdded, err = dir.EnsureGitIgnore()
+	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
 	}
-	lock, err := dir.Lock()
+	lock, err = dir.Lock()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if se := sig.stopped(); se != nil {
 		lock.Unlock()
-		return nil, se
+		return nil, false, se
 	}
 	if err := dir.CheckWritable(); err != nil {
 		lock.Unlock()
-		return nil, err
+		return nil, false, err
 	}
 	if err := guardCalls(dir, stderr); err != nil {
 		lock.Unlock()
-		return nil, err
+		return nil, false, err
 	}
-	return lock, nil
+	return lock, ignoreAdded, nil
+}
+
+// gitIgnoreLine says that the loop wrote .ralph/.gitignore, which a tree
+// that was clean now shows as untracked, and how to commit it; the run
+// logs it once nothing can refuse it any more, a start that failed prints it.
+func gitIgnoreLine(dir *ralphdir.Dir, cwd string) string {
+	p := dir.Path(ralphdir.GitIgnore)
+	shown := p
+	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+		shown = filepath.ToSlash(r)
+	}
+	return fmt.Sprintf("Added %s (the loop's own files stay out of git); it shows as untracked until you commit it: %s",
+		shown, commitIgnoreHint(p, cwd))
 }
 
 // checkLayout makes sure there is a .ralph/ folder in the current layout.

@@ -47,8 +47,8 @@ type probeReport map[string]string
 // sandboxProbe is a hostile agent (or gate: its first argument names the
 // role) inside the sandbox: it tries every way out the issue names and
 // writes what happened to probe-ROLE.json in the project. As an agent it
-// answers as Claude Code does; `--version` (the start-up check, outside the
-// sandbox) only prints a version.
+// answers as Claude Code does; `--version` (asked only by --doctor, outside
+// the sandbox) only prints a version.
 func sandboxProbe(args []string) int {
 	if slices.Contains(args, "--version") {
 		fmt.Println("2.1.330 (Claude Code)")

@@ -27,7 +27,8 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 		opts.WriteTimeout = 0 // no write heartbeat in live mode, as the bash loop does
 	}
 	var ticks *ticks
-	started := false // the logs are open and the agent ran
+	version := drivers.NewVersionWatch(spec.Format) // nil: the format says none
+	started := false                                // the logs are open and the agent ran
 	req := agentcall.Request{
 		Run: l.deps.Run, Logs: l.logs, Command: toCommand(spec), Options: opts,
 		OutLog: c.outName, ErrLog: c.errName,
@@ -43,6 +44,9 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 			if l.deps.Ticks && !l.liveOK {
 				ticks = l.startTicks(spec.Format)
 				watch = ticks
+			}
+			if version != nil {
+				watch = joinWriters(watch, version)
 			}
 			// The first executing record is written before the agent starts, not
 			// beside it: an agent's `git add -A` must never meet the atomic
@@ -80,7 +84,37 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	if ticks != nil {
 		ticks.stop()
 	}
+	l.agentVersion(version.Version())
 	return reply.Outcome
+}
+
+// joinWriters writes to both; a nil one is left out.
+func joinWriters(a io.Writer, b io.Writer) io.Writer {
+	if a == nil {
+		return b
+	}
+	return io.MultiWriter(a, b)
+}
+
+// agentVersion takes the version the CLI reported in its own output
+// (Claude's init record; "" when none): the next calls are built for it
+// (drivers.Request.CLIVersion), and one older than the driver's minimum
+// (CLAUDE_MIN_VERSION) is warned about once, as --doctor does. The loop
+// never starts the CLI to ask.
+func (l *loop) agentVersion(v string) {
+	minimum := ""
+	if l.drv.Traits().MinVersionSetting {
+		minimum = l.s.MinVersion
+	}
+	ver, warning := drivers.CheckVersion(l.drv, v, minimum)
+	if ver == "" || ver == l.cliVersion {
+		return
+	}
+	l.cliVersion = ver
+	l.bus.Note(events.AgentFound{Agent: l.display(), Version: ver, Path: l.agentPath})
+	if warning != "" {
+		l.bus.Note(events.Logged{Level: events.Warn, Text: warning})
+	}
 }
 
 // collapsing: with session continuity, a live call of a CLI whose stream

@@ -15,10 +15,12 @@ import (
 // Preview is what the next iteration would do: the call it would make and
 // the state that decides whether and when it is made. DryRun fills it.
 type Preview struct {
-	Driver     string   `json:"driver"`
-	CLIVersion string   `json:"cli_version,omitempty"`
-	Argv       []string `json:"argv"`
-	Dir        string   `json:"dir"`
+	Driver string `json:"driver"`
+	// AgentPath is the agent CLI the start-up check found on PATH (and
+	// did not start): what a run starts, once per call.
+	AgentPath string   `json:"agent_path"`
+	Argv      []string `json:"argv"`
+	Dir       string   `json:"dir"`
 	// EnvAdded is the environment the call adds to (or changes in) the
 	// loop's own, as NAME=VALUE.
 	EnvAdded    []string `json:"env_added"`
@@ -82,7 +84,7 @@ func (l *loop) preview() (Preview, error) {
 	l.n = 1
 	l.rollWindow()
 	l.breakerStartup()
-	p := Preview{Driver: l.s.Driver, CLIVersion: l.cliVersion, Loop: l.n, PromptFile: l.s.PromptFile,
+	p := Preview{Driver: l.s.Driver, AgentPath: l.agentPath, Loop: l.n, PromptFile: l.s.PromptFile,
 		Breaker: l.brk.State, BreakerOK: l.brk.Err(l.brkCfg) == nil, NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
 		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}

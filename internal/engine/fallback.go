@@ -8,13 +8,14 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
-// agentSlot is one agent CLI the loop can call: its driver, the version
-// its start-up check found, whether its output can still be streamed
-// live, and its last usage limit: the window and its reset (unix
-// seconds, 0 = none).
+// agentSlot is one agent CLI the loop can call: its driver, where it is,
+// the version its output reported (agentVersion), whether its output can
+// still be streamed live, and its last usage limit: the window and its
+// reset (unix seconds, 0 = none).
 type agentSlot struct {
 	name    string
 	drv     drivers.Driver
+	path    string // where the start-up check found it
 	version string
 	liveOK  bool
 	reset   int64
@@ -31,33 +32,30 @@ func (s agentSlot) until() time.Time {
 
 // fallback is FALLBACK_DRIVER's state: the main driver (slot 0), the
 // fallback (slot 1) and the one the calls go to. The active slot's driver,
-// version and live flag are the loop's own (l.s.Driver, l.drv,
-// l.cliVersion, l.liveOK); the plan, the breaker, the call window and
+// path, version and live flag are the loop's own (l.s.Driver, l.drv,
+// l.agentPath, l.cliVersion, l.liveOK); the plan, the breaker, the call window and
 // the loop count belong to the run and are shared.
 type fallback struct {
 	slots  [2]agentSlot
 	active int
 }
 
-// checkFallback checks the fallback CLI at start-up as the main one is
-// checked, with the same one-line error when it is missing.
+// checkFallback finds the fallback CLI at start-up as the main one is
+// found (on PATH, starting nothing), with the same one-line error when it
+// is missing.
 func (l *loop) checkFallback() error {
 	if l.s.FallbackDriver == "" {
 		return nil
 	}
-	drv, res, err := CheckAgent(l.ctx, l.s, l.deps.LookPath, true)
+	s := l.s
+	s.Driver = s.FallbackDriver
+	drv, res, err := findAgent(l.ctx, s, l.deps.LookPath, "FALLBACK_DRIVER")
 	if err != nil {
 		return startupFailed(events.StartupFailed{Err: err})
 	}
-	if res.Warning != "" {
-		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
-	}
-	if res.Version != "" {
-		l.bus.Note(events.AgentFound{Agent: drv.DisplayName(), Version: res.Version, Path: res.Path})
-	}
 	l.fb = &fallback{slots: [2]agentSlot{
-		{name: l.s.Driver, drv: l.drv, version: l.cliVersion, liveOK: l.liveOK},
-		{name: drv.Name(), drv: drv, version: res.Version, liveOK: l.liveOK},
+		{name: l.s.Driver, drv: l.drv, path: l.agentPath, liveOK: l.liveOK},
+		{name: drv.Name(), drv: drv, path: res.Path, liveOK: l.liveOK},
 	}}
 	return nil
 }
@@ -89,9 +87,9 @@ func (l *loop) pickDriver() {
 		return
 	}
 	from := &l.fb.slots[l.fb.active]
-	from.liveOK = l.liveOK
+	from.liveOK, from.version = l.liveOK, l.cliVersion
 	to := &l.fb.slots[want]
-	l.s.Driver, l.drv, l.cliVersion, l.liveOK = to.name, to.drv, to.version, to.liveOK
+	l.s.Driver, l.drv, l.agentPath, l.cliVersion, l.liveOK = to.name, to.drv, to.path, to.version, to.liveOK
 	l.fb.active = want
 
 	why := events.SwitchReset

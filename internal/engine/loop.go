@@ -69,8 +69,9 @@ type loop struct {
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
-	lastSummary string // .loop_diff_summary read before it is replaced
-	cliVersion  string
+	lastSummary string     // .loop_diff_summary read before it is replaced
+	cliVersion  string     // as the CLI's own output reported it (agentVersion); "" unknown
+	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
 }
 

@@ -147,8 +147,11 @@ func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 	return events.StartupFailed{}, true
 }
 
-// checkAgent makes sure the agent CLI is there (and, for Claude Code, new
-// enough): a missing CLI is one clear line naming where to get it.
+// checkAgent makes sure the agent CLI is there: a missing CLI is one clear
+// line naming where to get it. It looks on PATH and starts nothing: the
+// loop starts the CLI only to make a call, as the bash loop does. Its
+// version comes from its own output where it carries one (agentVersion);
+// --doctor asks `<cli> --version`.
 func (l *loop) checkAgent() error {
 	o, ok := agentCheckOptions(l.s, l.drv, l.deps.LookPath)
 	if !ok {
@@ -158,20 +161,14 @@ func (l *loop) checkAgent() error {
 	if err != nil {
 		return startupFailed(events.StartupFailed{Err: err})
 	}
-	if res.Warning != "" {
-		l.bus.Note(events.Logged{Level: events.Warn, Text: res.Warning})
-	}
-	l.cliVersion = res.Version
-	if res.Version != "" {
-		l.bus.Note(events.AgentFound{Agent: l.display(), Version: res.Version, Path: res.Path})
-	}
+	l.agentPath = res.Path
 	return nil
 }
 
-// agentCheckOptions is how the start-up check finds the agent CLI and
-// reads its version; false when the command driver has no command.
+// agentCheckOptions is how the start-up check finds the agent CLI (on
+// PATH, starting nothing); false when the command driver has no command.
 func agentCheckOptions(s config.Config, drv drivers.Driver, lookPath func(string) (string, error)) (drivers.CheckOptions, bool) {
-	o := drivers.CheckOptions{LookPath: lookPath, Version: agentcall.Version}
+	o := drivers.CheckOptions{LookPath: lookPath}
 	if drv.Traits().MinVersionSetting {
 		o.MinVersion = s.MinVersion
 	}
@@ -179,38 +176,58 @@ func agentCheckOptions(s config.Config, drv drivers.Driver, lookPath func(string
 		if len(s.AgentArgv) == 0 {
 			return o, false
 		}
-		o.Binary, o.Version = s.AgentArgv[0], nil
+		o.Binary = s.AgentArgv[0]
 	}
 	return o, true
 }
 
-// CheckAgent runs the loop's start-up check of the agent CLI on its own
-// (ralph_loop --doctor): where it is, its version, and a warning when that
-// version is too old. It starts nothing but `<cli> --version`. With
-// fallback it checks FALLBACK_DRIVER's CLI, and a missing one names
-// FALLBACK_DRIVER.
+// CheckAgent is ralph_loop --doctor's check of the agent CLI: where it is,
+// its version, and a warning when that version is too old. It runs
+// `<cli> --version` (10 s at most), the one start of an agent CLI that is
+// not a call, and only --doctor asks for it; the command driver's CLI is
+// only looked for. With fallback it checks FALLBACK_DRIVER's CLI, and a
+// missing one names FALLBACK_DRIVER.
 func CheckAgent(ctx context.Context, s config.Config, lookPath func(string) (string, error), fallback bool) (drivers.Driver, drivers.CheckResult, error) {
+	key := "PLATFORM_DRIVER"
 	if fallback {
-		s.Driver = s.FallbackDriver
-		return checkAgentOf(ctx, s, lookPath, "FALLBACK_DRIVER")
+		s.Driver, key = s.FallbackDriver, "FALLBACK_DRIVER"
 	}
-	return checkAgentOf(ctx, s, lookPath, "PLATFORM_DRIVER")
+	drv, o, err := findOptions(s, lookPath, key)
+	if err != nil {
+		return drv, drivers.CheckResult{}, err
+	}
+	if drv.Binary() != "" {
+		o.Version = agentcall.Version
+	}
+	res, err := drivers.Check(ctx, drv, o)
+	return drv, res, err
 }
 
-// checkAgentOf checks the CLI of s.Driver, which the setting key chose: a
-// missing CLI, or the command driver without AGENT_COMMAND, names key.
-func checkAgentOf(ctx context.Context, s config.Config, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
+// findAgent finds the CLI of s.Driver on PATH, starting nothing, as the
+// loop's start-up check does (the fallback's CLI at start-up).
+func findAgent(ctx context.Context, s config.Config, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckResult, error) {
+	drv, o, err := findOptions(s, lookPath, key)
+	if err != nil {
+		return drv, drivers.CheckResult{}, err
+	}
+	res, err := drivers.Check(ctx, drv, o)
+	return drv, res, err
+}
+
+// findOptions is how the CLI of s.Driver, which the setting key chose, is
+// found: a missing CLI, or the command driver without AGENT_COMMAND, names
+// key.
+func findOptions(s config.Config, lookPath func(string) (string, error), key string) (drivers.Driver, drivers.CheckOptions, error) {
 	drv, err := drivers.Get(s.Driver)
 	if err != nil {
-		return nil, drivers.CheckResult{}, err
+		return nil, drivers.CheckOptions{}, err
 	}
 	o, ok := agentCheckOptions(s, drv, lookPath)
 	if !ok {
-		return drv, drivers.CheckResult{}, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
+		return drv, o, errors.New(key + "=command needs AGENT_COMMAND (set it in .ralph/.ralphrc, e.g. AGENT_COMMAND=\"my-agent --flag\")")
 	}
 	o.Key = key
-	res, err := drivers.Check(ctx, drv, o)
-	return drv, res, err
+	return drv, o, nil
 }
 
 func dirExists(p string) bool {
@@ -235,13 +252,6 @@ func Precheck(s config.Config, dir *ralphdir.Dir, lookPath func(string) (string,
 	if err != nil {
 		return nil // the run reports it
 	}
-	o, ok := agentCheckOptions(s, drv, lookPath)
-	if !ok {
-		return startupFailed(events.StartupFailed{Check: events.NoAgentCommand})
-	}
-	o.Version = nil // where it is, not what it says: that is the run's check
-	if _, err := drivers.Check(context.Background(), drv, o); err != nil {
-		return startupFailed(events.StartupFailed{Err: err})
-	}
-	return nil
+	l.drv, l.ctx, l.deps.LookPath = drv, context.Background(), lookPath
+	return l.checkAgent()
 }
