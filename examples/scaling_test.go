@@ -188,6 +188,7 @@ const (
 	exitMaxLoops   = "`--max-loops` reached"
 	exitBudget     = "`--max-cost` or `--max-tokens` reached"
 	exitStalled    = "`STALL_LIMIT` stalled loops"
+	exitUnproven   = "`COMPLETION_MODE=strict`"
 	exitUsageLimit = "stopped at the provider's usage limit"
 	exitUsagePace  = "stopped before the usage limit"
 )
@@ -256,10 +257,11 @@ func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
 		t.Error("no Ignore rule for the DisruptionTarget condition: a node drain would use up a retry")
 	}
 	// Not retried: what a retry cannot change (a bad configuration, a
-	// halt or a stall that needs a person, a budget spent). Retried without
-	// counting: a stop at the usage limit.
+	// halt, a stall or a claim of done that is not so, which need a
+	// person, a budget spent). Retried without counting: a stop at the
+	// usage limit.
 	want := map[string][]int{
-		"FailIndex": {exitCode(t, exitError), exitCode(t, exitHalted), exitCode(t, exitBudget), exitCode(t, exitStalled)},
+		"FailIndex": {exitCode(t, exitError), exitCode(t, exitHalted), exitCode(t, exitBudget), exitCode(t, exitStalled), exitCode(t, exitUnproven)},
 		"Ignore":    {exitCode(t, exitUsageLimit), exitCode(t, exitUsagePace)},
 	}
 	for action, codes := range want {

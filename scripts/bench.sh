@@ -2,7 +2,7 @@
 # bench.sh — measure ralph_loop's own cost per loop iteration and of output analysis.
 #
 #   scripts/bench.sh [--loops N] [--runs R] [--no-analysis] [--sizes "50"]
-#                    [--ref COMMIT] [--no-overhead] [--reference] [--conformance]
+#                    [--ref COMMIT] [--loop-ref COMMIT] [--no-overhead] [--reference] [--conformance]
 #
 #   --loops N       iterations per measured run (default 50)
 #   --runs R        repetitions of each measurement; the best (lowest) is reported (default 5)
@@ -10,6 +10,8 @@
 #   --sizes LIST    output sizes in MB for the analysis part (default "50")
 #   --ref COMMIT    the earlier build the analysis is compared with (default f07e265, before
 #                   the analysis redesign; "" for none): built from `git archive COMMIT`
+#   --loop-ref C    also measure the per-iteration part of an earlier build (git archive C),
+#                   the two builds alternated run by run, and print this / C
 #   --no-overhead   skip the per-iteration part
 #   --reference     also run the bash reference's bench (needs REF_REPO, a git dir of
 #                   LarsCowe/bmalph; about 17 s per loop): /work/shared/conformance/bench.sh
@@ -38,6 +40,7 @@ REFERENCE=0
 CONFORMANCE=0
 REF=f07e265
 OVERHEAD=1
+LOOP_REF=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--loops) LOOPS="$2"; shift 2 ;;
@@ -45,10 +48,11 @@ while [ $# -gt 0 ]; do
 	--no-analysis) ANALYSIS=0; shift ;;
 	--sizes) SIZES="$2"; shift 2 ;;
 	--ref) REF="$2"; shift 2 ;;
+	--loop-ref) LOOP_REF="$2"; shift 2 ;;
 	--no-overhead) OVERHEAD=0; shift ;;
 	--reference) REFERENCE=1; shift ;;
 	--conformance) CONFORMANCE=1; shift ;;
-	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -103,12 +107,13 @@ reset_state() { # keep the project, drop the loop's state (a fresh run each time
 }
 ENVV=(env -i HOME="$WORK/home" PATH="$WORK/bin:$PATH" LANG=C.UTF-8 TERM=dumb TZ=UTC
 	LOOP_DELAY=0 WRITE_TIMEOUT_MINUTES=0 MAX_CALLS_PER_HOUR=100000)
-# measure N: one run of ralph_loop over an N-item plan; prints "wall cpu rss_kb calls"
+# measure N [BIN]: one run of ralph_loop (this build, or BIN) over an N-item plan; prints
+# "wall cpu rss_kb calls"
 measure() {
 	plan "$1"
 	reset_state
-	local TIMEFORMAT='%3R %3U %3S'
-	{ time (cd "$P" && "${ENVV[@]}" /usr/bin/time -f '%M' -o "$WORK/rss" "$BIN" </dev/null >"$WORK/out" 2>"$WORK/err"); } 2>"$WORK/time"
+	local TIMEFORMAT='%3R %3U %3S' bin=${2:-$BIN}
+	{ time (cd "$P" && "${ENVV[@]}" /usr/bin/time -f '%M' -o "$WORK/rss" "$bin" </dev/null >"$WORK/out" 2>"$WORK/err"); } 2>"$WORK/time"
 	local rc=$? reason
 	reason=$(jq -r .exit_reason "$P/.ralph/status.json" 2>/dev/null)
 	if [ "$rc" != 0 ] || [ "$reason" != plan_complete ]; then
@@ -133,28 +138,54 @@ agent_cost() {
 best() { sort -g | head -1; }
 
 if [ "$OVERHEAD" = 1 ]; then
+LBINS=("$BIN") LNAMES=(this)
+if [ -n "$LOOP_REF" ]; then
+	mkdir -p "$WORK/loopref-src"
+	if git -C "$SRC" archive "$LOOP_REF" | tar -x -C "$WORK/loopref-src" &&
+		(cd "$WORK/loopref-src" && CGO_ENABLED=0 go build -trimpath -o "$WORK/ralph_loop-loopref" ./cmd/ralph_loop); then
+		LBINS+=("$WORK/ralph_loop-loopref") LNAMES+=("$LOOP_REF")
+	else
+		echo "bench.sh: cannot build $LOOP_REF; measuring this build alone" >&2
+	fi
+fi
 echo
-echo "== per-iteration overhead ($LOOPS loops, best of $RUNS runs)"
-measure 1 >/dev/null # warm caches
-: >"$WORK/n" && : >"$WORK/one" && : >"$WORK/agent"
+echo "== per-iteration overhead ($LOOPS loops, best of $RUNS runs; ${LNAMES[*]}, alternated)"
+: >"$WORK/agent"
+for ((k = 0; k < ${#LBINS[@]}; k++)); do
+	measure 1 "${LBINS[$k]}" >/dev/null # warm caches
+	: >"$WORK/n-$k" && : >"$WORK/one-$k"
+done
 for ((r = 0; r < RUNS; r++)); do
-	measure "$LOOPS" >>"$WORK/n"
-	measure 1 >>"$WORK/one"
+	for ((k = 0; k < ${#LBINS[@]}; k++)); do
+		measure "$LOOPS" "${LBINS[$k]}" >>"$WORK/n-$k"
+		measure 1 "${LBINS[$k]}" >>"$WORK/one-$k"
+	done
 	agent_cost "$LOOPS" >>"$WORK/agent"
 done
 col() { awk -v c="$2" '{ print $c }' "$1" | best; }
-wN=$(col "$WORK/n" 1) cN=$(col "$WORK/n" 2) rss=$(col "$WORK/n" 3)
-w1=$(col "$WORK/one" 1) c1=$(col "$WORK/one" 2)
 wA=$(col "$WORK/agent" 1) cA=$(col "$WORK/agent" 2)
-awk -v n="$LOOPS" -v wN="$wN" -v cN="$cN" -v w1="$w1" -v c1="$c1" -v wA="$wA" -v cA="$cA" -v rss="$rss" 'BEGIN {
-	printf "run of %d loops: %.3f s wall, %.3f s CPU, peak RSS %.1f MB\n", n, wN, cN, rss / 1024
-	printf "run of 1 loop (start-up + 1 iteration + exit): %.1f ms wall, %.1f ms CPU\n", w1 * 1000, c1 * 1000
-	printf "fake claude alone: %.2f ms wall, %.2f ms CPU per call\n", wA / n * 1000, cA / n * 1000
-	printf "per loop, all in: %.2f ms wall, %.2f ms CPU\n", wN / n * 1000, cN / n * 1000
-	ew = ((wN - w1) / (n - 1) - wA / n) * 1000
-	ec = ((cN - c1) / (n - 1) - cA / n) * 1000
-	printf "per loop, engine only (slope minus the agent): %.2f ms wall, %.2f ms CPU  [target < 20 ms: %s]\n", ew, ec, (ew < 20 ? "met" : "NOT MET")
-}'
+for ((k = 0; k < ${#LBINS[@]}; k++)); do
+	wN=$(col "$WORK/n-$k" 1) cN=$(col "$WORK/n-$k" 2) rss=$(col "$WORK/n-$k" 3)
+	w1=$(col "$WORK/one-$k" 1) c1=$(col "$WORK/one-$k" 2)
+	[ ${#LBINS[@]} -gt 1 ] && echo "-- ${LNAMES[$k]}"
+	awk -v n="$LOOPS" -v wN="$wN" -v cN="$cN" -v w1="$w1" -v c1="$c1" -v wA="$wA" -v cA="$cA" -v rss="$rss" 'BEGIN {
+		printf "run of %d loops: %.3f s wall, %.3f s CPU, peak RSS %.1f MB\n", n, wN, cN, rss / 1024
+		printf "run of 1 loop (start-up + 1 iteration + exit): %.1f ms wall, %.1f ms CPU\n", w1 * 1000, c1 * 1000
+		printf "fake claude alone: %.2f ms wall, %.2f ms CPU per call\n", wA / n * 1000, cA / n * 1000
+		printf "per loop, all in: %.2f ms wall, %.2f ms CPU\n", wN / n * 1000, cN / n * 1000
+		ew = ((wN - w1) / (n - 1) - wA / n) * 1000
+		ec = ((cN - c1) / (n - 1) - cA / n) * 1000
+		printf "per loop, engine only (slope minus the agent): %.2f ms wall, %.2f ms CPU  [target < 20 ms: %s]\n", ew, ec, (ew < 20 ? "met" : "NOT MET")
+	}'
+	echo "$wN $cN $w1 $c1" >"$WORK/loop-$k"
+done
+if [ ${#LBINS[@]} -gt 1 ]; then
+	paste "$WORK/loop-0" "$WORK/loop-1" | awk -v n="$LOOPS" -v r="$LOOP_REF" -v wA="$wA" -v cA="$cA" '{
+		printf "this / %s: per loop all in %.2f (wall), %.2f (CPU); engine only %.2f (wall), %.2f (CPU)\n", r,
+			$1 / $5, $2 / $6, ((($1 - $3) / (n - 1)) - wA / n) / ((($5 - $7) / (n - 1)) - wA / n),
+			((($2 - $4) / (n - 1)) - cA / n) / ((($6 - $8) / (n - 1)) - cA / n)
+	}'
+fi
 if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
 	plan 10
 	reset_state

@@ -39,6 +39,9 @@ type ContextInput struct {
 	// Held: the run would have ended as complete, but a blocking quality
 	// gate fails (heldNotice); sent with --no-continue too.
 	Held *Held
+	// TaskChecks: the tasks the previous call ticked whose VERIFY_COMMAND
+	// failed (taskCheckNotice); sent with --no-continue too.
+	TaskChecks []TaskCheck
 
 	// LoopStateOff leaves out the loop part and keeps only the review and
 	// write-timeout text: what the bash loop sends with --no-continue.
@@ -66,6 +69,12 @@ func LoopContext(in ContextInput) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(heldNotice(*in.Held))
+	}
+	if t := taskCheckNotice(in.TaskChecks); t != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
 	}
 	if in.ReviewContext != "" {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {

@@ -190,3 +190,16 @@ func TestDiffSummary(t *testing.T) {
 		t.Fatalf("a 147-character summary must not be cut: %q", DiffSummary("1\t0\t"+strings.Repeat("a", 130)+"\n"))
 	}
 }
+
+// A ticked task whose check failed is named to the next call, with the
+// check's output tail, after the loop part.
+func TestTaskCheckNotice(t *testing.T) {
+	got := LoopContext(ContextInput{Loop: 3, LoopStateOff: true, TaskChecks: []TaskCheck{
+		{Task: "Task A", Command: "make check", ExitCode: 2, Tail: "FAIL: TestA\n  want 1, got 2"},
+		{Task: "Task B", Command: "make check", TimedOut: true},
+	}})
+	want := "CHECK FAILED: you ticked \"Task A\", but its check VERIFY_COMMAND `make check` fails (exit 2) (and the checks of 1 more ticked tasks fail), so it is open again: make the check pass, then tick it. Its output ends: FAIL: TestA want 1, got 2 "
+	if got != want {
+		t.Errorf("LoopContext:\n got %q\nwant %q", got, want)
+	}
+}

@@ -16,15 +16,26 @@ var installNames = map[string]string{
 
 // Files returns the default files by their install name in .ralph/
 // ("PROMPT.md", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md").
-// The map and its byte slices are fresh copies.
+// The .ralphrc is the bash loop's keys, then a section of ralph_loop's own
+// (ralphrc-ralph_loop: COMPLETION_MODE=strict for a new project). The map
+// and its byte slices are fresh copies.
 func Files() map[string][]byte {
 	out := make(map[string][]byte, len(installNames))
 	for src, dst := range installNames {
-		b, err := files.ReadFile("files/" + src)
-		if err != nil {
-			panic("templates: embedded file missing: " + src) // a build defect
-		}
-		out[dst] = b
+		out[dst] = embedded(src)
 	}
+	out[".ralphrc"] = append(out[".ralphrc"], embedded(ralphLoopOnly)...)
 	return out
+}
+
+// ralphLoopOnly is the .ralphrc section of the keys only ralph_loop knows.
+const ralphLoopOnly = "ralphrc-ralph_loop"
+
+// embedded is the embedded file src.
+func embedded(src string) []byte {
+	b, err := files.ReadFile("files/" + src)
+	if err != nil {
+		panic("templates: embedded file missing: " + src) // a build defect
+	}
+	return b
 }

@@ -178,7 +178,16 @@ func parseRC(text string, env map[string]string) (map[string]string, []string) {
 }
 
 func TestRalphrcTemplate(t *testing.T) {
-	rc := string(Files()[".ralphrc"])
+	rc, ours, found := strings.Cut(string(Files()[".ralphrc"]), "\n# --- ralph_loop only ---")
+	if !found {
+		t.Fatal("no ralph_loop-only section")
+	}
+	// The bash loop skips the lines of ralph_loop's own keys; ours sets a
+	// new project to strict completion.
+	_, ours, _ = strings.Cut(ours, "\n") // the rest of the heading line
+	if got, warn := parseRC(ours, nil); len(warn) != 1 || got["COMPLETION_MODE"] != "" || !strings.Contains(warn[0], `COMPLETION_MODE="${COMPLETION_MODE:-strict}"`) {
+		t.Errorf("the ralph_loop-only section: settings %v, the bash loop warns of %q; want COMPLETION_MODE=strict alone", got, warn)
+	}
 	if first, _, _ := strings.Cut(rc, "\n"); first != `PLATFORM_DRIVER="${PLATFORM_DRIVER:-claude-code}"` {
 		t.Fatalf("first line = %q", first)
 	}

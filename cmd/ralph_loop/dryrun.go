@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,6 +268,9 @@ func shellJoin(words []string) string {
 // loop keeps its state) into to, for a load that may write.
 func copyStateFiles(from *ralphdir.Dir, to string) error {
 	entries, err := from.ReadDir(".")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a --goal run that was never set up: no state yet
+	}
 	if err != nil {
 		return err
 	}

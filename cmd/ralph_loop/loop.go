@@ -276,8 +276,9 @@ func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {
 			"ralph_loop: Move the Ralph files into .ralph/ with 'ralph-migrate' (or 'bmalph init'), then run ralph_loop again.",
 		}}
 	}
-	// A folder that was never set up: say how, and create nothing.
-	if !exists(dir.Root()) {
+	// A folder that was never set up: say how, and create nothing. A
+	// --goal run needs no set-up: its prompt and plan are the goal.
+	if !exists(dir.Root()) && cfg.Goal == "" {
 		return fmt.Errorf("no %s here (%s); set it up with %s, then run ralph_loop again", cfg.RalphDir, cwd, config.SetupHint)
 	}
 	return nil

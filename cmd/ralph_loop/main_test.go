@@ -228,9 +228,13 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // gitinit: make $WORK a git repository with one commit of everything.
+// The fake agent's records of its calls ($FAKE_AGENT_DIR/calls, inside
+// $WORK) are no part of the project: git ignores them, as an agent's own
+// bookkeeping would be, or every call would change the working tree.
 func cmdGitinit(ts *testscript.TestScript, neg bool, args []string) {
+	ts.Check(ts.Exec("git", "init", "-q", "."))
+	ts.Check(os.WriteFile(ts.MkAbs(".git/info/exclude"), []byte("/agent/calls/\n"), 0o644))
 	for _, a := range [][]string{
-		{"init", "-q", "."},
 		{"add", "-A"},
 		{"commit", "-q", "-m", "init"},
 	} {

@@ -66,6 +66,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if err != nil {
 		return err
 	}
+	if err := cfg.GoalError(); err != nil {
+		return err
+	}
 	ralphPath := cfg.RalphDir
 	if !filepath.IsAbs(ralphPath) {
 		ralphPath = filepath.Join(cwd, ralphPath)

@@ -168,6 +168,13 @@ type Config struct {
 	QualityGateTimeout   time.Duration // QUALITY_GATE_TIMEOUT, seconds
 	QualityGateOnlyOnEnd bool          // QUALITY_GATE_ON_COMPLETION_ONLY
 
+	// Completion (completionkeys.go).
+	CompletionMode string        // COMPLETION_MODE: signals, strict
+	VerifyCommand  string        // VERIFY_COMMAND, "" = off
+	VerifyTimeout  time.Duration // VERIFY_TIMEOUT, seconds
+	Goal           string        // --goal TEXT, "" = a run of the plan
+	GoalCheck      string        // --check CMD (with --goal)
+
 	// Review.
 	ReviewMode     string // off, enhanced, ultimate (after the REVIEW_ENABLED derivation)
 	ReviewEnabled  bool   // ReviewMode != "off"

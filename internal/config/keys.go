@@ -404,7 +404,7 @@ var keys = append([]*keySpec{
 			c.ServeToken = v
 			return nil
 		}},
-}, slices.Concat(usageKeys, outageKeys, sandboxKeys, swarmKeys)...)
+}, slices.Concat(usageKeys, outageKeys, sandboxKeys, swarmKeys, completionKeys)...)
 
 // addrSetter accepts HOST:PORT with a numeric port; an empty host means
 // every interface.

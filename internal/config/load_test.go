@@ -86,6 +86,7 @@ func TestDefaults(t *testing.T) {
 		Breaker: breaker.Config{NoProgressThreshold: 3, SameErrorThreshold: 5, OutputDeclineThreshold: 70,
 			PermissionDenialThreshold: 2, ReadOnlyTimeoutThreshold: 2, Cooldown: 30 * time.Minute},
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeout: 120 * time.Second,
+		CompletionMode: "signals", VerifyTimeout: 300 * time.Second,
 		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76",
 		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
 		ServeAddr:          "127.0.0.1:8765",

@@ -25,6 +25,7 @@ var reachKeys = []reachKey{
 	{"FALLBACK_DRIVER", "a second agent CLI, run when the first is at its usage limit", func(c *Config) string { return c.FallbackDriver }},
 	{"TEST_COMMAND", "a shell command (bash -c) run after loops as a quality gate", func(c *Config) string { return c.TestCommand }},
 	{"QUALITY_GATES", "shell commands (bash -c) run after loops as quality gates", func(c *Config) string { return strings.Join(c.QualityGates, ";") }},
+	{"VERIFY_COMMAND", "a shell command (bash -c) run for each newly ticked task", func(c *Config) string { return c.VerifyCommand }},
 	{"ALLOWED_TOOLS", "what Claude Code may do without asking (Bash(...) patterns run commands)", func(c *Config) string { return strings.Join(c.AllowedTools, ",") }},
 	{"CLAUDE_PERMISSION_MODE", "how Claude Code asks before it acts (bypassPermissions: never)", func(c *Config) string { return c.PermissionMode }},
 	{"REVIEW_MODE", "extra agent calls that review the code", func(c *Config) string { return c.ReviewMode }},

@@ -20,7 +20,7 @@ func TestReach(t *testing.T) {
 	}
 	c, _ := setup{
 		rc: rc(`PLATFORM_DRIVER=command`, `AGENT_COMMAND="my-agent --yes"`, `FALLBACK_DRIVER=codex`,
-			`TEST_COMMAND="make test"`, `QUALITY_GATES="go vet ./...;make lint"`, `ALLOWED_TOOLS="Bash(rm *),Read"`,
+			`TEST_COMMAND="make test"`, `QUALITY_GATES="go vet ./...;make lint"`, `VERIFY_COMMAND="make check"`, `ALLOWED_TOOLS="Bash(rm *),Read"`,
 			`CLAUDE_PERMISSION_MODE=bypassPermissions`, `REVIEW_MODE=enhanced`, `PROMPT_FILE=/etc/passwd`,
 			`NOTIFY_WEBHOOK=https://hooks.example.com/services/SECRET`,
 			`NOTIFY_DESKTOP=true`, `EVENTS_FILE=/tmp/events`,

@@ -20,9 +20,22 @@ func gateNotices(n events.Notice) []part {
 			s += "; full output: " + n.Log
 		}
 		return []part{text(events.Warn, s)}
+	case events.TaskChecked:
+		if n.Failure == nil {
+			return []part{line(success, "✅ Check passed: %q (VERIFY_COMMAND)", flat(n.Task))}
+		}
+		return []part{line(events.Warn, "❌ Check failed: %q: %s; the task is open again%s", flat(n.Task), gateWords(*n.Failure), logWords(n.Log))}
 	case events.CompletionHeld:
-		return []part{line(events.Warn, "Not done: %s, but %s; going on (QUALITY_GATE_MODE=%s)%s",
-			claimWords(n.Reason, n.Plan), failuresWords(n.Failures), n.Mode, logWords(n.Log))}
+		mode := "QUALITY_GATE_MODE=" + n.Mode
+		if n.Strict {
+			mode = "COMPLETION_MODE=strict"
+		}
+		if n.Open > 0 {
+			return []part{line(events.Warn, "Not done: %s, but %d of %d tasks in @fix_plan.md are open; going on (%s)",
+				claimWords(n.Reason, n.Plan), n.Open, n.Plan.Total, mode)}
+		}
+		return []part{line(events.Warn, "Not done: %s, but %s; going on (%s)%s",
+			claimWords(n.Reason, n.Plan), failuresWords(n.Failures), mode, logWords(n.Log))}
 	}
 	return nil
 }
@@ -33,6 +46,8 @@ func gateWords(f gates.Failure) string {
 	switch {
 	case f.Gate == gates.GateReported:
 		return "the agent reported TESTS_STATUS: FAILING"
+	case f.TimedOut && f.Gate == gates.GateVerify:
+		return fmt.Sprintf("%s `%s` timed out (VERIFY_TIMEOUT)", f.Gate, flat(f.Command))
 	case f.TimedOut:
 		return fmt.Sprintf("%s `%s` timed out (QUALITY_GATE_TIMEOUT)", f.Gate, flat(f.Command))
 	}
@@ -71,15 +86,20 @@ func logWords(log string) string {
 // mode) make it a warning.
 func completedLine(reason string, ev events.Evidence) part {
 	var parts []string
-	if ev.Plan.Have && ev.Plan.Total > 0 {
+	switch {
+	case ev.Check != "":
+		parts = append(parts, fmt.Sprintf("the goal's check `%s` passes", flat(ev.Check)))
+	case ev.Plan.Have && ev.Plan.Total > 0:
 		parts = append(parts, fmt.Sprintf("plan %d/%d", ev.Plan.Done, ev.Plan.Total))
-	} else {
+	default:
 		parts = append(parts, "no tasks in @fix_plan.md")
 	}
-	switch ev.Gates {
-	case "":
+	switch {
+	case ev.Check != "" && ev.Gates != gates.StatusFail:
+		// the goal's check is the gate
+	case ev.Gates == "":
 		parts = append(parts, "no quality gates configured")
-	case gates.StatusFail:
+	case ev.Gates == gates.StatusFail:
 		parts = append(parts, "quality gates FAILING: "+failuresWords(ev.Failures)+logWords(ev.Log))
 	default:
 		parts = append(parts, "quality gates passing")

@@ -29,11 +29,17 @@ func TestRenderGates(t *testing.T) {
 			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1 (and 1 more); going on (QUALITY_GATE_MODE=block); full output: " + log},
 		{events.CompletionHeld{Reason: "done_pattern", Plan: events.PlanCount{Done: 1, Total: 2, Have: true}, Failures: []gates.Failure{test}, Mode: "circuit-breaker"},
 			"WARN Not done: the agent reported completion (done_pattern), but TEST_COMMAND `go test ./...` exited 1; going on (QUALITY_GATE_MODE=circuit-breaker)"},
-		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}},
+		// COMPLETION_MODE=strict: open tasks refuse a claim; a failing gate
+		// refuses it whatever QUALITY_GATE_MODE says.
+		{events.CompletionHeld{Reason: "exit_signal", Plan: events.PlanCount{Done: 0, Total: 5, Have: true}, Mode: "warn", Strict: true, Open: 5},
+			"WARN Not done: the agent reported completion (exit_signal), but 5 of 5 tasks in @fix_plan.md are open; going on (COMPLETION_MODE=strict)"},
+		{events.CompletionHeld{Reason: "plan_complete", Plan: plan, Failures: []gates.Failure{test}, Mode: "warn", Strict: true},
+			"WARN Not done: plan 2/2 ticked, but TEST_COMMAND `go test ./...` exited 1; going on (COMPLETION_MODE=strict)"},
+		{completion{"plan_complete", 0, 0, 0, events.Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}},
 			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"},
-		{completion{"completion_signals", 0, 0, events.Evidence{}},
+		{completion{"completion_signals", 0, 0, 0, events.Evidence{}},
 			"SUCCESS ✅ Completed (completion_signals): no tasks in @fix_plan.md; no quality gates configured"},
-		{completion{"plan_complete", 0, 0, events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []gates.Failure{test}, Log: log, Commit: "abc1234"}},
+		{completion{"plan_complete", 0, 0, 0, events.Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []gates.Failure{test}, Log: log, Commit: "abc1234"}},
 			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; last commit abc1234"},
 	}
 	for _, tc := range tests {

@@ -132,9 +132,25 @@ func completed(m events.Moment, e events.End) []part {
 	return []part{
 		line(success, "🎉 Ralph has completed the project! Final stats:"),
 		line(events.Info, "  - Total loops: %d", m.Loop),
-		line(events.Info, "  - API calls used: %d", m.CallsThisHour),
+		line(events.Info, "  - API calls used: %d%s", m.Calls, failedWords(m.FailedCalls)),
 		line(events.Info, "  - Exit reason: %s", e.Reason),
 		completedLine(e.Reason, *e.Evidence)}
+}
+
+// failedWords adds the failed calls to a count of calls: " (3 failed)".
+func failedWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d failed)", n)
+}
+
+// retryWords says a call follows failed ones: ", retry 3".
+func retryWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", retry %d", n)
 }
 
 // agentWorking is the heartbeat while the agent runs (DEBUG), from its

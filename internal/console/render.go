@@ -184,7 +184,7 @@ func (r *renderer) callNotices(n events.Notice) []part {
 	switch n := n.(type) {
 	case events.CallStarting:
 		return []part{
-			line(loopLevel, "Executing %s (Call %d/%d)", n.Agent, n.Call, n.MaxCalls),
+			line(loopLevel, "Executing %s (Call %d/%d%s)", n.Agent, n.Call, n.MaxCalls, retryWords(n.Retry)),
 			line(events.Info, "⏳ Starting %s execution... (timeout: %dm)", n.Agent, int(n.Timeout.Minutes()))}
 	case events.LoopContext:
 		return []part{line(debug, "Loop context: %s", n.Text)}

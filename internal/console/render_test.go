@@ -114,9 +114,16 @@ func TestRenderLines(t *testing.T) {
 		{events.Interrupted{Signal: "SIGTERM", Blocked: true}, []string{"INFO Ralph loop interrupted by SIGTERM while blocked. Exiting without waiting."}},
 		{events.BreakerHalted{}, []string{"ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{events.GracefulExit{Reason: "plan_complete"}, []string{"SUCCESS 🏁 Graceful exit triggered: plan_complete"}},
-		{completion{"plan_complete", 4, 5, events.Evidence{}}, []string{
+		{events.CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute, Retry: 3}, []string{
+			"LOOP Executing Claude Code (Call 2/100, retry 3)", "INFO ⏳ Starting Claude Code execution... (timeout: 15m)"}},
+		{completion{"plan_complete", 4, 5, 0, events.Evidence{}}, []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
+			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
+		// Every call counts, the failed ones too.
+		{completion{"plan_complete", 8, 8, 3, events.Evidence{}}, []string{
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 8",
+			"INFO   - API calls used: 8 (3 failed)", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
 		{rateLimit{3, 3, 90*time.Second + time.Millisecond}, []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},

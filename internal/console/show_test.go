@@ -27,9 +27,9 @@ type (
 	tick       events.AgentWorking // said: the ticking line
 	runStarted struct{}
 	completion struct {
-		reason       string
-		loops, calls int
-		ev           events.Evidence
+		reason               string
+		loops, calls, failed int
+		ev                   events.Evidence
 	}
 )
 
@@ -73,7 +73,7 @@ func show(o observe.Observer, ts time.Time, v any) {
 	case stopCondition:
 		o.Stopped(m, events.End{Stop: &v.stop, Condition: true})
 	case completion:
-		m.Loop, m.CallsThisHour = v.loops, v.calls
+		m.Loop, m.Calls, m.FailedCalls = v.loops, v.calls, v.failed
 		o.Stopped(m, events.End{Reason: v.reason, Evidence: &v.ev})
 	default:
 		panic("no report carries this value")

@@ -63,12 +63,58 @@ func StopLine(s events.Stop) string {
 		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
 	case events.StopSignal:
 		return "stopped by " + s.Signal
-	case events.StopBreaker, events.StopError:
+	case events.StopUnproven:
+		return "not done: " + claimsWords(s.Claims) + " (COMPLETION_MODE=strict); " + unprovenFix(s.Claims)
+	case events.StopBreaker:
+		if s.Err != nil && s.Claims != nil {
+			return s.Err.Error() + "; " + claimsWords(s.Claims)
+		}
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	case events.StopError:
 		if s.Err != nil {
 			return s.Err.Error()
 		}
 	}
 	return ""
+}
+
+// claimsWords says what a run of refused claims of done was: "the agent
+// claimed done 3 times while TEST_COMMAND `go test ./...` fails; nothing
+// changed since loop 2".
+func claimsWords(c *events.Claims) string {
+	if c == nil {
+		return "the agent claimed done with nothing proven"
+	}
+	times := "once"
+	if c.Count > 1 {
+		times = fmt.Sprintf("%d times", c.Count)
+	}
+	var why string
+	switch {
+	case c.Open > 0:
+		why = fmt.Sprintf("with %d of %d tasks open in @fix_plan.md", c.Open, c.Total)
+	case c.Gate != "" && c.Command == "": // the agent's own TESTS_STATUS
+		why = "while it reported TESTS_STATUS: FAILING"
+	case c.Gate != "":
+		why = fmt.Sprintf("while %s `%s` fails", c.Gate, flat(c.Command))
+	default:
+		why = "with nothing proven"
+	}
+	since := "nothing changed since the run started"
+	if c.Since > 0 {
+		since = fmt.Sprintf("nothing changed since loop %d", c.Since)
+	}
+	return fmt.Sprintf("the agent claimed done %s %s; %s", times, why, since)
+}
+
+// unprovenFix says what to do after a strict run stopped on claims.
+func unprovenFix(c *events.Claims) string {
+	if c != nil && c.Open > 0 {
+		return "finish the open tasks or take them out of the plan, then run ralph_loop again"
+	}
+	return "make the failing check pass, then run ralph_loop again"
 }
 
 // said quotes the agent's own line after a cause: " — it said: ...".
@@ -117,7 +163,7 @@ func stopping(s events.Stop) []part {
 // rather than a limit the person set (a WARN line).
 func severe(s events.Stop) bool {
 	switch s.Kind {
-	case events.StopStalled, events.StopGaveUp, events.StopNotStored, events.StopOutage, events.StopPermanent:
+	case events.StopStalled, events.StopGaveUp, events.StopNotStored, events.StopOutage, events.StopPermanent, events.StopUnproven:
 		return true
 	}
 	return false
@@ -138,6 +184,9 @@ func failureWords(f events.Failure) string {
 	case supervise.WriteFailed:
 		return "output could not be stored"
 	case supervise.Exited:
+		if f.NoRequest {
+			return "did nothing: it answered as if it had been given no prompt"
+		}
 		if f.Code == 0 {
 			return "reported an error" // an API error (is_error) in its result
 		}

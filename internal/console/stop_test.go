@@ -42,6 +42,15 @@ func TestStopLine(t *testing.T) {
 		{events.Stop{Kind: events.StopUsageWarning, Usage: events.UsageWindow{Window: "five_hour"}},
 			"usage warning for the five_hour window (USAGE_WARNING_ACTION=stop); its reset time was not reported: run ralph_loop again after the reset"},
 		{events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker is OPEN: no progress")}, "circuit breaker is OPEN: no progress"},
+		// The breaker that opens on held completions names them.
+		{events.Stop{Kind: events.StopBreaker, Err: errors.New("circuit breaker open: No recovery"), Claims: &events.Claims{Count: 4, Since: 2, Gate: "TEST_COMMAND", Command: "go test ./..."}},
+			"circuit breaker open: No recovery; the agent claimed done 4 times while TEST_COMMAND `go test ./...` fails; nothing changed since loop 2"},
+		{events.Stop{Kind: events.StopUnproven, Claims: &events.Claims{Count: 2, Open: 5, Total: 5, Strict: true}},
+			"not done: the agent claimed done 2 times with 5 of 5 tasks open in @fix_plan.md; nothing changed since the run started (COMPLETION_MODE=strict); finish the open tasks or take them out of the plan, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopUnproven, Claims: &events.Claims{Count: 2, Since: 1, Gate: "QUALITY_GATES", Command: "npm run lint", Strict: true}},
+			"not done: the agent claimed done 2 times while QUALITY_GATES `npm run lint` fails; nothing changed since loop 1 (COMPLETION_MODE=strict); make the failing check pass, then run ralph_loop again"},
+		{events.Stop{Kind: events.StopUnproven, Claims: &events.Claims{Count: 2, Since: 1, Gate: "TESTS_STATUS", Strict: true}},
+			"not done: the agent claimed done 2 times while it reported TESTS_STATUS: FAILING; nothing changed since loop 1 (COMPLETION_MODE=strict); make the failing check pass, then run ralph_loop again"},
 		{events.Stop{Kind: events.StopOutage, Agent: "Claude Code", Failures: 14, Outage: 6*time.Hour + 300*time.Millisecond, OutageMax: 6 * time.Hour,
 			Cause: "the provider is overloaded", Said: "API Error: 529 Overloaded"},
 			"Claude Code's provider has been failing for 6h0m0s, OUTAGE_MAX=6h0m0s (14 tries; last: the provider is overloaded — it said: API Error: 529 Overloaded); run ralph_loop again once it is back"},
@@ -67,6 +76,7 @@ func TestFailureWords(t *testing.T) {
 		want string
 	}{
 		{events.Failure{Code: 0}, "reported an error"}, // exit 0, yet it failed: an API error in its result
+		{events.Failure{Reason: supervise.Exited, NoRequest: true}, "did nothing: it answered as if it had been given no prompt"},
 		{events.Failure{Code: 1}, "error"},
 		{events.Failure{Code: 124}, "timed out"},
 		{events.Failure{Code: 130}, "interrupted (SIGINT)"},

@@ -87,6 +87,13 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 // exitReason is the graceful-exit check from the recent exit signals, the
 // last analysis and the plan: the reason to stop, or "" to go on.
 func (l *loop) exitReason() string {
+	if l.goal() {
+		// A --goal run ends when its check passed, whatever the agent says.
+		if l.goalDone {
+			return goalMet
+		}
+		return ""
+	}
 	if !l.haveExitSignals {
 		return ""
 	}

@@ -31,6 +31,7 @@ func (l *loop) loopContext(c *call) string {
 		in.QualityGateFeedback = gates.Feedback(l.gateResults)
 	}
 	in.Held, l.gate.held = l.gate.held, nil // once: a later hold sets it again
+	in.TaskChecks, l.tasks.failed = l.tasks.failed, nil
 	if l.findings != nil {
 		in.ReviewContext = review.ContextFor(*l.findings)
 	}

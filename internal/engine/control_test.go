@@ -323,11 +323,11 @@ func TestMaxLoops(t *testing.T) {
 	}
 }
 
-// Stall detection: the same reply with git HEAD and `git status
-// --porcelain` unchanged, STALL_LIMIT times in a row, stops the loop.
-// Call 1 leaves an uncommitted change behind, so the breaker sees files
-// changed on every loop (progress) while the stall detector sees nothing
-// new.
+// Stall detection: the same reply with git HEAD and the working tree's
+// content unchanged, STALL_LIMIT times in a row, stops the loop. Call 1
+// leaves an uncommitted change behind; the breaker, which would stop such
+// a run too (an old uncommitted change is no progress), is given room
+// (CB_NO_PROGRESS_THRESHOLD=10) so that the stall detector's count shows.
 func TestStall(t *testing.T) {
 	t.Parallel()
 	same := func(int) ctlReply { return ctlReply{Text: "Looked at the code again."} }
@@ -367,7 +367,7 @@ func TestStall(t *testing.T) {
 					}
 					return same(n)
 				})
-				env := map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "7"}
+				env := map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "7", "CB_NO_PROGRESS_THRESHOLD": "10"}
 				for k, v := range tc.env {
 					env[k] = v
 				}

@@ -88,6 +88,9 @@ func (l *loop) preview() (Preview, error) {
 		Breaker: l.brk.State, BreakerOK: l.brk.Err(l.brkCfg) == nil, NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
 		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}
+	if l.goal() {
+		p.PromptFile = "--goal" // the goal's prompt, made in memory
+	}
 	if l.plan.found {
 		counts := fixplan.Count(l.plan.data)
 		p.NextTask, p.TasksLeft, p.TasksTotal = fixplan.NextTask(l.plan.data), counts.Unchecked, counts.Total()

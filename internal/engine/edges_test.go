@@ -55,6 +55,8 @@ func (f fakeRepo) Changes(context.Context, string) (int, string) { return 0, "" 
 func (f fakeRepo) LastCommit(context.Context) (string, string, bool) {
 	return f.head, "subject", f.head != ""
 }
+func (f fakeRepo) Tree(context.Context) (string, bool)           { return "", f.gitDir == nil }
+func (f fakeRepo) CommitsSince(context.Context, string) []string { return nil }
 
 // The start-up check of the repository decides from what the repository
 // edge answers: no git, git's refusal of another user's repository in

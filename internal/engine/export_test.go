@@ -14,6 +14,7 @@ const (
 	ExitUsageLimit = exitUsageLimit
 	ExitUsagePace  = exitUsagePace
 	ExitOutage     = exitOutage
+	ExitUnproven   = exitUnproven
 	ExitSIGHUP     = exitSIGHUP
 	ExitSIGINT     = exitSIGINT
 	ExitSIGQUIT    = exitSIGQUIT

@@ -19,9 +19,11 @@ func (l *loop) failure(c *call) step {
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
 	l.stall.reset() // a failure is not a stalled iteration, and breaks a streak
 	code := o.ExitCode
-	// Every call counts for --max-loops; a failed one also ends an idle
-	// streak (the next idle iteration starts at IDLE_DELAY again).
+	// Every call counts for --max-loops and among the run's failed calls;
+	// a failed one also ends an idle streak (the next idle iteration starts
+	// at IDLE_DELAY again).
 	l.calls++
+	l.countFailed()
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep.AnalysisChanged(nil)
@@ -36,9 +38,12 @@ func (l *loop) failure(c *call) step {
 	if o.Reason == supervise.Exited || timedOut {
 		res, _ = l.analyze(c)
 		l.spend(res.Usage)
-		if !timedOut && res.UsageLimited {
-			return l.onUsageLimit(c, res)
-		}
+	}
+	if providerServed(o.Reason, res.Usage) {
+		l.recordCall() // the provider counted it: so does the hour's window
+	}
+	if o.Reason == supervise.Exited && res.UsageLimited {
+		return l.onUsageLimit(c, res)
 	}
 
 	f := events.Failure{Reason: o.Reason, Code: code}
@@ -72,6 +77,14 @@ func (l *loop) failure(c *call) step {
 	if s, done := l.diagnosed(c, l.diagnose(c, res, stderr), f); done {
 		return s
 	}
+	return l.guardFailed(c, f, detail)
+}
+
+// guardFailed counts a failed call (f) with the failure guard: after
+// MAX_CONSECUTIVE_FAILURES in a row the run stops, else the loop backs off
+// before the next try.
+func (l *loop) guardFailed(c *call, f events.Failure, detail string) step {
+	o, code := c.outcome, f.Code
 	backoff, giveUp := l.guard.Failure()
 	if giveUp {
 		n := l.guard.Consecutive()
@@ -111,8 +124,7 @@ func lastN(lines []string, n int) []string {
 // readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
 // and the next call is told to write early.
 func (l *loop) readOnlyTimeout(c *call) step {
-	l.window = l.window.Record(l.now())
-	l.saveWindow()
+	l.recordCall()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
 	l.keep.WriteTimeoutChanged(l.now())

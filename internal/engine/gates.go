@@ -14,6 +14,11 @@ type gateResult struct {
 }
 
 func (l *loop) gatesConfig() gates.Config {
+	if l.s.Goal != "" {
+		// --goal: the check is the test gate, blocking, after every call.
+		return gates.Config{TestCommand: l.s.GoalCheck, Gates: strings.Join(l.s.QualityGates, ";"), Mode: gates.ModeBlock,
+			Timeout: l.s.QualityGateTimeout, Dir: l.s.ProjectDir, Env: l.deps.Env, Wrap: l.deps.Sandbox}
+	}
 	return gates.Config{
 		TestCommand:      l.s.TestCommand,
 		Gates:            strings.Join(l.s.QualityGates, ";"),

@@ -27,9 +27,13 @@ type call struct {
 	outcome    supervise.Outcome
 	started    time.Time
 	res        *analysis.Result
-	exitSignal bool       // before quality-gate override (metrics)
-	files      int        // files changed in git by the call, loop-owned files left out
-	stream     streamCopy // the whole stream, when the output log is cut down to its result
+	exitSignal bool                 // before quality-gate override (metrics)
+	claimed    bool                 // the agent said it is done (EXIT_SIGNAL), before any override
+	files      int                  // files changed in git by the call, loop-owned files left out
+	change     loopChange           // what the call changed since the previous loop's end
+	base       treeWatch            // the working tree's mark the change is measured from
+	verdicts   []events.TaskVerdict // VERIFY_COMMAND's verdicts on the ticked tasks
+	stream     streamCopy           // the whole stream, when the output log is cut down to its result
 
 	reading   *analysis.Stream // the analysis, fed the bytes the output log takes
 	collapsed []byte           // what the output log holds once cut down to its result
@@ -67,10 +71,14 @@ func (l *loop) iteration() step {
 	l.keep.DiffSummaryChanged("")
 	c.startSHA = l.git.Head(l.ctx)
 	l.keep.LoopStarted(c.startSHA)
+	l.markBase()
+	c.base = l.tree
+	l.tasks.begin(c.startSHA)
+	l.claims.now = nil // a hold before the call is the previous claim's
 
-	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout})
+	l.bus.Note(events.CallStarting{Agent: l.display(), Call: c.calls, MaxCalls: l.s.MaxCallsPerHour, Timeout: l.s.Timeout, Retry: l.retry})
 
-	if l.s.SessionContinuity && l.drv.SupportsSessions() {
+	if l.s.SessionContinuity && l.drv.SupportsSessions() && !l.goal() { // --goal: a fresh context each call
 		id, err := l.resumeID()
 		if err != nil {
 			l.warn(err)
@@ -173,6 +181,7 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 		States:                res.States,
 		OutputFile:            l.rel(c.outName),
 		TasksTicked:           c.ticked,
+		Verified:              c.verdicts,
 	}
 	return it
 }

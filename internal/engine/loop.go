@@ -35,6 +35,8 @@ type loop struct {
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
+	failed int // of them, the calls that failed
+	retry  int // failed calls in a row
 	window ratelimit.Window
 	brk    breaker.State
 	brkCfg breaker.Config
@@ -63,8 +65,12 @@ type loop struct {
 	gates *events.Gates
 	gate  gateState // the quality gates' last run in this run
 
-	idle  idleStreak // idle iterations in a row
-	stall stallWatch // replies in a row that changed nothing
+	idle     idleStreak // idle iterations in a row
+	stall    stallWatch // replies in a row that changed nothing
+	tree     treeWatch  // the working tree's mark where the previous loop left it
+	claims   claimWatch // the agent's refused claims of done in a row
+	tasks    taskWatch  // VERIFY_COMMAND: where the task under way started, failed checks
+	goalDone bool       // --goal: the check passed
 
 	started     bool // start-up reached the session files: a stop resets them
 	liveOK      bool // live streaming still possible (falls back for the process)
@@ -97,6 +103,8 @@ func (l *loop) snapshot() events.Snapshot {
 	return events.Snapshot{
 		Loop:           l.n,
 		CallsThisHour:  l.window.Count,
+		Calls:          l.calls,
+		FailedCalls:    l.failed,
 		MaxCalls:       l.s.MaxCallsPerHour,
 		NextReset:      ratelimit.NextResetClock(l.now()),
 		TasksCompleted: l.plan.done,
@@ -150,6 +158,9 @@ func (l *loop) run() Result {
 	}
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
+	if l.checkGoalFirst() {
+		return l.signalExit()
+	}
 
 	for {
 		if r, stop := l.interrupted(); stop {

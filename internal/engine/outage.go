@@ -52,6 +52,10 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 		return goOn, false
 	}
 	// A failed call breaks the streaks a reply builds.
+	l.countFailed()
+	if providerServed(supervise.Exited, res.Usage) {
+		l.recordCall()
+	}
 	l.stall.reset()
 	l.idle.end()
 	l.lastAnalysis = nil

@@ -20,6 +20,7 @@ const (
 	exitUsageLimit = 8   // stopped at a usage limit: the person chose to, or its reset is past USAGE_LIMIT_MAX_WAIT
 	exitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
 	exitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
+	exitUnproven   = 12  // COMPLETION_MODE=strict: the agent claimed done again with nothing changed and nothing proven
 	exitSIGHUP     = 129 // stopped by SIGHUP
 	exitSIGINT     = 130 // stopped by SIGINT
 	exitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)

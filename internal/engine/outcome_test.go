@@ -32,7 +32,7 @@ func TestExitCodesDocumented(t *testing.T) {
 		}
 	}
 	for _, code := range []int{exitComplete, exitError, exitHalted, exitFailed, exitMaxLoops, exitBudget, exitIdle,
-		exitStalled, exitUsageLimit, exitUsagePace, exitOutage, exitSIGHUP, exitSIGINT, exitSIGQUIT, exitSIGTERM} {
+		exitStalled, exitUsageLimit, exitUsagePace, exitOutage, exitUnproven, exitSIGHUP, exitSIGINT, exitSIGQUIT, exitSIGTERM} {
 		if !documented[code] {
 			t.Errorf("exit code %d is not in README's Exit codes table", code)
 		}

@@ -12,6 +12,10 @@ import (
 // only when something may have changed it since (planCopy.fresh):
 // everything in between works on what was read.
 func (l *loop) readPlan() {
+	if l.goal() {
+		l.goalPlan() // held in memory
+		return
+	}
 	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
 	l.plan.set(data, found && err == nil)
 }
@@ -30,7 +34,7 @@ func (l *loop) fixPlanCounts() (fixplan.Counts, bool) { return l.plan.counts() }
 
 // collapseStories drops the detail lines of checked stories.
 func (l *loop) collapseStories() {
-	if !l.plan.found {
+	if !l.plan.found || l.goal() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan.data); changed {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/templates"
 )
 
 // readPromptFile reads the prompt file, up to ralphdir.TextCap. A file
@@ -14,6 +15,9 @@ import (
 // (--prompt, PROMPT_FILE in the environment) is read where it is, a link
 // followed to a regular file.
 func (l *loop) readPromptFile() ([]byte, error) {
+	if l.s.Goal != "" {
+		return []byte(templates.GoalPrompt(l.s.Goal, l.s.GoalCheck)), nil
+	}
 	p := l.promptPath()
 	if rel, ok := beneath(l.dir.Root(), p); ok {
 		return l.dir.ReadText(filepath.ToSlash(rel))

@@ -15,7 +15,12 @@ func (l *loop) noteStall(text string) {
 		return
 	}
 	head, porcel := "", ""
-	if l.git.IsRepo(l.ctx) {
+	switch {
+	case l.tree.have:
+		// The mark the call's change was measured with: the working
+		// tree's content beyond HEAD, the loop's own files left out.
+		head, porcel = l.git.Head(l.ctx), l.tree.mark
+	case l.git.IsRepo(l.ctx):
 		// The loop's own files change on every iteration: an edit of
 		// them alone is no movement.
 		head = l.git.Head(l.ctx)

@@ -86,6 +86,10 @@ func (l *loop) rel(name string) string {
 }
 
 func (l *loop) checkPrompt() error {
+	if l.s.Goal != "" {
+		l.goalPlan() // no PROMPT.md, no plan on disk: the goal is both
+		return nil
+	}
 	p := l.promptPath()
 	if fileExists(p) {
 		// One line and exit 1 for a prompt or plan that is a named pipe,

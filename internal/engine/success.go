@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/templates"
@@ -28,16 +29,23 @@ func (l *loop) success(c *call) step {
 	if s, done := l.errorReply(c, res); done {
 		return s // exit 0, yet the CLI reported the provider's failure
 	}
+	if drivers.NoRequest(res) {
+		return l.noRequest(c, res) // exit 0, yet it did nothing
+	}
+	l.recordCall()
+	l.retry = 0
 	l.measureProgress(c, &res)
+	if l.checkTasks(c) {
+		return stopWith(l.signalExit()) // stopped while a task's check ran
+	}
 	gate := l.checkGates(c, &res)
 	pending := l.recordAnalysis(c, res)
 	return l.decide(c, res, gate, pending)
 }
 
-// countSuccess counts the call in the hour's window and the run.
+// countSuccess counts a call that exited 0 in the run; the hour's window
+// counts it once its reply is known to be one the provider served.
 func (l *loop) countSuccess() {
-	l.window = l.window.Record(l.now())
-	l.saveWindow()
 	l.calls++
 	l.bus.Note(events.AgentSucceeded{Agent: l.display()})
 }
@@ -63,6 +71,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 // collapses finished stories and counts the files changed in git (the
 // breaker's progress signal).
 func (l *loop) measureProgress(c *call, res *analysis.Result) {
+	c.claimed = res.ExitSignal
 	l.readPlan()
 	after := c.before
 	if counts, ok := l.fixPlanCounts(); ok {
@@ -76,8 +85,9 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		l.collapseStories()
 	}
 
-	files, numstat := l.git.Changes(l.ctx, c.startSHA)
+	files, numstat, mark, ok := l.changesAndTree(c.startSHA)
 	c.files = files
+	c.change = l.changeTo(c, c.before, after, mark, ok)
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
@@ -128,6 +138,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	// Idle iterations are not "no progress" for the breaker.
 	if !idle {
 		if r, stop := l.recordBreaker(l.progressOf(c, res, gate), "circuit_breaker_trip"); stop {
+			r.Stop.Claims = l.breakerClaims(c, pending)
 			it.Outcome = "circuit_breaker_trip"
 			l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
 			return stopWith(r)
@@ -139,7 +150,22 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	}
 	l.noteIdle(c, it, idle)
 	l.guard.Success()
-	return l.afterSuccess(res, idle, pending)
+	return l.afterSuccess(c, res, idle, pending)
+}
+
+// breakerClaims is the account of the refused claims a breaker that opens
+// after call c cuts short (nil when none went before it, or c changed
+// something: the breaker opened for another reason). c's own completion
+// (pending, or a strict run's claim) would have been refused once more.
+func (l *loop) breakerClaims(c *call, pending string) *events.Claims {
+	w := l.claims
+	if w.count == 0 || c.change.changed(c.files) {
+		return nil
+	}
+	if pending != "" || l.s.Strict() && c.claimed {
+		w.count++
+	}
+	return w.claims(l.s.Strict())
 }
 
 // progressOf is the breaker's view of one successful loop; a gate in
@@ -154,6 +180,18 @@ func (l *loop) progressOf(c *call, res analysis.Result, gate gateResult) breaker
 		// JSON figure), as the bash loop's breaker reads it; the status
 		// block's FILES_MODIFIED is a claim, not progress.
 		ReportedFilesModified: res.FilesModified,
+	}
+	// Progress is change since the previous loop: files git lists as
+	// changed that were already so (an old uncommitted edit) are not.
+	if changed := c.change.changed(c.files); !changed {
+		lr.FilesChanged, lr.ReportedFilesModified = 0, 0
+	} else {
+		lr.FilesChanged = progressFiles(c.files, true)
+	}
+	if l.s.Strict() {
+		// A claim of done is no change: in strict mode only change is
+		// progress.
+		lr.CompletionSignal = false
 	}
 	if gate.WithholdProgress {
 		l.bus.Note(events.GateWithholdsProgress)
@@ -179,18 +217,27 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 }
 
 // afterSuccess ends the run on a pending exit reason or the done pattern
-// (unless a blocking quality gate fails), else runs the periodic review and
-// watches for stalls.
-func (l *loop) afterSuccess(res analysis.Result, idle bool, pending string) step {
-	if pending != "" {
+// (unless the completion is refused), stops a strict run whose agent
+// claims done again having changed nothing, else runs the periodic review
+// and watches for stalls.
+func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending string) step {
+	switch {
+	case pending != "":
 		if r, stop := l.complete(pending); stop {
 			return stopWith(r)
 		}
-	} else if l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText) {
+	case l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText):
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
 		if r, stop := l.complete("done_pattern"); stop {
 			return stopWith(r)
 		}
+	case l.s.Strict() && c.claimed:
+		l.checkClaim()
+	}
+	changed := c.change.changed(c.files)
+	l.claims.see(l.n, changed)
+	if l.s.Strict() && l.claims.unproven(changed) {
+		return stopWith(l.unprovenStop())
 	}
 	l.findings = nil
 	l.keep.FindingsChanged(nil)

@@ -15,7 +15,7 @@ type gateState struct {
 	failures []gates.Failure
 	log      string          // the failing gates' whole output, relative to the project ("" when all passed)
 	held     *templates.Held // for the next call's context
-	heldRun  int             // the gate run a hold was last announced for
+	heldAt   *[2]int         // the calls and gate runs a hold was last announced at (nil: none yet)
 	runs     int             // gate runs so far
 }
 
@@ -39,6 +39,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		name = ""
 	}
 	l.plan.stale() // a gate's command may change it
+	l.tree.stale = true
 	d, err = gates.Run(l.ctx, cfg, in, l.now())
 	if err != nil || !d.Ran {
 		if name != "" {
@@ -48,6 +49,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 	}
 	l.gate.runs++
 	l.gate.fresh, l.gate.failures, l.gate.log = true, d.Failures, ""
+	l.noteGoal(d)
 	if len(d.Failures) == 0 && name != "" {
 		l.logs.RemoveLog(name)
 	} else if name != "" {
@@ -81,31 +83,51 @@ func failingCommands(fs []gates.Failure) []string {
 	return out
 }
 
-// complete ends the run as complete for reason, unless a blocking quality
-// gate fails: done means verified. Gates that have not run since the last
-// agent call run now, whatever QUALITY_GATE_ON_COMPLETION_ONLY says (this
-// is the completion). When one fails in block or circuit-breaker mode the
-// run goes on (stop false) and the next call is told which gate fails and
-// how its output ends; the breaker and --max-loops bound it as any loop.
-// In warn mode the run completes and its evidence says the gates fail.
+// complete ends the run as complete for reason, unless the completion is
+// refused (refuse): done means verified. Gates that have not run since the
+// last agent call run now, whatever QUALITY_GATE_ON_COMPLETION_ONLY says
+// (this is the completion). When one fails in block or circuit-breaker
+// mode, or (COMPLETION_MODE=strict) any fails or a task is open, the run
+// goes on (stop false) and the next call is told why; the breaker,
+// --max-loops and, in strict mode, the claims in a row bound it. In warn
+// mode the run completes and its evidence says the gates fail.
 func (l *loop) complete(reason string) (Result, bool) {
-	if cfg := l.gatesConfig(); cfg.Enabled() {
-		if !l.gate.fresh {
-			in := gates.Input{Loop: l.n, ExitSignal: true, HaveAnalysis: true}
-			if l.lastAnalysis != nil {
-				in.TestsStatus = l.lastAnalysis.Analysis.TestsStatus
-			}
-			if _, ok := l.gateRun(in, callStamp(l.now(), l.n)); !ok {
-				return l.interrupted() // stopped while the gates ran: not verified
-			}
+	strict, plan := l.s.Strict(), l.planCount()
+	cfg := l.gatesConfig()
+	// Open tasks refuse a strict completion whatever the gates say: no
+	// gate is run for it.
+	if open := plan.Total - plan.Done; !(strict && plan.Have && open > 0) && cfg.Enabled() && !l.gate.fresh {
+		in := gates.Input{Loop: l.n, ExitSignal: true, HaveAnalysis: true}
+		if l.lastAnalysis != nil {
+			in.TestsStatus = l.lastAnalysis.Analysis.TestsStatus
 		}
-		if holds(reason, l.gate.failures) && blocking(cfg.Mode) {
-			l.holdCompletion(reason, cfg.Mode)
-			return Result{}, false
+		if _, ok := l.gateRun(in, callStamp(l.now(), l.n)); !ok {
+			return l.interrupted() // stopped while the gates ran: not verified
 		}
+	}
+	var failures []gates.Failure
+	if cfg.Enabled() {
+		failures = l.gate.failures
+	}
+	if why, refused := refuse(strict, cfg.Mode, reason, plan, failures); refused {
+		l.holdCompletion(reason, cfg.Mode, why)
+		return Result{}, false
 	}
 	l.gate.held = nil
 	return l.gracefulExit(reason), true
+}
+
+// checkClaim answers a strict run's agent that said it is done where no
+// exit condition followed (one exit signal): a claim the plan or the gates
+// refute is refused and the next call is told why, as a completion is.
+func (l *loop) checkClaim() {
+	var failures []gates.Failure
+	if l.gatesConfig().Enabled() {
+		failures = l.gate.failures
+	}
+	if why, refused := refuse(true, "", "exit_signal", l.planCount(), failures); refused {
+		l.holdCompletion("exit_signal", l.s.QualityGateMode, why)
+	}
 }
 
 // holds reports whether the failing gates keep a completion for reason
@@ -125,18 +147,23 @@ func holds(reason string, failures []gates.Failure) bool {
 	return false
 }
 
-// holdCompletion keeps the run going past a completion (reason) while
-// gates fail, announcing it once per gate run; the next call's context
-// says why.
-func (l *loop) holdCompletion(reason, mode string) {
+// holdCompletion keeps the run going past a completion (reason) that why
+// refuses, announcing it once per call and gate run; the next call's
+// context says why, and the loop counts it as a refused claim.
+func (l *loop) holdCompletion(reason, mode string, why refusal) {
 	plan := l.planCount()
-	fs := l.gate.failures
-	h := &templates.Held{PlanDone: plan.Done, PlanTotal: plan.Total, Gate: fs[0].Gate, Command: fs[0].Command,
-		ExitCode: fs[0].ExitCode, TimedOut: fs[0].TimedOut, Tail: fs[0].Tail, More: len(fs) - 1}
-	if l.gate.heldRun != l.gate.runs {
-		l.bus.Note(events.CompletionHeld{Reason: reason, Plan: plan, Failures: fs, Log: l.gate.log, Mode: mode})
+	fs := why.failures
+	h := &templates.Held{PlanDone: plan.Done, PlanTotal: plan.Total, Open: why.open}
+	if len(fs) > 0 {
+		h.Gate, h.Command, h.ExitCode, h.TimedOut, h.Tail, h.More = fs[0].Gate, fs[0].Command, fs[0].ExitCode, fs[0].TimedOut, fs[0].Tail, len(fs)-1
 	}
-	l.gate.held, l.gate.heldRun = h, l.gate.runs
+	if at := [2]int{l.calls, l.gate.runs}; l.gate.heldAt == nil || *l.gate.heldAt != at {
+		l.bus.Note(events.CompletionHeld{Reason: reason, Plan: plan, Failures: fs, Log: l.gate.log, Mode: mode,
+			Strict: l.s.Strict(), Open: why.open})
+		l.gate.heldAt = &at
+	}
+	l.gate.held = h
+	l.claims.now = &why
 }
 
 // planCount is the plan's ticked and total checkboxes.
@@ -152,6 +179,9 @@ func (l *loop) planCount() events.PlanCount {
 // last ran in this run, and the last commit.
 func (l *loop) evidence() events.Evidence {
 	ev := events.Evidence{Plan: l.planCount()}
+	if l.goal() {
+		ev.Check = l.s.GoalCheck
+	}
 	if cfg := l.gatesConfig(); cfg.Enabled() {
 		ev.Mode = cfg.Mode
 		if ev.Mode == "" {

@@ -88,9 +88,15 @@ func (u Usage) Tokens() int64 {
 // can render itself from the last event alone (status.json is a snapshot
 // view; the metrics line is an iteration view).
 type Snapshot struct {
-	Loop           int    `json:"loop"`
-	CallsThisHour  int    `json:"calls_made_this_hour"`
-	MaxCalls       int    `json:"max_calls_per_hour"`
+	Loop          int `json:"loop"`
+	CallsThisHour int `json:"calls_made_this_hour"`
+	MaxCalls      int `json:"max_calls_per_hour"`
+	// Calls and FailedCalls are the run's agent calls, every one, and
+	// those of them that failed (an error, a timeout, a usage limit, a
+	// reply that did nothing); CallsThisHour, the window of the hourly
+	// limit, counts a failed call only when the provider served it.
+	Calls          int    `json:"calls_this_run"`
+	FailedCalls    int    `json:"failed_calls_this_run"`
 	NextReset      string `json:"next_reset,omitempty"` // local HH:MM:SS of the call window's reset
 	TasksCompleted int    `json:"tasks_completed"`
 	TasksTotal     int    `json:"tasks_total"`
@@ -132,6 +138,14 @@ type Gates struct {
 	Log     string   `json:"log,omitempty"`
 }
 
+// TaskVerdict is VERIFY_COMMAND's verdict on one task a call ticked.
+type TaskVerdict struct {
+	Task     string `json:"task"`
+	Passed   bool   `json:"passed"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+}
+
 // Iteration describes one finished agent call (the metrics.jsonl line).
 type Iteration struct {
 	Outcome               string   `json:"outcome"` // success, error, timeout, idle, permission_denied, api_limit, circuit_breaker_trip, read_only_timeout
@@ -153,6 +167,9 @@ type Iteration struct {
 	Detail                string   `json:"detail,omitempty"`
 	OutputFile            string   `json:"output_file,omitempty"`
 	TasksTicked           []string `json:"tasks_ticked,omitempty"` // plan tasks checked during the call, their text without the box
+	// Verified: VERIFY_COMMAND's verdict on each task the call ticked
+	// (a task whose check failed is unticked, and not in TasksTicked).
+	Verified []TaskVerdict `json:"verified,omitempty"`
 }
 
 // Event is one line of logs/events.jsonl (docs/EVENTS.md): one thing that

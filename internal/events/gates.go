@@ -19,6 +19,10 @@ type CompletionHeld struct {
 	Failures []gates.Failure
 	Log      string // the failing gates' whole output, relative to the project
 	Mode     string // QUALITY_GATE_MODE
+	// Strict: COMPLETION_MODE=strict (or --goal) refused it; Open, the
+	// plan's open tasks when they did (no gate ran then).
+	Strict bool
+	Open   int
 }
 
 // PlanCount is @fix_plan.md's ticked and total tasks; Have is false
@@ -39,9 +43,21 @@ type Evidence struct {
 	Mode     string          // QUALITY_GATE_MODE
 	Failures []gates.Failure // the gates that fail
 	Log      string          // their whole output, relative to the project
-	Commit   string          // HEAD, abbreviated ("" without git)
-	Subject  string          // its subject line, as the repository has it
+	// Check: a --goal run's check, which passes (its plan is the goal).
+	Check   string
+	Commit  string // HEAD, abbreviated ("" without git)
+	Subject string // its subject line, as the repository has it
 }
 
+// TaskChecked: VERIFY_COMMAND ran for a task the agent ticked. Failure is
+// nil when it passed; a failed task was unticked. Log is the file that
+// holds the check's whole output ("" when it passed or none was written).
+type TaskChecked struct {
+	Task    string
+	Failure *gates.Failure
+	Log     string
+}
+
+func (TaskChecked) notice()    {}
 func (GateFailed) notice()     {}
 func (CompletionHeld) notice() {}

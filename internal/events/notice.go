@@ -119,6 +119,9 @@ type CallStarting struct {
 	Agent          string
 	Call, MaxCalls int
 	Timeout        time.Duration
+	// Retry: the failed calls in a row before this one (the hour's count,
+	// Call, leaves out those the provider did not serve).
+	Retry int
 }
 
 // LoopContext is the context text given to the agent (DEBUG).

@@ -30,6 +30,7 @@ const (
 	StopUsageWarning          // a usage warning with USAGE_WARNING_ACTION=stop: Usage
 	StopOutage                // a provider outage lasted OUTAGE_MAX: Agent, Failures tries over Outage of OutageMax, the last Cause and Said
 	StopPermanent             // the agent cannot work as set up: Agent, Cause, Fix, the line Said, the stderr Log
+	StopUnproven              // COMPLETION_MODE=strict: the agent claimed done again, with nothing changed and nothing proven: Claims
 )
 
 // Stop is how a run ended early, as values: the console words it for the
@@ -68,6 +69,24 @@ type Stop struct {
 	Usage       UsageWindow
 	MaxWait     time.Duration
 	StopPercent float64
+
+	// Claims: the agent's claims of done that the loop refused in a row
+	// (StopUnproven; a StopBreaker that opened while they went on).
+	Claims *Claims
+}
+
+// Claims is a run of refused claims of done: how many in a row, why the
+// last was refused (open tasks of the plan, or a failing gate), and the
+// last loop that changed the project.
+type Claims struct {
+	Count int
+	// Since is the last loop that changed the project; 0: none since the
+	// run started.
+	Since       int
+	Open, Total int    // the plan's open and total tasks (Open 0: the plan did not refuse it)
+	Gate        string // the first failing gate (TEST_COMMAND, QUALITY_GATES, TESTS_STATUS), "" for none
+	Command     string // its command
+	Strict      bool   // COMPLETION_MODE=strict (or --goal)
 }
 
 // Failure is how one agent call failed.
@@ -85,4 +104,7 @@ type Failure struct {
 	// quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
+	// NoRequest: the call exited 0, but its reply did nothing: it
+	// answered as if it had been given no prompt.
+	NoRequest bool
 }

@@ -12,7 +12,7 @@ import (
 // QUALITY_GATE_MODE values.
 const (
 	ModeWarn           = "warn"
-	modeBlock          = "block"
+	ModeBlock          = "block"
 	modeCircuitBreaker = "circuit-breaker"
 )
 
@@ -212,7 +212,7 @@ func decide(r *Results) Decision {
 	}
 	d.Warning = fmt.Sprintf("Quality gate failure (mode=%s): test_gate=%s, custom_failures=%d", r.Mode, r.TestGate.Status, r.customFailures())
 	switch r.Mode {
-	case modeBlock:
+	case ModeBlock:
 		d.Blocked, d.ResultCode = true, 1
 	case modeCircuitBreaker:
 		d.WithholdProgress, d.ResultCode = true, 2

@@ -38,8 +38,8 @@ func TestRunSkipped(t *testing.T) {
 		cfg  Config
 		in   Input
 	}{
-		{"nothing configured", Config{Mode: modeBlock}, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "FAILING"}},
-		{"completion only, not completing", Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: modeBlock}, Input{Loop: 1, HaveAnalysis: true}},
+		{"nothing configured", Config{Mode: ModeBlock}, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "FAILING"}},
+		{"completion only, not completing", Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: ModeBlock}, Input{Loop: 1, HaveAnalysis: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +56,7 @@ func TestRunSkipped(t *testing.T) {
 
 func TestRunCompletionOnlyWhenCompleting(t *testing.T) {
 	t.Parallel()
-	d, err := Run(context.Background(), cfg(t, Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: modeBlock}), Input{Loop: 4, ExitSignal: true, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	d, err := Run(context.Background(), cfg(t, Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: ModeBlock}), Input{Loop: 4, ExitSignal: true, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestOutputIsCutTo500Characters(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	script(t, dir, "verbose-lint", "for i in $(seq 1 200); do echo \"lint warning $i: ünused\"; done; exit 1")
-	c := cfg(t, Config{Gates: "./verbose-lint", Mode: modeBlock, Dir: dir})
+	c := cfg(t, Config{Gates: "./verbose-lint", Mode: ModeBlock, Dir: dir})
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestCancelIsAnError(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("user interrupt")
 	time.AfterFunc(50*time.Millisecond, func() { cancel(stop) })
-	c := cfg(t, Config{TestCommand: "kill -STOP $$", Mode: modeBlock, Grace: 50 * time.Millisecond})
+	c := cfg(t, Config{TestCommand: "kill -STOP $$", Mode: ModeBlock, Grace: 50 * time.Millisecond})
 	_, err := Run(ctx, c, Input{Loop: 1, HaveAnalysis: true}, stamp)
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want the cancel cause", err)
@@ -289,7 +289,7 @@ func TestCancelIsAnError(t *testing.T) {
 
 func TestUnstartableCommandFails(t *testing.T) {
 	t.Parallel()
-	c := Config{TestCommand: "true", Mode: modeBlock, Dir: filepath.Join(t.TempDir(), "missing")}
+	c := Config{TestCommand: "true", Mode: ModeBlock, Dir: filepath.Join(t.TempDir(), "missing")}
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true}, stamp)
 	if err != nil {
 		t.Fatal(err)
@@ -309,9 +309,9 @@ func TestDecideModes(t *testing.T) {
 		r    *Results
 		want Decision
 	}{
-		{"pass in block mode", &Results{Mode: modeBlock, OverallStatus: StatusPass, TestGate: TestGate{Status: StatusPass}}, Decision{Ran: true, OverallStatus: StatusPass}},
+		{"pass in block mode", &Results{Mode: ModeBlock, OverallStatus: StatusPass, TestGate: TestGate{Status: StatusPass}}, Decision{Ran: true, OverallStatus: StatusPass}},
 		{"fail in warn mode", failing(ModeWarn), Decision{Ran: true, OverallStatus: StatusFail, Warning: "Quality gate failure (mode=warn): test_gate=fail, custom_failures=1"}},
-		{"fail in block mode", failing(modeBlock), Decision{Ran: true, OverallStatus: StatusFail, Blocked: true, ResultCode: 1, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=block): test_gate=fail, custom_failures=1"}},
+		{"fail in block mode", failing(ModeBlock), Decision{Ran: true, OverallStatus: StatusFail, Blocked: true, ResultCode: 1, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=block): test_gate=fail, custom_failures=1"}},
 		{"fail in circuit-breaker mode", failing(modeCircuitBreaker), Decision{Ran: true, OverallStatus: StatusFail, WithholdProgress: true, ResultCode: 2, Feedback: "TESTS FAILING: boom. QG fail: npm run. ", Warning: "Quality gate failure (mode=circuit-breaker): test_gate=fail, custom_failures=1"}},
 	}
 	for _, tc := range tests {
@@ -334,15 +334,15 @@ func TestFeedback(t *testing.T) {
 		want string
 	}{
 		{"no results", nil, ""},
-		{"pass", &Results{OverallStatus: StatusPass, Mode: modeBlock}, ""},
+		{"pass", &Results{OverallStatus: StatusPass, Mode: ModeBlock}, ""},
 		{"warn mode", &Results{OverallStatus: StatusFail, Mode: ModeWarn, TestGate: TestGate{Status: StatusFail}}, ""},
 		{"missing mode reads as warn", &Results{OverallStatus: StatusFail, TestGate: TestGate{Status: StatusFail}}, ""},
-		{"test output", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
+		{"test output", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "FAIL src/auth.test.ts > rejects invalid token"}}, "TESTS FAILING: FAIL src/auth.test.ts > rejects invalid token. "},
 		{"bare message", &Results{OverallStatus: StatusFail, Mode: modeCircuitBreaker, TestGate: TestGate{Status: StatusFail}}, "TESTS FAILING. "},
-		{"sanitised", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
-		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
-		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
-		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: modeBlock, TestGate: TestGate{Status: statusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
+		{"sanitised", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "  \x1b[31mFAIL\x1b[0m src/auth.test.ts\n  ● rejects invalid token\r\n\n    \tTypeError: boom  "}}, "TESTS FAILING: FAIL src/auth.test.ts ● rejects invalid token TypeError: boom. "},
+		{"no NUL for argv", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: "bin\x00ary\x7f out"}}, "TESTS FAILING: bin ary out. "},
+		{"cut to 150", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: StatusFail, Output: long}}, "TESTS FAILING: " + long[:150] + ". "},
+		{"custom gates only", &Results{OverallStatus: StatusFail, Mode: ModeBlock, TestGate: TestGate{Status: statusSkip}, CustomGates: []CustomGate{{Command: "lint", Status: StatusFail}, {Command: "go vet ./...", Status: StatusPass}, {Command: "npm  run   typecheck", Status: StatusFail}}}, "QG fail: lint, npm run. "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -357,7 +357,7 @@ func TestFeedback(t *testing.T) {
 // (ralphdir's JSON) and reads it back (Decode).
 func TestResultsShape(t *testing.T) {
 	t.Parallel()
-	dec, err := Run(context.Background(), cfg(t, Config{TestCommand: "echo ok", Gates: "exit 2", Mode: modeBlock}), Input{Loop: 7, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
+	dec, err := Run(context.Background(), cfg(t, Config{TestCommand: "echo ok", Gates: "exit 2", Mode: ModeBlock}), Input{Loop: 7, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestFailuresAndLog(t *testing.T) {
 	c := cfg(t, Config{
 		TestCommand: "seq 1 2000; echo 'FAIL: 3 tests failed'; exit 2",
 		Gates:       "true; echo lint broken >&2 && exit 7",
-		Mode:        modeBlock,
+		Mode:        ModeBlock,
 		Log:         &log,
 	})
 	d, err := Run(context.Background(), c, Input{Loop: 3, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
@@ -446,7 +446,7 @@ func TestFailuresAndLog(t *testing.T) {
 		t.Error("the log does not hold the whole output")
 	}
 
-	d, err = Run(context.Background(), cfg(t, Config{Gates: "true", Mode: modeBlock}), Input{Loop: 3, HaveAnalysis: true, TestsStatus: "FAILING"}, stamp)
+	d, err = Run(context.Background(), cfg(t, Config{Gates: "true", Mode: ModeBlock}), Input{Loop: 3, HaveAnalysis: true, TestsStatus: "FAILING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
 	}

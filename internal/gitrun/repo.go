@@ -37,6 +37,10 @@ type Repo interface {
 	DiffStat(ctx context.Context, rng string) string
 	// LastCommit is HEAD's short id and subject.
 	LastCommit(ctx context.Context) (id, subject string, ok bool)
+	// Tree is a mark of the working tree's content beyond HEAD (tree.go).
+	Tree(ctx context.Context) (mark string, ok bool)
+	// CommitsSince lists the commits since..HEAD, oldest first (commits.go).
+	CommitsSince(ctx context.Context, since string) []string
 }
 
 // repo is Open's Repo. With owned set, the change queries leave out the
@@ -48,6 +52,7 @@ type repo struct {
 	index  bool     // GIT_INDEX_FILE is set: the staged diff is never remembered
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
+	tree   *treeCache   // the digests of the dirty files (tree.go)
 	warned *warnings    // nil: a git command that is stuck is not reported
 }
 
@@ -117,7 +122,7 @@ func open(projectDir, ralphDir string, env []string) *repo {
 	if env == nil {
 		env = os.Environ()
 	}
-	r := &repo{dir: projectDir, env: env, plain: true}
+	r := &repo{dir: projectDir, env: env, plain: true, tree: &treeCache{}}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {

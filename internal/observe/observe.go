@@ -126,6 +126,9 @@ type Keeper interface {
 	WriteTimeoutChanged(at time.Time) error
 	// PlanCollapsed: the fix plan with its finished stories collapsed.
 	PlanCollapsed(plan []byte) error
+	// PlanUnticked: the fix plan with the tasks whose VERIFY_COMMAND
+	// failed open again.
+	PlanUnticked(plan []byte) error
 	// SessionStarted: session tracking starts (an active session of an
 	// earlier run goes on); SessionTouched: an iteration uses it.
 	SessionStarted(at time.Time) error
@@ -178,6 +181,7 @@ func (ignore) LoopStarted(string) error                                      { r
 func (ignore) DiffSummaryChanged(string) error                               { return nil }
 func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
 func (ignore) PlanCollapsed([]byte) error                                    { return nil }
+func (ignore) PlanUnticked([]byte) error                                     { return nil }
 func (ignore) SessionStarted(time.Time) error                                { return nil }
 func (ignore) SessionTouched(time.Time) error                                { return nil }
 func (ignore) SessionIDSaved(string, time.Time) error                        { return nil }

@@ -31,6 +31,8 @@ type statusFile struct {
 	ExitReason     string  `json:"exit_reason"`
 	TasksCompleted int     `json:"tasks_completed"`
 	TasksTotal     int     `json:"tasks_total"`
+	CallsRun       int     `json:"calls_this_run"`
+	CallsFailed    int     `json:"failed_calls_this_run"`
 	Input          int64   `json:"input_tokens_total"`
 	Output         int64   `json:"output_tokens_total"`
 	CacheRead      int64   `json:"cache_read_tokens_total"`
@@ -81,7 +83,7 @@ func build(r folderState, maxCalls int, now time.Time) *View {
 	if sf.MaxCalls > 0 {
 		maxCalls = sf.MaxCalls
 	}
-	v.Calls = calls{ThisHour: w.Count, Max: maxCalls, NextReset: ratelimit.NextResetClock(now)}
+	v.Calls = calls{ThisHour: w.Count, Max: maxCalls, NextReset: ratelimit.NextResetClock(now), Run: sf.CallsRun, Failed: sf.CallsFailed}
 	return v
 }
 

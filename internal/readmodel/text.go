@@ -28,7 +28,14 @@ func (v *View) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "  Breaker:   %s (no progress %d, same error %d, permission denials %d, opens %d)\n",
 			b.State, b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.ConsecutivePermissionDenials, b.TotalOpens)
 	}
-	fmt.Fprintf(w, "  Calls:     %d/%d this hour, next reset %s\n", v.Calls.ThisHour, v.Calls.Max, v.Calls.NextReset)
+	fmt.Fprintf(w, "  Calls:     %d/%d this hour, next reset %s", v.Calls.ThisHour, v.Calls.Max, v.Calls.NextReset)
+	if c := v.Calls; c.Run > 0 {
+		fmt.Fprintf(w, "; %d this run", c.Run)
+		if c.Failed > 0 {
+			fmt.Fprintf(w, " (%d failed)", c.Failed)
+		}
+	}
+	fmt.Fprintln(w)
 	if t := v.Totals; t != nil {
 		fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
 	}

@@ -73,6 +73,10 @@ type calls struct {
 	ThisHour  int    `json:"this_hour"`
 	Max       int    `json:"max_per_hour"`
 	NextReset string `json:"next_reset"` // local HH:MM:SS
+	// Run and Failed: the last run's calls, every one, and those that
+	// failed (status.json's calls_this_run, failed_calls_this_run).
+	Run    int `json:"this_run"`
+	Failed int `json:"failed_this_run"`
 }
 
 // timeline is what the dashboard shows beyond --status: the last run's

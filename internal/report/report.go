@@ -26,6 +26,8 @@ type Loop struct {
 	Seconds  float64       `json:"seconds"`
 	Usage    *events.Usage `json:"usage,omitempty"`
 	Ticked   []string      `json:"tasks_ticked,omitempty"`
+	// Verified: VERIFY_COMMAND's verdicts on the tasks the call ticked.
+	Verified []events.TaskVerdict `json:"verified,omitempty"`
 	// FilesChanged is the files the call changed in git (the dashboard
 	// shows it; --report --json does not).
 	FilesChanged int `json:"-"`
@@ -43,6 +45,11 @@ type Receipt struct {
 	CostUSD  float64 `json:"cost_usd"`
 	Seconds  float64 `json:"seconds"` // wall time from the previous tick (or the start) to this one
 	SharedBy int     `json:"shared_by,omitempty"`
+	// Verdict is VERIFY_COMMAND's: "passed", or "failed (exit N)" /
+	// "failed (timed out)" for a tick the check took back (the task stays
+	// open, and its calls go on to the receipt of its next tick); "" when
+	// no check ran.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // pending adds up the calls since the last tick.
@@ -75,14 +82,18 @@ type Summary struct {
 	Status     string    `json:"status,omitempty"`
 	// QualityGates is the quality gates as the run's end saw them
 	// (run_finished's quality_gates); absent when none ran.
-	QualityGates *events.Gates  `json:"quality_gates,omitempty"`
-	Loops        []Loop         `json:"loops"`
-	Outcomes     map[string]int `json:"outcomes"`
-	Totals       events.Usage   `json:"totals"`
-	Breaker      []Change       `json:"breaker_changes"`
-	Waits        map[string]int `json:"waits"`
-	Invalid      int            `json:"invalid_lines"`
-	Receipts     []Receipt      `json:"receipts"`
+	QualityGates *events.Gates `json:"quality_gates,omitempty"`
+	Loops        []Loop        `json:"loops"`
+	// FailedCalls are the calls among Loops that failed (an error, a
+	// timeout, a usage limit, a reply that did nothing): every call is
+	// one of Loops.
+	FailedCalls int            `json:"failed_calls"`
+	Outcomes    map[string]int `json:"outcomes"`
+	Totals      events.Usage   `json:"totals"`
+	Breaker     []Change       `json:"breaker_changes"`
+	Waits       map[string]int `json:"waits"`
+	Invalid     int            `json:"invalid_lines"`
+	Receipts    []Receipt      `json:"receipts"`
 
 	open    pending           // calls not yet paid for by a tick
 	started bool              // a run_started event was seen
@@ -190,6 +201,7 @@ func apply(s *Summary, e events.Event) {
 			l.Outcome = it.Outcome
 			l.Usage = it.Usage
 			l.Ticked = it.TasksTicked
+			l.Verified = it.Verified
 			l.FilesChanged = it.FilesChanged
 			l.Duration = time.Duration(it.WallMS) * time.Millisecond
 		} else if t, ok := starts[e.Loop]; ok {
@@ -198,6 +210,9 @@ func apply(s *Summary, e events.Event) {
 		l.Seconds = l.Duration.Seconds()
 		s.Loops = append(s.Loops, l)
 		s.Outcomes[l.Outcome]++
+		if e.Type == events.IterationFailed || e.Type == events.IterationTimedOut {
+			s.FailedCalls++
+		}
 		s.account(l, e.TS)
 	case events.BreakerChanged:
 		s.Breaker = append(s.Breaker, Change{At: e.TS, Loop: e.Loop, From: e.From, To: e.To, Reason: e.Reason})
@@ -219,6 +234,17 @@ func (s *Summary) account(l Loop, at time.Time) {
 		o.tokens += l.Usage.Tokens()
 		o.cost += l.Usage.CostUSD
 	}
+	verdicts := map[string]string{}
+	for _, v := range l.Verified {
+		if v.Passed {
+			verdicts[v.Task] = "passed"
+			continue
+		}
+		// A tick the check took back: its receipt so far; the task's calls
+		// go on to the receipt of its next tick.
+		s.Receipts = append(s.Receipts, Receipt{Task: v.Task, Loop: l.Loop, Loops: len(o.loops), Calls: o.calls,
+			Tokens: o.tokens, CostUSD: events.RoundCost(o.cost), Seconds: at.Sub(o.since).Seconds(), Verdict: failedVerdict(v)})
+	}
 	if len(l.Ticked) == 0 {
 		return
 	}
@@ -228,9 +254,17 @@ func (s *Summary) account(l Loop, at time.Time) {
 	}
 	for _, t := range l.Ticked {
 		s.Receipts = append(s.Receipts, Receipt{Task: t, Loop: l.Loop, Loops: len(o.loops), Calls: o.calls,
-			Tokens: o.tokens, CostUSD: events.RoundCost(o.cost), Seconds: at.Sub(o.since).Seconds(), SharedBy: shared})
+			Tokens: o.tokens, CostUSD: events.RoundCost(o.cost), Seconds: at.Sub(o.since).Seconds(), SharedBy: shared, Verdict: verdicts[t]})
 	}
 	s.open = pending{loops: map[int]bool{}, since: at}
+}
+
+// failedVerdict words a failed check: "failed (exit 1)".
+func failedVerdict(v events.TaskVerdict) string {
+	if v.TimedOut {
+		return "failed (timed out)"
+	}
+	return fmt.Sprintf("failed (exit %d)", v.ExitCode)
 }
 
 // find returns the last run with the id, or nil.
@@ -328,6 +362,7 @@ func writeText(w io.Writer, s *Summary) {
 	for _, k := range sortedKeys(s.Outcomes) {
 		fmt.Fprintf(w, ", %s %d", k, s.Outcomes[k])
 	}
+	fmt.Fprintf(w, "\n  calls %d, failed %d", len(s.Loops), s.FailedCalls)
 	fmt.Fprintf(w, "\n  tokens: input %d, output %d, cache read %d, cache write %d; cost $%.4f\n",
 		t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens, t.CostUSD)
 	if len(s.Breaker) > 0 {
@@ -352,7 +387,11 @@ func writeReceipts(w io.Writer, rs []Receipt) {
 		if r.SharedBy > 1 {
 			shared = fmt.Sprintf("  (shared by %d tasks)", r.SharedBy)
 		}
-		fmt.Fprintf(w, "  %-5d %5d %5d %12d %10.4f %9.1f  %s%s\n", r.Loop, r.Loops, r.Calls, r.Tokens, r.CostUSD, r.Seconds, r.Task, shared)
+		check := ""
+		if r.Verdict != "" {
+			check = "  [check " + r.Verdict + "]"
+		}
+		fmt.Fprintf(w, "  %-5d %5d %5d %12d %10.4f %9.1f  %s%s%s\n", r.Loop, r.Loops, r.Calls, r.Tokens, r.CostUSD, r.Seconds, r.Task, shared, check)
 	}
 }
 

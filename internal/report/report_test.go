@@ -85,8 +85,9 @@ func TestReadRebuildsRun(t *testing.T) {
 			{Loop: 2, Outcome: "timeout", Duration: 15 * time.Minute, Seconds: 900},
 			{Loop: 3, Outcome: "circuit_breaker_trip", Duration: 1500 * time.Millisecond, Seconds: 1.5, Usage: u3},
 		},
-		Outcomes: map[string]int{"success": 1, "timeout": 1, "circuit_breaker_trip": 1},
-		Totals:   events.Usage{InputTokens: 1210, OutputTokens: 341, CacheReadTokens: 5002, CacheCreationTokens: 203, CostUSD: 0.1},
+		FailedCalls: 1,
+		Outcomes:    map[string]int{"success": 1, "timeout": 1, "circuit_breaker_trip": 1},
+		Totals:      events.Usage{InputTokens: 1210, OutputTokens: 341, CacheReadTokens: 5002, CacheCreationTokens: 203, CostUSD: 0.1},
 		Breaker: []report.Change{
 			{At: t0.Add(7 * time.Second), Loop: 3, From: "CLOSED", To: "HALF_OPEN", Reason: "no progress in 2 loops"},
 			{At: t0.Add(10 * time.Second), Loop: 3, From: "HALF_OPEN", To: "OPEN", Reason: "no progress in 3 loops"},
@@ -314,6 +315,37 @@ func TestReceipts(t *testing.T) {
 		"  3         3     3         6772     0.1877       6.0  A\n",
 		"  4         1     1         6740     0.0123       2.0  C  (shared by 2 tasks)\n",
 	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// TestReceiptVerdicts: a receipt carries its task's VERIFY_COMMAND
+// verdict; a tick the check took back has a receipt of its own that says
+// so, and its calls go on to the receipt of the task's next tick.
+func TestReceiptVerdicts(t *testing.T) {
+	l := newLog("r", t0)
+	l.emit(events.Event{Type: events.RunStarted, Driver: "claude-code"})
+	l.call(1, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1,
+		Verified: []events.TaskVerdict{{Task: "A", ExitCode: 1}}})
+	l.call(2, events.IterationCompleted, &events.Iteration{Outcome: "success", Usage: u1, TasksTicked: []string{"A"},
+		Verified: []events.TaskVerdict{{Task: "A", Passed: true}}})
+	runs, err := report.Read(&l.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u1t := u1.Tokens()
+	want := []report.Receipt{
+		{Task: "A", Loop: 1, Loops: 1, Calls: 1, Tokens: u1t, CostUSD: 0.0123, Seconds: 2, Verdict: "failed (exit 1)"},
+		{Task: "A", Loop: 2, Loops: 2, Calls: 2, Tokens: 2 * u1t, CostUSD: 0.0246, Seconds: 4, Verdict: "passed"},
+	}
+	if d := cmp.Diff(want, runs[0].Receipts); d != "" {
+		t.Errorf("receipts (-want +got):\n%s", d)
+	}
+	var out bytes.Buffer
+	report.WriteText(&out, runs[0])
+	for _, line := range []string{"  A  [check failed (exit 1)]\n", "  A  [check passed]\n"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("text lacks %q:\n%s", line, out.String())
 		}

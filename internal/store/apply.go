@@ -78,6 +78,8 @@ func (k keeper) WriteTimeoutChanged(at time.Time) error {
 
 func (k keeper) PlanCollapsed(plan []byte) error { return k.s.savePlan(plan) }
 
+func (k keeper) PlanUnticked(plan []byte) error { return k.s.saveUnticked(plan) }
+
 func (k keeper) SessionStarted(at time.Time) error { return k.s.startSession(at) }
 
 func (k keeper) SessionTouched(at time.Time) error { return k.s.touchSession(at) }

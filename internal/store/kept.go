@@ -310,3 +310,10 @@ func (s *Store) savePlan(plan []byte) error {
 	return s.failed(ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
 		"its finished stories stay expanded")
 }
+
+// saveUnticked writes @fix_plan.md with the tasks whose check failed open
+// again.
+func (s *Store) saveUnticked(plan []byte) error {
+	return s.failed(ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
+		"the tasks whose VERIFY_COMMAND failed stay ticked there")
+}

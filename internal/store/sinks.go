@@ -18,24 +18,28 @@ import (
 // plus tasks_completed/tasks_total (bmalph reads them; the bash loop never
 // wrote them) and the run's usage totals (added fields).
 type StatusFile struct {
-	Timestamp         string        `json:"timestamp"`
-	LoopCount         int           `json:"loop_count"`
-	CallsMadeThisHour int           `json:"calls_made_this_hour"`
-	MaxCallsPerHour   int           `json:"max_calls_per_hour"`
-	LastAction        string        `json:"last_action"`
-	Status            string        `json:"status"`
-	ExitReason        string        `json:"exit_reason"`
-	NextReset         string        `json:"next_reset"`
-	DriverExitCode    *int          `json:"driver_exit_code"`
-	TasksCompleted    int           `json:"tasks_completed"`
-	TasksTotal        int           `json:"tasks_total"`
-	ActiveDriver      string        `json:"active_driver,omitempty"` // FALLBACK_DRIVER configured: the driver in use
-	InputTokens       int64         `json:"input_tokens_total"`
-	OutputTokens      int64         `json:"output_tokens_total"`
-	CacheReadTokens   int64         `json:"cache_read_tokens_total"`
-	CacheCreateTokens int64         `json:"cache_creation_tokens_total"`
-	CostUSD           float64       `json:"cost_usd_total"`
-	QualityGates      *events.Gates `json:"quality_gates,omitempty"`
+	Timestamp         string `json:"timestamp"`
+	LoopCount         int    `json:"loop_count"`
+	CallsMadeThisHour int    `json:"calls_made_this_hour"`
+	MaxCallsPerHour   int    `json:"max_calls_per_hour"`
+	LastAction        string `json:"last_action"`
+	Status            string `json:"status"`
+	ExitReason        string `json:"exit_reason"`
+	NextReset         string `json:"next_reset"`
+	DriverExitCode    *int   `json:"driver_exit_code"`
+	TasksCompleted    int    `json:"tasks_completed"`
+	TasksTotal        int    `json:"tasks_total"`
+	// CallsThisRun and FailedCallsThisRun: every agent call of the run,
+	// and those that failed (added fields).
+	CallsThisRun       int           `json:"calls_this_run"`
+	FailedCallsThisRun int           `json:"failed_calls_this_run"`
+	ActiveDriver       string        `json:"active_driver,omitempty"` // FALLBACK_DRIVER configured: the driver in use
+	InputTokens        int64         `json:"input_tokens_total"`
+	OutputTokens       int64         `json:"output_tokens_total"`
+	CacheReadTokens    int64         `json:"cache_read_tokens_total"`
+	CacheCreateTokens  int64         `json:"cache_creation_tokens_total"`
+	CostUSD            float64       `json:"cost_usd_total"`
+	QualityGates       *events.Gates `json:"quality_gates,omitempty"`
 	// UsageLimits: the latest usage the agent CLIs reported of the
 	// provider's windows, once any reported one (an added field).
 	UsageLimits []events.UsageWindow `json:"usage_limits,omitempty"`
@@ -52,25 +56,27 @@ func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 		status = "running"
 	}
 	return StatusFile{
-		Timestamp:         events.ISOTime(m.TS),
-		LoopCount:         m.Loop,
-		CallsMadeThisHour: m.CallsThisHour,
-		MaxCallsPerHour:   m.MaxCalls,
-		LastAction:        m.Action,
-		Status:            status,
-		ExitReason:        reason,
-		NextReset:         m.NextReset,
-		DriverExitCode:    driverExit,
-		TasksCompleted:    m.TasksCompleted,
-		TasksTotal:        m.TasksTotal,
-		ActiveDriver:      m.ActiveDriver,
-		InputTokens:       m.Totals.InputTokens,
-		OutputTokens:      m.Totals.OutputTokens,
-		CacheReadTokens:   m.Totals.CacheReadTokens,
-		CacheCreateTokens: m.Totals.CacheCreationTokens,
-		CostUSD:           m.Totals.CostUSD,
-		QualityGates:      m.QualityGates,
-		UsageLimits:       m.UsageLimits,
+		Timestamp:          events.ISOTime(m.TS),
+		LoopCount:          m.Loop,
+		CallsMadeThisHour:  m.CallsThisHour,
+		MaxCallsPerHour:    m.MaxCalls,
+		LastAction:         m.Action,
+		Status:             status,
+		ExitReason:         reason,
+		NextReset:          m.NextReset,
+		DriverExitCode:     driverExit,
+		TasksCompleted:     m.TasksCompleted,
+		TasksTotal:         m.TasksTotal,
+		CallsThisRun:       m.Calls,
+		FailedCallsThisRun: m.FailedCalls,
+		ActiveDriver:       m.ActiveDriver,
+		InputTokens:        m.Totals.InputTokens,
+		OutputTokens:       m.Totals.OutputTokens,
+		CacheReadTokens:    m.Totals.CacheReadTokens,
+		CacheCreateTokens:  m.Totals.CacheCreationTokens,
+		CostUSD:            m.Totals.CostUSD,
+		QualityGates:       m.QualityGates,
+		UsageLimits:        m.UsageLimits,
 	}
 }
 

@@ -96,6 +96,8 @@ func TestStatusFileShapeAndKeyOrder(t *testing.T) {
   "driver_exit_code": 1,
   "tasks_completed": 1,
   "tasks_total": 5,
+  "calls_this_run": 0,
+  "failed_calls_this_run": 0,
   "input_tokens_total": 10,
   "output_tokens_total": 20,
   "cache_read_tokens_total": 30,
@@ -119,7 +121,7 @@ func TestStatusFileDefaults(t *testing.T) {
 	emit(b, events.Event{Type: events.IterationStarted, Action: "executing", Status: "running"})
 	data := readFile(t, d, ralphdir.Status)
 	wantKeys := []string{"timestamp", "loop_count", "calls_made_this_hour", "max_calls_per_hour", "last_action", "status",
-		"exit_reason", "next_reset", "driver_exit_code", "tasks_completed", "tasks_total", "input_tokens_total",
+		"exit_reason", "next_reset", "driver_exit_code", "tasks_completed", "tasks_total", "calls_this_run", "failed_calls_this_run", "input_tokens_total",
 		"output_tokens_total", "cache_read_tokens_total", "cache_creation_tokens_total", "cost_usd_total"}
 	if diff := cmp.Diff(wantKeys, keysOf(t, data)); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
@@ -526,7 +528,7 @@ func TestStreamFieldOrder(t *testing.T) {
 	b.Add(newStream(nil, rec, nil))
 	emit(b, events.Event{Type: events.RunStarted, Driver: "codex"})
 	keys := keysOf(t, rec.writes[0])
-	want := []string{"v", "ts", "type", "run_id", "loop", "calls_made_this_hour", "max_calls_per_hour", "tasks_completed", "tasks_total", "totals", "driver"}
+	want := []string{"v", "ts", "type", "run_id", "loop", "calls_made_this_hour", "max_calls_per_hour", "calls_this_run", "failed_calls_this_run", "tasks_completed", "tasks_total", "totals", "driver"}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}

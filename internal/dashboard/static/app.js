@@ -118,6 +118,7 @@ function renderOne(s) {
   const t = s.totals || {};
   defs($("calls"), [
     ["Calls this hour", num(c.this_hour) + " / " + num(c.max_per_hour)], ["Next reset", c.next_reset],
+    ["Calls this run", c.this_run ? num(c.this_run) + (c.failed_this_run ? " (" + num(c.failed_this_run) + " failed)" : "") : ""],
     ["Tokens", num(t.input_tokens) + " in · " + num(t.output_tokens) + " out"], ["Cost", cost(t.cost_usd)],
   ].concat(usageRows(s.status)));
 
