@@ -17,6 +17,8 @@
 //	                                          with the driver's patterns: transient or permanent
 //	NotStarted(d Driver, argv0, err, missing) Diagnosis a CLI that is not installed is permanent
 //	Check(ctx, d Driver, CheckOptions) (CheckResult, error)   CLI present? version ok?
+//	InstalledVersion(d, path, InstallFiles) Installed   the version an install's files say
+//	                                          (Claude's npm package.json, its native installer)
 //	ParseVersion(s string) (Version, bool); Version.Compare
 //	NewLiveRenderer(format string, w io.Writer) *LiveRenderer   --live display of raw stdout
 //	Formats(name string) []func() analysis.FormatReader   how the analysis reads name's output
@@ -26,9 +28,10 @@
 // context (empty under --no-continue), extra guidance (review findings, the
 // write-heartbeat sentence), the session id to resume (empty when sessions
 // are off or the driver has none), live mode, Claude's output format,
-// allowlist and permission mode, the CLI version from Check, the project
-// root, the loop's environment (passed on unchanged) and, for the command
-// driver, AGENT_COMMAND's words and prompt mode.
+// allowlist and permission mode, the CLI version (its install's files or its
+// own output), the project root, the loop's environment (passed on
+// unchanged) and, for the command driver, AGENT_COMMAND's words and prompt
+// mode.
 //
 // Claude takes the context through one --append-system-prompt; every other
 // driver gets context, extra guidance and prompt joined by blank lines as

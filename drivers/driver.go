@@ -52,8 +52,10 @@ type Request struct {
 	AllowedTools []string
 	// PermissionMode is CLAUDE_PERMISSION_MODE; "" means bypassPermissions.
 	PermissionMode string
-	// CLIVersion is the version Check reported ("" = unknown). Flags that only
-	// newer CLIs accept are added only when the version is known to have them.
+	// CLIVersion is the CLI's version as its install's files say it
+	// (InstalledVersion) or, once a call has shown it, its own output
+	// (VersionWatch); "" = unknown. Flags that only newer CLIs accept are
+	// added only when the version is known to have them.
 	CLIVersion string
 	// Dir is the working directory (the project root).
 	Dir string

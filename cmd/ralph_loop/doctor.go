@@ -109,12 +109,30 @@ func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResul
 	if res.Warning != "" {
 		line += " (warning: " + res.Warning + ")"
 	}
+	line += installedLine(drv, res)
 	if driver == "command" { // a command of one's own: nothing to log in to that we know of
 		return []check{good("%s", line)}
 	}
 	login := loginCheck(driver, name, env)
 	login.text = label + login.text
 	return []check{good("%s", line), login}
+}
+
+// installedLine is what the loop reads of the CLI's version from its
+// install, without starting it (engine.InstalledVersion), for the agent
+// line: "" when the install does not say; a warning when it says another
+// version than `--version` did, as the loop builds its first calls for
+// the install's.
+func installedLine(drv drivers.Driver, res drivers.CheckResult) string {
+	v, from := engine.InstalledVersion(drv, res.Path)
+	if v == "" {
+		return ""
+	}
+	s := fmt.Sprintf("; the loop reads %s from %s", v, from)
+	if res.Version != "" && res.Version != v {
+		s += fmt.Sprintf(" (warning: not the version '--version' says; a run builds its first calls for %s)", v)
+	}
+	return s
 }
 
 // loginCheck looks for the credentials the CLI documents keeping on disk

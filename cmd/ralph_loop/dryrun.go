@@ -172,6 +172,9 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 	line("Driver", "%s", p.Driver)
 	line("Command", "%s", d.Command)
 	line("Starts", "%s once per call, and for nothing else (only --doctor asks its --version)", shellQuote(p.AgentPath))
+	if p.CLIVersion != "" {
+		line("Version", "%s (from %s)", p.CLIVersion, p.CLIVersionFrom)
+	}
 	line("Directory", "%s", p.Dir)
 	for i, l := range d.Sandbox {
 		if i == 0 {

@@ -1,8 +1,9 @@
 // Package agentcall is the loop's edge to the agent: one call of the
 // agent CLI (Run) with everything that touches its output on the way
 // (the output and stderr logs, live.log, the copy of a live stream, the
-// last line for the progress record, the bytes the analysis reads), and
-// the `<cli> --version` probe of the start-up check. The engine builds a
+// last line for the progress record, the bytes the analysis reads), the
+// start-up's look at the CLI's install for its version (Installed), and
+// --doctor's `<cli> --version` (Version). The engine builds a
 // Request, and decides from the Reply; it opens no log and starts no
 // process itself.
 package agentcall
@@ -201,8 +202,8 @@ func (a fed) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Version runs `<path> --version` (10 s at most): the start-up check's
-// probe of the agent CLI.
+// Version runs `<path> --version` (10 s at most): --doctor's probe of the
+// agent CLI, the one start of it that is not a call.
 func Version(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

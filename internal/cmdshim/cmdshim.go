@@ -7,7 +7,10 @@
 //
 // Only the layouts npm's cmd-shim has written (cmd-shim 2 to 8, and the
 // plain IF EXIST form of older npm) are recognised; anything else is not a
-// shim this package knows, and the caller runs the script as it is.
+// shim this package knows, and the caller runs the script as it is. A
+// package's program without a #! line (Claude Code's bin/claude.exe since
+// its npm package holds a native binary) gets a shim that runs it
+// directly: the command line is that program alone.
 package cmdshim
 
 import (
@@ -34,6 +37,9 @@ var (
 	progRun    = regexp.MustCompile(`(?im)"%_prog%"(.*) %\*$`)
 	// older npm: the two command lines sit in the IF and ELSE branches.
 	plainChoice = regexp.MustCompile(`(?i)@IF EXIST "([^"]+)" \(\n\s*(.+) %\*\n\s*\) ELSE \(\n(?:\s*@.*\n)*\s*(.+) %\*\n`)
+	// cmd-shim 4 to 8, for a program without a #! line: its head, then the
+	// program itself, and nothing else.
+	directRun = regexp.MustCompile(`(?i)^@ECHO off\nGOTO start\n:find_dp0\nSET dp0=%~dp0\nEXIT /b\n:start\nSETLOCAL\nCALL :find_dp0\n("%dp0%\\[^"\n]+")[ \t]*%\*\n+$`)
 )
 
 // resolveCmd reads a .cmd shim.
@@ -57,15 +63,21 @@ func resolveCmd(text, dir string, exists func(string) bool) ([]string, bool) {
 		}
 		return cmdLine(line, dir)
 	}
+	if m := directRun.FindStringSubmatch(text); m != nil {
+		return cmdWords(m[1], dir, 1)
+	}
 	return nil, false
 }
 
 // cmdLine splits a batch command line (quoted or bare words, the shim's
 // folder variables expanded); anything else a batch file could mean
 // (another variable, a redirection, an escape) makes it unknown.
-func cmdLine(line, dir string) ([]string, bool) {
+func cmdLine(line, dir string) ([]string, bool) { return cmdWords(line, dir, 2) }
+
+// cmdWords is cmdLine for a command line of at least n words.
+func cmdWords(line, dir string, n int) ([]string, bool) {
 	words, ok := split(line)
-	if !ok || len(words) < 2 {
+	if !ok || len(words) < n {
 		return nil, false
 	}
 	for i, w := range words {
@@ -88,21 +100,29 @@ func expandCmd(s, dir string) string {
 	return s
 }
 
-var shChoice = regexp.MustCompile(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
+var (
+	shChoice = regexp.MustCompile(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
+	// cmd-shim 4 to 8, for a program without a #! line: the shim's
+	// basedir lines, then the program run directly, as its last line.
+	shDirect = regexp.MustCompile(`^#!/bin/sh\nbasedir=\$\(dirname "\$\(echo "\$0" \| sed -e 's,\\\\,/,g'\)"\)\n(?:.*\n)*?exec ("\$basedir/[^"\n]+")[ \t]*"\$@"\n*$`)
+)
 
 // resolveSh reads the sh shim beside a .cmd (the one Git Bash runs). It
 // tests "$basedir/node", which on Windows is node.exe.
 func resolveSh(text, dir string, exists func(string) bool) ([]string, bool) {
-	m := shChoice.FindStringSubmatch(text)
-	if m == nil {
+	line, n := "", 2
+	if m := shChoice.FindStringSubmatch(text); m != nil {
+		line = m[3]
+		if node := expandSh(m[1], dir); exists(node) || exists(node+".exe") {
+			line = m[2]
+		}
+	} else if m := shDirect.FindStringSubmatch(text); m != nil {
+		line, n = m[1], 1
+	} else {
 		return nil, false
 	}
-	line := m[3]
-	if node := expandSh(m[1], dir); exists(node) || exists(node+".exe") {
-		line = m[2]
-	}
 	words, ok := split(line)
-	if !ok || len(words) < 2 {
+	if !ok || len(words) < n {
 		return nil, false
 	}
 	for i, w := range words {

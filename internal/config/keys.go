@@ -211,7 +211,7 @@ var keys = append([]*keySpec{
 		accepts: "text", doc: "beads task filter (informational)",
 		set: func(c *Config, v string) error { c.BeadsFilter = v; return nil }},
 	{name: "CLAUDE_MIN_VERSION", env: []string{"CLAUDE_MIN_VERSION"}, rc: true, def: "2.0.76",
-		accepts: "version such as 2.0.76", doc: "minimum Claude CLI version: --doctor (claude --version) and a --live run (the init record) warn below it",
+		accepts: "version such as 2.0.76", doc: "minimum Claude CLI version: --doctor (claude --version) and a run (its install's files at start-up; under --live, the init record) warn below it",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			if !versionRe.MatchString(v) {

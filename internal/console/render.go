@@ -125,7 +125,10 @@ func runNotices(n events.Notice) []part {
 	case events.TempFilesRemoved:
 		return []part{line(events.Info, "Removed %d temp file(s) left by an interrupted write", n.Count)}
 	case events.AgentFound:
-		return []part{line(debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+		if n.From == "" {
+			return []part{line(debug, "%s %s at %s", n.Agent, n.Version, n.Path)}
+		}
+		return []part{line(debug, "%s %s at %s (from %s)", n.Agent, n.Version, n.Path, n.From)}
 	case events.LoopMark:
 		if n.Done {
 			return []part{line(loopLevel, "=== Completed Loop #%d ===", n.Loop)}

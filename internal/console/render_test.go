@@ -208,13 +208,14 @@ func TestRenderLines(t *testing.T) {
 func TestRenderDebug(t *testing.T) {
 	_, got := render(Options{Verbose: true},
 		events.AgentFound{Agent: "claude", Version: "1.0", Path: "/bin/claude"},
+		events.AgentFound{Agent: "claude", Version: "2.1.330", Path: "/bin/claude", From: "/lib/package.json"},
 		events.LoopContext{Text: "ctx"},
 		events.FilesChanged{Count: 3},
 		events.AgentWorking{Agent: "Codex", Elapsed: 20 * time.Second},
 		events.AgentWorking{Agent: "Codex", Last: strings.Repeat("x", 90), Elapsed: 30 * time.Second},
 		events.OutputErrors{File: "o.log", Lines: []string{"a", "b"}},
 	)
-	want := logged("DEBUG claude 1.0 at /bin/claude", "DEBUG Loop context: ctx",
+	want := logged("DEBUG claude 1.0 at /bin/claude", "DEBUG claude 2.1.330 at /bin/claude (from /lib/package.json)", "DEBUG Loop context: ctx",
 		"DEBUG Detected 3 unique files changed (commits + working tree) since loop start",
 		"DEBUG Codex working... (20s elapsed)",
 		"DEBUG Codex: "+strings.Repeat("x", 80)+"... (30s)",

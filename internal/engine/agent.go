@@ -97,24 +97,39 @@ func joinWriters(a io.Writer, b io.Writer) io.Writer {
 }
 
 // agentVersion takes the version the CLI reported in its own output
-// (Claude's init record; "" when none): the next calls are built for it
-// (drivers.Request.CLIVersion), and one older than the driver's minimum
-// (CLAUDE_MIN_VERSION) is warned about once, as --doctor does. The loop
-// never starts the CLI to ask.
-func (l *loop) agentVersion(v string) {
-	minimum := ""
-	if l.drv.Traits().MinVersionSetting {
-		minimum = l.s.MinVersion
-	}
-	ver, warning := drivers.CheckVersion(l.drv, v, minimum)
+// (Claude's init record; "" when none): it wins over what the install's
+// files said at start-up (installedVersion), as it is the program that
+// ran. The loop never starts the CLI to ask.
+func (l *loop) agentVersion(v string) { l.takeVersion(v, fromOutput) }
+
+// fromOutput is where a version from the CLI's own output came from.
+const fromOutput = "its init record"
+
+// takeVersion makes v (from says where it came from) the CLI's version:
+// the next calls are built for it (drivers.Request.CLIVersion), and one
+// older than the driver's minimum (CLAUDE_MIN_VERSION) is warned about
+// once, as --doctor does. "" (unknown) changes nothing.
+func (l *loop) takeVersion(v, from string) {
+	ver, warning := l.checkVersion(l.drv, v)
 	if ver == "" || ver == l.cliVersion {
 		return
 	}
-	l.cliVersion = ver
-	l.bus.Note(events.AgentFound{Agent: l.display(), Version: ver, Path: l.agentPath})
+	l.cliVersion, l.cliFrom = ver, from
+	l.bus.Note(events.AgentFound{Agent: l.display(), Version: ver, Path: l.agentPath, From: from})
 	if warning != "" {
 		l.bus.Note(events.Logged{Level: events.Warn, Text: warning})
 	}
+}
+
+// checkVersion compares the version v of drv's CLI with its minimum
+// (CLAUDE_MIN_VERSION where the driver has it): the version as x.y.z (""
+// when v holds none) and a warning when it is older.
+func (l *loop) checkVersion(drv drivers.Driver, v string) (ver, warning string) {
+	minimum := ""
+	if drv.Traits().MinVersionSetting {
+		minimum = l.s.MinVersion
+	}
+	return drivers.CheckVersion(drv, v, minimum)
 }
 
 // collapsing: with session continuity, a live call of a CLI whose stream

@@ -18,9 +18,14 @@ type Preview struct {
 	Driver string `json:"driver"`
 	// AgentPath is the agent CLI the start-up check found on PATH (and
 	// did not start): what a run starts, once per call.
-	AgentPath string   `json:"agent_path"`
-	Argv      []string `json:"argv"`
-	Dir       string   `json:"dir"`
+	AgentPath string `json:"agent_path"`
+	// CLIVersion is its version as its install's files say it (Claude
+	// Code's package.json or native installer; omitted when unknown), and
+	// CLIVersionFrom where, in words: the call is built for it.
+	CLIVersion     string   `json:"cli_version,omitempty"`
+	CLIVersionFrom string   `json:"cli_version_from,omitempty"`
+	Argv           []string `json:"argv"`
+	Dir            string   `json:"dir"`
 	// EnvAdded is the environment the call adds to (or changes in) the
 	// loop's own, as NAME=VALUE.
 	EnvAdded    []string `json:"env_added"`
@@ -84,7 +89,7 @@ func (l *loop) preview() (Preview, error) {
 	l.n = 1
 	l.rollWindow()
 	l.breakerStartup()
-	p := Preview{Driver: l.s.Driver, AgentPath: l.agentPath, Loop: l.n, PromptFile: l.s.PromptFile,
+	p := Preview{Driver: l.s.Driver, AgentPath: l.agentPath, CLIVersion: l.cliVersion, CLIVersionFrom: l.cliFrom, Loop: l.n, PromptFile: l.s.PromptFile,
 		Breaker: l.brk.State, BreakerOK: l.brk.Err(l.brkCfg) == nil, NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
 		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
 		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}

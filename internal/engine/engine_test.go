@@ -61,6 +61,8 @@ type ctlHarness struct {
 	stopper *engine.Stopper
 	script  func(n int) ctlReply
 	swarm   engine.Swarm // what a swarm's workers share; nil for a loop of its own
+	// lookPath finds the agent CLIs; nil finds every one at /bin/true.
+	lookPath func(string) (string, error)
 
 	mu    sync.Mutex
 	calls int
@@ -165,7 +167,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Logs:     st,
 		Now:      time.Now,
 		Run:      h.agent,
-		LookPath: func(string) (string, error) { return "/bin/true", nil },
+		LookPath: h.findAgent,
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
 		Stopper:  h.stopper,
 		// Interactive follows the Stopper; the usage-limit prompt is
@@ -179,6 +181,15 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 	// at the files or removes the project.
 	synctest.Wait()
 	return r
+}
+
+// findAgent is the run's PATH look-up: h.lookPath, or /bin/true for every
+// CLI.
+func (h *ctlHarness) findAgent(name string) (string, error) {
+	if h.lookPath != nil {
+		return h.lookPath(name)
+	}
+	return "/bin/true", nil
 }
 
 // start runs the loop in a goroutine; the result arrives on the channel.

@@ -9,14 +9,15 @@ import (
 )
 
 // agentSlot is one agent CLI the loop can call: its driver, where it is,
-// the version its output reported (agentVersion), whether its output can
-// still be streamed live, and its last usage limit: the window and its
-// reset (unix seconds, 0 = none).
+// the version its install or its output said (installedVersion,
+// agentVersion), whether its output can still be streamed live, and its
+// last usage limit: the window and its reset (unix seconds, 0 = none).
 type agentSlot struct {
 	name    string
 	drv     drivers.Driver
 	path    string // where the start-up check found it
 	version string
+	from    string // where version came from
 	liveOK  bool
 	reset   int64
 	limit   events.UsageWindow
@@ -33,7 +34,7 @@ func (s agentSlot) until() time.Time {
 // fallback is FALLBACK_DRIVER's state: the main driver (slot 0), the
 // fallback (slot 1) and the one the calls go to. The active slot's driver,
 // path, version and live flag are the loop's own (l.s.Driver, l.drv,
-// l.agentPath, l.cliVersion, l.liveOK); the plan, the breaker, the call window and
+// l.agentPath, l.cliVersion and l.cliFrom, l.liveOK); the plan, the breaker, the call window and
 // the loop count belong to the run and are shared.
 type fallback struct {
 	slots  [2]agentSlot
@@ -53,9 +54,21 @@ func (l *loop) checkFallback() error {
 	if err != nil {
 		return startupFailed(events.StartupFailed{Err: err})
 	}
+	fb := agentSlot{name: drv.Name(), drv: drv, path: res.Path, liveOK: l.liveOK}
+	// Its version as its install says it, as for the main CLI
+	// (installedVersion).
+	v, from := InstalledVersion(drv, res.Path)
+	ver, warning := l.checkVersion(drv, v)
+	if ver != "" {
+		fb.version, fb.from = ver, from
+		l.bus.Note(events.AgentFound{Agent: drv.DisplayName(), Version: ver, Path: res.Path, From: fb.from})
+		if warning != "" {
+			l.bus.Note(events.Logged{Level: events.Warn, Text: warning})
+		}
+	}
 	l.fb = &fallback{slots: [2]agentSlot{
 		{name: l.s.Driver, drv: l.drv, path: l.agentPath, liveOK: l.liveOK},
-		{name: drv.Name(), drv: drv, path: res.Path, liveOK: l.liveOK},
+		fb,
 	}}
 	return nil
 }
@@ -87,9 +100,9 @@ func (l *loop) pickDriver() {
 		return
 	}
 	from := &l.fb.slots[l.fb.active]
-	from.liveOK, from.version = l.liveOK, l.cliVersion
+	from.liveOK, from.version, from.from = l.liveOK, l.cliVersion, l.cliFrom
 	to := &l.fb.slots[want]
-	l.s.Driver, l.drv, l.agentPath, l.cliVersion, l.liveOK = to.name, to.drv, to.path, to.version, to.liveOK
+	l.s.Driver, l.drv, l.agentPath, l.cliVersion, l.cliFrom, l.liveOK = to.name, to.drv, to.path, to.version, to.from, to.liveOK
 	l.fb.active = want
 
 	why := events.SwitchReset

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -279,4 +281,59 @@ func TestFallbackBothLimitedEarlierOther(t *testing.T) {
 			t.Errorf("call 4 went to %s, want codex (its reset came first)", got)
 		}
 	})
+}
+
+// Claude as the fallback: its version comes from its install's files at
+// start-up (here the native installer's versions/2.1.330, which `claude`
+// on PATH links to), as for the main CLI, so once the calls go to it its
+// resumed calls are built for that version (--system-prompt-snapshot off)
+// although its json output never says the version.
+func TestFallbackInstalledVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newCtlHarness(t, false, func(n int) ctlReply {
+			if n == 1 {
+				return codexLimited(reset0200)
+			}
+			return ctlReply{Text: "Did a task.", Touch: "src/app.txt"}
+		})
+		claude := nativeClaude(t, "2.1.330")
+		h.lookPath = func(name string) (string, error) {
+			if name == "claude" {
+				return claude, nil
+			}
+			return "/bin/true", nil
+		}
+		r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "3", "PLATFORM_DRIVER": "codex", "FALLBACK_DRIVER": "claude-code"}))
+		h.checkEnd(r, engine.ExitMaxLoops, "max_loops", "stopped")
+		if len(h.argvs) != 3 || h.argvs[0][0] != "codex" || h.argvs[1][0] != "claude" || h.argvs[2][0] != "claude" {
+			t.Fatalf("argvs = %q, want codex, then claude twice", h.argvs)
+		}
+		if slices.Contains(h.argvs[1], "--system-prompt-snapshot") {
+			t.Errorf("a session's first call got --system-prompt-snapshot: %q", h.argvs[1])
+		}
+		if !resumes(h.argvs[2], "--resume", "sess-2") || !slices.Contains(h.argvs[2], "--system-prompt-snapshot") {
+			t.Errorf("call 3 = %q, want --resume sess-2 --system-prompt-snapshot off", h.argvs[2])
+		}
+	})
+}
+
+// nativeClaude lays out Claude Code's native install of version v in a
+// temporary home and returns the link on PATH (~/.local/bin/claude).
+func nativeClaude(t *testing.T, v string) string {
+	t.Helper()
+	home := t.TempDir()
+	prog := filepath.Join(home, ".local", "share", "claude", "versions", v)
+	link := filepath.Join(home, ".local", "bin", "claude")
+	for _, d := range []string{filepath.Dir(prog), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(prog, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
 }

@@ -76,7 +76,8 @@ type loop struct {
 	liveOK      bool // live streaming still possible (falls back for the process)
 	format      string
 	lastSummary string     // .loop_diff_summary read before it is replaced
-	cliVersion  string     // as the CLI's own output reported it (agentVersion); "" unknown
+	cliVersion  string     // as its install (installedVersion) or its own output (agentVersion) said it; "" unknown
+	cliFrom     string     // where cliVersion came from
 	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
 }

@@ -40,6 +40,7 @@ func (l *loop) startup() error {
 	if err := l.checkAgent(); err != nil {
 		return err
 	}
+	l.installedVersion()
 	if err := l.checkFallback(); err != nil {
 		return err
 	}
@@ -154,8 +155,9 @@ func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
 // checkAgent makes sure the agent CLI is there: a missing CLI is one clear
 // line naming where to get it. It looks on PATH and starts nothing: the
 // loop starts the CLI only to make a call, as the bash loop does. Its
-// version comes from its own output where it carries one (agentVersion);
-// --doctor asks `<cli> --version`.
+// version comes from its install's files (installedVersion) and its own
+// output where it carries one (agentVersion); --doctor asks
+// `<cli> --version`.
 func (l *loop) checkAgent() error {
 	o, ok := agentCheckOptions(l.s, l.drv, l.deps.LookPath)
 	if !ok {
@@ -167,6 +169,33 @@ func (l *loop) checkAgent() error {
 	}
 	l.agentPath = res.Path
 	return nil
+}
+
+// installedVersion takes the version the agent CLI's install says
+// (agentcall.Installed: Claude Code's npm package.json, or its native
+// installer's folder of versions), before the first call, starting
+// nothing: the first calls are built for it, as for the version the
+// CLI's own output says (agentVersion), which wins once it comes. An
+// install that does not say is an unknown version, as before.
+func (l *loop) installedVersion() {
+	l.takeVersion(InstalledVersion(l.drv, l.agentPath))
+}
+
+// InstalledVersion is the version the install of drv's CLI, found at
+// path, says (agentcall.Installed), and where, in words; "", "" when it
+// does not say. The start-up reads it (installedVersion); --doctor shows
+// it beside what `<cli> --version` says.
+func InstalledVersion(drv drivers.Driver, path string) (version, from string) {
+	in := agentcall.Installed(drv, path)
+	return in.Version, installedFrom(in)
+}
+
+// installedFrom says where an install said its version ("" for none).
+func installedFrom(in drivers.Installed) string {
+	if in.Via == drivers.ViaNative {
+		return "the native installer's " + in.File
+	}
+	return in.File
 }
 
 // agentCheckOptions is how the start-up check finds the agent CLI (on

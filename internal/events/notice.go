@@ -88,8 +88,9 @@ func (c StartupCheck) String() string { return checkNames[c] }
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
 type TempFilesRemoved struct{ Count int }
 
-// AgentFound: the agent CLI's version and path (DEBUG).
-type AgentFound struct{ Agent, Version, Path string }
+// AgentFound: the agent CLI's version and path (DEBUG), and where the
+// version came from (its package.json, its init record...).
+type AgentFound struct{ Agent, Version, Path, From string }
 
 // LoopMark opens (Done false) or closes an iteration.
 type LoopMark struct {

@@ -82,6 +82,12 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 	return readCapped(path, limit, true)
 }
 
+// ReadFileNoLink is ReadFileCapped, except that a link at path is refused
+// (a *FileError), not followed.
+func ReadFileNoLink(path string, limit int64) ([]byte, error) {
+	return readCapped(path, limit, false)
+}
+
 // readCapped is ReadFileCapped; with follow unset a link at path is
 // refused with a *FileError instead of followed.
 func readCapped(path string, limit int64, follow bool) ([]byte, error) {

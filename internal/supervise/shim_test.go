@@ -44,6 +44,17 @@ func TestResolveShim(t *testing.T) {
 		t.Errorf("npm shim with node.exe beside it: %q", got)
 	}
 
+	// Claude Code's package of today: bin/claude.exe has no #! line, and
+	// its shim runs it directly.
+	exe, err := os.ReadFile("../cmdshim/testdata/cmdshim8-claude-exe.cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = write("claude-exe.cmd", exe)
+	if got, want := resolveShim(p, argv), []string{dir + `\node_modules\@anthropic-ai\claude-code\bin\claude.exe`, "-p", "line one\nline two"}; !slices.Equal(got, want) {
+		t.Errorf("npm shim of a native program: %q, want %q", got, want)
+	}
+
 	p = write("codex.cmd", []byte("@echo off\r\ncall \"%~dp0\\x.bat\" %*\r\n"))
 	write("codex", sh)
 	if got := resolveShim(p, argv); got[1] != script {
