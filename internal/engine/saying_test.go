@@ -130,6 +130,7 @@ func TestFailedCallSayings(t *testing.T) {
 func TestEndSayings(t *testing.T) {
 	t.Parallel()
 	t.Run("signal", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, working)
 			done := h.start(h.settings(map[string]string{"LOOP_DELAY": "60"}))
@@ -149,6 +150,7 @@ func TestEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("complete", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(n int) ctlReply { r := working(n); r.Check = true; return r })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
@@ -192,6 +194,7 @@ func TestEndSayings(t *testing.T) {
 func TestCallEndSayings(t *testing.T) {
 	t.Parallel()
 	t.Run("read-only", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Outcome: stalled()} })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "WRITE_TIMEOUT_MINUTES": "5", "CB_READ_ONLY_TIMEOUT_THRESHOLD": "2"}))
@@ -230,6 +233,7 @@ func TestCallEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("no progress", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Looked around."} })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
@@ -259,6 +263,7 @@ func TestCallEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("usage limit", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(n int) ctlReply {
 				if n == 1 {
