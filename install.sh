@@ -5,16 +5,19 @@
 #   ./install.sh --project DIR    also install DIR/.ralph/ralph_loop.sh (a shim that execs the
 #                                 binary), keep DIR/.ralph/lib/, and add the default templates
 #                                 (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc) where missing
+#   ./install.sh --binary FILE    install FILE (a ralph_loop already built or from a release
+#                                 archive) instead of building one; needs no Go
 #
-# Needs only Go (1.26 or newer). Safe to run again: the shim is rewritten, nothing else is touched.
+# Needs only Go (1.26 or newer), or nothing with --binary. Safe to run again: the shim is rewritten, nothing else is touched.
 set -euo pipefail
 
 usage() {
-	sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 PREFIX="${PREFIX:-$HOME/.local}"
 project=""
+binary=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--project)
@@ -24,6 +27,15 @@ while [ $# -gt 0 ]; do
 		;;
 	--project=*)
 		project="${1#--project=}"
+		shift
+		;;
+	--binary)
+		[ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --binary needs a file (e.g. --binary ./ralph_loop)" >&2; exit 1; }
+		binary="$2"
+		shift 2
+		;;
+	--binary=*)
+		binary="${1#--binary=}"
 		shift
 		;;
 	--prefix)
@@ -59,21 +71,29 @@ fi
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bindir="$PREFIX/bin"
 
-if ! command -v go >/dev/null 2>&1; then
-	echo "install.sh: Go is not installed or not on PATH; install Go 1.26+ from https://go.dev/dl/ and retry" >&2
-	exit 1
-fi
-# ".exe" under Git Bash on Windows, where the shim then execs ralph_loop.exe.
-bin="$bindir/ralph_loop$(cd "$src" && go env GOEXE)"
+if [ -n "$binary" ]; then
+	[ -f "$binary" ] && [ -x "$binary" ] || { echo "install.sh: --binary '$binary' is not an executable file; name a ralph_loop binary (e.g. --binary ./ralph_loop)" >&2; exit 1; }
+	case "$binary" in *.exe) bin="$bindir/ralph_loop.exe" ;; *) bin="$bindir/ralph_loop" ;; esac
+	mkdir -p "$bindir"
+	cp -f "$binary" "$bin.tmp"
+	chmod 0755 "$bin.tmp"
+else
+	if ! command -v go >/dev/null 2>&1; then
+		echo "install.sh: Go is not installed or not on PATH; install Go 1.26+ from https://go.dev/dl/ and retry" >&2
+		exit 1
+	fi
+	# ".exe" under Git Bash on Windows, where the shim then execs ralph_loop.exe.
+	bin="$bindir/ralph_loop$(cd "$src" && go env GOEXE)"
 
-mkdir -p "$bindir"
-# The version from CHANGELOG.md (scripts/version.sh): the release when HEAD is its tag, else
-# the development version with the commit as build metadata, 0.1.0-dev+abc1234.
-version="$("$src/scripts/version.sh")" || exit 1
-echo "Building ralph_loop $version (a first build fetches modules and compiles for a minute or two) ..."
-start=$(date +%s)
-(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$bin.tmp" ./cmd/ralph_loop)
-echo "Built in $(($(date +%s) - start)) s"
+	mkdir -p "$bindir"
+	# The version from CHANGELOG.md (scripts/version.sh): the release when HEAD is its tag, else
+	# the development version with the commit as build metadata, 0.1.0-dev+abc1234.
+	version="$("$src/scripts/version.sh")" || exit 1
+	echo "Building ralph_loop $version (a first build fetches modules and compiles for a minute or two) ..."
+	start=$(date +%s)
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$bin.tmp" ./cmd/ralph_loop)
+	echo "Built in $(($(date +%s) - start)) s"
+fi
 mv -f "$bin.tmp" "$bin"
 echo "Installed $bin"
 case ":$PATH:" in

@@ -63,6 +63,7 @@ func BenchmarkAnalyzeText50MB(b *testing.B)         { benchAnalyze(b, "text", "c
 // TestGeneratedOutputs checks that each generated format reads back as the
 // generator meant it (a small size keeps it quick).
 func TestGeneratedOutputs(t *testing.T) {
+	t.Parallel()
 	for _, format := range gen.Formats {
 		t.Run(format, func(t *testing.T) {
 			data := generated(t, format, 1)

@@ -167,6 +167,7 @@ var extraCases = []struct {
 }
 
 func TestExtraFixtures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range extraCases {
 		t.Run(tc.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "extra", tc.file))

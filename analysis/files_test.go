@@ -21,6 +21,7 @@ func analyzeString(t *testing.T, s string, opts Options) Result {
 }
 
 func TestResponseAnalysisTextPathBytes(t *testing.T) {
+	t.Parallel()
 	res := analyzeString(t, "Summary: implemented the \"parser\" <ok> & done\n", Options{Formats: drivers.Formats(""),
 		Loop: 4, OutputFile: ".ralph/logs/claude_output_2026-11-22_10-00-00.log",
 		Now: time.Date(2026, 11, 22, 10, 0, 5, 0, time.FixedZone("x", 3600)), FilesModified: 2,
@@ -75,6 +76,7 @@ func TestResponseAnalysisTextPathBytes(t *testing.T) {
 }
 
 func TestResponseAnalysisJSONPathRoundTrip(t *testing.T) {
+	t.Parallel()
 	out := `{"type":"result","result":"ok","session_id":"s-1","usage":{"input_tokens":5},"num_turns":2}`
 	res := analyzeString(t, out, Options{Formats: drivers.Formats(""), Loop: 1})
 	got, err := res.ResponseAnalysis().Marshal()
@@ -107,6 +109,7 @@ func TestResponseAnalysisJSONPathRoundTrip(t *testing.T) {
 }
 
 func TestExitSignalsUpdateAndDecide(t *testing.T) {
+	t.Parallel()
 	type loop struct {
 		n                                            int
 		testOnly, progress, done, exit, denied, mism bool
@@ -163,6 +166,7 @@ func TestExitSignalsUpdateAndDecide(t *testing.T) {
 }
 
 func TestExitDecisionRulesAndMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s      ExitSignals
 		last   bool
@@ -191,6 +195,7 @@ func TestExitDecisionRulesAndMessages(t *testing.T) {
 const initialExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
 func TestExitSignalsFile(t *testing.T) {
+	t.Parallel()
 	s, err := ParseExitSignals([]byte(initialExitSignals))
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +215,7 @@ func TestExitSignalsFile(t *testing.T) {
 }
 
 func TestResultAdjustments(t *testing.T) {
+	t.Parallel()
 	text := "STATUS: x\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n"
 	res := analyzeString(t, text, Options{Formats: drivers.Formats("")})
 	if !res.ExitSignal || res.TasksCompletedThisLoop != 1 {
@@ -237,6 +243,7 @@ func TestResultAdjustments(t *testing.T) {
 }
 
 func TestSetFilesModified(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		out        string
@@ -267,6 +274,7 @@ func TestSetFilesModified(t *testing.T) {
 }
 
 func TestOutputDecline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prev, score int
 	}{
@@ -282,6 +290,7 @@ func TestOutputDecline(t *testing.T) {
 
 // The upstream error-detection cases.
 func TestErrorDetection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line string
 		err  bool
@@ -320,6 +329,7 @@ func TestErrorDetection(t *testing.T) {
 }
 
 func TestRepeatedErrorsAcrossLoops(t *testing.T) {
+	t.Parallel()
 	out := "Error: Cannot find module 'express'\nFatal: it broke\n"
 	var h ErrorHistory
 	first := analyzeString(t, out, Options{Formats: drivers.Formats(""), PreviousErrors: h.Previous()})
@@ -352,6 +362,7 @@ func TestRepeatedErrorsAcrossLoops(t *testing.T) {
 }
 
 func TestSessionIDs(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ out, want string }{
 		{`{"result":"x","sessionId":"a","session_id":"b"}`, "a"},
 		{`{"result":"x","session_id":"b"}`, "b"},
@@ -372,6 +383,7 @@ func TestSessionIDs(t *testing.T) {
 }
 
 func TestStatesAndQuestions(t *testing.T) {
+	t.Parallel()
 	res := analyzeString(t, "Nothing to pick up.\n<!-- ralph:state idle --> <!--ralph:state waiting_for-review -->\n"+
 		"<!-- ralph:state idle -->\nShould I use Postgres? Which approach do you prefer?\n<!-- ralph:state bad name -->\n", Options{Formats: drivers.Formats("")})
 	if diff := cmp.Diff([]string{"idle", "waiting_for-review"}, res.States); diff != "" {
@@ -386,6 +398,7 @@ func TestStatesAndQuestions(t *testing.T) {
 }
 
 func TestLengthAndTrailingNewlines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -400,6 +413,7 @@ func TestLengthAndTrailingNewlines(t *testing.T) {
 }
 
 func TestDriverHints(t *testing.T) {
+	t.Parallel()
 	// One line that is both a stream-json result and a Codex event.
 	out := "{\"type\":\"thread.started\",\"thread_id\":\"th\"}\n{\"type\":\"result\",\"result\":\"r\",\"session_id\":\"s\"}\n"
 	if f := analyzeString(t, out, Options{Formats: drivers.Formats("")}).Format; f != FormatCodex {
@@ -429,6 +443,7 @@ func TestDriverHints(t *testing.T) {
 }
 
 func TestMostlyTextIsText(t *testing.T) {
+	t.Parallel()
 	out := "{\"type\": \"module\"}\nThis file is my package.json.\nIt has prose.\nDone.\n"
 	res := analyzeString(t, out, Options{Formats: drivers.Formats("")})
 	if res.Format != FormatText || !res.ExitSignal {
@@ -437,6 +452,7 @@ func TestMostlyTextIsText(t *testing.T) {
 }
 
 func TestIsErrorAndLimitGates(t *testing.T) {
+	t.Parallel()
 	res := analyzeString(t, `{"type":"result","is_error":true,"result":"Claude AI usage limit reached|1753567200","session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if !res.UsageLimited || !res.IsError {
 		t.Errorf("is_error result with the limit text: %v %q", res.UsageLimited, res.UsageLimitReason)
@@ -448,6 +464,7 @@ func TestIsErrorAndLimitGates(t *testing.T) {
 }
 
 func TestLongLines(t *testing.T) {
+	t.Parallel()
 	// A 300 KB line before the block, and a status block after it, in text
 	// and inside a JSON string (one line of 600 KB).
 	long := strings.Repeat("abc done ", 35000)
@@ -464,6 +481,7 @@ func TestLongLines(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	res, ex, err := AnalyzeFile("testdata/extra/multi_block.txt", Options{Formats: drivers.Formats("")})
 	if err != nil {
 		t.Fatal(err)
@@ -498,6 +516,7 @@ func TestExplain(t *testing.T) {
 }
 
 func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
+	t.Parallel()
 	res := analyzeString(t, `{"type":"result","is_error":true,"errors":["spawn ENOENT"],"session_id":"s"}`, Options{Formats: drivers.Formats("")})
 	if !res.HasErrors || res.FirstErrorLine() != "spawn ENOENT" {
 		t.Errorf("first error %q", res.FirstErrorLine())
@@ -505,6 +524,7 @@ func TestFirstErrorLineFallsBackToMessages(t *testing.T) {
 }
 
 func TestLoneEventWithHint(t *testing.T) {
+	t.Parallel()
 	out := `{"type":"item.completed","item":{"type":"agent_message","text":"Done.\n---RALPH_STATUS---\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---"}}` + "\n"
 	if res := analyzeString(t, out, Options{Formats: drivers.Formats("")}); res.Format != FormatJSONObject || res.ExitSignal {
 		t.Errorf("no hint: one document is an object, as in the bash loop: %s %v", res.Format, res.ExitSignal)
@@ -517,6 +537,7 @@ func TestLoneEventWithHint(t *testing.T) {
 // An empty reply is text without completion; only the decline bonus
 // applies when there was a previous output.
 func TestEmptyOutput(t *testing.T) {
+	t.Parallel()
 	for _, prev := range []int{0, 500} {
 		res := analyzeString(t, "", Options{Formats: drivers.Formats(""), PreviousOutputLength: prev})
 		want := 0
@@ -534,6 +555,7 @@ func TestEmptyOutput(t *testing.T) {
 // the JSONL shapes, as the bash loop's analyser does; a result object's
 // reply saying "done" is no exit without an exit signal or status block.
 func TestKeywordsOnlyWithoutResultObject(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, out string
 		exit      bool

@@ -10,6 +10,7 @@ import (
 // agent's claim equals the change in done boxes and both are 0 or 1.
 // Anything else suppresses the loop's completion signals.
 func TestApplyFixPlanDeltaMismatch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name           string
 		claimed, delta int

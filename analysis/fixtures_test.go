@@ -153,6 +153,7 @@ var fixtureWants = map[string]fixtureWant{
 const sharedFixtures = "../../shared/fixtures/agent-output"
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	t.Run("testdata", func(t *testing.T) { checkFixtures(t, filepath.Join("testdata", "agent-output")) })
 	t.Run("shared", func(t *testing.T) {
 		if _, err := os.Stat(sharedFixtures); err != nil {
@@ -165,6 +166,7 @@ func TestFixtures(t *testing.T) {
 // TestFixtureCopies: testdata holds byte-identical copies of the shared
 // fixtures (when the shared tree is there to compare with).
 func TestFixtureCopies(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(sharedFixtures); err != nil {
 		t.Skipf("shared fixtures not found at %s", sharedFixtures)
 	}
@@ -222,6 +224,7 @@ func checkFixtures(t *testing.T, dir string) {
 }
 
 func TestFixturesAllCovered(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir(filepath.Join("testdata", "agent-output"))
 	if err != nil {
 		t.Fatal(err)

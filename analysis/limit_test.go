@@ -6,6 +6,7 @@ import (
 )
 
 func TestResetFromText(t *testing.T) {
+	t.Parallel()
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Skip("no time zone data")
@@ -39,6 +40,7 @@ func TestResetFromText(t *testing.T) {
 }
 
 func TestWindowFromText(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		"5-hour limit reached ∙ resets 2am":      "five_hour",
 		"Weekly limit reached":                   "seven_day",

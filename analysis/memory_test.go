@@ -11,10 +11,26 @@ import (
 	"testing/iotest"
 )
 
+// The memory tests count the bytes the whole process allocates
+// (runtime.MemStats), so they are not parallel: Go runs them before the
+// parallel tests start. They are skipped under -race: analysis starts no
+// goroutine, so the detector has nothing to check in them, and it makes
+// their 20 to 64 MB scans so slow that a loaded 2-core machine ran past
+// go test's 10-minute limit in them alone.
+
+// skipUnderRace skips a memory test when the tests are built with -race.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("bytes allocated are counted without -race (single goroutine: nothing for the detector)")
+	}
+}
+
 // TestBoundedMemory: reading 20 MB allocates a small, fixed amount,
 // whatever the shape, from a reader or through a Stream (a line at most
 // MaxLine).
 func TestBoundedMemory(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("generates 20 MB outputs")
 	}
@@ -56,6 +72,7 @@ func TestBoundedMemory(t *testing.T) {
 // them are read as usual, whether the output is read from a reader or
 // written to a Stream in pieces.
 func TestLineCap(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("writes a 64 MiB line")
 	}
@@ -104,6 +121,7 @@ func TestLineCap(t *testing.T) {
 // (an agent that replies with 20 MB) is analysed, in bounded memory: its
 // status block gives the tasks and the exit signal, as in a short one.
 func TestLongResult(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("writes a 20 MB line")
 	}
@@ -132,6 +150,7 @@ func TestLongResult(t *testing.T) {
 // within a bound: a stream of deltas and no result record gives its text
 // in order, however many there are.
 func TestHeldDeltas(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"type":"system","subtype":"init","session_id":"s1"}` + "\n")
 	for i := 0; i < 40000; i++ { // about 6 MB of deltas: past maxHeld

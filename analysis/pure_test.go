@@ -12,6 +12,7 @@ import (
 // or unsafe, and pure (no files, processes or clocks of its own); each
 // CLI's records live next to its driver.
 func TestPackageIsPure(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

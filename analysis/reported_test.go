@@ -11,6 +11,7 @@ import (
 // FILES_MODIFIED, else the JSON metadata's; it never replaces the git count
 // or the JSON figure that the exit and progress decisions use.
 func TestReportedFilesModified(t *testing.T) {
+	t.Parallel()
 	block := `---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nFILES_MODIFIED: 4\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---`
 	for _, tc := range []struct {
 		name           string

@@ -122,6 +122,7 @@ func streamInputs(t *testing.T) []string {
 // gives exactly what AnalyzeFile gives for the file, for every agent CLI
 // and ending.
 func TestStreamMatchesAnalyzeFile(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(14, 2))
 	now := time.Date(2026, 11, 24, 23, 30, 0, 0, time.UTC)
 	for _, path := range streamInputs(t) {
@@ -145,6 +146,7 @@ func TestStreamMatchesAnalyzeFile(t *testing.T) {
 // TestStreamClose: a stream closed and never finished ends its reader; a
 // write after the end is dropped, not failed.
 func TestStreamClose(t *testing.T) {
+	t.Parallel()
 	s := NewStream(Options{Formats: drivers.Formats("")})
 	s.Write([]byte("partial"))
 	s.Close()
@@ -183,6 +185,7 @@ func FuzzStream(f *testing.F) {
 // what a reading with that ending gives (--analyze reads its file once for
 // the success and the failed-call views).
 func TestStreamFinishAgain(t *testing.T) {
+	t.Parallel()
 	for _, path := range streamInputs(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -66,6 +66,7 @@ func compareFacts(t *testing.T, text string, got, want *Facts) {
 }
 
 func TestTextScanMatchesNaive(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(1))
 	for i := 0; i < 3000; i++ {
 		text := randomText(r, 1+r.Intn(60))
@@ -101,6 +102,7 @@ func FuzzStatusBlock(f *testing.F) {
 // 0 or 1, which finds a phrase of four bytes or more wherever it starts;
 // only the quotes, looked for by themselves, may be shorter.
 func TestPhrasesLongEnoughForTheScan(t *testing.T) {
+	t.Parallel()
 	for _, p := range patterns {
 		if len(p.text) < 4 && p.text[0] != '"' {
 			t.Errorf("phrase %q is shorter than 4 bytes: scan would miss it at odd offsets", p.text)

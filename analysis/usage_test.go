@@ -19,6 +19,7 @@ func pct(f float64) *float64 { return &f }
 // Each shape a CLI reports usage in gives the window, its status, the
 // reset time and the used percent, from the file as --analyze reads it.
 func TestUsageFixtures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file    string
 		driver  string
@@ -69,6 +70,7 @@ func TestUsageFixtures(t *testing.T) {
 // A file the agent read that tells of a usage limit is a tool result, not
 // the agent's text: a failed call that echoed it is no limit.
 func TestUsageToolResultIsNoLimit(t *testing.T) {
+	t.Parallel()
 	res, _, err := AnalyzeFile(filepath.Join("testdata", "usage", "claude_stream_tool_result_echo.jsonl"), Options{Formats: drivers.Formats("claude-code"), ExitCode: 1, Now: usageNow})
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestUsageToolResultIsNoLimit(t *testing.T) {
 // USAGE_LIMIT_PATTERNS add phrases, read where the built-in ones are: the
 // agent's text of a failed call and the CLI's errors.
 func TestUsageLimitPatterns(t *testing.T) {
+	t.Parallel()
 	pats := []*regexp.Regexp{regexp.MustCompile(`(?i)credits? exhausted`)}
 	out := "Working...\nError: credits exhausted for this billing period\n"
 	if res := analyzeString(t, out, Options{Formats: drivers.Formats(""), ExitCode: 1}); res.UsageLimited {
@@ -106,6 +109,7 @@ func TestUsageLimitPatterns(t *testing.T) {
 // itself, the older exec --json's "msg", the session log's "payload"; the
 // older relative reset (resets_in_seconds) counts from the analysis time.
 func TestCodexSnapshotShapes(t *testing.T) {
+	t.Parallel()
 	head := `{"type":"thread.started","thread_id":"t1"}` + "\n"
 	tail := `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}` + "\n"
 	for name, line := range map[string]string{
@@ -134,6 +138,7 @@ func TestCodexSnapshotShapes(t *testing.T) {
 // successful call, and is one for the same output had the call failed,
 // from one reading.
 func TestIfFailed(t *testing.T) {
+	t.Parallel()
 	res, _, err := AnalyzeFile(filepath.Join("testdata", "extra", "text_usage_limit.txt"), Options{Formats: drivers.Formats("copilot")})
 	if err != nil {
 		t.Fatal(err)

@@ -74,6 +74,27 @@ const (
 	boxBottom = "╚════════════════════════════════════════════════════════════╝"
 )
 
+// reasonWords is the state's reason, or what is true when none was
+// recorded (a circuit that never changed state has none).
+func reasonWords(s State) string {
+	switch {
+	case s.Reason != "":
+		return s.Reason
+	case s.State == Closed:
+		return "none (the circuit is closed; nothing has tripped it)"
+	}
+	return "not recorded"
+}
+
+// lastProgressWords is "Loop #N", or "none yet" when no loop has made
+// progress (the state's 0).
+func lastProgressWords(loop int) string {
+	if loop <= 0 {
+		return "none yet"
+	}
+	return "Loop #" + strconv.Itoa(loop)
+}
+
 // Describe is the --circuit-status text: the bash loop's status block
 // (same labels, so scripts grepping "Loops since progress:" keep
 // working), then what tripped the breaker, the evidence, the counters
@@ -90,9 +111,9 @@ func Describe(s State, now time.Time, c Config) []string {
 		"║           Circuit Breaker Status                          ║",
 		boxBottom,
 		"State:                 " + icon + " " + s.State,
-		"Reason:                " + s.Reason,
+		"Reason:                " + reasonWords(s),
 		"Loops since progress: " + strconv.Itoa(s.ConsecutiveNoProgress),
-		"Last progress:        Loop #" + strconv.Itoa(s.LastProgressLoop),
+		"Last progress:        " + lastProgressWords(s.LastProgressLoop),
 		"Current loop:         " + current,
 		"Total opens:          " + strconv.Itoa(s.TotalOpens),
 	}
@@ -272,4 +293,22 @@ func joinInts(xs []int) string {
 		parts[i] = strconv.Itoa(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// AtStart is what a run that starts with the circuit OPEN says after the
+// stop itself, in one line: what to look at before resetting it, and
+// when the cooldown lets one loop try without a reset.
+func AtStart(s State, now time.Time, c Config) string {
+	cool := cooldownMinutes(c)
+	wait := ""
+	switch elapsed, ok := s.elapsedMinutes(stamp(now)); {
+	case !ok:
+		wait = fmt.Sprintf("its opening time is unknown: the cooldown (CB_COOLDOWN_MINUTES=%d) starts now", cool)
+	case elapsed < 0:
+		wait = "its opened_at is in the future (clock changed?): only a reset closes it"
+	default:
+		wait = fmt.Sprintf("without a reset, one loop may try again in %dm (CB_COOLDOWN_MINUTES=%d)", max(cool-elapsed, 1), cool)
+	}
+	status := strings.TrimSuffix(c.resetCommand(), "--reset-circuit") + "--circuit-status"
+	return fmt.Sprintf("Before you reset it: %s; %s. Details: %s", s.signal().advice(), wait, status)
 }

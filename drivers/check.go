@@ -138,7 +138,7 @@ func CheckVersion(d Driver, s, minimum string) (ver, warning string) {
 
 func missingError(d Driver, bin, key string) error {
 	if d.Install() == "" {
-		return fmt.Errorf("%s: command %q not found on PATH (check AGENT_COMMAND)", d.Name(), bin)
+		return fmt.Errorf("the agent command %q (AGENT_COMMAND) was not found on PATH; install it, or set AGENT_COMMAND to its right name or full path", bin)
 	}
 	return fmt.Errorf("%s CLI %q not found on PATH: it comes from %s, install it with: %s (or pick another %s)", d.DisplayName(), bin, d.Package(), d.Install(), key)
 }

@@ -79,7 +79,7 @@ func TestCheck(t *testing.T) {
 		{"command binary found", command, CheckOptions{Binary: "my-agent", LookPath: fakeLookPath("my-agent"), Version: version("9.9.9", nil)},
 			"/opt/bin/my-agent", "9.9.9", "", ""},
 		{"command binary missing", command, CheckOptions{Binary: "my-agent", LookPath: fakeLookPath()}, "", "", "",
-			`command "my-agent" not found on PATH (check AGENT_COMMAND)`},
+			`the agent command "my-agent" (AGENT_COMMAND) was not found on PATH; install it, or set AGENT_COMMAND to its right name or full path`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,12 @@
 package templates
 
-import "embed"
+import (
+	"bytes"
+	"embed"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 //go:embed files
 var files embed.FS
@@ -26,6 +32,33 @@ func Files() map[string][]byte {
 	}
 	out[".ralphrc"] = append(out[".ralphrc"], embedded(ralphLoopOnly)...)
 	return out
+}
+
+// ProjectName returns rc, a .ralphrc from Files, with its PROJECT_NAME
+// default set to name (the project folder's) instead of my-project. The
+// name is the repository's: only letters, digits, '.', '_' and '-' are
+// kept (any other run of characters becomes one '-'), so that the line
+// stays a plain value the bash loop's shell and our parser read alike;
+// nothing left keeps my-project.
+func ProjectName(rc []byte, name string) []byte {
+	var b strings.Builder
+	dash := false
+	for _, r := range name {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-'):
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	clean := strings.Trim(b.String(), "-.")
+	if clean == "" {
+		return rc
+	}
+	const line = `PROJECT_NAME="${PROJECT_NAME:-my-project}"`
+	return bytes.Replace(rc, []byte(line), []byte(`PROJECT_NAME="${PROJECT_NAME:-`+clean+`}"`), 1)
 }
 
 // ralphLoopOnly is the .ralphrc section of the keys only ralph_loop knows.

@@ -187,10 +187,11 @@ func TestRalphrcTemplate(t *testing.T) {
 		t.Fatal("no ralph_loop-only section")
 	}
 	// The bash loop skips the lines of ralph_loop's own keys; ours sets a
-	// new project to strict completion.
+	// new project to strict completion and keeps the session on a stop.
 	_, ours, _ = strings.Cut(ours, "\n") // the rest of the heading line
-	if got, warn := parseRC(ours, nil); len(warn) != 1 || got["COMPLETION_MODE"] != "" || !strings.Contains(warn[0], `COMPLETION_MODE="${COMPLETION_MODE:-strict}"`) {
-		t.Errorf("the ralph_loop-only section: settings %v, the bash loop warns of %q; want COMPLETION_MODE=strict alone", got, warn)
+	if got, warn := parseRC(ours, nil); len(warn) != 2 || len(got) != 0 || !strings.Contains(warn[0], `COMPLETION_MODE="${COMPLETION_MODE:-strict}"`) ||
+		!strings.Contains(warn[1], `KEEP_SESSION_ON_STOP="${KEEP_SESSION_ON_STOP:-true}"`) {
+		t.Errorf("the ralph_loop-only section: settings %v, the bash loop warns of %q; want COMPLETION_MODE=strict and KEEP_SESSION_ON_STOP=true alone", got, warn)
 	}
 	if first, _, _ := strings.Cut(rc, "\n"); first != `PLATFORM_DRIVER="${PLATFORM_DRIVER:-claude-code}"` {
 		t.Fatalf("first line = %q", first)
@@ -232,6 +233,27 @@ func TestRalphrcTemplate(t *testing.T) {
 	for k, v := range fromEnv {
 		if v != "from-env" {
 			t.Errorf("%s ignores the environment (got %q)", k, v)
+		}
+	}
+}
+
+func TestProjectName(t *testing.T) {
+	rc := Files()[".ralphrc"]
+	for _, c := range []struct{ folder, want string }{
+		{"shop-api", "shop-api"},
+		{"My App 2", "My-App-2"},
+		{"$(touch pwned)", "touch-pwned"},
+		{"`id`;\"x\"", "id-x"},
+		{"café.v1", "caf-.v1"},
+		{"---", "my-project"},
+		{"", "my-project"},
+	} {
+		got := string(ProjectName(rc, c.folder))
+		if !strings.Contains(got, "\nPROJECT_NAME=\"${PROJECT_NAME:-"+c.want+"}\"\n") {
+			t.Errorf("folder %q: no PROJECT_NAME line with %q", c.folder, c.want)
+		}
+		if v, warn := parseRC(got, nil); len(warn) > 2 || v["PROJECT_NAME"] != c.want {
+			t.Errorf("folder %q: PROJECT_NAME %q (warnings %q), want %q", c.folder, v["PROJECT_NAME"], warn, c.want)
 		}
 	}
 }

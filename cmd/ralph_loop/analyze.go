@@ -19,8 +19,9 @@ var analyzeCommand = &command{
 		Help: "analyse a saved agent output file and exit (--driver tells which agent wrote it)", Accepts: "a file name (a saved agent output)"},
 		kind:  commandFlag,
 		check: required(flagError("--analyze", "--analyze requires a file name (a saved agent output)"))},
-	where: whereItIs,
-	run:   func(e *runEnv, l *line) error { return analyze(e.cfg, analyzeOptionsOf(l), e.safeOut, e.safeErr) },
+	where:   whereItIs,
+	noAgent: true,
+	run:     func(e *runEnv, l *line) error { return analyze(e.cfg, analyzeOptionsOf(l), e.safeOut, e.safeErr) },
 }
 
 // analyzeOptions are --analyze's: the saved output it reads.

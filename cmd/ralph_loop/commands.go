@@ -30,6 +30,9 @@ type command struct {
 	loop bool
 	// noConfig: the command reads no configuration (--help, --version).
 	noConfig bool
+	// noAgent: the command runs no agent, though it reads the driver
+	// (--analyze): PLATFORM_DRIVER=command needs no AGENT_COMMAND.
+	noAgent bool
 	// where says where it works when run from a subfolder of a project.
 	where subfolder
 	run   func(e *runEnv, l *line) error

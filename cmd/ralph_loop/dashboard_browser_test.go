@@ -120,7 +120,7 @@ func serveScripted(t *testing.T, r *scriptedRun) string {
 	cfg := &config.Config{MaxCallsPerHour: 100, ServeControl: true, ServeToken: browserToken}
 	srv := dashboard.New([]dashboard.Project{serveProject("webproj", r.dir, cfg)},
 		dashboard.Options{Token: browserToken, Controls: true, Poll: 50 * time.Millisecond})
-	l, err := dashboard.Listen("127.0.0.1:0", browserToken)
+	l, err := dashboard.Listen("127.0.0.1:0", browserToken, "--dashboard")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/sandbox"
 )
 
 // minFreeMB is the free space --doctor asks for on the .ralph/ filesystem:
@@ -28,11 +29,12 @@ const minFreeMB = 500
 // check is one line of --doctor: a mark, what was checked, and on failure
 // how to fix it.
 type check struct {
-	mark string // ✓ passed, ✗ failed, – skipped (cannot tell)
+	mark string // ✓ passed, ⚠ passed with a warning (the run may fail or do less), ✗ failed, – skipped (cannot tell)
 	text string
 }
 
 func good(format string, a ...any) check { return check{"✓", fmt.Sprintf(format, a...)} }
+func warn(format string, a ...any) check { return check{"⚠", fmt.Sprintf(format, a...)} }
 func bad(format string, a ...any) check  { return check{"✗", fmt.Sprintf(format, a...)} }
 func skip(format string, a ...any) check { return check{"–", fmt.Sprintf(format, a...)} }
 
@@ -43,6 +45,7 @@ type doctorEnv struct {
 	lookupEnv func(string) (string, bool)
 	home      string
 	goos      string
+	root      bool // the loop would run as root
 }
 
 // doctorCommand is --doctor [--monitor] [--notify-test].
@@ -92,10 +95,13 @@ func doctor(cfg *config.Config, o doctorOptions, warnings []config.Warning, dir 
 	if h, found := lookupEnv("HOME"); found && h != "" {
 		home = h
 	}
-	env := doctorEnv{cwd: cwd, lookPath: exec.LookPath, lookupEnv: lookupEnv, home: home, goos: runtime.GOOS}
+	env := doctorEnv{cwd: cwd, lookPath: exec.LookPath, lookupEnv: lookupEnv, home: home, goos: runtime.GOOS, root: os.Geteuid() == 0}
 	var checks []check
 	checks = append(checks, agentChecks(cfg, env)...)
 	checks = append(checks, fallbackChecks(cfg, env)...)
+	if c, ok := rootCheck(cfg, env); ok {
+		checks = append(checks, c)
+	}
 	checks = append(checks, gitCheck(cwd), configCheck(cfg, warnings), ralphDirCheck(cfg, dir))
 	if exists(dir.Root()) {
 		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir), stateIgnoreCheck(cwd, dir))
@@ -106,17 +112,44 @@ func doctor(cfg *config.Config, o doctorOptions, warnings []config.Warning, dir 
 	checks = append(checks, notifyChecks(cfg, o.notifyTest, cwd, env.lookPath)...)
 	checks = append(checks, trackerChecks(cfg, dir, cwd)...)
 	checks = append(checks, sandboxCheck(cfg, dir, cwd, env.lookPath))
-	failed := 0
+	failed, warned := 0, 0
 	for _, c := range checks {
 		fmt.Fprintf(stdout, "%s %s\n", c.mark, c.text)
-		if c.mark == "✗" {
+		switch c.mark {
+		case "✗":
 			failed++
+		case "⚠":
+			warned++
 		}
 	}
 	if failed > 0 {
 		return &exitError{code: 1, lines: []string{fmt.Sprintf("ralph_loop: --doctor: %d of %d checks failed", failed, len(checks))}}
 	}
+	if warned > 0 {
+		fmt.Fprintf(stdout, "ralph_loop: --doctor: no check failed; %d of %d passed with a warning (⚠)\n", warned, len(checks))
+	}
 	return nil
+}
+
+// rootCheck: as root, Claude Code refuses --dangerously-skip-permissions
+// (CLAUDE_PERMISSION_MODE=bypassPermissions, the default) unless it is told
+// it runs in a sandbox (IS_SANDBOX=1, or CLAUDE_CODE_BUBBLEWRAP): every
+// call would fail (docs/DRIVERS.md). A SANDBOX mode sets IS_SANDBOX=1 for
+// the agent itself. No line when the question does not arise.
+func rootCheck(cfg *config.Config, env doctorEnv) (check, bool) {
+	if !env.root || cfg.PermissionMode != "bypassPermissions" || (cfg.Driver != "claude-code" && cfg.FallbackDriver != "claude-code") {
+		return check{}, false
+	}
+	for _, v := range []string{"IS_SANDBOX", "CLAUDE_CODE_BUBBLEWRAP"} {
+		if s, found := env.lookupEnv(v); found && s != "" {
+			return good("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions; %s is set, so Claude Code takes this machine for a sandbox", v), true
+		}
+	}
+	if mode, _, err := sandbox.Resolve(cfg.Sandbox, env.goos, cfg.SandboxEngine, env.lookPath); err == nil && mode != sandbox.Off {
+		return good("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions; SANDBOX=%s tells Claude Code it is sandboxed (IS_SANDBOX=1)", mode), true
+	}
+	return bad("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions (the default) and IS_SANDBOX unset: Claude Code refuses every call as root; " +
+		"run ralph_loop as a normal user, or with SANDBOX=bwrap (or auto), or, only if this machine is a container or VM you can throw away, with IS_SANDBOX=1 in the environment"), true
 }
 
 // agentChecks: the agent CLI, as the loop's start-up check finds it, its
@@ -147,33 +180,39 @@ func agentLines(label, driver string, drv drivers.Driver, res drivers.CheckResul
 	case res.Warning == "":
 		line += fmt.Sprintf("; '%s' shows no version number", asked)
 	}
-	if res.Warning != "" {
+	warned := res.Warning != ""
+	if warned {
 		line += " (warning: " + res.Warning + ")"
 	}
-	line += installedLine(drv, res)
+	installed, differs := installedLine(drv, res)
+	line += installed
+	found := good("%s", line)
+	if warned || differs { // a check with a warning is not a ✓
+		found = warn("%s", line)
+	}
 	if driver == "command" { // a command of one's own: nothing to log in to that we know of
-		return []check{good("%s", line)}
+		return []check{found}
 	}
 	login := loginCheck(driver, name, env)
 	login.text = label + login.text
-	return []check{good("%s", line), login}
+	return []check{found, login}
 }
 
 // installedLine is what the loop reads of the CLI's version from its
 // install, without starting it (engine.InstalledVersion), for the agent
-// line: "" when the install does not say; a warning when it says another
-// version than `--version` did, as the loop builds its first calls for
-// the install's.
-func installedLine(drv drivers.Driver, res drivers.CheckResult) string {
+// line: "" when the install does not say; a warning (differs: the line
+// is ⚠) when it says another version than `--version` did, as the loop
+// builds its first calls for the install's.
+func installedLine(drv drivers.Driver, res drivers.CheckResult) (line string, differs bool) {
 	v, from := engine.InstalledVersion(drv, res.Path)
 	if v == "" {
-		return ""
+		return "", false
 	}
 	s := fmt.Sprintf("; the loop reads %s from %s", v, from)
 	if res.Version != "" && res.Version != v {
-		s += fmt.Sprintf(" (warning: not the version '--version' says; a run builds its first calls for %s)", v)
+		return s + fmt.Sprintf(" (warning: not the version '--version' says; a run builds its first calls for %s)", v), true
 	}
-	return s
+	return s, false
 }
 
 // loginCheck looks for the credentials the CLI documents keeping on disk
@@ -264,7 +303,7 @@ func configCheck(cfg *config.Config, warnings []config.Warning) check {
 		notes = append(notes, msg)
 	}
 	if len(notes) > 0 {
-		return good("configuration: valid (%s; warning: %s)", from, strings.Join(notes, "; "))
+		return warn("configuration: valid, with warnings (%s): %s", from, strings.Join(notes, "; "))
 	}
 	return good("configuration: valid (%s)", from)
 }

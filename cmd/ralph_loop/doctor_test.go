@@ -63,7 +63,7 @@ func TestDoctorTmuxCheck(t *testing.T) {
 func TestDoctorConfigCheck(t *testing.T) {
 	cfg := &config.Config{RCFile: ".ralph/.ralphrc"}
 	c := configCheck(cfg, []config.Warning{{Msg: "IDLE_BACKOFF has no effect without IDLE_DELAY"}})
-	if c.mark != "✓" || !strings.Contains(c.text, "warning: IDLE_BACKOFF") {
+	if c.mark != "⚠" || !strings.Contains(c.text, "with warnings (.ralph/.ralphrc): IDLE_BACKOFF") {
 		t.Fatalf("a plain warning: got %s %s", c.mark, c.text)
 	}
 	c = configCheck(cfg, []config.Warning{{Msg: "Invalid X: 'y' (env X); expected z; using the default", Invalid: true}})

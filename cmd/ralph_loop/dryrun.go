@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ type dryRunJSON struct {
 	// Tasks are the trackers (TASK_SOURCES): the commands a run would
 	// run and the items it would import; absent without trackers.
 	Tasks *tasks.Preview `json:"tasks,omitempty"`
+	// Warnings are the configuration's warnings (a .ralphrc's unknown or
+	// ignored keys), the ones a run logs as WARN lines at its start.
+	Warnings []string `json:"warnings"`
 }
 
 // reachJSON is a key that is set and starts a program, decides what the
@@ -77,7 +81,7 @@ var dryRunCommand = &command{
 	loop:   true,
 	where:  atProjectRoot,
 	run: func(e *runEnv, l *line) error {
-		return dryRun(e.cfg, dryRunOptionsOf(l), e.dir, e.cwd, e.reset, e.colour(e.stderr), e.safeOut, e.safeErr, e.sig)
+		return dryRun(e.cfg, dryRunOptionsOf(l), e.warnings, e.dir, e.cwd, e.reset, e.colour(e.stderr), e.safeOut, e.safeErr, e.sig)
 	},
 }
 
@@ -92,7 +96,7 @@ func dryRunOptionsOf(l *line) dryRunOptions { return dryRunOptions{json: l.has("
 // making it. Nothing under .ralph/ is written: the state is loaded from a
 // throw-away copy, and only the console listens to the engine (the start-up
 // lines go to stderr, the preview to stdout).
-func dryRun(cfg *config.Config, o dryRunOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
+func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
 	if cfg.EventsFile != "" {
 		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
 	}
@@ -114,6 +118,10 @@ func dryRun(cfg *config.Config, o dryRunOptions, dir *ralphdir.Dir, cwd, reset s
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
+	// The configuration's warnings, as the run logs them at its start.
+	for _, w := range warnings {
+		bus.Log(events.Warn, "%s", w.String())
+	}
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.
 	// It loads the copy; the changes the start-up checks make are kept
@@ -131,7 +139,10 @@ func dryRun(cfg *config.Config, o dryRunOptions, dir *ralphdir.Dir, cwd, reset s
 		return exitStatus(1) // the console has shown what failed
 	}
 	out := dryRunJSON{Preview: p, PromptBytes: len(p.Prompt), ContextBytes: len(p.Context), Command: shellJoin(p.Argv),
-		UsageLimit: usageLimitNote, Waits: []waitJSON{}, Reach: []reachJSON{}}
+		UsageLimit: usageLimitNote, Waits: []waitJSON{}, Reach: []reachJSON{}, Warnings: []string{}}
+	for _, w := range warnings {
+		out.Warnings = append(out.Warnings, w.String())
+	}
 	for _, r := range cfg.Reach() {
 		out.Reach = append(out.Reach, reachJSON{Key: r.Key, Value: r.Value, Source: r.Source.String(), FromRepository: r.Source.FromRepository(), Does: r.Does})
 	}
@@ -193,7 +204,7 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 	}
 	fmt.Fprintln(w, "Dry run: the next agent call (no agent is called, nothing under .ralph/ is written)")
 	line("Driver", "%s", p.Driver)
-	line("Command", "%s", d.Command)
+	line("Command", "%s", shellJoin(promptOut(p.Argv, p.Prompt)))
 	line("Starts", "%s once per call, and for nothing else (only --doctor asks its --version)", shellQuote(p.AgentPath))
 	if p.CLIVersion != "" {
 		line("Version", "%s (from %s)", p.CLIVersion, p.CLIVersionFrom)
@@ -268,6 +279,18 @@ func printDryRun(w io.Writer, d dryRunJSON) {
 
 // printReach lists the keys set that run programs or send data away, and
 // where each came from: a .ralphrc is the repository's choice.
+// promptOut is argv with the prompt argument written as a pointer to the
+// prompt printed below it, so that the text shows the prompt once.
+func promptOut(argv []string, prompt string) []string {
+	out := slices.Clone(argv)
+	for i, a := range out {
+		if prompt != "" && a == prompt {
+			out[i] = "<the prompt below>"
+		}
+	}
+	return out
+}
+
 func printReach(w io.Writer, reach []reachJSON) {
 	fmt.Fprintln(w, "\nWhat runs or leaves this machine (the settings that start programs, widen what the agent may do or send data away):")
 	if len(reach) == 0 {

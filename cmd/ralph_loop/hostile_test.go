@@ -70,6 +70,7 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 // moved-aside warning and a finished run) without reading the device, so
 // within a generous time bound and a small peak RSS.
 func TestHostileDevZero(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -88,6 +89,7 @@ func TestHostileDevZero(t *testing.T) {
 		{".ralph/.call_count", 0, "moved it to .call_count.corrupt-"},
 	} {
 		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			t.Parallel()
 			work, bin := hostileProject(t, self, tc.file)
 			code, out, rss := runHostile(t, work, bin)
 			if code != tc.code || !strings.Contains(out, tc.want) {

@@ -19,7 +19,7 @@ import (
 // missing.
 var initCommand = &command{
 	flag: &flagSpec{Flag: config.Flag{Long: "init", Group: config.GroupCommands, Common: true,
-		Help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit"},
+		Help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit; a new .ralphrc keeps the agent session across stops (KEEP_SESSION_ON_STOP=true)"},
 		kind: atOnceFlag},
 	run: func(e *runEnv, _ *line) error { return installTemplates(e.dir.Root(), e.safeOut) },
 }
@@ -37,6 +37,9 @@ func installTemplates(dir string, stdout io.Writer) error {
 		return err
 	}
 	files := templates.Files()
+	if abs, err := filepath.Abs(dir); err == nil {
+		files[".ralphrc"] = templates.ProjectName(files[".ralphrc"], filepath.Base(filepath.Dir(abs)))
+	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := d.Path(name)
 		if _, err := d.Lstat(name); err == nil {
@@ -60,7 +63,30 @@ func installTemplates(dir string, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
 	}
+	fmt.Fprintln(stdout, safetext.Line(nextStep(dir)))
 	return nil
+}
+
+// nextStep is --init's last line: what to write, how to check, how to
+// start, from the current folder.
+func nextStep(dir string) string {
+	cwd, _ := os.Getwd()
+	show := func(name string) string {
+		p := filepath.Join(dir, name)
+		if abs, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.Rel(cwd, abs); err == nil && !strings.HasPrefix(r, "..") {
+				return r
+			}
+			return abs
+		}
+		return p
+	}
+	cd := ""
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Dir(abs) != cwd {
+		cd = "cd " + shellQuote(filepath.Dir(abs)) + " && "
+	}
+	return fmt.Sprintf("Next: say what to build in %s and list the tasks in %s (one '- [ ] …' line each), then check the setup and start the loop: %sralph_loop --doctor && ralph_loop",
+		show(ralphdir.Prompt), show(ralphdir.FixPlan), cd)
 }
 
 // commitIgnoreMessage is the commit message commitIgnoreHint suggests.

@@ -9,13 +9,58 @@ import (
 	"testing"
 )
 
-// TestInstallScript runs install.sh as a newcomer would: it builds the
+// TestInstallScript runs install.sh as a newcomer would: it installs the
 // binary into $PREFIX/bin, installs the bmalph shim into a project with
 // the templates that are missing, keeps what is there, and a second run
-// changes nothing but the shim.
+// changes nothing but the shim. It installs this test binary (which is
+// ralph_loop under that name) with --binary; the build itself, stamped
+// with CHANGELOG.md's version and the commit, runs in CI (CI=true), as
+// the release dry run builds every target there.
 func TestInstallScript(t *testing.T) {
 	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	root := installRoot(t)
+	self, err := exec.LookPath("ralph_loop") // TestMain's copy of this binary
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := exec.Command(self, "--version").Output()
+	if err != nil {
+		t.Fatalf("ralph_loop --version: %v", err)
+	}
+	t.Run("prebuilt", func(t *testing.T) {
+		t.Parallel()
+		checkInstall(t, root, []string{"--binary", self}, func(t *testing.T, out string, v []byte) {
+			if strings.Contains(out, "Building") {
+				t.Errorf("install.sh --binary built a binary:\n%s", out)
+			}
+			if string(v) != string(want) {
+				t.Errorf("shim --version %q, want the installed binary's %q", v, want)
+			}
+		})
+	})
+	t.Run("build", func(t *testing.T) {
+		if !inCI() {
+			t.Skip("builds the binary (a minute or two on a cold cache): run with CI=true")
+		}
+		if _, err := exec.LookPath("go"); err != nil {
+			t.Fatal("no go on PATH")
+		}
+		t.Parallel()
+		checkInstall(t, root, nil, func(t *testing.T, out string, v []byte) {
+			if !strings.Contains(out, "compiles for a minute or two") {
+				t.Errorf("install.sh does not say that a first build takes a while:\n%s", out)
+			}
+			if !regexp.MustCompile(`^ralph_loop ` + regexp.QuoteMeta(devVersion) + `\+[0-9a-f]+`).Match(v) {
+				t.Errorf("shim --version %q; want CHANGELOG.md's version %s with the commit", v, devVersion)
+			}
+		})
+	})
+}
+
+// checkInstall runs install.sh args --project twice into a scratch prefix
+// and project and checks what it installed and kept; checkBin checks the
+// first run's output and what the shim's --version printed.
+func checkInstall(t *testing.T, root string, args []string, checkBin func(t *testing.T, out string, version []byte)) {
 	tmp := t.TempDir()
 	prefix := filepath.Join(tmp, "pre fix") // a space in the path must survive the shim
 	proj := filepath.Join(tmp, "proj")
@@ -26,7 +71,7 @@ func TestInstallScript(t *testing.T) {
 	os.WriteFile(filepath.Join(ralph, "PROMPT.md"), []byte("my own prompt\n"), 0o644)
 
 	install := func() string {
-		cmd := exec.Command("bash", filepath.Join(root, "install.sh"), "--project", proj)
+		cmd := exec.Command("bash", append(append([]string{filepath.Join(root, "install.sh")}, args...), "--project", proj)...)
 		cmd.Env = append(os.Environ(), "PREFIX="+prefix)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -38,9 +83,6 @@ func TestInstallScript(t *testing.T) {
 	bin := filepath.Join(prefix, "bin", "ralph_loop")
 	if !strings.Contains(out, "Installed "+bin) || !strings.Contains(out, "not on your PATH") {
 		t.Errorf("install.sh does not say where it installed and whether that is on PATH:\n%s", out)
-	}
-	if !strings.Contains(out, "compiles for a minute or two") {
-		t.Errorf("install.sh does not say that a first build takes a while:\n%s", out)
 	}
 	for _, name := range []string{"ralph_loop.sh", "@fix_plan.md", "@AGENT.md", ".ralphrc", "REVIEW_PROMPT.md", ".gitignore"} {
 		if _, err := os.Stat(filepath.Join(ralph, name)); err != nil {
@@ -59,9 +101,10 @@ func TestInstallScript(t *testing.T) {
 	}
 	// bmalph runs the shim with bash; it must reach the binary.
 	v, err := exec.Command("bash", filepath.Join(ralph, "ralph_loop.sh"), "--version").CombinedOutput()
-	if err != nil || !regexp.MustCompile(`^ralph_loop `+regexp.QuoteMeta(devVersion)+`\+[0-9a-f]+`).Match(v) {
-		t.Fatalf("shim --version: %v %q; want CHANGELOG.md's version %s with the commit", err, v, devVersion)
+	if err != nil {
+		t.Fatalf("shim --version: %v %q", err, v)
 	}
+	checkBin(t, out, v)
 	// bmalph upgrade overwrites the shim; installing again restores it and
 	// touches nothing else.
 	os.WriteFile(filepath.Join(ralph, "ralph_loop.sh"), []byte("#!/bin/bash\necho bash loop\n"), 0o755)
@@ -112,16 +155,32 @@ func TestInstallScriptRefusesLinks(t *testing.T) {
 	}
 }
 
-// installRoot is the repository's root, where install.sh is, for a test
-// that builds the binary with it (skipped with -short or without go).
+// installRoot is the repository's root, where install.sh is.
 func installRoot(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go on PATH")
-	}
-	root, _ := filepath.Abs("../..")
 	return root
+}
+
+// TestInstallScriptBinaryNotAFile: --binary naming no executable file is
+// refused in one line, and nothing is installed.
+func TestInstallScriptBinaryNotAFile(t *testing.T) {
+	root := installRoot(t)
+	tmp := t.TempDir()
+	notExec := filepath.Join(tmp, "ralph_loop")
+	os.WriteFile(notExec, []byte("not a program\n"), 0o644)
+	for _, arg := range []string{filepath.Join(tmp, "missing"), tmp, notExec} {
+		cmd := exec.Command("bash", filepath.Join(root, "install.sh"), "--binary", arg)
+		cmd.Env = append(os.Environ(), "PREFIX="+filepath.Join(tmp, "prefix"))
+		out, err := cmd.CombinedOutput()
+		if err == nil || string(out) != "install.sh: --binary '"+arg+"' is not an executable file; name a ralph_loop binary (e.g. --binary ./ralph_loop)\n" {
+			t.Errorf("install.sh --binary %s: %v, want a one-line refusal:\n%s", arg, err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "prefix", "bin")); !os.IsNotExist(err) {
+		t.Errorf("install.sh made the bin folder for a binary it refused (%v)", err)
+	}
 }

@@ -16,14 +16,18 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 )
 
-// killsEnv sets how many SIGKILLs TestKillAnyMoment delivers; the default
-// keeps the test near 10 s. RALPH_KILL_TEST_SEED replays a run.
+// killsEnv sets how many SIGKILLs TestKillAnyMoment delivers: a few by
+// default, so that go test ./... stays quick, and many in CI (CI=true),
+// where each run tries 50 more moments. RALPH_KILL_TEST_SEED replays a run.
 const (
 	killsEnv     = "RALPH_KILL_TEST_KILLS"
 	killSeedEnv  = "RALPH_KILL_TEST_SEED"
-	defaultKills = 30
+	defaultKills = 5
+	ciKills      = 50
 )
 
 // jsonStateFiles are the .ralph/ files that hold one JSON document each
@@ -54,6 +58,9 @@ var jsonLineFiles = []string{"logs/metrics.jsonl", "logs/events.jsonl"}
 func TestKillAnyMoment(t *testing.T) {
 	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	kills := defaultKills
+	if inCI() {
+		kills = ciKills
+	}
 	if v := os.Getenv(killsEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -127,8 +134,11 @@ func TestKillAnyMoment(t *testing.T) {
 	}
 
 	// Whatever the kills left, the loop can carry on and finish the plan.
-	// Agents orphaned by the kills may still be running; let them end.
-	time.Sleep(200 * time.Millisecond)
+	// The sentinels stop the agents the kills orphaned; let them be gone
+	// (an agent still running would tick the new plan).
+	if !waitFor(5*time.Second, func() bool { return len(processesOf(p)) == 0 }) {
+		t.Errorf("5 s after the last kill, processes of the project still run: %v", processesOf(p))
+	}
 	p.writePlan(t, tasks)
 	runToEnd(t, p, env)
 	checkState(t, p, "after the final run")
@@ -147,6 +157,7 @@ func TestKillAnyMoment(t *testing.T) {
 // signal), and the agent, which inherits no descriptor of the lock, leaves
 // the project unlocked.
 func TestKillDuringAgentCall(t *testing.T) {
+	t.Parallel()
 	p := newLoopProject(t, 2, hangScript())
 	cmd, agent, child := startUntilAgent(t, p)
 	defer syscall.Kill(-agent, syscall.SIGKILL) // should the test fail
@@ -179,6 +190,24 @@ func startUntilAgent(t *testing.T, p *loopProject) (cmd *exec.Cmd, agent, child 
 		t.Fatalf("the agent was not started within 20 s\n%s", out.String())
 	}
 	return cmd, readPid(t, started), readPid(t, filepath.Join(p.agent, "calls", "1.child.pid"))
+}
+
+// processesOf lists the live processes whose environment names p's fake
+// agent directory: its loops, their sentinels and its agents.
+func processesOf(p *loopProject) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n == os.Getpid() {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if bytes.Contains(env, []byte("\x00"+fakeagent.EnvDir+"="+p.agent+"\x00")) && !processGone(n) {
+			pids = append(pids, n)
+		}
+	}
+	return pids
 }
 
 // lockFree reports whether the project's single-instance lock can be taken.

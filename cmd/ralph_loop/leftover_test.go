@@ -23,6 +23,7 @@ import (
 // its own is out of the group, yet dies with a loop killed with SIGKILL
 // (the sentinel finds it by the call's token).
 func TestKillLeavesNoSetsidHelper(t *testing.T) {
+	t.Parallel()
 	script := hangScript()
 	script.Default.Setsid = true
 	p := newLoopProject(t, 2, script)
@@ -128,6 +129,7 @@ func TestLeftoverAgentAtStart(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := newLoopProject(t, 1, tickScript())
 			tok := tc.token(t)
 			proc := plant(t, p.dir, tok)
@@ -183,6 +185,7 @@ func TestLeftoverAgentAtStart(t *testing.T) {
 // parent-death signal), its child in the group is re-parented and lives
 // on, and the next loop stops that child before its first call.
 func TestLeftoverAfterLoopAndSentinelKilled(t *testing.T) {
+	t.Parallel()
 	script := tickScript()
 	script.Calls = map[int]fakeagent.Reply{1: hangScript().Default}
 	p := newLoopProject(t, 1, script)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
@@ -189,7 +188,7 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 	if cfg.EventsFile == "-" {
 		boxOut, boxFile = r.errOut, stderr
 	}
-	r.shown = console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
+	r.shown = console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
 	r.state = wire(r.bus, r.dir, boxOut, r.errOut, r.shown, eventsOut, sinkErr)
 	r.notifier = wireNotify(cfg, r.bus, r.dir, cwd)
 	r.dir.SetRotation(int64(cfg.LogMaxMB) << 20)
@@ -230,20 +229,20 @@ func (r *loopRun) close() {
 }
 
 // engine runs the engine to the run's end with settings s, the trackers
-// of tasksOpts, each agent call through the sandbox sb. A stop while the engine is blocked outside an
-// agent call ends whatever it still runs, and the run's end is recorded
-// here.
+// of tasksOpts, each agent call through the sandbox sb. A stop while the
+// engine is blocked outside an agent call ends whatever it still runs, and
+// the run's end is recorded here.
 func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSandbox, stdin io.Reader, sig *signals) engine.Result {
 	sig.setOut(r.errOut)
-	var calling atomic.Bool // an agent call (or a tracker step) is under way
-	trackers := newTracker(tasksOpts, &calling, func(w string) { r.bus.Log(events.Warn, "%s", w) })
+	calling := &sig.calling // an agent call (or a tracker step) is under way
+	trackers := newTracker(tasksOpts, calling, func(w string) { r.bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
 		defer recordCall(r.dir, &o)()
 		return sb.run(ctx, c, o)
 	}
-	res, ok := sig.engine(&calling, func() engine.Result {
+	res, ok := sig.engine(calling, func() engine.Result {
 		return engine.Run(s, engine.Deps{
 			Bus:         r.bus,
 			Keeper:      r.keeper,
@@ -294,7 +293,7 @@ func (r *loopRun) end(cfg *config.Config, res engine.Result, sig *signals) error
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := res.Stop.Sentence(); res.Code != 0 && msg != "" {
+	if msg := res.Stop.Sentence(); res.Code != 0 && msg != "" && !res.Told {
 		fmt.Fprintf(r.errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)
@@ -311,7 +310,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	err := engine.Precheck(settingsFor(cfg, reset), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
 		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(1) // shown; 1, as for every start-up failure

@@ -5,13 +5,16 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralphloop/ralph_loop/internal/fakeagent"
 )
 
 func init() { extraCmds["pty"] = cmdPty }
@@ -23,13 +26,28 @@ var ptyEnv = []string{
 	"MAX_LOOPS", "NO_COLOR", "TERM", "RALPH_SHIM",
 }
 
-// pty OUT PROG [ARGS...]: run PROG with stdin, stdout and stderr on one
-// 160x45 pseudo-terminal, as a person at a terminal would, and save
-// everything the terminal showed (raw bytes) in OUT. With !, PROG must
-// exit non-zero.
+// pty [-release REGEXP N]... OUT PROG [ARGS...]: run PROG with stdin,
+// stdout and stderr on one 160x45 pseudo-terminal, as a person at a
+// terminal would, and save everything the terminal showed (raw bytes) in
+// OUT. With !, PROG must exit non-zero. -release lets the fake agent's
+// call N (which waits: agent/N.wait) go on once the screen so far matches
+// REGEXP.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
+	type latch struct {
+		re *regexp.Regexp
+		n  int
+	}
+	var latches []latch
+	for len(args) >= 3 && args[0] == "-release" {
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		latches = append(latches, latch{re, n})
+		args = args[3:]
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: pty OUT PROG [ARGS...]")
+		ts.Fatalf("usage: pty [-release REGEXP N]... OUT PROG [ARGS...]")
 	}
 	cmd := exec.Command(args[1], args[2:]...)
 	cmd.Dir = ts.MkAbs(".")
@@ -41,14 +59,32 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	if ts.Getenv("TERM") == "" {
 		cmd.Env = append(cmd.Env, "TERM=xterm")
 	}
+	dir := ts.Getenv("FAKE_AGENT_DIR")
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 160, Rows: 45})
 	ts.Check(err)
 	defer f.Close()
 	var out bytes.Buffer
 	copied := make(chan struct{})
+	releaseErrs := make(chan error, len(latches))
 	go func() {
-		io.Copy(&out, f) // ends with EIO once the program has exited
-		close(copied)
+		defer close(copied)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(buf) // ends with EIO once the program has exited
+			out.Write(buf[:n])
+			for i := 0; i < len(latches); i++ {
+				if latches[i].re.Match(out.Bytes()) {
+					if err := fakeagent.Release(dir, latches[i].n); err != nil {
+						releaseErrs <- err
+					}
+					latches = append(latches[:i], latches[i+1:]...)
+					i--
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
 	}()
 	werr := cmd.Wait()
 	select {
@@ -56,6 +92,11 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	case <-time.After(5 * time.Second):
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), out.Bytes(), 0o644))
+	select {
+	case err := <-releaseErrs:
+		ts.Fatalf("pty: %v", err)
+	default:
+	}
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		ts.Fatalf("pty %s: %v", args[1], werr)

@@ -45,7 +45,7 @@ func TestDashboardQuotaInBrowser(t *testing.T) {
 	limits, _, _ := quota.ParseLimits("five_hour:soft:85,seven_day:hard:75")
 	cfg := &config.Config{MaxCallsPerHour: 100, Driver: "claude-code", UsageLimits: limits, UsageReserve: 15, UsageLedger: path}
 	srv := dashboard.New([]dashboard.Project{serveProject("webproj", r.dir, cfg)}, dashboard.Options{Poll: 50 * time.Millisecond})
-	l, err := dashboard.Listen("127.0.0.1:0", "")
+	l, err := dashboard.Listen("127.0.0.1:0", "", "--serve")
 	if err != nil {
 		t.Fatal(err)
 	}

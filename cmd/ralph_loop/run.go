@@ -72,6 +72,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if cwd, err = workDir(c, lookupEnv, cwd, stderr); err != nil {
 		return err
 	}
+	if c.noAgent {
+		l.settings.RunsNoAgent()
+	}
 	if e.cfg, e.warnings, err = loadConfig(l, c.loop, lookupEnv, cwd, sig); err != nil {
 		return err
 	}
@@ -108,11 +111,14 @@ func settingsFor(cfg *config.Config, reset string) config.Config {
 // colourOn reports whether a writer gets colours: a terminal that reads
 // escape sequences, unless NO_COLOR is set.
 func colourOn(lookupEnv func(string) (string, bool)) func(io.Writer) bool {
-	noColour := false
-	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
-		noColour = true
-	}
-	return func(w io.Writer) bool { return !noColour && isTerminal(w) && escapes(w) }
+	off := noColour(lookupEnv)
+	return func(w io.Writer) bool { return !off && isTerminal(w) && escapes(w) }
+}
+
+// noColour reports whether NO_COLOR asks for no colour (set, not empty).
+func noColour(lookupEnv func(string) (string, bool)) bool {
+	v, ok := lookupEnv("NO_COLOR")
+	return ok && v != ""
 }
 
 // loadConfig resolves the configuration, giving up as soon as a stop

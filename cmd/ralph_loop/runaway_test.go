@@ -256,6 +256,7 @@ func fill(t *testing.T, dir string, free int64) {
 // call is reported as a success, the failure guard stops the run with
 // exit 3 and reason disk_full.
 func TestRunawayFullDisk(t *testing.T) {
+	t.Parallel()
 	reply := tickScript().Default
 	reply.Flood = 512 << 10
 	p := newLoopProject(t, 3, fakeagent.Script{Default: reply})
@@ -280,6 +281,7 @@ func TestRunawayFullDisk(t *testing.T) {
 // TestRunawayReadOnlyRalph: a read-only .ralph/ whose folders all exist
 // stops the loop at start-up with one line, before any agent call.
 func TestRunawayReadOnlyRalph(t *testing.T) {
+	t.Parallel()
 	p := newLoopProject(t, 3, tickScript())
 	ralphOnTmpfs(t, p, 4<<20)
 	for _, d := range []string{"logs", "docs/generated", "specs"} {

@@ -52,6 +52,7 @@ printf -- '---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nTASKS_COMPLETED_THIS_LOOP: 1
 // and an agent and a quality gate that try to reach outside the project:
 // only their commits get through.
 func TestSandboxConfinesAgentAndGates(t *testing.T) {
+	t.Parallel()
 	needBwrap(t)
 	p := newLoopProject(t, 2, fakeagent.Script{})
 	mustWrite(t, filepath.Join(p.home, ".ssh", "id_rsa"), "PRIVATE-KEY-1234\n")
@@ -108,6 +109,7 @@ func TestSandboxConfinesAgentAndGates(t *testing.T) {
 // sandboxed agent (bwrap dies with its parent, and its pid namespace with
 // it).
 func TestSandboxDiesWithLoop(t *testing.T) {
+	t.Parallel()
 	needBwrap(t)
 	p := newLoopProject(t, 2, fakeagent.Script{})
 	marker := "4242.17" + strings.TrimPrefix(filepath.Base(p.dir), "proj")

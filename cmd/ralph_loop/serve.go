@@ -108,7 +108,7 @@ func serve(cfg *config.Config, o serveOptions, dir *ralphdir.Dir, cwd string, st
 			projects = append(projects, serveProject(r.name, ralphdir.New(r.ralph, nil), cfg))
 		}
 	}
-	l, err := dashboard.Listen(cfg.ServeAddr, cfg.ServeToken)
+	l, err := dashboard.Listen(cfg.ServeAddr, cfg.ServeToken, "--serve")
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *obse
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, nil, err
 	}
-	l, err := dashboard.Listen(cfg.ServeAddr, cfg.ServeToken)
+	l, err := dashboard.Listen(cfg.ServeAddr, cfg.ServeToken, "--dashboard")
 	if err != nil {
 		return nil, nil, err
 	}

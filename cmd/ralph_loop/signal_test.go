@@ -39,7 +39,8 @@ func newLoopProject(t *testing.T, tasks int, script fakeagent.Script) *loopProje
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n"
+	gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n" +
+		"[maintenance]\n\tauto = false\n" // no git maintenance process after each commit
 	mustWrite(t, filepath.Join(p.home, ".gitconfig"), gitconfig)
 	mustWrite(t, filepath.Join(p.dir, ".ralph", "PROMPT.md"), "Do the next task.\n")
 	p.writePlan(t, tasks)
@@ -329,6 +330,7 @@ func checkStopped(t *testing.T, p *loopProject, reason string, pids map[string]i
 // exits 1 and names the lock file and the running loop's pid; the first
 // one is not disturbed.
 func TestSignalSecondInstanceRefuses(t *testing.T) {
+	t.Parallel()
 	p := newLoopProject(t, 2, hangScript())
 	first := p.command(t, nil)
 	var firstErr bytes.Buffer

@@ -34,6 +34,8 @@ type signals struct {
 
 	mu  sync.Mutex
 	out io.Writer // where the "stopping" notice goes
+
+	calling atomic.Bool // an agent call is under way (the notice says it is stopped)
 }
 
 func catchSignals(interactive bool, out io.Writer) *signals {
@@ -56,8 +58,12 @@ func (s *signals) deliver(sig os.Signal) {
 		case s.stops <- struct{}{}:
 		default:
 		}
+		what := "..."
+		if s.calling.Load() {
+			what = ": stopping the agent..."
+		}
 		s.mu.Lock()
-		fmt.Fprintf(s.out, "\nralph_loop: stopping (%s): stopping the agent...\n", engine.NewSignalError(sig).Name)
+		fmt.Fprintf(s.out, "\nralph_loop: stopping (%s)%s\n", engine.NewSignalError(sig).Name, what)
 		s.mu.Unlock()
 	}
 }

@@ -54,9 +54,9 @@ if $build; then
 	ralph=$work/.bin/ralph_loop
 fi
 
-# The project: everything here but this script, the README and the Go test.
+# The project: everything here but this script and the README.
 cp -R "$here/." "$work/"
-rm -f "$work/run.sh" "$work/README.md" "$work"/*.go
+rm -f "$work/run.sh" "$work/README.md"
 # Leave out loop state from an earlier run made in this folder itself.
 for f in "$work"/.ralph/.[!.]* "$work"/.ralph/*; do
 	case ${f##*/} in

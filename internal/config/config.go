@@ -144,6 +144,7 @@ type Config struct {
 	MaxCallsPerHour   int           // MAX_CALLS_PER_HOUR
 	SessionContinuity bool          // SESSION_CONTINUITY / --no-continue
 	SessionExpiry     time.Duration // SESSION_EXPIRY_HOURS
+	KeepSessionOnStop bool          // KEEP_SESSION_ON_STOP: no session reset on a signal or a breaker-open start
 
 	// Permission denials and write heartbeat.
 	PermissionDenialMode string        // PERMISSION_DENIAL_MODE: continue, halt, threshold

@@ -111,7 +111,14 @@ type flagValue struct {
 type FlagValues struct {
 	values map[string]flagValue // by key
 	live   bool
+	// noAgent: the command runs no agent (--analyze reads a saved
+	// output), so PLATFORM_DRIVER=command needs no AGENT_COMMAND.
+	noAgent bool
 }
+
+// RunsNoAgent says the command runs no agent: the command driver only
+// says which format to read, and needs no command line.
+func (v *FlagValues) RunsNoAgent() { v.noAgent = true }
 
 // Set takes the value of the setting flag named long (Flags), as written:
 // a switch's "true" (or its "=value"), a flag's value. A value the setting
@@ -199,7 +206,7 @@ func valueUsageError(label, value string, src Source, err error) *UsageError {
 	if errors.As(err, &ve) && ve.head != "" {
 		msg := ve.head + " (" + src.describe() + ")"
 		if ve.accepted != "" {
-			msg += "; " + ve.accepted
+			msg += "; " + ve.Error()
 		}
 		return &UsageError{Key: label, Value: value, Source: src, Accepted: ve.accepted, Msg: msg}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
 func mustDriver(name string) drivers.Driver {
@@ -70,9 +71,36 @@ type keySpec struct {
 type valueError struct {
 	head     string
 	accepted string
+	near     string // the accepted value the given one is likely a typo of
 }
 
-func (e *valueError) Error() string { return e.accepted }
+func (e *valueError) Error() string {
+	if e.near != "" {
+		return e.accepted + "; did you mean " + e.near + "?"
+	}
+	return e.accepted
+}
+
+// likely is the accepted value word is likely meant as: a near miss
+// ("bwarp": bwrap) or the one value it begins ("claude": claude-code), or "".
+func likely(word string, values []string) string {
+	if word == "" {
+		return ""
+	}
+	if n := typo.Nearest(word, values); n != "" {
+		return n
+	}
+	var hit string
+	for _, v := range values {
+		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(word)) {
+			if hit != "" {
+				return "" // more than one: no guess
+			}
+			hit = v
+		}
+	}
+	return hit
+}
 
 func reject(accepted string) error { return &valueError{accepted: accepted} }
 
@@ -94,7 +122,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", clip.Value(v)), accepted: accepted}
+			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", clip.Value(v)), accepted: accepted, near: likely(v, validDrivers)}
 		}},
 	{name: "PERMISSION_DENIAL_MODE", env: []string{"PERMISSION_DENIAL_MODE"}, rc: true, def: "continue",
 		accepts: "continue, halt, threshold", doc: "what a permission denial does: keep going, stop, or count toward CB_PERMISSION_DENIAL_THRESHOLD",
@@ -139,6 +167,9 @@ var keys = append([]*keySpec{
 		flag:    &flagDef{long: "session-expiry", arg: "HOURS", group: GroupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
 		accepts: "integer >= 1 (hours)", doc: "hours a session may sit idle and still be resumed",
 		set: scaledSetter(1, math.MaxInt32, time.Hour, func(c *Config) *time.Duration { return &c.SessionExpiry })},
+	{name: "KEEP_SESSION_ON_STOP", env: []string{"KEEP_SESSION_ON_STOP"}, rc: true, def: "false",
+		accepts: "boolean", doc: "keep the agent session when the run is stopped (Ctrl+C, SIGTERM) or starts with the circuit breaker open; false resets it, as the bash loop does (--reset-session always resets)",
+		set: boolSetter(func(c *Config) *bool { return &c.KeepSessionOnStop })},
 	{name: "RALPH_VERBOSE", env: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, rc: true, def: "false",
 		flag:    &flagDef{long: "verbose", short: "v", group: GroupMain, common: true, help: "report more progress while running"},
 		accepts: "boolean", doc: "more progress detail",
@@ -337,7 +368,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return reject("available drivers: " + strings.Join(validDrivers, " "))
+			return &valueError{accepted: "available drivers: " + strings.Join(validDrivers, " "), near: likely(v, validDrivers)}
 		}},
 	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: defaultNotifyOn,
 		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: GroupNotify, help: "the events to send, comma-separated"},
@@ -503,7 +534,7 @@ func enumSetter(noun string, values []string, field func(*Config) *string) func(
 				return nil
 			}
 		}
-		return reject(accepted)
+		return &valueError{accepted: accepted, near: likely(t, values)}
 	}
 }
 

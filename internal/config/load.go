@@ -65,7 +65,7 @@ func Load(flags *FlagValues, strict bool, lookupEnv func(string) (string, bool),
 		}
 		c.Sources[k.name] = Source{Kind: SourceDefault}
 	}
-	l := &loader{c: c, flags: flags.values, env: lookupEnv, strict: strict}
+	l := &loader{c: c, flags: flags.values, noAgent: flags.noAgent, env: lookupEnv, strict: strict}
 	if err := l.readRC(projectDir, readFile); err != nil {
 		return nil, l.warns, err
 	}
@@ -124,8 +124,10 @@ type loader struct {
 	flags  map[string]flagValue // the command line's, by key
 	env    func(string) (string, bool)
 	strict bool
-	rc     map[string]rcValue
-	rcFile string
+	// noAgent: the command runs no agent (FlagValues.RunsNoAgent)
+	noAgent bool
+	rc      map[string]rcValue
+	rcFile  string
 	// rcTrusted: the .ralphrc read is the person's own, not the project's
 	rcTrusted bool
 	warns     []Warning
@@ -312,6 +314,11 @@ func (l *loader) finish() error {
 	l.capNotifyTimeout()
 
 	if c.Driver == "command" {
+		// --analyze reads a saved output and runs nothing: the driver
+		// only says which format to read, and needs no command line.
+		if l.noAgent && strings.TrimSpace(c.AgentCommand) == "" {
+			return l.checkFallback()
+		}
 		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {
 			return l.failDriver(ue, ue.Source)
 		}

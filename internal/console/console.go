@@ -18,6 +18,9 @@ type Options struct {
 	// shows one INFO line a minute, in logs/ralph.log too, as the bash
 	// loop does.
 	TTY bool
+	// NoColour (NO_COLOR set): the boxes are drawn without colour even
+	// on a terminal.
+	NoColour bool
 	// Verbose shows DEBUG lines.
 	Verbose bool
 	// Width, when set, is the terminal's width in columns, asked before

@@ -60,11 +60,11 @@ func (l *layout) part(ln events.Line) (p part, ok bool) {
 	return part{}, false
 }
 
-// coloured is text in colour c on a terminal: the colour starts after
+// coloured is text in colour c on a terminal (not under NO_COLOR): the colour starts after
 // its leading newlines and ends before its trailing ones.
 func (l *layout) coloured(c events.Colour, text string) string {
 	code := colours[c]
-	if !l.o.TTY || code == "" {
+	if !l.o.TTY || l.o.NoColour || code == "" {
 		return text
 	}
 	body := strings.TrimLeft(text, "\n")

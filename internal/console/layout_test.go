@@ -55,10 +55,10 @@ func TestLogLines(t *testing.T) {
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 4",
 			"INFO   - API calls used: 5", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
-		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{stopCondition{events.Stop{Kind: events.StopMaxLoops, Calls: 2, Limit: 2}}, []string{"INFO Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
 		{pause(true), []string{"WARN Paused (ralph_loop --pause). Waiting; run 'ralph_loop --resume' in this project to continue."}},
 		{pause(false), []string{"SUCCESS Resumed."}},
-		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
+		{usageHit{events.UsageWindow{Window: "unknown"}, false}, []string{"WARN 🛑 Usage limit reached; its reset time was not reported"}},
 		{events.DriverSwitch{From: "OpenAI Codex", To: "Claude Code", Why: events.SwitchReset}, []string{"SUCCESS 🔁 Claude Code's usage limit has reset: back to Claude Code (from OpenAI Codex)"}},
 		{events.BreakerChange{From: "CLOSED", To: "HALF_OPEN", Reason: "no progress"}, []string{"WARN Circuit breaker: CLOSED → HALF_OPEN (no progress)"}},
 		// DEBUG lines are hidden unless verbose.
@@ -153,7 +153,7 @@ func TestRenderOut(t *testing.T) {
 		{"breaker report", []any{events.BreakerChange{From: "CLOSED", To: "OPEN", Reason: "r", Report: []string{"a", "b"}}, events.BreakerHalted{Report: []string{"c"}}}, false,
 			"a\nb\nc\n", []string{"WARN Circuit breaker: CLOSED → OPEN (r)", "ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{"usage limit question", []any{events.UsageLimitQuestion{Usage: events.UsageWindow{Window: "five_hour"}}, events.UsageLimitNoAnswer}, false,
-			"\nThe usage limit for the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): \n",
+			"\nThe usage limit of the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): \n",
 			[]string{"INFO No answer within 30 seconds: waiting for the limit to reset."}},
 	}
 	for _, tc := range tests {

@@ -589,7 +589,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, f *feed) {
 }
 
 // Listen binds addr, refusing a non-loopback address when no token is set.
-func Listen(addr, token string) (net.Listener, error) {
+// flag is the flag that asked for the dashboard ("--serve" or
+// "--dashboard"): a busy port's error names it with another address.
+func Listen(addr, token, flag string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard address %q: %w; use HOST:PORT such as 127.0.0.1:8765", addr, err)
@@ -599,9 +601,19 @@ func Listen(addr, token string) (net.Listener, error) {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("dashboard: %w; pick another port with SERVE_ADDR or --serve HOST:PORT", err)
+		return nil, fmt.Errorf("dashboard: %w; pick another port: %s=%s (or SERVE_ADDR=%[3]s)", err, flag, otherPort(addr))
 	}
 	return l, nil
+}
+
+// otherPort is addr with the next port, the example a busy port's error
+// offers (HOST:PORT when addr's port is not a number).
+func otherPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err == nil && perr == nil && n > 0 && n < 65535 {
+		return net.JoinHostPort(host, strconv.Itoa(n+1))
+	}
+	return "HOST:PORT"
 }
 
 // Serve serves s on l until ctx ends, then closes the server. It holds at

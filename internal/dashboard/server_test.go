@@ -192,14 +192,14 @@ func TestTokenLinkSetsCookie(t *testing.T) {
 
 func TestListenLoopbackOnlyWithoutToken(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
-		if l, err := Listen(addr, ""); err == nil {
+		if l, err := Listen(addr, "", "--serve"); err == nil {
 			l.Close()
 			t.Errorf("Listen(%q) without a token: no error", addr)
 		} else if !strings.Contains(err.Error(), "SERVE_TOKEN") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Listen(%q): %v", addr, err)
 		}
 	}
-	l, err := Listen("127.0.0.1:0", "")
+	l, err := Listen("127.0.0.1:0", "", "--serve")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 // after 30 s) leaves no reader behind to steal the answer to the next one;
 // two questions in a row then both get their answer, in order.
 func TestQuestionsShareOneReader(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		in, person := io.Pipe()
 		l := &loop{ctx: context.Background(), bus: observe.New(time.Now, "test"), deps: Deps{Stdin: in}}

@@ -40,9 +40,10 @@ func (l *loop) breakerTransition(tr *breaker.Transition) {
 		Closed: tr.To == breaker.Closed, Report: tr.Lines()})
 }
 
-// breakerHalt stops the run when the breaker is open before a call.
+// breakerHalt stops the run when the breaker is open before a call (the
+// session is kept with KEEP_SESSION_ON_STOP, as at openAtStart).
 func (l *loop) breakerHalt(action string) Result {
-	l.resetSession("circuit_breaker_open")
+	l.stopReset("circuit_breaker_open")
 	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
 	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
 		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}

@@ -73,6 +73,7 @@ func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 // opened through Logs, and the empty .exit_signals start-up creates while
 // loading), and every change reaches that keeper instead.
 func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+	t.Parallel()
 	rec := &changeTypes{Keeper: observe.Discard, seen: map[string]int{}}
 	r := runTwoWith(t, rec)
 	if r.calls != 2 {

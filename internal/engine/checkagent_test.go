@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheckAgent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	found := func(name string) (string, error) { return "/bin/" + name, nil }
 	missing := func(string) (string, error) { return "", errors.New("not found") }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestIdleStreak(t *testing.T) {
+	t.Parallel()
 	var s idleStreak
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	s.add(t0)
@@ -25,6 +26,7 @@ func TestIdleStreak(t *testing.T) {
 }
 
 func TestStallWatch(t *testing.T) {
+	t.Parallel()
 	var w stallWatch
 	m := stallMark{text: "same", head: "abc", tree: ""}
 	if w.see(m) {
@@ -47,6 +49,7 @@ func TestStallWatch(t *testing.T) {
 // The plan is read once per iteration: after the call, and before the
 // next one only when a wait, a gate or a review may have changed it.
 func TestPlanReadOncePerIteration(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), ".ralph")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)

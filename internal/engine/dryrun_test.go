@@ -47,6 +47,7 @@ func (h *ctlHarness) dryRun(s config.Config, counter *changeCounter) engine.Prev
 // The dry run hands its changes to its keeper only (no state store), and
 // never calls the agent.
 func TestDryRunWaits(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Working."} })
 		env := map[string]string{"MAX_CALLS_PER_HOUR": "1", "MAX_LOOPS": "1"}

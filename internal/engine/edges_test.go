@@ -16,6 +16,7 @@ import (
 // Supports*); it never compares a driver's name with a CLI's. A name in
 // the engine is a special case some other CLI silently misses.
 func TestEngineNamesNoDriver(t *testing.T) {
+	t.Parallel()
 	names := []string{"claude-code", "codex", "cursor", "copilot", "opencode", "command"}
 	eachEngineNode(t, func(fset *token.FileSet, n ast.Node) {
 		lit, ok := n.(*ast.BasicLit)
@@ -61,6 +62,7 @@ func (f fakeRepo) CommitsSince(context.Context, string) []string { return nil }
 // edge answers: no git, git's refusal of another user's repository in
 // git's words, no repository, no commit.
 func TestGitProblemFromTheRepoEdge(t *testing.T) {
+	t.Parallel()
 	refusal := errors.New("fatal: detected dubious ownership in repository at '/p'\nTo add an exception for this directory, call:\n\n\tgit config --global --add safe.directory /p")
 	cases := []struct {
 		name  string

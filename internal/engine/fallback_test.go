@@ -52,6 +52,7 @@ func codexLimited(resetsAt int64) ctlReply {
 // Codex calls in Codex's own session; once Claude's reset has passed, the
 // calls go back to Claude, which resumes its own session.
 func TestFallbackUntilReset(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			switch n {
@@ -164,6 +165,7 @@ func checkFallbackRecords(t *testing.T, h *ctlHarness) {
 // When the fallback is limited too, the loop waits for the earlier of the
 // two resets, then goes on with the driver whose limit has passed.
 func TestFallbackBothLimited(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		claude, cdx  int64
@@ -175,6 +177,7 @@ func TestFallbackBothLimited(t *testing.T) {
 		{"codex resets first", reset0200, reset0030, 30*time.Minute + 5*time.Second, "codex", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				h := newCtlHarness(t, false, func(n int) ctlReply {
 					switch n {
@@ -216,6 +219,7 @@ func TestFallbackBothLimited(t *testing.T) {
 // Without FALLBACK_DRIVER nothing changes: no active_driver anywhere, and a
 // limited call waits as it always has.
 func TestNoFallbackNoActiveDriver(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			if n == 1 {
@@ -249,6 +253,7 @@ func resumes(argv []string, flag, id string) bool {
 // When both are limited, the wait ends at the earlier reset even when the
 // call that hit the limit named a later one for its own window.
 func TestFallbackBothLimitedEarlierOther(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			switch n {

@@ -21,6 +21,7 @@ func stalled() *supervise.Outcome {
 // leaves status.json valid (running / write_timeout, never the bash loop's
 // "retrying"), and the next call is told to write early; the loop goes on.
 func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
+	t.Parallel()
 	// The notice's first sentences, as the agent reads them in its prompt.
 	const writeEarly = "PREVIOUS LOOP TIMED OUT (read-only). START WRITING CODE IMMEDIATELY."
 	synctest.Test(t, func(t *testing.T) {
@@ -63,6 +64,7 @@ func TestWriteHeartbeatRetriesWithNotice(t *testing.T) {
 // Repeated read-only calls open the breaker (CB_READ_ONLY_TIMEOUT_THRESHOLD):
 // halted / read_only_timeouts, exit 2.
 func TestWriteHeartbeatOpensBreaker(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Outcome: stalled()} })
 		s := h.settings(map[string]string{"LOOP_DELAY": "0", "WRITE_TIMEOUT_MINUTES": "5", "CB_READ_ONLY_TIMEOUT_THRESHOLD": "2"})
@@ -83,6 +85,7 @@ func TestWriteHeartbeatOpensBreaker(t *testing.T) {
 // The heartbeat is capped below the call timeout (CLAUDE_TIMEOUT_MINUTES
 // minus 2), and off in live mode as in the bash loop.
 func TestWriteHeartbeatEffectiveTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -95,6 +98,7 @@ func TestWriteHeartbeatEffectiveTimeout(t *testing.T) {
 		{"live", map[string]string{"WRITE_TIMEOUT_MINUTES": "8"}, []string{"--live"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Done.", Check: true, Touch: "src/app.txt"} })
 				env := map[string]string{"LOOP_DELAY": "0"}

@@ -149,6 +149,9 @@ func (l *loop) run() Result {
 	}
 	l.plan.count()
 	l.bus.RunStarted(l.at("", ""), events.Start{Driver: l.s.Driver, Version: l.deps.Version})
+	if c, found := l.plan.counts(); !l.goal() && (!found || c.Total() == 0) {
+		l.bus.Note(events.EmptyPlan{File: l.s.FixPlanFile, Missing: !found})
+	}
 	if l.checkGoalFirst() {
 		return l.signalExit()
 	}
@@ -266,7 +269,7 @@ func (l *loop) signalExit() Result {
 		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
 	}
 	l.bus.Note(events.Interrupted{Signal: se.Name})
-	l.resetSession("manual_interrupt")
+	l.stopReset("manual_interrupt")
 	return Result{Code: se.Code, Action: "interrupted", Status: "stopped", Reason: se.Name,
 		Stop: events.Stop{Kind: events.StopSignal, Signal: se.Name}}
 }
@@ -294,6 +297,16 @@ func (l *loop) resetSession(reason string) {
 	}
 	l.lastAnalysis = nil
 	l.keep.SessionReset(reason, l.n, l.now())
+}
+
+// stopReset resets the session for a stop the agent's work did not cause
+// (a signal, a breaker open when the run starts), as the bash loop does,
+// unless KEEP_SESSION_ON_STOP keeps it for the next run.
+func (l *loop) stopReset(reason string) {
+	if l.s.KeepSessionOnStop {
+		return
+	}
+	l.resetSession(reason)
 }
 
 func (l *loop) gracefulExit(reason string) Result {

@@ -11,6 +11,7 @@ import (
 // A program that is not on PATH, or a path with no file, is "not
 // installed" (the driver's install hint); any other start error is not.
 func TestNotInstalled(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want bool

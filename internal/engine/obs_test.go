@@ -33,6 +33,7 @@ import (
 // keeps totals to the nano-dollar, so 0.42+0.1234+0.0021+0.01+0.02 is the
 // float64 nearest 0.5755, the value strconv gives for "0.5755").
 func TestUsageTotalsEqualFixtureSums(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, driver string
 		want         events.Usage
@@ -78,6 +79,7 @@ func TestUsageTotalsEqualFixtureSums(t *testing.T) {
 
 // A usage-free output adds nothing and keeps the metrics fields null.
 func TestUsageAbsentIsNil(t *testing.T) {
+	t.Parallel()
 	if usageOf(nil) != nil {
 		t.Fatal("usageOf(nil) != nil")
 	}
@@ -214,6 +216,7 @@ func (r *obsRun) lastEvent() events.Event {
 // them: after the call that reached them, never one call later, with exit
 // code 5 and the reason in status.json and in run_finished.
 func TestBudgetStopsBeforeNextCall(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		maxCost   float64
@@ -235,6 +238,7 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := newObsRun(t)
 			r.reply = func(n int) string { return claudeReply(n, tt.cost, 1000, 200, 300, 40) }
 			r.settle = func(s *config.Config) {
@@ -287,6 +291,7 @@ func checkBudgetStop(t *testing.T, s events.Stop, finished events.Event, reason 
 // outcomes, the exit reason and code, and totals equal to the sum of the
 // metrics lines and to status.json.
 func TestReportRebuildsRunFromEvents(t *testing.T) {
+	t.Parallel()
 	r := newObsRun(t)
 	costs := []float64{0.0123, 0.25, 0.0007}
 	r.reply = func(n int) string {

@@ -8,9 +8,9 @@ import (
 // openAtStart stops a run whose circuit breaker is open when it starts and
 // stays open (its cooldown has not passed, CB_AUTO_RESET is off) before
 // anything else happens, so that the first thing the run says is why it
-// cannot go on and what to do: no banner, no start-up checks, no loop
-// that never runs. The agent session is reset, as the bash loop does when
-// it halts on an open breaker.
+// cannot go on and what to do, in two lines: no banner, no boxes, no
+// start-up checks, no loop that never runs, no closing line repeating it. The agent session is reset, as the bash loop does when
+// it halts on an open breaker, unless KEEP_SESSION_ON_STOP keeps it.
 func (l *loop) openAtStart() (Result, bool) {
 	b, err := l.state.LoadBreaker()
 	if err != nil || b.State != breaker.Open {
@@ -24,11 +24,12 @@ func (l *loop) openAtStart() (Result, bool) {
 	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
 	l.n = 1
 	stop := events.Stop{Kind: events.StopBreaker, Err: b.Err(l.s.Breaker)}
-	l.bus.Note(events.BreakerOpenAtStart{Stop: stop})
-	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(b, l.now(), l.s.Breaker)})
+	// One statement of the fact and how to go on, not the halt's boxes
+	// (ralph_loop --circuit-status shows them).
+	l.bus.Note(events.BreakerOpenAtStart{Stop: stop, Next: breaker.AtStart(b, l.now(), l.s.Breaker)})
 	l.readPlan() // status.json's task counts
 	// As the bash loop does when it halts on an open breaker.
 	l.started = true
-	l.resetSession("circuit_breaker_open")
-	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", Stop: stop}, true
+	l.stopReset("circuit_breaker_open")
+	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", Stop: stop, Told: true}, true
 }

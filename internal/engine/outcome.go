@@ -38,6 +38,7 @@ type Result struct {
 	Stop       events.Stop // why the run stopped early, as values (StopNone when complete)
 	Err        error       // set for ExitError
 	DriverExit *int
+	Told       bool             // the stop's line was the run's first (an open breaker at start): no closing line repeats it
 	evidence   *events.Evidence // a completed run: what the completion rests on
 	condition  bool             // a stop condition ended the run (stopping)
 }

@@ -14,6 +14,7 @@ import (
 // written to (docs/SCALING.md's samples are checked against it): every
 // code a run returns is in it, and it lists no other but --swarm's 11.
 func TestExitCodesDocumented(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

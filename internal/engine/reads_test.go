@@ -80,6 +80,7 @@ func (w *fileOpens) drain(t *testing.T) {
 // output log exactly once, for writing: the analysis is fed as the log is
 // written, and nothing reads the log back or rewrites it.
 func TestPlanAndOutputReadOnce(t *testing.T) {
+	t.Parallel()
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	r.settle = func(s *config.Config) { s.MaxLoops = 3 }

@@ -117,7 +117,7 @@ func TestFailedCallSayings(t *testing.T) {
 			"[INFO] Saved session: sess-5...",
 			"[DEBUG] Detected 1 unique files changed (commits + working tree) since loop start",
 			"[LOOP] === Completed Loop #5 ===",
-			"[WARN] Max loops reached: stopped after 5 agent calls (--max-loops 5)",
+			"[INFO] Max loops reached: stopped after 5 agent calls (--max-loops 5)",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("log (-want +got):\n%s", diff)
@@ -130,6 +130,7 @@ func TestFailedCallSayings(t *testing.T) {
 func TestEndSayings(t *testing.T) {
 	t.Parallel()
 	t.Run("signal", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, working)
 			done := h.start(h.settings(map[string]string{"LOOP_DELAY": "60"}))
@@ -149,6 +150,7 @@ func TestEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("complete", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(n int) ctlReply { r := working(n); r.Check = true; return r })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
@@ -192,6 +194,7 @@ func TestEndSayings(t *testing.T) {
 func TestCallEndSayings(t *testing.T) {
 	t.Parallel()
 	t.Run("read-only", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Outcome: stalled()} })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "WRITE_TIMEOUT_MINUTES": "5", "CB_READ_ONLY_TIMEOUT_THRESHOLD": "2"}))
@@ -230,6 +233,7 @@ func TestCallEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("no progress", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(int) ctlReply { return ctlReply{Text: "Looked around."} })
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0"}))
@@ -259,6 +263,7 @@ func TestCallEndSayings(t *testing.T) {
 		})
 	})
 	t.Run("usage limit", func(t *testing.T) {
+		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			h := newCtlHarness(t, false, func(n int) ctlReply {
 				if n == 1 {
@@ -269,11 +274,11 @@ func TestCallEndSayings(t *testing.T) {
 			})
 			r := h.run(h.settings(map[string]string{"LOOP_DELAY": "0", "MAX_CONSECUTIVE_FAILURES": "1"}))
 			h.checkEnd(r, engine.ExitComplete, "plan_complete", "completed")
-			got := between(h.sayings(), "Using modern CLI mode", "Usage limit reached for")
+			got := between(h.sayings(), "Using modern CLI mode", "Usage limit reached;")
 			want := []string{
 				"[INFO] Using modern CLI mode (json output)",
 				"[ERROR] 🚫 Claude Code usage limit reached (a window the CLI did not name)",
-				"[WARN] 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported",
+				"[WARN] 🛑 Usage limit reached; its reset time was not reported",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestStopperSkip(t *testing.T) {
+	t.Parallel()
 	s := NewStopper(context.Background(), false, time.Now)
 	if s.Skip() {
 		t.Fatal("Skip outside a wait reported a skip")

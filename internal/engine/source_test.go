@@ -53,6 +53,7 @@ func pkgSelector(n ast.Node) (pkg, name string, ok bool) {
 // engine source may print (fmt.Print*, fmt.Fprint*) or reach os.Stdout or
 // os.Stderr: one more writer of the terminal is how lines collide.
 func TestEngineDoesNotPrint(t *testing.T) {
+	t.Parallel()
 	eachEngineNode(t, func(fset *token.FileSet, n ast.Node) {
 		pkg, name, ok := pkgSelector(n)
 		if !ok {
@@ -71,6 +72,7 @@ func TestEngineDoesNotPrint(t *testing.T) {
 // person built here would be a second place that words a stop or a
 // failure.
 func TestEngineBuildsNoSentences(t *testing.T) {
+	t.Parallel()
 	stamps := map[string]bool{
 		"%s-%d":                       true, // a second call in the same millisecond
 		"%s-%03d_loop%d":              true, // a call's log stamp
@@ -101,6 +103,7 @@ func TestEngineBuildsNoSentences(t *testing.T) {
 // engine source may call a file-writing function or method, whatever its
 // receiver (ralphdir.Dir, os, a file).
 func TestEngineWritesNoFile(t *testing.T) {
+	t.Parallel()
 	writers := map[string]bool{
 		"WriteFile": true, "WriteJSON": true, "AppendLine": true, "Create": true, "OpenAppend": true,
 		"OpenFile": true, "Remove": true, "RemoveAll": true, "Rename": true, "CleanTemp": true,

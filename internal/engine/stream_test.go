@@ -52,6 +52,7 @@ func analysedView(t *testing.T, data []byte) map[string]any {
 // head and tail (MAX_OUTPUT_MB) and when a live call's log is cut down to
 // its result record.
 func TestAnalysisSeesTheLog(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		settle func(*config.Config)
@@ -80,6 +81,7 @@ func TestAnalysisSeesTheLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := newObsRun(t)
 			seen := 0
 			r.reply = func(n int) string {
@@ -137,6 +139,7 @@ func checkAnalysedLog(t *testing.T, d *ralphdir.Dir, n int, check func(*testing.
 // opened once, for writing (the review is stream-json here, its findings
 // in the result record).
 func TestReviewReadFromItsWrites(t *testing.T) {
+	t.Parallel()
 	r := newObsRun(t)
 	if err := os.WriteFile(r.dir.Path(ralphdir.ReviewPrompt), []byte("# Code Review Loop\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func (f *fakeSwarm) LimitUntil(driver string) time.Time {
 // hour before its first call, though its own count is 0; its calls count
 // in the shared budget.
 func TestSwarmSharedCallBudget(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply { return ctlReply{Text: "Did a task.", Touch: "src/app.txt"} })
 		sw := &fakeSwarm{taken: map[int]int{0: 3}, limits: map[string]time.Time{}}
@@ -72,6 +73,7 @@ func TestSwarmSharedCallBudget(t *testing.T) {
 // (no call is spent finding out); one this worker meets is told to the
 // swarm.
 func TestSwarmSharedUsageLimit(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			if n == 1 {
@@ -99,6 +101,7 @@ func TestSwarmSharedUsageLimit(t *testing.T) {
 // With FALLBACK_DRIVER the swarm's usage limit sends the calls to the
 // fallback at once.
 func TestSwarmSharedUsageLimitFallback(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply { return codexReply("codex-T1", time.Minute) })
 		h.swarm = &fakeSwarm{taken: map[int]int{}, limits: map[string]time.Time{"claude-code": time.Unix(reset0200, 0)}}

@@ -29,6 +29,7 @@ func (l *noticeList) Said(_ time.Time, n events.Notice) {
 // line is noted once a second with the time, the output so far and the
 // last tool call, and cleared once when the call ends.
 func TestTicksEverySecond(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		got := &noticeList{Observer: observe.Ignore}
 		bus := observe.New(time.Now, "test")

@@ -156,9 +156,17 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	}
 	until := l.now().Add(wait)
 	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
-	if l.deps.Interactive && l.deps.Stdin != nil && l.askExit(limited) {
-		return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: "api_5hour_limit",
-			Stop: events.Stop{Kind: events.StopUsageLimit}})
+	if l.deps.Interactive && l.deps.Stdin != nil {
+		if l.askExit(limited) {
+			return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: chosenStop(limited),
+				Stop: events.Stop{Kind: events.StopUsageLimit, Usage: limited}})
+		}
+		if l.ctx.Err() != nil { // stopped at the question: no wait to announce
+			return stopWith(l.signalExit())
+		}
+		// The time the question took is part of the wait: the next call
+		// comes at the until already reported, not 30 s after it.
+		wait = max(until.Sub(l.now()), 0)
 	}
 	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
 	if _, err := l.wait("usage_limit", wait); err != nil {
@@ -218,6 +226,18 @@ func (l *loop) askExit(limited events.UsageWindow) bool {
 		l.bus.Note(events.UsageLimitNoAnswer)
 	}
 	return a == "2"
+}
+
+// chosenStop is the exit_reason of a stop the person chose at the usage
+// limit of window w: the bash loop's api_5hour_limit for the five_hour
+// window it means, usage_limit with the window and its reset for any other
+// (docs/COMPATIBILITY.md), "usage_limit (window unknown, reset time
+// unknown)" when the CLI named neither.
+func chosenStop(w events.UsageWindow) string {
+	if w.Window == "five_hour" {
+		return "api_5hour_limit"
+	}
+	return usageReason("usage_limit", w)
 }
 
 // usageReason is the exit_reason of a stop at a usage window: the stop's

@@ -18,6 +18,7 @@ import (
 // agent reported — then tries again; status.json says paused / api_limit
 // meanwhile, and the failure guard does not count it.
 func TestUsageLimitWaitsThenRetries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		out  string
@@ -28,6 +29,7 @@ func TestUsageLimitWaitsThenRetries(t *testing.T) {
 {"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You've hit your session limit","session_id":"s1"}`, 2*time.Hour + 5*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				// synctest's clock starts at 2000-01-01 00:00 UTC; 946692000 is 02:00.
 				h := newCtlHarness(t, false, func(n int) ctlReply {
@@ -85,6 +87,7 @@ func local(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST")
 // (6 h by default) is not waited for: the run stops with exit 8, and
 // exit_reason and status.json's usage_limits name the window and its reset.
 func TestUsageLimitTooFarStops(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reset := bubbleStart.Add(72 * time.Hour)
 		h := newCtlHarness(t, false, func(n int) ctlReply {
@@ -116,6 +119,7 @@ func TestUsageLimitTooFarStops(t *testing.T) {
 // USAGE_LIMIT_MAX_WAIT=0 waits however long the reset is away (the
 // behaviour before the cap).
 func TestUsageLimitNoCapWaits(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reset := bubbleStart.Add(72 * time.Hour)
 		h := newCtlHarness(t, false, func(n int) ctlReply {
@@ -138,6 +142,7 @@ func TestUsageLimitNoCapWaits(t *testing.T) {
 // stops before the next call with its own exit code and reason; the use
 // is in status.json, and usage_updated is emitted when it changes only.
 func TestUsageStopPercent(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reset := bubbleStart.Add(2 * time.Hour)
 		h := newCtlHarness(t, false, func(n int) ctlReply {
@@ -166,6 +171,7 @@ func TestUsageStopPercent(t *testing.T) {
 // default), stop stops before the next call, wait waits for the window's
 // reset and goes on.
 func TestUsageWarningAction(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		action string
 		code   int
@@ -178,6 +184,7 @@ func TestUsageWarningAction(t *testing.T) {
 		{"wait", engine.ExitComplete, "plan_complete", 2, 3*time.Hour + 5*time.Second},
 	} {
 		t.Run("action="+tc.action, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				reset := bubbleStart.Add(3 * time.Hour)
 				h := newCtlHarness(t, false, func(n int) ctlReply {
@@ -217,6 +224,7 @@ func TestUsageWarningAction(t *testing.T) {
 // until a call goes through: then the window is allowed again, and
 // usage_updated says so.
 func TestUsageLimitLifted(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newCtlHarness(t, false, func(n int) ctlReply {
 			if n == 1 {

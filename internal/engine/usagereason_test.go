@@ -10,6 +10,7 @@ import (
 // A usage stop's exit_reason names the window and the reset time, or says
 // which of them the CLI did not report.
 func TestUsageReason(t *testing.T) {
+	t.Parallel()
 	reset := time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	for _, tc := range []struct {
 		w    events.UsageWindow

@@ -9,6 +9,7 @@ import (
 // at most maxWait away (0: any distance); an unreported one means the
 // bash loop's hour, under the same cap.
 func TestUsageWait(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 2, 18, 1, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		reset  time.Time

@@ -232,7 +232,7 @@ func (w Wait) LimitLines(m Moment) []Line {
 		}
 		return []Line{logf(Warn, "⚠️ Usage warning for the %s window%s; %s: waiting for it (USAGE_WARNING_ACTION=wait)", u.Window, used, resetWords(*u))}
 	}
-	return []Line{logf(Warn, "🛑 Usage limit reached for %s; %s", windowWords(*u), resetWords(*u))}
+	return []Line{logf(Warn, "🛑 Usage limit reached%s; %s", ofWindow("for", *u), resetWords(*u))}
 }
 
 // BreakerChange: the breaker moved from one state to another (the value
@@ -312,7 +312,7 @@ func (e End) Lines(m Moment) []Line {
 	if e.Evidence != nil {
 		l = append(l,
 			logText(Success, "🎉 Ralph has completed the project! Final stats:"),
-			logf(Info, "  - Total loops: %d", m.Loop),
+			totalLoops(m),
 			logf(Info, "  - API calls used: %d%s", m.Calls, failedWords(m.FailedCalls)),
 			logf(Info, "  - Exit reason: %s", e.Reason),
 			e.Evidence.line(e.Reason))
@@ -344,4 +344,14 @@ func failedWords(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d failed)", n)
+}
+
+// totalLoops is the stats' loop count: the loops that called the agent.
+// A run that found the work already done made none, and says so rather
+// than count the loop that only looked.
+func totalLoops(m Moment) Line {
+	if m.Calls == 0 {
+		return logText(Info, "  - Total loops: 0 (no agent call was needed)")
+	}
+	return logf(Info, "  - Total loops: %d", m.Loop)
 }

@@ -248,11 +248,34 @@ func (n BreakerHalted) Lines() []Line {
 }
 
 // BreakerOpenAtStart: the circuit breaker was open when the run started
-// and stays open, so nothing runs; Stop says why and what to do.
-type BreakerOpenAtStart struct{ Stop Stop }
+// and stays open, so nothing runs; Stop says why and what to do, Next
+// what to look at first and when the cooldown lets one loop try.
+type BreakerOpenAtStart struct {
+	Stop Stop
+	Next string
+}
 
 func (n BreakerOpenAtStart) Lines() []Line {
-	return []Line{logf(Error, "🛑 Not starting: %s", n.Stop.Sentence())}
+	l := []Line{logf(Error, "🛑 Not starting: %s", n.Stop.Sentence())}
+	if n.Next != "" {
+		l = append(l, logText(Info, n.Next))
+	}
+	return l
+}
+
+// EmptyPlan: the run starts with a plan (File) that lists no task, or
+// none at all (Missing): the agent has only the prompt to go on.
+type EmptyPlan struct {
+	File    string
+	Missing bool
+}
+
+func (n EmptyPlan) Lines() []Line {
+	what := n.File + " lists no task (no '- [ ] …' line)"
+	if n.Missing {
+		what = "there is no " + n.File
+	}
+	return []Line{logf(Warn, "⚠️ %s: the agent has only the prompt to go on, and the run ends only when it says it is done (or the circuit breaker opens after a few calls without progress); add the tasks, one '- [ ] …' line each, and run again", what)}
 }
 
 // GracefulExit: an exit condition ended the run (Reason: its name).
@@ -516,8 +539,8 @@ func (n UsageLimitWait) Lines() []Line {
 type UsageLimitQuestion struct{ Usage UsageWindow }
 
 func (n UsageLimitQuestion) Lines() []Line {
-	return []Line{outf("\nThe usage limit for %s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ",
-		windowWords(n.Usage), resetWords(n.Usage))}
+	return []Line{outf("\nThe usage limit%s has been reached; %s.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): ",
+		ofWindow("of", n.Usage), resetWords(n.Usage))}
 }
 
 // WaitSkipped: Ctrl+C skipped a wait; the next call starts after Window.

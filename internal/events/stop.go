@@ -135,7 +135,7 @@ type Failure struct {
 func (s Stop) Sentence() string {
 	switch s.Kind {
 	case StopMaxLoops:
-		return fmt.Sprintf("stopped after %d agent calls (--max-loops %d)", s.Calls, s.Limit)
+		return fmt.Sprintf("stopped after %d agent %s (--max-loops %d)", s.Calls, callWord(s.Calls), s.Limit)
 	case StopMaxCost:
 		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
 	case StopMaxTokens:
@@ -152,7 +152,10 @@ func (s Stop) Sentence() string {
 	case StopDenied:
 		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
 	case StopUsageLimit:
-		return "stopped at the usage limit; run ralph_loop again once it has reset"
+		if s.Usage.ResetsAt == nil {
+			return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; its reset time was not reported: run ralph_loop again once it has reset"
+		}
+		return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; " + resetWords(s.Usage) + ": run ralph_loop again after the reset"
 	case StopUsageTooFar:
 		if s.Hold != nil {
 			return softTooFar(s)
@@ -237,14 +240,15 @@ func (c *Claims) fix() string {
 }
 
 // conditionLines is the log line of a stop condition: ERROR with a stop
-// sign for a fault, WARN for a limit the person set.
+// sign for a fault, WARN for a limit the person set, INFO for the
+// --max-loops stop the person asked for (nothing went wrong).
 func (s Stop) conditionLines() []Line {
 	msg := s.Sentence()
 	switch {
 	case s.severe():
 		return []Line{logf(Error, "🛑 %s", msg)}
 	case s.Kind == StopMaxLoops:
-		return []Line{logf(Warn, "Max loops reached: %s", msg)}
+		return []Line{logf(Info, "Max loops reached: %s", msg)}
 	}
 	return []Line{logText(Warn, msg)}
 }
@@ -327,4 +331,12 @@ func writeError(err error) error {
 		return pe
 	}
 	return err
+}
+
+// callWord is "call" or "calls" for n agent calls.
+func callWord(n int) string {
+	if n == 1 {
+		return "call"
+	}
+	return "calls"
 }

@@ -51,6 +51,15 @@ func resetWords(w UsageWindow) string {
 	return "it resets at " + resetTime(*w.ResetsAt)
 }
 
+// ofWindow is " of the five_hour window" (with prep "of"), or "" for a
+// window the CLI did not name (the call's line already said so once).
+func ofWindow(prep string, w UsageWindow) string {
+	if !w.Named() {
+		return ""
+	}
+	return " " + prep + " the " + w.Window + " window"
+}
+
 // windowWords names a usage window: "the five_hour window", or "a window
 // the CLI did not name".
 func windowWords(w UsageWindow) string {

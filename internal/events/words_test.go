@@ -105,7 +105,7 @@ func wordsCases() []wordsCase {
 		{v: Call{Outcome: IterationFailed, Agent: "Codex", Limit: &UsageWindow{Window: "primary", Status: "rejected"}}, want: []string{"ERROR 🚫 Codex usage limit reached (the primary window)"}},
 		{v: Call{Outcome: IterationFailed, Agent: "Claude Code", Limit: &UsageWindow{Window: "unknown"}}, want: []string{"ERROR 🚫 Claude Code usage limit reached (a window the CLI did not name)"}},
 		{v: usageWait(UsageWindow{Window: "five_hour", ResetsAt: &warnReset}, false), method: "LimitLines", want: []string{"WARN 🛑 Usage limit reached for the five_hour window; it resets at 2026-11-25 05:00 UTC"}},
-		{v: usageWait(UsageWindow{Window: "unknown"}, false), method: "LimitLines", want: []string{"WARN 🛑 Usage limit reached for a window the CLI did not name; its reset time was not reported"}},
+		{v: usageWait(UsageWindow{Window: "unknown"}, false), method: "LimitLines", want: []string{"WARN 🛑 Usage limit reached; its reset time was not reported"}},
 		{v: End{Stop: &Stop{Kind: StopUsageLimit}}, want: []string{"INFO User chose to exit. Exiting loop..."}},
 		{v: StreamKept, want: []string{"INFO Keeping full stream output for shared response analysis"}},
 		{v: StreamResultInvalid, want: []string{"WARN Final result record was invalid JSON, keeping full stream output"}},
@@ -156,11 +156,12 @@ func wordsCases() []wordsCase {
 			"SUCCESS ✅ Completed (plan_complete): no tasks in @fix_plan.md; no quality gates configured"}},
 		// A --goal run rests on its check.
 		{v: completion("goal_met", Evidence{Plan: PlanCount{Done: 1, Total: 1, Have: true}, Check: "go test ./...", Gates: "pass", Mode: "block"}), want: []string{
-			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0", "INFO   - API calls used: 0", "INFO   - Exit reason: goal_met",
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)", "INFO   - API calls used: 0", "INFO   - Exit reason: goal_met",
 			"SUCCESS ✅ Completed (goal_met): the goal's check `go test ./...` passes"}},
 		{v: Wait{Kind: "rate_limit", Delay: 90*time.Second + time.Millisecond}, method: "LimitLines", m: Moment{Snapshot: Snapshot{CallsThisHour: 3, MaxCalls: 3}}, want: []string{
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
-		{v: condition(Stop{Kind: StopMaxLoops, Calls: 2, Limit: 2}), want: []string{"WARN Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{v: condition(Stop{Kind: StopMaxLoops, Calls: 2, Limit: 2}), want: []string{"INFO Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
+		{v: condition(Stop{Kind: StopMaxLoops, Calls: 1, Limit: 1}), want: []string{"INFO Max loops reached: stopped after 1 agent call (--max-loops 1)"}},
 		{v: condition(Stop{Kind: StopMaxCost, Spent: 0.8, Budget: 0.8}), want: []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
 		{v: condition(Stop{Kind: StopMaxTokens, Tokens: 3080, TokenLimit: 3080}), want: []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
 		{v: condition(Stop{Kind: StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}), want: []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
@@ -256,12 +257,19 @@ func wordsCases() []wordsCase {
 			"OUT(purple) ━━━━━━━━━━━━━━━━ Codex Output ━━━━━━━━━━━━━━━━\n"}},
 		{v: LiveEnded, want: []string{"OUT(purple) \n━━━━━━━━━━━━━━━━ End of Output ━━━━━━━━━━━━━━━━━━━\n"}},
 		{v: UsageLimitQuestion{Usage: UsageWindow{Window: "five_hour"}}, want: []string{
-			"OUT \nThe usage limit for the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): "}},
+			"OUT \nThe usage limit of the five_hour window has been reached; its reset time was not reported.\nYou can either:\n  1) Wait for the limit to reset\n  2) Exit the loop and try again later\n\nChoose an option (1 or 2): "}},
 		{v: UsageLimitNoAnswer, want: []string{"OUT \n", "INFO No answer within 30 seconds: waiting for the limit to reset."}},
 		{v: BreakerChange{From: "CLOSED", To: "OPEN", Reason: "r", Report: []string{"a", "b"}}, want: []string{"OUT a\n", "OUT b\n", "WARN Circuit breaker: CLOSED → OPEN (r)"}},
 		{v: BreakerHalted{Report: []string{"c"}}, want: []string{"OUT c\n", "ERROR 🛑 Circuit breaker has opened - execution halted"}},
 		{v: BreakerOpenAtStart{Stop: Stop{Kind: StopBreaker, Err: errors.New("circuit breaker open: no progress (run ralph_loop --reset-circuit to continue)")}}, want: []string{
 			"ERROR 🛑 Not starting: circuit breaker open: no progress (run ralph_loop --reset-circuit to continue)"}},
+		{v: BreakerOpenAtStart{Stop: Stop{Kind: StopBreaker, Err: errors.New("circuit breaker open: no progress")}, Next: "Look at the last call first."}, want: []string{
+			"ERROR 🛑 Not starting: circuit breaker open: no progress", "INFO Look at the last call first."}},
+		// An empty or missing plan is warned of as the run starts.
+		{v: EmptyPlan{File: "@fix_plan.md"}, want: []string{
+			"WARN ⚠️ @fix_plan.md lists no task (no '- [ ] …' line): the agent has only the prompt to go on, and the run ends only when it says it is done (or the circuit breaker opens after a few calls without progress); add the tasks, one '- [ ] …' line each, and run again"}},
+		{v: EmptyPlan{File: "@fix_plan.md", Missing: true}, want: []string{
+			"WARN ⚠️ there is no @fix_plan.md: the agent has only the prompt to go on, and the run ends only when it says it is done (or the circuit breaker opens after a few calls without progress); add the tasks, one '- [ ] …' line each, and run again"}},
 		{v: CallWindowReset{Hour: "2026112202"}, want: []string{"INFO Call counter reset for new hour: 2026112202"}},
 		// A wait's countdown and the call's ticking line: laid out by the
 		// console (redrawn on a terminal; the countdown a line a minute
@@ -296,10 +304,10 @@ func wordsCases() []wordsCase {
 		{v: TaskChecked{Task: "Task A", Failure: &GateFailure{Gate: "VERIFY_COMMAND", Command: "sleep 9", ExitCode: 124, TimedOut: true}}, want: []string{
 			"WARN ❌ Check failed: \"Task A\": VERIFY_COMMAND `sleep 9` timed out (VERIFY_TIMEOUT); the task is open again"}},
 		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}), want: []string{
-			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
 			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"}},
 		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []GateFailure{test}, Log: log, Commit: "abc1234"}), want: []string{
-			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
+			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
 			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; last commit abc1234"}},
 		// A switch between the main driver and FALLBACK_DRIVER.
 		{v: DriverSwitch{From: "Claude Code", To: "OpenAI Codex", Why: SwitchUsageLimit, Until: until}, want: []string{

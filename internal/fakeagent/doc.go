@@ -9,7 +9,7 @@
 //
 //	func Main()                                      // the fake CLI; exits the process
 //	type Reply struct{ Out, Err string; RC int; Delay time.Duration;
-//	                   Wait, Hang, Child, Setsid, Check bool; Flood int64; Touch []string }
+//	                   Wait, Hang, Chatter, Child, Setsid, Check bool; Flood int64; Touch []string }
 //	type Script struct{ Default Reply; Calls map[int]Reply; SessionList string }
 //	func (s Script) Write(dir string) error          // lay out a script directory
 //	func Count(dir string) (int, error)              // counted calls so far
@@ -44,6 +44,10 @@
 //	        Go duration in the file) says so on stderr and exits 124, so a broken
 //	        test fails instead of hanging
 //	.hang   print .out, then block until killed
+//	.chatter from the moment the call has its number until just before
+//	        calls/N.started (with .wait, until its release), print "fakeagent:
+//	        call N is working" on stderr every 50 ms: an agent that talks while
+//	        it works, then falls silent (a .hang after it is silent from then on)
 //	.child  start a grandchild in the same process group that blocks forever,
 //	        holding stdout and stderr; its pid goes to calls/N.child.pid
 //	        (run such a call through supervise: testscript's own exec would
@@ -56,14 +60,15 @@
 //	.touch  relative paths, one a line: append "call N" to each (a git-visible change)
 //	        ({{DIR}} in a path: the working directory's name, e.g. a swarm worker's)
 //
-// Flag files (.wait, .hang, .child, .setsid, .check) are on when present, unless their content
+// Flag files (.wait, .hang, .chatter, .child, .setsid, .check) are on when present, unless their content
 // is 0, false, no or off, so a per-call file can switch off a default. In
 // .out and .err, {{CALL}} becomes N, {{SESSION}} becomes sess-N and
 // {{EPOCH+S}} the Unix time S seconds from now ({{EPOCH}}: now), for a
 // usage-limit reset a few seconds away.
 //
-// In order: record, .check, .touch, .child, .err, .flood, .out, then calls/N.started
-// (written atomically, so tests can wait for it), then .wait, then .delay or .hang, and
+// In order: .chatter starts, record, .check, .touch, .child, .err, .flood, .out,
+// .chatter stops (unless .wait), calls/N.started (written atomically, so tests can
+// wait for it), .wait (then .chatter stops), .delay or .hang, and
 // finally "N rc" is appended to calls/done.log and the process exits with rc.
 //
 // Not counted: "<cli> --version" (or -v) prints $FAKE_AGENT_VERSION or

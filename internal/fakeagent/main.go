@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -97,12 +98,45 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 type call struct {
 	dir, calls string
 	n, rc      int
+	quiet      func() // ends .chatter
+}
+
+// chatterEvery is how often a .chatter call prints a line.
+const chatterEvery = 50 * time.Millisecond
+
+// chatter prints a line on stderr every chatterEvery until the returned
+// func is called (and returns once the printing has stopped).
+func (c *call) chatter(stderr io.Writer) func() {
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(chatterEvery)
+		defer t.Stop()
+		for {
+			fmt.Fprintf(stderr, "fakeagent: call %d is working\n", c.n)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(stop) })
+		<-stopped
+	}
 }
 
 func (c *call) do(args []string, stdin *os.File, stdout, stderr io.Writer) error {
 	var err error
 	if c.n, err = allocate(c.calls); err != nil {
 		return err
+	}
+	if c.flag("chatter") {
+		quiet := c.chatter(stderr)
+		defer quiet()
+		c.quiet = quiet
 	}
 	if err := c.record(args, stdin); err != nil {
 		return err
@@ -133,12 +167,20 @@ func (c *call) do(args []string, stdin *os.File, stdout, stderr io.Writer) error
 	if b, ok := c.reply("out"); ok {
 		_, _ = stdout.Write(c.expand(b))
 	}
+	wait, waits := c.reply("wait")
+	waits = waits && flagOn(wait)
+	if c.quiet != nil && !waits {
+		c.quiet()
+	}
 	if err := writeAtomic(c.path("started"), strconv.Itoa(os.Getpid())+"\n"); err != nil {
 		return err
 	}
-	if b, ok := c.reply("wait"); ok && flagOn(b) && !c.awaitRelease(releaseLimit(b), stderr) {
+	if waits && !c.awaitRelease(releaseLimit(wait), stderr) {
 		c.rc = releaseRC
 		return appendLine(filepath.Join(c.calls, "done.log"), fmt.Sprintf("%d %d", c.n, c.rc))
+	}
+	if c.quiet != nil {
+		c.quiet()
 	}
 	if b, ok := c.reply("delay"); ok {
 		d, err := parseDelay(string(b))

@@ -591,3 +591,47 @@ func TestWaitNeverReleased(t *testing.T) {
 		t.Error("AwaitStarted succeeded for a call that never started")
 	}
 }
+
+// TestChatter: a .chatter call prints a line on stderr every 50 ms while
+// it works, then falls silent (here it hangs); with .wait it goes on until
+// its release.
+func TestChatter(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []bool{false, true} {
+		dir := writeScript(t, Script{Default: Reply{Out: "ok\n", Wait: wait, Chatter: true, Hang: true}})
+		c := agent{argv: []string{"claude"}, dir: dir, cwd: t.TempDir()}.cmd(t)
+		errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer errFile.Close()
+		c.Stderr = errFile
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
+		if err := AwaitStarted(dir, 1, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		working := func() int { return strings.Count(read(t, errFile.Name()), "fakeagent: call 1 is working\n") }
+		if wait {
+			deadline := time.Now().Add(10 * time.Second)
+			for n := working(); n < 3; n = working() { // it goes on while it waits
+				if time.Now().After(deadline) {
+					t.Fatalf("%d chatter lines in 10 s of waiting", n)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			continue
+		}
+		// Started, it is silent: no line comes in three times the interval.
+		before := working()
+		if before < 1 {
+			t.Fatalf("no chatter line before the call started: %q", read(t, errFile.Name()))
+		}
+		time.Sleep(3 * chatterEvery)
+		if after := working(); after != before {
+			t.Errorf("%d chatter lines after the call started", after-before)
+		}
+	}
+}

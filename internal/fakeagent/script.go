@@ -18,9 +18,13 @@ type Reply struct {
 	Delay time.Duration // sleep before exiting
 	// Wait blocks the call after calls/N.started until the test calls
 	// Release (at most a minute, then it exits 124).
-	Wait  bool
-	Hang  bool // print Out, then block until killed
-	Child bool // leave a blocking grandchild in the process group
+	Wait bool
+	Hang bool // print Out, then block until killed
+	// Chatter prints a line on stderr every 50 ms until just before the
+	// call has started (with Wait, until it is released), then falls
+	// silent.
+	Chatter bool
+	Child   bool // leave a blocking grandchild in the process group
 	// Setsid puts Child's grandchild in a new session instead, out of
 	// the process group (as a daemonising helper does).
 	Setsid bool
@@ -79,6 +83,7 @@ func (r Reply) write(dir, name string) error {
 		{"delay", r.Delay.String() + "\n"},
 		{"wait", strconv.FormatBool(r.Wait) + "\n"},
 		{"hang", strconv.FormatBool(r.Hang) + "\n"},
+		{"chatter", strconv.FormatBool(r.Chatter) + "\n"},
 		{"child", strconv.FormatBool(r.Child) + "\n"},
 		{"setsid", strconv.FormatBool(r.Setsid) + "\n"},
 		{"flood", flood(r.Flood)},

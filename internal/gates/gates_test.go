@@ -32,6 +32,7 @@ func cfg(t *testing.T, c Config) Config {
 }
 
 func TestRunSkipped(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -54,6 +55,7 @@ func TestRunSkipped(t *testing.T) {
 }
 
 func TestRunCompletionOnlyWhenCompleting(t *testing.T) {
+	t.Parallel()
 	d, err := Run(context.Background(), cfg(t, Config{TestCommand: "exit 1", OnCompletionOnly: true, Mode: ModeBlock}), Input{Loop: 4, ExitSignal: true, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +66,7 @@ func TestRunCompletionOnlyWhenCompleting(t *testing.T) {
 }
 
 func TestTestGate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		command string
@@ -102,6 +105,7 @@ func TestTestGate(t *testing.T) {
 }
 
 func TestCustomGates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := cfg(t, Config{Gates: " echo one ;; pwd; echo lint error >&2; exit 3 ; kill -TERM $$ ;  ", Mode: ModeWarn, Dir: dir})
 	if diff := cmp.Diff([]string{"echo one", "pwd", "echo lint error >&2", "exit 3", "kill -TERM $$"}, c.commands()); diff != "" {
@@ -135,6 +139,7 @@ func TestCustomGates(t *testing.T) {
 }
 
 func TestOutputIsCutTo500Characters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script(t, dir, "verbose-lint", "for i in $(seq 1 200); do echo \"lint warning $i: ünused\"; done; exit 1")
 	c := cfg(t, Config{Gates: "./verbose-lint", Mode: ModeBlock, Dir: dir})
@@ -152,6 +157,7 @@ func TestOutputIsCutTo500Characters(t *testing.T) {
 }
 
 func TestCaptureTrailingNewlines(t *testing.T) {
+	t.Parallel()
 	c := &capture{limit: 4}
 	c.Write([]byte("ab\n\n"))
 	c.Write([]byte("\n\n"))
@@ -184,6 +190,7 @@ func alive(pid int) bool {
 }
 
 func TestTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	// A helper that ignores TERM, then the shell stops itself: only the
@@ -234,6 +241,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 // A helper that left the gate's process group (setsid) is stopped once
 // the gate is done, like the agent's: it carries the call's token.
 func TestHelperInNewSessionIsStopped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script(t, dir, "daemon-lint", `setsid bash -c 'echo $$ > helper.tmp && mv helper.tmp helper.pid && exec sleep 30' >/dev/null 2>&1 </dev/null &
 while [ ! -s helper.pid ]; do sleep 0.01; done
@@ -264,6 +272,7 @@ echo linted`)
 }
 
 func TestCancelIsAnError(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("user interrupt")
 	time.AfterFunc(50*time.Millisecond, func() { cancel(stop) })
@@ -279,6 +288,7 @@ func TestCancelIsAnError(t *testing.T) {
 }
 
 func TestUnstartableCommandFails(t *testing.T) {
+	t.Parallel()
 	c := Config{TestCommand: "true", Mode: ModeBlock, Dir: filepath.Join(t.TempDir(), "missing")}
 	d, err := Run(context.Background(), c, Input{Loop: 1, HaveAnalysis: true}, stamp)
 	if err != nil {
@@ -290,6 +300,7 @@ func TestUnstartableCommandFails(t *testing.T) {
 }
 
 func TestDecideModes(t *testing.T) {
+	t.Parallel()
 	failing := func(mode string) *Results {
 		return &Results{Mode: mode, OverallStatus: StatusFail, TestGate: TestGate{Status: StatusFail, Output: "boom"}, CustomGates: []CustomGate{{Command: "npm run lint --fix", Status: StatusFail}}}
 	}
@@ -315,6 +326,7 @@ func TestDecideModes(t *testing.T) {
 }
 
 func TestFeedback(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("FAIL test_1 assertion error in handler function ", 10)
 	tests := []struct {
 		name string
@@ -344,6 +356,7 @@ func TestFeedback(t *testing.T) {
 // The shape of .quality_gate_results, as the state store writes it
 // (ralphdir's JSON) and reads it back (Decode).
 func TestResultsShape(t *testing.T) {
+	t.Parallel()
 	dec, err := Run(context.Background(), cfg(t, Config{TestCommand: "echo ok", Gates: "exit 2", Mode: ModeBlock}), Input{Loop: 7, HaveAnalysis: true, TestsStatus: "PASSING"}, stamp)
 	if err != nil {
 		t.Fatal(err)
@@ -399,6 +412,7 @@ func TestResultsShape(t *testing.T) {
 // and the log gets each command's whole output between a header and its
 // exit code.
 func TestFailuresAndLog(t *testing.T) {
+	t.Parallel()
 	var log strings.Builder
 	c := cfg(t, Config{
 		TestCommand: "seq 1 2000; echo 'FAIL: 3 tests failed'; exit 2",
@@ -442,6 +456,7 @@ func TestFailuresAndLog(t *testing.T) {
 }
 
 func TestTail(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"ok\n\n", "ok"},
 		{"\x1b[31mFAIL\x1b[0m x\x00y\r\n", "FAIL x y"},

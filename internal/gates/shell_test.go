@@ -6,6 +6,7 @@ import (
 )
 
 func TestShellFor(t *testing.T) {
+	t.Parallel()
 	const win = `C:\Windows`
 	for _, tc := range []struct {
 		bash, root, comspec string

@@ -14,6 +14,7 @@ import (
 // the ones `git diff --name-only` lists (the bash loop's count), renames
 // and moves in and out of folders included.
 func TestGitChangesMatchNameOnly(t *testing.T) {
+	t.Parallel()
 	dir, sh, write := testRepo(t)
 
 	body := strings.Repeat("line of text\n", 20)
@@ -71,6 +72,7 @@ func TestGitChangesMatchNameOnly(t *testing.T) {
 }
 
 func TestNumstatPath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ line, want string }{
 		{"1\t2\tsrc/a.go", "src/a.go"},
 		{"-\t-\tbin.dat", "bin.dat"},
@@ -92,6 +94,7 @@ func TestNumstatPath(t *testing.T) {
 // can, is always what `git rev-parse HEAD` says, and the fast path really
 // is taken for the plain layouts.
 func TestHeadMatchesRevParse(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

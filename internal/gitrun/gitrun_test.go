@@ -14,6 +14,7 @@ import (
 // TestRefusal: git 2.39's own text for a repository another user owns
 // becomes one line with the safe.directory command; other errors do not.
 func TestRefusal(t *testing.T) {
+	t.Parallel()
 	msg := "fatal: detected dubious ownership in repository at '/srv/proj'\n" +
 		"To add an exception for this directory, call:\n\n" +
 		"\tgit config --global --add safe.directory /srv/proj"
@@ -31,6 +32,7 @@ func TestRefusal(t *testing.T) {
 // TestParseConfig: only the filters and files of the repository's own
 // scopes are named, each once, whatever characters the name holds.
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	out := "local\x00filter.evil.clean\nsh x\x00local\x00filter.evil.smudge\nsh y\x00" +
 		"global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00worktree\x00filter.a=b.c.process\nz\x00" +
 		"command\x00filter.mine.clean\ncat\x00system\x00filter.sys.clean\ncat\x00"
@@ -54,6 +56,7 @@ func TestParseConfig(t *testing.T) {
 // TestFilterEnv: the overrides follow the person's own GIT_CONFIG_COUNT
 // entries and keep each name whole.
 func TestFilterEnv(t *testing.T) {
+	t.Parallel()
 	env := filterEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"}, []string{"filter.a=b", "merge.m"})
 	joined := strings.Join(env, "\n")
 	for _, want := range []string{"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_4=filter.a=b.required", "GIT_CONFIG_VALUE_4=false",
@@ -72,6 +75,7 @@ func TestFilterEnv(t *testing.T) {
 // which the remembered names cannot see change) is emptied for the second;
 // the filter works for a plain git, which shows the test can fail.
 func TestFilterAddedBetweenCommands(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -141,6 +145,7 @@ func TestFilterAddedBetweenCommands(t *testing.T) {
 // loop's merges (--swarm's queue); the file is left in conflict instead.
 // A plain git runs it, which shows the test can fail.
 func TestRepoMergeDriverNeverRuns(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -199,6 +204,7 @@ func TestRepoMergeDriverNeverRuns(t *testing.T) {
 // filter, merge driver or include (git config --get-regexp then exits 1)
 // is asked once, not before every command, until .git/config changes.
 func TestNoFiltersIsRemembered(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

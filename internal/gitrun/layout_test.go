@@ -43,7 +43,8 @@ func newRepo(t *testing.T) string {
 	return dir
 }
 
-// shortTimeout sets Timeout to d for the test.
+// shortTimeout sets Timeout to d for the test; Timeout is the package's, so
+// a test that calls it is not parallel (Go runs those before the parallel ones).
 func shortTimeout(t *testing.T, d time.Duration) {
 	old := Timeout
 	Timeout = func() time.Duration { return d }
@@ -141,6 +142,7 @@ func TestTimeoutFindsThePipe(t *testing.T) {
 // a child it started (here an alias of the person's own, which runs a
 // shell) does not outlive the command.
 func TestEndKillsTheGroup(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -178,6 +180,7 @@ func TestEndKillsTheGroup(t *testing.T) {
 // or in the config of a folder .git/commondir names — is emptied all the
 // same; a plain git runs it, which shows the test can fail.
 func TestFilterMovedOutOfConfig(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"config.worktree", "commondir"} {
 		t.Run(how, func(t *testing.T) {
 			dir := newRepo(t)

@@ -11,6 +11,7 @@ import (
 // loop's own files under .ralph/ is no change; the user's files under
 // .ralph/ (the plan, the prompt, specs/) and the project's files are.
 func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
+	t.Parallel()
 	dir, sh, write := testRepo(t)
 
 	owned := []string{".ralph/status.json", ".ralph/.call_count", ".ralph/.circuit_breaker_state", ".ralph/.ralph_loop.lock", ".ralph/live.log"}

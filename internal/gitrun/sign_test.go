@@ -14,6 +14,7 @@ import (
 // with merge.verifySignatures does not run it to check one; a plain git
 // does run it, which shows the test can fail.
 func TestCommitsNeverSign(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -23,22 +23,23 @@ const maxPoll = 30 * time.Second
 // watchWrites stops the call when no regular file under dir (outside skip) was
 // modified within limit after start. It returns as soon as a write is seen,
 // at the deadline, or when done closes — never later.
-func watchWrites(done <-chan struct{}, dir string, skip []string, limit time.Duration, start time.Time, stop context.CancelCauseFunc) {
+func watchWrites(done <-chan struct{}, dir string, skip []string, limit time.Duration, clk clock, start time.Time, stop context.CancelCauseFunc) {
 	since := start.Add(-mtimeSlack)
 	poll := min(max(limit/4, time.Millisecond), maxPoll)
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	deadline := time.NewTimer(limit - time.Since(start))
-	defer deadline.Stop()
+	tick, deadline := make(chan struct{}, 1), make(chan struct{}, 1)
+	defer clk.AfterFunc(limit-clk.Now().Sub(start), sendTo(deadline))()
 	for {
+		cancel := clk.AfterFunc(poll, sendTo(tick))
 		select {
 		case <-done:
+			cancel()
 			return
-		case <-tick.C:
+		case <-tick:
 			if modifiedSince(dir, skip, since) {
 				return
 			}
-		case <-deadline.C:
+		case <-deadline:
+			cancel()
 			if !modifiedSince(dir, skip, since) {
 				stop(errWriteStall)
 			}

@@ -3,6 +3,7 @@
 package supervise
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -127,7 +129,7 @@ var behaviours = map[string]func(helperArgs) int{
 	"orphan":           helperOrphan,     // PIDFILE: leave a grandchild holding the pipes, exit 0
 	"flood":            helperFlood,      // print lines forever
 	"setsid-orphan":    helperSetsid,     // PIDFILE: leave a grandchild in a new session holding the pipes, exit 0
-	"chatty":           helperChatty,     // N GAP: print N lines GAP apart, exit 0
+	"lines":            helperLines,      // DIR N: print "line i" once DIR/i exists, for i = 1..N, exit 0
 	"write":            helperWrite,      // PATH... READY: write files, become ready, block
 }
 
@@ -229,12 +231,16 @@ func helperSetsid(a helperArgs) int {
 	return 0
 }
 
-func helperChatty(a helperArgs) int {
-	n, _ := strconv.Atoi(a.at(0))
-	gap, _ := time.ParseDuration(a.at(1))
-	for i := range n {
+func helperLines(a helperArgs) int {
+	n, _ := strconv.Atoi(a.at(1))
+	for i := 1; i <= n; i++ {
+		for {
+			if _, err := os.Stat(filepath.Join(a.at(0), strconv.Itoa(i))); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 		fmt.Println("line", i)
-		time.Sleep(gap)
 	}
 	return 0
 }
@@ -270,6 +276,36 @@ func waitFile(t *testing.T, path string) string {
 			t.Fatalf("waiting for %s: %v", path, err)
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer Run may write while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// await waits (at most 10 s) until the buffer holds s.
+func (b *syncBuffer) await(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("output %q has no %q after 10 s", b.String(), s)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

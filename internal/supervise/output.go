@@ -13,6 +13,7 @@ import (
 // output copies the child's two streams to the caller's writers as bytes
 // arrive, and remembers when the last byte came.
 type output struct {
+	clk   clock
 	start time.Time
 	last  atomic.Int64 // nanoseconds after start of the last byte read
 
@@ -25,8 +26,8 @@ type output struct {
 	werr error // first write error
 }
 
-func newOutput(start time.Time, stdout, stderr io.Writer, limit int64, stop context.CancelCauseFunc) *output {
-	o := &output{start: start, sink: [2]io.Writer{stdout, stderr}, limit: limit, stop: stop}
+func newOutput(clk clock, start time.Time, stdout, stderr io.Writer, limit int64, stop context.CancelCauseFunc) *output {
+	o := &output{clk: clk, start: start, sink: [2]io.Writer{stdout, stderr}, limit: limit, stop: stop}
 	for i, w := range o.sink {
 		if w == nil {
 			o.sink[i] = io.Discard
@@ -43,7 +44,7 @@ func (o *output) copy(r *os.File, stream int) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			o.last.Store(int64(time.Since(o.start)))
+			o.last.Store(int64(o.clk.Now().Sub(o.start)))
 			if t := o.total.Add(int64(n)); o.limit > 0 && t > o.limit && t-int64(n) <= o.limit {
 				o.stop(errOutputTooLarge)
 			}
@@ -73,24 +74,26 @@ func (o *output) err() error {
 
 // idle is how long no byte has arrived.
 func (o *output) idle() time.Duration {
-	return time.Since(o.start) - time.Duration(o.last.Load())
+	return o.clk.Now().Sub(o.start) - time.Duration(o.last.Load())
 }
 
 // watchInactivity stops the call when no output arrived for limit.
-func watchInactivity(done <-chan struct{}, limit time.Duration, o *output, stop context.CancelCauseFunc) {
-	t := time.NewTimer(limit)
-	defer t.Stop()
+func watchInactivity(done <-chan struct{}, limit time.Duration, o *output, clk clock, stop context.CancelCauseFunc) {
+	fired := make(chan struct{}, 1)
+	wait := limit
 	for {
+		cancel := clk.AfterFunc(wait, sendTo(fired))
 		select {
 		case <-done:
+			cancel()
 			return
-		case <-t.C:
+		case <-fired:
 		}
 		idle := o.idle()
 		if idle >= limit {
 			stop(errInactive)
 			return
 		}
-		t.Reset(limit - idle)
+		wait = limit - idle
 	}
 }

@@ -91,6 +91,8 @@ type Options struct {
 	// a shell's 2>&1 does, so that their bytes arrive in the order the
 	// command wrote them; all of it goes to Stdout and Stderr is unused.
 	Combined bool
+
+	clock clock // times the limits; nil is the real clock (tests set theirs)
 }
 
 // Reason says how a call ended.
@@ -130,7 +132,9 @@ type Outcome struct {
 // Run starts c, streams its output to o.Stdout and o.Stderr, and returns when
 // the command has ended and no process of its group is left.
 func Run(ctx context.Context, c Command, o Options) Outcome {
-	start := time.Now()
+	clk := o.clockOf()
+	start := clk.Now()
+	since := func() time.Duration { return clk.Now().Sub(start) }
 	if len(c.Argv) == 0 || c.Argv[0] == "" {
 		return Outcome{ExitCode: 127, Reason: StartFailed, Err: errors.New("start agent: empty command")}
 	}
@@ -143,18 +147,16 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(runCtx, o.Timeout, errTimeout)
-		defer cancel()
+		defer clk.AfterFunc(o.Timeout, func() { stop(errTimeout) })()
 	}
 
 	if err := checkDir(c.Dir); err != nil {
-		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
+		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: since(),
 			Err: fmt.Errorf("start %s: working directory %s: %w", name, c.Dir, err)}
 	}
 	p, err := newPipes(c.Stdin != "", o.Combined)
 	if err != nil {
-		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: time.Since(start),
+		return Outcome{ExitCode: 126, Reason: StartFailed, Duration: since(),
 			Err: fmt.Errorf("start %s: create pipes: %w", name, err)}
 	}
 	defer p.closeParent()
@@ -175,17 +177,17 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		p.closeChild()
 		if runCtx.Err() != nil {
 			reason, rerr := stopReason(runCtx, name, o)
-			return Outcome{ExitCode: -1, Reason: reason, Err: rerr, Duration: time.Since(start)}
+			return Outcome{ExitCode: -1, Reason: reason, Err: rerr, Duration: since()}
 		}
 		code, serr := startError(name, err)
-		return Outcome{ExitCode: code, Reason: StartFailed, Err: serr, Duration: time.Since(start)}
+		return Outcome{ExitCode: code, Reason: StartFailed, Err: serr, Duration: since()}
 	}
 	t.attach(cmd.Process)
 	defer track(t, cmd.Process, token)()
 	p.closeChild()
 	defer unwatched(watched(cmd.Process.Pid, token))
 
-	out := newOutput(start, o.Stdout, o.Stderr, o.MaxOutput, stop)
+	out := newOutput(clk, start, o.Stdout, o.Stderr, o.MaxOutput, stop)
 	readers := p.read(out)
 	p.feed(c.Stdin)
 	if o.Record != nil {
@@ -194,7 +196,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 		}
 	}
 	done := make(chan struct{})
-	watchers := watch(done, c, o, out, start, stop)
+	watchers := watch(done, c, o, out, clk, start, stop)
 
 	_ = cmd.Wait() // the ending is read from ProcessState and the context below
 	t.kill(cmd.Process)
@@ -209,7 +211,7 @@ func Run(ctx context.Context, c Command, o Options) Outcome {
 	stopStrays(token, strayWait)
 	p.drain(readers, grace)
 
-	return ending(runCtx, name, o, cmd.ProcessState, signalled.Load(), out, start)
+	return ending(runCtx, name, o, cmd.ProcessState, signalled.Load(), out, since())
 }
 
 // checkDir reports why dir cannot be the working directory ("" is the
@@ -262,10 +264,10 @@ func command(ctx context.Context, c Command, p *pipes, token string, grace time.
 
 // watch starts the watchers o asks for: the inactivity timer and the
 // write heartbeat. They return when done is closed.
-func watch(done <-chan struct{}, c Command, o Options, out *output, start time.Time, stop context.CancelCauseFunc) *sync.WaitGroup {
+func watch(done <-chan struct{}, c Command, o Options, out *output, clk clock, start time.Time, stop context.CancelCauseFunc) *sync.WaitGroup {
 	var watchers sync.WaitGroup
 	if o.Inactivity > 0 {
-		watchers.Go(func() { watchInactivity(done, o.Inactivity, out, stop) })
+		watchers.Go(func() { watchInactivity(done, o.Inactivity, out, clk, stop) })
 	}
 	if o.WriteTimeout > 0 {
 		dir := cmp.Or(o.WatchDir, c.Dir, ".")
@@ -273,15 +275,15 @@ func watch(done <-chan struct{}, c Command, o Options, out *output, start time.T
 		if skip == nil {
 			skip = defaultWatchSkip
 		}
-		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, start, stop) })
+		watchers.Go(func() { watchWrites(done, dir, skip, o.WriteTimeout, clk, start, stop) })
 	}
 	return &watchers
 }
 
 // ending is the call's Outcome once the group is gone: the leader's exit
 // status, unless Run stopped the call or its output could not be kept.
-func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, signalled bool, out *output, start time.Time) Outcome {
-	res := Outcome{ExitCode: ExitCode(ps), Reason: Exited, Duration: time.Since(start)}
+func ending(ctx context.Context, name string, o Options, ps *os.ProcessState, signalled bool, out *output, took time.Duration) Outcome {
+	res := Outcome{ExitCode: ExitCode(ps), Reason: Exited, Duration: took}
 	if signalled {
 		res.Reason, res.Err = stopReason(ctx, name, o)
 		if res.Reason == TimedOut {

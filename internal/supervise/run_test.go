@@ -45,23 +45,34 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestTimeoutKillsGroupIgnoringTerm: at the timeout the group gets
+// SIGTERM; a leader that ignores it gets the grace, then SIGKILL, and its
+// grandchild goes too. The timeout passes on a clock the test moves, once
+// the helper ignores SIGTERM; the grace is real.
 func TestTimeoutKillsGroupIgnoringTerm(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ready, grandchild := filepath.Join(dir, "ready"), filepath.Join(dir, "grandchild")
 	const timeout, grace = 300 * time.Millisecond, 200 * time.Millisecond
-	got := Run(context.Background(), helperCmd(t, "ignore-term", ready, grandchild), Options{Timeout: timeout, Grace: grace})
-	if got.Reason != TimedOut || got.ExitCode != 124 || !errors.Is(got.Err, errTimeout) {
-		t.Errorf("Run = %+v, want TimedOut, code 124, ErrTimeout", got)
+	clk := newManualClock()
+	cmd := helperCmd(t, "ignore-term", ready, grandchild)
+	done := make(chan Outcome, 1)
+	go func() { done <- Run(context.Background(), cmd, Options{Timeout: timeout, Grace: grace, clock: clk}) }()
+	leader, child := waitFile(t, ready), waitFile(t, grandchild)
+	clk.awaitPending(t, 1)
+	stopped := time.Now()
+	clk.Advance(timeout)
+	got := <-done
+	if got.Reason != TimedOut || got.ExitCode != 124 || !errors.Is(got.Err, errTimeout) || got.Duration != timeout {
+		t.Errorf("Run = %+v, want TimedOut, code 124, ErrTimeout after %s", got, timeout)
 	}
-	if got.Duration < timeout+grace {
-		t.Errorf("returned after %s, before timeout+grace %s: the TERM-ignoring leader got no grace", got.Duration, timeout+grace)
+	if took := time.Since(stopped); took < grace {
+		t.Errorf("returned %s after the timeout, before the grace %s: the TERM-ignoring leader got no grace", took, grace)
+	} else if took > grace+5*time.Second {
+		t.Errorf("returned %s after the timeout", took)
 	}
-	if got.Duration > timeout+grace+5*time.Second {
-		t.Errorf("returned after %s", got.Duration)
-	}
-	assertGone(t, waitFile(t, ready))
-	assertGone(t, waitFile(t, grandchild))
+	assertGone(t, leader)
+	assertGone(t, child)
 }
 
 func TestOrphanHoldingPipeIsKilled(t *testing.T) {
@@ -82,33 +93,69 @@ func TestOrphanHoldingPipeIsKilled(t *testing.T) {
 	assertGone(t, waitFile(t, pidFile))
 }
 
+// TestInactivity: a command silent for Inactivity is stopped, at the
+// limit and not before (on a clock the test moves: the helper's start,
+// however slow, takes none of it).
 func TestInactivity(t *testing.T) {
 	t.Parallel()
 	ready := filepath.Join(t.TempDir(), "ready")
-	var stdout bytes.Buffer
-	// The limit leaves room for a slow start of the race-built helper on a
-	// busy machine: it must print its line before it falls silent.
+	clk := newManualClock()
+	var stdout syncBuffer
 	const limit = 3 * time.Second
-	got := Run(context.Background(), helperCmd(t, "block", ready), Options{Inactivity: limit, Timeout: time.Minute, Grace: time.Second, Stdout: &stdout})
+	cmd := helperCmd(t, "block", ready)
+	done := make(chan Outcome, 1)
+	go func() {
+		done <- Run(context.Background(), cmd, Options{Inactivity: limit, Timeout: time.Minute, Grace: time.Second, Stdout: &stdout, clock: clk})
+	}()
+	pid := waitFile(t, ready) // it printed its line and blocks
+	stdout.await(t, "hello\n")
+	clk.awaitPending(t, 2) // the timeout and the inactivity timer
+	clk.Advance(limit - time.Millisecond)
+	select {
+	case got := <-done:
+		t.Fatalf("Run = %+v before the limit", got)
+	default:
+	}
+	clk.Advance(time.Millisecond)
+	got := <-done
 	if got.Reason != Inactive || !errors.Is(got.Err, errInactive) || got.ExitCode != 143 {
 		t.Errorf("Run = %+v, want Inactive, errInactive, code 143 (SIGTERM)", got)
 	}
-	if got.Duration < limit {
-		t.Errorf("stopped after %s, before the %s limit", got.Duration, limit)
+	if got.Duration != limit {
+		t.Errorf("stopped after %s, want the %s limit", got.Duration, limit)
 	}
 	if stdout.String() != "hello\n" {
 		t.Errorf("stdout = %q, want the output before the stop", stdout.String())
 	}
-	assertGone(t, waitFile(t, ready))
+	assertGone(t, pid)
 }
 
+// TestOutputKeepsInactivityAway: a command that prints a line every 0.6
+// of the limit runs longer than the limit in all and is never stopped:
+// each line starts the silence over.
 func TestOutputKeepsInactivityAway(t *testing.T) {
 	t.Parallel()
-	// 12 lines 150ms apart: longer than the limit in all, never idle for
-	// it (the limit leaves room for a slow start of the race-built helper).
-	got := Run(context.Background(), helperCmd(t, "chatty", "12", "150ms"), Options{Inactivity: 1500 * time.Millisecond})
-	if got.Reason != Exited || got.ExitCode != 0 {
-		t.Errorf("Run = %+v, want Exited 0", got)
+	dir := t.TempDir()
+	clk := newManualClock()
+	var stdout syncBuffer
+	const limit = 1500 * time.Millisecond
+	cmd := helperCmd(t, "lines", dir, "3")
+	done := make(chan Outcome, 1)
+	go func() {
+		done <- Run(context.Background(), cmd, Options{Inactivity: limit, Stdout: &stdout, clock: clk})
+	}()
+	clk.awaitPending(t, 1)
+	for i := 1; i <= 3; i++ {
+		clk.Advance(limit * 6 / 10) // from the second on, the timer fires and is armed again
+		clk.awaitPending(t, 1)
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout.await(t, fmt.Sprintf("line %d\n", i))
+	}
+	got := <-done
+	if got.Reason != Exited || got.ExitCode != 0 || got.Duration <= limit {
+		t.Errorf("Run = %+v, want Exited 0 after more than %s", got, limit)
 	}
 }
 
@@ -324,9 +371,13 @@ func TestSetsidOrphanIsStopped(t *testing.T) {
 	assertGone(t, waitFile(t, pidFile))
 }
 
+// TestWriteHeartbeat: with no write to a project file within
+// WriteTimeout the call is stopped; a write satisfies the heartbeat for
+// the rest of the call. The limits pass on a clock the test moves, once
+// the helper has written.
 func TestWriteHeartbeat(t *testing.T) {
 	t.Parallel()
-	const limit = 1500 * time.Millisecond // long enough for a race-built helper on a loaded machine to start and write
+	const limit = 1500 * time.Millisecond
 	tests := []struct {
 		name   string
 		writes []string // files the agent writes, relative to the project
@@ -356,18 +407,30 @@ func TestWriteHeartbeat(t *testing.T) {
 				args = append(args, filepath.Join(proj, w))
 			}
 			args = append(args, ready)
-			// When a write is seen the heartbeat is satisfied and the
-			// timeout ends the call instead.
-			got := Run(context.Background(), helperCmd(t, args...), Options{
-				WriteTimeout: limit, Timeout: 3 * limit, WatchDir: proj, Grace: time.Second,
-			})
+			clk := newManualClock()
+			cmd := helperCmd(t, args...)
+			done := make(chan Outcome, 1)
+			go func() {
+				// When a write is seen the heartbeat is satisfied and the
+				// timeout ends the call instead.
+				done <- Run(context.Background(), cmd, Options{
+					WriteTimeout: limit, Timeout: 3 * limit, WatchDir: proj, Grace: time.Second, clock: clk,
+				})
+			}()
+			pid := waitFile(t, ready)
+			clk.awaitPending(t, 3) // the timeout, the heartbeat's deadline and its poll
+			clk.Advance(limit)
+			if tc.want == TimedOut {
+				clk.Advance(2 * limit)
+			}
+			got := <-done
 			if got.Reason != tc.want {
 				t.Errorf("Run = %+v, want reason %d", got, tc.want)
 			}
-			if tc.want == WriteStalled && (!errors.Is(got.Err, errWriteStall) || got.Duration < limit) {
-				t.Errorf("Run = %+v, want errWriteStall after at least %s", got, limit)
+			if tc.want == WriteStalled && (!errors.Is(got.Err, errWriteStall) || got.Duration != limit) {
+				t.Errorf("Run = %+v, want errWriteStall after %s", got, limit)
 			}
-			assertGone(t, waitFile(t, ready))
+			assertGone(t, pid)
 		})
 	}
 }

@@ -41,6 +41,32 @@ func TestTool(t *testing.T) {
 		t.Errorf("argv 1: exit %d, %q", code, out.String())
 	}
 
+	// started and release: the latch of a -wait script, by hand
+	if code := tool([]string{"reply", "-wait", "Waiting."}, dir, &out, &errOut); code != 0 {
+		t.Fatalf("reply -wait: exit %d, %s", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "default.wait")); strings.TrimSpace(string(b)) != "true" {
+		t.Errorf("default.wait = %q, want true", b)
+	}
+	os.WriteFile(filepath.Join(calls, "1.started"), []byte("42\n"), 0o644)
+	if code := tool([]string{"started", "1"}, dir, &out, &errOut); code != 0 {
+		t.Errorf("started 1: exit %d, %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := tool([]string{"started", "2", "1"}, dir, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "did not start within 1s") {
+		t.Errorf("started 2 1: exit %d, %q", code, errOut.String())
+	}
+	if code := tool([]string{"release", "1"}, dir, &out, &errOut); code != 0 {
+		t.Errorf("release 1: exit %d, %s", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(calls, "1.release")); err != nil {
+		t.Errorf("release 1 wrote no calls/1.release: %v", err)
+	}
+	errOut.Reset()
+	if code := tool([]string{"release"}, dir, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "release needs a call number") {
+		t.Errorf("release without N: exit %d, %q", code, errOut.String())
+	}
+
 	errOut.Reset()
 	if code := tool([]string{"bogus"}, dir, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "unknown command") {
 		t.Errorf("bogus: exit %d, %q", code, errOut.String())

@@ -1,8 +1,6 @@
-// Package demo_test runs examples/demo/run.sh end to end against a freshly
-// built ralph_loop, so the demo (project, agent.sh, run.sh) cannot rot, and
-// checks that the copy of the demo in the testscript scenario
-// cmd/ralph_loop/testdata/script/driver_demo.txtar matches these files.
-package demo_test
+//go:build unix
+
+package main
 
 import (
 	"bytes"
@@ -19,37 +17,22 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// ralphLoop is the ralph_loop binary built by TestMain.
-var ralphLoop string
+// The demo's tests run examples/demo/run.sh end to end against this test
+// binary as ralph_loop (TestMain's copy on PATH), so the demo (project,
+// agent.sh, run.sh) cannot rot, and check that the copy of the demo in
+// the scenario testdata/script/driver_demo.txtar matches its files.
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
+// demoDir is the demo project, beside run.sh.
+const demoDir = "../../examples/demo"
 
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "ralph-demo-test-")
+// demoRalphLoop is the ralph_loop run.sh is given: this test binary.
+func demoRalphLoop(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("ralph_loop")
 	if err != nil {
-		panic(err)
+		t.Fatalf("ralph_loop is not on PATH (TestMain registers it): %v", err)
 	}
-	defer os.RemoveAll(dir)
-	ralphLoop = filepath.Join(dir, "ralph_loop")
-	cmd := exec.Command(goTool(), "build", "-o", ralphLoop, "./cmd/ralph_loop")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Stderr.WriteString("build ralph_loop for the demo test: " + err.Error() + "\n" + string(out))
-		return 1
-	}
-	return m.Run()
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	if root := os.Getenv("GOROOT"); root != "" {
-		return filepath.Join(root, "bin", "go")
-	}
-	return "go" // its error, if any, says go is not on PATH
+	return p
 }
 
 type demoRun struct {
@@ -72,12 +55,12 @@ func runDemo(t *testing.T, extra ...string) demoRun {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+tmp, "TMPDIR="+tmp, "RALPH_LOOP="+ralphLoop,
+	env = append(env, "HOME="+tmp, "TMPDIR="+tmp, "RALPH_LOOP="+demoRalphLoop(t), "GORACE=atexit_sleep_ms=0",
 		"LOOP_DELAY=0", "DEMO_AGENT_DELAY=0",
 		"PLATFORM_DRIVER=codex", "AGENT_COMMAND=false") // run.sh must ignore these
 	env = append(env, extra...)
 	cmd := exec.Command("sh", "run.sh")
-	cmd.Env = env
+	cmd.Dir, cmd.Env = demoDir, env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -121,7 +104,7 @@ func TestDemoRun(t *testing.T) {
 			checked: 4,
 			commits: 5,
 			files:   []string{"greet.sh", "test.sh", "USAGE.md"},
-			noFiles: []string{"run.sh", "demo_test.go", "NOTES.md"},
+			noFiles: []string{"run.sh", "README.md", "NOTES.md"},
 			outputHave: []string{
 				"Ralph loop starting with Agent command",
 				// the loop context, as the agent received it on stdin (--live shows it)
@@ -223,15 +206,17 @@ func checkFiles(t *testing.T, proj string, files, noFiles []string) {
 }
 
 func TestDemoRunWithoutBinary(t *testing.T) {
+	t.Parallel()
 	r := runDemo(t, "RALPH_LOOP="+filepath.Join(t.TempDir(), "missing"))
 	if r.rc != 127 || !strings.Contains(r.out, "is not an executable file") || r.proj != "" {
 		t.Errorf("rc = %d, output:\n%s", r.rc, r.out)
 	}
 }
 
-// TestScenarioCopy: driver_demo.txtar carries the demo project byte for byte.
-func TestScenarioCopy(t *testing.T) {
-	const scenario = "../../cmd/ralph_loop/testdata/script/driver_demo.txtar"
+// TestDemoScenarioCopy: driver_demo.txtar carries the demo project byte for byte.
+func TestDemoScenarioCopy(t *testing.T) {
+	t.Parallel()
+	const scenario = "testdata/script/driver_demo.txtar"
 	a, err := txtar.ParseFile(scenario)
 	if err != nil {
 		t.Fatal(err)
@@ -241,16 +226,20 @@ func TestScenarioCopy(t *testing.T) {
 		inScenario[f.Name] = f.Data
 	}
 	var n int
-	err = filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(demoDir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		p, err = filepath.Rel(demoDir, p)
+		if err != nil {
+			return err
+		}
 		switch p {
-		case "run.sh", "README.md", "demo_test.go":
+		case "run.sh", "README.md":
 			return nil
 		}
 		n++
-		want, err := os.ReadFile(p)
+		want, err := os.ReadFile(filepath.Join(demoDir, p))
 		if err != nil {
 			return err
 		}
