@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -140,6 +141,7 @@ func dryRun(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 		out.SandboxCommand = shellJoin(argv)
 	}
 	out.Tasks = trackerPreview(cfg, dir, cwd, warn)
+	withImports(&out.Preview, out.Tasks)
 	if held, _ := dir.LockHolder(); held != nil {
 		out.Locked = true
 		if held.PID > 0 {
@@ -319,4 +321,36 @@ func copyStateFiles(from *ralphdir.Dir, to string) error {
 		}
 	}
 	return nil
+}
+
+// withImports corrects the plan's side of the preview for the trackers'
+// first sync, which a run makes before its first call: items not yet in
+// the plan arrive as open tasks, so a plan complete now is not complete
+// then, and the first of them is the next task.
+func withImports(p *engine.Preview, t *tasks.Preview) {
+	if t == nil {
+		return
+	}
+	first, added := "", 0
+	for _, tr := range t.Trackers {
+		for _, it := range tr.Items {
+			if it.New {
+				if first == "" {
+					first = "[" + it.Key + "] " + it.Title
+				}
+				added++
+			}
+		}
+	}
+	if added == 0 {
+		return
+	}
+	p.TasksLeft += added
+	p.TasksTotal += added
+	if p.NextTask == "" {
+		p.NextTask = first
+	}
+	if p.WouldStopAs == analysis.ExitPlanComplete {
+		p.WouldStopAs, p.ExitReason, p.WouldCall = "", "", true
+	}
 }
