@@ -363,10 +363,10 @@ func startupFailed(f events.StartupFailed) []part {
 		// bash loop's words lead it ("Prompt file '…' not found", "missing
 		// …"), as its callers match them.
 		if f.Restore != "" {
-			lines = []string{"Prompt file '" + f.Path + "' not found: this Ralph project is missing " + f.Restore +
-				"; create it (the instructions the agent gets each loop), or run ralph_loop --init to write the default one"}
+			lines = []string{"Prompt file '" + f.Path + "' not found: this bmalph/Ralph project is missing " + f.Restore +
+				"; create it (the instructions the agent gets each loop), or run ralph_loop --init (in a bmalph project: bmalph init) to write the default one"}
 		} else {
-			lines = []string{"Prompt file '" + f.Path + "' not found: this directory is not a Ralph project; run ralph_loop --init here to set one up, or change to a Ralph project's directory"}
+			lines = []string{"Prompt file '" + f.Path + "' not found: this directory is not a bmalph/Ralph project; run ralph_loop --init (or bmalph init) here to set one up, or change to a Ralph project's directory"}
 		}
 	case events.GitMissing:
 		lines = []string{"git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}

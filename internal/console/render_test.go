@@ -93,9 +93,9 @@ func TestRenderLines(t *testing.T) {
 			"ERROR Ralph compares each loop's changes against HEAD. Make a first commit: git add -A && git commit -m 'initial commit'"}},
 		{events.StartupFailed{Check: events.NoAgentCommand}, []string{`ERROR PLATFORM_DRIVER=command needs AGENT_COMMAND (e.g. AGENT_COMMAND="my-agent --flag" in .ralph/.ralphrc)`}},
 		{events.StartupFailed{Check: events.PromptMissing, Path: ".ralph/PROMPT.md", Restore: ".ralph/PROMPT.md"}, []string{
-			"ERROR Prompt file '.ralph/PROMPT.md' not found: this Ralph project is missing .ralph/PROMPT.md; create it (the instructions the agent gets each loop), or run ralph_loop --init to write the default one"}},
+			"ERROR Prompt file '.ralph/PROMPT.md' not found: this bmalph/Ralph project is missing .ralph/PROMPT.md; create it (the instructions the agent gets each loop), or run ralph_loop --init (in a bmalph project: bmalph init) to write the default one"}},
 		{events.StartupFailed{Check: events.PromptMissing, Path: "P.md"}, []string{
-			"ERROR Prompt file 'P.md' not found: this directory is not a Ralph project; run ralph_loop --init here to set one up, or change to a Ralph project's directory"}},
+			"ERROR Prompt file 'P.md' not found: this directory is not a bmalph/Ralph project; run ralph_loop --init (or bmalph init) here to set one up, or change to a Ralph project's directory"}},
 		{events.TempFilesRemoved{Count: 2}, []string{"INFO Removed 2 temp file(s) left by an interrupted write"}},
 		{events.LoopMark{Loop: 3}, []string{"LOOP === Starting Loop #3 ==="}},
 		{events.LoopMark{Loop: 3, Done: true}, []string{"LOOP === Completed Loop #3 ==="}},
