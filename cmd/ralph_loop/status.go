@@ -82,8 +82,12 @@ func showStatus(d *ralphdir.Dir, c *config.Config, o statusOptions, stdout io.Wr
 		}
 		return nil
 	}
-	defer v.WriteSummary(stdout)
-	fmt.Fprintln(stdout, "Current Status:")
+	// The summary a person reads first; the bash loop's status.json dump
+	// ("Current Status:") after it (docs/COMPATIBILITY.md).
+	var summary bytes.Buffer
+	v.WriteSummary(&summary)
+	stdout.Write(bytes.TrimPrefix(summary.Bytes(), []byte("\n")))
+	fmt.Fprintln(stdout, "\nCurrent Status:")
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, bytes.TrimSpace(v.StatusData), "", "  ") == nil {
 		pretty.WriteByte('\n')

@@ -106,13 +106,20 @@ func (l *loop) exitReason() string {
 	if c, ok := l.fixPlanCounts(); ok {
 		plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
 	}
-	d := l.exitSignals.Decide(last, plan)
+	l.exitWhy = l.exitSignals.Decide(last, plan)
+	return l.exitWhy.Reason
+}
+
+// sayExitCondition logs the exit condition that ends the run for reason,
+// once, as the run ends: a completion the gates or the plan hold is not
+// announced (its "Not done" line says why it goes on).
+func (l *loop) sayExitCondition(reason string) {
+	d := l.exitWhy
 	switch {
-	case d.Reason == "":
+	case d.Reason == "" || d.Reason != reason:
 	case d.Reason == analysis.ExitTestSaturation:
 		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Message}) // a stop worth a look: only tests for loops
 	default:
 		l.bus.Note(events.Logged{Level: events.Info, Text: d.Message}) // the plan is done: good news, not a warning
 	}
-	return d.Reason
 }

@@ -239,8 +239,8 @@ func TestIdleMarkerWithoutSettings(t *testing.T) {
 }
 
 // Any iteration that is not idle ends the idle streak, a failed one too:
-// after it the loop waits the failure backoff and LOOP_DELAY (not the idle
-// backoff), and the next idle iteration starts again at IDLE_DELAY.
+// after it the loop waits the failure backoff alone (not LOOP_DELAY too,
+// nor the idle backoff), and the next idle iteration starts again at IDLE_DELAY.
 func TestIdleStreakEndsOnFailure(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -256,7 +256,6 @@ func TestIdleStreakEndsOnFailure(t *testing.T) {
 			{"idle_backoff", 30 * time.Second, false},
 			{"idle_backoff", 60 * time.Second, false},
 			{"failure_backoff", time.Second, false},
-			{"loop_delay", 5 * time.Second, false},
 			{"idle_backoff", 30 * time.Second, false},
 		}
 		if diff := cmp.Diff(want, h.rec.waits()); diff != "" {
@@ -683,14 +682,14 @@ func TestSkippableCountdown(t *testing.T) {
 			starts: secs(0), skipped: []bool{},
 		},
 		{
-			// The skip covers every wait up to the next call: the failure
-			// backoff and the LOOP_DELAY after it.
-			name: "skipping a failure backoff skips the loop delay too", interactive: true,
+			// The skip covers every wait up to the next call: after a
+			// failure that is the backoff alone (no LOOP_DELAY after it).
+			name: "skipping a failure backoff skips the wait before the next call", interactive: true,
 			env:    map[string]string{"LOOP_DELAY": "1h", "MAX_LOOPS": "2"},
 			script: func(n int) ctlReply { return ctlReply{Outcome: failed()} },
 			sigs:   []sig{{500 * time.Millisecond, os.Interrupt, "skip"}},
 			code:   engine.ExitMaxLoops, reason: "max_loops",
-			starts: secs(0, 2.5), skipped: []bool{true, true},
+			starts: secs(0, 2.5), skipped: []bool{true},
 		},
 		{
 			name: "idle backoff", interactive: true,

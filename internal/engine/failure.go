@@ -102,7 +102,7 @@ func (l *loop) guardFailed(c *call, f events.Failure, detail string) step {
 	if _, err := l.waitOut(events.Wait{Kind: "failure_backoff", Delay: backoff, Tries: l.guard.Consecutive(), MaxTries: l.guard.Max()}); err != nil {
 		return stopWith(l.signalExit())
 	}
-	return goOn
+	return backedOff
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when

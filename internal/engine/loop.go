@@ -50,6 +50,7 @@ type loop struct {
 	// read these, never the files.
 	exitSignals     analysis.ExitSignals
 	haveExitSignals bool
+	exitWhy         analysis.ExitDecision      // the last exit condition met, said when it ends the run
 	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
 	errHist         analysis.ErrorHistory
 	lastOutputLen   int
@@ -217,8 +218,17 @@ func (l *loop) run() Result {
 
 		l.pickDriver()
 		l.bus.CallStarted(l.at("executing", "running"))
-		if s := l.iteration(); s.stop {
+		s := l.iteration()
+		if s.stop {
 			return s.result
+		}
+		if s.failed {
+			// A failed call was said as it ended and its back-off
+			// waited: no "Completed" mark and no second wait.
+			if r, stop := l.pauseGate(); stop {
+				return r
+			}
+			continue
 		}
 		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
 		if r, stop := l.askGate(); stop {

@@ -122,7 +122,7 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 		Cause: d.Cause, Said: d.Said, Lasted: lasted, OutageMax: l.guard.OutageMax()}); err != nil {
 		return stopWith(l.signalExit())
 	}
-	return goOn
+	return backedOff
 }
 
 // notInstalled tells a start error of a program that is not there (not on

@@ -14,9 +14,15 @@ import (
 type step struct {
 	stop   bool
 	result Result
+	// failed: the call failed and its back-off has been waited out, so
+	// the loop neither marks it completed nor waits the loop delay again.
+	failed bool
 }
 
 var goOn = step{}
+
+// backedOff goes on after a failed call whose back-off was waited.
+var backedOff = step{failed: true}
 
 func stopWith(r Result) step { return step{stop: true, result: r} }
 

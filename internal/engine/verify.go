@@ -129,6 +129,7 @@ func (l *loop) complete(reason string) (Result, bool) {
 		return Result{}, false
 	}
 	l.gate.held = nil
+	l.sayExitCondition(reason)
 	return l.gracefulExit(reason), true
 }
 

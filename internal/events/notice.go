@@ -155,22 +155,15 @@ func (f StartupFailed) Lines() []Line {
 	var lines []string
 	switch f.Check {
 	case PromptMissing:
-		lines = []string{"Prompt file '" + f.Path + "' not found!", ""}
+		// One line: what is missing and how to fix it (issue 41). The
+		// bash loop's words lead it ("Prompt file '…' not found", "missing
+		// …"), as its callers match them.
 		if f.Restore != "" {
-			lines = append(lines, "This appears to be a bmalph/Ralph project but is missing "+f.Restore+".",
-				"You may need to create or restore the PROMPT.md file.")
+			lines = []string{"Prompt file '" + f.Path + "' not found: this bmalph/Ralph project is missing " + f.Restore +
+				"; create it (the instructions the agent gets each loop), or run ralph_loop --init (in a bmalph project: bmalph init) to write the default one"}
 		} else {
-			lines = append(lines, "This directory is not a bmalph/Ralph project.")
+			lines = []string{"Prompt file '" + f.Path + "' not found: this directory is not a bmalph/Ralph project; run ralph_loop --init (or bmalph init) here to set one up, or change to a Ralph project's directory"}
 		}
-		lines = append(lines, "",
-			"To fix this:",
-			"  1. Set up this project: ralph_loop --init (in a bmalph project: bmalph init)",
-			"  2. Restore the Ralph files after an update: bmalph upgrade",
-			"  3. Turn planning output into a Ralph plan: bmalph implement",
-			"  4. Or change to the directory of an existing Ralph project",
-			"  5. Or create the files yourself: PROMPT.md, @fix_plan.md and @AGENT.md in .ralph/",
-			"",
-			"Ralph projects should contain: .ralph/PROMPT.md, .ralph/@fix_plan.md, .ralph/specs/, src/, etc.")
 	case GitMissing:
 		lines = []string{"git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}
 	case NoGitRepo:

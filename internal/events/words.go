@@ -169,7 +169,11 @@ const callWindowReset = "Rate limit reset! Ready for new calls."
 
 // newHourLine is logged (INFO) when the count starts a new hour.
 func newHourLine(hour string) string {
-	return "Call counter reset for new hour: " + hour
+	// hour is the window's key, YYYYMMDDHH: say the hour, not the key.
+	if len(hour) == 10 {
+		return "Call counter reset for new hour: " + hour[8:] + ":00"
+	}
+	return "Call counter reset for new hour"
 }
 
 // limitReachedLine is logged (WARN) when the limit blocks a call.

@@ -42,7 +42,12 @@ func (v *View) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if t := v.Totals; t != nil {
-		fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
+		if t.InputTokens == 0 && t.OutputTokens == 0 && t.CostUSD == 0 {
+			// nothing counted: the agent did not say, which is not "0"
+			fmt.Fprintln(w, "  Tokens:    unknown (the agent did not report them)")
+		} else {
+			fmt.Fprintf(w, "  Tokens:    %d in, %d out, $%.4f so far\n", t.InputTokens, t.OutputTokens, t.CostUSD)
+		}
 	}
 	for _, u := range v.Usage {
 		fmt.Fprintf(w, "  Usage:     %s\n", usageLine(u))
