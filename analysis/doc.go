@@ -15,8 +15,9 @@
 // the formats' records); Options.Formats has the driver's format first. A
 // document may span lines; a format may count a record without decoding it
 // (most of an output's bytes are tool results and command outputs). A line
-// of JSON past LongAt is read as it comes by a LongRecord, its long
-// strings in pieces; another line past MaxLine is skipped, counted
+// of JSON past 256 KiB is read as it comes (longline.go), its long strings
+// decoded in pieces for the formats that read them (LongReader); another
+// line past MaxLine is skipped, counted
 // (Result.SkippedLines) and noted, without being held.
 //
 // The bash loop's text rules (text.go: status block, keywords, error and

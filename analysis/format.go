@@ -57,10 +57,14 @@ type Reply struct {
 
 	// Usage: the counts the output reported, nil the others (null in
 	// .response_analysis).
-	InputTokens, OutputTokens            *int64
-	CacheReadTokens, CacheCreationTokens *int64
-	CostUSD                              *float64
-	DurationMS, DurationAPIMS, NumTurns  *int64
+	InputTokens         *int64
+	OutputTokens        *int64
+	CacheReadTokens     *int64
+	CacheCreationTokens *int64
+	CostUSD             *float64 // the call's cost in US dollars
+	DurationMS          *int64   // the call's wall time
+	DurationAPIMS       *int64   // the time spent waiting on the API
+	NumTurns            *int64   // the agent's turns in the call
 
 	IsError       bool
 	ErrorMessages []string
@@ -83,20 +87,16 @@ const (
 )
 
 // longAt is the length past which a line of JSON is not held whole: a
-// LongRecord reads it, in bounded memory, as its bytes come. Write fails
-// once it cannot; End gives the skeleton (the record with its long strings
-// cut short, which the formats read as the record) and the rules' reading
-// of each long string by its path ("result", "item.text", "[2].result").
+// longRecord reads it, in bounded memory, as its bytes come, for the
+// formats that are LongReaders.
 const longAt = 256 << 10
 
-type LongRecord interface {
-	Write(p []byte) bool
-	End() (skeleton []byte, longs map[string]*Facts, ok bool)
-}
-
-// longFormat is a FormatReader that reads long records: NewLong starts
-// one; Long gives it the long strings of the record it reads next.
-type longFormat interface {
-	NewLong() LongRecord
+// LongReader is a FormatReader that reads records past longAt, whose long
+// strings are decoded in pieces as they come rather than held. ReadsLong
+// says which long strings it reads, by their path ("result", "item.text",
+// "[2].result"; the others are only checked); Long gives it the text
+// rules' reading of those of the record it reads next (nil after it).
+type LongReader interface {
+	ReadsLong(path string) bool
 	Long(longs map[string]*Facts)
 }

@@ -28,7 +28,7 @@ type reading struct {
 	json    bool   // the output started like JSON: its lines are records
 	bom     int    // > 0 until the first line, whose byte-order mark is dropped
 
-	long    LongRecord        // the current line, past LongAt, read as it comes
+	long    *longRecord       // the current line, past longAt, read as it comes
 	longs   map[string]*Facts // the long strings of the record being read
 	skipped int               // lines over MaxLine
 	docs    int               // valid JSON documents
@@ -73,7 +73,7 @@ func (rd *reading) Write(p []byte) {
 }
 
 // keep holds the start of a line that goes on in the next write. A line of
-// JSON past LongAt is not held: a LongRecord reads it as it comes.
+// JSON past longAt is not held: a longRecord reads it as it comes.
 func (rd *reading) keep(p []byte) {
 	n := len(rd.partial) + len(p)
 	switch {
@@ -106,8 +106,8 @@ func (rd *reading) longStart(p []byte) bool {
 		return false
 	}
 	for _, f := range rd.formats {
-		if l, ok := f.(longFormat); ok {
-			rd.long = l.NewLong()
+		if l, ok := f.(LongReader); ok {
+			rd.long = newLongRecord(l.ReadsLong)
 			return true
 		}
 	}
@@ -305,7 +305,7 @@ func nesting(line []byte) int {
 // the first document may be Claude's message array. It reports false,
 // having read nothing, when v is not one valid JSON value.
 func (rd *reading) document(v []byte) bool {
-	if rd.longs != nil { // the strings a LongRecord read, for the formats that take them
+	if rd.longs != nil { // the strings a longRecord read, for the formats that take them
 		rd.lend(rd.longs)
 		defer rd.lend(nil)
 	}
@@ -347,7 +347,7 @@ func (rd *reading) document(v []byte) bool {
 
 func (rd *reading) lend(longs map[string]*Facts) {
 	for _, f := range rd.formats {
-		if l, ok := f.(longFormat); ok {
+		if l, ok := f.(LongReader); ok {
 			l.Long(longs)
 		}
 	}

@@ -22,44 +22,73 @@ import (
 type Text struct {
 	keepText int // bytes of the text to keep (prefix)
 
-	partial []byte // the current line, until its newline
-	lineNo  int    // 1-based number of the current line
+	partial []byte      // the current line, until its newline
+	lineNo  int         // 1-based number of the current line
+	cur     lineState   // what the current line has shown so far
+	evs     []scanEvent // the current line's matches (reused from line to line)
 
-	// per line
-	flags, qmask               uint32
-	inQuote, quoteErr, qHadErr bool
-	qClosed, awaitEnd, waitEnd int
-	bodyFrom                   int // where the open status block's body starts on this line, -1: none
-	evs                        []scanEvent
+	// Totals of the lines so far.
+	lines      int         // lines read
+	testLines  int         // lines that speak of tests
+	implLines  int         // lines that speak of implementation
+	questions  int         // questions asked
+	errCount   int         // error lines (all are counted)
+	errLines   []ErrorLine // the first maxErrLines of them
+	keywords   uint32      // the completion keywords found, a bit each (completionKeywords' order)
+	noWork     uint32      // the no-work phrases found, a bit each (noWorkPatterns' order)
+	summary    string      // the first summary line, cut to summaryCut bytes
+	hasSummary bool        // a summary line was found
 
-	// totals
-	lines, testLines, implLines, questions, errCount int
-	errLines                                         []ErrorLine
-	keywords, noWork                                 uint32
-	summary                                          string
-	hasSummary                                       bool
+	// The first paragraph before the first status block (permission
+	// denials).
+	preActive bool   // the paragraph is still being read
+	preLines  int    // its lines so far
+	hasDenial bool   // one of them reads as a refusal
+	denial    string // that line
 
-	// first paragraph before the first status block (permission denials)
-	preActive, hasDenial bool
-	preLines             int
-	denial               string
+	// Status blocks.
+	blkOpen   bool        // a block is open
+	blk       StatusBlock // the open block (or the last one opened)
+	blkLast   StatusBlock // the last closed block
+	blkHave   bool        // blkLast is set
+	blkCount  int         // start markers seen
+	blkClosed int         // blocks closed by an end marker
+	blkBody   int         // line offset where the open block's body starts (on its first line)
 
-	// status blocks
-	blkOpen             bool
-	blk, blkLast        StatusBlock
-	blkHave             bool
-	blkCount, blkClosed int
-	blkBody             int // line offset where the open block's body starts (on its first line)
-
-	states []string
+	states []string // <!-- ralph:state NAME --> names, in order, each once
 
 	question string // the last RALPH_QUESTION: line's question
 
-	text      []byte
-	textBytes int64
+	text      []byte // the text's first keepText bytes
+	textBytes int64  // the text's length
 
-	ring           [ringSize][]byte // last lines (usage-limit phrases)
-	ringPos, ringN int
+	ring    [ringSize][]byte // the last lines (usage-limit phrases)
+	ringPos int              // where the next line goes in ring
+	ringN   int              // lines in ring
+}
+
+// lineState is what the rules found on the line being read; line starts
+// each line with a fresh one (newLine).
+type lineState struct {
+	flags    uint32 // line flags: lfTest, lfImpl, ...
+	qmask    uint32 // the question patterns found, a bit each
+	inQuote  bool   // inside a quoted string
+	quoteErr bool   // the open quoted string holds an error word
+	qHadErr  bool   // the quoted string that closed last held one
+	qClosed  int    // where that string's closing quote is (-2: none)
+	awaitEnd int    // where "awaiting" ends, for "awaiting.*input" (-1: none)
+	waitEnd  int    // where "waiting" ends, for "waiting.*response" (-1: none)
+	bodyFrom int    // where the open status block's body starts on this line (-1: none)
+}
+
+// newLine is the state a line starts in: nothing found, and the open
+// status block's body (if one is open) from the line's start.
+func (s *Text) newLine() lineState {
+	st := lineState{qClosed: -2, awaitEnd: -1, waitEnd: -1, bodyFrom: -1}
+	if s.blkOpen {
+		st.bodyFrom = 0
+	}
+	return st
 }
 
 const (
@@ -159,13 +188,7 @@ func appendCapped(line, p []byte) []byte {
 
 // line applies the rules to one whole line (without its newline).
 func (s *Text) line(l []byte) {
-	s.flags, s.qmask = 0, 0
-	s.inQuote, s.quoteErr, s.qHadErr, s.qClosed = false, false, false, -2
-	s.awaitEnd, s.waitEnd = -1, -1
-	s.bodyFrom = -1
-	if s.blkOpen {
-		s.bodyFrom = 0
-	}
+	s.cur = s.newLine()
 
 	for _, e := range s.scan(l) {
 		s.match(l, e.pi, e.i)
@@ -174,26 +197,26 @@ func (s *Text) line(l []byte) {
 	if s.preActive {
 		s.preLine(l)
 	}
-	if s.bodyFrom >= 0 {
-		parseBlockLine(&s.blk, capture(l[s.bodyFrom:], blockCap, true))
+	if s.cur.bodyFrom >= 0 {
+		parseBlockLine(&s.blk, capture(l[s.cur.bodyFrom:], blockCap, true))
 	}
 	if q, ok := questionLine(l); ok {
 		s.question = q
 	}
 	head := l[:min(len(l), headCap)]
-	if s.flags&lfTest != 0 {
+	if s.cur.flags&lfTest != 0 {
 		s.testLines++
 	}
-	if s.flags&lfImpl != 0 {
+	if s.cur.flags&lfImpl != 0 {
 		s.implLines++
 	}
-	s.questions += bits.OnesCount32(s.qmask)
-	if !s.hasSummary && s.flags&lfSummary != 0 {
+	s.questions += bits.OnesCount32(s.cur.qmask)
+	if !s.hasSummary && s.cur.flags&lfSummary != 0 {
 		s.hasSummary = true
 		s.summary = cutBytes(head, summaryCut)
 	}
 	trimmed := bytes.TrimSuffix(head, []byte("\r"))
-	if s.flags&lfExcluded == 0 && (s.flags&lfErr != 0 || bytes.HasPrefix(head, []byte("Error:")) ||
+	if s.cur.flags&lfExcluded == 0 && (s.cur.flags&lfErr != 0 || bytes.HasPrefix(head, []byte("Error:")) ||
 		bytes.HasPrefix(head, []byte("ERROR:")) || bytes.HasPrefix(head, []byte("error:"))) {
 		s.errCount++
 		if len(s.errLines) < maxErrLines {
@@ -261,15 +284,15 @@ func (s *Text) match(l []byte, pi, end int) {
 	case pkKeyword, pkNoWork, pkQuestion, pkInput, pkResponse:
 		s.wordMatch(l, p, start, end)
 	case pkAwaiting:
-		if s.awaitEnd < 0 && wordStart(l, start) {
-			s.awaitEnd = end + 1
+		if s.cur.awaitEnd < 0 && wordStart(l, start) {
+			s.cur.awaitEnd = end + 1
 		}
 	case pkWaiting:
-		if s.waitEnd < 0 && wordStart(l, start) {
-			s.waitEnd = end + 1
+		if s.cur.waitEnd < 0 && wordStart(l, start) {
+			s.cur.waitEnd = end + 1
 		}
 	case pkTest, pkImpl, pkSummary, pkErr:
-		s.flags |= lineFlag[p.kind]
+		s.cur.flags |= lineFlag[p.kind]
 	case pkQuote, pkQuoteColon, pkErrorWord:
 		s.quoteMatch(p.kind, end)
 	case pkStart:
@@ -306,7 +329,8 @@ func (s *Text) blockStart(l []byte, start, end int) {
 	s.blkCount++
 	s.blkOpen = true
 	s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
-	s.bodyFrom, s.blkBody = end+1, end+1
+	s.cur.bodyFrom = end + 1
+	s.blkBody = end + 1
 }
 
 // blockEnd closes the open status block at an end marker. An end marker
@@ -315,13 +339,14 @@ func (s *Text) blockEnd(l []byte, start int) {
 	if !s.blkOpen || s.blk.Line == s.lineNo && start < s.blkBody {
 		return
 	}
-	if s.bodyFrom >= 0 && s.bodyFrom <= start {
-		parseBlockLine(&s.blk, capture(l[s.bodyFrom:start], blockCap, true))
+	if s.cur.bodyFrom >= 0 && s.cur.bodyFrom <= start {
+		parseBlockLine(&s.blk, capture(l[s.cur.bodyFrom:start], blockCap, true))
 	}
-	s.bodyFrom = -1
+	s.cur.bodyFrom = -1
 	s.blkOpen = false
 	s.blk.Complete = true
-	s.blkLast, s.blkHave = s.blk, true
+	s.blkLast = s.blk
+	s.blkHave = true
 	s.blkClosed++
 }
 
@@ -364,16 +389,17 @@ func verified(b []byte, spellings []string) bool {
 func (s *Text) quoteMatch(kind patKind, end int) {
 	switch kind {
 	case pkQuote:
-		s.qHadErr = s.inQuote && s.quoteErr
-		s.qClosed = end
-		s.inQuote, s.quoteErr = true, false
+		s.cur.qHadErr = s.cur.inQuote && s.cur.quoteErr
+		s.cur.qClosed = end
+		s.cur.inQuote = true
+		s.cur.quoteErr = false
 	case pkQuoteColon:
-		if s.qClosed == end-1 && s.qHadErr {
-			s.flags |= lfExcluded
+		if s.cur.qClosed == end-1 && s.cur.qHadErr {
+			s.cur.flags |= lfExcluded
 		}
 	case pkErrorWord:
-		if s.inQuote {
-			s.quoteErr = true
+		if s.cur.inQuote {
+			s.cur.quoteErr = true
 		}
 	}
 }
@@ -386,14 +412,14 @@ func (s *Text) word(p *pattern, start int) {
 	case pkNoWork:
 		s.noWork |= 1 << uint(p.idx)
 	case pkQuestion:
-		s.qmask |= 1 << uint(p.idx)
+		s.cur.qmask |= 1 << uint(p.idx)
 	case pkInput:
-		if s.awaitEnd >= 0 && start >= s.awaitEnd {
-			s.qmask |= 1 << uint(len(questionPatterns))
+		if s.cur.awaitEnd >= 0 && start >= s.cur.awaitEnd {
+			s.cur.qmask |= 1 << uint(len(questionPatterns))
 		}
 	case pkResponse:
-		if s.waitEnd >= 0 && start >= s.waitEnd {
-			s.qmask |= 1 << uint(len(questionPatterns)+1)
+		if s.cur.waitEnd >= 0 && start >= s.cur.waitEnd {
+			s.cur.qmask |= 1 << uint(len(questionPatterns)+1)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package examples_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -272,6 +273,38 @@ func checkPolicy(t *testing.T, p podFailurePolicy, container string) {
 	}
 }
 
+// settingFlags reads a command line that runs the loop: settings' flags
+// only ("--calls 30", "--max-loops=10", "--verbose"); a command's flag, a
+// short form or a stray word is an error.
+func settingFlags(args []string) (*config.FlagValues, error) {
+	byName := map[string]config.Flag{}
+	for _, f := range config.Flags() {
+		byName[f.Long] = f
+	}
+	flags := &config.FlagValues{}
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+		f, ok := byName[name]
+		if !ok || !strings.HasPrefix(args[i], "--") {
+			return nil, fmt.Errorf("%s is no setting's flag: the line does not run the loop", args[i])
+		}
+		switch {
+		case hasValue:
+		case f.Arg == "":
+			value = "true"
+		case i+1 < len(args):
+			i++
+			value = args[i]
+		default:
+			return nil, fmt.Errorf("%s needs a value", args[i])
+		}
+		if err := flags.Set(name, value); err != nil {
+			return nil, err
+		}
+	}
+	return flags, nil
+}
+
 // loadCommandLine finds the line of script that starts with prefix (the
 // ralph_loop command line, up to a redirection or ||) and loads
 // ralph_loop's configuration from it and env, as a run would.
@@ -290,12 +323,13 @@ func loadCommandLine(t *testing.T, script, prefix string, env map[string]string)
 			args = append(args, w)
 		}
 		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-		cfg, _, err := config.Load(args, lookup, t.TempDir(), nil)
+		flags, err := settingFlags(args)
 		if err != nil {
 			t.Fatalf("%s%s: %v", prefix, strings.Join(args, " "), err)
 		}
-		if cfg.Command != "" {
-			t.Errorf("%s%s does not run the loop", prefix, strings.Join(args, " "))
+		cfg, _, err := config.Load(flags, true, lookup, t.TempDir(), nil)
+		if err != nil {
+			t.Fatalf("%s%s: %v", prefix, strings.Join(args, " "), err)
 		}
 		return cfg
 	}

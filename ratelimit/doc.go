@@ -39,5 +39,5 @@
 //	func NextReset(now time.Time) time.Time
 //	func NextResetClock(now time.Time) string     // "HH:MM:SS"
 //
-// The console words these events with the bash loop's lines.
+// Package events words these happenings with the bash loop's lines.
 package ratelimit

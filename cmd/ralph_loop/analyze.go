@@ -13,15 +13,33 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/explain"
 )
 
+// analyzeCommand is --analyze FILE [--driver NAME].
+var analyzeCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "analyze", Arg: "FILE", Group: config.GroupCommands,
+		Help: "analyse a saved agent output file and exit (--driver tells which agent wrote it)", Accepts: "a file name (a saved agent output)"},
+		kind:  commandFlag,
+		check: required(flagError("--analyze", "--analyze requires a file name (a saved agent output)"))},
+	where:   whereItIs,
+	noAgent: true,
+	run:     func(e *runEnv, l *line) error { return analyze(e.cfg, analyzeOptionsOf(l), e.safeOut, e.safeErr) },
+}
+
+// analyzeOptions are --analyze's: the saved output it reads.
+type analyzeOptions struct {
+	file string
+}
+
+func analyzeOptionsOf(l *line) analyzeOptions { return analyzeOptions{file: l.value("analyze")} }
+
 // analyze is --analyze FILE [--driver NAME]: the .response_analysis JSON
 // of one saved agent output on stdout, the explanation on stderr.
-func analyze(cfg *config.Config, stdout, stderr io.Writer) error {
+func analyze(cfg *config.Config, o analyzeOptions, stdout, stderr io.Writer) error {
 	driver := ""
 	if cfg.Sources["PLATFORM_DRIVER"].Kind != config.SourceDefault {
 		driver = cfg.Driver
 	}
 	opts := analysis.Options{Formats: drivers.Formats(driver), Now: time.Now(), LimitPatterns: cfg.UsageLimitPatterns}
-	res, err := analyzeFile(cfg.AnalyzeFile, opts)
+	res, err := analyzeFile(o.file, opts)
 	if err != nil {
 		return err
 	}

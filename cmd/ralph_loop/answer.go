@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/ask"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -20,6 +20,27 @@ import (
 // dashboard's form, the loop's box (package ask), and what --status adds
 // of an open question.
 
+// answerCommand is --answer TEXT.
+var answerCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "answer", Doc: "LOOP-CONTROL.md", Arg: "TEXT", Group: config.GroupCommands,
+		Help: "answer the question the agent asked (the loop makes no call until it is answered), and exit", Accepts: "the answer's text"},
+		kind:  commandFlag,
+		check: answerCheck},
+	refuse: refusesLive("--answer"),
+	where:  atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		return giveAnswer(answerOptionsOf(l, e.lookupEnv), e.dir, e.safeOut)
+	},
+}
+
+// answerCheck refuses an empty answer.
+func answerCheck(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return flagError("--answer", "--answer requires your answer to the agent's question, in quotes: ralph_loop --answer \"SQLite, one file\"")
+	}
+	return nil
+}
+
 // answerOptions are --answer's: the answer, and whether the command runs
 // inside an agent call (the loop gives every call RALPH_LOOP_CALL).
 type answerOptions struct {
@@ -27,9 +48,9 @@ type answerOptions struct {
 	inCall bool
 }
 
-func answerOptionsOf(cfg *config.Config, lookupEnv func(string) (string, bool)) answerOptions {
+func answerOptionsOf(l *line, lookupEnv func(string) (string, bool)) answerOptions {
 	token, _ := lookupEnv("RALPH_LOOP_CALL")
-	return answerOptions{text: cfg.Answer, inCall: token != ""}
+	return answerOptions{text: l.value("answer"), inCall: token != ""}
 }
 
 // giveAnswer is --answer TEXT: the answer goes to the question waiting in
@@ -47,7 +68,7 @@ func giveAnswer(o answerOptions, d *ralphdir.Dir, stdout io.Writer) error {
 	if err != nil {
 		return answerError(err, q, d)
 	}
-	fmt.Fprintf(stdout, "Answered the agent's question of loop %d: %s\n", q.Loop, console.Quoted(q.Text, 300))
+	fmt.Fprintf(stdout, "Answered the agent's question of loop %d: %s\n", q.Loop, events.Quoted(q.Text, 300))
 	fmt.Fprintln(stdout, "The loop's next call gets your answer (a waiting loop goes on within a second; a stopped one, at its next run).")
 	return nil
 }

@@ -14,6 +14,37 @@ import (
 	"github.com/ralphloop/ralph_loop/session"
 )
 
+var circuitStatusCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "circuit-status", Group: config.GroupMain, Common: true, Help: "show the circuit breaker's state and exit"},
+		kind: atOnceFlag},
+	where: atProjectRoot,
+	run:   func(e *runEnv, _ *line) error { return circuitStatus(e.dir, e.cfg, e.reset, e.safeOut, e.safeErr) },
+}
+
+var resetCircuitCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "reset-circuit", Group: config.GroupMain, Common: true, Help: "close the circuit breaker, reset the session, and exit"},
+		kind: atOnceFlag},
+	run: func(e *runEnv, _ *line) error { return resetCircuit(e.dir, e.colour(e.stdout), e.safeOut, e.safeErr) },
+}
+
+var resetSessionCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "reset-session", Group: config.GroupMain, Common: true, Help: "forget the agent session and exit"},
+		kind: atOnceFlag},
+	run: func(e *runEnv, _ *line) error { return resetSession(e.dir, e.colour(e.stdout), e.safeOut, e.safeErr) },
+}
+
+var pauseCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "pause", Doc: "LOOP-CONTROL.md", Group: config.GroupCommands, Help: "ask the running loop to pause, and exit"},
+		kind: commandFlag},
+	run: func(e *runEnv, _ *line) error { return pause(e.dir, true, e.safeOut) },
+}
+
+var resumeCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "resume", Group: config.GroupCommands, Help: "let a paused loop go on, and exit"},
+		kind: commandFlag},
+	run: func(e *runEnv, _ *line) error { return pause(e.dir, false, e.safeOut) },
+}
+
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
 // do next. It only reads: no state is created (the bash loop creates a
 // CLOSED one), and a damaged state file is reported, shown as CLOSED and

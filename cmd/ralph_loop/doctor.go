@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,10 +48,49 @@ type doctorEnv struct {
 	root      bool // the loop would run as root
 }
 
+// doctorCommand is --doctor [--monitor] [--notify-test].
+var doctorCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "doctor", Doc: "DOCTOR.md", Group: config.GroupCommands, Common: true,
+		Help: "check this project is ready to run unattended, and exit"}, kind: commandFlag},
+	options: []*flagSpec{notifyTestFlag},
+	refuse:  refusesLive("--doctor"),
+	where:   atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		return doctor(e.cfg, doctorOptionsOf(l), e.warnings, e.dir, e.cwd, e.lookupEnv, e.safeOut)
+	},
+}
+
+// doctorOptions are --doctor's: check what a monitored run needs (with
+// --monitor: tmux), send each notifier a test (--notify-test).
+type doctorOptions struct {
+	monitor    bool
+	notifyTest bool
+}
+
+func doctorOptionsOf(l *line) doctorOptions {
+	return doctorOptions{monitor: doctorMonitor(l.commandFlags()), notifyTest: l.has("notify-test")}
+}
+
+// doctorMonitor reports whether the commands named are --doctor and
+// --monitor, in either order: --doctor's, checking what a monitored run
+// needs, and no second command.
+func doctorMonitor(named []string) bool {
+	return len(named) == 2 && named[0] != named[1] &&
+		slices.Contains(named, "--doctor") && slices.Contains(named, "--monitor")
+}
+
+// notifyTestFlag is --notify-test.
+var notifyTestFlag = &flagSpec{
+	Flag: config.Flag{Long: "notify-test", Group: config.GroupCommands, Help: "with --doctor: send a test notification to each notifier"},
+	refused: func(string) error {
+		return flagError("--notify-test", "--notify-test only applies to --doctor")
+	},
+}
+
 // doctor is --doctor: the checks a person wants passed before leaving a
 // loop to run unattended, one line each, exit 1 when any fails. It writes
 // nothing under .ralph/ and never takes the lock.
-func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
+func doctor(cfg *config.Config, o doctorOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
 	home, _ := os.UserHomeDir()
 	if h, found := lookupEnv("HOME"); found && h != "" {
 		home = h
@@ -66,10 +106,10 @@ func doctor(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	if exists(dir.Root()) {
 		checks = append(checks, lockCheck(dir), diskCheck(dir.Root()), ignoreCheck(cwd, dir), stateIgnoreCheck(cwd, dir))
 	}
-	if cfg.DoctorMonitor {
+	if o.monitor {
 		checks = append(checks, tmuxCheck(env))
 	}
-	checks = append(checks, notifyChecks(cfg, cwd, env.lookPath)...)
+	checks = append(checks, notifyChecks(cfg, o.notifyTest, cwd, env.lookPath)...)
 	checks = append(checks, trackerChecks(cfg, dir, cwd)...)
 	checks = append(checks, sandboxCheck(cfg, dir, cwd, env.lookPath))
 	failed, warned := 0, 0

@@ -74,11 +74,30 @@ var waitNotes = map[string]string{
 
 const usageLimitNote = "no wait pending: a usage-limit wait starts only when a call reports the limit"
 
+// dryRunCommand is --dry-run [--json].
+var dryRunCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "dry-run", Doc: "DRY-RUN.md", Group: config.GroupCommands, Common: true,
+		Help: "run the start-up checks, show the next agent call and exit; calls no agent and writes nothing"}, kind: commandFlag},
+	shares: []string{"json"},
+	loop:   true,
+	where:  atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		return dryRun(e.cfg, dryRunOptionsOf(l), e.warnings, e.dir, e.cwd, e.reset, e.colour(e.stderr), e.safeOut, e.safeErr, e.sig)
+	},
+}
+
+// dryRunOptions are --dry-run's: the preview as JSON (--json).
+type dryRunOptions struct {
+	json bool
+}
+
+func dryRunOptionsOf(l *line) dryRunOptions { return dryRunOptions{json: l.has("json")} }
+
 // dryRun runs the start-up checks and shows the next agent call without
 // making it. Nothing under .ralph/ is written: the state is loaded from a
 // throw-away copy, and only the console listens to the engine (the start-up
 // lines go to stderr, the preview to stdout).
-func dryRun(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
+func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) error {
 	if cfg.EventsFile != "" {
 		return &exitError{code: 1, lines: []string{"ralph_loop: --events does not apply to --dry-run (a dry run emits no events); drop one of them"}}
 	}
@@ -99,8 +118,7 @@ func dryRun(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 	}
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
-	bus.SetWords(console.EventWords())
-	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose, ResetCommand: reset})})
+	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
 	// The configuration's warnings, as the run logs them at its start.
 	for _, w := range warnings {
 		bus.Log(events.Warn, "%s", w.String())
@@ -148,7 +166,7 @@ func dryRun(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cw
 			out.LockedBy = &held.PID
 		}
 	}
-	if cfg.JSON {
+	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

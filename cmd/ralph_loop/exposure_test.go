@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -104,10 +105,6 @@ func TestRalphrcCannotServeTheNetwork(t *testing.T) {
 	}
 }
 
-// dashboardMaxConns is the dashboard's bound on the connections open at
-// once (docs/DASHBOARD.md).
-const dashboardMaxConns = 64
-
 // TestDashboardLoopSurvivesAFlood: connections held open to a --dashboard
 // loop, far past the server's cap, in a process limited to 200 files,
 // neither stop the loop nor take its files: it runs its loops to the end,
@@ -159,8 +156,8 @@ func TestDashboardLoopSurvivesAFlood(t *testing.T) {
 		t.Fatalf("the loop under the flood (%d connections held): exited %v with %d, want 4 (max loops)\n%s", len(conns), ok, code, console.String())
 	}
 	peak = <-sampled
-	if peak > dashboardMaxConns+1 {
-		t.Errorf("the loop held %d sockets at once; the cap is %d connections and the listener", peak, dashboardMaxConns)
+	if peak > dashboard.DefaultMaxConns+1 {
+		t.Errorf("the loop held %d sockets at once; the cap is %d connections and the listener", peak, dashboard.DefaultMaxConns)
 	}
 	if bytes.Contains(console.Bytes(), []byte("too many open files")) {
 		t.Errorf("the loop ran out of files:\n%s", console.String())

@@ -9,10 +9,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/templates"
 )
+
+// initCommand is --init: the project's .ralph/ files where they are
+// missing.
+var initCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "init", Group: config.GroupCommands, Common: true,
+		Help: "set up .ralph/ here (PROMPT.md, @fix_plan.md, @AGENT.md, .ralphrc, specs/) where missing, and exit; a new .ralphrc keeps the agent session across stops (KEEP_SESSION_ON_STOP=true)"},
+		kind: atOnceFlag},
+	run: func(e *runEnv, _ *line) error { return installTemplates(e.dir.Root(), e.safeOut) },
+}
 
 // installTemplates writes the default project files, and the .gitignore
 // that keeps the loop's own files out of git, into a .ralph/ folder where

@@ -15,58 +15,160 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/notify"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"github.com/ralphloop/ralph_loop/internal/swarm"
+	"github.com/ralphloop/ralph_loop/internal/tasks"
 )
 
-// runLoop runs the engine with every sink attached.
-func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
-		return err
+// loopCommand is the loop itself: what the command line asks for when it
+// names no command (with --swarm N, N loops at once).
+var loopCommand = &command{
+	options: []*flagSpec{dashboardFlag},
+	loop:    true,
+	run: func(e *runEnv, l *line) error {
+		o := loopOptionsOf(l)
+		if e.cfg.SwarmWorkers > 0 {
+			return runSwarm(e.cfg, o, e.args, e.cwd, e.safeErr, e.stderr, e.lookupEnv, e.sig)
+		}
+		return runLoop(e.cfg, o, e.warnings, e.dir, e.cwd, e.reset, e.colour(e.stderr), e.stdin, e.stdout, e.stderr, e.sig)
+	},
+}
+
+// loopOptions are the loop's: serve its dashboard while it runs
+// (--dashboard [ADDR]; the address is the SERVE_ADDR setting).
+type loopOptions struct {
+	dashboard bool
+}
+
+func loopOptionsOf(l *line) loopOptions { return loopOptions{dashboard: l.has("dashboard")} }
+
+// dashboardFlag is --dashboard [ADDR].
+var dashboardFlag = &flagSpec{
+	Flag: config.Flag{Long: "dashboard", Doc: "DASHBOARD.md", Arg: "ADDR", Optional: true, Group: config.GroupWeb, Common: true,
+		Help: "run the loop and serve its dashboard on ADDR (default: SERVE_ADDR, 127.0.0.1:8765)"},
+	setting: "SERVE_ADDR",
+	refused: func(with string) error {
+		return flagError("--dashboard", fmt.Sprintf("--dashboard runs the loop and cannot be used with %s; use --serve to watch a loop without running it", with))
+	},
+}
+
+// refusesLive is the words of a command (with: its flag) that runs no
+// call and refuses --live.
+func refusesLive(with string) func(name string) error {
+	return func(name string) error {
+		if name != liveName {
+			return nil
+		}
+		return flagError("--live", fmt.Sprintf("--live does not apply with %s (it shows a running call's output); drop --live", with))
 	}
-	// A sandbox this machine cannot give is refused before anything runs
-	// or is written.
-	sb, err := newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
+}
+
+// liveName is --live's: a setting of the loop (config.Flags).
+const liveName = "live"
+
+// runLoop runs the loop: checked and locked (beginLoop), its surfaces
+// wired (wireLoop), the engine run to its end (loopRun.engine), and the
+// end said (loopRun.end).
+func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
+	sb, lock, ignoreAdded, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
 	defer sb.close()
-	if err := sandboxedDashboard(cfg, sb); err != nil {
-		return err
-	}
-	lock, ignoreAdded, err := prepare(dir, sig, stderr)
+	defer lock.Unlock()
+	r, err := wireLoop(cfg, o, warnings, sb, dir, cwd, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
-	if err := sb.sweep(); err != nil {
-		return err
+	defer r.close()
+	if ignoreAdded { // said once nothing can refuse the run any more
+		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd))
 	}
+	res := r.engine(settingsFor(cfg, reset), trackerOptions(cfg, r.dir, cwd), sb, stdin, sig)
+	return r.end(cfg, res, sig)
+}
 
+// beginLoop checks what would stop the loop at once, before anything is
+// written (precheck; a sandbox this machine cannot give, or a dashboard
+// it would expose), then takes the project's lock (ignoreAdded: it wrote
+// .ralph/.gitignore, which the run says) and sweeps what a sandbox left;
+// the caller closes the sandbox and unlocks the lock.
+func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreAdded bool, err error) {
+	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
+		return nil, nil, false, err
+	}
+	sb, err = newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer func() {
+		if err != nil {
+			sb.close()
+		}
+	}()
+	if err = sandboxedDashboard(cfg, o, sb); err != nil {
+		return nil, nil, false, err
+	}
+	if lock, ignoreAdded, err = prepare(dir, sig, stderr); err != nil {
+		return nil, nil, false, err
+	}
+	if err = sb.sweep(); err != nil {
+		lock.Unlock()
+		return nil, nil, false, err
+	}
+	return sb, lock, ignoreAdded, nil
+}
+
+// loopRun is a loop wired to its surfaces: what its engine reports to and
+// saves through, and what its end closes.
+type loopRun struct {
+	bus      *observe.Fan
+	dir      *ralphdir.Dir // the run's: it warns through the log
+	state    *store.Store
+	keeper   observe.Keeper // the store's, or the dashboard's around it
+	gov      engine.Quota   // the usage governor, nil when off
+	notifier *notify.Notifier
+	shown    console.Options
+	errOut   io.Writer // the terminal's stderr
+	closers  []func()  // closed last first
+}
+
+// wireLoop wires a loop's surfaces: one terminal for its output, the
+// console and ralph.log, the state files, the event log (--events), the
+// notifiers, the usage governor and, with --dashboard, the web dashboard;
+// and says the configuration's warnings.
+func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *agentSandbox, dir *ralphdir.Dir, cwd string, colour bool, stdout, stderr io.Writer, sig *signals) (r *loopRun, err error) {
+	r = &loopRun{}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
 	// One writer owns the terminal: log lines, boxes, the live stream and
 	// the countdown go through one ordered queue, so a redrawn line is
 	// always ended before another line is printed, on either stream.
 	// A console that cannot read escapes (before Windows 10) gets its
 	// redrawn lines ended as a pipe's are.
 	term := console.NewTerminal(stdout, stderr, isTerminal(stdout) && escapes(stdout), isTerminal(stderr) && escapes(stderr), 8192)
-	errOut, outOut := term.Stderr(), term.Stdout()
+	r.errOut = term.Stderr()
+	outOut := term.Stdout()
 	// Flush what the console will take, but never hold the exit for it: a
 	// pipe nobody drains (bmalph's dashboard) would otherwise cost a full
 	// timeout, and a stop must finish within 2 s.
-	defer term.Close(500 * time.Millisecond)
+	r.closers = append(r.closers, func() { term.Close(500 * time.Millisecond) })
 
-	now := time.Now
-	start := now()
-	bus := observe.New(now, events.ISOTime(start))
-	sinkErr := func(err error) { fmt.Fprintf(errOut, "ralph_loop: warning: %v\n", err) }
+	start := time.Now()
+	r.bus = observe.New(time.Now, events.ISOTime(start))
+	sinkErr := func(err error) { fmt.Fprintf(r.errOut, "ralph_loop: warning: %v\n", err) }
 	// Warnings about the directory itself (quarantined files) go through
 	// the log from now on: the run's sinks, store and engine get this
 	// .ralph/ folder, not the one that warned on stderr.
-	dir = ralphdir.New(dir.Root(), func(msg string) { bus.Log(events.Warn, "%s", msg) })
+	r.dir = ralphdir.New(dir.Root(), func(msg string) { r.bus.Log(events.Warn, "%s", msg) })
 	var eventsOut io.Writer
 	switch cfg.EventsFile {
 	case "":
@@ -75,108 +177,124 @@ func runLoop(cfg *config.Config, warnings []config.Warning, dir *ralphdir.Dir, c
 	default:
 		f, err := openEventsFile(cfg, cwd)
 		if err != nil {
-			return fmt.Errorf("--events %s: %w", cfg.EventsFile, err)
+			return r, fmt.Errorf("--events %s: %w", cfg.EventsFile, err)
 		}
-		defer f.Close()
+		r.closers = append(r.closers, func() { f.Close() })
 		eventsOut = f
 	}
 	// With --events - stdout carries only the event stream; the boxes and
 	// the live output go to stderr instead.
 	var boxOut, boxFile io.Writer = outOut, stdout
 	if cfg.EventsFile == "-" {
-		boxOut, boxFile = errOut, stderr
+		boxOut, boxFile = r.errOut, stderr
 	}
-	shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(boxFile), ResetCommand: reset}
-	state := wire(bus, dir, boxOut, errOut, shown, eventsOut, sinkErr)
-	notifier := wireNotify(cfg, bus, dir, cwd)
-	dir.SetRotation(int64(cfg.LogMaxMB) << 20)
-	state.SetLogKeep(cfg.LogKeep)
+	r.shown = console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(boxFile)}
+	r.state = wire(r.bus, r.dir, boxOut, r.errOut, r.shown, eventsOut, sinkErr)
+	r.notifier = wireNotify(cfg, r.bus, r.dir, cwd)
+	r.dir.SetRotation(int64(cfg.LogMaxMB) << 20)
+	r.state.SetLogKeep(cfg.LogKeep)
 
 	for _, w := range warnings {
-		bus.Log(events.Warn, "%s", w.String())
+		r.bus.Log(events.Warn, "%s", w.String())
 	}
 	if cfg.RCFile != "" {
-		bus.Log(events.Info, "Loaded configuration from %s", cfg.RCFile)
+		r.bus.Log(events.Info, "Loaded configuration from %s", cfg.RCFile)
 	}
 	if sb != nil {
 		for _, l := range sb.describe() {
-			bus.Log(events.Info, "Sandbox: %s", l)
+			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
-	gov := newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) })
+	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 
-	keeper := state.Keeper()
-	if cfg.Dashboard {
-		stopServing, watched, err := startDashboard(cfg, dir, cwd, bus, keeper, sig, sb != nil && cfg.SandboxNetwork)
+	r.keeper = r.state.Keeper()
+	if o.dashboard {
+		stopServing, watched, err := startDashboard(cfg, r.dir, cwd, r.bus, r.keeper, sig, sb != nil && cfg.SandboxNetwork)
 		if err != nil {
-			return err
+			return r, err
 		}
-		defer stopServing()
-		keeper = watched
+		r.closers = append(r.closers, stopServing)
+		r.keeper = watched
 	}
-	if ignoreAdded { // said once nothing can refuse the run any more
-		bus.Log(events.Info, "%s", gitIgnoreLine(dir, cwd))
-	}
-	defer skipOnUSR1(sig)()
+	r.closers = append(r.closers, skipOnUSR1(sig))
+	return r, nil
+}
 
-	interactive := isTerminal(stdin)
-	sig.setOut(errOut)
+// close closes what the wiring opened, last first.
+func (r *loopRun) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+	r.closers = nil
+}
+
+// engine runs the engine to the run's end with settings s, the trackers
+// of tasksOpts, each agent call through the sandbox sb. A stop while the
+// engine is blocked outside an agent call ends whatever it still runs, and
+// the run's end is recorded here.
+func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSandbox, stdin io.Reader, sig *signals) engine.Result {
+	sig.setOut(r.errOut)
 	calling := &sig.calling // an agent call (or a tracker step) is under way
-	trackers := newTracker(trackerOptions(cfg, dir, cwd), calling, func(w string) { bus.Log(events.Warn, "%s", w) })
+	trackers := newTracker(tasksOpts, calling, func(w string) { r.bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		calling.Store(true)
 		defer calling.Store(false)
-		defer recordCall(dir, &o)()
+		defer recordCall(r.dir, &o)()
 		return sb.run(ctx, c, o)
 	}
-
 	res, ok := sig.engine(calling, func() engine.Result {
-		return engine.Run(settingsFor(cfg, reset), engine.Deps{
-			Bus:         bus,
-			Keeper:      keeper,
-			Dir:         dir,
-			State:       state,
-			Logs:        state,
-			Now:         now,
+		return engine.Run(s, engine.Deps{
+			Bus:         r.bus,
+			Keeper:      r.keeper,
+			Dir:         r.dir,
+			State:       r.state,
+			Logs:        r.state,
+			Now:         time.Now,
 			Run:         runAgent,
 			LookPath:    exec.LookPath,
 			Env:         os.Environ(),
 			Stopper:     sig.stopper,
-			Interactive: interactive,
+			Interactive: isTerminal(stdin),
 			Stdin:       stdin,
 			Version:     programVersion(),
-			Ticks:       shown.TTY,
+			Ticks:       r.shown.TTY,
 			Sandbox:     sb.gateWrap(),
 			Swarm:       swarm.FromEnv(os.LookupEnv),
-			Ask:         loopAsker(dir, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }),
-			Quota:       gov,
+			Ask:         loopAsker(r.dir, func(err error) { r.bus.Warned(time.Time{}, events.Warn, err) }),
+			Quota:       r.gov,
 			Tasks:       trackers,
 		})
 	})
-	if !ok {
-		// Stopped while the engine was blocked outside an agent call (a
-		// read that never returns, a quality gate that ignores SIGTERM):
-		// end whatever command it still runs, with the helpers it
-		// started, say so and record the stop ourselves.
-		supervise.KillAll()
-		se := engine.Cause(sig.stopper.Context())
-		bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
-		stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
-		bus.Stopped(events.Moment{Action: "interrupted", Status: "stopped"}, events.End{Reason: se.Name, ExitCode: se.Code, Stop: &stop})
-		res = engine.Result{Code: se.Code, Stop: stop}
+	if ok {
+		return res
 	}
+	// Stopped while the engine was blocked outside an agent call (a read
+	// that never returns, a quality gate that ignores SIGTERM): end
+	// whatever command it still runs, with the helpers it started, say so
+	// and record the stop ourselves.
+	supervise.KillAll()
+	se := engine.Cause(sig.stopper.Context())
+	r.bus.Note(events.Interrupted{Signal: se.Name, Blocked: true})
+	stop := events.Stop{Kind: events.StopSignal, Signal: se.Name}
+	r.bus.Stopped(events.Moment{Action: "interrupted", Status: "stopped"}, events.End{Reason: se.Name, ExitCode: se.Code, Stop: &stop})
+	return engine.Result{Code: se.Code, Stop: stop}
+}
+
+// end lets the run's last events reach the notifiers, says why the run
+// stopped, and gives its exit code.
+func (r *loopRun) end(cfg *config.Config, res engine.Result, sig *signals) error {
 	// The run's last events reach the notifiers before the exit, but a
 	// hook that hangs holds it up for at most NOTIFY_TIMEOUT (a stop
 	// signal's exit for at most signalDrain; a stop during the wait cuts
 	// it to signalDrain, a second one to nothing).
 	cut, stopCuts := drainCuts(sig)
-	notifier.DrainCut(drainBound(cfg.NotifyTimeout, res.Stop), cut)
+	r.notifier.DrainCut(drainBound(cfg.NotifyTimeout, res.Stop), cut)
 	stopCuts()
 	// The run's closing line is the console's last: it goes through the
 	// console before it closes, so it follows the last log line and cannot
 	// block on a pipe nobody drains. The exit then carries only the code.
-	if msg := console.StopLine(res.Stop); res.Code != 0 && msg != "" && !res.Told {
-		fmt.Fprintf(errOut, "ralph_loop: %s\n", msg)
+	if msg := res.Stop.Sentence(); res.Code != 0 && msg != "" && !res.Told {
+		fmt.Fprintf(r.errOut, "ralph_loop: %s\n", msg)
 	}
 	return exitStatus(res.Code)
 }
@@ -192,7 +310,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	err := engine.Precheck(settingsFor(cfg, reset), dir, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
-		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout), ResetCommand: reset}
+		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}
 		console.New(stdout, stderr, shown).Said(time.Now(), se.Failed)
 		recordStartupError(cfg, dir, stderr)
 		return exitStatus(1) // shown; 1, as for every start-up failure

@@ -40,6 +40,14 @@ func noTmux(goos string) error {
 	}}
 }
 
+// monitorCommand is --monitor: the loop in tmux, beside its status.
+var monitorCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "monitor", Short: "m", Group: config.GroupMain, Common: true,
+		Help: "run inside tmux next to a live status view (needs tmux)"}, kind: commandFlag},
+	loop: true,
+	run:  func(e *runEnv, _ *line) error { return monitor(e.cfg, e.args, e.dir, e.reset, e.safeErr) },
+}
+
 // monitor is --monitor: the loop (with --live) and a refreshed --status
 // summary in two tmux panes, run by this binary's own path, never a
 // different ralph found on PATH. Outside tmux it makes a session and

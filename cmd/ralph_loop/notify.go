@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/notify"
 )
@@ -29,7 +28,7 @@ func notifyConfig(cfg *config.Config, cwd string, log func(string), warn func(st
 		Project:  project,
 		Dir:      cwd,
 		Env:      os.Environ(),
-		Text:     console.Headline,
+		Text:     events.Event.Headline,
 		Log:      log,
 		Warn:     warn,
 		LookPath: exec.LookPath,
@@ -39,7 +38,7 @@ func notifyConfig(cfg *config.Config, cwd string, log func(string), warn func(st
 // notifyChecks are --doctor's lines for the notifiers: each configured one
 // looked at without sending anything, or with --notify-test sent a test
 // notification. None configured: no line, unless a test was asked for.
-func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string, error)) []check {
+func notifyChecks(cfg *config.Config, test bool, cwd string, lookPath func(string) (string, error)) []check {
 	nc := notifyConfig(cfg, cwd, nil, nil)
 	nc.LookPath = lookPath
 	if src := cfg.Sources["NOTIFY_WEBHOOK"]; src.FromRepository() {
@@ -47,7 +46,7 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 	}
 	configured := len(nc.Command) > 0 || nc.Webhook != "" || nc.Desktop
 	if !configured {
-		if cfg.NotifyTest {
+		if test {
 			return []check{bad("notify: no notifier configured to test; set NOTIFY_COMMAND, NOTIFY_WEBHOOK or NOTIFY_DESKTOP=true (docs/NOTIFY.md)")}
 		}
 		return nil
@@ -56,7 +55,7 @@ func notifyChecks(cfg *config.Config, cwd string, lookPath func(string) (string,
 	if unknown := notify.Unknown(cfg.NotifyOn); len(unknown) > 0 {
 		out = append(out, bad("notify: NOTIFY_ON names %s, which this version never emits; see docs/NOTIFY.md for the event names", strings.Join(unknown, ", ")))
 	}
-	for _, r := range notify.Checks(nc, cfg.NotifyTest) {
+	for _, r := range notify.Checks(nc, test) {
 		switch {
 		case r.Skipped:
 			out = append(out, skip("notify: %s: %s", r.Notifier, r.Detail))

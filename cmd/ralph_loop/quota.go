@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ledger"
 	"github.com/ralphloop/ralph_loop/internal/quota"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
@@ -67,7 +67,7 @@ func governorLine(cfg *config.Config, path string) string {
 	if cfg.UsageStopPercent > 0 {
 		parts = append(parts, "USAGE_STOP_PERCENT="+quota.Percent(cfg.UsageStopPercent))
 	}
-	if s := console.UsageReserve(cfg.UsageReserve); s != "" {
+	if s := events.UsageReserve(cfg.UsageReserve); s != "" {
 		parts = append(parts, "reserve: "+s)
 	}
 	if cfg.UsageProbe != "" {

@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/ralphloop/ralph_loop/internal/config"
 )
 
 // workDir is the directory a command works in. It is cwd, unless cwd
@@ -19,7 +16,7 @@ import (
 // stderr; the loop and the commands that write refuse with one line that
 // names the project, so nothing ever makes or uses a second .ralph/ inside
 // a project. An absolute RALPH_DIR names its folder itself: no walk.
-func workDir(args []string, lookupEnv func(string) (string, bool), cwd string, stderr io.Writer) (string, error) {
+func workDir(c *command, lookupEnv func(string) (string, bool), cwd string, stderr io.Writer) (string, error) {
 	if v, ok := lookupEnv("RALPH_DIR"); ok && v != "" && v != ".ralph" {
 		return cwd, nil
 	}
@@ -31,16 +28,10 @@ func workDir(args []string, lookupEnv func(string) (string, bool), cwd string, s
 	if !found {
 		return cwd, nil
 	}
-	// Which command? Nothing is read for it: the real load follows.
-	noFiles := func(string) ([]byte, error) { return nil, fs.ErrNotExist }
-	cfg, _, err := config.Load(args, lookupEnv, cwd, noFiles)
-	if err != nil {
-		return cwd, nil // the real load reports it
-	}
-	switch cfg.Command {
-	case "help", "version", "analyze":
+	switch c.where {
+	case whereItIs:
 		return cwd, nil
-	case "status", "circuit-status", "report", "doctor", "dry-run", "serve", "answer":
+	case atProjectRoot:
 		fmt.Fprintf(stderr, "ralph_loop: using the project at %s (its .ralph/ is there; you are in %s)\n", root, cwd)
 		return root, nil
 	}

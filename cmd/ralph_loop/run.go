@@ -24,7 +24,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	return exitCode(err, safeOut, safeErr)
 }
 
-// dispatch reads the configuration and runs the command it names: the
+// dispatch reads the command line and runs the command it names: the
 // loop, or one of the commands that show or change its state.
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) error {
 	if len(args) > 0 && args[0] == monitorPaneFlag {
@@ -36,7 +36,6 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
-	reset := resetCommand(lookupEnv)
 	// Signals are caught from here on, so that a stop during start-up
 	// (reading the configuration, taking the lock, the start-up checks)
 	// ends the run with the signal's exit code, and SIGQUIT never dumps
@@ -58,47 +57,37 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 			return installTemplates(args[1], safeOut)
 		}
 	}
-	// From a subfolder of a project, its root (or a one-line refusal).
-	if cwd, err = workDir(args, lookupEnv, cwd, stderr); err != nil {
-		return err
-	}
-	cfg, warnings, err := loadConfig(args, lookupEnv, cwd, sig)
+	c, l, err := readCommand(args, lookupEnv)
 	if err != nil {
+		sig.release()
 		return err
 	}
-	if err := cfg.GoalError(); err != nil {
+	e := &runEnv{args: args, reset: resetCommand(lookupEnv), lookupEnv: lookupEnv, stdin: stdin,
+		stdout: stdout, stderr: stderr, safeOut: safeOut, safeErr: safeErr, colour: colourOn(lookupEnv), sig: sig}
+	if c.noConfig {
+		sig.release()
+		return c.run(e, l)
+	}
+	// From a subfolder of a project, its root (or a one-line refusal).
+	if cwd, err = workDir(c, lookupEnv, cwd, stderr); err != nil {
 		return err
 	}
-	ralphPath := cfg.RalphDir
+	if c.noAgent {
+		l.settings.RunsNoAgent()
+	}
+	if e.cfg, e.warnings, err = loadConfig(l, c.loop, lookupEnv, cwd, sig); err != nil {
+		return err
+	}
+	if err := e.cfg.GoalError(); err != nil {
+		return err
+	}
+	ralphPath := e.cfg.RalphDir
 	if !filepath.IsAbs(ralphPath) {
 		ralphPath = filepath.Join(cwd, ralphPath)
 	}
-	warn := func(msg string) { fmt.Fprintf(safeErr, "ralph_loop: warning: %s\n", msg) }
-	dir := ralphdir.New(ralphPath, warn)
-	colour := colourOn(lookupEnv)
-	if cfg.Command == "doctor" {
-		return doctor(cfg, warnings, dir, cwd, lookupEnv, safeOut)
-	}
-	if cfg.Command == "dry-run" {
-		return dryRun(cfg, warnings, dir, cwd, reset, colour(stderr), safeOut, safeErr, sig)
-	}
-	if cfg.Command == "answer" {
-		return giveAnswer(answerOptionsOf(cfg, lookupEnv), dir, safeOut)
-	}
-	if cfg.Command == "serve" {
-		// A value the dashboard ignores (a SERVE_TOKEN too short, say)
-		// is said before it serves without it.
-		for _, w := range warnings {
-			warn(w.String())
-		}
-	}
-	if cfg.Command != "" {
-		return command(cfg, args, dir, reset, colour(stdout), safeOut, safeErr)
-	}
-	if cfg.SwarmWorkers > 0 {
-		return runSwarm(cfg, args, cwd, safeErr, stderr, lookupEnv, sig)
-	}
-	return runLoop(cfg, warnings, dir, cwd, reset, colour(stderr), stdin, stdout, stderr, sig)
+	e.dir = ralphdir.New(ralphPath, func(msg string) { fmt.Fprintf(safeErr, "ralph_loop: warning: %s\n", msg) })
+	e.cwd = cwd
+	return c.run(e, l)
 }
 
 // resetCommand is the command the hints name to close an OPEN circuit:
@@ -133,61 +122,25 @@ func noColour(lookupEnv func(string) (string, bool)) bool {
 }
 
 // loadConfig resolves the configuration, giving up as soon as a stop
-// arrives while it blocks (a .ralphrc on a FIFO). Only the loop keeps the
-// signals caught; the other commands get their default behaviour back.
-func loadConfig(args []string, lookupEnv func(string) (string, bool), cwd string, sig *signals) (*config.Config, []config.Warning, error) {
+// arrives while it blocks (a .ralphrc on a FIFO). loop: the command runs
+// the loop (its settings are checked strictly, and it keeps the signals
+// caught).
+func loadConfig(l *line, loop bool, lookupEnv func(string) (string, bool), cwd string, sig *signals) (*config.Config, []config.Warning, error) {
 	var (
 		cfg      *config.Config
 		warnings []config.Warning
 		err      error
 	)
-	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(args, lookupEnv, cwd, ralphdir.ReadConfig) }) {
+	if !sig.unlessStopped(func() { cfg, warnings, err = config.Load(&l.settings, loop, lookupEnv, cwd, ralphdir.ReadConfig) }) {
 		return nil, nil, sig.stopError()
 	}
-	if cfg == nil || cfg.Command != "" {
+	if cfg == nil || !loop {
 		sig.release()
 		if se := sig.stopped(); se != nil {
 			return nil, nil, se
 		}
 	}
 	return cfg, warnings, err
-}
-
-// command runs one of the commands that show or change the loop's state
-// instead of running it.
-func command(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string, colour bool, stdout, stderr io.Writer) error {
-	switch cfg.Command {
-	case "help", "help-all":
-		config.Usage(stdout, cfg.Command == "help-all")
-	case "init":
-		return installTemplates(dir.Root(), stdout)
-	case "version":
-		fmt.Fprintf(stdout, "ralph_loop %s\n", programVersion())
-	case "status":
-		defer showSwarmStatus(dir, cfg, stdout)
-		return showStatus(dir, cfg, stdout)
-	case "circuit-status":
-		return circuitStatus(dir, cfg, reset, stdout, stderr)
-	case "reset-circuit":
-		return resetCircuit(dir, colour, stdout, stderr)
-	case "reset-session":
-		return resetSession(dir, colour, stdout, stderr)
-	case "pause":
-		return pause(dir, true, stdout)
-	case "resume":
-		return pause(dir, false, stdout)
-	case "analyze":
-		return analyze(cfg, stdout, stderr)
-	case "report":
-		return showReport(dir, cfg, stdout, stderr)
-	case "clean":
-		return clean(dir, cfg, stdout)
-	case "monitor":
-		return monitor(cfg, args, dir, reset, stderr)
-	case "serve":
-		return serve(cfg, dir, cfg.ProjectDir, stdout)
-	}
-	return nil
 }
 
 func exists(p string) bool {

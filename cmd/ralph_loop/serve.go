@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -42,14 +41,56 @@ func fileControl(d *ralphdir.Dir) func(action string) error {
 	}
 }
 
+// serveCommand is --serve [ADDR] [--projects DIR...].
+var serveCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "serve", Arg: "ADDR", Optional: true, Group: config.GroupWeb,
+		Help: "serve the dashboard of this project's loop, running or finished, without running it"},
+		kind: commandFlag, setting: "SERVE_ADDR"},
+	options: []*flagSpec{projectsFlag},
+	refuse: func(name string) error {
+		if name != liveName {
+			return nil
+		}
+		return flagError("--live", "--live does not apply with --serve, which runs no loop; the dashboard shows the live output of the loop it watches")
+	},
+	where: atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		// A value the dashboard ignores (a SERVE_TOKEN too short, say) is
+		// said before it serves without it.
+		for _, w := range e.warnings {
+			fmt.Fprintf(e.safeErr, "ralph_loop: warning: %s\n", w)
+		}
+		return serve(e.cfg, serveOptionsOf(l), e.dir, e.cfg.ProjectDir, e.safeOut)
+	},
+}
+
+// serveOptions are --serve's: the projects it shows (--projects DIR...,
+// none for this one).
+type serveOptions struct {
+	projects []string
+}
+
+func serveOptionsOf(l *line) serveOptions { return serveOptions{projects: l.values("projects")} }
+
+// projectsFlag is --projects DIR...
+var projectsFlag = &flagSpec{
+	Flag: config.Flag{Long: "projects", Arg: "DIR...", Group: config.GroupWeb,
+		Help:    "with --serve: one row per project (or per worktree of a folder of worktrees)",
+		Accepts: "one or more project folders (each holding .ralph/), or a folder of worktrees"},
+	check: required(flagError("--projects", "--projects requires one or more project folders (each holding .ralph/), or a folder of worktrees")),
+	refused: func(string) error {
+		return flagError("--projects", "--projects only applies to --serve")
+	},
+}
+
 // serve is --serve: the dashboard of this project's loop, or of several
 // (--projects), until Ctrl+C.
-func serve(cfg *config.Config, dir *ralphdir.Dir, cwd string, stdout io.Writer) error {
+func serve(cfg *config.Config, o serveOptions, dir *ralphdir.Dir, cwd string, stdout io.Writer) error {
 	if err := checkServeConfig(cfg); err != nil {
 		return err
 	}
 	var projects []dashboard.Project
-	if len(cfg.Projects) == 0 {
+	if len(o.projects) == 0 {
 		if !exists(dir.Root()) {
 			return fmt.Errorf("no %s here (%s); run --serve in a project, or name projects with --serve --projects DIR", cfg.RalphDir, cwd)
 		}
@@ -59,7 +100,7 @@ func serve(cfg *config.Config, dir *ralphdir.Dir, cwd string, stdout io.Writer) 
 		if filepath.IsAbs(ralphName) {
 			ralphName = ".ralph"
 		}
-		roots, err := findProjects(cfg.Projects, cwd, ralphName)
+		roots, err := findProjects(o.projects, cwd, ralphName)
 		if err != nil {
 			return err
 		}
@@ -105,7 +146,7 @@ func serveProject(name string, d *ralphdir.Dir, cfg *config.Config) dashboard.Pr
 
 // projectFiles is the dashboard's view of the project named name.
 func projectFiles(name string, d *ralphdir.Dir, cfg *config.Config) readmodel.Files {
-	f := readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: console.Headline}
+	f := readmodel.Files{Name: name, Dir: d, MaxCalls: cfg.MaxCallsPerHour, Now: time.Now, Text: events.Event.Headline}
 	if q := newQuotaSource(cfg); q != nil {
 		f.Quota = q
 	}
@@ -124,8 +165,8 @@ func checkServeConfig(cfg *config.Config) error {
 // sandboxed agent with the network on runs: it shares this machine's
 // loopback, so it would reach the page, and the logs the sandbox hides
 // from it, unless every request needs the token.
-func sandboxedDashboard(cfg *config.Config, sb *agentSandbox) error {
-	if !cfg.Dashboard || sb == nil || !cfg.SandboxNetwork || cfg.ServeToken != "" {
+func sandboxedDashboard(cfg *config.Config, o loopOptions, sb *agentSandbox) error {
+	if !o.dashboard || sb == nil || !cfg.SandboxNetwork || cfg.ServeToken != "" {
 		return nil
 	}
 	return errors.New("--dashboard with a sandbox needs SERVE_TOKEN: the sandboxed agent shares this machine's network and would reach the page, and the logs it shows, on 127.0.0.1; set SERVE_TOKEN (for example to the output of 'openssl rand -hex 16'), or SANDBOX_NETWORK=false")

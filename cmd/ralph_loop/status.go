@@ -14,16 +14,51 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/swarm"
 )
 
+// statusCommand is --status [--json]. It runs on its own (statusAlone).
+var statusCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "status", Short: "s", Doc: "STATUS.md", Group: config.GroupMain, Common: true,
+		Help: "print status.json and a summary (--json: one object), exit"}, kind: commandFlag},
+	shares: []string{"json"},
+	where:  atProjectRoot,
+	run: func(e *runEnv, l *line) error {
+		o := statusOptionsOf(l)
+		defer showSwarmStatus(e.dir, o, e.safeOut)
+		return showStatus(e.dir, e.cfg, o, e.safeOut)
+	},
+}
+
+// statusOptions are --status's: the View as one JSON object (--json).
+type statusOptions struct {
+	json bool
+}
+
+func statusOptionsOf(l *line) statusOptions { return statusOptions{json: l.has("json")} }
+
+// statusAlone is --status's rule: it runs on its own. The settings' flags
+// go with it (checked as for a run), and --json; any other command's flag
+// or option, or --live, is refused.
+func statusAlone(l *line) error {
+	for _, g := range l.flags {
+		f := flagsByName[g.name]
+		if g.name == "status" || g.name == "json" || f.kind == settingFlag && g.name != "live" {
+			continue
+		}
+		name := "--" + g.name
+		return flagError(name, name+" does not apply with --status; run ralph_loop --status [--json] on its own")
+	}
+	return nil
+}
+
 // showStatus is --status: status.json, pretty-printed, then a short
 // summary; --status --json prints the View as one JSON object instead.
 // Nothing under .ralph/ is written.
-func showStatus(d *ralphdir.Dir, c *config.Config, stdout io.Writer) error {
+func showStatus(d *ralphdir.Dir, c *config.Config, o statusOptions, stdout io.Writer) error {
 	v := readmodel.Load(d, c.MaxCallsPerHour, time.Now())
 	openQuestion(d, v)
 	if q := newQuotaSource(c); q != nil {
 		v.Quota = q.View(time.Now())
 	}
-	if c.JSON {
+	if o.json {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err

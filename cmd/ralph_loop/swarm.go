@@ -33,8 +33,8 @@ const swarmStagger = "RALPH_SWARM_STAGGER"
 // runSwarm is --swarm N: the plan's epics worked by N loops of this
 // program at once, each in its worktree, merged through the queue
 // (internal/swarm, docs/SWARM.md).
-func runSwarm(cfg *config.Config, args []string, cwd string, stderr, rawErr io.Writer, lookupEnv func(string) (string, bool), sig *signals) error {
-	if cfg.Dashboard {
+func runSwarm(cfg *config.Config, o loopOptions, args []string, cwd string, stderr, rawErr io.Writer, lookupEnv func(string) (string, bool), sig *signals) error {
+	if o.dashboard {
 		return &config.UsageError{Key: "--swarm", Msg: "--swarm does not take --dashboard; watch the workers with 'ralph_loop --serve --projects .swarm'"}
 	}
 	if filepath.Clean(cfg.RalphDir) != ".ralph" {

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
 )
 
 // The dashboard's timeline says each event in the words a notification
-// and the console use (console.Headline): a failed loop reads "Loop #2
+// and the console use (events.Event.Headline): a failed loop reads "Loop #2
 // failed: ...", not "iteration failed: loop 2, error, error".
 func TestTimelineSaysWhatTheConsoleSays(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".ralph")
@@ -41,7 +41,7 @@ func TestTimelineSaysWhatTheConsoleSays(t *testing.T) {
 	}
 	want := []string{
 		"Loop #2 failed: error (exit 2)",
-		"Circuit breaker: " + console.BreakerMove("CLOSED", "HALF_OPEN", "no progress in 2 loops"),
+		"Circuit breaker: " + events.BreakerMove("CLOSED", "HALF_OPEN", "no progress in 2 loops"),
 	}
 	if len(s.Events) != len(want) {
 		t.Fatalf("timeline %+v, want %d lines", s.Events, len(want))

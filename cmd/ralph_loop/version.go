@@ -1,6 +1,23 @@
 package main
 
-import "runtime/debug"
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/ralphloop/ralph_loop/internal/config"
+)
+
+// versionCommand is --version: the version, and exit.
+var versionCommand = &command{
+	flag: &flagSpec{Flag: config.Flag{Long: "version", Group: config.GroupMain, Common: true, Help: "print the version and exit"},
+		kind: atOnceFlag},
+	noConfig: true,
+	where:    whereItIs,
+	run: func(e *runEnv, _ *line) error {
+		fmt.Fprintf(e.safeOut, "ralph_loop %s\n", programVersion())
+		return nil
+	},
+}
 
 // programVersion is the version this binary says it is: its build stamp,
 // else the module version `go install ...@VERSION` recorded, else the

@@ -24,7 +24,6 @@ import (
 // the kept state's changes through (its Keeper: a failed save is warned of
 // on bus) and opens its logs through.
 func wire(bus *observe.Fan, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
-	bus.SetWords(console.EventWords())
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(store.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)
 	return store.New(dir, func(level, msg string) { bus.Log(events.Level(level), "%s", msg) },

@@ -2,7 +2,13 @@
 // splitting a UTF-8 sequence.
 package clip
 
-import "unicode/utf8"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Runes returns the first n runes of s (all of s when it is shorter).
 func Runes(s string, n int) string {
@@ -44,4 +50,23 @@ func Bytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// valueMax is how much of a value a message quotes.
+const valueMax = 200
+
+// Value makes a value someone supplied safe inside a one-line message:
+// control characters (newlines, escape sequences) are written as Go
+// escapes, and a long value is clipped to 200 bytes with a note of its
+// full length, "… (1048576 bytes)".
+func Value(s string) string {
+	out := s
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		q := strconv.Quote(s)
+		out = q[1 : len(q)-1]
+	}
+	if len(out) > valueMax {
+		out = Bytes(out, valueMax) + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return out
 }

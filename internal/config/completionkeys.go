@@ -21,7 +21,7 @@ const (
 // --goal with its --check.
 var completionKeys = []*keySpec{
 	{name: "COMPLETION_MODE", env: []string{"COMPLETION_MODE"}, rc: true, def: CompletionSignals,
-		flag:    &flagDef{long: "completion-mode", arg: "MODE", group: groupLoop, common: true, doc: "LOOP-CONTROL.md", help: "strict: complete only when the plan has no open box and every quality gate passes; signals: the bash loop's decisions"},
+		flag:    &flagDef{long: "completion-mode", arg: "MODE", group: GroupLoop, common: true, doc: "LOOP-CONTROL.md", help: "strict: complete only when the plan has no open box and every quality gate passes; signals: the bash loop's decisions"},
 		accepts: "signals, strict", doc: "what ends a run as complete: the agent's signals (the bash loop's decisions) or strict proof (no open box, every gate passing)",
 		set: enumSetter("Valid modes", []string{CompletionSignals, CompletionStrict}, func(c *Config) *string { return &c.CompletionMode })},
 	{name: "VERIFY_COMMAND", env: []string{"VERIFY_COMMAND"}, rc: true, def: "",
@@ -31,11 +31,11 @@ var completionKeys = []*keySpec{
 		accepts: "integer >= 1 (seconds)", doc: "time limit of each VERIFY_COMMAND run, seconds (a run that takes longer fails the task's check)",
 		set: scaledSetter(1, math.MaxInt32, time.Second, func(c *Config) *time.Duration { return &c.VerifyTimeout })},
 	{name: "GOAL",
-		flag:    &flagDef{long: "goal", arg: "TEXT", group: groupLoop, common: true, doc: "LOOP-CONTROL.md", help: "work on this one objective (no PROMPT.md or plan needed) until --check passes; a fresh context each call"},
+		flag:    &flagDef{long: "goal", arg: "TEXT", group: GroupLoop, common: true, doc: "LOOP-CONTROL.md", help: "work on this one objective (no PROMPT.md or plan needed) until --check passes; a fresh context each call"},
 		accepts: "text", doc: "the one objective of a --goal run",
 		set: func(c *Config, v string) error { c.Goal = strings.TrimSpace(v); return nil }},
 	{name: "GOAL_CHECK",
-		flag:    &flagDef{long: "check", arg: "CMD", group: groupLoop, common: true, doc: "LOOP-CONTROL.md", help: "with --goal: the shell command (bash -c) that decides the goal is met, run after every call"},
+		flag:    &flagDef{long: "check", arg: "CMD", group: GroupLoop, common: true, doc: "LOOP-CONTROL.md", help: "with --goal: the shell command (bash -c) that decides the goal is met, run after every call"},
 		accepts: "shell command (bash -c)", doc: "the check of a --goal run: the run is done when it exits 0",
 		set: func(c *Config, v string) error { c.GoalCheck = strings.TrimSpace(v); return nil }},
 }

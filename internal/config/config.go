@@ -6,19 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/quota"
 )
-
-// runsLoop reports whether the command starts the loop (or previews its
-// next call). Only then are
-// environment and .ralphrc values validated strictly (see Load).
-func runsLoop(command string) bool {
-	return command == "" || command == "monitor" || command == "dry-run"
-}
 
 // Source kinds.
 const (
@@ -45,7 +37,7 @@ type Source struct {
 func (s Source) String() string {
 	switch s.Kind {
 	case sourceFile:
-		return show(s.File) + ":" + strconv.Itoa(s.Line)
+		return clip.Value(s.File) + ":" + strconv.Itoa(s.Line)
 	case sourceEnv:
 		return "env " + s.Name
 	case sourceFlag:
@@ -82,7 +74,7 @@ func (w Warning) String() string {
 	if w.File == "" {
 		return w.Msg
 	}
-	return show(w.File) + ":" + strconv.Itoa(w.Line) + ": " + w.Msg
+	return clip.Value(w.File) + ":" + strconv.Itoa(w.Line) + ": " + w.Msg
 }
 
 // UsageError is a bad command line or configuration value. The program
@@ -101,20 +93,19 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // ShownKey is Key as a one-line message quotes it: clipped, with control
 // characters escaped.
-func (e *UsageError) ShownKey() string { return show(e.Key) }
+func (e *UsageError) ShownKey() string { return clip.Value(e.Key) }
 
 // ExitCode is the process exit code for a usage error: 1.
 func (e *UsageError) ExitCode() int { return 1 }
 
-// Config is the resolved configuration, and the engine's settings as they
-// are (engine.Run reads this value). Relative paths are relative to
-// ProjectDir (the directory the loop runs in). A field holds its key's value
-// in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout 15m.
+// Config is the resolved configuration: the loop's settings, and the
+// engine's as they are (engine.Run reads this value). What a command is
+// asked on the command line (--report's run, --clean's keep, …) is the
+// command's own (cmd/ralph_loop). Relative paths are relative to
+// ProjectDir (the directory the loop runs in). A field holds its key's
+// value in the unit the code uses: CLAUDE_TIMEOUT_MINUTES=15 is Timeout
+// 15m.
 type Config struct {
-	// Command is the command the command line asks for, named by its flag
-	// without the dashes ("status", "dry-run", "help-all", ...); "" is the
-	// loop itself.
-	Command    string
 	RalphDir   string // ".ralph" or an absolute path (RALPH_DIR)
 	ProjectDir string // as passed to Load
 	RCFile     string // the .ralphrc that was read (".ralph/.ralphrc", ".ralphrc", ...), "" if none
@@ -218,11 +209,9 @@ type Config struct {
 	EventsFile             string         // EVENTS_FILE / --events, "-" = stdout, "" = off
 
 	// Web dashboard (--serve, --dashboard).
-	ServeAddr    string   // SERVE_ADDR / --serve ADDR / --dashboard ADDR
-	ServeControl bool     // SERVE_CONTROL: the page offers pause, resume, skip and stop
-	ServeToken   string   // SERVE_TOKEN: required for controls and any non-loopback request
-	Dashboard    bool     // --dashboard: run the loop and serve its dashboard
-	Projects     []string // --serve --projects DIR...
+	ServeAddr    string // SERVE_ADDR / --serve ADDR / --dashboard ADDR
+	ServeControl bool   // SERVE_CONTROL: the page offers pause, resume, skip and stop
+	ServeToken   string // SERVE_TOKEN: required for controls and any non-loopback request
 
 	// Usage limits (docs/USAGE-LIMITS.md).
 	UsageLimitPatterns []*regexp.Regexp // USAGE_LIMIT_PATTERNS, nil = the built-in phrases only
@@ -255,15 +244,6 @@ type Config struct {
 	NotifyWebhook string        // NOTIFY_WEBHOOK, "" = off
 	NotifyDesktop bool          // NOTIFY_DESKTOP / --notify-desktop
 	NotifyTimeout time.Duration // NOTIFY_TIMEOUT, default 10s
-
-	// Arguments of the non-loop actions.
-	AnalyzeFile   string // --analyze FILE
-	CleanKeep     int    // --clean --keep N; -1 when not given (LOG_KEEP applies)
-	DoctorMonitor bool   // --doctor --monitor: check what a monitored run needs
-	NotifyTest    bool   // --doctor --notify-test: send a test notification to each notifier
-	JSON          bool   // --json (with --report, --status or --dry-run)
-	ReportRun     string // --run ID (with --report)
-	Answer        string // --answer TEXT: the person's answer to the agent's question
 
 	// Sources maps every key (the .ralphrc name, e.g. "ALLOWED_TOOLS",
 	// plus "RALPH_DIR") to where its value came from.
@@ -300,7 +280,7 @@ func (s Source) describe() string {
 // invalidValue builds the usual "Invalid KEY: 'value' (source); accepted"
 // error.
 func invalidValue(key, value string, src Source, accepted string) *UsageError {
-	msg := fmt.Sprintf("Invalid %s: '%s'", key, show(value))
+	msg := fmt.Sprintf("Invalid %s: '%s'", key, clip.Value(value))
 	if src.Kind != sourceFlag {
 		msg += " (" + src.describe() + ")"
 	}
@@ -309,21 +289,3 @@ func invalidValue(key, value string, src Source, accepted string) *UsageError {
 	}
 	return &UsageError{Key: key, Value: value, Source: src, Accepted: accepted, Msg: msg}
 }
-
-// show makes a user-supplied string safe inside a one-line message: control
-// characters (newlines, escape sequences) are written as Go escapes, and a
-// long value is clipped to showMax bytes with a note of its full length.
-func show(s string) string {
-	out := s
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		q := strconv.Quote(s)
-		out = q[1 : len(q)-1]
-	}
-	if len(out) > showMax {
-		out = clip.Bytes(out, showMax) + fmt.Sprintf("… (%d bytes)", len(s))
-	}
-	return out
-}
-
-// showMax is how much of a value a message quotes.
-const showMax = 200

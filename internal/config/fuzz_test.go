@@ -68,31 +68,3 @@ func FuzzSplitCommand(f *testing.F) {
 		}
 	})
 }
-
-// FuzzLoad: arbitrary command lines never panic, and an error is always a
-// one-line *UsageError.
-func FuzzLoad(f *testing.F) {
-	for _, s := range []string{"", "--calls 5", "-c", "--bogus", "-vlx", "--timeout=0x10", "-- x", "-test.v",
-		"--analyze f --driver codex", "--report --json", "--pause --resume", "-p --status", "--delay 1d"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		args := strings.Split(s, " ")
-		if s == "" {
-			args = nil
-		}
-		c, _, err := Load(args, nil, "/p", func(string) ([]byte, error) { return nil, os.ErrNotExist })
-		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("multi-line error for %q: %q", s, err)
-			}
-			if _, ok := err.(*UsageError); !ok {
-				t.Errorf("error %T for %q", err, s)
-			}
-			return
-		}
-		if c == nil {
-			t.Errorf("nil config without error for %q", s)
-		}
-	})
-}

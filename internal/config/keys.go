@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
 func mustDriver(name string) drivers.Driver {
@@ -85,7 +87,7 @@ func likely(word string, values []string) string {
 	if word == "" {
 		return ""
 	}
-	if n := nearest(word, values); n != "" {
+	if n := typo.Nearest(word, values); n != "" {
 		return n
 	}
 	var hit string
@@ -106,13 +108,13 @@ func reject(accepted string) error { return &valueError{accepted: accepted} }
 // invalid value reported is the one the bash loop would report first.
 var keys = append([]*keySpec{
 	{name: "PLATFORM_DRIVER", env: []string{"PLATFORM_DRIVER"}, rc: true, def: "claude-code",
-		flag:    &flagDef{long: "driver", doc: "DRIVERS.md", arg: "NAME", group: groupAgent, common: true, help: "agent CLI: claude-code, codex, cursor, copilot, opencode or command"},
+		flag:    &flagDef{long: "driver", doc: "DRIVERS.md", arg: "NAME", group: GroupAgent, common: true, help: "agent CLI: claude-code, codex, cursor, copilot, opencode or command"},
 		accepts: strings.Join(validDrivers, ", "), doc: "agent CLI driver",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
 			accepted := "available drivers: " + strings.Join(validDrivers, " ")
 			if strings.Contains(v, "/") || strings.Contains(v, "..") || strings.Contains(v, `\`) {
-				return &valueError{head: fmt.Sprintf("Invalid PLATFORM_DRIVER (path traversal): '%s'", show(v)), accepted: accepted}
+				return &valueError{head: fmt.Sprintf("Invalid PLATFORM_DRIVER (path traversal): '%s'", clip.Value(v)), accepted: accepted}
 			}
 			for _, d := range validDrivers {
 				if v == d {
@@ -120,7 +122,7 @@ var keys = append([]*keySpec{
 					return nil
 				}
 			}
-			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", show(v)), accepted: accepted, near: likely(v, validDrivers)}
+			return &valueError{head: fmt.Sprintf("Platform driver not found: '%s'", clip.Value(v)), accepted: accepted, near: likely(v, validDrivers)}
 		}},
 	{name: "PERMISSION_DENIAL_MODE", env: []string{"PERMISSION_DENIAL_MODE"}, rc: true, def: "continue",
 		accepts: "continue, halt, threshold", doc: "what a permission denial does: keep going, stop, or count toward CB_PERMISSION_DENIAL_THRESHOLD",
@@ -142,41 +144,41 @@ var keys = append([]*keySpec{
 				func(c *Config) *string { return &c.PermissionMode })(c, v)
 		}},
 	{name: "MAX_CALLS_PER_HOUR", env: []string{"MAX_CALLS_PER_HOUR"}, rc: true, def: "100",
-		flag:    &flagDef{long: "calls", short: "c", arg: "NUM", group: groupMain, common: true, help: "agent calls allowed per clock hour"},
+		flag:    &flagDef{long: "calls", short: "c", arg: "NUM", group: GroupMain, common: true, help: "agent calls allowed per clock hour"},
 		accepts: "integer >= 1", doc: "agent calls allowed per clock hour",
 		set: intSetter(1, math.MaxInt32, func(c *Config) *int { return &c.MaxCallsPerHour })},
 	{name: "CLAUDE_TIMEOUT_MINUTES", env: []string{"CLAUDE_TIMEOUT_MINUTES"}, rc: true, def: "15",
-		flag:    &flagDef{long: "timeout", short: "t", arg: "MIN", group: groupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
+		flag:    &flagDef{long: "timeout", short: "t", arg: "MIN", group: GroupMain, common: true, help: "minutes one agent call may take, 1 to 120"},
 		accepts: "integer 1..120 (minutes)", doc: "time limit of one agent call, minutes",
 		set: scaledSetter(1, 120, time.Minute, func(c *Config) *time.Duration { return &c.Timeout })},
 	{name: "CLAUDE_OUTPUT_FORMAT", env: []string{"CLAUDE_OUTPUT_FORMAT"}, rc: true, def: "json",
-		flag:    &flagDef{long: "output-format", arg: "FORMAT", group: groupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
+		flag:    &flagDef{long: "output-format", arg: "FORMAT", group: GroupAgent, common: true, help: "agent output format, json or text; --live always uses json"},
 		accepts: "json, text", doc: "agent output format",
 		set: enumSetter("Valid formats", []string{"json", "text"}, func(c *Config) *string { return &c.OutputFormat })},
 	{name: "ALLOWED_TOOLS", env: []string{"ALLOWED_TOOLS", "CLAUDE_ALLOWED_TOOLS"}, rc: true, def: defaultAllowedTools,
-		flag:    &flagDef{long: "allowed-tools", arg: "TOOLS", group: groupAgent, common: true, noDefault: true, help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
+		flag:    &flagDef{long: "allowed-tools", arg: "TOOLS", group: GroupAgent, common: true, noDefault: true, help: "comma-separated tool allowlist, e.g. 'Read,Write,Bash(git *)'; Claude Code only"},
 		accepts: "comma-separated Claude Code tool names or Bash(...) patterns (checked for claude-code only)", doc: "tool allowlist passed to Claude Code; other drivers ignore it",
 		set: func(c *Config, v string) error { c.AllowedTools = splitList(v, ","); return nil }},
 	{name: "SESSION_CONTINUITY", env: []string{"SESSION_CONTINUITY", "CLAUDE_USE_CONTINUE"}, rc: true, def: "true",
-		flag:    &flagDef{long: "no-continue", negate: true, group: groupAgent, common: true, help: "start a fresh agent session on every loop"},
+		flag:    &flagDef{long: "no-continue", negate: true, group: GroupAgent, common: true, help: "start a fresh agent session on every loop"},
 		accepts: "boolean", doc: "resume the agent session across loops and send the loop context",
 		set: boolSetter(func(c *Config) *bool { return &c.SessionContinuity })},
 	{name: "SESSION_EXPIRY_HOURS", env: []string{"SESSION_EXPIRY_HOURS", "CLAUDE_SESSION_EXPIRY_HOURS"}, rc: true, def: "24",
-		flag:    &flagDef{long: "session-expiry", arg: "HOURS", group: groupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
+		flag:    &flagDef{long: "session-expiry", arg: "HOURS", group: GroupAgent, common: true, help: "resume a session only if it was used in the last HOURS hours"},
 		accepts: "integer >= 1 (hours)", doc: "hours a session may sit idle and still be resumed",
 		set: scaledSetter(1, math.MaxInt32, time.Hour, func(c *Config) *time.Duration { return &c.SessionExpiry })},
 	{name: "KEEP_SESSION_ON_STOP", env: []string{"KEEP_SESSION_ON_STOP"}, rc: true, def: "false",
 		accepts: "boolean", doc: "keep the agent session when the run is stopped (Ctrl+C, SIGTERM) or starts with the circuit breaker open; false resets it, as the bash loop does (--reset-session always resets)",
 		set: boolSetter(func(c *Config) *bool { return &c.KeepSessionOnStop })},
 	{name: "RALPH_VERBOSE", env: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, rc: true, def: "false",
-		flag:    &flagDef{long: "verbose", short: "v", group: groupMain, common: true, help: "report more progress while running"},
+		flag:    &flagDef{long: "verbose", short: "v", group: GroupMain, common: true, help: "report more progress while running"},
 		accepts: "boolean", doc: "more progress detail",
 		set: boolSetter(func(c *Config) *bool { return &c.Verbose })},
 	{name: "WRITE_TIMEOUT_MINUTES", env: []string{"WRITE_TIMEOUT_MINUTES"}, rc: true, def: "8",
 		accepts: "integer >= 0 (minutes, 0 = off)", doc: "stop an agent call that changes no project file for this long",
 		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "PROMPT_FILE", env: []string{"PROMPT_FILE"}, rc: true, def: "PROMPT.md", path: true,
-		flag:    &flagDef{long: "prompt", short: "p", arg: "FILE", group: groupMain, common: true, help: "prompt file, relative to the current directory"},
+		flag:    &flagDef{long: "prompt", short: "p", arg: "FILE", group: GroupMain, common: true, help: "prompt file, relative to the current directory"},
 		accepts: "file name", doc: "prompt sent to the agent",
 		set: pathSetter(true, func(c *Config) *string { return &c.PromptFile })},
 	{name: "FIX_PLAN_FILE", env: []string{"FIX_PLAN_FILE"}, rc: true, def: "@fix_plan.md", path: true,
@@ -204,7 +206,7 @@ var keys = append([]*keySpec{
 		accepts: "integer >= 0 (minutes)", doc: "minutes before an open breaker goes half-open at start-up",
 		set: scaledSetter(0, math.MaxInt32, time.Minute, func(c *Config) *time.Duration { return &c.Breaker.Cooldown })},
 	{name: "CB_AUTO_RESET", env: []string{"CB_AUTO_RESET"}, rc: true, def: "false",
-		flag:    &flagDef{long: "auto-reset-circuit", group: groupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
+		flag:    &flagDef{long: "auto-reset-circuit", group: GroupMain, common: true, help: "at start-up, close an open circuit breaker without waiting for its cooldown"},
 		accepts: "boolean", doc: "close an open breaker at start-up without waiting for the cooldown",
 		set: boolSetter(func(c *Config) *bool { return &c.Breaker.AutoReset })},
 	{name: "TEST_COMMAND", env: []string{"TEST_COMMAND"}, rc: true, def: "",
@@ -253,11 +255,11 @@ var keys = append([]*keySpec{
 
 	// Keys the bash loop does not have.
 	{name: "MAX_LOOPS", env: []string{"MAX_LOOPS"}, rc: true, def: "0",
-		flag:    &flagDef{long: "max-loops", arg: "N", group: groupLoop, common: true, help: "stop after N loops, 0 for no limit"},
+		flag:    &flagDef{long: "max-loops", arg: "N", group: GroupLoop, common: true, help: "stop after N loops, 0 for no limit"},
 		accepts: "integer >= 0 (0 = unlimited)", doc: "stop after this many loops",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.MaxLoops })},
 	{name: "LOOP_DELAY", env: []string{"LOOP_DELAY"}, rc: true, def: "5s",
-		flag:    &flagDef{long: "delay", arg: "DURATION", group: groupLoop, help: "wait between loops"},
+		flag:    &flagDef{long: "delay", arg: "DURATION", group: GroupLoop, help: "wait between loops"},
 		accepts: "duration", doc: "pause between loops",
 		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.LoopDelay) })},
 	{name: "IDLE_DELAY", env: []string{"IDLE_DELAY"}, rc: true, def: "0",
@@ -287,7 +289,7 @@ var keys = append([]*keySpec{
 		accepts: "integer >= 0 (0 = off)", doc: "stop after this many stalled loops in a row (same reply, no git change)",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.StallLimit })},
 	{name: "DONE_PATTERN", env: []string{"DONE_PATTERN"}, rc: true, def: "",
-		flag:    &flagDef{long: "done-pattern", arg: "REGEX", group: groupLoop, help: "stop when the agent's output matches REGEX"},
+		flag:    &flagDef{long: "done-pattern", arg: "REGEX", group: GroupLoop, help: "stop when the agent's output matches REGEX"},
 		accepts: "regular expression (RE2)", doc: "stop when the agent's output matches",
 		set: func(c *Config, v string) error {
 			if v == "" {
@@ -302,11 +304,11 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "INACTIVITY_TIMEOUT", env: []string{"INACTIVITY_TIMEOUT"}, rc: true, def: "0",
-		flag:    &flagDef{long: "inactivity-timeout", arg: "DURATION", group: groupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
+		flag:    &flagDef{long: "inactivity-timeout", arg: "DURATION", group: GroupLoop, help: "stop an agent call that prints nothing for this long, 0 for never"},
 		accepts: "duration (0 = off)", doc: "stop an agent call that prints nothing for this long",
 		set: durationSetter(func(c *Config) *int64 { return (*int64)(&c.Inactivity) })},
 	{name: "MAX_COST_USD", env: []string{"MAX_COST_USD"}, rc: true, def: "0",
-		flag:    &flagDef{long: "max-cost", arg: "USD", group: groupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
+		flag:    &flagDef{long: "max-cost", arg: "USD", group: GroupLoop, help: "stop once the agent reports this much spend, 0 for no limit"},
 		accepts: "number >= 0 (USD, 0 = off)", doc: "stop once the reported spend reaches this",
 		set: func(c *Config, v string) error {
 			f, ok := parseFloat(v)
@@ -317,7 +319,7 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "MAX_TOKENS", env: []string{"MAX_TOKENS"}, rc: true, def: "0",
-		flag:    &flagDef{long: "max-tokens", arg: "N", group: groupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
+		flag:    &flagDef{long: "max-tokens", arg: "N", group: GroupLoop, help: "stop once the agent reports this many tokens, 0 for no limit"},
 		accepts: "integer >= 0 (0 = off)", doc: "stop once the reported token use reaches this",
 		set: func(c *Config, v string) error {
 			n, ok := parseInt(v)
@@ -329,17 +331,17 @@ var keys = append([]*keySpec{
 		}},
 	{name: "MAX_OUTPUT_MB", env: []string{"MAX_OUTPUT_MB"}, rc: true, def: "256",
 		fromRepo: noLift("MAX_OUTPUT_MB", 256, true, "set a higher one with --max-output-mb or in your environment"),
-		flag:     &flagDef{long: "max-output-mb", arg: "MB", group: groupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
+		flag:     &flagDef{long: "max-output-mb", arg: "MB", group: GroupLoop, help: "stop an agent call whose output passes MB megabytes (its log keeps the head and the tail), 0 for no limit"},
 		accepts:  "integer 0..1048576 (MB, 0 = no limit; 1..256 from the project's .ralphrc)", doc: "stop an agent call whose output passes this many MB; its log keeps the head and the tail",
 		set: scaledSetter(0, 1<<20, int64(1<<20), func(c *Config) *int64 { return &c.MaxOutput })},
 	{name: "LOG_KEEP", env: []string{"LOG_KEEP"}, rc: true, def: "200",
 		fromRepo: noLift("LOG_KEEP", 200, true, "set a higher one with --log-keep or in your environment"),
-		flag:     &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: groupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
+		flag:     &flagDef{long: "log-keep", doc: "LOGS.md", arg: "N", group: GroupLoop, help: "keep the logs of the last N agent calls, 0 for all"},
 		accepts:  "integer >= 0 (0 = keep all; 1..200 from the project's .ralphrc)", doc: "agent calls whose output, stderr and stream logs are kept under logs/; older ones are removed after each call",
 		set: intSetter(0, math.MaxInt32, func(c *Config) *int { return &c.LogKeep })},
 	{name: "LOG_MAX_MB", env: []string{"LOG_MAX_MB"}, rc: true, def: "50",
 		fromRepo: noLift("LOG_MAX_MB", 50, true, "set a higher one with --log-max-mb or in your environment"),
-		flag:     &flagDef{long: "log-max-mb", arg: "MB", group: groupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
+		flag:     &flagDef{long: "log-max-mb", arg: "MB", group: GroupLoop, help: "rotate ralph.log, events.jsonl, metrics.jsonl past MB megabytes to NAME.1 … NAME.5, 0 for never"},
 		accepts:  "integer 0..1048576 (MB, 0 = never rotate; 1..50 from the project's .ralphrc)", doc: "size at which ralph.log, events.jsonl, metrics.jsonl, hooks.log and live.log are rotated to NAME.1 … NAME.5",
 		set: intSetter(0, 1<<20, func(c *Config) *int { return &c.LogMaxMB })},
 	{name: "MAX_CONSECUTIVE_FAILURES", env: []string{"MAX_CONSECUTIVE_FAILURES"}, rc: true, def: "5",
@@ -352,7 +354,7 @@ var keys = append([]*keySpec{
 		accepts: "stdin, arg", doc: "how the command driver passes the prompt",
 		set: enumSetter("Valid modes", []string{"stdin", "arg"}, func(c *Config) *string { return &c.PromptMode })},
 	{name: "FALLBACK_DRIVER", env: []string{"FALLBACK_DRIVER"}, rc: true, def: "",
-		flag:    &flagDef{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: groupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
+		flag:    &flagDef{long: "fallback-driver", doc: "FALLBACK.md", arg: "NAME", group: GroupAgent, help: "agent CLI to go on with while the main one is at its usage limit, back to the main one after its reset"},
 		accepts: strings.Join(validDrivers, ", ") + " (empty = off; not PLATFORM_DRIVER itself)", doc: "agent CLI the loop goes on with while the main driver is at its usage limit (docs/FALLBACK.md)",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
@@ -369,7 +371,7 @@ var keys = append([]*keySpec{
 			return &valueError{accepted: "available drivers: " + strings.Join(validDrivers, " "), near: likely(v, validDrivers)}
 		}},
 	{name: "NOTIFY_ON", env: []string{"NOTIFY_ON"}, rc: true, def: defaultNotifyOn,
-		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: groupNotify, help: "the events to send, comma-separated"},
+		flag:    &flagDef{long: "notify-on", doc: "NOTIFY.md", arg: "EVENTS", group: GroupNotify, help: "the events to send, comma-separated"},
 		accepts: "comma-separated event types, breaker_opened, guard_gave_up or all (docs/NOTIFY.md)", doc: "the events sent to the notifiers",
 		set: func(c *Config, v string) error {
 			names := splitList(v, ",")
@@ -382,11 +384,11 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "NOTIFY_COMMAND", env: []string{"NOTIFY_COMMAND"}, rc: true, def: "",
-		flag:    &flagDef{long: "notify-command", arg: "CMD", group: groupNotify, help: "run CMD for each event, the event's JSON on stdin"},
+		flag:    &flagDef{long: "notify-command", arg: "CMD", group: GroupNotify, help: "run CMD for each event, the event's JSON on stdin"},
 		accepts: "command line (quotes and $VAR allowed, no $(...))", doc: "run for each selected event, the event's JSON on stdin",
 		set: func(c *Config, v string) error { c.NotifyCommand = v; return nil }},
 	{name: "NOTIFY_WEBHOOK", env: []string{"NOTIFY_WEBHOOK"}, rc: true, def: "",
-		flag:    &flagDef{long: "notify-webhook", arg: "URL", group: groupNotify, help: "POST each event as JSON with a text field (Slack, Mattermost)"},
+		flag:    &flagDef{long: "notify-webhook", arg: "URL", group: GroupNotify, help: "POST each event as JSON with a text field (Slack, Mattermost)"},
 		accepts: "http:// or https:// URL", doc: "POST each selected event as JSON with a text field (Slack, Mattermost)",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
@@ -398,7 +400,7 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "NOTIFY_DESKTOP", env: []string{"NOTIFY_DESKTOP"}, rc: true, def: "false",
-		flag:    &flagDef{long: "notify-desktop", group: groupNotify, help: "show a desktop notice for each event"},
+		flag:    &flagDef{long: "notify-desktop", group: GroupNotify, help: "show a desktop notice for each event"},
 		accepts: "boolean", doc: "a desktop notice for each selected event (notify-send, osascript, PowerShell)",
 		set: boolSetter(func(c *Config) *bool { return &c.NotifyDesktop })},
 	{name: "NOTIFY_TIMEOUT", env: []string{"NOTIFY_TIMEOUT"}, rc: true, def: "10s",
@@ -412,7 +414,7 @@ var keys = append([]*keySpec{
 			return nil
 		}},
 	{name: "EVENTS_FILE", env: []string{"EVENTS_FILE"}, rc: true, def: "", path: true,
-		flag:    &flagDef{long: "events", arg: "FILE", group: groupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
+		flag:    &flagDef{long: "events", arg: "FILE", group: GroupLoop, help: "append one JSON object per event to FILE ('-' = stdout)"},
 		accepts: "file name, '-' = stdout, empty = off", doc: "write one JSON event per line",
 		set: pathSetter(false, func(c *Config) *string { return &c.EventsFile })},
 	{name: "SERVE_ADDR", env: []string{"SERVE_ADDR"}, rc: true, def: "127.0.0.1:8765", fromRepo: loopbackOnly,

@@ -12,59 +12,48 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Load resolves the configuration from the command line (args, without the
-// program name), the environment (lookupEnv) and the .ralphrc file, with one
-// precedence for every key: flag > environment > .ralphrc > default.
+// Load resolves the configuration from the command line's settings (flags,
+// as its reader met them), the environment (lookupEnv) and the .ralphrc
+// file, with one precedence for every key: flag > environment > .ralphrc
+// > default.
 //
 // It reads <projectDir>/<RALPH_DIR>/.ralphrc, or else <projectDir>/.ralphrc,
 // through readFile (ralphdir.ReadConfig, a bounded read of a regular file,
-// when nil); a nil lookupEnv means an empty
-// environment. It starts no process and touches nothing but those reads.
+// when nil); a nil lookupEnv means an empty environment. It starts no
+// process and touches nothing but those reads.
 //
-// Errors: a bad flag, a bad RALPH_DIR or an invalid value is a *UsageError.
-// Environment and .ralphrc values are checked strictly when the action runs
-// the loop (Run, Monitor); for the other actions an invalid value is a
-// Warning and the default is used, so --status or --reset-circuit still work
-// with a broken .ralphrc. Flags are always checked strictly. --help and
-// --version read nothing besides RALPH_DIR. A .ralphrc that cannot be read
-// (other than missing, or a directory, which is a warning) is a plain error
-// for those same actions and a warning for the others.
-func Load(args []string, lookupEnv func(string) (string, bool), projectDir string, readFile func(string) ([]byte, error)) (*Config, []Warning, error) {
+// Errors: a bad RALPH_DIR or an invalid value is a *UsageError. With
+// strict (the command runs the loop: the loop, --monitor, --dry-run),
+// environment and .ralphrc values are checked strictly; otherwise an
+// invalid one is a Warning and the default is used, so --status or
+// --reset-circuit still work with a broken .ralphrc. A .ralphrc that
+// cannot be read (other than missing, or a directory, which is a warning)
+// is a plain error when strict and a warning otherwise.
+func Load(flags *FlagValues, strict bool, lookupEnv func(string) (string, bool), projectDir string, readFile func(string) ([]byte, error)) (*Config, []Warning, error) {
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
 	if readFile == nil {
 		readFile = ralphdir.ReadConfig
 	}
-
-	ralphDir, dirSrc, err := resolveRalphDir(lookupEnv)
-	if err != nil {
-		return nil, nil, err
+	if flags == nil {
+		flags = &FlagValues{}
 	}
-	cl, err := parseArgs(args)
+	ralphDir, dirSrc, err := resolveRalphDir(lookupEnv)
 	if err != nil {
 		return nil, nil, err
 	}
 
 	c := &Config{
-		Command:       cl.action,
-		RalphDir:      ralphDir,
-		ProjectDir:    projectDir,
-		Live:          cl.live,
-		JSON:          cl.json,
-		AnalyzeFile:   cl.analyzeFile,
-		ReportRun:     cl.reportRun,
-		Answer:        cl.answer,
-		DoctorMonitor: cl.monitor,
-		NotifyTest:    cl.notifyTest,
-		CleanKeep:     cl.keep,
-		Dashboard:     cl.dashboard,
-		Projects:      cl.projects,
-		Grace:         time.Second,
-		Sources:       map[string]Source{"RALPH_DIR": dirSrc},
+		RalphDir:   ralphDir,
+		ProjectDir: projectDir,
+		Live:       flags.live,
+		Grace:      time.Second,
+		Sources:    map[string]Source{"RALPH_DIR": dirSrc},
 	}
 	for _, k := range keys {
 		v := k.def
@@ -76,11 +65,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), projectDir strin
 		}
 		c.Sources[k.name] = Source{Kind: SourceDefault}
 	}
-	if c.Command == "help" || c.Command == "help-all" || c.Command == "version" {
-		return c, nil, nil
-	}
-
-	l := &loader{c: c, cl: cl, env: lookupEnv, strict: runsLoop(c.Command)}
+	l := &loader{c: c, flags: flags.values, noAgent: flags.noAgent, env: lookupEnv, strict: strict}
 	if err := l.readRC(projectDir, readFile); err != nil {
 		return nil, l.warns, err
 	}
@@ -104,8 +89,16 @@ func (c *Config) derive() {
 	c.ToolsGiven = c.Sources["ALLOWED_TOOLS"].Kind == sourceFlag || !slices.Equal(c.AllowedTools, defaultTools())
 }
 
-// resolveRalphDir checks RALPH_DIR the way the bash loop does: unset,
-// empty or ".ralph", or an absolute path without "..".
+// RalphDir is RALPH_DIR as the bash loop checks it: unset, empty or
+// ".ralph", or an absolute path without ".." (a *UsageError otherwise).
+// The command line's reader asks first, as the bash loop does: a bad
+// RALPH_DIR is reported before any flag.
+func RalphDir(lookupEnv func(string) (string, bool)) (string, error) {
+	dir, _, err := resolveRalphDir(lookupEnv)
+	return dir, err
+}
+
+// resolveRalphDir is RalphDir, with where its value came from.
 func resolveRalphDir(lookupEnv func(string) (string, bool)) (string, Source, error) {
 	v, ok := lookupEnv("RALPH_DIR")
 	if !ok || v == "" {
@@ -118,21 +111,23 @@ func resolveRalphDir(lookupEnv func(string) (string, bool)) (string, Source, err
 		return v, src, nil
 	case strings.Contains(v, ".."):
 		return "", src, &UsageError{Key: "RALPH_DIR", Value: v, Source: src, Accepted: accepted,
-			Msg: fmt.Sprintf("RALPH_DIR must not contain '..': '%s' (env RALPH_DIR)", show(v))}
+			Msg: fmt.Sprintf("RALPH_DIR must not contain '..': '%s' (env RALPH_DIR)", clip.Value(v))}
 	case !strings.HasPrefix(v, "/") && !filepath.IsAbs(v):
 		return "", src, &UsageError{Key: "RALPH_DIR", Value: v, Source: src, Accepted: accepted,
-			Msg: fmt.Sprintf("RALPH_DIR must be '.ralph' or an absolute path, got: '%s' (env RALPH_DIR)", show(v))}
+			Msg: fmt.Sprintf("RALPH_DIR must be '.ralph' or an absolute path, got: '%s' (env RALPH_DIR)", clip.Value(v))}
 	}
 	return v, src, nil
 }
 
 type loader struct {
 	c      *Config
-	cl     *cli
+	flags  map[string]flagValue // the command line's, by key
 	env    func(string) (string, bool)
 	strict bool
-	rc     map[string]rcValue
-	rcFile string
+	// noAgent: the command runs no agent (FlagValues.RunsNoAgent)
+	noAgent bool
+	rc      map[string]rcValue
+	rcFile  string
 	// rcTrusted: the .ralphrc read is the person's own, not the project's
 	rcTrusted bool
 	warns     []Warning
@@ -156,7 +151,7 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 				continue
 			}
 			if errors.Is(err, syscall.EISDIR) || isDir(p) {
-				l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("%s is a directory, not a .ralphrc file; ignoring it", show(name))})
+				l.warns = append(l.warns, Warning{Msg: fmt.Sprintf("%s is a directory, not a .ralphrc file; ignoring it", clip.Value(name))})
 				continue
 			}
 			rerr := rcReadError(name, err)
@@ -181,13 +176,13 @@ func (l *loader) readRC(projectDir string, readFile func(string) ([]byte, error)
 func rcReadError(name string, err error) error {
 	var fe *ralphdir.FileError
 	if errors.As(err, &fe) {
-		return fmt.Errorf("cannot read %s: it %s; %s", show(name), fe.Problem, fe.Fix)
+		return fmt.Errorf("cannot read %s: it %s; %s", clip.Value(name), fe.Problem, fe.Fix)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err // its path is the one named here
 	}
-	return fmt.Errorf("cannot read %s: %w", show(name), err)
+	return fmt.Errorf("cannot read %s: %w", clip.Value(name), err)
 }
 
 func isDir(p string) bool {
@@ -199,7 +194,7 @@ func isDir(p string) bool {
 // .ralphrc. Empty environment and .ralphrc values count as unset, except
 // for keys with envEmptyCounts.
 func (l *loader) lookup(k *keySpec) (string, Source, bool) {
-	if fv, ok := l.cl.values[k.name]; ok {
+	if fv, ok := l.flags[k.name]; ok {
 		return fv.value, Source{Kind: sourceFlag, Name: fv.flag}, true
 	}
 	for _, name := range k.env {
@@ -321,7 +316,7 @@ func (l *loader) finish() error {
 	if c.Driver == "command" {
 		// --analyze reads a saved output and runs nothing: the driver
 		// only says which format to read, and needs no command line.
-		if c.AnalyzeFile != "" && strings.TrimSpace(c.AgentCommand) == "" {
+		if l.noAgent && strings.TrimSpace(c.AgentCommand) == "" {
 			return l.checkFallback()
 		}
 		if ue := l.agentArgv("PLATFORM_DRIVER", c.Sources["PLATFORM_DRIVER"]); ue != nil {
@@ -399,7 +394,7 @@ func (l *loader) checkTools() error {
 			label = src.Name
 		}
 		accepted := "valid tools: " + strings.Join(claudeTools, " ") + "; Bash(...) patterns with any content are allowed (e.g. 'Bash(git *)')"
-		msg := fmt.Sprintf("Invalid tool in %s: '%s'", label, show(t))
+		msg := fmt.Sprintf("Invalid tool in %s: '%s'", label, clip.Value(t))
 		if src.Kind != sourceFlag {
 			msg += " (" + src.describe() + ")"
 		}

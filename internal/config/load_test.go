@@ -58,7 +58,73 @@ func (s setup) load(t *testing.T) (*Config, []Warning, error) {
 	if s.rootRC != "" {
 		w.files[proj+"/.ralphrc"] = s.rootRC
 	}
-	return Load(s.args, w.lookup, proj, w.read)
+	return loadLine(s.args, w.lookup, proj, w.read)
+}
+
+// loadLine is Load with the settings a command line gives, as the command
+// line's reader (cmd/ralph_loop) hands them over: each setting flag
+// through FlagValues.Set, --serve ADDR and --dashboard ADDR through
+// SetKey. A command that does not run the loop (--status, --report,
+// --serve…) makes the load lenient, as it is for those commands.
+func loadLine(args []string, lookupEnv func(string) (string, bool), projectDir string, readFile func(string) ([]byte, error)) (*Config, []Warning, error) {
+	fv, strict, err := flagsOf(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Load(fv, strict, lookupEnv, projectDir, readFile)
+}
+
+// flagsOf reads args ("--calls 5", "-c 5", "--delay=1s", "-v") into
+// FlagValues; strict is false when a command that does not run the loop
+// is among them.
+func flagsOf(args []string) (fv *FlagValues, strict bool, err error) {
+	byName, byShort := map[string]Flag{}, map[string]Flag{}
+	for _, f := range Flags() {
+		byName[f.Long] = f
+		if f.Short != "" {
+			byShort[f.Short] = f
+		}
+	}
+	fv, strict = &FlagValues{}, true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "--status", "-s", "--report", "--reset-session", "--doctor", "--circuit-status":
+			strict = false
+			continue
+		case "--dry-run": // previews the loop's next call: strict as a run
+			continue
+		case "--serve", "--dashboard":
+			strict = strict && a == "--dashboard"
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				if err := fv.SetKey("SERVE_ADDR", args[i+1], a); err != nil {
+					return nil, false, err
+				}
+				i++
+			}
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f, ok := byName[name]
+		if !strings.HasPrefix(a, "--") {
+			f, ok = byShort[name]
+		}
+		if !ok {
+			panic("flagsOf: no setting's flag " + a)
+		}
+		switch {
+		case hasValue:
+		case f.Arg == "":
+			value = "true"
+		default:
+			i++
+			value = args[i]
+		}
+		if err := fv.Set(f.Long, value); err != nil {
+			return nil, false, err
+		}
+	}
+	return fv, strict, nil
 }
 
 func (s setup) mustLoad(t *testing.T) (*Config, []Warning) {
@@ -76,7 +142,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("warnings: %v", warns)
 	}
 	want := &Config{
-		Command: "", RalphDir: ".ralph", ProjectDir: proj,
+		RalphDir: ".ralph", ProjectDir: proj,
 		Driver: "claude-code", PromptMode: "stdin", OutputFormat: "json",
 		AllowedTools:   []string{"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "Task", "TodoWrite", "WebFetch", "WebSearch", "EnterPlanMode", "ExitPlanMode", "NotebookEdit", "Bash"},
 		PermissionMode: "bypassPermissions", Timeout: 15 * time.Minute, Grace: time.Second,
@@ -88,7 +154,7 @@ func TestDefaults(t *testing.T) {
 		QualityGates: []string{}, QualityGateMode: "warn", QualityGateTimeout: 120 * time.Second,
 		CompletionMode: "signals", VerifyTimeout: 300 * time.Second,
 		ReviewMode: "off", ReviewInterval: 5, MinVersion: "2.0.76", GithubTaskLabel: "ralph-task", TaskTimeout: time.Minute,
-		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50, CleanKeep: -1,
+		LoopDelay: 5 * time.Second, MaxConsecutiveFailures: 5, RetryMaxDelay: 30 * time.Minute, OutageMax: 6 * time.Hour, MaxOutput: 256 << 20, LogKeep: 200, LogMaxMB: 50,
 		ServeAddr:          "127.0.0.1:8765",
 		UsageWarningAction: "continue", UsageLimitMaxWait: 6 * time.Hour, AskTimeout: 30 * time.Minute, AskTimeoutAction: "continue",
 		Sandbox: "off", SandboxNetwork: true,
@@ -377,7 +443,7 @@ func TestRCFileAndAbsoluteRalphDir(t *testing.T) {
 		env:   map[string]string{"RALPH_DIR": "/abs/rd"},
 		files: map[string]string{"/abs/rd/.ralphrc": rc("MAX_CALLS_PER_HOUR=3", "PROMPT_FILE=P.md")},
 	}
-	c, _, err := Load(nil, w.lookup, proj, w.read)
+	c, _, err := Load(nil, true, w.lookup, proj, w.read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +469,7 @@ func TestReadErrors(t *testing.T) {
 		}
 		return nil, fs.ErrNotExist
 	}
-	_, _, err := Load(nil, nil, proj, read)
+	_, _, err := Load(nil, true, nil, proj, read)
 	if !errors.Is(err, denied) || !strings.Contains(err.Error(), "read .ralph/.ralphrc") {
 		t.Errorf("err = %v, want wrapped permission error naming the file", err)
 	}
@@ -422,7 +488,7 @@ func TestReadErrors(t *testing.T) {
 		}
 		return nil, fs.ErrNotExist
 	}
-	c, _, err := Load(nil, nil, proj, read)
+	c, _, err := Load(nil, true, nil, proj, read)
 	if err != nil || c.MaxCallsPerHour != 4 {
 		t.Errorf("directory not skipped: %v %+v", err, c)
 	}
@@ -515,19 +581,6 @@ func TestUsageErrors(t *testing.T) {
 		showUsage bool
 	}{
 		// Command line (the bash loop's wording where the conformance suite checks it).
-		{"unknown long flag", setup{args: []string{"--bogus-flag"}}, "--bogus-flag", []string{"unknown flag --bogus-flag", "(ralph_loop --help-all lists all)"}, true},
-		{"dry-run with report", setup{args: []string{"--dry-run", "--report"}}, "--report", []string{"--dry-run and --report cannot be used together"}, false},
-		{"unknown short flag", setup{args: []string{"-x"}}, "-x", []string{"unknown flag -x", "(ralph_loop --help-all lists all)"}, true},
-		{"unknown short in group", setup{args: []string{"-xv"}}, "-xv", []string{"unknown flag -xv", "(ralph_loop --help-all lists all)"}, true},
-		{"unknown short after known", setup{args: []string{"-vx"}}, "-vx", []string{"unknown flag -vx", "(ralph_loop --help-all lists all)"}, true},
-		{"single-dash long flag", setup{args: []string{"-monitor"}}, "-monitor", []string{"unknown flag -monitor; did you mean --monitor?"}, true},
-		{"typo", setup{args: []string{"--mointor"}}, "--mointor", []string{"unknown flag --mointor; did you mean --monitor? (ralph_loop --help-all lists all)"}, true},
-		{"typo with a value", setup{args: []string{"--max-loop=3"}}, "--max-loop", []string{"did you mean --max-loops?"}, true},
-		{"stray word", setup{args: []string{"foo"}}, "foo", []string{"unexpected argument foo"}, true},
-		{"stray word before bad value reported first", setup{args: []string{"foo", "--timeout", "0"}}, "foo", []string{"unexpected argument foo"}, true},
-		{"double dash", setup{args: []string{"--"}}, "--", []string{"unexpected argument --"}, true},
-		{"go test flag", setup{args: []string{"-test.v"}}, "-test.v", []string{"unknown flag -test.v", "(ralph_loop --help-all lists all)"}, true},
-		{"triple dash", setup{args: []string{"---x"}}, "---x", []string{"unknown flag ---x", "(ralph_loop --help-all lists all)"}, true},
 		{"timeout 0", setup{args: []string{"--timeout", "0"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120 minutes", "'0'"}, false},
 		{"timeout 121", setup{args: []string{"-t", "121"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120"}, false},
 		{"timeout abc", setup{args: []string{"--timeout", "abc"}}, "--timeout", []string{"Timeout must be a positive integer between 1 and 120"}, false},
@@ -540,13 +593,7 @@ func TestUsageErrors(t *testing.T) {
 		{"calls abc", setup{args: []string{"--calls", "abc"}}, "--calls", []string{"Invalid --calls: 'abc'", "positive integer"}, false},
 		{"calls 0", setup{args: []string{"-c", "0"}}, "--calls", []string{"Invalid --calls: '0'"}, false},
 		{"calls negative", setup{args: []string{"--calls", "-1"}}, "--calls", []string{"Invalid --calls: '-1'"}, false},
-		{"calls last word", setup{args: []string{"--calls"}}, "--calls", []string{"--calls requires a value", "integer >= 1"}, false},
-		{"short calls last word", setup{args: []string{"-v", "-c"}}, "--calls", []string{"--calls requires a value"}, false},
-		{"prompt last word", setup{args: []string{"-p"}}, "--prompt", []string{"--prompt requires a value", "file name"}, false},
 		{"prompt empty", setup{args: []string{"--prompt", ""}}, "--prompt", []string{"Invalid --prompt: ''", "file name"}, false},
-		{"allowed tools last word", setup{args: []string{"--allowed-tools"}}, "--allowed-tools", []string{"--allowed-tools requires a value"}, false},
-		{"analyze last word", setup{args: []string{"--analyze"}}, "--analyze", []string{"--analyze requires a value", "file name"}, false},
-		{"analyze empty", setup{args: []string{"--analyze", ""}}, "--analyze", []string{"--analyze requires a file name"}, false},
 		{"bool flag with value", setup{args: []string{"--verbose=maybe"}}, "--verbose", []string{"Invalid --verbose: 'maybe'"}, false},
 		{"max loops abc", setup{args: []string{"--max-loops", "abc"}}, "--max-loops", []string{"Invalid --max-loops: 'abc'", "integer >= 0"}, false},
 		{"delay bad unit", setup{args: []string{"--delay", "5x"}}, "--delay", []string{"Invalid --delay: '5x'", "30s, 5m, 6h, 1d"}, false},
@@ -557,26 +604,8 @@ func TestUsageErrors(t *testing.T) {
 		{"max cost Inf", setup{args: []string{"--max-cost", "Inf"}}, "--max-cost", []string{"Invalid --max-cost: 'Inf'"}, false},
 		{"max tokens float", setup{args: []string{"--max-tokens", "1.5"}}, "--max-tokens", []string{"Invalid --max-tokens: '1.5'"}, false},
 		{"driver flag unknown", setup{args: []string{"--driver", "nope"}}, "--driver", []string{"Platform driver not found: 'nope' (--driver)", "claude-code codex cursor copilot opencode command"}, false},
-		{"pause with resume", setup{args: []string{"--pause", "--resume"}}, "--resume", []string{"--pause and --resume cannot be used together"}, false},
-		{"monitor with report", setup{args: []string{"--monitor", "--report"}}, "--report", []string{"--monitor and --report cannot be used together"}, false},
-		{"doctor with pause", setup{args: []string{"--doctor", "--pause"}}, "--pause", []string{"--doctor and --pause cannot be used together"}, false},
-		{"doctor twice with monitor", setup{args: []string{"--doctor", "--doctor", "--monitor"}}, "--doctor", []string{"--doctor and --doctor cannot be used together"}, false},
-		{"doctor with json", setup{args: []string{"--doctor", "--json"}}, "--json", []string{"--json only applies to --report"}, false},
-		{"json without report", setup{args: []string{"--json"}}, "--json", []string{"--json only applies to --report"}, false},
-		{"live with report", setup{args: []string{"--live", "--report"}}, "--live", []string{"--live does not apply with --report"}, false},
-		{"doctor with live", setup{args: []string{"--doctor", "--live"}}, "--live", []string{"--live does not apply with --doctor"}, false},
-		{"clean with live", setup{args: []string{"--clean", "-l"}}, "--live", []string{"--live does not apply with --clean"}, false},
-		{"run without report", setup{args: []string{"--run", "r1"}}, "--run", []string{"--run only applies to --report"}, false},
-		{"run empty", setup{args: []string{"--report", "--run", ""}}, "--run", []string{"--run requires a run id"}, false},
 		{"bad value before status", setup{args: []string{"--timeout", "0", "--status"}}, "--timeout", []string{"Timeout must be"}, false},
 		{"bad value after status", setup{args: []string{"--status", "--timeout", "0"}}, "--timeout", []string{"Timeout must be"}, false},
-		{"report with status", setup{args: []string{"--report", "--status"}}, "--report", []string{"--report does not apply with --status"}, false},
-		{"status with monitor", setup{args: []string{"--status", "--monitor"}}, "--monitor", []string{"--monitor does not apply with --status"}, false},
-		{"status with help", setup{args: []string{"--status", "--help"}}, "--help", []string{"--help does not apply with --status"}, false},
-		{"status with run", setup{args: []string{"--status", "--run", "x"}}, "--run", []string{"--run does not apply with --status"}, false},
-		{"status with keep", setup{args: []string{"--status", "--keep", "3"}}, "--keep", []string{"--keep does not apply with --status"}, false},
-		{"status with live", setup{args: []string{"-s", "--live"}}, "--live", []string{"--live does not apply with --status"}, false},
-		{"status with stray word", setup{args: []string{"--status", "now"}}, "now", []string{"now"}, true},
 
 		// Tools: claude-code only.
 		{"tool flag invalid", setup{args: []string{"--allowed-tools", "Write,Hack"}}, "--allowed-tools", []string{"Invalid tool in --allowed-tools: 'Hack'", "valid tools: Write Read", "Bash(...)"}, false},
@@ -626,13 +655,12 @@ func TestUsageErrors(t *testing.T) {
 		{"ralph dir relative", setup{env: map[string]string{"RALPH_DIR": "custom-dir"}}, "RALPH_DIR", []string{"RALPH_DIR must be '.ralph' or an absolute path, got: 'custom-dir'"}, false},
 		{"ralph dir dot slash", setup{env: map[string]string{"RALPH_DIR": "./.ralph"}}, "RALPH_DIR", []string{"RALPH_DIR must be '.ralph' or an absolute path"}, false},
 		{"ralph dir dotdot", setup{env: map[string]string{"RALPH_DIR": "/tmp/../etc"}}, "RALPH_DIR", []string{"RALPH_DIR must not contain '..': '/tmp/../etc'"}, false},
-		{"ralph dir checked before help", setup{args: []string{"--help"}, env: map[string]string{"RALPH_DIR": "x"}}, "RALPH_DIR", []string{"RALPH_DIR must be"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _, err := tc.s.load(t)
 			if err == nil {
-				t.Fatalf("no error; config command %q", c.Command)
+				t.Fatal("no error")
 			}
 			var ue *UsageError
 			if !errors.As(err, &ue) {
@@ -676,8 +704,6 @@ func TestNoFalseErrors(t *testing.T) {
 		{"gate mode valid without gates", setup{env: map[string]string{"QUALITY_GATE_MODE": "block"}}},
 		{"timeout 120 then status", setup{args: []string{"--timeout", "120", "--status"}}},
 		{"valid values then status", setup{args: []string{"--session-expiry", "48", "--output-format", "text", "--status"}}},
-		{"value flag takes a dash word", setup{args: []string{"--prompt", "--status"}}},
-		{"grouped short flags", setup{args: []string{"-vl", "-c5"}}},
 		{"calls 1", setup{args: []string{"--calls", "1"}}},
 		{"big session expiry", setup{args: []string{"--session-expiry", "100000"}}},
 		{"command driver", setup{env: map[string]string{"PLATFORM_DRIVER": "command", "AGENT_COMMAND": "/usr/bin/agent --yes"}}},
@@ -699,122 +725,22 @@ func TestNoFalseErrors(t *testing.T) {
 	}
 }
 
-func TestActions(t *testing.T) {
-	cases := []struct {
-		name  string
-		args  []string
-		want  string
-		check func(t *testing.T, c *Config)
-	}{
-		{"none", nil, "", nil},
-		{"help", []string{"--help"}, "help", nil},
-		{"short help", []string{"-h"}, "help", nil},
-		{"help stops parsing", []string{"--help", "--bogus"}, "help", nil},
-		{"version", []string{"--version", "x"}, "version", nil},
-		{"status", []string{"-s"}, "status", nil},
-		{"status json", []string{"--status", "--json"}, "status", func(t *testing.T, c *Config) {
-			if !c.JSON {
-				t.Error("--status --json: JSON not set")
-			}
-		}},
-		{"json before status", []string{"--json", "-s", "--timeout", "5"}, "status", nil},
-		{"circuit status", []string{"--circuit-status"}, "circuit-status", nil},
-		{"circuit status sees earlier auto reset", []string{"--auto-reset-circuit", "--circuit-status"}, "circuit-status",
-			func(t *testing.T, c *Config) {
-				if !c.Breaker.AutoReset {
-					t.Error("--auto-reset-circuit before --circuit-status not applied")
-				}
-			}},
-		{"reset circuit", []string{"--reset-circuit"}, "reset-circuit", nil},
-		{"reset session", []string{"--reset-session"}, "reset-session", nil},
-		{"monitor", []string{"-m", "--calls", "5"}, "monitor", func(t *testing.T, c *Config) {
-			if c.MaxCallsPerHour != 5 {
-				t.Errorf("calls = %d", c.MaxCallsPerHour)
-			}
-		}},
-		{"live", []string{"-l"}, "", func(t *testing.T, c *Config) {
-			if !c.Live {
-				t.Error("Live not set")
-			}
-		}},
-		{"pause", []string{"--pause"}, "pause", nil},
-		{"resume", []string{"--resume"}, "resume", nil},
-		{"report json", []string{"--report", "--json"}, "report", func(t *testing.T, c *Config) {
-			if !c.JSON {
-				t.Error("JSON not set")
-			}
-		}},
-		{"report run", []string{"--report", "--run", "r1", "--json"}, "report", func(t *testing.T, c *Config) {
-			if c.ReportRun != "r1" || !c.JSON {
-				t.Errorf("ReportRun=%q JSON=%v", c.ReportRun, c.JSON)
-			}
-		}},
-		{"analyze", []string{"--analyze", "out.log", "--driver", "codex"}, "analyze", func(t *testing.T, c *Config) {
-			if c.AnalyzeFile != "out.log" || c.Driver != "codex" {
-				t.Errorf("file=%q driver=%q", c.AnalyzeFile, c.Driver)
-			}
-		}},
-		{"status false is not status", []string{"--status=false"}, "", nil},
-		{"doctor", []string{"--doctor", "--driver", "codex"}, "doctor", func(t *testing.T, c *Config) {
-			if c.DoctorMonitor || c.Driver != "codex" {
-				t.Errorf("DoctorMonitor=%v driver=%q", c.DoctorMonitor, c.Driver)
-			}
-		}},
-		{"doctor monitor", []string{"--doctor", "--monitor"}, "doctor", func(t *testing.T, c *Config) {
-			if !c.DoctorMonitor {
-				t.Error("DoctorMonitor not set")
-			}
-		}},
-		{"monitor doctor", []string{"-m", "--doctor"}, "doctor", func(t *testing.T, c *Config) {
-			if !c.DoctorMonitor {
-				t.Error("DoctorMonitor not set")
-			}
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, _ := setup{args: tc.args}.mustLoad(t)
-			if c.Command != tc.want {
-				t.Errorf("command = %q, want %q", c.Command, tc.want)
-			}
-			if tc.check != nil {
-				tc.check(t, c)
-			}
-		})
-	}
-}
-
-func TestHelpAndVersionReadNothing(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"--version"}} {
-		w := &world{env: map[string]string{"MAX_CALLS_PER_HOUR": "abc"}}
-		c, warns, err := Load(args, w.lookup, proj, w.read)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		if len(w.reads) != 0 || len(warns) != 0 {
-			t.Errorf("%v: reads %v, warnings %v", args, w.reads, warns)
-		}
-		if c.MaxCallsPerHour != 100 {
-			t.Errorf("%v: environment applied", args)
-		}
-	}
-}
-
 // TestMaintenanceIsLenient: a broken .ralphrc or environment value does not
-// stop --status and friends; it becomes a warning and the default is used.
+// stop a command that does not run the loop (--status and friends: not
+// strict); it becomes a warning and the default is used.
 func TestMaintenanceIsLenient(t *testing.T) {
-	bad := setup{
-		env: map[string]string{"PLATFORM_DRIVER": "nope", "ALLOWED_TOOLS": "Hack"},
-		rc:  rc("MAX_CALLS_PER_HOUR=abc", "CB_COOLDOWN_MINUTES=5"),
-	}
-	for _, args := range [][]string{{"--status"}, {"--circuit-status"}, {"--reset-circuit"}, {"--reset-session"}, {"--report"}, {"--pause"}, {"--resume"}, {"--analyze", "f"}, {"--doctor"}} {
-		s := bad
-		s.args = args
-		c, warns, err := s.load(t)
+	w := &world{env: map[string]string{"PLATFORM_DRIVER": "nope", "ALLOWED_TOOLS": "Hack"},
+		files: map[string]string{proj + "/.ralph/.ralphrc": rc("MAX_CALLS_PER_HOUR=abc", "CB_COOLDOWN_MINUTES=5")}}
+	for _, args := range [][]string{nil, {"--calls", "7"}} {
+		fv, _, err := flagsOf(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, warns, err := Load(fv, false, w.lookup, proj, w.read)
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
-		if c.MaxCallsPerHour != 100 || c.Sources["MAX_CALLS_PER_HOUR"].Kind != SourceDefault {
+		if want := map[bool]int{false: 100, true: 7}[args != nil]; c.MaxCallsPerHour != want {
 			t.Errorf("%v: calls %d from %v", args, c.MaxCallsPerHour, c.Sources["MAX_CALLS_PER_HOUR"])
 		}
 		if c.Driver != "claude-code" || c.Breaker.Cooldown != 5*time.Minute {
@@ -831,15 +757,19 @@ func TestMaintenanceIsLenient(t *testing.T) {
 			}
 		}
 		all := strings.Join(text, "\n")
-		for _, want := range []string{"Invalid MAX_CALLS_PER_HOUR: 'abc' (.ralph/.ralphrc:1)", "Platform driver not found: 'nope'", "Invalid tool in ALLOWED_TOOLS: 'Hack'", "using the default"} {
+		for _, want := range []string{"Platform driver not found: 'nope'", "Invalid tool in ALLOWED_TOOLS: 'Hack'", "using the default"} {
 			if !strings.Contains(all, want) {
 				t.Errorf("%v: warnings lack %q:\n%s", args, want, all)
 			}
 		}
 	}
 	// Flags stay strict even for maintenance commands.
-	if _, _, err := (setup{args: []string{"--allowed-tools", "Hack", "--report"}}).load(t); err == nil {
-		t.Error("bad --allowed-tools accepted with --report")
+	fv, _, err := flagsOf([]string{"--allowed-tools", "Hack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(fv, false, w.lookup, proj, w.read); err == nil {
+		t.Error("bad --allowed-tools accepted from the command line of a maintenance command")
 	}
 }
 
@@ -878,7 +808,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestNilArguments(t *testing.T) {
-	c, _, err := Load(nil, nil, t.TempDir(), nil) // real os.ReadFile, no .ralphrc there
+	c, _, err := Load(nil, true, nil, t.TempDir(), nil) // real os.ReadFile, no .ralphrc there
 	if err != nil || c.MaxCallsPerHour != 100 || c.RCFile != "" {
 		t.Fatalf("err=%v config=%+v", err, c)
 	}

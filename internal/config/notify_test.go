@@ -33,9 +33,6 @@ func TestNotifyRefusals(t *testing.T) {
 		{"bad event name", setup{args: []string{"--notify-on", "run finished"}}, "Invalid --notify-on: 'run finished'"},
 		{"command substitution", setup{env: map[string]string{"NOTIFY_COMMAND": "hook $(id)"}}, "Invalid NOTIFY_COMMAND: 'hook $(id)' (env NOTIFY_COMMAND); command substitution is not allowed"},
 		{"timeout zero", setup{env: map[string]string{"NOTIFY_TIMEOUT": "0"}}, "Invalid NOTIFY_TIMEOUT: '0' (env NOTIFY_TIMEOUT); expected a duration > 0"},
-		{"notify-test alone", setup{args: []string{"--notify-test"}}, "--notify-test only applies to --doctor"},
-		{"notify-test with report", setup{args: []string{"--report", "--notify-test"}}, "--notify-test only applies to --doctor"},
-		{"notify-test with status", setup{args: []string{"--status", "--notify-test"}}, "--notify-test does not apply with --status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.s.load(t)
@@ -46,12 +43,5 @@ func TestNotifyRefusals(t *testing.T) {
 				t.Errorf("the webhook's path is shown: %v", err)
 			}
 		})
-	}
-}
-
-func TestNotifyTestWithDoctor(t *testing.T) {
-	c, _ := setup{args: []string{"--doctor", "--notify-test"}}.mustLoad(t)
-	if c.Command != "doctor" || !c.NotifyTest {
-		t.Fatalf("command %q, NotifyTest %v", c.Command, c.NotifyTest)
 	}
 }

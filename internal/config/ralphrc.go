@@ -2,7 +2,11 @@ package config
 
 import (
 	"regexp"
+	"sort"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
 // rcValue is one accepted assignment of a .ralphrc file: the value after
@@ -69,12 +73,12 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			continue
 		}
 		if strings.Contains(line, "$(") || strings.Contains(line, "`") {
-			warns = append(warns, Warning{File: file, Line: n, Msg: "rejected (command substitution): " + show(line)})
+			warns = append(warns, Warning{File: file, Line: n, Msg: "rejected (command substitution): " + clip.Value(line)})
 			continue
 		}
 		m := rcAssign.FindStringSubmatch(line)
 		if m == nil {
-			msg := "skipped (not KEY=VALUE): " + show(line)
+			msg := "skipped (not KEY=VALUE): " + clip.Value(line)
 			if strings.HasPrefix(line, "export ") {
 				msg += " (drop the 'export')"
 			}
@@ -86,7 +90,7 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			msg := "unknown key ignored: " + key
 			if hint := rcKeyHint(key); hint != "" {
 				msg += " (" + hint + ")"
-			} else if near := nearest(key, knownKeys()); near != "" {
+			} else if near := typo.Nearest(key, knownKeys()); near != "" {
 				msg += "; did you mean " + near + "?"
 			}
 			warns = append(warns, Warning{File: file, Line: n, Msg: msg})
@@ -115,4 +119,14 @@ func unquote(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
+}
+
+// knownKeys are the .ralphrc keys, sorted.
+func knownKeys() []string {
+	names := make([]string, 0, len(keyIndex))
+	for k := range keyIndex {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

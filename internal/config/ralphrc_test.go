@@ -161,7 +161,7 @@ func TestBmalphTemplate(t *testing.T) {
 			env:   map[string]string{"PLATFORM_DRIVER": "codex", "REVIEW_MODE": "off"},
 			files: map[string]string{proj + "/.ralph/.ralphrc": string(data)},
 		}
-		c, warns, err := Load(nil, w.lookup, proj, w.read)
+		c, warns, err := Load(nil, true, w.lookup, proj, w.read)
 		if err != nil {
 			t.Fatal(err)
 		}

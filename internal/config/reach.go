@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // reachKey is a key that starts a program, decides what the agent may do
@@ -73,7 +75,7 @@ func (c *Config) Reach() []Reached {
 		if src.Kind == SourceDefault || src.Kind == sourceDerived || src.Kind == "" {
 			continue
 		}
-		out = append(out, Reached{reachKey: k, Value: show(k.value(c)), Source: src})
+		out = append(out, Reached{reachKey: k, Value: clip.Value(k.value(c)), Source: src})
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ func rowSetup(t *testing.T, rcText string, env map[string]string, args ...string
 	if rcText != "" {
 		w.files[ownDir+"/.ralphrc"] = rcText
 	}
-	c, _, err := Load(args, w.lookup, proj, w.read)
+	c, _, err := loadLine(args, w.lookup, proj, w.read)
 	return c, err
 }
 
@@ -131,8 +130,10 @@ func checkRow(t *testing.T, k *keySpec) {
 	}
 }
 
-// checkShown checks that k is in docs/CONFIG.md's table and its flag in
-// --help-all and README's flag table, with its default.
+// checkShown checks that k is in docs/CONFIG.md's table and, with a flag,
+// that Flags gives the flag with the key's default in its help
+// (cmd/ralph_loop's tests check --help-all and README list every flag of
+// Flags).
 func checkShown(t *testing.T, k *keySpec) {
 	t.Helper()
 	if !strings.Contains(configDoc(), "| `"+k.name+"` ") {
@@ -141,19 +142,17 @@ func checkShown(t *testing.T, k *keySpec) {
 	if k.flag == nil {
 		return
 	}
-	var all bytes.Buffer
-	Usage(&all, true)
-	f := flagByName[k.flag.long]
-	if f == nil || f.set != k {
-		t.Fatalf("--%s is not the flag of %s", k.flag.long, k.name)
-	}
-	for where, text := range map[string]string{"--help-all": all.String(), "README.md": flagTable()} {
-		if !strings.Contains(text, strings.TrimSpace(f.usage())) {
-			t.Errorf("%s does not list %s", where, strings.TrimSpace(f.usage()))
+	var f *Flag
+	for _, g := range Flags() {
+		if g.Long == k.flag.long {
+			f = &g
 		}
 	}
-	if f.arg != "" && !f.noDefault && k.def != "" && !strings.Contains(f.text(), "(default: ") {
-		t.Errorf("--%s's help does not show %s's default: %q", k.flag.long, k.name, f.text())
+	if f == nil || f.Key != k.name {
+		t.Fatalf("--%s is not the flag of %s", k.flag.long, k.name)
+	}
+	if f.Arg != "" && !k.flag.noDefault && k.def != "" && !strings.Contains(f.Help, "(default: ") {
+		t.Errorf("--%s's help does not show %s's default: %q", k.flag.long, k.name, f.Help)
 	}
 }
 
@@ -168,26 +167,25 @@ func TestEveryRow(t *testing.T) {
 	}
 }
 
-// useKeys makes ks the key table for the rest of the test: the indexes and
-// the flags are made from it as they are at start-up.
+// useKeys makes ks the key table for the rest of the test: the indexes
+// are made from it as they are at start-up.
 func useKeys(t *testing.T, ks []*keySpec) {
-	oldKeys, oldIndex, oldDefs, oldByName := keys, keyIndex, flagDefs, flagByName
-	t.Cleanup(func() { keys, keyIndex, flagDefs, flagByName = oldKeys, oldIndex, oldDefs, oldByName })
-	keys, keyIndex = ks, indexKeys(ks)
-	flagDefs = layoutFlags(flagLayout, ks)
-	flagByName = indexFlags(flagDefs)
+	oldKeys, oldIndex, oldFlagKeys := keys, keyIndex, flagKeys
+	t.Cleanup(func() { keys, keyIndex, flagKeys = oldKeys, oldIndex, oldFlagKeys })
+	keys, keyIndex, flagKeys = ks, indexKeys(ks), indexFlagKeys(ks)
 }
 
 // TestAddingARowIsEnough: a new setting with a flag is one row of the key
-// table. Without touching the flag layout, the parser or the help, the
-// flag parses, --help-all and README's table list it (last in its group,
-// with the default), docs/CONFIG.md documents it, and .ralphrc, the
-// environment and the flag set it with the usual precedence. (Its use needs
-// a field of Config; here the row's setter keeps the value aside.)
+// table. Without touching anything else, its flag is among Flags with its
+// default (so the command line reads it, and --help-all and README's table
+// list it last in its group: cmd/ralph_loop's TestEverySettingFlagShown),
+// docs/CONFIG.md documents it, and .ralphrc, the environment and the flag
+// set it with the usual precedence. (Its use needs a field of Config; here
+// the row's setter keeps the value aside.)
 func TestAddingARowIsEnough(t *testing.T) {
 	var got time.Duration
 	row := &keySpec{name: "MADE_UP_WAIT", env: []string{"MADE_UP_WAIT", "OLD_MADE_UP_WAIT"}, rc: true, def: "2m",
-		flag:    &flagDef{long: "made-up-wait", arg: "DURATION", group: groupLoop, help: "give up on the made-up thing after this long"},
+		flag:    &flagDef{long: "made-up-wait", arg: "DURATION", group: GroupLoop, help: "give up on the made-up thing after this long"},
 		accepts: "duration", doc: "how long the made-up thing may take",
 		set: func(c *Config, v string) error {
 			d, err := parseDuration(v)
@@ -201,11 +199,6 @@ func TestAddingARowIsEnough(t *testing.T) {
 
 	checkShown(t, row)
 	checkRow(t, row)
-	var all bytes.Buffer
-	Usage(&all, true)
-	if !strings.Contains(all.String(), "--made-up-wait DURATION") || !strings.Contains(all.String(), "(default: 2m)") {
-		t.Errorf("--help-all lacks --made-up-wait with its default:\n%s", all.String())
-	}
 	if _, err := rowSetup(t, "", map[string]string{"MADE_UP_WAIT": "9s"}, "--made-up-wait", "3m"); err != nil || got != 3*time.Minute {
 		t.Errorf("--made-up-wait 3m over MADE_UP_WAIT=9s: %v, %v", got, err)
 	}

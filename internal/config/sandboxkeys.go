@@ -10,7 +10,7 @@ import (
 // run in (docs/SANDBOX.md).
 var sandboxKeys = []*keySpec{
 	{name: "SANDBOX", env: []string{"SANDBOX"}, rc: true, def: sandbox.Off,
-		flag:    &flagDef{long: "sandbox", arg: "MODE", group: groupAgent, doc: "SANDBOX.md", help: "run the agent and the quality gates in a sandbox: off, bwrap, seatbelt, container or auto"},
+		flag:    &flagDef{long: "sandbox", arg: "MODE", group: GroupAgent, doc: "SANDBOX.md", help: "run the agent and the quality gates in a sandbox: off, bwrap, seatbelt, container or auto"},
 		accepts: "off, bwrap, seatbelt, container, auto", doc: "run the agent and the quality gates in a sandbox: bubblewrap (Linux), sandbox-exec (macOS), a docker or podman container, or the best this machine has",
 		set: enumSetter("Valid modes", sandbox.Modes, func(c *Config) *string { return &c.Sandbox })},
 	{name: "SANDBOX_NETWORK", env: []string{"SANDBOX_NETWORK"}, rc: true, def: "true",

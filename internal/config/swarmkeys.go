@@ -8,7 +8,7 @@ import "strconv"
 // is never a swarm itself.
 var swarmKeys = []*keySpec{
 	{name: "SWARM_WORKERS", def: "0",
-		flag:    &flagDef{long: "swarm", doc: "SWARM.md", arg: "N", group: groupLoop, help: "work the plan's epics with N loops at once (2 to 6), each in a git worktree under .swarm/, merging each finished one only when the quality gates pass on the result"},
+		flag:    &flagDef{long: "swarm", doc: "SWARM.md", arg: "N", group: GroupLoop, help: "work the plan's epics with N loops at once (2 to 6), each in a git worktree under .swarm/, merging each finished one only when the quality gates pass on the result"},
 		accepts: "integer 2..6, 0 = no swarm", doc: "work the plan's epics with this many loops at once, each in a git worktree, merged through a queue that keeps the branch green",
 		set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)

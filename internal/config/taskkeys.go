@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // taskKeys are the keys of the trackers' write side (docs/TASKS.md). The
@@ -14,7 +16,7 @@ import (
 var taskKeys = []*keySpec{
 	{name: "TASK_WRITEBACK", env: []string{"TASK_WRITEBACK"}, rc: true, def: "false",
 		fromRepo: personOnly("TASK_WRITEBACK ignored: a project's .ralphrc cannot make the loop claim or close tracker items under your name; set TASK_WRITEBACK=true in your environment or pass --task-writeback"),
-		flag:     &flagDef{long: "task-writeback", doc: "TASKS.md", group: groupLoop, help: "claim the tracker item (TASK_SOURCES) each call works on, and close or comment on it once it is done"},
+		flag:     &flagDef{long: "task-writeback", doc: "TASKS.md", group: GroupLoop, help: "claim the tracker item (TASK_SOURCES) each call works on, and close or comment on it once it is done"},
 		accepts:  "boolean (not from the project's .ralphrc)", doc: "claim each tracker item before a call works on it and write back (close, comment) once it is done",
 		set: boolSetter(func(c *Config) *bool { return &c.TaskWriteback })},
 	{name: "GITHUB_CLOSE_ISSUES", env: []string{"GITHUB_CLOSE_ISSUES"}, rc: true, def: "false",
@@ -54,6 +56,6 @@ func noLongerThan(key string, max time.Duration, how string) func(string) string
 		if err != nil || d <= max {
 			return "" // within the bound, or a bad value its setter reports
 		}
-		return key + "=" + show(v) + " ignored: a project's .ralphrc may shorten this bound, not lengthen it (at most " + max.String() + "); " + how
+		return key + "=" + clip.Value(v) + " ignored: a project's .ralphrc may shorten this bound, not lengthen it (at most " + max.String() + "); " + how
 	}
 }

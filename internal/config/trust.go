@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/clip"
 )
 
 // A clone's .ralphrc is written by whoever wrote the repository: it must
@@ -34,7 +36,7 @@ func noLift(key string, max int64, zeroLifts bool, how string) func(string) stri
 			return "" // within the bound, or a bad value its setter reports
 		}
 		return fmt.Sprintf("%s=%s ignored: a project's .ralphrc may lower this bound, not lift it (at most %d, 0 = no bound is not allowed); %s",
-			key, show(v), max, how)
+			key, clip.Value(v), max, how)
 	}
 }
 
@@ -62,7 +64,7 @@ func loopbackOnly(v string) string {
 	if err == nil && loopbackName(host) {
 		return ""
 	}
-	return "SERVE_ADDR=" + show(v) + " ignored: a project's .ralphrc may only name a loopback address (127.0.0.1:PORT); " +
+	return "SERVE_ADDR=" + clip.Value(v) + " ignored: a project's .ralphrc may only name a loopback address (127.0.0.1:PORT); " +
 		"to serve the dashboard to other machines pass --serve/--dashboard HOST:PORT or set SERVE_ADDR in your environment"
 }
 

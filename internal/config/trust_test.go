@@ -69,13 +69,13 @@ func TestPersonMayExposeTheDashboard(t *testing.T) {
 
 	// A .ralphrc of the person's own, outside the project.
 	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph"}, files: map[string]string{"/home/me/ralph/.ralphrc": hostile}}
-	c, warns, err = Load([]string{"--serve"}, w.lookup, proj, w.read)
+	c, warns, err = loadLine([]string{"--serve"}, w.lookup, proj, w.read)
 	if err != nil || c.ServeAddr != "0.0.0.0:0" || !c.ServeControl || len(warns) != 0 {
 		t.Errorf("RALPH_DIR outside the project: addr %q control %v warnings %q err %v", c.ServeAddr, c.ServeControl, warns, err)
 	}
 	// An absolute RALPH_DIR inside the project is still the project's.
 	w = &world{env: map[string]string{"RALPH_DIR": proj + "/conf"}, files: map[string]string{proj + "/conf/.ralphrc": hostile}}
-	c, warns, _ = Load([]string{"--serve"}, w.lookup, proj, w.read)
+	c, warns, _ = loadLine([]string{"--serve"}, w.lookup, proj, w.read)
 	if c.ServeControl || c.ServeToken != "" || len(warns) != 3 {
 		t.Errorf("RALPH_DIR inside the project: control %v token %q warnings %q", c.ServeControl, c.ServeToken, warns)
 	}
@@ -187,7 +187,7 @@ func TestSandboxConfinesRepositoryNotifyCommand(t *testing.T) {
 	}
 	// The person's own .ralphrc, outside the project.
 	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph", "SANDBOX": "bwrap"}, files: map[string]string{"/home/me/ralph/.ralphrc": rc("NOTIFY_COMMAND=my-hook", "FALLBACK_DRIVER=codex")}}
-	c, warns, err = Load(nil, w.lookup, proj, w.read)
+	c, warns, err = Load(nil, true, w.lookup, proj, w.read)
 	if err != nil || len(c.NotifyArgv) != 1 || len(warns) != 0 || !c.RCOwn || c.FromProject("FALLBACK_DRIVER") {
 		t.Errorf("the person's .ralphrc: %q, %q, %v, own %v", c.NotifyArgv, warns, err, c.RCOwn)
 	}
@@ -249,7 +249,7 @@ func TestRalphrcCannotTurnOnTaskWriteback(t *testing.T) {
 		t.Errorf("the person's flag and environment: writeback %v close %v warnings %q err %v", c.TaskWriteback, c.GithubCloseIssues, warns, err)
 	}
 	w := &world{env: map[string]string{"RALPH_DIR": "/home/me/ralph"}, files: map[string]string{"/home/me/ralph/.ralphrc": hostile}}
-	c, warns, err = Load(nil, w.lookup, proj, w.read)
+	c, warns, err = Load(nil, true, w.lookup, proj, w.read)
 	if err != nil || !c.TaskWriteback || !c.GithubCloseIssues || c.TaskTimeout != 9*time.Minute || len(warns) != 0 {
 		t.Errorf("the person's own .ralphrc: writeback %v close %v timeout %s warnings %q err %v", c.TaskWriteback, c.GithubCloseIssues, c.TaskTimeout, warns, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/quota"
 )
 
@@ -81,7 +82,7 @@ func (l *loader) warnUsageLimits() {
 	for _, w := range named {
 		l.warns = append(l.warns, Warning{File: src.File, Line: src.Line, Msg: fmt.Sprintf(
 			"USAGE_LIMITS names the window %s, which no agent CLI is known to report (%s); it applies only if one does",
-			show(w), strings.Join(quota.KnownWindows, ", "))})
+			clip.Value(w), strings.Join(quota.KnownWindows, ", "))})
 	}
 }
 

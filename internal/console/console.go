@@ -9,23 +9,45 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
 
-// The levels of the lines only the console words: good news, the loop's
-// own marks ("=== Starting Loop #1 ==="), and the details shown with
-// --verbose only, as the bash loop prints them.
+// Options say how what is told is shown.
+type Options struct {
+	// Colour: log lines are coloured by level (stderr is a terminal).
+	Colour bool
+	// TTY: the console's output stream is a terminal. Boxes are coloured
+	// and a wait shows a countdown redrawn in place; otherwise a wait
+	// shows one INFO line a minute, in logs/ralph.log too, as the bash
+	// loop does.
+	TTY bool
+	// NoColour (NO_COLOR set): the boxes are drawn without colour even
+	// on a terminal.
+	NoColour bool
+	// Verbose shows DEBUG lines.
+	Verbose bool
+	// Width, when set, is the terminal's width in columns, asked before
+	// each box is shown: a box or banner wider than that is redrawn to
+	// fit (a tmux pane). Nil or 0 keeps the 62-column boxes.
+	Width func() int
+}
+
+// ANSI colours: of the boxes and banners, as the bash loop's, and of the
+// log lines by level.
 const (
-	success   events.Level = "SUCCESS"
-	loopLevel events.Level = "LOOP"
-	debug     events.Level = "DEBUG"
+	red    = "\033[0;31m"
+	yellow = "\033[1;33m"
+	blue   = "\033[0;34m"
+	purple = "\033[0;35m"
+	reset  = "\033[0m"
 )
 
-// levelColours colour a log line on a terminal, by level.
+var colours = map[events.Colour]string{events.Red: red, events.Yellow: yellow, events.Blue: blue, events.Purple: purple}
+
 var levelColours = map[events.Level]string{
-	events.Info:  "\033[0;34m",
-	events.Warn:  yellow,
-	events.Error: red,
-	success:      "\033[0;32m",
-	loopLevel:    purple,
-	debug:        "",
+	events.Info:    blue,
+	events.Warn:    yellow,
+	events.Error:   red,
+	events.Success: "\033[0;32m",
+	events.Loop:    purple,
+	events.Debug:   "",
 }
 
 // consoleSurface is the surface that shows a person what happens: log lines
@@ -47,7 +69,7 @@ var (
 // agent's live output and countdowns on out.
 func New(out, err io.Writer, o Options) observe.Observer {
 	c := &consoleSurface{out: out, err: err}
-	c.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: c.print}
+	c.speaker = speaker{l: layout{o: o}, show: c.print}
 	return c
 }
 
@@ -60,12 +82,12 @@ func (c *consoleSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
 		switch {
 		case p.level != "":
-			if p.level == debug && !c.r.o.Verbose {
+			if p.level == events.Debug && !c.l.o.Verbose {
 				continue
 			}
 			for _, text := range safetext.Lines(p.text) {
 				l := "[" + ts.Local().Format(events.LocalStamp) + "] [" + string(p.level) + "] " + text
-				if c.r.o.Colour {
+				if c.l.o.Colour {
 					l = levelColours[p.level] + l + reset
 				}
 				io.WriteString(c.err, l+"\n")
@@ -85,10 +107,10 @@ func (c *consoleSurface) print(ts time.Time, ps []part) {
 // fit is text with its boxes redrawn to the terminal's width, when that
 // is known.
 func (c *consoleSurface) fit(text string) string {
-	if c.r.o.Width == nil {
+	if c.l.o.Width == nil {
 		return text
 	}
-	return fitBoxes(text, c.r.o.Width())
+	return fitBoxes(text, c.l.o.Width())
 }
 
 // redrawer is w's own redrawing (a Terminal stream), or plain writes to w:
@@ -104,6 +126,20 @@ type plainRedrawer struct{ w io.Writer }
 
 func (p plainRedrawer) Redraw(line string) { io.WriteString(p.w, "\r"+line+"\033[K") }
 func (p plainRedrawer) EndRedraw()         { io.WriteString(p.w, "\n") }
+
+// eraseLine erases the whole screen line and returns to its start, so that
+// what follows starts a line of its own.
+const eraseLine = "\033[2K\r"
+
+// clearRedrawn erases w's pending redrawn line: a Terminal stream erases it
+// only if one is pending; on a plain writer the line is erased as is.
+func clearRedrawn(w io.Writer) {
+	if s, ok := w.(*termStream); ok {
+		s.t.put(termItem{stream: s.stream, kind: termClearRedraw})
+		return
+	}
+	io.WriteString(w, eraseLine)
+}
 
 // LineSink takes log lines: logs/ralph.log.
 type LineSink interface {
@@ -121,7 +157,7 @@ type logSurface struct {
 // worded exactly as the console shows them (without colour).
 func NewLog(to LineSink, o Options) observe.Observer {
 	l := &logSurface{to: to}
-	l.speaker = speaker{Observer: observe.Ignore, r: renderer{o: o}, show: l.print}
+	l.speaker = speaker{l: layout{o: o}, show: l.print}
 	return l
 }
 
@@ -129,7 +165,7 @@ func NewLog(to LineSink, o Options) observe.Observer {
 // as on the console.
 func (l *logSurface) print(ts time.Time, ps []part) {
 	for _, p := range ps {
-		if p.level == "" || p.level == debug && !l.r.o.Verbose {
+		if p.level == "" || p.level == events.Debug && !l.l.o.Verbose {
 			continue
 		}
 		for _, text := range safetext.Lines(p.text) {

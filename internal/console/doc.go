@@ -1,7 +1,7 @@
-// Package console shows the loop to a person: it words the engine's
-// reports (the happenings that have words, happenings.go, and the notices,
-// events.Notice, render.go) as the log lines, boxes, banners, countdowns
-// and live agent output a run prints, and owns the terminal they go to.
+// Package console shows the loop to a person: it lays out what the
+// engine's reports say (the words each value knows, events.Line) as the
+// log lines, boxes, banners, countdowns and live agent output a run
+// prints, and owns the terminal they go to. It adds no word of its own.
 //
 //   - Terminal is the one writer of stdout and stderr while the loop runs:
 //     one ordered queue that never blocks, so a redrawn countdown is
@@ -14,11 +14,10 @@
 //     colour, to a LineSink: logs/ralph.log, which bmalph's dashboard
 //     parses.
 //
-// Both word through one speaker, so the wording, level and order of every
-// line are written once (happenings.go, render.go) and the console and
-// ralph.log cannot drift apart. The words are the bash loop's, kept byte for byte.
-//
-// A new notice is a type in package events and one case in render.go,
-// with a golden line in render_test.go; a happening's words are a speaker
-// method in happenings.go.
+// Both show through one speaker, which answers every method of
+// observe.Observer with the Lines of the value it carries, laid out by
+// layout.go (colours, redrawn lines, the countdown's once-a-minute line,
+// boxes fitted to the terminal), so the console and ralph.log cannot
+// drift apart. A new line is words of a value in package events; nothing
+// here changes.
 package console

@@ -24,7 +24,6 @@ type (
 		usage   events.UsageWindow
 		warning bool
 	}
-	tick       events.AgentWorking // said: the ticking line
 	runStarted struct{}
 	completion struct {
 		reason               string
@@ -37,12 +36,10 @@ type (
 func show(o observe.Observer, ts time.Time, v any) {
 	m := events.Moment{TS: ts}
 	switch v := v.(type) {
-	case events.AgentWorking: // said, it is the ticking line: tick
+	case events.AgentWorking:
 		o.CallProgress(m, v)
-	case tick:
-		o.Said(ts, events.AgentWorking(v))
 	case runStarted:
-		o.RunStarted(m, "claude-code", "1.0")
+		o.RunStarted(m, events.Start{Driver: "claude-code", Version: "1.0"})
 	case events.Notice:
 		o.Said(ts, v)
 	case warned:

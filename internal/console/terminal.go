@@ -202,3 +202,19 @@ func (s *termStream) Redraw(line string) {
 
 // EndRedraw implements redrawing.
 func (s *termStream) EndRedraw() { s.t.put(termItem{stream: s.stream, kind: termEndRedraw}) }
+
+// clearRedrawn erases the pending redrawn line on a terminal (elsewhere a
+// redrawn line is never drawn in place, so it is ended as usual).
+func (t *Terminal) clearRedrawn() {
+	s := t.redrawn
+	if s < 0 {
+		return
+	}
+	if !t.tty[s] {
+		t.endRedrawn(true)
+		return
+	}
+	t.redrawn = -1
+	t.write(s, []byte(eraseLine))
+	t.midLine[s] = false
+}

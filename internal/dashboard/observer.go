@@ -16,7 +16,7 @@ type poker func()
 
 var _ observe.Observer = poker(nil)
 
-func (p poker) RunStarted(events.Moment, string, string)          { p() }
+func (p poker) RunStarted(events.Moment, events.Start)            { p() }
 func (p poker) CallStarted(events.Moment)                         { p() }
 func (p poker) CallProgress(events.Moment, events.AgentWorking)   { p() }
 func (p poker) CallEnded(events.Moment, events.Call)              { p() }
@@ -28,7 +28,7 @@ func (p poker) UsageChanged(events.Moment)                        { p() }
 func (p poker) DriverSwitched(events.Moment, events.DriverSwitch) { p() }
 func (p poker) UsageProjected(events.Moment, events.Projection)   { p() }
 func (p poker) Tracked(events.Moment, events.Task)                { p() }
-func (p poker) Reviewed(events.Moment, events.Level, string)      { p() }
+func (p poker) Reviewed(events.Moment, events.Review)             { p() }
 func (p poker) Stopped(events.Moment, events.End)                 { p() }
 func (p poker) Output(time.Time, []byte)                          { p() }
 func (p poker) Warned(time.Time, events.Level, error)             { p() }

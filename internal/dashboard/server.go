@@ -63,21 +63,25 @@ type Options struct {
 	// Poll is how often the sources are looked at (their Stamp); 0 means
 	// every second.
 	Poll time.Duration
-	// MaxConns bounds the connections open at once (0: defaultMaxConns);
+	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
 	// past it new ones wait in the system's queue, costing no file here.
+	MaxConns int
 	// MaxStreams bounds the event streams among them (0:
 	// defaultMaxStreams); one more is refused.
-	MaxConns, MaxStreams int
+	MaxStreams int
 	// Timeout is how long a connection may take to send a request's
 	// headers, sit idle between requests, or leave an answer unread
 	// (0: defaultTimeout).
 	Timeout time.Duration
 }
 
-// The defaults of Options' bounds: a dashboard is a few pages, and its
-// server must never take the files its loop needs.
+// DefaultMaxConns is the connections a dashboard holds open at once, as
+// docs/DASHBOARD.md says: a dashboard is a few pages, and its server must
+// never take the files its loop needs.
+const DefaultMaxConns = 64
+
+// The defaults of Options' other bounds.
 const (
-	defaultMaxConns   = 64
 	defaultMaxStreams = 32
 	defaultTimeout    = 10 * time.Second
 )
@@ -98,7 +102,7 @@ func New(projects []Project, opts Options) *Server {
 		opts.Poll = time.Second
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = defaultMaxConns
+		opts.MaxConns = DefaultMaxConns
 	}
 	if opts.MaxStreams <= 0 {
 		opts.MaxStreams = defaultMaxStreams

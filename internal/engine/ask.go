@@ -307,7 +307,7 @@ func (l *loop) unanswered(q ask.Question, w events.Wait, waited time.Duration) (
 	w.Question.Then = action
 	if action == "stop" {
 		l.bus.WaitEnded(l.at("", ""), w)
-		return l.stopping(Result{Code: exitUnanswered, Action: "question_unanswered", Status: "stopped", Reason: "question_unanswered",
+		return l.stopping(Result{Code: ExitUnanswered, Action: "question_unanswered", Status: "stopped", Reason: "question_unanswered",
 			Stop: events.Stop{Kind: events.StopUnanswered, Question: q.Text, AskTimeout: l.s.AskTimeout}}), true
 	}
 	reply := &templates.Asked{Question: q.Text, Loop: q.Loop, Waited: waited}

@@ -30,7 +30,7 @@ func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Resul
 		return Result{}, false
 	}
 	l.resetSession(sessionReason) // the call's end says the breaker halts the run
-	return Result{Code: exitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
+	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
 		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}, true
 }
 
@@ -45,6 +45,15 @@ func (l *loop) breakerTransition(tr *breaker.Transition) {
 func (l *loop) breakerHalt(action string) Result {
 	l.stopReset("circuit_breaker_open")
 	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
-	return Result{Code: exitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
+	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
 		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}
+}
+
+// resetCommand closes an OPEN circuit by hand, where the loop was
+// started (breaker.Config.ResetCommand, else the default).
+func (l *loop) resetCommand() string {
+	if l.brkCfg.ResetCommand != "" {
+		return l.brkCfg.ResetCommand
+	}
+	return breaker.DefaultResetCommand
 }

@@ -56,7 +56,7 @@ func (l *loop) noRequest(c *call, res analysis.Result) step {
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep.AnalysisChanged(nil)
-	f := events.Failure{Reason: supervise.Exited, NoRequest: true}
+	f := events.Failure{Kind: events.CallExited, NoRequest: true}
 	it := l.iterationRecord(c, res, "no_request")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})

@@ -55,7 +55,7 @@ func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
-	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	c, _, err := config.Load(nil, true, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}

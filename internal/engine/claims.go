@@ -89,6 +89,6 @@ func (w claimWatch) claims(strict bool) *events.Claims {
 // changed nothing: not completed, with its own exit code and reason.
 func (l *loop) unprovenStop() Result {
 	l.resetSession("completion_not_proven")
-	return l.stopping(Result{Code: exitUnproven, Action: "completion_not_proven", Status: "halted", Reason: "completion_not_proven",
+	return l.stopping(Result{Code: ExitUnproven, Action: "completion_not_proven", Status: "halted", Reason: "completion_not_proven",
 		Stop: events.Stop{Kind: events.StopUnproven, Claims: l.claims.claims(true)}})
 }

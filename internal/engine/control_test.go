@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -166,8 +165,8 @@ func TestIdleMaxStops(t *testing.T) {
 				t0 := time.Now()
 				r := h.run(h.settings(tc.env))
 				h.checkEnd(r, engine.ExitIdle, "idle_timeout", "stopped")
-				if r.Action != "idle_timeout" || !strings.Contains(console.StopLine(r.Stop), "IDLE_MAX") {
-					t.Errorf("action %q message %q", r.Action, console.StopLine(r.Stop))
+				if r.Action != "idle_timeout" || !strings.Contains(r.Stop.Sentence(), "IDLE_MAX") {
+					t.Errorf("action %q message %q", r.Action, r.Stop.Sentence())
 				}
 				if diff := cmp.Diff(tc.waits, h.rec.waits()); diff != "" {
 					t.Errorf("waits (-want +got):\n%s", diff)
@@ -380,7 +379,7 @@ func TestStall(t *testing.T) {
 					if st := h.status(); st.LastAction != "stalled" {
 						t.Errorf("status.json last_action %q, want stalled", st.LastAction)
 					}
-					if msg := console.StopLine(r.Stop); !strings.Contains(msg, "STALL_LIMIT") {
+					if msg := r.Stop.Sentence(); !strings.Contains(msg, "STALL_LIMIT") {
 						t.Errorf("message %q does not name STALL_LIMIT", msg)
 					}
 				}

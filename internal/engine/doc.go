@@ -26,5 +26,5 @@
 // progress → gates → record → decide, each a step), breaker.go, limits.go,
 // stall.go and ratelimit.go hold the stop conditions, and wait.go the
 // waits. A stop is a Result whose Stop (events.Stop) says why as values;
-// the console words it.
+// its Sentence words it.
 package engine

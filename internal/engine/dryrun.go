@@ -67,7 +67,7 @@ type Wait struct {
 // nothing under .ralph/ is written.
 //
 // A failed check or a call that cannot be built is noted to the observers as in
-// a run (the console words it) and returned.
+// a run (its value words it) and returned.
 func DryRun(s config.Config, deps Deps) (Preview, error) {
 	l := newLoop(s, deps)
 	p, err := l.preview()

@@ -144,11 +144,27 @@ func ctlGitCmd(dir string, args ...string) *exec.Cmd {
 }
 
 // settings resolves the configuration as the CLI does (config.Load with env
-// as the whole environment), which is the engine's Settings.
+// as the whole environment and args, settings' flags such as "--max-loops
+// 2" or "--live", as the command line), which is the engine's Settings.
 func (h *ctlHarness) settings(env map[string]string, args ...string) config.Config {
 	h.t.Helper()
+	switches := map[string]bool{}
+	for _, f := range config.Flags() {
+		switches[f.Long] = f.Arg == ""
+	}
+	flags := &config.FlagValues{}
+	for i := 0; i < len(args); i++ {
+		name, value := strings.TrimPrefix(args[i], "--"), "true"
+		if !switches[name] {
+			i++
+			value = args[i]
+		}
+		if err := flags.Set(name, value); err != nil {
+			h.t.Fatalf("%s: %v", args[i], err)
+		}
+	}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	c, _, err := config.Load(args, lookup, h.dir, os.ReadFile)
+	c, _, err := config.Load(flags, true, lookup, h.dir, os.ReadFile)
 	if err != nil {
 		h.t.Fatalf("config.Load: %v", err)
 	}
@@ -159,7 +175,6 @@ func (h *ctlHarness) settings(env map[string]string, args ...string) config.Conf
 func (h *ctlHarness) run(s config.Config) engine.Result {
 	start := time.Now()
 	bus := observe.New(time.Now, events.ISOTime(start))
-	bus.SetWords(console.EventWords())
 	onErr := func(err error) { h.t.Errorf("sink: %v", err) }
 	shown := console.Options{Verbose: true}
 	bus.Add(h.rec, console.NewLog(h.rec, shown), console.New(h.out, io.Discard, shown),
@@ -327,7 +342,7 @@ func (h *ctlHarness) checkEnd(r engine.Result, code int, reason, status string) 
 	h.t.Helper()
 	if r.Code != code || r.Reason != reason || r.Status != status {
 		h.t.Fatalf("result = code %d, reason %q, status %q (%s); want %d, %q, %q\nlog:\n%s",
-			r.Code, r.Reason, r.Status, console.StopLine(r.Stop), code, reason, status, h.rec.logText())
+			r.Code, r.Reason, r.Status, r.Stop.Sentence(), code, reason, status, h.rec.logText())
 	}
 	fin := h.rec.ofType(events.RunFinished)
 	if len(fin) != 1 || fin[0].ExitCode == nil || *fin[0].ExitCode != code || fin[0].Reason != reason {

@@ -48,20 +48,20 @@ func (l *loop) failure(c *call) step {
 		return l.onUsageLimit(c, res)
 	}
 
-	f := events.Failure{Reason: o.Reason, Code: code}
+	f := events.Failure{Kind: events.CallExited, Code: code}
 	typ := events.IterationFailed
 	detail := "error"
 	switch o.Reason {
 	case supervise.TimedOut:
-		typ, detail = events.IterationTimedOut, "timeout"
+		f.Kind, typ, detail = events.CallTimedOut, events.IterationTimedOut, "timeout"
 	case supervise.Inactive:
-		f.Inactivity, typ, detail = l.s.Inactivity, events.IterationTimedOut, "inactive"
+		f.Kind, f.Inactivity, typ, detail = events.CallInactive, l.s.Inactivity, events.IterationTimedOut, "inactive"
 	case supervise.StartFailed:
-		f.Err, detail = o.Err, "start_failed"
+		f.Kind, f.Err, detail = events.CallNotStarted, o.Err, "start_failed"
 	case supervise.OutputTooLarge:
-		f.MaxMB, detail = l.s.MaxOutput>>20, outcomeTooLarge
+		f.Kind, f.MaxMB, detail = events.CallTooLarge, l.s.MaxOutput>>20, outcomeTooLarge
 	case supervise.WriteFailed:
-		f.Err, f.DiskFull, detail = o.Err, ralphdir.NoSpace(o.Err), writeFailure(o.Err)
+		f.Kind, f.Err, f.DiskFull, detail = events.CallNotStored, o.Err, ralphdir.NoSpace(o.Err), writeFailure(o.Err)
 	}
 	// The console says how the call failed, what to do when the loop
 	// stopped it for its output, and the end of its stderr.
@@ -94,7 +94,7 @@ func (l *loop) guardFailed(c *call, f events.Failure, detail string) step {
 		if o.Reason == supervise.WriteFailed {
 			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: f.DiskFull}
 		}
-		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {
 		return stopWith(r) // no backoff after the last allowed call
@@ -133,7 +133,7 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
-		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true})
+		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
 		return stopWith(r)
 	}
 	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early
@@ -159,7 +159,7 @@ func (l *loop) permissionDenied(c *call, res analysis.Result, it *events.Iterati
 		l.bus.Note(events.PermissionHelp{Agent: l.display(), Help: l.drv.PermissionHelp(l.ralphrcPath()),
 			ShowTools: l.drv.SupportsAllowedTools(), AllowedTools: l.s.AllowedTools})
 		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationDenied, Iteration: it})
-		return stopWith(Result{Code: exitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
+		return stopWith(Result{Code: ExitHalted, Action: "permission_denied", Status: "halted", Reason: "permission_denied",
 			Stop: events.Stop{Kind: events.StopDenied, Commands: cmds}})
 	}
 	l.bus.Note(events.PermissionDenied{Commands: cmds, Mode: l.s.PermissionDenialMode, Loop: l.n})

@@ -96,7 +96,7 @@ func (l *loop) iteration() step {
 
 	spec, err := l.buildCommand(c, ctxText)
 	if err != nil {
-		return stopWith(Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
+		return stopWith(errorEnd(err))
 	}
 	if l.drv.Traits().OutputFormat {
 		l.bus.Note(events.CLIMode{Format: l.format})
@@ -105,7 +105,7 @@ func (l *loop) iteration() step {
 		l.bus.Note(events.NoLiveStreaming{Agent: l.display()})
 		l.liveOK = false
 		if spec, err = l.buildCommand(c, ctxText); err != nil {
-			return stopWith(Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}})
+			return stopWith(errorEnd(err))
 		}
 	}
 	c.outcome = l.runAgent(c, spec)
@@ -124,6 +124,13 @@ func (l *loop) iteration() step {
 		return l.success(c)
 	}
 	return l.failure(c)
+}
+
+// errorEnd is the run's end when a call cannot be made (err: its prompt
+// cannot be read, its command not built).
+func errorEnd(err error) Result {
+	return Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", Err: err,
+		Stop: events.Stop{Kind: events.StopError, Err: err}}
 }
 
 // callStamp names one call's logs: the local start time as the bash loop

@@ -13,15 +13,15 @@ import (
 // stops the call that would start past it.
 func (l *loop) limitReached() (Result, bool) {
 	if l.s.MaxLoops > 0 && l.calls >= l.s.MaxLoops {
-		return l.stopping(Result{Code: exitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops",
+		return l.stopping(Result{Code: ExitMaxLoops, Action: "max_loops_reached", Status: "stopped", Reason: "max_loops",
 			Stop: events.Stop{Kind: events.StopMaxLoops, Calls: l.calls, Limit: l.s.MaxLoops}}), true
 	}
 	if l.s.MaxCostUSD > 0 && l.totals.CostUSD >= l.s.MaxCostUSD {
-		return l.stopping(Result{Code: exitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
+		return l.stopping(Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_cost",
 			Stop: events.Stop{Kind: events.StopMaxCost, Spent: l.totals.CostUSD, Budget: l.s.MaxCostUSD}}), true
 	}
 	if l.s.MaxTokens > 0 && l.totals.Tokens() >= l.s.MaxTokens {
-		return l.stopping(Result{Code: exitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens",
+		return l.stopping(Result{Code: ExitBudget, Action: "budget_exhausted", Status: "stopped", Reason: "max_tokens",
 			Stop: events.Stop{Kind: events.StopMaxTokens, Tokens: l.totals.Tokens(), TokenLimit: l.s.MaxTokens}}), true
 	}
 	return Result{}, false
@@ -84,12 +84,12 @@ func idleWait(delay time.Duration, backoff float64, max time.Duration, n int) ti
 // loop (idle backoff instead of LOOP_DELAY after an idle iteration).
 func (l *loop) afterIteration() (Result, bool) {
 	if l.s.StallLimit > 0 && l.stall.count >= l.s.StallLimit {
-		return l.stopping(Result{Code: exitStalled, Action: "stalled", Status: "halted", Reason: "stalled",
+		return l.stopping(Result{Code: ExitStalled, Action: "stalled", Status: "halted", Reason: "stalled",
 			Stop: events.Stop{Kind: events.StopStalled, Calls: l.stall.count, Limit: l.s.StallLimit}}), true
 	}
 	if l.idle.count > 0 && l.idleEnabled() {
 		if l.s.IdleMax > 0 && l.idle.elapsed(l.now()) >= l.s.IdleMax {
-			return l.stopping(Result{Code: exitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout",
+			return l.stopping(Result{Code: ExitIdle, Action: "idle_timeout", Status: "stopped", Reason: "idle_timeout",
 				Stop: events.Stop{Kind: events.StopIdle, Idle: l.idle.elapsed(l.now()), IdleMax: l.s.IdleMax}}), true
 		}
 		if l.s.IdleDelay > 0 {

@@ -42,7 +42,7 @@ type loop struct {
 	brkCfg breaker.Config
 	state  State
 	logs   Logs
-	guard  guard.Guard
+	guard  *guard.Guard
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
@@ -146,23 +146,10 @@ func newLoop(s config.Config, deps Deps) *loop {
 
 func (l *loop) run() Result {
 	if err := l.startup(); err != nil {
-		if r, stop := l.interrupted(); stop {
-			return r // a start-up check cut short by a stop
-		}
-		// Start-up errors keep the bash loop's final record
-		// (unexpected_exit / stopped / error), which bmalph shows as blocked.
-		r := Result{Code: exitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
-		var se *StartupError
-		if errors.As(err, &se) {
-			l.bus.Note(se.Failed)
-			return r
-		}
-		l.bus.Warned(time.Time{}, events.Error, err)
-		r.Stop = events.Stop{Kind: events.StopError, Err: err}
-		return r
+		return l.startupFailure(err)
 	}
 	l.plan.count()
-	l.bus.RunStarted(l.at("", ""), l.s.Driver, l.deps.Version)
+	l.bus.RunStarted(l.at("", ""), events.Start{Driver: l.s.Driver, Version: l.deps.Version})
 	if c, found := l.plan.counts(); !l.goal() && (!found || c.Total() == 0) {
 		l.bus.Note(events.EmptyPlan{File: l.s.FixPlanFile, Missing: !found})
 	}
@@ -220,9 +207,11 @@ func (l *loop) run() Result {
 		if r, stop := l.pauseGate(); stop {
 			return r
 		}
-		if r, stop, again := l.swarmGate(); stop {
+		r, stop, again := l.swarmGate()
+		if stop {
 			return r
-		} else if again {
+		}
+		if again {
 			l.n-- // the wait was not an iteration
 			continue
 		}
@@ -257,6 +246,25 @@ func (l *loop) run() Result {
 	}
 }
 
+// startupFailure is the run's end when start-up failed (err): the signal's
+// when a stop cut it short; otherwise the bash loop's final record
+// (unexpected_exit / stopped / error), which bmalph shows as blocked, with
+// the failed check said (or the error warned of).
+func (l *loop) startupFailure(err error) Result {
+	if r, stop := l.interrupted(); stop {
+		return r
+	}
+	r := Result{Code: ExitError, Action: "unexpected_exit", Status: "stopped", Reason: "error", DriverExit: new(1), Err: err}
+	var se *StartupError
+	if errors.As(err, &se) {
+		l.bus.Note(se.Failed)
+		return r
+	}
+	l.bus.Warned(time.Time{}, events.Error, err)
+	r.Stop = events.Stop{Kind: events.StopError, Err: err}
+	return r
+}
+
 // interrupted turns a canceled context into the signal exit.
 func (l *loop) interrupted() (Result, bool) {
 	if l.ctx.Err() == nil {
@@ -268,7 +276,7 @@ func (l *loop) interrupted() (Result, bool) {
 func (l *loop) signalExit() Result {
 	se := Cause(l.ctx)
 	if se == nil {
-		se = &SignalError{Name: "SIGTERM", Code: exitSIGTERM}
+		se = &SignalError{Name: "SIGTERM", Code: ExitSIGTERM}
 	}
 	l.bus.Note(events.Interrupted{Signal: se.Name})
 	l.stopReset("manual_interrupt")
@@ -315,7 +323,7 @@ func (l *loop) gracefulExit(reason string) Result {
 	l.bus.Note(events.GracefulExit{Reason: reason})
 	l.resetSession("project_complete")
 	ev := l.evidence()
-	return Result{Code: exitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
+	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
 }
 
 // promptPath resolves the prompt file against the project.

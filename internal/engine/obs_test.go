@@ -19,7 +19,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -171,7 +170,7 @@ func (r *obsRun) run() {
 	// The configuration as the CLI resolves it, with no loop delay and a
 	// 20-call cap.
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "20", "CLAUDE_TIMEOUT_MINUTES": "15"}
-	c, _, err := config.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
+	c, _, err := config.Load(nil, true, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, r.proj, os.ReadFile)
 	if err != nil {
 		t.Fatalf("config.Load: %v", err)
 	}
@@ -180,7 +179,6 @@ func (r *obsRun) run() {
 		r.settle(&s)
 	}
 	bus := observe.New(r.now, "run-1")
-	bus.SetWords(console.EventWords())
 	onErr := func(err error) { t.Errorf("sink: %v", err) }
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)
@@ -255,7 +253,7 @@ func TestBudgetStopsBeforeNextCall(t *testing.T) {
 				wantCode = ExitMaxLoops
 			}
 			if r.calls != tt.calls || r.res.Code != wantCode || r.res.Reason != tt.reason {
-				t.Fatalf("calls=%d code=%d reason=%q, want %d, %d, %q (%s)", r.calls, r.res.Code, r.res.Reason, tt.calls, wantCode, tt.reason, console.StopLine(r.res.Stop))
+				t.Fatalf("calls=%d code=%d reason=%q, want %d, %d, %q (%s)", r.calls, r.res.Code, r.res.Reason, tt.calls, wantCode, tt.reason, r.res.Stop.Sentence())
 			}
 			st := r.status()
 			if st.ExitReason != tt.reason || st.Status != "stopped" || st.LoopCount != tt.calls {
@@ -284,7 +282,7 @@ func checkBudgetStop(t *testing.T, s events.Stop, finished events.Event, reason 
 	if s.Kind != kinds[reason] || s.Budget != maxCost || s.TokenLimit != maxTokens {
 		t.Errorf("stop %+v, want kind %d with budget %v and token limit %d", s, kinds[reason], maxCost, maxTokens)
 	}
-	if msg := console.StopLine(s); msg == "" || finished.Message != msg {
+	if msg := s.Sentence(); msg == "" || finished.Message != msg {
 		t.Errorf("run_finished message %q, want %q", finished.Message, msg)
 	}
 }
@@ -306,7 +304,7 @@ func TestReportRebuildsRunFromEvents(t *testing.T) {
 	r.settle = func(s *config.Config) { s.MaxLoops = 3 }
 	r.run()
 	if r.res.Code != ExitMaxLoops {
-		t.Fatalf("exit %d (%s), want %d", r.res.Code, console.StopLine(r.res.Stop), ExitMaxLoops)
+		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Stop.Sentence(), ExitMaxLoops)
 	}
 
 	want := events.Usage{InputTokens: 100 + 300, OutputTokens: 10 + 30, CacheReadTokens: 2000, CacheCreationTokens: 10, CostUSD: 0.013}

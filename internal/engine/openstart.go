@@ -31,5 +31,5 @@ func (l *loop) openAtStart() (Result, bool) {
 	// As the bash loop does when it halts on an open breaker.
 	l.started = true
 	l.stopReset("circuit_breaker_open")
-	return Result{Code: exitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", Stop: stop, Told: true}, true
+	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected", Stop: stop, Told: true}, true
 }

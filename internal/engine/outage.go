@@ -60,7 +60,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	l.idle.end()
 	l.lastAnalysis = nil
 	l.keep.AnalysisChanged(nil)
-	f := events.Failure{Reason: supervise.Exited} // exit 0, yet it failed
+	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
@@ -95,7 +95,7 @@ func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step
 			return goOn, false
 		}
 		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}
-		return stopWith(l.stopping(Result{Code: exitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
+		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
 			DriverExit: new(f.Code), Stop: stop})), true
 	case drivers.FailureTransient:
 		return l.outage(d, f), true
@@ -112,7 +112,7 @@ func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
 	if giveUp {
 		stop := events.Stop{Kind: events.StopOutage, Agent: l.display(), Failures: tries, Outage: lasted, OutageMax: l.guard.OutageMax(),
 			Cause: d.Cause, Said: d.Said, Last: f}
-		return stopWith(l.stopping(Result{Code: exitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
+		return stopWith(l.stopping(Result{Code: ExitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
 			DriverExit: new(f.Code), Stop: stop}))
 	}
 	if r, stop := l.limitReached(); stop {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
@@ -96,7 +95,7 @@ func TestOutageMaxStops(t *testing.T) {
 		if h.callCount() != len(want)+1 {
 			t.Errorf("%d calls, want %d", h.callCount(), len(want)+1)
 		}
-		line := console.StopLine(r.Stop)
+		line := r.Stop.Sentence()
 		for _, w := range []string{"Claude Code's provider has been failing for 6h0m0s, OUTAGE_MAX=6h0m0s", "23 tries", "could not be reached", "Connection error."} {
 			if !strings.Contains(line, w) {
 				t.Errorf("stop line %q lacks %q", line, w)
@@ -177,7 +176,7 @@ func TestPermanentFailureStops(t *testing.T) {
 			t.Errorf("%d calls, want 1", h.callCount())
 		}
 		want := "Claude Code is not logged in or its API key is invalid: run `claude` once and /login (or set a valid ANTHROPIC_API_KEY) — it said: " + badKey
-		if got := console.StopLine(r.Stop); got != want {
+		if got := r.Stop.Sentence(); got != want {
 			t.Errorf("stop line\n got %q\nwant %q", got, want)
 		}
 		if !h.rec.hasLine(want) {

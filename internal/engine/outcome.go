@@ -5,27 +5,28 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
-// Exit codes of a run, one per kind of ending: README's "Exit codes" table
-// (TestExitCodesDocumented holds the two together). Result.Code carries
-// them out of the package.
+// Exit codes of a run, one per kind of ending: the documented contract of
+// README's "Exit codes" table, which scripts and bmalph act on
+// (TestExitCodesDocumented holds the two together). Result.Code is one of
+// them.
 const (
-	exitComplete   = 0   // the project is complete (graceful exit, done pattern)
-	exitError      = 1   // usage, configuration or start-up error
-	exitHalted     = 2   // circuit breaker open, permission denial in halt mode
-	exitFailed     = 3   // the agent failed MAX_CONSECUTIVE_FAILURES times in a row
-	exitMaxLoops   = 4   // --max-loops reached
-	exitBudget     = 5   // --max-cost or --max-tokens reached
-	exitIdle       = 6   // idle for longer than IDLE_MAX
-	exitStalled    = 7   // STALL_LIMIT stalled iterations in a row
-	exitUsageLimit = 8   // stopped at a usage limit: the person chose to, or its reset is past USAGE_LIMIT_MAX_WAIT
-	exitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
-	exitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
-	exitUnproven   = 12  // COMPLETION_MODE=strict: the agent claimed done again with nothing changed and nothing proven
-	exitUnanswered = 13  // nobody answered the agent's question within ASK_TIMEOUT, with ASK_TIMEOUT_ACTION=stop
-	exitSIGHUP     = 129 // stopped by SIGHUP
-	exitSIGINT     = 130 // stopped by SIGINT
-	exitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)
-	exitSIGTERM    = 143 // stopped by SIGTERM
+	ExitComplete   = 0   // the project is complete (graceful exit, done pattern)
+	ExitError      = 1   // usage, configuration or start-up error
+	ExitHalted     = 2   // circuit breaker open, permission denial in halt mode
+	ExitFailed     = 3   // the agent failed MAX_CONSECUTIVE_FAILURES times in a row
+	ExitMaxLoops   = 4   // --max-loops reached
+	ExitBudget     = 5   // --max-cost or --max-tokens reached
+	ExitIdle       = 6   // idle for longer than IDLE_MAX
+	ExitStalled    = 7   // STALL_LIMIT stalled iterations in a row
+	ExitUsageLimit = 8   // stopped at a usage limit: the person chose to, or its reset is past USAGE_LIMIT_MAX_WAIT
+	ExitUsagePace  = 9   // stopped before the usage limit: USAGE_STOP_PERCENT reached, or a usage warning with USAGE_WARNING_ACTION=stop
+	ExitOutage     = 10  // a provider outage (transient failures in a row) lasted OUTAGE_MAX
+	ExitUnproven   = 12  // COMPLETION_MODE=strict: the agent claimed done again with nothing changed and nothing proven
+	ExitUnanswered = 13  // nobody answered the agent's question within ASK_TIMEOUT, with ASK_TIMEOUT_ACTION=stop
+	ExitSIGHUP     = 129 // stopped by SIGHUP
+	ExitSIGINT     = 130 // stopped by SIGINT
+	ExitSIGQUIT    = 131 // stopped by SIGQUIT (Ctrl+\)
+	ExitSIGTERM    = 143 // stopped by SIGTERM
 )
 
 // Result is how a run ended.
@@ -35,7 +36,7 @@ type Result struct {
 	Action     string      // status.json last_action
 	Status     string      // status.json status
 	Stop       events.Stop // why the run stopped early, as values (StopNone when complete)
-	Err        error       // set for exitError
+	Err        error       // set for ExitError
 	DriverExit *int
 	Told       bool             // the stop's line was the run's first (an open breaker at start): no closing line repeats it
 	evidence   *events.Evidence // a completed run: what the completion rests on

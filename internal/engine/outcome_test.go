@@ -31,8 +31,8 @@ func TestExitCodesDocumented(t *testing.T) {
 			documented[n] = true
 		}
 	}
-	for _, code := range []int{exitComplete, exitError, exitHalted, exitFailed, exitMaxLoops, exitBudget, exitIdle,
-		exitStalled, exitUsageLimit, exitUsagePace, exitOutage, exitUnproven, exitUnanswered, exitSIGHUP, exitSIGINT, exitSIGQUIT, exitSIGTERM} {
+	for _, code := range []int{ExitComplete, ExitError, ExitHalted, ExitFailed, ExitMaxLoops, ExitBudget, ExitIdle,
+		ExitStalled, ExitUsageLimit, ExitUsagePace, ExitOutage, ExitUnproven, ExitUnanswered, ExitSIGHUP, ExitSIGINT, ExitSIGQUIT, ExitSIGTERM} {
 		if !documented[code] {
 			t.Errorf("exit code %d is not in README's Exit codes table", code)
 		}

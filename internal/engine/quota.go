@@ -51,12 +51,12 @@ func (l *loop) quotaGate() (r Result, stop, again bool) {
 		if v.Rule.From == quota.FromStop {
 			name = "usage_stop_percent"
 		}
-		return l.stopping(Result{Code: exitUsagePace, Action: "usage_stop", Status: "stopped", Reason: usageReason(name, w),
+		return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped", Reason: usageReason(name, w),
 			Stop: events.Stop{Kind: events.StopUsageHard, Usage: w, StopPercent: v.Rule.Percent, Hold: &hold}}), true, false
 	}
 	wait, within := usageWait(now, resetOf(w), l.s.UsageLimitMaxWait)
 	if !within { // as any usage wait: never for days
-		return l.stopping(Result{Code: exitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: usageReason("usage_limit_max_wait", w),
+		return l.stopping(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: usageReason("usage_limit_max_wait", w),
 			Stop: events.Stop{Kind: events.StopUsageTooFar, Usage: w, MaxWait: l.s.UsageLimitMaxWait, Hold: &hold}}), true, false
 	}
 	l.bus.LimitHit(l.at(events.WaitUsageSoft, "paused"), events.Wait{Kind: events.WaitUsageSoft, Delay: wait, Until: now.Add(wait),

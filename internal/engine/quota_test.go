@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -162,7 +161,7 @@ func TestQuotaHardPerWindow(t *testing.T) {
 					t.Errorf("result %+v", r)
 				}
 				want := "usage of the primary window on this machine reached 92% (USAGE_LIMITS " + tc.limits + "); it resets at " + local(reset)
-				if got := console.StopLine(r.Stop); !strings.HasPrefix(got, want) {
+				if got := r.Stop.Sentence(); !strings.HasPrefix(got, want) {
 					t.Errorf("stop line %q, want %q…", got, want)
 				}
 			})
@@ -319,7 +318,7 @@ func TestQuotaTwoLoopsOneLedger(t *testing.T) {
 		if b.callCount() != 2 {
 			t.Errorf("b made %d calls, want 2", b.callCount())
 		}
-		if got := console.StopLine(rb.Stop); !strings.Contains(got, "five_hour window on this machine reached 90% (estimated)") {
+		if got := rb.Stop.Sentence(); !strings.Contains(got, "five_hour window on this machine reached 90% (estimated)") {
 			t.Errorf("stop line %q", got)
 		}
 
@@ -327,7 +326,7 @@ func TestQuotaTwoLoopsOneLedger(t *testing.T) {
 		govern(c, path, "c", 3)
 		rc := c.run(c.settings(map[string]string{"LOOP_DELAY": "0", "USAGE_STOP_PERCENT": "85"}))
 		c.checkEnd(rc, engine.ExitUsagePace, "usage_stop_percent (five_hour resets 2000-01-01T05:00:00Z)", "stopped")
-		if got := console.StopLine(rc.Stop); !strings.Contains(got, "(USAGE_STOP_PERCENT=85)") {
+		if got := rc.Stop.Sentence(); !strings.Contains(got, "(USAGE_STOP_PERCENT=85)") {
 			t.Errorf("stop line %q", got)
 		}
 	})
@@ -350,7 +349,7 @@ func TestQuotaSoftTooFar(t *testing.T) {
 		}
 		want := "usage of the seven_day window on this machine reached 82% (USAGE_LIMITS seven_day:soft:80), and it resets at " + local(reset) +
 			", later than USAGE_LIMIT_MAX_WAIT=6h0m0s: run ralph_loop again after the reset (USAGE_LIMIT_MAX_WAIT=0 waits however long)"
-		if got := console.StopLine(r.Stop); got != want {
+		if got := r.Stop.Sentence(); got != want {
 			t.Errorf("stop line\n got %q\nwant %q", got, want)
 		}
 	})

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -100,7 +99,7 @@ func TestPlanAndOutputReadOnce(t *testing.T) {
 	w := watchOpens(t, r.dir.Root(), r.dir.Path(ralphdir.LogsDir))
 	r.run()
 	if r.res.Code != ExitMaxLoops {
-		t.Fatalf("exit %d (%s), want %d", r.res.Code, console.StopLine(r.res.Stop), ExitMaxLoops)
+		t.Fatalf("exit %d (%s), want %d", r.res.Code, r.res.Stop.Sentence(), ExitMaxLoops)
 	}
 	w.drain(t)
 

@@ -78,7 +78,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		l.keep.FindingsChanged(l.findings)
 	}
 	level, msg := review.Outcome(findings, perr)
-	l.bus.Reviewed(l.at("", ""), events.Level(level), msg)
+	l.bus.Reviewed(l.at("", ""), events.Review{Level: events.Level(level), Text: msg})
 }
 
 // reviewRequest is the review call: read-only tools, no session, the

@@ -15,7 +15,7 @@ import (
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// sayings are the run's logs/ralph.log lines as the console words them,
+// sayings are the run's logs/ralph.log lines as the console shows them,
 // "[LEVEL] msg", the project's folder written DIR.
 func (h *ctlHarness) sayings() []string {
 	return strings.Split(strings.ReplaceAll(h.rec.logText(), h.dir, "DIR"), "\n")

@@ -32,7 +32,7 @@ type Deps struct {
 	Sandbox func(supervise.Command) (supervise.Command, func(), error)
 
 	// Ticks: a terminal shows the ticking line of a call in the default
-	// mode (events.AgentWorking said each second).
+	// mode (events.CallTick said each second).
 	Ticks bool
 
 	// Swarm, when set, is what the workers of a --swarm share (swarm.go).

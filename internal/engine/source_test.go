@@ -66,7 +66,7 @@ func TestEngineDoesNotPrint(t *testing.T) {
 	})
 }
 
-// The engine decides with values; the console words them. The engine may
+// The engine decides with values; package events words them. The engine may
 // format only names and stamps of the files it opens (fmt.Sprintf with one
 // of these formats) and wrapped errors (fmt.Errorf): a sentence for a
 // person built here would be a second place that words a stop or a
@@ -94,7 +94,7 @@ func TestEngineBuildsNoSentences(t *testing.T) {
 				}
 			}
 		}
-		t.Errorf("%s: fmt.%s: the engine puts values in its notices and results; package console words them", fset.Position(call.Pos()), name)
+		t.Errorf("%s: fmt.%s: the engine puts values in its notices and results; package events words them", fset.Position(call.Pos()), name)
 	})
 }
 

@@ -23,13 +23,13 @@ func (e *SignalError) Error() string { return "interrupted by " + e.Name }
 func NewSignalError(sig os.Signal) *SignalError {
 	switch sig {
 	case syscall.SIGTERM:
-		return &SignalError{sig, "SIGTERM", 143}
+		return &SignalError{sig, "SIGTERM", ExitSIGTERM}
 	case syscall.SIGHUP:
-		return &SignalError{sig, "SIGHUP", exitSIGHUP}
+		return &SignalError{sig, "SIGHUP", ExitSIGHUP}
 	case syscall.SIGQUIT:
-		return &SignalError{sig, "SIGQUIT", exitSIGQUIT}
+		return &SignalError{sig, "SIGQUIT", ExitSIGQUIT}
 	default:
-		return &SignalError{sig, "SIGINT", 130}
+		return &SignalError{sig, "SIGINT", ExitSIGINT}
 	}
 }
 

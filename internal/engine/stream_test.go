@@ -14,7 +14,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -99,7 +98,7 @@ func TestAnalysisSeesTheLog(t *testing.T) {
 			}
 			r.run()
 			if seen != 1 {
-				t.Fatalf("%d analyses checked, want 1 (exit %d: %s)", seen, r.res.Code, console.StopLine(r.res.Stop))
+				t.Fatalf("%d analyses checked, want 1 (exit %d: %s)", seen, r.res.Code, r.res.Stop.Sentence())
 			}
 		})
 	}
@@ -167,7 +166,7 @@ func TestReviewReadFromItsWrites(t *testing.T) {
 		t.Errorf("review log: %d opens, %d for writing; want one, for writing", w.opens[p], w.write[p])
 	}
 	if r.calls < 3 {
-		t.Fatalf("%d calls, want a review after loop 1 (exit %d: %s)", r.calls, r.res.Code, console.StopLine(r.res.Stop))
+		t.Fatalf("%d calls, want a review after loop 1 (exit %d: %s)", r.calls, r.res.Code, r.res.Stop.Sentence())
 	}
 	if st := r.status(); st.CostUSD < 0.5 {
 		t.Errorf("cost_usd_total = %v: the review's 0.5 was not counted", st.CostUSD)

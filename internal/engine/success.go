@@ -127,7 +127,7 @@ func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
 	pending := l.exitReason()
 
 	if res.HasErrors {
-		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Lines: res.ErrorLines[:min(3, len(res.ErrorLines))]})
+		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Errors: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
 	return pending
 }
@@ -150,7 +150,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
 				r.Stop.Claims = l.breakerClaims(c, pending)
 				it.Outcome = "circuit_breaker_trip"
-				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true})
+				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
 				return stopWith(r)
 			}
 		}

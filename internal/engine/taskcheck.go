@@ -86,7 +86,8 @@ func (l *loop) checkTasks(c *call) (stopped bool) {
 		c.verdicts = append(c.verdicts, v)
 		plan, _ = fixplan.Untick(plan, task)
 		failed = append(failed, templates.TaskCheck{Task: task, Command: f.Command, ExitCode: f.ExitCode, TimedOut: f.TimedOut, Tail: f.Tail})
-		l.bus.Note(events.TaskChecked{Task: task, Failure: f, Log: l.relOrEmpty(name)})
+		failure := gateFailure(*f)
+		l.bus.Note(events.TaskChecked{Task: task, Failure: &failure, Log: l.relOrEmpty(name)})
 	}
 	c.ticked, l.tasks.failed = kept, failed
 	if len(failed) == 0 {

@@ -61,7 +61,7 @@ func (l *loop) tasksEnd(r Result) {
 	if l.deps.Tasks == nil {
 		return
 	}
-	green := r.Code == exitComplete && len(l.gate.failures) == 0
+	green := r.Code == ExitComplete && len(l.gate.failures) == 0
 	ctx := context.WithoutCancel(l.ctx)
 	if l.ctx.Err() != nil {
 		var cancel context.CancelFunc

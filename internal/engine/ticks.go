@@ -11,7 +11,7 @@ import (
 
 // ticks follows one call's stdout for the ticking line of the default
 // mode: it counts the bytes, finds the last tool call, and notes an
-// events.AgentWorking every second until stop.
+// an events.CallTick every second until stop.
 type ticks struct {
 	bytes atomic.Int64
 	tool  *drivers.LastTool
@@ -29,11 +29,11 @@ func (l *loop) startTicks(format string) *ticks {
 		for {
 			select {
 			case <-t.done:
-				l.bus.Note(events.AgentTickOver{})
+				l.bus.Note(events.CallTickOver{})
 				return
 			case <-tk.C:
 			}
-			l.bus.Note(events.AgentWorking{Agent: agent, Elapsed: l.now().Sub(start), Bytes: t.bytes.Load(), Tool: t.tool.Name()})
+			l.bus.Note(events.CallTick{Agent: agent, Elapsed: l.now().Sub(start), Bytes: t.bytes.Load(), Tool: t.tool.Name()})
 		}
 	})
 	return t

@@ -44,10 +44,10 @@ func TestTicksEverySecond(t *testing.T) {
 		tk.stop()
 
 		want := []events.Notice{
-			events.AgentWorking{Agent: "codex", Elapsed: time.Second},
-			events.AgentWorking{Agent: "codex", Elapsed: 2 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
-			events.AgentWorking{Agent: "codex", Elapsed: 3 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
-			events.AgentTickOver{},
+			events.CallTick{Agent: "codex", Elapsed: time.Second},
+			events.CallTick{Agent: "codex", Elapsed: 2 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
+			events.CallTick{Agent: "codex", Elapsed: 3 * time.Second, Bytes: int64(len(tool)), Tool: "command_execution"},
+			events.CallTickOver{},
 		}
 		if diff := cmp.Diff(want, got.ns); diff != "" {
 			t.Errorf("notices (-want +got):\n%s", diff)

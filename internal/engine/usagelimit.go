@@ -138,7 +138,7 @@ func resetOf(w events.UsageWindow) time.Time {
 // tooFar stops the run at a usage limit whose reset is past
 // USAGE_LIMIT_MAX_WAIT.
 func (l *loop) tooFar(w events.UsageWindow) step {
-	return stopWith(l.stopping(Result{Code: exitUsageLimit, Action: "api_limit_exit", Status: "stopped",
+	return stopWith(l.stopping(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped",
 		Reason: usageReason("usage_limit_max_wait", w),
 		Stop:   events.Stop{Kind: events.StopUsageTooFar, Usage: w, MaxWait: l.s.UsageLimitMaxWait}}))
 }
@@ -158,7 +158,7 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
 	if l.deps.Interactive && l.deps.Stdin != nil {
 		if l.askExit(limited) {
-			return stopWith(Result{Code: exitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: chosenStop(limited),
+			return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: chosenStop(limited),
 				Stop: events.Stop{Kind: events.StopUsageLimit, Usage: limited}})
 		}
 		if l.ctx.Err() != nil { // stopped at the question: no wait to announce
@@ -185,7 +185,7 @@ func (l *loop) usageGate() (Result, bool) {
 			if w.UsedPercent == nil || *w.UsedPercent < l.s.UsageStopPercent || (w.ResetsAt != nil && !w.ResetsAt.After(now)) {
 				continue
 			}
-			return l.stopping(Result{Code: exitUsagePace, Action: "usage_stop", Status: "stopped",
+			return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
 				Reason: usageReason("usage_stop_percent", w),
 				Stop:   events.Stop{Kind: events.StopUsagePercent, Usage: w, StopPercent: l.s.UsageStopPercent}}), true
 		}
@@ -196,7 +196,7 @@ func (l *loop) usageGate() (Result, bool) {
 	}
 	l.usage.warning = nil
 	if l.s.UsageWarningAction == "stop" {
-		return l.stopping(Result{Code: exitUsagePace, Action: "usage_stop", Status: "stopped",
+		return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
 			Reason: usageReason("usage_warning", *w),
 			Stop:   events.Stop{Kind: events.StopUsageWarning, Usage: *w}}), true
 	}

@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -111,7 +110,7 @@ func TestUsageLimitTooFarStops(t *testing.T) {
 			st.UsageLimits[0].ResetsAt == nil || !st.UsageLimits[0].ResetsAt.Equal(reset) {
 			t.Errorf("status.json usage_limits = %+v", st.UsageLimits)
 		}
-		if got := console.StopLine(r.Stop); !strings.Contains(got, "seven_day window; it resets at "+local(reset)+", later than USAGE_LIMIT_MAX_WAIT=6h0m0s") {
+		if got := r.Stop.Sentence(); !strings.Contains(got, "seven_day window; it resets at "+local(reset)+", later than USAGE_LIMIT_MAX_WAIT=6h0m0s") {
 			t.Errorf("stop line %q", got)
 		}
 	})
@@ -162,7 +161,7 @@ func TestUsageStopPercent(t *testing.T) {
 		if len(st.UsageLimits) != 1 || st.UsageLimits[0].UsedPercent == nil || *st.UsageLimits[0].UsedPercent != 95 {
 			t.Errorf("status.json usage_limits = %+v", st.UsageLimits)
 		}
-		if got := console.StopLine(r.Stop); got != "usage of the five_hour window reached 95% (USAGE_STOP_PERCENT=90); it resets at "+local(reset)+": run ralph_loop again after the reset" {
+		if got := r.Stop.Sentence(); got != "usage of the five_hour window reached 95% (USAGE_STOP_PERCENT=90); it resets at "+local(reset)+": run ralph_loop again after the reset" {
 			t.Errorf("stop line %q", got)
 		}
 	})

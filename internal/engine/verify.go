@@ -66,9 +66,23 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 		l.bus.Note(events.Logged{Level: events.Warn, Text: d.Warning})
 	}
 	for _, fl := range d.Failures {
-		l.bus.Note(events.GateFailed{Failure: fl, Log: l.gate.log})
+		l.bus.Note(events.GateFailed{Failure: gateFailure(fl), Log: l.gate.log})
 	}
 	return d, true
+}
+
+// gateFailure is a failed gate as a person is told of it.
+func gateFailure(f gates.Failure) events.GateFailure {
+	return events.GateFailure{Gate: f.Gate, Command: f.Command, ExitCode: f.ExitCode, TimedOut: f.TimedOut, Reported: f.Gate == gates.GateReported}
+}
+
+// gateFailures are failed gates as a person is told of them.
+func gateFailures(fs []gates.Failure) []events.GateFailure {
+	out := make([]events.GateFailure, len(fs))
+	for i, f := range fs {
+		out[i] = gateFailure(f)
+	}
+	return out
 }
 
 // failingCommands names the failed gates as status.json lists them.
@@ -160,7 +174,7 @@ func (l *loop) holdCompletion(reason, mode string, why refusal) {
 		h.Gate, h.Command, h.ExitCode, h.TimedOut, h.Tail, h.More = fs[0].Gate, fs[0].Command, fs[0].ExitCode, fs[0].TimedOut, fs[0].Tail, len(fs)-1
 	}
 	if at := [2]int{l.calls, l.gate.runs}; l.gate.heldAt == nil || *l.gate.heldAt != at {
-		l.bus.Note(events.CompletionHeld{Reason: reason, Plan: plan, Failures: fs, Log: l.gate.log, Mode: mode,
+		l.bus.Note(events.CompletionHeld{Reason: reason, Plan: plan, Failures: gateFailures(fs), Log: l.gate.log, Mode: mode,
 			Strict: l.s.Strict(), Open: why.open})
 		l.gate.heldAt = &at
 	}
@@ -191,7 +205,7 @@ func (l *loop) evidence() events.Evidence {
 		}
 		ev.Gates = gates.StatusPass
 		if len(l.gate.failures) > 0 {
-			ev.Gates, ev.Failures, ev.Log = gates.StatusFail, l.gate.failures, l.gate.log
+			ev.Gates, ev.Failures, ev.Log = gates.StatusFail, gateFailures(l.gate.failures), l.gate.log
 		}
 	}
 	if id, subject, ok := l.git.LastCommit(l.ctx); ok {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fakeagent"
@@ -93,7 +92,7 @@ func TestHeldCompletionCountsTowardTheBreaker(t *testing.T) {
 		if n := h.callCount(); n != 5 {
 			t.Errorf("%d calls, want 5 (2 that ticked, then 3 without change)", n)
 		}
-		msg := console.StopLine(r.Stop)
+		msg := r.Stop.Sentence()
 		for _, want := range []string{"claimed done 4 times", "TEST_COMMAND `echo FAIL: TestLogin; exit 1` fails", "nothing changed since loop 2"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("stop line %q does not say %q", msg, want)
@@ -141,7 +140,7 @@ func TestClaimWithOpenTasks(t *testing.T) {
 					t.Errorf("no line says the claim was refused:\n%s", h.rec.logText())
 				}
 				want := "not done: the agent claimed done 2 times with 2 of 2 tasks open in @fix_plan.md; nothing changed since the run started (COMPLETION_MODE=strict)"
-				if msg := console.StopLine(r.Stop); !strings.HasPrefix(msg, want) {
+				if msg := r.Stop.Sentence(); !strings.HasPrefix(msg, want) {
 					t.Errorf("stop line %q, want it to begin %q", msg, want)
 				}
 				if h.rec.hasLine("has completed the project") {
@@ -202,7 +201,7 @@ func TestStrictCompletionNeedsPassingGates(t *testing.T) {
 					t.Errorf("%d calls, want %d", n, tc.calls)
 				}
 				if tc.code == engine.ExitUnproven {
-					msg := console.StopLine(r.Stop)
+					msg := r.Stop.Sentence()
 					if !strings.Contains(msg, "claimed done 2 times while") || !strings.Contains(msg, "nothing changed since loop 1") {
 						t.Errorf("stop line %q", msg)
 					}
@@ -287,7 +286,7 @@ func TestNoRequestRepliesGiveUp(t *testing.T) {
 		if n := h.callCount(); n != 3 {
 			t.Errorf("%d calls, want 3", n)
 		}
-		if msg := console.StopLine(r.Stop); !strings.Contains(msg, "failed 3 times in a row (last: did nothing: it answered as if it had been given no prompt, code 0)") {
+		if msg := r.Stop.Sentence(); !strings.Contains(msg, "failed 3 times in a row (last: did nothing: it answered as if it had been given no prompt, code 0)") {
 			t.Errorf("stop line %q", msg)
 		}
 		if s := h.breakerState(); s != "CLOSED" {

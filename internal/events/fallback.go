@@ -20,8 +20,22 @@ const (
 // ("Claude Code", "OpenAI Codex"), FromDriver and ToDriver the drivers'
 // names.
 type DriverSwitch struct {
-	From, To             string
-	FromDriver, ToDriver string
-	Why                  string
-	Until                time.Time // zero on a switch back
+	From       string
+	To         string
+	FromDriver string
+	ToDriver   string
+	Why        string
+	Until      time.Time // zero on a switch back
+}
+
+// Lines word a switch between the main driver and FALLBACK_DRIVER.
+func (s DriverSwitch) Lines(Moment) []Line {
+	switch {
+	case s.Why == SwitchReset:
+		return []Line{logf(Success, "🔁 %s's usage limit has reset: back to %s (from %s)", s.To, s.To, s.From)}
+	case s.Until.IsZero():
+		return []Line{logf(Warn, "🔁 %s is at its usage limit: going on with %s", s.From, s.To)}
+	}
+	return []Line{logf(Warn, "🔁 %s is at its usage limit: going on with %s until %s, then back to %s",
+		s.From, s.To, s.Until.Local().Format("2006-01-02 15:04:05"), s.From)}
 }

@@ -1,9 +1,10 @@
 package events
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // StopKind names why a run ended before the project was complete.
@@ -35,7 +36,7 @@ const (
 	StopUsageHard             // the usage governor: a window's use on the machine reached a hard threshold: Hold (and Usage)
 )
 
-// Stop is how a run ended early, as values: the console words it for the
+// Stop is how a run ended early, as values; its Sentence words it for the
 // log, the final "ralph_loop: ..." line and run_finished's message. Only
 // the fields of its Kind are set.
 type Stop struct {
@@ -99,22 +100,243 @@ type Claims struct {
 	Strict      bool   // COMPLETION_MODE=strict (or --goal)
 }
 
+// FailureKind names how an agent call failed.
+type FailureKind uint8
+
+// The ways an agent call fails.
+const (
+	CallExited     FailureKind = iota // it exited on its own, with a code other than 0, or with 0 but an API error (is_error) in its result
+	CallTimedOut                      // it ran past CLAUDE_TIMEOUT_MINUTES
+	CallInactive                      // it printed nothing for INACTIVITY_TIMEOUT
+	CallNotStarted                    // it could not be started
+	CallTooLarge                      // it printed more than MAX_OUTPUT_MB
+	CallNotStored                     // its output could not be stored
+)
+
 // Failure is how one agent call failed.
 type Failure struct {
-	// Reason is how the call ended: supervise.TimedOut, Inactive,
-	// StartFailed, OutputTooLarge, WriteFailed, or Exited for a call that
-	// exited on its own, with a code other than 0 or with 0 but an API
-	// error (is_error) reported in its result.
-	Reason     supervise.Reason
+	Kind       FailureKind
 	Code       int           // the call's exit code
-	Inactivity time.Duration // Inactive: the inactivity timeout
-	MaxMB      int64         // OutputTooLarge: MAX_OUTPUT_MB
-	// Err is why the call could not start (StartFailed) or the writer's
-	// error (WriteFailed); DiskFull, for WriteFailed: the disk or the
-	// quota is full, which changes the remedy shown.
+	Inactivity time.Duration // CallInactive: the inactivity timeout
+	MaxMB      int64         // CallTooLarge: MAX_OUTPUT_MB
+	// Err is why the call could not start (CallNotStarted) or the
+	// writer's error (CallNotStored); DiskFull, for CallNotStored: the
+	// disk or the quota is full, which changes the remedy shown.
 	Err      error
 	DiskFull bool
 	// NoRequest: the call exited 0, but its reply did nothing: it
 	// answered as if it had been given no prompt.
 	NoRequest bool
+}
+
+// Sentence is the one sentence that says why a run stopped early: the
+// log's stop line, the final "ralph_loop: ..." line on stderr and
+// run_finished's message. It is "" for no stop (StopNone).
+func (s Stop) Sentence() string {
+	switch s.Kind {
+	case StopMaxLoops:
+		return fmt.Sprintf("stopped after %d agent %s (--max-loops %d)", s.Calls, callWord(s.Calls), s.Limit)
+	case StopMaxCost:
+		return fmt.Sprintf("cost budget reached: $%.4f spent of $%.4f (--max-cost)", s.Spent, s.Budget)
+	case StopMaxTokens:
+		return fmt.Sprintf("token budget reached: %d tokens used of %d (--max-tokens)", s.Tokens, s.TokenLimit)
+	case StopStalled:
+		return fmt.Sprintf("stalled: %d iterations in a row with the same reply and no change in git (STALL_LIMIT=%d)", s.Calls, s.Limit)
+	case StopIdle:
+		return fmt.Sprintf("idle for %s (IDLE_MAX=%s); nothing left to do", s.Idle.Round(time.Second), s.IdleMax)
+	case StopGaveUp:
+		return fmt.Sprintf("%s failed %d times in a row (last: %s, code %d); check %s and the agent's setup, then run ralph_loop again",
+			s.Agent, s.Failures, s.Last.Words(), s.Last.Code, s.Log)
+	case StopNotStored:
+		return fmt.Sprintf("the agent's output could not be stored %d times in a row (%v); %s, then run ralph_loop again", s.Failures, writeError(s.Err), writeFix(s.DiskFull))
+	case StopDenied:
+		return "permission denied: " + s.Commands + " (allow the tools in ALLOWED_TOOLS, then run again)"
+	case StopUsageLimit:
+		if s.Usage.ResetsAt == nil {
+			return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; its reset time was not reported: run ralph_loop again once it has reset"
+		}
+		return "stopped at the usage limit" + ofWindow("of", s.Usage) + "; " + resetWords(s.Usage) + ": run ralph_loop again after the reset"
+	case StopUsageTooFar:
+		if s.Hold != nil {
+			return softTooFar(s)
+		}
+		if s.Usage.ResetsAt == nil {
+			return fmt.Sprintf("usage limit reached in the %s window; its reset time was not reported and the default wait of 1h is longer than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again later",
+				s.Usage.Window, s.MaxWait)
+		}
+		return fmt.Sprintf("usage limit reached in the %s window; %s, later than USAGE_LIMIT_MAX_WAIT=%s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage), s.MaxWait)
+	case StopUsagePercent:
+		return fmt.Sprintf("usage of the %s window reached %s%% (USAGE_STOP_PERCENT=%s); %s: run ralph_loop again after the reset",
+			s.Usage.Window, percent(*s.Usage.UsedPercent), percent(s.StopPercent), resetWords(s.Usage))
+	case StopUsageHard:
+		if s.Hold != nil {
+			return hardStop(s)
+		}
+	case StopUsageWarning:
+		return fmt.Sprintf("usage warning for the %s window (USAGE_WARNING_ACTION=stop); %s: run ralph_loop again after the reset",
+			s.Usage.Window, resetWords(s.Usage))
+	case StopOutage:
+		return fmt.Sprintf("%s's provider has been failing for %s, OUTAGE_MAX=%s (%d tries; last: %s%s); run ralph_loop again once it is back",
+			s.Agent, s.Outage.Round(time.Second), s.OutageMax, s.Failures, s.Cause, said(s.Said))
+	case StopPermanent:
+		return fmt.Sprintf("%s: %s%s", s.Cause, s.Fix, said(s.Said))
+	case StopUnanswered:
+		return unansweredStop(s)
+	case StopSignal:
+		return "stopped by " + s.Signal
+	case StopUnproven:
+		return "not done: " + s.Claims.words() + " (COMPLETION_MODE=strict); " + s.Claims.fix()
+	case StopBreaker:
+		if s.Err != nil && s.Claims != nil {
+			return s.Err.Error() + "; " + s.Claims.words()
+		}
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	case StopError:
+		if s.Err != nil {
+			return s.Err.Error()
+		}
+	}
+	return ""
+}
+
+// words say what a run of refused claims of done was: "the agent claimed
+// done 3 times while TEST_COMMAND `go test ./...` fails; nothing changed
+// since loop 2".
+func (c *Claims) words() string {
+	if c == nil {
+		return "the agent claimed done with nothing proven"
+	}
+	times := "once"
+	if c.Count > 1 {
+		times = fmt.Sprintf("%d times", c.Count)
+	}
+	var why string
+	switch {
+	case c.Open > 0:
+		why = fmt.Sprintf("with %d of %d tasks open in @fix_plan.md", c.Open, c.Total)
+	case c.Gate != "" && c.Command == "": // the agent's own TESTS_STATUS
+		why = "while it reported TESTS_STATUS: FAILING"
+	case c.Gate != "":
+		why = fmt.Sprintf("while %s `%s` fails", c.Gate, flat(c.Command))
+	default:
+		why = "with nothing proven"
+	}
+	since := "nothing changed since the run started"
+	if c.Since > 0 {
+		since = fmt.Sprintf("nothing changed since loop %d", c.Since)
+	}
+	return fmt.Sprintf("the agent claimed done %s %s; %s", times, why, since)
+}
+
+// fix says what to do after a strict run stopped on claims.
+func (c *Claims) fix() string {
+	if c != nil && c.Open > 0 {
+		return "finish the open tasks or take them out of the plan, then run ralph_loop again"
+	}
+	return "make the failing check pass, then run ralph_loop again"
+}
+
+// conditionLines is the log line of a stop condition: ERROR with a stop
+// sign for a fault, WARN for a limit the person set, INFO for the
+// --max-loops stop the person asked for (nothing went wrong).
+func (s Stop) conditionLines() []Line {
+	msg := s.Sentence()
+	switch {
+	case s.severe():
+		return []Line{logf(Error, "🛑 %s", msg)}
+	case s.Kind == StopMaxLoops:
+		return []Line{logf(Info, "Max loops reached: %s", msg)}
+	}
+	return []Line{logText(Warn, msg)}
+}
+
+// severe reports whether the stop is a fault to look into (an ERROR line)
+// rather than a limit the person set (a WARN line).
+func (s Stop) severe() bool {
+	switch s.Kind {
+	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent, StopUnproven:
+		return true
+	}
+	return false
+}
+
+// Words say how an agent call failed: a failed call's log line, its
+// status.json exit_reason and the failure guard's stop line.
+func (f Failure) Words() string {
+	switch f.Kind {
+	case CallTimedOut:
+		return "timed out"
+	case CallInactive:
+		return fmt.Sprintf("timed out (no output for %s)", f.Inactivity)
+	case CallNotStarted:
+		return "could not start"
+	case CallTooLarge:
+		return fmt.Sprintf("output too large (more than MAX_OUTPUT_MB=%d)", f.MaxMB)
+	case CallNotStored:
+		return "output could not be stored"
+	case CallExited:
+		if f.NoRequest {
+			return "did nothing: it answered as if it had been given no prompt"
+		}
+		if f.Code == 0 {
+			return "reported an error" // an API error (is_error) in its result
+		}
+	}
+	return exitWords(f.Code)
+}
+
+// exitWords words an exit code as the bash loop (and bmalph's dashboard)
+// does.
+func exitWords(code int) string {
+	switch code {
+	case 0:
+		return "completed"
+	case 1:
+		return "error"
+	case 124:
+		return "timed out"
+	case 130:
+		return "interrupted (SIGINT)"
+	case 137:
+		return "killed (OOM or SIGKILL)"
+	case 143:
+		return "terminated (SIGTERM)"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}
+
+// notStored is the line that says the agent's output could not be
+// stored (err, the writer's error): what, where, and what to do.
+func notStored(err error, diskFull bool) string {
+	return fmt.Sprintf("💾 Agent output could not be stored (%v); the call counts as failed — %s, then run ralph_loop again", writeError(err), writeFix(diskFull))
+}
+
+// writeFix says what to do about output that could not be stored.
+func writeFix(diskFull bool) string {
+	if diskFull {
+		return "free disk space"
+	}
+	return "make .ralph/ writable"
+}
+
+// writeError drops the "output could not be written" prefixes from a
+// write error, keeping the writer's own error, which names the file.
+func writeError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}
+
+// callWord is "call" or "calls" for n agent calls.
+func callWord(n int) string {
+	if n == 1 {
+		return "call"
+	}
+	return "calls"
 }

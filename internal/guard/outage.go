@@ -2,23 +2,8 @@ package guard
 
 import "time"
 
-// Defaults of the outage settings.
-const (
-	defaultRetryMaxDelay = 30 * time.Minute // RETRY_MAX_DELAY
-	defaultOutageMax     = 6 * time.Hour    // OUTAGE_MAX
-)
-
-// withOutage sets how transient failures are waited out: the wait after
-// each grows as failureBackoff does up to maxDelay (RETRY_MAX_DELAY; below 1
-// means defaultRetryMaxDelay), and an outage that has lasted outageMax
-// (OUTAGE_MAX; 0 = no limit) gives up. It returns g.
-func (g *guard) withOutage(maxDelay, outageMax time.Duration) *guard {
-	if maxDelay <= 0 {
-		maxDelay = defaultRetryMaxDelay
-	}
-	g.maxDelay, g.outageMax, g.outageSet = maxDelay, max(outageMax, 0), true
-	return g
-}
+// defaultRetryMaxDelay is RETRY_MAX_DELAY when unset.
+const defaultRetryMaxDelay = 30 * time.Minute
 
 // Transient records a transient failure at now — the provider or the
 // way to it failed, not the agent. It does not count toward the
@@ -27,10 +12,7 @@ func (g *guard) withOutage(maxDelay, outageMax time.Duration) *guard {
 // up to RETRY_MAX_DELAY, and never past the outage's end, so the last try
 // comes when OUTAGE_MAX is reached. giveUp once the outage has lasted
 // OUTAGE_MAX (the wait is then 0).
-func (g *guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
-	if !g.outageSet {
-		g.withOutage(defaultRetryMaxDelay, defaultOutageMax)
-	}
+func (g *Guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
 	if g.tries == 0 {
 		g.since = now
 	}
@@ -48,17 +30,12 @@ func (g *guard) Transient(now time.Time) (wait time.Duration, giveUp bool) {
 
 // Outage tells whether an outage is going on: since its first transient
 // failure, with tries transient failures so far.
-func (g *guard) Outage() (since time.Time, tries int, on bool) {
+func (g *Guard) Outage() (since time.Time, tries int, on bool) {
 	return g.since, g.tries, g.tries > 0
 }
 
 // OutageMax is OUTAGE_MAX (0 = no limit).
-func (g *guard) OutageMax() time.Duration {
-	if !g.outageSet {
-		return defaultOutageMax
-	}
-	return g.outageMax
-}
+func (g *Guard) OutageMax() time.Duration { return g.outageMax }
 
 // backoff doubles from 1 s: 2^(n-1) s, at most limit (n >= 1).
 func backoff(n int, limit time.Duration) time.Duration {

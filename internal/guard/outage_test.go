@@ -15,7 +15,7 @@ type step struct {
 
 // run records transient failures, each one after the previous wait (the
 // next try fails at once), until the guard gives up or n are done.
-func run(g *guard, t0 time.Time, n int) []step {
+func run(g *Guard, t0 time.Time, n int) []step {
 	var out []step
 	now := t0
 	for range n {
@@ -30,7 +30,7 @@ func run(g *guard, t0 time.Time, n int) []step {
 }
 
 func TestTransientBacksOffToRetryMaxDelay(t *testing.T) {
-	g := newGuard(5).withOutage(30*time.Minute, 0)
+	g := New(5, 30*time.Minute, 0)
 	got := run(g, time.Unix(0, 0), 14)
 	var want []step
 	for _, s := range []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1800, 1800, 1800} {
@@ -47,7 +47,7 @@ func TestTransientBacksOffToRetryMaxDelay(t *testing.T) {
 // The default outage: 30 min waits, and the try at 6 h that fails gives up.
 func TestTransientGivesUpAtOutageMax(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	g := newGuard(5)
+	g := New(5, 0, 6*time.Hour)
 	steps := run(g, t0, 1000)
 	last := steps[len(steps)-1]
 	if !last.GiveUp {
@@ -71,7 +71,7 @@ func TestTransientGivesUpAtOutageMax(t *testing.T) {
 
 func TestSuccessEndsTheOutage(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	g := newGuard(5).withOutage(time.Minute, time.Hour)
+	g := New(5, time.Minute, time.Hour)
 	g.Transient(t0)
 	g.Transient(t0.Add(time.Second))
 	g.Failure() // an unrecognised failure between them is counted
@@ -93,15 +93,12 @@ func TestSuccessEndsTheOutage(t *testing.T) {
 }
 
 func TestOutageSettings(t *testing.T) {
-	g := newGuard(5).withOutage(0, -1)
+	g := New(5, 0, -1)
 	if g.maxDelay != defaultRetryMaxDelay || g.OutageMax() != 0 {
-		t.Errorf("withOutage(0, -1): max delay %v, outage max %v", g.maxDelay, g.OutageMax())
-	}
-	if newGuard(5).OutageMax() != defaultOutageMax {
-		t.Errorf("default OutageMax = %v", newGuard(5).OutageMax())
+		t.Errorf("New(5, 0, -1): max delay %v, outage max %v", g.maxDelay, g.OutageMax())
 	}
 	// Waits shorter than a second (a test's RETRY_MAX_DELAY=10ms).
-	g = newGuard(5).withOutage(10*time.Millisecond, 0)
+	g = New(5, 10*time.Millisecond, 0)
 	if w, _ := g.Transient(time.Unix(0, 0)); w != 10*time.Millisecond {
 		t.Errorf("first wait with RETRY_MAX_DELAY=10ms = %v", w)
 	}

@@ -16,27 +16,10 @@ type Fan struct {
 	now   func() time.Time
 	runID string
 	obs   []Observer
-	words Words
-}
-
-// Words turn the typed values a report carries into the text fields its
-// event line keeps (End.Message, Call.Reason): the console's wording,
-// given by whoever builds the fan, so the engine reports values and one
-// function words each of them.
-type Words struct {
-	Stop    func(events.Stop) string
-	Failure func(events.Failure) string
 }
 
 // New returns a fan stamping reports with now() and runID.
 func New(now func() time.Time, runID string) *Fan { return &Fan{now: now, runID: runID} }
-
-// SetWords sets the words of the values reported from now on.
-func (f *Fan) SetWords(w Words) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.words = w
-}
 
 // Add registers observers.
 func (f *Fan) Add(obs ...Observer) {
@@ -75,10 +58,10 @@ func (f *Fan) say(ts time.Time, call func(Observer, time.Time)) {
 }
 
 // The lifecycle methods stamp the moment (report) and hand the report to
-// every observer; CallEnded and Stopped word their values first (Words).
+// every observer.
 
-func (f *Fan) RunStarted(m events.Moment, driver, version string) {
-	f.report(m, func(o Observer, m events.Moment) { o.RunStarted(m, driver, version) })
+func (f *Fan) RunStarted(m events.Moment, s events.Start) {
+	f.report(m, func(o Observer, m events.Moment) { o.RunStarted(m, s) })
 }
 
 func (f *Fan) CallStarted(m events.Moment) { f.report(m, Observer.CallStarted) }
@@ -88,9 +71,6 @@ func (f *Fan) CallProgress(m events.Moment, w events.AgentWorking) {
 }
 
 func (f *Fan) CallEnded(m events.Moment, c events.Call) {
-	if c.Failure != nil && c.Reason == "" && f.words.Failure != nil {
-		c.Reason = f.words.Failure(*c.Failure)
-	}
 	f.report(m, func(o Observer, m events.Moment) { o.CallEnded(m, c) })
 }
 
@@ -124,14 +104,11 @@ func (f *Fan) Tracked(m events.Moment, t events.Task) {
 	f.report(m, func(o Observer, m events.Moment) { o.Tracked(m, t) })
 }
 
-func (f *Fan) Reviewed(m events.Moment, level events.Level, text string) {
-	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, level, text) })
+func (f *Fan) Reviewed(m events.Moment, r events.Review) {
+	f.report(m, func(o Observer, m events.Moment) { o.Reviewed(m, r) })
 }
 
 func (f *Fan) Stopped(m events.Moment, e events.End) {
-	if e.Stop != nil && e.Message == "" && f.words.Stop != nil {
-		e.Message = f.words.Stop(*e.Stop)
-	}
 	f.report(m, func(o Observer, m events.Moment) { o.Stopped(m, e) })
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	. "github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 var busT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -60,32 +59,6 @@ func TestFanSays(t *testing.T) {
 	for i := range want {
 		if rec.ns[i] != want[i] || !rec.ts[i].Equal(busT0) {
 			t.Errorf("notice %d: %v at %v, want %v", i, rec.ns[i], rec.ts[i], want[i])
-		}
-	}
-}
-
-// The fan words a report's typed values with the words it was given, so
-// every observer sees the same text; a text the engine set stays, and
-// without words the values stay unworded.
-func TestFanWordsTypedValues(t *testing.T) {
-	var got []Event
-	b := New(func() time.Time { return busT0 }, "run-7")
-	b.Add(Lines(func(e Event) { got = append(got, e) }))
-	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
-	failure := Failure{Reason: supervise.TimedOut, Code: 124}
-	b.Stopped(Moment{}, End{Stop: &stop})
-	b.SetWords(Words{
-		Stop:    func(s Stop) string { return "stopped by " + s.Signal },
-		Failure: func(f Failure) string { return "timed out" },
-	})
-	b.Stopped(Moment{}, End{Stop: &stop})
-	b.CallEnded(Moment{}, Call{Outcome: IterationTimedOut, Failure: &failure})
-	b.Stopped(Moment{}, End{Stop: &stop, Message: "own words", Reason: "SIGINT"})
-	b.Stopped(Moment{}, End{})
-	want := []struct{ msg, reason string }{{"", ""}, {"stopped by SIGINT", ""}, {"", "timed out"}, {"own words", "SIGINT"}, {"", ""}}
-	for i, w := range want {
-		if got[i].Message != w.msg || got[i].Reason != w.reason {
-			t.Errorf("event %d: message %q reason %q, want %q %q", i, got[i].Message, got[i].Reason, w.msg, w.reason)
 		}
 	}
 }

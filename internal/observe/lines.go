@@ -1,15 +1,20 @@
 package observe
 
-import "github.com/ralphloop/ralph_loop/internal/events"
+import (
+	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/events"
+)
 
 // Lines is an Observer that turns each lifecycle report into its line of
 // logs/events.jsonl (docs/EVENTS.md) and hands it to f: the one place the
 // typed reports become that line (the event log, the notifiers' payload,
-// the in-process dashboard's copy of the log). CallProgress is no line.
-func Lines(f func(events.Event)) Observer { return lines{Observer: Ignore, f: f} }
+// the in-process dashboard's copy of the log). It implements every
+// method, so a new happening does not build until it says what its line
+// is.
+func Lines(f func(events.Event)) Observer { return lines{f: f} }
 
 type lines struct {
-	Observer
 	f func(events.Event)
 }
 
@@ -28,17 +33,24 @@ func waitLine(m events.Moment, typ events.Type, w events.Wait) events.Event {
 	return e
 }
 
-func (l lines) RunStarted(m events.Moment, driver, version string) {
+func (l lines) RunStarted(m events.Moment, s events.Start) {
 	e := line(m, events.RunStarted)
-	e.Driver, e.Version = driver, version
+	e.Driver = s.Driver
+	e.Version = s.Version
 	l.f(e)
 }
 
 func (l lines) CallStarted(m events.Moment) { l.f(line(m, events.IterationStarted)) }
 
+// CallProgress is no line: the log keeps what happened, not how a call
+// went along.
+func (l lines) CallProgress(events.Moment, events.AgentWorking) {}
+
 func (l lines) CallEnded(m events.Moment, c events.Call) {
 	e := line(m, c.Outcome)
-	e.Iteration, e.Reason, e.DriverExitCode = c.Iteration, c.Reason, c.DriverExitCode
+	e.Iteration = c.Iteration
+	e.Reason = c.FailureWords()
+	e.DriverExitCode = c.DriverExitCode
 	e.StderrTail, e.StderrLog = c.StderrTail, c.StderrLog
 	l.f(e)
 }
@@ -116,16 +128,28 @@ func (l lines) Tracked(m events.Moment, t events.Task) {
 	l.f(e)
 }
 
-func (l lines) Reviewed(m events.Moment, _ events.Level, text string) {
+func (l lines) Reviewed(m events.Moment, r events.Review) {
 	e := line(m, events.ReviewCompleted)
-	e.Message = text
+	e.Message = r.Text
 	l.f(e)
 }
 
 func (l lines) Stopped(m events.Moment, end events.End) {
 	e := line(m, events.RunFinished)
-	e.Reason, e.ExitCode, e.DriverExitCode, e.Message, e.Stop = end.Reason, new(end.ExitCode), end.DriverExitCode, end.Message, end.Stop
+	e.Reason = end.Reason
+	e.ExitCode = new(end.ExitCode)
+	e.DriverExitCode = end.DriverExitCode
+	if end.Stop != nil {
+		e.Message = end.Stop.Sentence()
+		e.Stop = end.Stop
+	}
 	l.f(e)
 }
+
+// Output, Warned and Said are what a person is told, not what happened:
+// no line.
+func (l lines) Output(time.Time, []byte)              {}
+func (l lines) Warned(time.Time, events.Level, error) {}
+func (l lines) Said(time.Time, events.Notice)         {}
 
 var _ Observer = lines{}

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	. "github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // Each report becomes the line of logs/events.jsonl the engine wrote when
 // it built the line itself (docs/EVENTS.md): the same fields, the same
-// bytes.
+// bytes; a failed call's reason and a stop's message are their values'
+// words (Failure.Words, Stop.Sentence).
 func TestLinesAreTheEventLogContract(t *testing.T) {
 	until := busT0.Add(90 * time.Second)
 	snap := Snapshot{Loop: 3, CallsThisHour: 2, MaxCalls: 100, NextReset: "04:00:00", BreakerState: "CLOSED"}
@@ -20,12 +20,12 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 	}
 	stop := Stop{Kind: StopSignal, Signal: "SIGINT"}
 	it := &Iteration{Outcome: "success", Driver: "claude-code", WallMS: 5}
-	f := Failure{Reason: supervise.TimedOut, Code: 124}
+	f := Failure{Kind: CallTimedOut, Code: 124}
 	cases := []struct {
 		report func(*Fan)
 		want   Event
 	}{
-		{func(b *Fan) { b.RunStarted(m("", ""), "claude-code", "1.2.3") },
+		{func(b *Fan) { b.RunStarted(m("", ""), Start{Driver: "claude-code", Version: "1.2.3"}) },
 			Event{Type: RunStarted, Driver: "claude-code", Version: "1.2.3"}},
 		{func(b *Fan) { b.CallStarted(m("executing", "running")) },
 			Event{Type: IterationStarted, Action: "executing", Status: "running"}},
@@ -60,7 +60,7 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 		{func(b *Fan) {
 			b.DriverSwitched(m("driver_switched", "running"), DriverSwitch{FromDriver: "codex", ToDriver: "claude-code", Why: SwitchReset})
 		}, Event{Type: DriverSwitched, Action: "driver_switched", Status: "running", From: "codex", To: "claude-code", Why: SwitchReset}},
-		{func(b *Fan) { b.Reviewed(m("", ""), Warn, "review: 2 findings") },
+		{func(b *Fan) { b.Reviewed(m("", ""), Review{Level: Warn, Text: "review: 2 findings"}) },
 			Event{Type: ReviewCompleted, Message: "review: 2 findings"}},
 		{func(b *Fan) {
 			b.Stopped(m("interrupted", "stopped"), End{Reason: "SIGINT", ExitCode: 130, Stop: &stop})
@@ -72,10 +72,6 @@ func TestLinesAreTheEventLogContract(t *testing.T) {
 	for _, c := range cases {
 		var got []Event
 		b := New(func() time.Time { return busT0 }, "run-7")
-		b.SetWords(Words{
-			Stop:    func(s Stop) string { return "stopped by " + s.Signal },
-			Failure: func(Failure) string { return "timed out" },
-		})
 		b.Add(Lines(func(e Event) { got = append(got, e) }))
 		c.report(b)
 		want := c.want

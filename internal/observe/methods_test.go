@@ -24,7 +24,7 @@ import (
 // Observer's and Keeper's: its own API, by type ("pkg.Type", pkg the
 // import path below the module).
 var ownAPI = map[string][]string{
-	"internal/observe.Fan":     {"Add", "SetWords", "Note", "Log"},
+	"internal/observe.Fan":     {"Add", "Note", "Log"},
 	"internal/notify.Notifier": {"DrainCut"},
 }
 

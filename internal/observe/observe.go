@@ -18,20 +18,22 @@
 //     loop reports (and carries on after, at level Warn).
 //   - Said: the rest of what a person watching the loop is told (the
 //     log lines, boxes and countdowns that belong to no happening above),
-//     a closed sum of typed values (events.Notice) that package console
-//     words, for the terminal and for logs/ralph.log.
+//     typed values (events.Notice), each with its own words, which
+//     package console lays out for the terminal and for logs/ralph.log.
 //
 // The kept state is no happening: its changes go to a Keeper (the state
 // store, package store), which the engine holds itself, not through Fan.
 //
-// A surface embeds Ignore (an Observer that does nothing) and implements
-// what it shows; the compiler checks what it implements (var _
-// observe.Observer = (*X)(nil)): a method with the wrong values does not
-// build. A misspelt name does (it is a method of its own, and the embedded
-// Ignore answers for the one it meant), so a test walks the module's
-// types: an observer or keeper may declare no exported method but
-// Observer's, Keeper's and a short list of its own API
-// (TestObserversDeclareNoStrayMethods).
+// A surface that must show every happening (the console and
+// logs/ralph.log, the event log's Lines, status.json) implements every
+// method itself, so a new happening does not build until it handles it.
+// One that shows a few embeds Ignore (an Observer that does nothing) and
+// implements those; the compiler checks their signatures (var _
+// observe.Observer = (*X)(nil)), but a misspelt name builds (it is a
+// method of its own, and the embedded Ignore answers for the one it
+// meant), so a test walks the module's types: an observer or keeper may
+// declare no exported method but Observer's, Keeper's and a short list of
+// its own API (TestObserversDeclareNoStrayMethods).
 package observe
 
 import (
@@ -47,8 +49,8 @@ import (
 
 // Observer is a surface the loop reports to.
 type Observer interface {
-	// RunStarted: the main loop starts, with driver (its version).
-	RunStarted(m events.Moment, driver, version string)
+	// RunStarted: the main loop starts.
+	RunStarted(m events.Moment, s events.Start)
 	// CallStarted: an agent call starts (loop m.Loop).
 	CallStarted(m events.Moment)
 	// CallProgress: the call runs, every 10 s (w.Elapsed; zero for the
@@ -77,8 +79,8 @@ type Observer interface {
 	// Tracked: a tracker's items were imported, claimed, closed or
 	// released, or a tracker command failed (TASK_SOURCES).
 	Tracked(m events.Moment, t events.Task)
-	// Reviewed: a review call ended; text says what it found, at level.
-	Reviewed(m events.Moment, level events.Level, text string)
+	// Reviewed: a review call ended; r says what it found.
+	Reviewed(m events.Moment, r events.Review)
 	// Stopped: the run ended.
 	Stopped(m events.Moment, e events.End)
 	// Output is a piece of the agent's live output.
@@ -152,8 +154,8 @@ type Keeper interface {
 	SessionReset(reason string, loop int, at time.Time) error
 }
 
-// Ignore is an Observer that does nothing: a surface embeds it and
-// implements what it shows.
+// Ignore is an Observer that does nothing: an observer that shows a few
+// happenings embeds it and implements those.
 var Ignore Observer = ignore{}
 
 // Discard is a Keeper that saves nothing: a dry run's, whose changes go
@@ -162,7 +164,7 @@ var Discard Keeper = ignore{}
 
 type ignore struct{}
 
-func (ignore) RunStarted(events.Moment, string, string)                      {}
+func (ignore) RunStarted(events.Moment, events.Start)                        {}
 func (ignore) CallStarted(events.Moment)                                     {}
 func (ignore) CallProgress(events.Moment, events.AgentWorking)               {}
 func (ignore) CallEnded(events.Moment, events.Call)                          {}
@@ -174,7 +176,7 @@ func (ignore) UsageChanged(events.Moment)                                    {}
 func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
 func (ignore) UsageProjected(events.Moment, events.Projection)               {}
 func (ignore) Tracked(events.Moment, events.Task)                            {}
-func (ignore) Reviewed(events.Moment, events.Level, string)                  {}
+func (ignore) Reviewed(events.Moment, events.Review)                         {}
 func (ignore) Stopped(events.Moment, events.End)                             {}
 func (ignore) Output(time.Time, []byte)                                      {}
 func (ignore) Warned(time.Time, events.Level, error)                         {}

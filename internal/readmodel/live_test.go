@@ -39,7 +39,7 @@ func runSome(t *testing.T, bus *observe.Fan, k observe.Keeper) {
 	at := func(action string) events.Moment {
 		return events.Moment{Snapshot: snap, Action: action, Status: "running"}
 	}
-	bus.RunStarted(at("starting"), "claude", "")
+	bus.RunStarted(at("starting"), events.Start{Driver: "claude"})
 	k.SessionStarted(liveNow)
 	bus.CallStarted(at("executing"))
 	bus.CallProgress(events.Moment{Snapshot: snap}, events.AgentWorking{})

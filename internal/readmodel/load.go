@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -67,7 +66,7 @@ func build(r folderState, maxCalls int, now time.Time) *View {
 		v.Progress.Task = fixplan.NextTask(r.Plan)
 	}
 	if ra := r.Analysis; ra != nil {
-		v.Progress.LastLoopSummary = console.SummaryLine(ra.Analysis.WorkSummary)
+		v.Progress.LastLoopSummary = events.SummaryLine(ra.Analysis.WorkSummary)
 		v.Progress.LastLoopComplete = ra.Analysis.TasksCompletedThisLoop
 	}
 	if s := r.Breaker; s != nil {

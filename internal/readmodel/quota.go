@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/quota"
 )
 
@@ -80,7 +80,7 @@ func (q *QuotaView) rows(home string, now time.Time) []QuotaRow {
 		set = append(set, "no thresholds")
 	}
 	out := []QuotaRow{{"Quota", strings.Join(set, "; ") + "; ledger " + q.Ledger}}
-	if s := console.UsageReserve(q.Reserve); s != "" {
+	if s := events.UsageReserve(q.Reserve); s != "" {
 		out = append(out, QuotaRow{"Reserve", s})
 	}
 	if q.Error != "" {
@@ -91,8 +91,8 @@ func (q *QuotaView) rows(home string, now time.Time) []QuotaRow {
 			out = append(out, QuotaRow{"Window", a.Account + ": no call or report in the ledger yet"})
 		}
 		for _, r := range a.Windows {
-			out = append(out, QuotaRow{"Window", a.Account + " " + console.UsageReading(r, now)})
-			if runs := console.UsageRuns(r, home); runs != "" {
+			out = append(out, QuotaRow{"Window", a.Account + " " + events.UsageReading(r, now)})
+			if runs := events.UsageRuns(r, home); runs != "" {
 				out = append(out, QuotaRow{"Runs", runs})
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/safetext"
 )
@@ -18,7 +17,7 @@ func (v *View) WriteSummary(w io.Writer) {
 	fmt.Fprintln(w, "\nSummary:")
 	fmt.Fprintf(w, "  State:     %s\n", v.StateLine())
 	if q := v.State.Question; q != nil {
-		fmt.Fprintf(w, "  Question:  %s (the agent asked in loop %d)\n", console.Quoted(q.Text, 1000), q.Loop)
+		fmt.Fprintf(w, "  Question:  %s (the agent asked in loop %d)\n", events.Quoted(q.Text, 1000), q.Loop)
 		fmt.Fprintf(w, "  Answer:    ralph_loop --answer \"YOUR ANSWER\" here, or the dashboard's answer form%s\n", answerFile(q))
 	}
 	if v.Progress.Task != "" {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
@@ -127,7 +126,7 @@ type Summary struct {
 // order. Lines that are not valid JSON events are counted (Invalid of the run they fall in, or of
 // the next run for lines before the first event) and skipped; a last line
 // without its newline is an append still under way and is left out
-// silently. A line longer than maxLine is skipped as invalid without being
+// silently. A line longer than MaxLine is skipped as invalid without being
 // held in memory, so a damaged log cannot exhaust it. A run_started event for a run id
 // already seen with one starts a new run (two runs started within the same
 // second share their id).
@@ -184,17 +183,17 @@ func Read(logs ...io.Reader) ([]*Summary, error) {
 	return runs, nil
 }
 
-// maxLine bounds one event line; an event is a few hundred bytes.
-const maxLine = 1 << 20
+// MaxLine bounds one event line; an event is a few hundred bytes.
+const MaxLine = 1 << 20
 
 // readLine returns the next line with its newline; long reports a line over
-// maxLine, whose bytes are skipped, not returned.
+// MaxLine, whose bytes are skipped, not returned.
 func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !long {
 			line = append(line, chunk...)
-			if len(line) > maxLine {
+			if len(line) > MaxLine {
 				long, line = true, nil
 			}
 		}
@@ -317,8 +316,8 @@ func failedVerdict(v events.TaskVerdict) string {
 	return fmt.Sprintf("failed (exit %d)", v.ExitCode)
 }
 
-// find returns the last run with the id, or nil.
-func find(runs []*Summary, id string) *Summary {
+// Find returns the last run with the id, or nil.
+func Find(runs []*Summary, id string) *Summary {
 	for i := len(runs) - 1; i >= 0; i-- {
 		if runs[i].RunID == id {
 			return runs[i]
@@ -376,8 +375,8 @@ func writeGates(w io.Writer, g *events.Gates) {
 	fmt.Fprintln(w)
 }
 
-// writeText renders s as a table for a terminal.
-func writeText(w io.Writer, s *Summary) {
+// WriteText renders s as a table for a terminal.
+func WriteText(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "Run %s", s.RunID)
 	if s.Driver != "" {
 		fmt.Fprintf(w, " (%s)", s.Driver)
@@ -418,7 +417,7 @@ func writeText(w io.Writer, s *Summary) {
 	if len(s.Breaker) > 0 {
 		fmt.Fprintln(w, "\n  circuit breaker:")
 		for _, c := range s.Breaker {
-			fmt.Fprintf(w, "    loop %d: %s\n", c.Loop, console.BreakerMove(c.From, c.To, c.Reason))
+			fmt.Fprintf(w, "    loop %d: %s\n", c.Loop, events.BreakerMove(c.From, c.To, c.Reason))
 		}
 	}
 	writeReceipts(w, s.Receipts)
@@ -454,27 +453,27 @@ func writeQuestions(w io.Writer, qs []Question) {
 	}
 	fmt.Fprintln(w, "\n  questions to the person:")
 	for _, q := range qs {
-		fmt.Fprintf(w, "    loop %d: %s\n      ", q.Loop, console.Quoted(q.Question, 300))
+		fmt.Fprintf(w, "    loop %d: %s\n      ", q.Loop, events.Quoted(q.Question, 300))
 		waited := (time.Duration(q.Waited * float64(time.Second))).Round(time.Second)
 		switch q.Outcome {
 		case "":
 			fmt.Fprintln(w, "waiting for the answer")
 		case "answered":
-			fmt.Fprintf(w, "answered via %s after %s: %s\n", q.Via, waited, console.Quoted(q.Answer, 300))
+			fmt.Fprintf(w, "answered via %s after %s: %s\n", q.Via, waited, events.Quoted(q.Answer, 300))
 		case "stopped":
 			fmt.Fprintf(w, "the run stopped after %s while it waited; the question stays open (ralph_loop --answer)\n", waited)
 		default:
 			fmt.Fprintf(w, "no answer (%s after %s): %s", q.Outcome, waited, q.Then)
 			if q.Task != "" {
-				fmt.Fprintf(w, ", task %s set aside", console.Quoted(q.Task, 120))
+				fmt.Fprintf(w, ", task %s set aside", events.Quoted(q.Task, 120))
 			}
 			fmt.Fprintln(w)
 		}
 	}
 }
 
-// historyLine is one run in the history.
-type historyLine struct {
+// Line is one run in the history.
+type Line struct {
 	RunID      string    `json:"run_id"`
 	Started    time.Time `json:"started"`
 	Seconds    float64   `json:"seconds"`
@@ -486,21 +485,21 @@ type historyLine struct {
 	CostUSD    float64   `json:"cost_usd"`
 }
 
-// history is one historyLine per run, oldest first.
-func history(runs []*Summary) []historyLine {
-	out := make([]historyLine, 0, len(runs))
+// History is one Line per run, oldest first.
+func History(runs []*Summary) []Line {
+	out := make([]Line, 0, len(runs))
 	for _, s := range runs {
-		out = append(out, historyLine{RunID: s.RunID, Started: s.Started, Seconds: s.Ended.Sub(s.Started).Seconds(),
+		out = append(out, Line{RunID: s.RunID, Started: s.Started, Seconds: s.Ended.Sub(s.Started).Seconds(),
 			Finished: s.Finished, ExitReason: s.ExitReason, Loops: len(s.Loops), Tasks: len(s.Receipts),
 			Tokens: s.Totals.Tokens(), CostUSD: s.Totals.CostUSD})
 	}
 	return out
 }
 
-// writeHistory renders one line per run, oldest first.
-func writeHistory(w io.Writer, runs []*Summary) {
+// WriteHistory renders one line per run, oldest first.
+func WriteHistory(w io.Writer, runs []*Summary) {
 	fmt.Fprintf(w, "\nRuns (%d):\n  %-25s %-19s %9s %5s %5s %12s %10s  %s\n", len(runs), "run", "started", "seconds", "loops", "tasks", "tokens", "cost USD", "stopped")
-	lines := history(runs)
+	lines := History(runs)
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		// Failed start-ups in a row are one line: how many, from when to when.
@@ -527,14 +526,14 @@ func writeHistory(w io.Writer, runs []*Summary) {
 	}
 }
 
-// all is --report --json: the last run in full and the history.
-type all struct {
-	Last *Summary      `json:"last"`
-	Runs []historyLine `json:"runs"`
+// All is --report --json: the last run in full and the history.
+type All struct {
+	Last *Summary `json:"last"`
+	Runs []Line   `json:"runs"`
 }
 
-// writeJSON renders s (a *Summary or an all) as indented JSON.
-func writeJSON(w io.Writer, s any) error {
+// WriteJSON renders s (a *Summary or an All) as indented JSON.
+func WriteJSON(w io.Writer, s any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
@@ -547,29 +546,4 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Write is --report: the last run (Last) in full and one line per run, or,
-// when id is set, the last run with that id alone; as indented JSON when
-// asJSON. found is false, and nothing is written, when there is no such
-// run.
-func Write(w io.Writer, runs []*Summary, id string, asJSON bool) (found bool, err error) {
-	one := Last(runs)
-	if id != "" {
-		one = find(runs, id)
-	}
-	switch {
-	case one == nil:
-		return false, nil
-	case id != "" && asJSON:
-		return true, writeJSON(w, one)
-	case id != "":
-		writeText(w, one)
-	case asJSON:
-		return true, writeJSON(w, all{Last: one, Runs: history(runs)})
-	default:
-		writeText(w, one)
-		writeHistory(w, runs)
-	}
-	return true, nil
 }

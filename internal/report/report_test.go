@@ -457,7 +457,7 @@ func TestQuestions(t *testing.T) {
 		t.Fatalf("questions: %+v", qs)
 	}
 	var b strings.Builder
-	report.Write(&b, runs, "", false)
+	report.WriteText(&b, report.Last(runs))
 	for _, want := range []string{
 		`    loop 1: "Postgres \u001b[31mor\u001b[0m SQLite?"`,
 		`answered via dashboard after 1s: "SQLite"`,

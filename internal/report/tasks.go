@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
 
@@ -71,6 +70,6 @@ func writeTrackers(w io.Writer, ts []Tracked) {
 			continue
 		}
 		e := events.Event{Type: t.Type, Tracker: t.Tracker, Tasks: t.Tasks, Title: t.Title, Message: t.Message, Reason: t.Step}
-		fmt.Fprintf(w, "    loop %d: %s\n", t.Loop, console.Headline(e))
+		fmt.Fprintf(w, "    loop %d: %s\n", t.Loop, e.Headline())
 	}
 }

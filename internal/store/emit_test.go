@@ -18,13 +18,18 @@ func emit(b *observe.Fan, e events.Event) {
 	w := events.Wait{Kind: e.Wait, Delay: time.Duration(e.DelaySecs * float64(time.Second)), Until: until, Skipped: e.Skipped, Reason: e.Reason}
 	switch e.Type {
 	case events.RunStarted:
-		b.RunStarted(m, e.Driver, e.Version)
+		b.RunStarted(m, events.Start{Driver: e.Driver, Version: e.Version})
 	case events.IterationStarted:
 		b.CallStarted(m)
 	case events.IterationProgress:
 		b.CallProgress(m, events.AgentWorking{Last: e.Message, Elapsed: w.Delay})
 	case events.IterationCompleted, events.IterationFailed, events.IterationTimedOut, events.IterationIdle, events.IterationDenied:
-		b.CallEnded(m, events.Call{Outcome: e.Type, Iteration: e.Iteration, Reason: e.Reason, DriverExitCode: e.DriverExitCode})
+		c := events.Call{Outcome: e.Type, Iteration: e.Iteration, DriverExitCode: e.DriverExitCode}
+		if e.Reason != "" && e.DriverExitCode != nil {
+			// A failed call: its exit code says how (Failure.Words).
+			c.Failure = &events.Failure{Code: *e.DriverExitCode}
+		}
+		b.CallEnded(m, c)
 	case events.DelayStarted:
 		b.WaitStarted(m, w)
 	case events.DelayEnded:
@@ -42,9 +47,9 @@ func emit(b *observe.Fan, e events.Event) {
 	case events.DriverSwitched:
 		b.DriverSwitched(m, events.DriverSwitch{FromDriver: e.From, ToDriver: e.To, Why: e.Why, Until: until})
 	case events.ReviewCompleted:
-		b.Reviewed(m, events.Info, e.Message)
+		b.Reviewed(m, events.Review{Level: events.Info, Text: e.Message})
 	case events.RunFinished:
-		end := events.End{Reason: e.Reason, DriverExitCode: e.DriverExitCode, Stop: e.Stop, Message: e.Message}
+		end := events.End{Reason: e.Reason, DriverExitCode: e.DriverExitCode, Stop: e.Stop}
 		if e.ExitCode != nil {
 			end.ExitCode = *e.ExitCode
 		}

@@ -10,8 +10,8 @@ import (
 )
 
 // RalphLog appends plain "[stamp] [LEVEL] msg" lines to logs/ralph.log, the
-// format bmalph's dashboard parses; package console words the lines
-// (console.NewLog). Write errors are reported once through onErr and never
+// format bmalph's dashboard parses; package console lays out the values'
+// words as those lines (console.NewLog). Write errors are reported once through onErr and never
 // stop the loop.
 type RalphLog struct {
 	d     *ralphdir.Dir

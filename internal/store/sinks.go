@@ -88,17 +88,19 @@ func StatusOf(m events.Moment, reason string, driverExit *int) StatusFile {
 // timed-out call's description, nothing for the others.
 func callReason(c events.Call) string {
 	if c.Outcome == events.IterationFailed || c.Outcome == events.IterationTimedOut {
-		return c.Reason
+		return c.FailureWords()
 	}
 	return ""
 }
 
 // StatusTo is an Observer that hands the status.json content (StatusOf)
 // of every report that carries a status to f.
-func StatusTo(f func(StatusFile)) observe.Observer { return &status{Observer: observe.Ignore, f: f} }
+func StatusTo(f func(StatusFile)) observe.Observer { return &status{f: f} }
 
+// status implements every method: each happening carries the moment
+// status.json shows, so a new one does not build until it says whether it
+// writes the file.
 type status struct {
-	observe.Observer
 	f func(StatusFile)
 }
 
@@ -121,7 +123,7 @@ func (s *status) write(m events.Moment, reason string, driverExit *int) {
 	}
 }
 
-func (s *status) RunStarted(m events.Moment, _, _ string)               { s.write(m, "", nil) }
+func (s *status) RunStarted(m events.Moment, _ events.Start)            { s.write(m, "", nil) }
 func (s *status) CallStarted(m events.Moment)                           { s.write(m, "", nil) }
 func (s *status) WaitStarted(m events.Moment, _ events.Wait)            { s.write(m, "", nil) }
 func (s *status) WaitEnded(m events.Moment, _ events.Wait)              { s.write(m, "", nil) }
@@ -129,11 +131,21 @@ func (s *status) LimitHit(m events.Moment, _ events.Wait)               { s.writ
 func (s *status) BreakerMoved(m events.Moment, _ events.BreakerChange)  { s.write(m, "", nil) }
 func (s *status) UsageChanged(m events.Moment)                          { s.write(m, "", nil) }
 func (s *status) DriverSwitched(m events.Moment, _ events.DriverSwitch) { s.write(m, "", nil) }
-func (s *status) Reviewed(m events.Moment, _ events.Level, _ string)    { s.write(m, "", nil) }
+func (s *status) Reviewed(m events.Moment, _ events.Review)             { s.write(m, "", nil) }
 func (s *status) CallEnded(m events.Moment, c events.Call) {
 	s.write(m, callReason(c), c.DriverExitCode)
 }
 func (s *status) Stopped(m events.Moment, e events.End) { s.write(m, e.Reason, e.DriverExitCode) }
+
+// The call's progress (progress.json's), the agent's output, what a
+// person is told, the usage governor's projection and the trackers' steps
+// leave status.json as it is.
+func (s *status) CallProgress(events.Moment, events.AgentWorking) {}
+func (s *status) UsageProjected(events.Moment, events.Projection) {}
+func (s *status) Tracked(events.Moment, events.Task)              {}
+func (s *status) Output(time.Time, []byte)                        {}
+func (s *status) Warned(time.Time, events.Level, error)           {}
+func (s *status) Said(time.Time, events.Notice)                   {}
 
 var spinner = []string{"⠸", "⠋", "⠙", "⠹"}
 

@@ -134,15 +134,15 @@ func TestStatusFileDefaults(t *testing.T) {
 }
 
 // exit_reason is the stop reason (run_finished) or a failed call's
-// description; other events never leave one behind.
+// description (its failure's words); other events never leave one behind.
 func TestStatusExitReason(t *testing.T) {
 	tests := []struct {
 		typ  events.Type
 		want string
 	}{
 		{events.RunFinished, "why"},
-		{events.IterationFailed, "why"},
-		{events.IterationTimedOut, "why"},
+		{events.IterationFailed, "error (exit 2)"},
+		{events.IterationTimedOut, "error (exit 2)"},
 		{events.UsageLimited, ""},
 		{events.IterationCompleted, ""},
 		{events.Paused, ""},
@@ -151,7 +151,7 @@ func TestStatusExitReason(t *testing.T) {
 		d := newDir(t)
 		b := observe.New(fixedClock, "run")
 		b.Add(newStatus(d, failOnErr(t)))
-		emit(b, events.Event{Type: tt.typ, Action: "x", Status: "running", Reason: "why"})
+		emit(b, events.Event{Type: tt.typ, Action: "x", Status: "running", Reason: "why", DriverExitCode: new(2)})
 		var st StatusFile
 		if err := json.Unmarshal(readFile(t, d, ralphdir.Status), &st); err != nil {
 			t.Fatal(err)

@@ -5,12 +5,14 @@
 // A declaration that has one copy per operating system is counted once per
 // file. Run it from the module root:
 //
-//	go run ./scripts/countexports
+//	go run ./scripts/countexports          # declarations and methods
+//	go run ./scripts/countexports -top     # package-level names only (what go doc lists first)
 //
 // It prints the count per package, largest first, then the total.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -22,7 +24,11 @@ import (
 	"strings"
 )
 
+// top counts package-level names only: no methods.
+var top = flag.Bool("top", false, "count package-level names only, not the methods of exported types")
+
 func main() {
+	flag.Parse()
 	per, err := count(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "countexports:", err)
@@ -85,7 +91,7 @@ func exported(f *ast.File) int {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv.List[0].Type)) {
+			if d.Name.IsExported() && (d.Recv == nil || !*top && exportedRecv(d.Recv.List[0].Type)) {
 				n++
 			}
 		case *ast.GenDecl:

@@ -1,8 +1,0 @@
-package events
-
-// AgentTickOver: the call has ended; the ticking line (AgentWorking, said)
-// goes.
-type AgentTickOver struct{}
-
-func (AgentWorking) notice()  {}
-func (AgentTickOver) notice() {}
