@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -70,9 +71,9 @@ func clean(d *ralphdir.Dir, logKeep int, o cleanOptions, stdout io.Writer) error
 		return err
 	}
 	rotated := d.RemoveRotated()
-	fmt.Fprintf(stdout, "Removed %d call log %s (%s)\n", calls.Files, fileWord(calls.Files), sizeWords(calls.Bytes))
-	fmt.Fprintf(stdout, "Removed %d rotated log %s (%s)\n", rotated.Files, fileWord(rotated.Files), sizeWords(rotated.Bytes))
-	fmt.Fprintf(stdout, "Freed %s\n", sizeWords(calls.Bytes+rotated.Bytes))
+	fmt.Fprintf(stdout, "Removed %d call log %s (%s)\n", calls.Files, fileWord(calls.Files), events.ByteSize(calls.Bytes))
+	fmt.Fprintf(stdout, "Removed %d rotated log %s (%s)\n", rotated.Files, fileWord(rotated.Files), events.ByteSize(rotated.Bytes))
+	fmt.Fprintf(stdout, "Freed %s\n", events.ByteSize(calls.Bytes+rotated.Bytes))
 	return nil
 }
 
@@ -82,16 +83,4 @@ func fileWord(n int) string {
 		return "file"
 	}
 	return "files"
-}
-
-// sizeWords is n bytes for a person, in the units the agent's ticking
-// line uses: 618 B, 12.3 KB, 4.0 MB (powers of 1024).
-func sizeWords(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
 }

@@ -369,7 +369,7 @@ type CallTick struct {
 }
 
 func (n CallTick) Lines() []Line {
-	s := fmt.Sprintf("⏳ %s working: %s, %s of output", n.Agent, clock(n.Elapsed), byteSize(n.Bytes))
+	s := fmt.Sprintf("⏳ %s working: %s, %s of output", n.Agent, clock(n.Elapsed), ByteSize(n.Bytes))
 	if t := printable(n.Tool); t != "" {
 		s += ", last tool: " + clip.Ellipsis(t, 40)
 	}

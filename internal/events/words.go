@@ -150,8 +150,8 @@ func printable(s string) string {
 	}, s)
 }
 
-// byteSize is n bytes for a person: 512 B, 12.3 KB, 4.0 MB (powers of 1024).
-func byteSize(n int64) string {
+// ByteSize is n bytes for a person: 512 B, 12.3 KB, 4.0 MB (powers of 1024).
+func ByteSize(n int64) string {
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%d B", n)
