@@ -184,6 +184,7 @@ func wordsCases() []wordsCase {
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
 		{v: UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, want: []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
 		{v: UsageLimitWait{Wait: 8*time.Second + 300*time.Millisecond, Until: until}, want: []string{"INFO Waiting 8s before retrying (until 15:04:05)..."}},
+		{v: UsageLimitWait{Wait: 87*time.Second + 300*time.Millisecond, Until: until}, want: []string{"INFO Waiting 1m27s before retrying (until 15:04:05)..."}},
 		{v: usageWait(UsageWindow{Window: "five_hour", UsedPercent: &warnPct, ResetsAt: &warnReset}, true), method: "LimitLines", want: []string{"WARN ⚠️ Usage warning for the five_hour window (81% used); it resets at 2026-11-25 05:00 UTC: waiting for it (USAGE_WARNING_ACTION=wait)"}},
 		{v: WaitSkipped{Window: 2 * time.Second}, want: []string{"INFO Wait skipped (Ctrl+C). Starting the next call in 2 s — press Ctrl+C again to stop."}},
 		{v: CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute}, want: []string{
