@@ -132,8 +132,12 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 			warn(msg)
 		}
 	}, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, cfg.Verbose)
-	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
-		Bus: bus, Keeper: observe.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
+	s := settingsFor(cfg, reset)
+	repo := projectRepo(s.ProjectDir, dir.Root(), os.Environ(), func(err error) {
+		bus.Note(events.Logged{Level: events.Warn, Text: err.Error()})
+	})
+	p, err := engine.DryRun(s, engine.Deps{
+		Bus: bus, Keeper: observe.Discard, Dir: dir, Repo: repo, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

@@ -69,7 +69,7 @@ func (l *loop) iteration() step {
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
 	l.keep.DiffSummaryChanged("")
-	c.startSHA = l.git.Head(l.ctx)
+	c.startSHA = l.git.Commit(l.ctx)
 	l.keep.LoopStarted(c.startSHA)
 	l.markBase()
 	c.base = l.tree

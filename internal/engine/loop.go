@@ -13,7 +13,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
-	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -29,7 +28,7 @@ type loop struct {
 	bus  *observe.Fan   // the observers: every report goes through it
 	keep observe.Keeper // the kept state's keeper: every change goes to it
 	dir  *ralphdir.Dir
-	git  gitrun.Repo
+	git  Repo
 	drv  drivers.Driver
 	fb   *fallback // FALLBACK_DRIVER, nil when none
 
@@ -135,13 +134,9 @@ func Run(s config.Config, deps Deps) Result {
 }
 
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
-// Its git runs in the loop's environment (Deps.Env), which also says
-// whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s config.Config, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
-		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env, func(err error) {
-			deps.Bus.Note(events.Logged{Level: events.Warn, Text: err.Error()}) // a git command that would never end: its answers say "no change"
-		}), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		git: deps.Repo, format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
 }
 
 func (l *loop) run() Result {

@@ -17,13 +17,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	ctx := l.ctx
-	gitOK := l.git.IsRepo(ctx)
+	gitOK := l.git.InRepository(ctx)
 	head, dirty := "", false
 	if gitOK {
-		head, dirty = l.git.Head(ctx), l.git.Porcelain(ctx) != ""
+		head, dirty = l.git.Commit(ctx), l.git.Uncommitted(ctx) != ""
 	}
 	last := l.reviewSHA
-	if gitOK && last != "" && head != last && !l.git.CommittedBeyondOwned(ctx, last, head) {
+	if gitOK && last != "" && head != last && !l.git.WorkCommitted(ctx, last, head) {
 		head = last // commits of the loop's own files are nothing to review
 	}
 	if !review.Due(review.DueInput{
@@ -38,7 +38,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
-	diffStat := func(rangeSpec string) string { return l.git.DiffStat(ctx, rangeSpec) }
+	diffStat := func(rangeSpec string) string { return l.git.DiffSummary(ctx, rangeSpec) }
 	spec, err := l.drv.Build(l.reviewRequest(review.BuildPrompt(prompt, last, diffStat)))
 	if err != nil {
 		l.warn(fmt.Errorf("review: %w", err))

@@ -14,7 +14,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -114,42 +113,18 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	if f, ok := gitProblem(l.git, l.s.ProjectDir); !ok {
+	if f, ok := repoProblem(l.git, l.s.ProjectDir); !ok {
 		return startupFailed(f)
 	}
 	return nil
 }
 
-// CheckGit runs the loop's start-up check of the project's repository on
+// CheckGit runs the loop's start-up check of the project's repository r on
 // its own (ralph_loop --doctor, and the command line before it writes
-// anything): ok when git is there and the project is a repository with a
-// commit, else the check that failed.
-func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
-	return gitProblem(gitrun.Open(projectDir, "", nil, nil), projectDir)
-}
-
-// gitProblem is the start-up check of the repository. git's refusal to
-// look at a repository another user owns is reported in git's words, with
-// the safe.directory command it suggests, not as "no repository"; so is a
-// repository git would hang on (a *gitrun.StuckError names the file).
-func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
-	ctx := context.Background()
-	if !g.Available() {
-		return events.StartupFailed{Check: events.GitMissing}, false
-	}
-	if err := g.GitDir(ctx); err != nil {
-		if line, refused := gitrun.Refusal(err.Error()); refused {
-			return events.StartupFailed{Err: errors.New(line)}, false
-		}
-		if gitrun.Stuck(err) { // a named pipe where git reads a file, say
-			return events.StartupFailed{Err: err}, false
-		}
-		return events.StartupFailed{Check: events.NoGitRepo, Path: dir}, false
-	}
-	if g.Head(ctx) == "" {
-		return events.StartupFailed{Check: events.NoCommits}, false
-	}
-	return events.StartupFailed{}, true
+// anything): ok when git is there and the project projectDir is a
+// repository with a commit, else the check that failed.
+func CheckGit(r Repo, projectDir string) (f events.StartupFailed, ok bool) {
+	return repoProblem(r, projectDir)
 }
 
 // checkAgent makes sure the agent CLI is there: a missing CLI is one clear
@@ -273,8 +248,8 @@ func dirExists(p string) bool {
 // a start that is bound to fail stops before the loop creates a folder, a
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
-func Precheck(s config.Config, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil, nil)}
+func Precheck(s config.Config, dir *ralphdir.Dir, repo Repo, lookPath func(string) (string, error)) error {
+	l := &loop{s: s, dir: dir, git: repo}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}
