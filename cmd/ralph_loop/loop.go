@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -251,7 +252,7 @@ func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSand
 			State:       r.state,
 			Logs:        r.state,
 			Now:         time.Now,
-			Run:         runAgent,
+			Agent:       agentcall.Agent{Start: runAgent, Logs: r.state},
 			LookPath:    exec.LookPath,
 			Env:         os.Environ(),
 			Stopper:     sig.stopper,

@@ -22,6 +22,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/ask"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
@@ -171,7 +172,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		State:    st,
 		Logs:     st,
 		Now:      time.Now,
-		Run:      h.agent,
+		Agent:    agentcall.Agent{Start: h.agent, Logs: st},
 		LookPath: h.findAgent,
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
 		Stopper:  h.stopper,

@@ -193,10 +193,6 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 	return it
 }
 
-func toCommand(spec drivers.Spec) supervise.Command {
-	return supervise.Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir, Stdin: spec.Stdin}
-}
-
 // callOptions bounds one agent call: the timeout, the inactivity limit and
 // the effective write heartbeat (at most the timeout minus 2 minutes).
 func (l *loop) callOptions(stdout, stderr io.Writer) supervise.Options {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
@@ -173,7 +174,7 @@ func (r *obsRun) run() {
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)
 	r.res = Run(s, Deps{
-		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, Repo: r.repo, State: st, Logs: st, Now: r.now, Run: r.agent,
+		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})

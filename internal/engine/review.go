@@ -58,7 +58,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	// A failed review call is ignored, as the bash loop ignores it.
 	l.plan.stale()
-	l.deps.Run(ctx, toCommand(spec), l.callOptions(log, log))
+	l.deps.Agent.Review(ctx, spec, l.callOptions(log, log))
 	f.Close()
 	rr, err := log.s.Finish(analysis.Ending{})
 	if ctx.Err() != nil {

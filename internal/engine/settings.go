@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"io"
 	"time"
 
@@ -19,7 +18,7 @@ type Deps struct {
 	State    State          // the kept state, read at start-up
 	Logs     Logs           // the agent's logs
 	Now      func() time.Time
-	Run      func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome // supervise.Run in production
+	Agent    Agent // the agent CLI: its calls, the review's, its install's version
 	LookPath func(string) (string, error)
 	Env      []string // the agent's environment (the loop's own)
 	Stopper  *Stopper

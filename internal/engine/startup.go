@@ -153,7 +153,8 @@ func (l *loop) checkAgent() error {
 // CLI's own output says (agentVersion), which wins once it comes. An
 // install that does not say is an unknown version, as before.
 func (l *loop) installedVersion() {
-	l.takeVersion(InstalledVersion(l.drv, l.agentPath))
+	in := l.deps.Agent.Installed(l.drv, l.agentPath)
+	l.takeVersion(in.Version, installedFrom(in))
 }
 
 // InstalledVersion is the version the install of drv's CLI, found at
