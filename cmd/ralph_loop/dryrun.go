@@ -139,7 +139,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 	})
 	// The agent only says its install's version: a dry run makes no call.
 	p, err := engine.DryRun(s, engine.Deps{
-		Bus: bus, Keeper: observe.Discard, Dir: dir, Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
+		Bus: bus, Keeper: observe.Discard, Dir: dir, Project: projectReader(s, dir), Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

@@ -248,6 +248,7 @@ func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSand
 			Bus:         r.bus,
 			Keeper:      r.keeper,
 			Dir:         r.dir,
+			Project:     projectReader(s, r.dir),
 			Repo:        projectRepo(s.ProjectDir, r.dir.Root(), os.Environ(), r.gitWarn),
 			State:       r.state,
 			Logs:        r.state,
@@ -316,7 +317,7 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 		return err
 	}
 	s := settingsFor(cfg, reset)
-	err := engine.Precheck(s, dir, projectRepo(s.ProjectDir, "", nil, nil), exec.LookPath)
+	err := engine.Precheck(s, dir, projectReader(s, dir), projectRepo(s.ProjectDir, "", nil, nil), exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}

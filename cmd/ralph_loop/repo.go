@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
@@ -65,4 +67,10 @@ func (r gitRepo) LastCommit(ctx context.Context) (id, subject string, ok bool) {
 
 func (r gitRepo) CommitsSince(ctx context.Context, since string) []string {
 	return r.g.CommitsSince(ctx, since)
+}
+
+// projectReader is the engine's reader of the project's files (the prompt
+// file s names, the plan, the review prompt, a call's logs) under dir.
+func projectReader(s config.Config, dir *ralphdir.Dir) ralphdir.Project {
+	return ralphdir.Project{Dir: dir, ProjectDir: s.ProjectDir, PromptFile: s.PromptFile, PromptFromRepo: s.PromptFromRepo}
 }

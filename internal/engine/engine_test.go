@@ -168,6 +168,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Bus:      bus,
 		Keeper:   st.Keeper(),
 		Dir:      h.rd,
+		Project:  h.project(s),
 		Repo:     h.repo,
 		State:    st,
 		Logs:     st,
@@ -190,6 +191,11 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 	// at the files or removes the project.
 	synctest.Wait()
 	return r
+}
+
+// project is the reader of h's project files with settings s.
+func (h *ctlHarness) project(s config.Config) ralphdir.Project {
+	return ralphdir.Project{Dir: h.rd, ProjectDir: s.ProjectDir, PromptFile: s.PromptFile, PromptFromRepo: s.PromptFromRepo}
 }
 
 // findAgent is the run's PATH look-up: h.lookPath, or /bin/true for every

@@ -32,7 +32,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}) {
 		return
 	}
-	prompt, err := l.dir.ReadText(ralphdir.ReviewPrompt)
+	prompt, err := l.project.ReviewPrompt()
 	if err != nil {
 		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
 		return

@@ -14,6 +14,7 @@ type Deps struct {
 	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
 	Keeper   observe.Keeper // saves every change of the kept state (the state store)
 	Dir      *ralphdir.Dir  // read only: the plan, the prompt, the call's stderr
+	Project  Project        // the project's files: prompt, plan, review prompt, call logs
 	Repo     Repo           // the project's repository
 	State    State          // the kept state, read at start-up
 	Logs     Logs           // the agent's logs

@@ -90,14 +90,13 @@ func (l *loop) checkPrompt() error {
 		l.goalPlan() // no PROMPT.md, no plan on disk: the goal is both
 		return nil
 	}
-	p := l.promptPath()
-	if fileExists(p) {
+	if l.project.HasPrompt() {
 		// One line and exit 1 for a prompt or plan that is a named pipe,
 		// a link to a device or too big, before anything reads it.
 		if _, err := l.readPromptFile(); err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
-		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+		data, found, err := l.project.Plan()
 		if err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
@@ -249,8 +248,8 @@ func dirExists(p string) bool {
 // a start that is bound to fail stops before the loop creates a folder, a
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
-func Precheck(s config.Config, dir *ralphdir.Dir, repo Repo, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: repo}
+func Precheck(s config.Config, dir *ralphdir.Dir, project Project, repo Repo, lookPath func(string) (string, error)) error {
+	l := &loop{s: s, dir: dir, project: project, git: repo}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}
