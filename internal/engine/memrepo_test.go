@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
+	"testing"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -21,11 +21,11 @@ import (
 // starts git. It answers as gitrun's does where the engine decides from
 // the answer: the loop's own files under .ralph/ (ralphdir.LoopOwned) are
 // never tracked nor changed, untracked files are in Mark and Uncommitted
-// but not counted by ChangedSince, a commit of nothing but .ralph/ is no
-// work committed. The index is always the last commit (Commit stages and
-// commits at once: CommitFiles). A file is looked at only when its size or time
-// differs from the commit's, as git does, so a test that counts the opens
-// of a file counts the loop's own.
+// but not counted by ChangedSince. The index is always the last commit
+// (CommitFiles stages and commits at once). A file is read only when it is another file (an
+// atomic write's), or its size or time differs from the commit's, as git
+// compares, so a test that counts the opens of a file counts the loop's
+// own.
 type MemRepo struct {
 	mu      sync.Mutex
 	dir     string
@@ -40,9 +40,14 @@ type memCommit struct {
 }
 
 type memFile struct {
-	data    string
-	size    int64
-	modTime time.Time
+	data string
+	st   fs.FileInfo // when it was read
+}
+
+// same: st is still the file that was read (the same file, size and
+// time: an atomic write's rename makes a new file).
+func (f memFile) same(st fs.FileInfo) bool {
+	return f.st != nil && os.SameFile(f.st, st) && f.st.Size() == st.Size() && f.st.ModTime().Equal(st.ModTime())
 }
 
 var _ Repo = (*MemRepo)(nil)
@@ -73,14 +78,14 @@ func (r *MemRepo) CommitFiles(subject string, pick func(path string) bool) strin
 		if pick != nil && !pick(p) {
 			continue
 		}
-		if old, ok := files[p]; ok && old.size == st.Size() && old.modTime.Equal(st.ModTime()) {
+		if old, ok := files[p]; ok && old.same(st) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(p)))
 		if err != nil {
 			continue
 		}
-		files[p] = memFile{data: string(b), size: st.Size(), modTime: st.ModTime()}
+		files[p] = memFile{data: string(b), st: st}
 	}
 	for p := range files {
 		if _, ok := work[p]; !ok && (pick == nil || pick(p)) {
@@ -188,11 +193,11 @@ func lineCounts(old, new string) (added, deleted int) {
 }
 
 // work is the working tree's files as a commit's, content read only where
-// size or time differ from base's.
+// the file is not the one base read.
 func (r *MemRepo) work(base map[string]memFile) map[string]memFile {
 	out := map[string]memFile{}
 	for p, st := range r.scan() {
-		if f, ok := base[p]; ok && f.size == st.Size() && f.modTime.Equal(st.ModTime()) {
+		if f, ok := base[p]; ok && f.same(st) {
 			out[p] = f
 			continue
 		}
@@ -200,7 +205,7 @@ func (r *MemRepo) work(base map[string]memFile) map[string]memFile {
 		if err != nil {
 			continue
 		}
-		out[p] = memFile{data: string(b), size: st.Size(), modTime: st.ModTime()}
+		out[p] = memFile{data: string(b), st: st}
 	}
 	return out
 }
@@ -327,4 +332,69 @@ func (r *MemRepo) CommitsSince(_ context.Context, since string) []string {
 		}
 	}
 	return nil
+}
+
+// MemRepo answers as gitrun's Repo does where the engine decides from the
+// answer (gitrun's tests pin the same against git): the loop's own files
+// are no change, an untracked file changes the mark but is not counted,
+// an edit is counted with its lines, a commit moves the commit and is
+// work, and the same tree gives the same mark.
+func TestMemRepoAnswersAsGit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("src/app.txt", "hello\n")
+	write(".ralph/@fix_plan.md", "- [ ] A\n")
+	ctx := context.Background()
+	r := NewMemRepo(dir)
+	start := r.Commit(ctx)
+	mark0, ok := r.Mark(ctx)
+	if !ok || r.Uncommitted(ctx) != "" {
+		t.Fatalf("a clean tree: mark ok %v, uncommitted %q", ok, r.Uncommitted(ctx))
+	}
+
+	write(".ralph/status.json", "{}\n") // the loop's own
+	write(".ralph/logs/ralph.log", "x\n")
+	if m, _ := r.Mark(ctx); m != mark0 {
+		t.Error("the loop's own files changed the mark")
+	}
+	write("new.txt", "new\n") // untracked
+	mark1, _ := r.Mark(ctx)
+	if files, _ := r.ChangedSince(ctx, start); mark1 == mark0 || files != 0 || r.Uncommitted(ctx) != "?? new.txt" {
+		t.Errorf("an untracked file: mark changed %v, counted %d, uncommitted %q", mark1 != mark0, files, r.Uncommitted(ctx))
+	}
+	write("src/app.txt", "hello\nworld\n")
+	files, numstat := r.ChangedSince(ctx, start)
+	if files != 1 || numstat != "1\t0\tsrc/app.txt" {
+		t.Errorf("an edit: %d files, %q", files, numstat)
+	}
+	if m, _ := r.Mark(ctx); m == mark1 {
+		t.Error("an edit did not change the mark")
+	}
+	id := r.CommitFiles("work", nil)
+	if r.Commit(ctx) != id || !r.WorkCommitted(ctx, start, id) || r.Uncommitted(ctx) != "" {
+		t.Errorf("a commit: at %s (want %s), work %v, uncommitted %q", r.Commit(ctx), id, r.WorkCommitted(ctx, start, id), r.Uncommitted(ctx))
+	}
+	if files, _ := r.ChangedSince(ctx, start); files != 2 {
+		t.Errorf("since the start: %d files, want 2 (the edit and the file the commit took)", files)
+	}
+	if got := r.CommitsSince(ctx, start); len(got) != 1 || got[0] != id {
+		t.Errorf("commits since the start %q", got)
+	}
+	if m, _ := r.Mark(ctx); m != mark0 {
+		t.Error("a clean tree after the commit: not the clean mark")
+	}
+	empty := r.CommitFiles("nothing", nil)
+	if r.WorkCommitted(ctx, id, empty) {
+		t.Error("an empty commit is work")
+	}
 }
