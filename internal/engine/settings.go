@@ -13,9 +13,9 @@ import (
 type Deps struct {
 	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
 	Keeper   observe.Keeper // saves every change of the kept state (the state store)
-	Dir      *ralphdir.Dir  // read only: the plan, the prompt, the call's stderr
-	Project  Project        // the project's files: prompt, plan, review prompt, call logs
-	Repo     Repo           // the project's repository
+	Dir      *ralphdir.Dir  // read only: .ralph/'s paths, the pause file, which log names are taken
+	Project  Project        // the project's files: prompt, plan, review prompt, a call's stderr log
+	Repo     Repo           // the project's repository (git in production)
 	State    State          // the kept state, read at start-up
 	Logs     Logs           // the agent's logs
 	Now      func() time.Time
