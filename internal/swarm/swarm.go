@@ -321,11 +321,7 @@ func (s *swarm) start(ctx context.Context) error {
 		done, total := count(body)
 		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(dir, workerName(id))), Branch: branch(id),
 			Epics: headings(epics), State: pending, Done: done, Total: total})
-		open := fmt.Sprintf("%d open tasks", total-done)
-		if total-done == 1 {
-			open = "1 open task"
-		}
-		fmt.Fprintf(s.o.Log, "%s: %s (%s) in %s on %s\n", workerName(id), strings.Join(headings(epics), ", "), open, filepath.Join(dir, workerName(id)), branch(id))
+		fmt.Fprintf(s.o.Log, "%s: %s (%s) in %s on %s\n", workerName(id), strings.Join(headings(epics), ", "), countOf(total-done, "open task"), filepath.Join(dir, workerName(id)), branch(id))
 	}
 	return s.saveState()
 }
