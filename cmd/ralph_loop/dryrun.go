@@ -133,7 +133,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 		}
 	}, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, cfg.Verbose)
 	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
-		Bus: bus, Keeper: observe.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
+		Bus: bus, Keeper: engine.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
@@ -219,7 +220,7 @@ func isDir(p string) bool {
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. It returns the function that stops serving and the
 // keeper the engine must be given instead of keeper.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper observe.Keeper, sig *signals, sandboxed bool) (func(), observe.Keeper, error) {
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper engine.Keeper, sig *signals, sandboxed bool) (func(), engine.Keeper, error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, nil, err
 	}

@@ -12,11 +12,11 @@ import (
 
 // Deps are the engine's connections to the world.
 type Deps struct {
-	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
-	Keeper   observe.Keeper // saves every change of the kept state (the state store)
-	Dir      *ralphdir.Dir  // read only: the plan, the prompt, the call's stderr
-	State    State          // the kept state, read at start-up
-	Logs     Logs           // the agent's logs
+	Bus      *observe.Fan  // the observers (console, logs, the .ralph/ files...)
+	Keeper   Keeper        // saves the kept state (the state store; keep.go)
+	Dir      *ralphdir.Dir // read only: the plan, the prompt, the call's stderr
+	State    State         // the kept state, read at start-up
+	Logs     Logs          // the agent's logs
 	Now      func() time.Time
 	Run      func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome // supervise.Run in production
 	LookPath func(string) (string, error)
