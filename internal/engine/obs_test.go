@@ -183,7 +183,7 @@ func (r *obsRun) run() {
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)
 	r.res = Run(s, Deps{
-		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		Bus: bus, Keeper: st, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})

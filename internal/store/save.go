@@ -64,9 +64,9 @@ func file(data []byte) rendered { return rendered{data: data, present: true} }
 // part is one part of Kept and the file it is saved to.
 type part struct {
 	name string // its file under .ralph/ (the window's first)
-	// run: the part is the run's own, which Load does not read; the
-	// others are saved only once Load has read them.
-	run    bool
+	// unread: Load does not read the part (the run's own mark), so the
+	// first Save writes (or removes) its file whatever it holds.
+	unread bool
 	render func(Kept) (rendered, error)
 	// write saves r (the engine's k); nil: r.data to name, or name
 	// removed when r is not present.
@@ -116,7 +116,7 @@ var parts = []part{
 	{name: loopStartSHA, render: func(k Kept) (rendered, error) {
 		return file([]byte(k.LoopStartSHA + "\n")), nil
 	}, meaning: always("it still names an earlier loop's start commit")},
-	{name: writeHeartbeatTrigger, run: true, render: func(k Kept) (rendered, error) {
+	{name: writeHeartbeatTrigger, unread: true, render: func(k Kept) (rendered, error) {
 		if k.WriteTimeout.IsZero() {
 			return rendered{}, nil
 		}
@@ -176,11 +176,11 @@ var parts = []part{
 // Save saves the kept state k whole: the session steps first, in order
 // (each with its log lines), then each part of k whose file would change —
 // those that changed since Load read them or Save last saved them, and
-// the run's own marks the first time — each to its own file, atomically,
-// and the breaker's new moves appended to its history. A part is not
-// tried again until it changes again, whether its save worked or not.
-// Before Load, only the session steps and the run's own marks are saved:
-// the rest is not the engine's yet.
+// the write-timeout mark, which Load does not read, the first time — each
+// to its own file, atomically, and the breaker's new moves appended to its
+// history. A part is not tried again until it changes again, whether its
+// save worked or not. Before Load, only the session steps are saved: the
+// rest is not the engine's yet.
 //
 // The error is every save that failed (errors.Join), each one line that
 // names the file and says what the failure means; Save itself says
@@ -201,7 +201,7 @@ func (s *Store) Save(k Kept) error {
 			"the next run starts from the breaker state last saved"))
 	}
 	for _, p := range parts {
-		if !p.run && !s.loaded {
+		if !s.loaded {
 			continue
 		}
 		r, err := p.render(k)
@@ -235,7 +235,7 @@ func (s *Store) loadedAs(v Kept) {
 	s.last = map[string]rendered{}
 	s.loaded = true
 	for _, p := range parts {
-		if p.run || p.name == ralphdir.CircuitBreakerState && !v.HaveBreaker {
+		if p.unread || p.name == ralphdir.CircuitBreakerState && !v.HaveBreaker {
 			continue
 		}
 		if r, err := p.render(v); err == nil {
