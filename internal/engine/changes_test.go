@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ralphloop/ralph_loop/breaker"
@@ -32,7 +35,7 @@ func runTwoWith(t *testing.T, k Keeper) *obsRun {
 		t.Fatalf("config.Load: %v", err)
 	}
 	st := store.New(r.dir, nil, nil, false)
-	Run(*c, Deps{
+	r.res = Run(*c, Deps{
 		Bus: observe.New(r.now, "run-1"), Keeper: k, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
@@ -84,5 +87,39 @@ func TestEngineSavesKeptAndWritesNoState(t *testing.T) {
 	}
 	if rec.saved[0].Breaker.State != "" || len(rec.saved[0].SessionSteps) != 1 {
 		t.Errorf("the first save, before the state is loaded, = %+v; want the session's start only", rec.saved[0])
+	}
+}
+
+// fullDisk fails every save once a call's analysis is to be saved, as a
+// full disk does.
+type fullDisk struct {
+	Keeper
+	failed int
+}
+
+func (f *fullDisk) Save(k store.Kept) error {
+	if k.Analysis == nil && f.failed == 0 {
+		return nil
+	}
+	f.failed++
+	return fmt.Errorf("could not save .ralph/.response_analysis: %w; the exit checks see the previous call's analysis",
+		&os.PathError{Op: "write", Path: ".response_analysis", Err: syscall.ENOSPC})
+}
+
+// A save that fails for a full disk stops the run before its next call,
+// with the failure guard's disk_full reason and exit code, and says which
+// file and what to do; the loop does not work on with state it cannot keep.
+func TestFullDiskSaveStopsBeforeTheNextCall(t *testing.T) {
+	t.Parallel()
+	k := &fullDisk{Keeper: Discard}
+	r := runTwoWith(t, k)
+	if r.calls != 1 {
+		t.Errorf("agent calls = %d, want 1: the run went on after the state could not be saved", r.calls)
+	}
+	if r.res.Code != ExitFailed || r.res.Reason != "disk_full" || k.failed == 0 {
+		t.Errorf("result = %d %q (failed saves %d), want %d disk_full", r.res.Code, r.res.Reason, k.failed, ExitFailed)
+	}
+	if s := r.res.Stop.Sentence(); !strings.Contains(s, ".response_analysis") || !strings.Contains(s, "no space left on device") || !strings.Contains(s, "free disk space") {
+		t.Errorf("stop = %q, want the file, the error and the fix", s)
 	}
 }
