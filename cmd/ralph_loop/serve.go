@@ -215,7 +215,7 @@ func isDir(p string) bool {
 
 // startDashboard is --dashboard: it serves this project's dashboard while
 // the loop runs in this process, from the View kept in memory from bus
-// and the changes keeper saves (readmodel.Watch), shown again at every
+// and the kept state keeper saves (readmodel.Watch), shown again at every
 // event and notice. Its controls act on this process: pause and resume
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. It returns the function that stops serving and the

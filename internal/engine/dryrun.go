@@ -63,7 +63,7 @@ type Wait struct {
 // DryRun runs the start-up checks and builds the next iteration's call as
 // Run would, without running it. deps.State must load the state without
 // writing it (a copy), and deps.Keeper should save nothing
-// (observe.Discard): the changes the checks make are saved nowhere, so
+// (Discard): the changes the checks make are saved nowhere, so
 // nothing under .ralph/ is written.
 //
 // A failed check or a call that cannot be built is noted to the observers as in
