@@ -106,7 +106,7 @@ func (l *loop) stateLost() (Result, bool) {
 		return Result{}, false
 	}
 	err := fmt.Errorf("%w (free disk space, then run ralph_loop again)", l.lost)
-	return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: outcomeDiskFull, DriverExit: new(0),
+	return Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: outcomeDiskFull,
 		Err: err, Stop: events.Stop{Kind: events.StopError, Err: err}}, true
 }
 

@@ -190,10 +190,13 @@ func (s *Store) Save(k Kept) error {
 	for _, st := range k.SessionSteps {
 		errs = append(errs, s.step(st))
 	}
+	if !s.loaded {
+		return errors.Join(errs...)
+	}
 	if s.last == nil {
 		s.last = map[string]rendered{}
 	}
-	if s.loaded && !s.historyReady {
+	if !s.historyReady {
 		// As the bash loop's breaker start-up does: the history always
 		// exists once the run checked its breaker.
 		s.historyReady = true
@@ -201,9 +204,6 @@ func (s *Store) Save(k Kept) error {
 			"the next run starts from the breaker state last saved"))
 	}
 	for _, p := range parts {
-		if !s.loaded {
-			continue
-		}
 		r, err := p.render(k)
 		if old, known := s.last[p.name]; err == nil && known && old.same(r) {
 			continue
