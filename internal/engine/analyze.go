@@ -78,6 +78,7 @@ func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
 func (l *loop) updateExitSignals(res analysis.Result) {
 	l.kept.ExitSignals.Update(res.ResponseAnalysis())
 	l.kept.HaveExitSignals = true
+	l.kept.ExitSignalsUpdates++
 }
 
 // exitReason is the graceful-exit check from the recent exit signals, the

@@ -44,15 +44,20 @@ type Kept struct {
 	Session         session.RalphSession // .ralph_session; zero when missing or invalid
 	ExitSignals     analysis.ExitSignals
 	HaveExitSignals bool
-	Analysis        *analysis.ResponseAnalysis // nil: none
-	ErrorHistory    analysis.ErrorHistory
-	OutputLength    int // the last output's length, 0 when none
-	Gates           *gates.Results
-	Findings        *review.Findings
-	ReviewSHA       string
-	LoopStartSHA    string    // the commit the last loop started from
-	DiffSummary     string    // the last loop's diff summary, trimmed; "": none
-	WriteTimeout    time.Time // the write heartbeat stopped the last call then; zero: no such mark (the run's own: Load does not read it)
+	// ExitSignalsUpdates counts the calls whose signals were recorded in
+	// this run: each is saved, as the bash loop writes the file after
+	// every call, even when the signals stayed as they were (the file then
+	// takes this loop's spelling of them).
+	ExitSignalsUpdates int
+	Analysis           *analysis.ResponseAnalysis // nil: none
+	ErrorHistory       analysis.ErrorHistory
+	OutputLength       int // the last output's length, 0 when none
+	Gates              *gates.Results
+	Findings           *review.Findings
+	ReviewSHA          string
+	LoopStartSHA       string    // the commit the last loop started from
+	DiffSummary        string    // the last loop's diff summary, trimmed; "": none
+	WriteTimeout       time.Time // the write heartbeat stopped the last call then; zero: no such mark (the run's own: Load does not read it)
 
 	// The changes since the last Save that are steps, not values: the
 	// breaker's moves, for its history, and what the engine did with the

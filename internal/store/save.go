@@ -51,13 +51,17 @@ const (
 )
 
 // rendered is a part of the kept state as its file holds it: data, or no
-// file at all (present false).
+// file at all (present false); a new version is saved even with the same
+// data (its file may hold another tool's spelling of it).
 type rendered struct {
 	data    []byte
 	present bool
+	version int
 }
 
-func (r rendered) same(o rendered) bool { return r.present == o.present && bytes.Equal(r.data, o.data) }
+func (r rendered) same(o rendered) bool {
+	return r.present == o.present && r.version == o.version && bytes.Equal(r.data, o.data)
+}
 
 func file(data []byte) rendered { return rendered{data: data, present: true} }
 
@@ -152,7 +156,7 @@ var parts = []part{
 	}},
 	{name: exitSignals, render: func(k Kept) (rendered, error) {
 		b, err := k.ExitSignals.Marshal()
-		return file(b), err
+		return rendered{data: b, present: true, version: k.ExitSignalsUpdates}, err
 	}, meaning: always("the next run starts from the exit signals last saved")},
 	{name: reviewLastSHA, render: func(k Kept) (rendered, error) {
 		if sha := strings.TrimSpace(k.ReviewSHA); sha != "" {
@@ -264,7 +268,7 @@ func (s *Store) step(st SessionStep) error {
 		// removed .response_analysis: the engine's copies follow it.
 		if s.last != nil {
 			if b, merr := (analysis.ExitSignals{}).Marshal(); merr == nil {
-				s.last[exitSignals] = file(b)
+				s.last[exitSignals] = rendered{data: b, present: true, version: s.last[exitSignals].version}
 			}
 			s.last[ralphdir.ResponseAnalysis] = rendered{}
 		}

@@ -221,3 +221,29 @@ func TestEveryFailedSaveIsReported(t *testing.T) {
 		}
 	}
 }
+
+// The exit signals are saved after every call that recorded them, even
+// unchanged, as the bash loop writes them: the one-liner Load created
+// takes this loop's spelling then, and not before.
+func TestSaveExitSignalsAfterEveryUpdate(t *testing.T) {
+	d := newDir(t)
+	s := New(d, nil, nil, false)
+	v, err := s.Load(saveAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(v); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.Path(exitSignals)); string(b) != emptyExitSignals {
+		t.Fatalf(".exit_signals = %q before any call, want the one-liner Load created", b)
+	}
+	v.ExitSignalsUpdates++
+	if err := s.Save(v); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := v.ExitSignals.Marshal()
+	if b, _ := os.ReadFile(d.Path(exitSignals)); string(b) != string(want) {
+		t.Errorf(".exit_signals = %q after a call recorded them, want %q", b, want)
+	}
+}
