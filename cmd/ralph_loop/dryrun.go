@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -126,14 +127,19 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.
 	// It loads the copy; the changes the start-up checks make are kept
-	// nowhere (observe.Discard).
+	// nowhere (engine.Discard).
 	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) {
 		if events.Level(level) == events.Warn || events.Level(level) == events.Error {
 			warn(msg)
 		}
 	}, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, cfg.Verbose)
-	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
-		Bus: bus, Keeper: engine.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
+	s := settingsFor(cfg, reset)
+	repo := projectRepo(s.ProjectDir, dir.Root(), os.Environ(), func(err error) {
+		bus.Note(events.Logged{Level: events.Warn, Text: err.Error()})
+	})
+	// The agent only says its install's version: a dry run makes no call.
+	p, err := engine.DryRun(s, engine.Deps{
+		Bus: bus, Keeper: engine.Discard, Dir: dir, Project: projectReader(s, dir), Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

@@ -68,7 +68,7 @@ func (l *loop) iteration() step {
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.kept.DiffSummary = l.kept.DiffSummary, ""
-	c.startSHA = l.git.Head(l.ctx)
+	c.startSHA = l.git.Commit(l.ctx)
 	l.kept.LoopStartSHA = c.startSHA
 	l.markBase()
 	c.base = l.tree
@@ -191,10 +191,6 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 		Verified:              c.verdicts,
 	}
 	return it
-}
-
-func toCommand(spec drivers.Spec) supervise.Command {
-	return supervise.Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir, Stdin: spec.Stdin}
 }
 
 // callOptions bounds one agent call: the timeout, the inactivity limit and

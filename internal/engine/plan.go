@@ -4,7 +4,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
@@ -17,7 +16,7 @@ func (l *loop) readPlan() {
 		l.goalPlan() // held in memory
 		return
 	}
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+	data, found, err := l.project.Plan()
 	l.plan.set(data, found && err == nil)
 }
 
