@@ -108,7 +108,7 @@ func Describe(s State, now time.Time, c Config) []string {
 	}
 	lines := []string{
 		boxTop,
-		"║           Circuit Breaker Status                          ║",
+		"║           Circuit Breaker Status                           ║",
 		boxBottom,
 		"State:                 " + icon + " " + s.State,
 		"Reason:                " + reasonWords(s),
@@ -154,7 +154,7 @@ func Describe(s State, now time.Time, c Config) []string {
 func Halted(s State, now time.Time, c Config) []string {
 	return append(Describe(s, now, c),
 		boxTop,
-		"║  EXECUTION HALTED: Circuit Breaker Opened                 ║",
+		"║  EXECUTION HALTED: Circuit Breaker Opened                  ║",
 		boxBottom,
 		"",
 		"To continue:",

@@ -25,7 +25,7 @@ func TestDescribeReferenceBlock(t *testing.T) {
 	got := Describe(s, t0.Add(12*time.Minute), defaultConfig())
 	wantHead := []string{
 		"╔════════════════════════════════════════════════════════════╗",
-		"║           Circuit Breaker Status                          ║",
+		"║           Circuit Breaker Status                           ║", // the bash loop's is one column short
 		"╚════════════════════════════════════════════════════════════╝",
 		"State:                 🚨 OPEN",
 		"Reason:                No progress detected in 4 consecutive loops",

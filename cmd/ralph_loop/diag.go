@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/session"
@@ -18,7 +20,9 @@ var circuitStatusCommand = &command{
 	flag: &flagSpec{Flag: config.Flag{Long: "circuit-status", Group: config.GroupMain, Common: true, Help: "show the circuit breaker's state and exit"},
 		kind: atOnceFlag},
 	where: atProjectRoot,
-	run:   func(e *runEnv, _ *line) error { return circuitStatus(e.dir, e.cfg, e.reset, e.safeOut, e.safeErr) },
+	run: func(e *runEnv, _ *line) error {
+		return circuitStatus(e.dir, e.cfg, e.reset, terminalWidth(e.stdout), e.safeOut, e.safeErr)
+	},
 }
 
 var resetCircuitCommand = &command{
@@ -48,8 +52,9 @@ var resumeCommand = &command{
 // circuitStatus is --circuit-status: the breaker's state, why, and what to
 // do next. It only reads: no state is created (the bash loop creates a
 // CLOSED one), and a damaged state file is reported, shown as CLOSED and
-// left where it is for the loop to move aside when it next starts.
-func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stderr io.Writer) error {
+// left where it is for the loop to move aside when it next starts. width
+// is the terminal's (nil for none): its box is fitted to it.
+func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, width func() int, stdout, stderr io.Writer) error {
 	// A .ralph/ that is a link (or one the state cannot be read through)
 	// is an error, not a damaged state shown as an invented CLOSED one.
 	if _, err := d.Lstat(ralphdir.CircuitBreakerState); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -72,10 +77,12 @@ func circuitStatus(d *ralphdir.Dir, c *config.Config, reset string, stdout, stde
 	}
 	bc := c.Breaker
 	bc.ResetCommand = reset
-	for _, line := range breaker.Describe(s, now, bc) {
-		fmt.Fprintln(stdout, line)
+	text := strings.Join(breaker.Describe(s, now, bc), "\n") + "\n"
+	if width != nil { // a terminal's
+		text = console.FitBoxes(text, width()) // its box, as the loop's, fits a narrow terminal
 	}
-	return nil
+	_, err := io.WriteString(stdout, text)
+	return err
 }
 
 func sessionStore(d *ralphdir.Dir, stderr io.Writer) *store.Store {

@@ -52,16 +52,19 @@ func installTemplates(dir string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "Added %s\n", p)
 	}
 	// The loop's own files stay out of the project's history.
-	created, err := ralphdir.New(dir, nil).EnsureGitIgnore()
+	change, err := ralphdir.New(dir, nil).EnsureGitIgnore()
 	if err != nil {
 		return err
 	}
-	if created {
-		ignore := filepath.Join(dir, ralphdir.GitIgnore)
-		cwd, _ := os.Getwd()
+	ignore := filepath.Join(dir, ralphdir.GitIgnore)
+	cwd, _ := os.Getwd()
+	switch change {
+	case ralphdir.IgnoreAdded:
 		fmt.Fprintln(stdout, safetext.Line(fmt.Sprintf("Added %s (the loop's own files stay out of git; it shows as untracked until you commit it: %s)", ignore, commitIgnoreHint(ignore, cwd))))
-	} else {
-		fmt.Fprintf(stdout, "Kept %s (already there)\n", filepath.Join(dir, ralphdir.GitIgnore))
+	case ralphdir.IgnoreUpdated:
+		fmt.Fprintln(stdout, safetext.Line(fmt.Sprintf("Updated %s to its short form (%s); commit it: %s", ignore, ignoreShortWords, commitIgnoreHint(ignore, cwd))))
+	default:
+		fmt.Fprintf(stdout, "Kept %s (already there)\n", ignore)
 	}
 	fmt.Fprintln(stdout, safetext.Line(nextStep(dir)))
 	return nil

@@ -76,7 +76,7 @@ const liveName = "live"
 // wired (wireLoop), the engine run to its end (loopRun.engine), and the
 // end said (loopRun.end).
 func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	sb, lock, ignoreAdded, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
+	sb, lock, ignoreChange, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
@@ -87,8 +87,8 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 		return err
 	}
 	defer r.close()
-	if ignoreAdded { // said once nothing can refuse the run any more
-		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd))
+	if ignoreChange != ralphdir.IgnoreKept { // said once nothing can refuse the run any more
+		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd, ignoreChange))
 	}
 	res := r.engine(settingsFor(cfg, reset), trackerOptions(cfg, r.dir, cwd), sb, stdin, sig)
 	return r.end(cfg, res, sig)
@@ -96,16 +96,16 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 
 // beginLoop checks what would stop the loop at once, before anything is
 // written (precheck; a sandbox this machine cannot give, or a dashboard
-// it would expose), then takes the project's lock (ignoreAdded: it wrote
+// it would expose), then takes the project's lock (ignoreChange: it wrote
 // .ralph/.gitignore, which the run says) and sweeps what a sandbox left;
 // the caller closes the sandbox and unlocks the lock.
-func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreAdded bool, err error) {
+func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreChange ralphdir.IgnoreChange, err error) {
 	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
-		return nil, nil, false, err
+		return nil, nil, ralphdir.IgnoreKept, err
 	}
 	sb, err = newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, ralphdir.IgnoreKept, err
 	}
 	defer func() {
 		if err != nil {
@@ -113,16 +113,16 @@ func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset 
 		}
 	}()
 	if err = sandboxedDashboard(cfg, o, sb); err != nil {
-		return nil, nil, false, err
+		return nil, nil, ralphdir.IgnoreKept, err
 	}
-	if lock, ignoreAdded, err = prepare(dir, sig, stderr); err != nil {
-		return nil, nil, false, err
+	if lock, ignoreChange, err = prepare(dir, sig, stderr); err != nil {
+		return nil, nil, ralphdir.IgnoreKept, err
 	}
 	if err = sb.sweep(); err != nil {
 		lock.Unlock()
-		return nil, nil, false, err
+		return nil, nil, ralphdir.IgnoreKept, err
 	}
-	return sb, lock, ignoreAdded, nil
+	return sb, lock, ignoreChange, nil
 }
 
 // loopRun is a loop wired to its surfaces: what its engine reports to and
@@ -337,12 +337,12 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 	if st, err := os.Stat(dir.Root()); err != nil || !st.IsDir() || !ownedByMe(st) || dir.CheckFolders() != nil {
 		return
 	}
-	created, err := dir.EnsureGitIgnore()
+	change, err := dir.EnsureGitIgnore()
 	if err != nil {
 		return // never a state file git would carry
 	}
-	if created {
-		fmt.Fprintln(stderr, "ralph_loop: "+safetext.Line(gitIgnoreLine(dir, cfg.ProjectDir)))
+	if change != ralphdir.IgnoreKept {
+		fmt.Fprintln(stderr, "ralph_loop: "+safetext.Line(gitIgnoreLine(dir, cfg.ProjectDir, change)))
 	}
 	now := time.Now()
 	m := events.Moment{TS: now, Action: "unexpected_exit", Status: "stopped", Snapshot: events.Snapshot{MaxCalls: cfg.MaxCallsPerHour}}
@@ -352,51 +352,59 @@ func recordStartupError(cfg *config.Config, dir *ralphdir.Dir, stderr io.Writer)
 }
 
 // prepare makes sure the loop may start here, once checkLayout and the
-// start-up checks passed: the layout's folders and .gitignore (ignoreAdded:
-// it was not there; the run logs that), the project's lock (the
+// start-up checks passed: the layout's folders and .gitignore (ignoreChange:
+// it was not there or an earlier version's; the run logs that), the project's lock (the
 // caller releases it), a writable folder, no stop yet; and the loop adopts
 // the orphans of its agents' helpers.
-func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (lock *ralphdir.Lock, ignoreAdded bool, err error) {
+func prepare(dir *ralphdir.Dir, sig *signals, stderr io.Writer) (lock *ralphdir.Lock, ignoreChange ralphdir.IgnoreChange, err error) {
 	if err := dir.EnsureLayout(); err != nil {
-		return nil, false, err
+		return nil, ralphdir.IgnoreKept, err
 	}
 	// The loop's own files stay out of the project's history (an agent
 	// commits with `git add -A`); a .gitignore that is there is kept.
-	ignoreAdded, err = dir.EnsureGitIgnore()
+	ignoreChange, err = dir.EnsureGitIgnore()
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: %v; the loop's own files may be committed with the project\n", err)
 	}
 	lock, err = dir.Lock()
 	if err != nil {
-		return nil, false, err
+		return nil, ralphdir.IgnoreKept, err
 	}
 	if se := sig.stopped(); se != nil {
 		lock.Unlock()
-		return nil, false, se
+		return nil, ralphdir.IgnoreKept, se
 	}
 	if err := dir.CheckWritable(); err != nil {
 		lock.Unlock()
-		return nil, false, err
+		return nil, ralphdir.IgnoreKept, err
 	}
 	if err := guardCalls(dir, stderr); err != nil {
 		lock.Unlock()
-		return nil, false, err
+		return nil, ralphdir.IgnoreKept, err
 	}
-	return lock, ignoreAdded, nil
+	return lock, ignoreChange, nil
 }
 
 // gitIgnoreLine says that the loop wrote .ralph/.gitignore, which a tree
-// that was clean now shows as untracked, and how to commit it; the run
-// logs it once nothing can refuse it any more, a start that failed prints it.
-func gitIgnoreLine(dir *ralphdir.Dir, cwd string) string {
+// that was clean now shows as untracked (or, updated from an earlier
+// version's, as changed), and how to commit it; the run logs it once
+// nothing can refuse it any more, a start that failed prints it.
+func gitIgnoreLine(dir *ralphdir.Dir, cwd string, change ralphdir.IgnoreChange) string {
 	p := dir.Path(ralphdir.GitIgnore)
 	shown := p
 	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
 		shown = filepath.ToSlash(r)
 	}
+	if change == ralphdir.IgnoreUpdated {
+		return fmt.Sprintf("Updated %s to its short form (%s); commit it: %s", shown, ignoreShortWords, commitIgnoreHint(p, cwd))
+	}
 	return fmt.Sprintf("Added %s (the loop's own files stay out of git); it shows as untracked until you commit it: %s",
 		shown, commitIgnoreHint(p, cwd))
 }
+
+// ignoreShortWords say what the short .ralph/.gitignore does, for the
+// line that announces an earlier version's replaced.
+const ignoreShortWords = "git ignores everything in it but the files you keep: prompt, plan, specs, .ralphrc"
 
 // checkLayout makes sure there is a .ralph/ folder in the current layout.
 func checkLayout(cfg *config.Config, dir *ralphdir.Dir, cwd string) error {

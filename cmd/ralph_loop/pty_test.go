@@ -26,18 +26,24 @@ var ptyEnv = []string{
 	"MAX_LOOPS", "NO_COLOR", "TERM", "RALPH_SHIM",
 }
 
-// pty [-release REGEXP N]... OUT PROG [ARGS...]: run PROG with stdin,
-// stdout and stderr on one 160x45 pseudo-terminal, as a person at a
-// terminal would, and save everything the terminal showed (raw bytes) in
-// OUT. With !, PROG must exit non-zero. -release lets the fake agent's
-// call N (which waits: agent/N.wait) go on once the screen so far matches
-// REGEXP.
+// pty [-cols N] [-release REGEXP N]... OUT PROG [ARGS...]: run PROG with
+// stdin, stdout and stderr on one 160x45 pseudo-terminal (N columns with
+// -cols), as a person at a terminal would, and save everything the
+// terminal showed (raw bytes) in OUT. With !, PROG must exit non-zero.
+// -release lets the fake agent's call N (which waits: agent/N.wait) go on
+// once the screen so far matches REGEXP.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	type latch struct {
 		re *regexp.Regexp
 		n  int
 	}
 	var latches []latch
+	cols := uint16(160)
+	if len(args) >= 2 && args[0] == "-cols" {
+		n, err := strconv.ParseUint(args[1], 10, 16)
+		ts.Check(err)
+		cols, args = uint16(n), args[2:]
+	}
 	for len(args) >= 3 && args[0] == "-release" {
 		re, err := regexp.Compile(args[1])
 		ts.Check(err)
@@ -60,7 +66,7 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 		cmd.Env = append(cmd.Env, "TERM=xterm")
 	}
 	dir := ts.Getenv("FAKE_AGENT_DIR")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 160, Rows: 45})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: cols, Rows: 45})
 	ts.Check(err)
 	defer f.Close()
 	var out bytes.Buffer

@@ -224,4 +224,32 @@ func TestUsageQuestionAnswers(t *testing.T) {
 				wait.Format("15:04:05.000"), d, limit.Format("15:04:05.000"), screen)
 		}
 	})
+
+	// A wait of a minute and a half says so, to the second: "Waiting 1m0s"
+	// for a wait that ends 1m27s later was the 30 s untruth again.
+	t.Run("a wait over a minute is said to the second", func(t *testing.T) {
+		t.Parallel()
+		p := newLoopProject(t, 2, limitScript("five_hour", 95))
+		r := startTTY(t, p)
+		r.await("Choose an option (1 or 2): ")
+		r.typeIn("1\r")
+		r.await("before retrying")
+		r.typeIn("\x03")
+		r.await("press Ctrl+C again to stop")
+		r.typeIn("\x03")
+		screen := r.end()
+		m := regexp.MustCompile(`\[([0-9-]+ [0-9:]+)\] \[INFO\] Waiting ([0-9hms]+) before retrying \(until ([0-9:]+)\)`).FindStringSubmatch(screen)
+		if m == nil {
+			t.Fatalf("no wait line:\n%s", screen)
+		}
+		said, err := time.ParseDuration(m[2])
+		stamp, err2 := time.ParseInLocation("2006-01-02 15:04:05", m[1], time.Local)
+		until, err3 := time.ParseInLocation("2006-01-02 15:04:05", m[1][:11]+m[3], time.Local)
+		if err != nil || err2 != nil || err3 != nil {
+			t.Fatalf("wait line %q: %v %v %v", m[0], err, err2, err3)
+		}
+		if d := until.Sub(stamp.Add(said)); d < -time.Second || d > time.Second {
+			t.Errorf("%q: the line's time plus the wait said is %s from the until", m[0], d)
+		}
+	})
 }

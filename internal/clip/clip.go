@@ -1,5 +1,6 @@
 // Package clip shortens strings for logs, state files and prompts without
-// splitting a UTF-8 sequence.
+// splitting a UTF-8 sequence, and measures and cuts text for a terminal in
+// display columns.
 package clip
 
 import (
@@ -8,7 +9,26 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clipperhouse/displaywidth"
 )
+
+// Width is the number of columns s takes on a terminal: a wide (East
+// Asian) character or an emoji takes two, a combining mark or a variation
+// selector none, as grapheme clusters are drawn. East Asian ambiguous
+// characters (the box-drawing ones among them) count as one.
+func Width(s string) int { return displaywidth.String(s) }
+
+// Columns returns s cut to at most n columns, the last of them "…", when
+// s is wider than n (Width); otherwise (and for n <= 0) s as it is. A wide
+// character that would straddle the limit is left out, so the result may
+// be one column narrower than n.
+func Columns(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	return displaywidth.TruncateString(s, n, "…")
+}
 
 // Runes returns the first n runes of s (all of s when it is shorter).
 func Runes(s string, n int) string {

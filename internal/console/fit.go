@@ -3,7 +3,6 @@ package console
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
@@ -12,7 +11,8 @@ import (
 // them. On a narrower terminal (a tmux pane) a line that long wraps and
 // the box falls apart, so fitBoxes redraws each box and banner line that
 // does not fit at the terminal's width; every other line is left as it is
-// (the terminal wraps long text lines well enough).
+// (the terminal wraps long text lines well enough). Widths are display
+// columns (clip.Width): a wide character or an emoji takes two.
 
 var (
 	leadingSGR  = regexp.MustCompile(`^(\x1b\[[0-9;]*m)+`)
@@ -22,6 +22,12 @@ var (
 // minFitWidth is the narrowest width a box is redrawn for: below it a
 // box is beyond saving and is left as drawn.
 const minFitWidth = 12
+
+// FitBoxes is text with every box or banner line wider than width
+// columns redrawn to width columns, as the console draws them on a
+// terminal of that width: for a command that prints a box itself
+// (--circuit-status).
+func FitBoxes(text string, width int) string { return fitBoxes(text, width) }
 
 // fitBoxes returns text with every box or banner line wider than width
 // columns redrawn to width columns; colour codes around a line are kept.
@@ -34,7 +40,7 @@ func fitBoxes(text string, width int) string {
 		lead := leadingSGR.FindString(l)
 		trail := trailingSGR.FindString(l[len(lead):])
 		body := l[len(lead) : len(l)-len(trail)]
-		if utf8.RuneCountInString(body) <= width {
+		if clip.Width(body) <= width {
 			continue
 		}
 		if fitted, ok := fitLine(body, width); ok {
@@ -70,9 +76,10 @@ func edges(l, first, last string) bool {
 func fitInside(inside string, n int) string {
 	text := strings.TrimSpace(inside)
 	indent := len(inside) - len(strings.TrimLeft(inside, " "))
-	size := utf8.RuneCountInString(text)
+	size := clip.Width(text)
 	if size > n {
-		return clip.Ellipsis(text, n)
+		text = clip.Columns(text, n)
+		size = clip.Width(text) // one less than n when a wide character did not fit
 	}
 	if indent > 2 {
 		indent = (n - size) / 2
@@ -83,9 +90,9 @@ func fitInside(inside string, n int) string {
 
 // banner is a "━━━ label ━━━" line of width columns.
 func banner(label string, width int) string {
-	size := utf8.RuneCountInString(label)
+	size := clip.Width(label)
 	if size+4 > width {
-		return clip.Ellipsis(label, width)
+		return clip.Columns(label, width)
 	}
 	left := (width - size - 2) / 2
 	return strings.Repeat("━", left) + " " + label + " " + strings.Repeat("━", width-size-2-left)

@@ -92,9 +92,9 @@ func (l *layout) countdown(ln events.Line) (part, bool) {
 // known: a wrapped line could not be redrawn.
 func (l *layout) fitted(s string) string {
 	if l.o.Width != nil {
-		// ⏳ takes two columns.
+		// short of the last column, where a terminal may wrap
 		if w := l.o.Width(); w > 2 {
-			s = clip.Ellipsis(s, w-2)
+			s = clip.Columns(s, w-1)
 		}
 	}
 	return s

@@ -36,9 +36,21 @@ func (e Event) Headline() string {
 	case IterationCompleted, IterationIdle:
 		return fmt.Sprintf("Loop #%d done; tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
 	case IterationFailed, IterationTimedOut:
-		h := fmt.Sprintf("Loop #%d failed: %s", e.Loop, e.Reason)
-		if c := e.DriverExitCode; e.Type == IterationFailed && c != nil && *c > 0 && !strings.Contains(e.Reason, "exit") {
-			h += fmt.Sprintf(" (code %d)", *c)
+		h := fmt.Sprintf("Loop #%d failed", e.Loop)
+		reason, code := e.Reason, e.DriverExitCode
+		if it := e.Iteration; it != nil { // a call's failure: what it came to (api_limit: "usage limit")
+			if reason == "" {
+				reason = strings.ReplaceAll(strings.Replace(it.Outcome, "api_limit", "usage_limit", 1), "_", " ")
+			}
+			if code == nil {
+				code = it.DriverExitCode
+			}
+		}
+		if reason != "" {
+			h += ": " + reason
+		}
+		if e.Type == IterationFailed && code != nil && *code > 0 && !strings.Contains(reason, "exit") {
+			h += fmt.Sprintf(" (code %d)", *code)
 		}
 		if e.StderrTail != "" {
 			// The agent's words, as the console showed them: made safe.
@@ -75,7 +87,11 @@ func (e Event) Headline() string {
 
 // finishedHeadline: the project done, or why the run stopped.
 func finishedHeadline(e Event) string {
-	stats := fmt.Sprintf("%d loops, tasks %d/%d", e.Loop, e.TasksCompleted, e.TasksTotal)
+	loops := "loops"
+	if e.Loop == 1 {
+		loops = "loop"
+	}
+	stats := fmt.Sprintf("%d %s, tasks %d/%d", e.Loop, loops, e.TasksCompleted, e.TasksTotal)
 	code := 0
 	if e.ExitCode != nil {
 		code = *e.ExitCode

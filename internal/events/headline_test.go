@@ -33,6 +33,13 @@ func TestHeadline(t *testing.T) {
 		{Event{Type: Resumed}, "Resumed"},
 		{Event{Type: IterationCompleted, Snapshot: snap}, "Loop #4 done; tasks 2/3"},
 		{Event{Type: IterationFailed, Snapshot: snap, Reason: "error (exit 2)"}, "Loop #4 failed: error (exit 2)"},
+		// A call the usage limit stopped has no reason of its own: its
+		// outcome says it (it said "Loop #1 failed: ", a bare colon).
+		{Event{Type: IterationFailed, Snapshot: Snapshot{Loop: 1}, Iteration: &Iteration{Outcome: "api_limit", DriverExitCode: new(1)}},
+			"Loop #1 failed: usage limit (code 1)"},
+		{Event{Type: IterationFailed, Snapshot: Snapshot{Loop: 1}}, "Loop #1 failed"},
+		{Event{Type: RunFinished, Snapshot: Snapshot{Loop: 1, TasksTotal: 3}, Reason: "stagnation_detected", ExitCode: new(2), Message: stop.Sentence()},
+			"Ralph stopped: circuit breaker open: no progress (exit 2; 1 loop, tasks 0/3)"},
 		// A failure says what the console said of it: the exit code and the
 		// end of the agent's stderr, made safe (it is the agent's text).
 		{Event{Type: IterationFailed, Snapshot: snap, Reason: "error", DriverExitCode: new(1),

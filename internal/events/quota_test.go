@@ -43,6 +43,10 @@ func TestQuotaWords(t *testing.T) {
 		"usage of the five_hour window on this machine reached 86.4% (estimated) (USAGE_LIMITS *:hard:85); it resets at "+resetTime(reset)+": run ralph_loop again after the reset"; got != want {
 		t.Errorf("stop line\n got %q\nwant %q", got, want)
 	}
+	// A threshold the person set, reached: an INFO, as --max-cost's is.
+	if got := golden(condition(Stop{Kind: StopUsageHard, Hold: &hold}).Lines(Moment{TS: now})); len(got) != 1 || !strings.HasPrefix(got[0], "INFO usage of the five_hour window on this machine reached 86.4%") {
+		t.Errorf("hard threshold's stop line = %q, want one INFO line", got)
+	}
 	hold.Rule, hold.Reserve = quota.Rule{Window: quota.Every, Kind: quota.Soft, Percent: 85, From: quota.FromReserve}, 15
 	lines := golden((Wait{Kind: WaitUsageSoft, Until: reset.Add(5 * time.Second), Quota: &hold}).LimitLines(Moment{TS: now}))
 	want := []string{

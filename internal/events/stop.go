@@ -240,8 +240,10 @@ func (c *Claims) fix() string {
 }
 
 // conditionLines is the log line of a stop condition: ERROR with a stop
-// sign for a fault, WARN for a limit the person set, INFO for the
-// --max-loops stop the person asked for (nothing went wrong).
+// sign for a fault, INFO for a stop the person asked for (a budget, a
+// limit or a threshold they set was reached: nothing went wrong), WARN
+// for the rest (a usage limit that resets too late to wait for, a
+// question nobody answered...).
 func (s Stop) conditionLines() []Line {
 	msg := s.Sentence()
 	switch {
@@ -249,12 +251,26 @@ func (s Stop) conditionLines() []Line {
 		return []Line{logf(Error, "🛑 %s", msg)}
 	case s.Kind == StopMaxLoops:
 		return []Line{logf(Info, "Max loops reached: %s", msg)}
+	case s.asked():
+		return []Line{logText(Info, msg)}
 	}
 	return []Line{logText(Warn, msg)}
 }
 
+// asked reports whether the stop is one the person asked for with a
+// setting of theirs, reached as they meant it: --max-loops, --max-cost,
+// --max-tokens, IDLE_MAX, USAGE_STOP_PERCENT, USAGE_WARNING_ACTION=stop
+// and the usage governor's hard threshold.
+func (s Stop) asked() bool {
+	switch s.Kind {
+	case StopMaxLoops, StopMaxCost, StopMaxTokens, StopIdle, StopUsagePercent, StopUsageWarning, StopUsageHard:
+		return true
+	}
+	return false
+}
+
 // severe reports whether the stop is a fault to look into (an ERROR line)
-// rather than a limit the person set (a WARN line).
+// rather than a limit reached (an INFO or WARN line).
 func (s Stop) severe() bool {
 	switch s.Kind {
 	case StopStalled, StopGaveUp, StopNotStored, StopOutage, StopPermanent, StopUnproven:

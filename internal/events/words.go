@@ -110,10 +110,10 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
-// roundWait rounds a wait for a person: to the minute, or to the second
-// under a minute.
+// roundWait rounds a wait for a person: to the second under ten minutes
+// (a wait of 1m27s is not "1m0s"), to the minute above.
 func roundWait(d time.Duration) time.Duration {
-	if d < time.Minute {
+	if d < 10*time.Minute {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Minute)

@@ -77,7 +77,7 @@ func (c wordsCase) lines() []Line {
 func wordsCases() []wordsCase {
 	until := time.Date(2030, 1, 2, 15, 4, 5, 0, time.Local)
 	projAt := time.Date(2026, 2, 18, 16, 40, 0, 0, time.Local)
-	warnPct, warnReset := 81.0, time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
+	warnPct, warnReset, stopPct := 81.0, time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC), 92.0
 	test := gateFailure("TEST_COMMAND", "go test ./...", 1)
 	lint := GateFailure{Gate: "QUALITY_GATES", Command: "npm run\x1b[2Jlint", ExitCode: 124, TimedOut: true}
 	log := ".ralph/logs/quality_gates_x.log"
@@ -151,9 +151,17 @@ func wordsCases() []wordsCase {
 			"WARN Rate limit reached (3/3). Waiting for reset...", "INFO Sleeping for 91 seconds until next hour..."}},
 		{v: condition(Stop{Kind: StopMaxLoops, Calls: 2, Limit: 2}), want: []string{"INFO Max loops reached: stopped after 2 agent calls (--max-loops 2)"}},
 		{v: condition(Stop{Kind: StopMaxLoops, Calls: 1, Limit: 1}), want: []string{"INFO Max loops reached: stopped after 1 agent call (--max-loops 1)"}},
-		{v: condition(Stop{Kind: StopMaxCost, Spent: 0.8, Budget: 0.8}), want: []string{"WARN cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
-		{v: condition(Stop{Kind: StopMaxTokens, Tokens: 3080, TokenLimit: 3080}), want: []string{"WARN token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
-		{v: condition(Stop{Kind: StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}), want: []string{"WARN idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
+		// Every stop the person asked for with a setting is an INFO: nothing went wrong.
+		{v: condition(Stop{Kind: StopMaxCost, Spent: 0.8, Budget: 0.8}), want: []string{"INFO cost budget reached: $0.8000 spent of $0.8000 (--max-cost)"}},
+		{v: condition(Stop{Kind: StopMaxTokens, Tokens: 3080, TokenLimit: 3080}), want: []string{"INFO token budget reached: 3080 tokens used of 3080 (--max-tokens)"}},
+		{v: condition(Stop{Kind: StopIdle, Idle: 90*time.Second + 400*time.Millisecond, IdleMax: 90 * time.Second}), want: []string{"INFO idle for 1m30s (IDLE_MAX=1m30s); nothing left to do"}},
+		{v: condition(Stop{Kind: StopUsagePercent, Usage: UsageWindow{Window: "primary", UsedPercent: &stopPct, ResetsAt: &warnReset}, StopPercent: 90}), want: []string{
+			"INFO usage of the primary window reached 92% (USAGE_STOP_PERCENT=90); it resets at 2026-11-25 05:00 UTC: run ralph_loop again after the reset"}},
+		{v: condition(Stop{Kind: StopUsageWarning, Usage: UsageWindow{Window: "five_hour"}}), want: []string{
+			"INFO usage warning for the five_hour window (USAGE_WARNING_ACTION=stop); its reset time was not reported: run ralph_loop again after the reset"}},
+		// A limit the provider set, reset too late to wait for: still a warning.
+		{v: condition(Stop{Kind: StopUsageTooFar, Usage: UsageWindow{Window: "seven_day", ResetsAt: &warnReset}, MaxWait: 6 * time.Hour}), want: []string{
+			"WARN usage limit reached in the seven_day window; it resets at 2026-11-25 05:00 UTC, later than USAGE_LIMIT_MAX_WAIT=6h0m0s: run ralph_loop again after the reset"}},
 		{v: condition(Stop{Kind: StopStalled, Calls: 3, Limit: 3}), want: []string{"ERROR 🛑 stalled: 3 iterations in a row with the same reply and no change in git (STALL_LIMIT=3)"}},
 		{v: condition(Stop{Kind: StopGaveUp, Agent: "Codex", Failures: 3, Last: Failure{Code: 2}, Log: ".ralph/logs/e.log"}), want: []string{
 			"ERROR 🛑 Codex failed 3 times in a row (last: error (exit 2), code 2); check .ralph/logs/e.log and the agent's setup, then run ralph_loop again"}},
@@ -176,6 +184,7 @@ func wordsCases() []wordsCase {
 			"ERROR 🛑 Codex is not logged in or its API key is invalid: run `codex login` (or set a valid OPENAI_API_KEY)"}},
 		{v: UsageLimitWait{Wait: 59*time.Minute + 40*time.Second, Until: until}, want: []string{"INFO Waiting 1h0m0s before retrying (until 15:04:05)..."}},
 		{v: UsageLimitWait{Wait: 8*time.Second + 300*time.Millisecond, Until: until}, want: []string{"INFO Waiting 8s before retrying (until 15:04:05)..."}},
+		{v: UsageLimitWait{Wait: 87*time.Second + 300*time.Millisecond, Until: until}, want: []string{"INFO Waiting 1m27s before retrying (until 15:04:05)..."}},
 		{v: usageWait(UsageWindow{Window: "five_hour", UsedPercent: &warnPct, ResetsAt: &warnReset}, true), method: "LimitLines", want: []string{"WARN ⚠️ Usage warning for the five_hour window (81% used); it resets at 2026-11-25 05:00 UTC: waiting for it (USAGE_WARNING_ACTION=wait)"}},
 		{v: WaitSkipped{Window: 2 * time.Second}, want: []string{"INFO Wait skipped (Ctrl+C). Starting the next call in 2 s — press Ctrl+C again to stop."}},
 		{v: CallStarting{Agent: "Claude Code", Call: 2, MaxCalls: 100, Timeout: 15 * time.Minute}, want: []string{

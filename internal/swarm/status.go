@@ -98,9 +98,18 @@ func (s Spent) sum(o Spent) Spent {
 	return Spent{Runs: s.Runs + o.Runs, Calls: s.Calls + o.Calls, Tokens: s.Tokens + o.Tokens, CostUSD: events.RoundCost(s.CostUSD + o.CostUSD)}
 }
 
-// words is s for a person: "3 calls in 2 runs, 1200 tokens, $0.0300".
+// words is s for a person: "3 calls in 2 runs, 1200 tokens, $0.0300"
+// ("1 call in 1 run").
 func (s Spent) words() string {
-	return fmt.Sprintf("%d calls in %d runs, %d tokens, $%.4f", s.Calls, s.Runs, s.Tokens, s.CostUSD)
+	return fmt.Sprintf("%s in %s, %d tokens, $%.4f", countOf(s.Calls, "call"), countOf(s.Runs, "run"), s.Tokens, s.CostUSD)
+}
+
+// countOf is n things: "1 call", "2 calls".
+func countOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // localStamp is an RFC 3339 time of swarm.json as the logs write times

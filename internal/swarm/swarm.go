@@ -321,7 +321,7 @@ func (s *swarm) start(ctx context.Context) error {
 		done, total := count(body)
 		s.st.Workers = append(s.st.Workers, Worker{ID: id, Worktree: filepath.ToSlash(filepath.Join(dir, workerName(id))), Branch: branch(id),
 			Epics: headings(epics), State: pending, Done: done, Total: total})
-		fmt.Fprintf(s.o.Log, "%s: %s (%d open tasks) in %s on %s\n", workerName(id), strings.Join(headings(epics), ", "), total-done, filepath.Join(dir, workerName(id)), branch(id))
+		fmt.Fprintf(s.o.Log, "%s: %s (%s) in %s on %s\n", workerName(id), strings.Join(headings(epics), ", "), countOf(total-done, "open task"), filepath.Join(dir, workerName(id)), branch(id))
 	}
 	return s.saveState()
 }
