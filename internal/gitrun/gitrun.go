@@ -360,13 +360,13 @@ func timedOut(ctx context.Context) bool { return errors.Is(ctx.Err(), context.De
 
 // runIn is Run in the environment env.
 func runIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	start := time.Now() // the time limit's start: a stopped command ran at least the limit
 	ctx, cancel := context.WithTimeout(ctx, Timeout())
 	defer cancel()
 	l := locate(dir, env)
 	if err := l.check(args, dir, nil); err != nil {
 		return "", err
 	}
-	start := time.Now()
 	stuck := func() error {
 		path, problem := l.search()
 		return &StuckError{Args: args, Dir: dir, Path: path, Problem: problem, After: time.Since(start).Round(time.Millisecond)}

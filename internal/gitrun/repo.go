@@ -53,7 +53,27 @@ type repo struct {
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
 	tree   *treeCache   // the digests of the dirty files (tree.go)
+	status statusShare  // the `git status` running now, shared (status.go)
+	top    topOnce      // the work tree's top folder, asked once
+	commit rangeMemo    // the last commit range's numstat (Changes), for CommittedBeyondOwned
 	warned *warnings    // nil: a git command that is stuck is not reported
+}
+
+// topOnce is `git rev-parse --show-toplevel`, asked once per Repo: the
+// owned files' prefix and the tree's file paths both start from it.
+type topOnce struct {
+	once sync.Once
+	dir  string // "" when git cannot tell
+}
+
+// toplevel is the repository's top folder, "" when git cannot tell.
+func (g *repo) toplevel(ctx context.Context) string {
+	g.top.once.Do(func() {
+		if top, err := g.run(ctx, "rev-parse", "--show-toplevel"); err == nil {
+			g.top.dir = top
+		}
+	})
+	return g.top.dir
 }
 
 // warnings reports each stuck git command's message once.
@@ -136,6 +156,7 @@ func open(projectDir, ralphDir string, env []string) *repo {
 	if ralphDir != "" {
 		r.owned, r.staged = &ownedPaths{ralphDir: ralphDir}, &stagedCache{}
 	}
+	r.status.g = r
 	return r
 }
 
@@ -147,8 +168,8 @@ func (g *repo) isOwned(ctx context.Context, p string) bool {
 		return false
 	}
 	o.once.Do(func() {
-		top, err := g.run(ctx, "rev-parse", "--show-toplevel")
-		if err != nil {
+		top := g.toplevel(ctx)
+		if top == "" {
 			return
 		}
 		rd := o.ralphDir
@@ -302,16 +323,20 @@ func (g *repo) Porcelain(ctx context.Context) string {
 
 // CommittedBeyondOwned reports whether the commits from..to change any
 // file that is not loop-owned. A commit of nothing but the loop's own
-// files is no change.
+// files is no change. The range Changes just read is not asked again.
 func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 	if from == "" || to == "" || from == to {
 		return from != to
 	}
-	out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
-	if err != nil {
-		return true
+	paths, ok := g.rangePaths(from, to)
+	if !ok {
+		out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
+		if err != nil {
+			return true
+		}
+		paths = strings.Split(out, "\x00")
 	}
-	for _, p := range strings.Split(out, "\x00") {
+	for _, p := range paths {
 		if p != "" && !g.isOwned(ctx, p) {
 			return true
 		}
@@ -327,24 +352,37 @@ func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 // commit of nothing else is no change). One numstat per diff serves both
 // answers: the loop pays for every git process on every iteration.
 func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
-	// The three look-ups are independent: run them side by side.
-	// A plain repository's HEAD is read first: with it, the staged diff
-	// may be the one remembered.
+	// A plain repository's HEAD is read from its files first: with it,
+	// the staged diff may be the one remembered. The working tree's
+	// status (shared with a Tree asked at the same moment) says which
+	// diffs can print anything: a clean tree needs none.
 	head, plain := g.readHead()
-	var work, staged string
-	var wg sync.WaitGroup
+	var asked, wg sync.WaitGroup
 	if !plain {
-		wg.Go(func() { head = g.Head(ctx) })
+		asked.Go(func() { head = g.Head(ctx) })
 	}
-	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
-	wg.Go(func() { staged = g.stagedNumstat(ctx, head, plain) })
+	work, staged := true, true
+	if st, err := g.status.get(ctx); err == nil {
+		work, staged = st.diffs(func(p string) bool { return g.isOwned(ctx, p) })
+	}
+	var workOut, stagedOut, committed string
+	if work {
+		wg.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	}
+	asked.Wait()
+	moved := start != "" && head != "" && head != start
+	if moved {
+		wg.Go(func() { committed = g.rangeNumstat(ctx, start, head) })
+	}
+	if staged {
+		stagedOut = g.stagedNumstat(ctx, head, plain)
+	}
 	wg.Wait()
 	var parts []string
-	if start != "" && head != "" && head != start {
-		out, _ := g.run(ctx, "diff", "--numstat", start, head)
-		parts = append(parts, out)
+	if moved {
+		parts = append(parts, committed)
 	}
-	parts = append(parts, work, staged)
+	parts = append(parts, workOut, stagedOut)
 
 	set := map[string]bool{}
 	var kept []string
@@ -359,6 +397,50 @@ func (g *repo) Changes(ctx context.Context, start string) (files int, numstat st
 		}
 	}
 	return len(set), strings.Join(kept, "\n")
+}
+
+// rangeMemo is the last commit range's `git diff --numstat from to`:
+// commits do not change, so CommittedBeyondOwned asked about the same
+// range after Changes reads the paths from it instead of asking git again.
+type rangeMemo struct {
+	mu       sync.Mutex
+	from, to string
+	out      string
+	ok       bool // out is git's answer
+}
+
+// rangeNumstat is `git diff --numstat from to`, remembered.
+func (g *repo) rangeNumstat(ctx context.Context, from, to string) string {
+	out, err := g.run(ctx, "diff", "--numstat", from, to)
+	g.commit.mu.Lock()
+	g.commit.from, g.commit.to, g.commit.out, g.commit.ok = from, to, out, err == nil
+	g.commit.mu.Unlock()
+	return out
+}
+
+// rangePaths are the paths of the remembered numstat of from..to, as
+// `git diff --name-only` prints them; ok is false when none is remembered
+// or a line's path cannot be read back exactly: quoted (a name with a
+// character git escapes) or a rename, whose " => " a file name may hold
+// too.
+func (g *repo) rangePaths(from, to string) (paths []string, ok bool) {
+	g.commit.mu.Lock()
+	remembered, out := g.commit.ok && g.commit.from == from && g.commit.to == to, g.commit.out
+	g.commit.mu.Unlock()
+	if !remembered {
+		return nil, false
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 || f[2] == "" || f[2][0] == '"' || strings.Contains(f[2], " => ") {
+			return nil, false
+		}
+		paths = append(paths, f[2])
+	}
+	return paths, true
 }
 
 // stagedNumstat is `git diff --numstat --cached`, the index against HEAD.
