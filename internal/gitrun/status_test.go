@@ -12,7 +12,7 @@ import (
 
 // countingGit puts a git on PATH that notes the arguments of every command
 // the package runs (those with its -c overrides) in a file, then runs the
-// real git; runs counts the noted commands that contain all of words.
+// real git (and its listings of the repository's configuration); runs counts the noted commands that contain all of words.
 // With latch set, a `git status` first writes a line to the FIFO
 // latch+".started" and then waits for one from latch+".release".
 func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
@@ -22,7 +22,7 @@ func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
 		t.Skip("git is not installed")
 	}
 	bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
-	script := "#!/bin/sh\ncase \"$*\" in *core.hooksPath=/dev/null*) echo \"$*\" >> " + calls + ";; esac\n"
+	script := "#!/bin/sh\ncase \"$*\" in *core.hooksPath=/dev/null*|*--show-scope*) echo \"$*\" >> " + calls + ";; esac\n"
 	if latch != "" {
 		script += "case \"$*\" in *' status '*) echo go > " + latch + ".started; read r < " + latch + ".release;; esac\n"
 	}
@@ -31,6 +31,12 @@ func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(calls)
+			t.Logf("the git commands run:\n%s", b)
+		}
+	})
 	return func(words ...string) int {
 		b, _ := os.ReadFile(calls)
 		n := 0
