@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -56,6 +57,7 @@ type repo struct {
 	status statusShare  // the `git status` running now, shared (status.go)
 	top    topOnce      // the work tree's top folder, asked once
 	commit rangeMemo    // the last commit range's numstat (Changes), for CommittedBeyondOwned
+	edited atomic.Bool  // the last Changes' status showed an edit in the working tree
 	warned *warnings    // nil: a git command that is stuck is not reported
 }
 
@@ -353,31 +355,52 @@ func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 // answers: the loop pays for every git process on every iteration.
 func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
 	// A plain repository's HEAD is read from its files first: with it,
-	// the staged diff may be the one remembered. The working tree's
-	// status (shared with a Tree asked at the same moment) says which
-	// diffs can print anything: a clean tree needs none.
+	// the staged diff may be the one remembered, and the commits' diff
+	// starts at once. The working tree's status (shared with a Tree asked
+	// at the same moment) says which other diffs can print anything: a
+	// clean tree needs none. When the last loop's tree had an edit the
+	// working tree's diff starts beside the status, as it most likely is
+	// needed again; its answer is dropped if the status says otherwise.
 	head, plain := g.readHead()
 	var asked, wg sync.WaitGroup
 	if !plain {
 		asked.Go(func() { head = g.Head(ctx) })
 	}
+	var workOut, stagedOut, committed string
+	moved := false
+	rangeDiff := func() {
+		if moved = start != "" && head != "" && head != start; moved {
+			wg.Go(func() { committed = g.rangeNumstat(ctx, start, head) })
+		}
+	}
+	if plain {
+		rangeDiff()
+	}
+	early := g.edited.Load()
+	var workDone sync.WaitGroup
+	if early {
+		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	}
 	work, staged := true, true
 	if st, err := g.status.get(ctx); err == nil {
 		work, staged = st.diffs(func(p string) bool { return g.isOwned(ctx, p) })
 	}
-	var workOut, stagedOut, committed string
-	if work {
-		wg.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	g.edited.Store(work)
+	if work && !early {
+		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
 	}
 	asked.Wait()
-	moved := start != "" && head != "" && head != start
-	if moved {
-		wg.Go(func() { committed = g.rangeNumstat(ctx, start, head) })
+	if !plain {
+		rangeDiff()
 	}
 	if staged {
 		stagedOut = g.stagedNumstat(ctx, head, plain)
 	}
 	wg.Wait()
+	workDone.Wait()
+	if !work {
+		workOut = ""
+	}
 	var parts []string
 	if moved {
 		parts = append(parts, committed)
