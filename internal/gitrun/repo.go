@@ -49,7 +49,7 @@ type Repo interface {
 type repo struct {
 	dir    string
 	env    []string // the environment git runs in
-	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: dir/.git may be read as files
+	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: the git folders of dir/.git may be read as files
 	index  bool     // GIT_INDEX_FILE is set: the staged diff is never remembered
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
@@ -224,9 +224,10 @@ func (g *repo) GitDir(ctx context.Context) error {
 // IsRepo reports whether dir is in a repository git will look at.
 func (g *repo) IsRepo(ctx context.Context) bool { return g.GitDir(ctx) == nil }
 
-// Head is `git rev-parse HEAD` ("" without a commit). A plain repository's
-// HEAD is read from its files; the loop asks for it on every iteration and
-// a git process costs milliseconds. Anything else is asked of git.
+// Head is `git rev-parse HEAD` ("" without a commit). A plain
+// repository's or a linked worktree's HEAD is read from its files; the
+// loop asks for it several times an iteration and a git process costs
+// milliseconds. Anything else is asked of git.
 func (g *repo) Head(ctx context.Context) string {
 	if id, ok := g.readHead(); ok {
 		return id
@@ -238,21 +239,20 @@ func (g *repo) Head(ctx context.Context) string {
 	return s
 }
 
-// readHead resolves HEAD from the files of a plain repository: dir/.git is
-// a directory (no worktree, submodule or reftable layout, no GIT_DIR) and
-// HEAD is a commit id or names a loose or packed branch that holds one. ok
-// is false whenever that is not so (an unborn branch included), and the
-// caller asks git.
+// readHead resolves HEAD from the files of a plain repository or a linked
+// worktree (what --swarm's workers run in): dir is the top of the work
+// tree, its .git a folder or a file naming the git folder, with no GIT_DIR
+// or GIT_COMMON_DIR and no reftable; HEAD (in the git folder) is a commit
+// id or names a loose or packed branch (in the common folder) that holds
+// one. ok is false whenever that is not so (an unborn branch included),
+// and the caller asks git.
 func (g *repo) readHead() (id string, ok bool) {
-	if !g.plain {
+	gitDir, commonDir, ok := g.gitDirs()
+	if !ok {
 		return "", false
 	}
-	gitDir := filepath.Join(g.dir, ".git")
-	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
-		return "", false
-	}
-	for _, other := range []string{"commondir", "reftable"} {
-		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range []string{filepath.Join(gitDir, "reftable"), filepath.Join(commonDir, "reftable")} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			return "", false
 		}
 	}
@@ -268,7 +268,7 @@ func (g *repo) readHead() (id string, ok bool) {
 	if !symbolic || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
 		return "", false
 	}
-	b, err = ralphdir.ReadFileCapped(filepath.Join(gitDir, filepath.FromSlash(ref)), ralphdir.StateCap)
+	b, err = ralphdir.ReadFileCapped(filepath.Join(commonDir, filepath.FromSlash(ref)), ralphdir.StateCap)
 	if err == nil {
 		id = strings.TrimSpace(string(b))
 		return id, isObjectID(id)
@@ -276,7 +276,7 @@ func (g *repo) readHead() (id string, ok bool) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
-	packed, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "packed-refs"), ralphdir.LogCap)
+	packed, err := ralphdir.ReadFileCapped(filepath.Join(commonDir, "packed-refs"), ralphdir.LogCap)
 	if err != nil {
 		return "", false
 	}
@@ -286,6 +286,23 @@ func (g *repo) readHead() (id string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// gitDirs are the git folder and the common folder of the repository
+// whose work tree's top is dir, found as git finds them (a .git folder,
+// or a .git file's gitdir and that folder's commondir); ok is false with
+// GIT_DIR or GIT_COMMON_DIR set, when dir is not the top of a work tree,
+// or when a file on the way is not a regular file.
+func (g *repo) gitDirs() (gitDir, commonDir string, ok bool) {
+	if !g.plain {
+		return "", "", false
+	}
+	l := locate(g.dir, g.env)
+	abs, err := filepath.Abs(g.dir)
+	if err != nil || l.special != "" || l.gitDir == "" || l.commonDir == "" || l.top != abs {
+		return "", "", false
+	}
+	return l.gitDir, l.commonDir, true
 }
 
 // isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
@@ -467,8 +484,8 @@ func (g *repo) rangePaths(from, to string) (paths []string, ok bool) {
 }
 
 // stagedNumstat is `git diff --numstat --cached`, the index against HEAD.
-// In a plain repository (plain: head was read from its files) without
-// GIT_INDEX_FILE, the output is remembered with head and the index file's
+// In a plain repository or a linked worktree (plain: head was read from
+// its files) without GIT_INDEX_FILE, the output is remembered with head and the index file's
 // identity and given again while both are unchanged. The index is looked
 // at before git runs: should it change in between, the remembered identity
 // is the older one and the next call asks git again.
@@ -480,7 +497,12 @@ func (g *repo) stagedNumstat(ctx context.Context, head string, plain bool) strin
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	index, err := os.Stat(filepath.Join(g.dir, ".git", "index"))
+	gitDir, _, ok := g.gitDirs()
+	if !ok {
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	index, err := os.Stat(filepath.Join(gitDir, "index"))
 	if err != nil {
 		// No index yet (nothing ever staged) or unreadable: ask git and
 		// remember nothing.
