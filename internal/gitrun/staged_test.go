@@ -3,7 +3,6 @@ package gitrun
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,22 +12,9 @@ import (
 // the index or HEAD changed since the last call, and a file staged between
 // two calls is counted by the second.
 func TestStagedDiffRemembered(t *testing.T) {
+	runs := countingGit(t, "")
 	dir, sh, write := testRepo(t)
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	// A git on PATH that notes its arguments, then runs the real one.
-	bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
-	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\nexec " + realGit + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	stagedRuns := func() int {
-		b, _ := os.ReadFile(calls)
-		return strings.Count(string(b), "diff --numstat --cached")
-	}
+	stagedRuns := func() int { return runs("diff", "--numstat", "--cached") }
 
 	write("a.txt", "a\n")
 	write("b.txt", "b\n")
