@@ -86,7 +86,9 @@ func (p Phrase) Lines() []Line {
 	return nil
 }
 
-// Starting opens a run: which agent, the call limit and where to look.
+// Starting opens a run: which agent, the call limit and where to look (the
+// logs and the status file; the bash loop also names docs/generated/, which
+// the loop never writes).
 type Starting struct {
 	Agent string
 	// IgnoredTools: ALLOWED_TOOLS was given, but the agent has no such
@@ -94,7 +96,6 @@ type Starting struct {
 	IgnoredTools bool
 	MaxCalls     int
 	LogsDir      string // as shown: relative to the project when inside it
-	DocsDir      string // likewise
 	Status       string // likewise
 }
 
@@ -106,7 +107,7 @@ func (n Starting) Lines() []Line {
 	return append(l,
 		logf(Success, "🚀 Ralph loop starting with %s", n.Agent),
 		logf(Info, "Max calls per hour: %d", n.MaxCalls),
-		logf(Info, "Logs: %s/ | Docs: %s/ | Status: %s", n.LogsDir, n.DocsDir, n.Status))
+		logf(Info, "Logs: %s/ | Status: %s", n.LogsDir, n.Status))
 }
 
 // StartupFailed: a start-up check failed and the run stops. Err is a
