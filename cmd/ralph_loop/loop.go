@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -204,6 +205,9 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 		for _, l := range sb.describe() {
 			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
+	}
+	if _, refused, _ := rootBypass(cfg, sb).Check(); refused {
+		r.bus.Note(events.RootRefusal{Problem: drivers.RootBypassProblem, Fix: drivers.RootBypassFix})
 	}
 	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 

@@ -38,6 +38,18 @@ type agentSandbox struct {
 // run (a missing tool, a container without an image, a worktree whose git
 // folders cannot be trusted) is an error before any call is made; nil, nil
 // when SANDBOX=off.
+// rootBypass is this run's side of Claude Code's refusal as root
+// (drivers.RootBypass): the run warns before its first call when every
+// call would be refused.
+func rootBypass(cfg *config.Config, sb *agentSandbox) drivers.RootBypass {
+	rb := drivers.RootBypass{Root: os.Geteuid() == 0 && runtime.GOOS != "windows", PermissionMode: cfg.PermissionMode,
+		Driver: cfg.Driver, Fallback: cfg.FallbackDriver, LookupEnv: os.LookupEnv}
+	if sb != nil {
+		rb.Sandbox = sb.policy.Mode
+	}
+	return rb
+}
+
 func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(string) (string, error)) (*agentSandbox, error) {
 	mode, tool, err := sandbox.Resolve(cfg.Sandbox, runtime.GOOS, cfg.SandboxEngine, lookPath)
 	if err != nil || mode == sandbox.Off {

@@ -184,6 +184,22 @@ func (f StartupFailed) Lines() []Line {
 }
 
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
+// RootRefusal: the agent will refuse every call of this run (Claude Code
+// as root with bypassPermissions and no sandbox, drivers.RootBypass), said
+// once before the first call: what is wrong and how to fix it.
+type RootRefusal struct {
+	Problem string // drivers.RootBypassProblem
+	Fix     string // drivers.RootBypassFix
+}
+
+func (n RootRefusal) Lines() []Line {
+	p := n.Problem
+	if p != "" {
+		p = strings.ToUpper(p[:1]) + p[1:]
+	}
+	return []Line{logf(Warn, "%s; %s", p, n.Fix)}
+}
+
 type TempFilesRemoved struct{ Count int }
 
 func (n TempFilesRemoved) Lines() []Line {

@@ -116,6 +116,8 @@ func wordsCases() []wordsCase {
 		{v: Starting{Agent: "Codex", IgnoredTools: true, MaxCalls: 5, LogsDir: "l", Status: "s"}, want: []string{
 			"WARN ALLOWED_TOOLS/--allowed-tools is ignored by Codex.", "SUCCESS 🚀 Ralph loop starting with Codex",
 			"INFO Max calls per hour: 5", "INFO Logs: l/ | Status: s"}},
+		{v: RootRefusal{Problem: "running as root with X: Claude Code refuses every call as root", Fix: "run it as a normal user"}, want: []string{
+			"WARN Running as root with X: Claude Code refuses every call as root; run it as a normal user"}},
 		{v: StartupFailed{Err: errors.New("unknown driver \"x\"")}, want: []string{`ERROR unknown driver "x"`}},
 		{v: StartupFailed{Check: GitMissing}, want: []string{"ERROR git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}},
 		{v: StartupFailed{Check: NoGitRepo, Path: "/p"}, want: []string{"ERROR No git repository found in /p.",
