@@ -138,6 +138,30 @@ func naiveSeq(line, a, b string) bool {
 	}
 }
 
+// markerEvent is a status-block marker found in a text.
+type markerEvent struct {
+	start, end int // its first and last byte
+	isStart    bool
+}
+
+// naiveMarkers finds every start and end marker, in order of their last
+// byte, as the automaton reports them.
+func naiveMarkers(text string) []markerEvent {
+	var evs []markerEvent
+	for i := 0; i+len(startMarker) <= len(text); i++ {
+		if text[i:i+len(startMarker)] == startMarker {
+			evs = append(evs, markerEvent{i, i + len(startMarker) - 1, true})
+		}
+	}
+	for i := 0; i+len(endMarker) <= len(text); i++ {
+		if text[i:i+len(endMarker)] == endMarker {
+			evs = append(evs, markerEvent{i, i + len(endMarker) - 1, false})
+		}
+	}
+	sort.SliceStable(evs, func(a, b int) bool { return evs[a].end < evs[b].end })
+	return evs
+}
+
 // naiveBlockLines tells for each line whether it is part of a status
 // block (one is open at its start, or one starts on it), and finds the
 // prose: the last paragraph (of lines outside the blocks and the
@@ -145,22 +169,7 @@ func naiveSeq(line, a, b string) bool {
 // blanks and joined by single spaces, cut to proseCap bytes) before the
 // block that counts (the last closed one, else the open one).
 func naiveBlockLines(text string, lines []string) (inBlock []bool, prose string) {
-	type ev struct {
-		start, end int
-		isStart    bool
-	}
-	var evs []ev
-	for i := 0; i+len(startMarker) <= len(text); i++ {
-		if text[i:i+len(startMarker)] == startMarker {
-			evs = append(evs, ev{i, i + len(startMarker) - 1, true})
-		}
-	}
-	for i := 0; i+len(endMarker) <= len(text); i++ {
-		if text[i:i+len(endMarker)] == endMarker {
-			evs = append(evs, ev{i, i + len(endMarker) - 1, false})
-		}
-	}
-	sort.SliceStable(evs, func(a, b int) bool { return evs[a].end < evs[b].end })
+	evs := naiveMarkers(text)
 	marker := regexp.MustCompile(`<!--[ \t]{0,8}ralph:state`)
 	inBlock = make([]bool, len(lines))
 	var cur []string
@@ -209,23 +218,7 @@ func naiveBlockLines(text string, lines []string) (inBlock []bool, prose string)
 }
 
 func naiveBlocks(text string, f *Facts) {
-	type ev struct {
-		start, end int
-		isStart    bool
-	}
-	var evs []ev
-	for i := 0; i+len(startMarker) <= len(text); i++ {
-		if text[i:i+len(startMarker)] == startMarker {
-			evs = append(evs, ev{i, i + len(startMarker) - 1, true})
-		}
-	}
-	for i := 0; i+len(endMarker) <= len(text); i++ {
-		if text[i:i+len(endMarker)] == endMarker {
-			evs = append(evs, ev{i, i + len(endMarker) - 1, false})
-		}
-	}
-	// Process in order of end position, as the automaton reports them.
-	sort.SliceStable(evs, func(a, b int) bool { return evs[a].end < evs[b].end })
+	evs := naiveMarkers(text)
 	var nls []int
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' {
