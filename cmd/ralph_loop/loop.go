@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -206,8 +205,8 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
-	if _, refused, _ := rootBypass(cfg, sb).Check(); refused {
-		r.bus.Note(events.RootRefusal{Problem: drivers.RootBypassProblem, Fix: drivers.RootBypassFix})
+	if refusal := rootRefusal(cfg, sb); refusal != nil {
+		r.bus.Note(*refusal)
 	}
 	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 

@@ -192,12 +192,15 @@ type RootRefusal struct {
 	Fix     string // drivers.RootBypassFix
 }
 
-func (n RootRefusal) Lines() []Line {
+func (n RootRefusal) Lines() []Line { return []Line{logf(Warn, "%s", n.Text())} }
+
+// Text is the warning's words (--dry-run --json lists them).
+func (n RootRefusal) Text() string {
 	p := n.Problem
 	if p != "" {
 		p = strings.ToUpper(p[:1]) + p[1:]
 	}
-	return []Line{logf(Warn, "%s; %s", p, n.Fix)}
+	return p + "; " + n.Fix
 }
 
 type TempFilesRemoved struct{ Count int }
