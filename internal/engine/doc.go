@@ -18,10 +18,17 @@
 // opened through Logs, and a call whose output cannot be stored fails
 // (write_failed or disk_full, counted by the failure guard).
 //
+// Its other edges are interfaces it defines for what it asks, handed in
+// through Deps: Repo, the project's repository (git, run by package gitrun,
+// in production); Agent, the agent CLI's calls; Project, the prompt, the
+// plan, the review prompt and a call's logs (ralphdir.Project, which
+// follows no link out of .ralph/). Its tests hand in a repository in
+// memory (MemRepo) and start no git.
+//
 // One iteration: iteration.go builds the call, agent.go runs it through
-// the agent edge (package agentcall, which opens the logs and tees the
-// output in one pass: log, live view, stream copy, and the analysis that
-// analyze.go finishes after the call: no log is read back),
+// the agent edge (Deps.Agent: package agentcall's, which opens the logs and
+// tees the output in one pass: log, live view, stream copy, and the
+// analysis that analyze.go finishes after the call: no log is read back),
 // success.go and failure.go decide what the outcome means (analyse →
 // progress → gates → record → decide, each a step), breaker.go, limits.go,
 // stall.go and ratelimit.go hold the stop conditions, and wait.go the
