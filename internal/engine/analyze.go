@@ -15,8 +15,8 @@ func (l *loop) analysisOptions(c *call) analysis.Options {
 		Formats:              drivers.Formats(l.s.Driver),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
-		PreviousOutputLength: l.lastOutputLen,
-		PreviousErrors:       l.errHist.Previous(),
+		PreviousOutputLength: l.kept.OutputLength,
+		PreviousErrors:       l.kept.ErrorHistory.Previous(),
 		LimitPatterns:        l.s.UsageLimitPatterns,
 	}
 }
@@ -48,11 +48,9 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	l.noteUsage(res)
 	l.quotaRecord(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
-		l.errHist.Add(l.n, res.ErrorLines)
-		l.keep.ErrorHistoryChanged(l.errHist)
+		l.kept.ErrorHistory.Add(l.n, res.ErrorLines)
 		if res.UpdatesLastOutputLength() {
-			l.lastOutputLen = res.OutputLength
-			l.keep.OutputLengthChanged(res.OutputLength)
+			l.kept.OutputLength = res.OutputLength
 		}
 	}
 	return res, nil
@@ -70,19 +68,17 @@ func usageOf(u *analysis.Usage) *events.Usage {
 	}
 }
 
-// saveAnalysis keeps ra as the last call's analysis.
+// saveAnalysis keeps ra as the last call's analysis and saves it.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
-	l.lastAnalysis = &ra
-	return l.keep.AnalysisChanged(l.lastAnalysis)
+	l.kept.Analysis = &ra
+	return l.save(savedAnalysis)
 }
 
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
-	l.exitSignals.Update(res.ResponseAnalysis())
-	if err := l.keep.ExitSignalsChanged(l.exitSignals); err != nil {
-		return
-	}
-	l.haveExitSignals = true
+	l.kept.ExitSignals.Update(res.ResponseAnalysis())
+	l.kept.HaveExitSignals = true
+	l.kept.ExitSignalsUpdates++
 }
 
 // exitReason is the graceful-exit check from the recent exit signals, the
@@ -98,15 +94,15 @@ func (l *loop) exitReason() string {
 		}
 		return ""
 	}
-	if !l.haveExitSignals {
+	if !l.kept.HaveExitSignals {
 		return ""
 	}
-	last := l.lastAnalysis != nil && l.lastAnalysis.Analysis.ExitSignal
+	last := l.kept.Analysis != nil && l.kept.Analysis.Analysis.ExitSignal
 	var plan analysis.PlanProgress
 	if c, ok := l.fixPlanCounts(); ok {
 		plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
 	}
-	l.exitWhy = l.exitSignals.Decide(last, plan)
+	l.exitWhy = l.kept.ExitSignals.Decide(last, plan)
 	return l.exitWhy.Reason
 }
 

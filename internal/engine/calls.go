@@ -32,8 +32,8 @@ func providerServed(reason supervise.Reason, u *analysis.Usage) bool {
 
 // recordCall counts a call in the hour's window.
 func (l *loop) recordCall() {
-	l.window = l.window.Record(l.now())
-	l.saveWindow()
+	l.kept.Window = l.kept.Window.Record(l.now())
+	l.save(savedCall)
 }
 
 // countFailed counts a failed call among the run's, and in the failed
@@ -54,8 +54,8 @@ func (l *loop) noRequest(c *call, res analysis.Result) step {
 	}
 	l.stall.reset()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 	f := events.Failure{Kind: events.CallExited, NoRequest: true}
 	it := l.iterationRecord(c, res, "no_request")
 	it.DriverExitCode = new(0)

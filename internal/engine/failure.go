@@ -25,8 +25,8 @@ func (l *loop) failure(c *call) step {
 	l.calls++
 	l.countFailed()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -128,8 +128,7 @@ func lastN(lines []string, n int) []string {
 func (l *loop) readOnlyTimeout(c *call) step {
 	l.recordCall()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
-	l.writeTimedOut = true
-	l.keep.WriteTimeoutChanged(l.now())
+	l.kept.WriteTimeout = l.now() // saved with the breaker's record
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

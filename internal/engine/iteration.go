@@ -60,17 +60,16 @@ func (l *loop) iteration() step {
 	c.outName = "logs/claude_output_" + c.stamp + ".log"
 	l.gate.fresh = false // the agent may change what the gates checked
 	c.errName = "logs/claude_stderr_" + c.stamp + ".log"
-	c.calls = l.window.Count + 1
+	c.calls = l.kept.Window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
 		c.planBefore = l.plan.data
 	}
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
-	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.keep.DiffSummaryChanged("")
+	l.lastSummary, l.kept.DiffSummary = l.kept.DiffSummary, ""
 	c.startSHA = l.git.Commit(l.ctx)
-	l.keep.LoopStarted(c.startSHA)
+	l.kept.LoopStartSHA = c.startSHA
 	l.markBase()
 	c.base = l.tree
 	l.tasks.begin(c.startSHA)
@@ -108,6 +107,7 @@ func (l *loop) iteration() step {
 			return stopWith(errorEnd(err))
 		}
 	}
+	l.save(savedCallStart)
 	c.outcome = l.runAgent(c, spec)
 
 	if c.stream != nil && (c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0) {

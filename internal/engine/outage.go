@@ -58,8 +58,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	}
 	l.stall.reset()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)

@@ -71,6 +71,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	if res.SessionID != "" {
 		l.saveSessionID(res.SessionID)
 	}
+	l.save(savedReply)
 	l.spend(res.Usage)
 	return res
 }
@@ -99,8 +100,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
-		l.pendingSummary = s
-		l.keep.DiffSummaryChanged(s)
+		l.kept.DiffSummary = s
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -120,8 +120,8 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // analysis box and the error lines, and returns the exit reason they make
 // (or "").
 func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
-	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
+	l.saveAnalysis(res.ResponseAnalysis())
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
 	pending := l.exitReason()
@@ -253,8 +253,8 @@ func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending str
 	if l.s.Strict() && l.claims.unproven(changed) {
 		return stopWith(l.unprovenStop())
 	}
-	l.findings = nil
-	l.keep.FindingsChanged(nil)
+	l.kept.Findings = nil
+	l.save(savedReview)
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()
