@@ -27,7 +27,7 @@ func (l *loop) startup() error {
 	l.drv = drv
 	display := l.display()
 	l.bus.Note(events.Starting{Agent: display, IgnoredTools: !drv.SupportsAllowedTools() && l.s.ToolsGiven,
-		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), DocsDir: l.rel(ralphdir.DocsGenerated), Status: l.rel(ralphdir.Status)})
+		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), Status: l.rel(ralphdir.Status)})
 
 	if err := l.checkPrompt(); err != nil {
 		return err
