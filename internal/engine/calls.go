@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -60,5 +61,5 @@ func (l *loop) noRequest(c *call, res analysis.Result) step {
 	it := l.iterationRecord(c, res, "no_request")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.guardFailed(c, f, "no_request")
+	return l.act(l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{})))
 }

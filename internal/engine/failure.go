@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -74,35 +75,16 @@ func (l *loop) failure(c *call) step {
 	ended.Iteration.DriverExitCode = new(code)
 	l.bus.CallEnded(l.at("failed", "error"), ended)
 
-	// What the agent said of its failure: the provider's outage is
-	// waited out, a setup it cannot work with stops the run.
-	if s, done := l.diagnosed(c, l.diagnose(c, res, stderr), f); done {
-		return s
-	}
-	return l.guardFailed(c, f, detail)
+	// What the agent said of its failure (the provider's outage is
+	// waited out, a setup it cannot work with stops the run), else the
+	// failures in a row: the policy decides.
+	return l.act(l.policy.failed(l.failedCall(c, f, detail, l.diagnose(c, res, stderr))))
 }
 
-// guardFailed counts a failed call (f) with the failure guard: after
-// MAX_CONSECUTIVE_FAILURES in a row the run stops, else the loop backs off
-// before the next try.
-func (l *loop) guardFailed(c *call, f events.Failure, detail string) step {
-	o, code := c.outcome, f.Code
-	backoff, giveUp := l.guard.Failure()
-	if giveUp {
-		n := l.guard.Consecutive()
-		stop := events.Stop{Kind: events.StopGaveUp, Agent: l.display(), Failures: n, Last: f, Log: l.rel(c.errName)}
-		if o.Reason == supervise.WriteFailed {
-			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: f.DiskFull}
-		}
-		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
-	}
-	if r, stop := l.limitReached(); stop {
-		return stopWith(r) // no backoff after the last allowed call
-	}
-	if _, err := l.waitOut(events.Wait{Kind: "failure_backoff", Delay: backoff, Tries: l.guard.Consecutive(), MaxTries: l.guard.Max()}); err != nil {
-		return stopWith(l.signalExit())
-	}
-	return backedOff
+// failedCall is call c, which failed as f (detail) with diagnosis d, as
+// the policy weighs it.
+func (l *loop) failedCall(c *call, f events.Failure, detail string, d drivers.Diagnosis) failedCall {
+	return failedCall{failure: f, detail: detail, diagnosis: d, agent: l.display(), log: l.rel(c.errName)}
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when

@@ -126,6 +126,30 @@ func (l *loop) iteration() step {
 	return l.failure(c)
 }
 
+// act carries out the policy's decision d on what a call (or the usage
+// known before one) met: stop, switch to the other driver, back off, or
+// wait for a usage limit.
+func (l *loop) act(d decision) step {
+	switch d.then {
+	case stopRun:
+		return stopWith(d.result)
+	case switchTo:
+		l.pickDriver()
+		return goOn
+	case retryAfter:
+		if r, stop := l.limitReached(); stop {
+			return stopWith(r) // no wait after the last allowed call
+		}
+		if _, err := l.waitOut(d.wait); err != nil {
+			return stopWith(l.signalExit())
+		}
+		return backedOff
+	case waitLimit:
+		return l.waitForLimit(d.wait)
+	}
+	return goOn
+}
+
 // errorEnd is the run's end when a call cannot be made (err: its prompt
 // cannot be read, its command not built).
 func errorEnd(err error) Result {

@@ -14,7 +14,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
-	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -31,7 +30,6 @@ type loop struct {
 	dir  *ralphdir.Dir
 	git  gitrun.Repo
 	drv  drivers.Driver
-	fb   *fallback // FALLBACK_DRIVER, nil when none
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
@@ -42,7 +40,7 @@ type loop struct {
 	brkCfg breaker.Config
 	state  State
 	logs   Logs
-	guard  *guard.Guard
+	policy *policy // failures, outages, usage limits and the fallback: what to do next
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
@@ -141,7 +139,7 @@ func newLoop(s config.Config, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
 		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env, func(err error) {
 			deps.Bus.Note(events.Logged{Level: events.Warn, Text: err.Error()}) // a git command that would never end: its answers say "no change"
-		}), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		}), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context(), policy: newPolicy(s, deps.Now)}
 }
 
 func (l *loop) run() Result {

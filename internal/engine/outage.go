@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"io/fs"
-	"math"
 	"os/exec"
 	"strings"
 
@@ -48,7 +47,7 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 		return goOn, false
 	}
 	d := l.diagnose(c, res, l.stderrLines(c))
-	if d.Class == drivers.FailureUnknown || d.Class == drivers.FailurePermanent && l.neverGiveUp() {
+	if !l.policy.takes(d) {
 		return goOn, false
 	}
 	// A failed call breaks the streaks a reply builds.
@@ -64,12 +63,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	s, _ = l.diagnosed(c, d, f)
-	return s, true
+	return l.act(l.policy.failed(l.failedCall(c, f, "error", d))), true
 }
-
-// neverGiveUp: MAX_CONSECUTIVE_FAILURES=0, never stop on failures.
-func (l *loop) neverGiveUp() bool { return l.guard.Max() >= math.MaxInt32 }
 
 // argv0 is the program the driver runs.
 func (l *loop) argv0() string {
@@ -80,49 +75,6 @@ func (l *loop) argv0() string {
 		return l.s.AgentArgv[0]
 	}
 	return l.s.Driver
-}
-
-// diagnosed acts on a failed call's diagnosis d (f is how it failed):
-// done=false leaves the failure to the failure guard. A permanent failure
-// stops the run at once, naming the cause and the fix, unless
-// MAX_CONSECUTIVE_FAILURES=0 asks never to stop. A transient one is not
-// counted: the loop backs off (up to RETRY_MAX_DELAY) and tries again
-// until the outage has lasted OUTAGE_MAX.
-func (l *loop) diagnosed(c *call, d drivers.Diagnosis, f events.Failure) (s step, done bool) {
-	switch d.Class {
-	case drivers.FailurePermanent:
-		if l.neverGiveUp() {
-			return goOn, false
-		}
-		stop := events.Stop{Kind: events.StopPermanent, Agent: l.display(), Cause: d.Cause, Fix: d.Fix, Said: d.Said, Last: f, Log: l.rel(c.errName)}
-		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: "permanent_failure",
-			DriverExit: new(f.Code), Stop: stop})), true
-	case drivers.FailureTransient:
-		return l.outage(d, f), true
-	}
-	return goOn, false
-}
-
-// outage waits out a transient failure, or ends the run once the outage
-// has lasted OUTAGE_MAX.
-func (l *loop) outage(d drivers.Diagnosis, f events.Failure) step {
-	wait, giveUp := l.guard.Transient(l.now())
-	since, tries, _ := l.guard.Outage()
-	lasted := l.now().Sub(since)
-	if giveUp {
-		stop := events.Stop{Kind: events.StopOutage, Agent: l.display(), Failures: tries, Outage: lasted, OutageMax: l.guard.OutageMax(),
-			Cause: d.Cause, Said: d.Said, Last: f}
-		return stopWith(l.stopping(Result{Code: ExitOutage, Action: "failed", Status: "error", Reason: "provider_outage",
-			DriverExit: new(f.Code), Stop: stop}))
-	}
-	if r, stop := l.limitReached(); stop {
-		return stopWith(r) // no wait after the last allowed call
-	}
-	if _, err := l.waitOut(events.Wait{Kind: "outage_backoff", Delay: wait, Tries: tries,
-		Cause: d.Cause, Said: d.Said, Lasted: lasted, OutageMax: l.guard.OutageMax()}); err != nil {
-		return stopWith(l.signalExit())
-	}
-	return backedOff
 }
 
 // notInstalled tells a start error of a program that is not there (not on

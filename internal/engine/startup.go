@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
-	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -61,11 +59,6 @@ func (l *loop) startup() error {
 	l.gateResults, l.findings, l.reviewSHA = saved.Gates, saved.Findings, saved.ReviewSHA
 	l.pendingSummary = saved.DiffSummary
 	l.brkCfg = l.s.Breaker
-	max := l.s.MaxConsecutiveFailures
-	if max <= 0 {
-		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
-	}
-	l.guard = guard.New(max, l.s.RetryMaxDelay, l.s.OutageMax)
 	return nil
 }
 

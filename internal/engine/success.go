@@ -160,7 +160,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 		return l.permissionDenied(c, res, it)
 	}
 	l.noteIdle(c, it, idle)
-	l.guard.Success()
+	l.policy.succeeded()
 	return l.afterSuccess(c, res, idle, pending)
 }
 
