@@ -193,9 +193,11 @@ func TestPolicyUsageLimits(t *testing.T) {
 		until time.Time // the wait's end, when it waits
 	}{
 		{
-			name:  "a reported reset is waited for, with the margin",
-			s:     config.Config{UsageLimitMaxWait: time.Hour},
-			do:    func(p *policy) decision { return p.usageLimited(win("five_hour", at(10*time.Minute)), t0.Add(10*time.Minute).Unix(), "limit") },
+			name: "a reported reset is waited for, with the margin",
+			s:    config.Config{UsageLimitMaxWait: time.Hour},
+			do: func(p *policy) decision {
+				return p.usageLimited(win("five_hour", at(10*time.Minute)), t0.Add(10*time.Minute).Unix(), "limit")
+			},
 			want:  seen{then: waitLimit, kind: "usage_limit", delay: 10*time.Minute + resetMargin},
 			until: t0.Add(10*time.Minute + resetMargin),
 		},
