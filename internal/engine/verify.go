@@ -20,10 +20,6 @@ type gateState struct {
 	runs     int             // gate runs so far
 }
 
-// blocking reports whether a failing gate of this mode keeps the run from
-// ending as complete: every mode but warn.
-func blocking(mode string) bool { return mode != "" && mode != gates.ModeWarn }
-
 // gateRun runs the gates with their whole output going to a log of the
 // call named stamp (kept only when a gate failed), keeps and records the
 // results, and reports every failure; ok is false when the gates did not
@@ -144,23 +140,6 @@ func (l *loop) checkClaim() {
 	if why, refused := refuse(true, "", "exit_signal", l.planCount(), failures); refused {
 		l.holdCompletion("exit_signal", l.s.QualityGateMode, why)
 	}
-}
-
-// holds reports whether the failing gates keep a completion for reason
-// from ending the run in a blocking mode. The tests (TEST_COMMAND) hold
-// every completion: a ticked plan whose tests fail is not done. The other
-// gates (QUALITY_GATES, the agent's own TESTS_STATUS) hold what the agent
-// says of itself — its exit signal, completion words, the done pattern —
-// as the bash loop's block mode does, and let a ticked plan end the run,
-// whose final line, status.json and event then say they fail
-// (docs/COMPATIBILITY.md).
-func holds(reason string, failures []gates.Failure) bool {
-	for _, f := range failures {
-		if reason != "plan_complete" || f.Gate == gates.GateTest {
-			return true
-		}
-	}
-	return false
 }
 
 // holdCompletion keeps the run going past a completion (reason) that why
