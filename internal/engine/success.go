@@ -47,8 +47,8 @@ func (l *loop) success(c *call) step {
 	gate := l.checkGates(c, &res)
 	l.noteQuestion(&res)
 	l.tasksAfter(c, gate)
-	pending := l.recordAnalysis(c, res)
-	return l.decide(c, res, gate, pending)
+	exit := l.recordAnalysis(c, res)
+	return l.decide(c, res, gate, exit)
 }
 
 // countSuccess counts a call that exited 0 in the run; the hour's window
@@ -117,24 +117,24 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 }
 
 // recordAnalysis keeps the analysis and the exit signals, shows the
-// analysis box and the error lines, and returns the exit reason they make
-// (or "").
-func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
+// analysis box and the error lines, and returns the completion check
+// they, the plan and the reply make (exitAfter).
+func (l *loop) recordAnalysis(c *call, res analysis.Result) exitCall {
 	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
-	pending := l.exitReason()
+	exit := l.exitAfter(c, res)
 
 	if res.HasErrors {
 		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Errors: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
-	return pending
+	return exit
 }
 
 // decide feeds the breaker, then handles permission denials, idle and
 // completed iterations, the exit conditions and the periodic review.
-func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending string) step {
+func (l *loop) decide(c *call, res analysis.Result, gate gateResult, exit exitCall) step {
 	it := l.iterationRecord(c, res, "success")
 	it.QualityGateResult = gate.Code
 	idle := l.idleEnabled() && res.HasState("idle")
@@ -148,7 +148,7 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	if !idle {
 		if lr := l.progressOf(c, res, gate); !l.deferBreaker(lr) {
 			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
-				r.Stop.Claims = l.breakerClaims(c, pending)
+				r.Stop.Claims = l.breakerClaims(c, exit)
 				it.Outcome = "circuit_breaker_trip"
 				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
 				return stopWith(r)
@@ -161,19 +161,19 @@ func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending str
 	}
 	l.noteIdle(c, it, idle)
 	l.policy.succeeded()
-	return l.afterSuccess(c, res, idle, pending)
+	return l.afterSuccess(c, res, idle, exit)
 }
 
 // breakerClaims is the account of the refused claims a breaker that opens
 // after call c cuts short (nil when none went before it, or c changed
 // something: the breaker opened for another reason). c's own completion
-// (pending, or a strict run's claim) would have been refused once more.
-func (l *loop) breakerClaims(c *call, pending string) *events.Claims {
+// (the signals', or a strict run's claim) would have been refused once more.
+func (l *loop) breakerClaims(c *call, exit exitCall) *events.Claims {
 	w := l.claims
 	if w.count == 0 || c.change.changed(c.files) {
 		return nil
 	}
-	if pending != "" || l.s.Strict() && c.claimed {
+	if exit.reason != "" && !exit.pattern || l.s.Strict() && c.claimed {
 		w.count++
 	}
 	return w.claims(l.s.Strict())
@@ -232,20 +232,16 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 // its answer or the answer for a call that hears it), stops a strict run whose agent
 // claims done again having changed nothing, else runs the periodic review
 // and watches for stalls.
-func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending string) step {
-	switch {
-	case pending != "":
-		if r, stop := l.complete(pending); stop {
-			return stopWith(r)
-		}
-	case l.askingNow():
-		// a reply that asks is no completion, nor a claim of one
-	case l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText):
+func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, exit exitCall) step {
+	if exit.pattern {
 		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
-		if r, stop := l.complete("done_pattern"); stop {
+	}
+	switch {
+	case exit.reason != "":
+		if r, stop := l.complete(exit.reason); stop {
 			return stopWith(r)
 		}
-	case l.s.Strict() && c.claimed:
+	case exit.claim:
 		l.checkClaim()
 	}
 	changed := c.change.changed(c.files)
