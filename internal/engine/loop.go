@@ -160,86 +160,8 @@ func (l *loop) run() Result {
 	}
 
 	for {
-		if r, stop := l.interrupted(); stop {
-			return r
-		}
-		l.n++
-		l.tasksBefore()
-		if r, stop := l.interrupted(); stop {
-			l.n-- // stopped during the trackers' sync: no iteration began
-			return r
-		}
-		l.planForCall()
-		l.keep.SessionTouched(l.now())
-		l.rollWindow()
-		l.breakerStartup()
-		l.bus.Note(events.LoopMark{Loop: l.n})
-
-		if l.brk.Err(l.brkCfg) != nil {
-			return l.breakerHalt("circuit_breaker_open")
-		}
-		if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
-			if r, stop := l.rateLimitWait(); stop {
-				return r
-			}
-			l.n-- // the wait was not an iteration
-			continue
-		}
-		if reason := l.exitReason(); reason != "" {
-			if r, stop := l.complete(reason); stop {
-				return r
-			}
-		}
-		if r, stop := l.limitReached(); stop {
-			return r
-		}
-		if r, stop := l.usageGate(); stop {
-			return r
-		}
-		if r, stop, again := l.quotaGate(); stop {
-			return r
-		} else if again {
-			l.n-- // the wait was not an iteration
-			continue
-		}
-		if r, stop := l.pauseGate(); stop {
-			return r
-		}
-		r, stop, again := l.swarmGate()
-		if stop {
-			return r
-		}
-		if again {
-			l.n-- // the wait was not an iteration
-			continue
-		}
-
-		l.pickDriver()
-		l.bus.CallStarted(l.at("executing", "running"))
-		s := l.iteration()
-		if s.stop {
+		if s := l.iteration(); s.stop {
 			return s.result
-		}
-		if s.failed {
-			// A failed call was said as it ended and its back-off
-			// waited: no "Completed" mark and no second wait.
-			if r, stop := l.pauseGate(); stop {
-				return r
-			}
-			continue
-		}
-		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
-		if r, stop := l.askGate(); stop {
-			return r
-		}
-		if r, stop := l.limitReached(); stop {
-			return r
-		}
-		if r, stop := l.pauseGate(); stop {
-			return r
-		}
-		if r, stop := l.afterIteration(); stop {
-			return r
 		}
 	}
 }

@@ -3,53 +3,10 @@ package engine
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/templates"
 )
-
-// step is what the loop does after a finished call: go on with the next
-// loop, or end the run with result.
-type step struct {
-	stop   bool
-	result Result
-	// failed: the call failed and its back-off has been waited out, so
-	// the loop neither marks it completed nor waits the loop delay again.
-	failed bool
-}
-
-var goOn = step{}
-
-// backedOff goes on after a failed call whose back-off was waited.
-var backedOff = step{failed: true}
-
-func stopWith(r Result) step { return step{stop: true, result: r} }
-
-// success handles a call that exited 0, in four stages: analyse the reply,
-// measure the progress (plan and git), run the quality gates, then let the
-// breaker and the exit conditions decide the next step.
-func (l *loop) success(c *call) step {
-	l.countSuccess()
-	res := l.analyseReply(c)
-	if s, done := l.errorReply(c, res); done {
-		return s // exit 0, yet the CLI reported the provider's failure
-	}
-	if drivers.NoRequest(res) {
-		return l.noRequest(c, res) // exit 0, yet it did nothing
-	}
-	l.recordCall()
-	l.retry = 0
-	l.measureProgress(c, &res)
-	if l.checkTasks(c) {
-		return stopWith(l.signalExit()) // stopped while a task's check ran
-	}
-	gate := l.checkGates(c, &res)
-	l.noteQuestion(&res)
-	l.tasksAfter(c, gate)
-	exit := l.recordAnalysis(c, res)
-	return l.decide(c, res, gate, exit)
-}
 
 // countSuccess counts a call that exited 0 in the run; the hour's window
 // counts it once its reply is known to be one the provider served.
@@ -132,36 +89,33 @@ func (l *loop) recordAnalysis(c *call, res analysis.Result) exitCall {
 	return exit
 }
 
-// decide feeds the breaker, then handles permission denials, idle and
-// completed iterations, the exit conditions and the periodic review.
-func (l *loop) decide(c *call, res analysis.Result, gate gateResult, exit exitCall) step {
-	it := l.iterationRecord(c, res, "success")
-	it.QualityGateResult = gate.Code
-	idle := l.idleEnabled() && res.HasState("idle")
+// noteStates notes the states a reply reported that the loop does not
+// know (it knows idle).
+func (l *loop) noteStates(res analysis.Result) {
 	for _, st := range res.States {
 		if st != "idle" {
 			l.bus.Note(events.UnknownState{Name: st})
 		}
 	}
-	// Idle iterations are not "no progress" for the breaker; an asking
-	// one is what it was only when nobody answers.
-	if !idle {
-		if lr := l.progressOf(c, res, gate); !l.deferBreaker(lr) {
-			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
-				r.Stop.Claims = l.breakerClaims(c, exit)
-				it.Outcome = "circuit_breaker_trip"
-				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
-				return stopWith(r)
-			}
-		}
+}
+
+// feedBreaker gives the breaker this loop's progress (progressOf; an
+// asking call's waits for its question to end, and is recorded only when
+// nobody answers). stop when it opened: the call's end says so, with the
+// refused claims it cuts short.
+func (l *loop) feedBreaker(c *call, res analysis.Result, gate gateResult, exit exitCall, it *events.Iteration) (step, bool) {
+	lr := l.progressOf(c, res, gate)
+	if l.deferBreaker(lr) {
+		return goOn, false
 	}
-	if res.HasPermissionDenials {
-		l.idle.end()
-		return l.permissionDenied(c, res, it)
+	r, stop := l.recordBreaker(lr, "circuit_breaker_trip")
+	if !stop {
+		return goOn, false
 	}
-	l.noteIdle(c, it, idle)
-	l.policy.succeeded()
-	return l.afterSuccess(c, res, idle, exit)
+	r.Stop.Claims = l.breakerClaims(c, exit)
+	it.Outcome = "circuit_breaker_trip"
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
+	return stopWith(r), true
 }
 
 // breakerClaims is the account of the refused claims a breaker that opens
@@ -225,37 +179,4 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	it.Outcome = "idle"
 	l.idle.add(c.started)
 	l.bus.CallEnded(l.at("idle", "running"), events.Call{Outcome: events.IterationIdle, Iteration: it, Idle: l.idle.count})
-}
-
-// afterSuccess ends the run on a pending exit reason or the done pattern
-// (unless the completion is refused, or the agent's question waits for
-// its answer or the answer for a call that hears it), stops a strict run whose agent
-// claims done again having changed nothing, else runs the periodic review
-// and watches for stalls.
-func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, exit exitCall) step {
-	if exit.pattern {
-		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
-	}
-	switch {
-	case exit.reason != "":
-		if r, stop := l.complete(exit.reason); stop {
-			return stopWith(r)
-		}
-	case exit.claim:
-		l.checkClaim()
-	}
-	changed := c.change.changed(c.files)
-	l.claims.see(l.n, changed)
-	if l.s.Strict() && l.claims.unproven(changed) {
-		return stopWith(l.unprovenStop())
-	}
-	l.findings = nil
-	l.keep.FindingsChanged(nil)
-	l.maybeReview(res)
-	if idle {
-		l.resetStall()
-	} else {
-		l.noteStall(res.ResultText)
-	}
-	return goOn
 }

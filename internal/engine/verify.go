@@ -129,6 +129,31 @@ func (l *loop) complete(reason string) (Result, bool) {
 	return l.gracefulExit(reason), true
 }
 
+// completion acts on the exit decision after a reply (exit): a
+// completion met ends the run unless it is refused (complete), a strict
+// run's claim of done is checked as one (checkClaim); then the loop is
+// counted among the refused claims in a row, and a strict run stops when
+// its agent claimed done again having changed nothing.
+func (l *loop) completion(c *call, exit exitCall) (Result, bool) {
+	if exit.pattern {
+		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
+	}
+	switch {
+	case exit.reason != "":
+		if r, stop := l.complete(exit.reason); stop {
+			return r, true
+		}
+	case exit.claim:
+		l.checkClaim()
+	}
+	changed := c.change.changed(c.files)
+	l.claims.see(l.n, changed)
+	if l.s.Strict() && l.claims.unproven(changed) {
+		return l.unprovenStop(), true
+	}
+	return Result{}, false
+}
+
 // checkClaim answers a strict run's agent that said it is done where no
 // exit condition followed (one exit signal): a claim the plan or the gates
 // refute is refused and the next call is told why, as a completion is.
