@@ -87,6 +87,69 @@ func (l *loop) failedCall(c *call, f events.Failure, detail string, d drivers.Di
 	return failedCall{failure: f, detail: detail, diagnosis: d, agent: l.display(), log: l.rel(c.errName)}
 }
 
+// onUsageLimit handles a call stopped by its provider's usage limit: the
+// call is recorded, then the policy decides: with a fallback, go on at
+// once with the driver that is not limited; else wait for the (earlier)
+// reset, or stop when it is too far.
+func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
+	limited := l.usageWindow(res.Limit())
+	l.swarmLimitHit(res)
+	it := l.iterationRecord(c, res, "api_limit")
+	it.DriverExitCode = new(c.outcome.ExitCode)
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
+	return l.act(l.policy.usageLimited(limited, res.UsageLimitResetsAt, res.UsageLimitReason))
+}
+
+// errorReply handles a call that exited 0 but whose result is an error
+// the driver's patterns know: some Claude Code versions end `claude -p`
+// with exit 0 and is_error: true when the API failed. A provider outage
+// is waited out and a permanent failure stops the run, as for a call
+// that exited non-zero; the breaker never sees it. Any other reply
+// (done=false) is analysed as one.
+func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
+	if !res.IsError || res.UsageLimited {
+		return goOn, false
+	}
+	d := l.diagnose(c, res, l.stderrLines(c))
+	if !l.policy.takes(d) {
+		return goOn, false
+	}
+	// A failed call breaks the streaks a reply builds.
+	l.countFailed()
+	if providerServed(supervise.Exited, res.Usage) {
+		l.recordCall()
+	}
+	l.stall.reset()
+	l.idle.end()
+	l.lastAnalysis = nil
+	l.keep.AnalysisChanged(nil)
+	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
+	it := l.iterationRecord(c, res, "error")
+	it.DriverExitCode = new(0)
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
+	return l.act(l.policy.failed(l.failedCall(c, f, "error", d))), true
+}
+
+// noRequest handles a call that exited 0 with a reply that did nothing
+// (analysis.Result.NoRequest: "I don't see a request in your message"):
+// a failed call, which the failure guard counts and backs off from, never
+// a loop of the agent's work for the breaker or the exit signals.
+func (l *loop) noRequest(c *call, res analysis.Result) step {
+	l.countFailed()
+	if providerServed(supervise.Exited, res.Usage) {
+		l.recordCall()
+	}
+	l.stall.reset()
+	l.idle.end()
+	l.lastAnalysis = nil
+	l.keep.AnalysisChanged(nil)
+	f := events.Failure{Kind: events.CallExited, NoRequest: true}
+	it := l.iterationRecord(c, res, "no_request")
+	it.DriverExitCode = new(0)
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
+	return l.act(l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{})))
+}
+
 // stderrLines are the lines of a failed call's stderr log (none when
 // there is none).
 func (l *loop) stderrLines(c *call) []string {

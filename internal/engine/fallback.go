@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 )
@@ -104,19 +103,6 @@ func (l *loop) pickDriver() {
 		s.Until = fb.slots[0].until()
 	}
 	l.bus.DriverSwitched(l.at("driver_switched", "running"), s)
-}
-
-// onUsageLimit handles a call stopped by its provider's usage limit: the
-// call is recorded, then the policy decides: with a fallback, go on at
-// once with the driver that is not limited; else wait for the (earlier)
-// reset, or stop when it is too far.
-func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
-	limited := l.usageWindow(res.Limit())
-	l.swarmLimitHit(res)
-	it := l.iterationRecord(c, res, "api_limit")
-	it.DriverExitCode = new(c.outcome.ExitCode)
-	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
-	return l.act(l.policy.usageLimited(limited, res.UsageLimitResetsAt, res.UsageLimitReason))
 }
 
 // limitReset is the reset a limited call reported (resetsAt, unix

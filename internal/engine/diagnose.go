@@ -8,7 +8,6 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -34,36 +33,6 @@ func (l *loop) diagnose(c *call, res analysis.Result, stderr []string) drivers.D
 	text = append(text, res.ErrorMessages...)
 	text = append(text, lastN(stderr, diagLines)...)
 	return drivers.Diagnose(l.drv, strings.Join(text, "\n"))
-}
-
-// errorReply handles a call that exited 0 but whose result is an error
-// the driver's patterns know: some Claude Code versions end `claude -p`
-// with exit 0 and is_error: true when the API failed. A provider outage
-// is waited out and a permanent failure stops the run, as for a call
-// that exited non-zero; the breaker never sees it. Any other reply
-// (done=false) is analysed as one.
-func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
-	if !res.IsError || res.UsageLimited {
-		return goOn, false
-	}
-	d := l.diagnose(c, res, l.stderrLines(c))
-	if !l.policy.takes(d) {
-		return goOn, false
-	}
-	// A failed call breaks the streaks a reply builds.
-	l.countFailed()
-	if providerServed(supervise.Exited, res.Usage) {
-		l.recordCall()
-	}
-	l.stall.reset()
-	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
-	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
-	it := l.iterationRecord(c, res, "error")
-	it.DriverExitCode = new(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.act(l.policy.failed(l.failedCall(c, f, "error", d))), true
 }
 
 // argv0 is the program the driver runs.
