@@ -41,4 +41,3 @@ func (l *loop) countFailed() {
 	l.failed++
 	l.retry++
 }
-

@@ -12,9 +12,14 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// failure handles a call that did not exit 0: a usage limit waits, a
-// write-heartbeat kill retries with write-early context, anything else
-// backs off and is counted by the failure guard.
+// A failed call, here, is counted and said as it ended; what comes next
+// is the policy's (policy.go) and the iteration acts on it (act): a usage
+// limit is waited for or the calls switch to the fallback, an outage is
+// ridden out, a setup no retry helps stops the run, anything else backs
+// off and is counted among the failures in a row. A write-heartbeat kill
+// is the breaker's instead: the next call is told to write early.
+
+// failure handles a call that did not exit 0.
 func (l *loop) failure(c *call) step {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
