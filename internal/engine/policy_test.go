@@ -25,10 +25,11 @@ type seen struct {
 	code   int           // stopRun: the exit code
 	reason string        // stopRun: exit_reason
 	stop   events.StopKind
+	warn   bool // the wait is a usage warning's
 }
 
 func seeDecision(d decision) seen {
-	s := seen{then: d.then, kind: d.wait.Kind, delay: d.wait.Delay, tries: d.wait.Tries, slot: d.slot}
+	s := seen{then: d.then, kind: d.wait.Kind, delay: d.wait.Delay, tries: d.wait.Tries, slot: d.slot, warn: d.wait.Warning}
 	if d.then == stopRun {
 		s.code, s.reason, s.stop = d.result.Code, d.result.Reason, d.result.Stop.Kind
 		if !d.result.condition {
@@ -249,7 +250,7 @@ func TestPolicyUsageLimits(t *testing.T) {
 				w := win("five_hour", at(time.Hour))
 				return p.usageBefore(nil, &w)
 			},
-			want:  seen{then: waitLimit, kind: "usage_limit", delay: time.Hour + resetMargin},
+			want:  seen{then: waitLimit, kind: "usage_limit", delay: time.Hour + resetMargin, warn: true},
 			until: t0.Add(time.Hour + resetMargin),
 		},
 	} {
