@@ -108,7 +108,8 @@ func (l *loop) iteration() step {
 	gate := l.checkGates(c, &res)
 	l.noteQuestion(&res)
 	l.tasksAfter(c, gate)
-	exit := l.recordAnalysis(c, res) // kept, shown, and the completion check (exit.go)
+	l.recordAnalysis(c, res)
+	exit := l.exitAfter(c, res) // is a completion met? (exit.go: decideExit)
 
 	// What is decided from it: the breaker (idle iterations are not "no
 	// progress"), denied tools, the completion, the review, a stall.

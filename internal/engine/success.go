@@ -73,20 +73,16 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 	return gate
 }
 
-// recordAnalysis keeps the analysis and the exit signals, shows the
-// analysis box and the error lines, and returns the completion check
-// they, the plan and the reply make (exitAfter).
-func (l *loop) recordAnalysis(c *call, res analysis.Result) exitCall {
+// recordAnalysis keeps the analysis and the exit signals, and shows the
+// analysis box and the error lines.
+func (l *loop) recordAnalysis(c *call, res analysis.Result) {
 	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
-	exit := l.exitAfter(c, res)
-
 	if res.HasErrors {
 		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Errors: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
-	return exit
 }
 
 // noteStates notes the states a reply reported that the loop does not
