@@ -20,7 +20,7 @@ import (
 // is the breaker's instead: the next call is told to write early.
 
 // failure handles a call that did not exit 0.
-func (l *loop) failure(c *call) step {
+func (l *loop) failure(c *call) decision {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
 	l.stall.reset() // a failure is not a stalled iteration, and breaks a streak
@@ -83,7 +83,7 @@ func (l *loop) failure(c *call) step {
 	// What the agent said of its failure (the provider's outage is
 	// waited out, a setup it cannot work with stops the run), else the
 	// failures in a row: the policy decides.
-	return l.act(l.policy.failed(l.failedCall(c, f, detail, l.diagnose(c, res, stderr))))
+	return l.policy.failed(l.failedCall(c, f, detail, l.diagnose(c, res, stderr)))
 }
 
 // failedCall is call c, which failed as f (detail) with diagnosis d, as
@@ -96,13 +96,13 @@ func (l *loop) failedCall(c *call, f events.Failure, detail string, d drivers.Di
 // call is recorded, then the policy decides: with a fallback, go on at
 // once with the driver that is not limited; else wait for the (earlier)
 // reset, or stop when it is too far.
-func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
+func (l *loop) onUsageLimit(c *call, res analysis.Result) decision {
 	limited := l.usageWindow(res.Limit())
 	l.swarmLimitHit(res)
 	it := l.iterationRecord(c, res, "api_limit")
 	it.DriverExitCode = new(c.outcome.ExitCode)
 	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
-	return l.act(l.policy.usageLimited(limited, res.UsageLimitResetsAt, res.UsageLimitReason))
+	return l.policy.usageLimited(limited, res.UsageLimitResetsAt, res.UsageLimitReason)
 }
 
 // errorReply handles a call that exited 0 but whose result is an error
@@ -110,14 +110,14 @@ func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
 // with exit 0 and is_error: true when the API failed. A provider outage
 // is waited out and a permanent failure stops the run, as for a call
 // that exited non-zero; the breaker never sees it. Any other reply
-// (done=false) is analysed as one.
-func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
+// (failed=false) is analysed as one.
+func (l *loop) errorReply(c *call, res analysis.Result) (next decision, failed bool) {
 	if !res.IsError || res.UsageLimited {
-		return goOn, false
+		return decision{}, false
 	}
 	d := l.diagnose(c, res, l.stderrLines(c))
 	if !l.policy.takes(d) {
-		return goOn, false
+		return decision{}, false
 	}
 	// A failed call breaks the streaks a reply builds.
 	l.countFailed()
@@ -132,14 +132,14 @@ func (l *loop) errorReply(c *call, res analysis.Result) (s step, done bool) {
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.act(l.policy.failed(l.failedCall(c, f, "error", d))), true
+	return l.policy.failed(l.failedCall(c, f, "error", d)), true
 }
 
 // noRequest handles a call that exited 0 with a reply that did nothing
 // (analysis.Result.NoRequest: "I don't see a request in your message"):
 // a failed call, which the failure guard counts and backs off from, never
 // a loop of the agent's work for the breaker or the exit signals.
-func (l *loop) noRequest(c *call, res analysis.Result) step {
+func (l *loop) noRequest(c *call, res analysis.Result) decision {
 	l.countFailed()
 	if providerServed(supervise.Exited, res.Usage) {
 		l.recordCall()
@@ -152,7 +152,7 @@ func (l *loop) noRequest(c *call, res analysis.Result) step {
 	it := l.iterationRecord(c, res, "no_request")
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.act(l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{})))
+	return l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{}))
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when
@@ -175,7 +175,7 @@ func lastN(lines []string, n int) []string {
 
 // readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
 // and the next call is told to write early.
-func (l *loop) readOnlyTimeout(c *call) step {
+func (l *loop) readOnlyTimeout(c *call) decision {
 	l.recordCall()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.writeTimedOut = true
@@ -184,10 +184,10 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
 		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
-		return stopWith(r)
+		return decision{then: stopRun, result: r}
 	}
 	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early
-	return goOn
+	return decision{}
 }
 
 // permissionDenied handles a call whose tools were denied: halt with the

@@ -84,18 +84,18 @@ func (l *loop) iteration() step {
 		l.writeProgressFailed()
 		return stopWith(l.signalExit())
 	case c.outcome.Reason != supervise.Exited || c.outcome.ExitCode != 0:
-		return l.next(l.failure(c))
+		return l.next(l.act(l.failure(c))) // failure.go says it, policy.go decides
 	}
 
 	// A reply (exit 0): what it says. A reply that is an error or did
 	// nothing is a failure too.
 	l.countSuccess()
 	res := l.analyseReply(c)
-	if s, failed := l.errorReply(c, res); failed {
-		return l.next(s)
+	if d, failed := l.errorReply(c, res); failed {
+		return l.next(l.act(d))
 	}
 	if drivers.NoRequest(res) {
-		return l.next(l.noRequest(c, res))
+		return l.next(l.act(l.noRequest(c, res)))
 	}
 	l.recordCall()
 	l.retry = 0

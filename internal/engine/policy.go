@@ -61,7 +61,7 @@ func newPolicy(s config.Config, now func() time.Time) *policy {
 type then int
 
 const (
-	proceed    then = iota // go on: the next call comes at once
+	proceed    then = iota // go on, as after any call (the loop delay, then the next call)
 	retryAfter             // wait out decision.wait (a backoff), then the next call
 	waitLimit              // wait for a usage limit's reset (decision.wait, until Until)
 	switchTo               // the next call goes to the other driver (decision.slot)
