@@ -267,7 +267,7 @@ func loginHint(driver string) string {
 // gitCheck: the loop needs a git repository with at least one commit; the
 // loop's own start-up check decides.
 func gitCheck(cwd string) check {
-	f, ok := engine.CheckGit(cwd)
+	f, ok := engine.CheckGit(projectRepo(cwd, "", nil, nil), cwd)
 	if ok {
 		return good("git: a repository with commits")
 	}

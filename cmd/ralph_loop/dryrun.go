@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -132,8 +133,13 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 			warn(msg)
 		}
 	}, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, cfg.Verbose)
-	p, err := engine.DryRun(settingsFor(cfg, reset), engine.Deps{
-		Bus: bus, Keeper: observe.Discard, Dir: dir, State: state, Logs: state, Now: time.Now,
+	s := settingsFor(cfg, reset)
+	repo := projectRepo(s.ProjectDir, dir.Root(), os.Environ(), func(err error) {
+		bus.Note(events.Logged{Level: events.Warn, Text: err.Error()})
+	})
+	// The agent only says its install's version: a dry run makes no call.
+	p, err := engine.DryRun(s, engine.Deps{
+		Bus: bus, Keeper: observe.Discard, Dir: dir, Project: projectReader(s, dir), Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
 	"github.com/ralphloop/ralph_loop/internal/engine"
@@ -247,10 +248,12 @@ func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSand
 			Bus:         r.bus,
 			Keeper:      r.keeper,
 			Dir:         r.dir,
+			Project:     projectReader(s, r.dir),
+			Repo:        projectRepo(s.ProjectDir, r.dir.Root(), os.Environ(), r.gitWarn),
 			State:       r.state,
 			Logs:        r.state,
 			Now:         time.Now,
-			Run:         runAgent,
+			Agent:       agentcall.Agent{Start: runAgent, Logs: r.state},
 			LookPath:    exec.LookPath,
 			Env:         os.Environ(),
 			Stopper:     sig.stopper,
@@ -280,6 +283,12 @@ func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSand
 	return engine.Result{Code: se.Code, Stop: stop}
 }
 
+// gitWarn says a git command that would never end: the repository's
+// answers then say "no change", and the person must know why.
+func (r *loopRun) gitWarn(err error) {
+	r.bus.Note(events.Logged{Level: events.Warn, Text: err.Error()})
+}
+
 // end lets the run's last events reach the notifiers, says why the run
 // stopped, and gives its exit code.
 func (r *loopRun) end(cfg *config.Config, res engine.Result, sig *signals) error {
@@ -307,7 +316,8 @@ func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour b
 	if err := checkLayout(cfg, dir, cwd); err != nil {
 		return err
 	}
-	err := engine.Precheck(settingsFor(cfg, reset), dir, exec.LookPath)
+	s := settingsFor(cfg, reset)
+	err := engine.Precheck(s, dir, projectReader(s, dir), projectRepo(s.ProjectDir, "", nil, nil), exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}

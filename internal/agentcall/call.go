@@ -25,20 +25,28 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// logs opens the call's logs under .ralph/ (the state store in
+// Logs opens the call's logs under .ralph/ (the state store in
 // production).
-type logs interface {
+type Logs interface {
 	CreateLog(name string) (*os.File, error)
 	OpenLiveLog(header string) (io.WriteCloser, error)
 }
 
+// Agent is the agent CLI as the loop's engine calls it: each call (Run)
+// and the review call (Review) start the driver's command through Start,
+// the call's logs opened through Logs; Installed is what its install says
+// of its version, starting nothing.
+type Agent struct {
+	// Start starts one command and waits for it (supervise.Run in
+	// production, with the sandbox's wrapping).
+	Start func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome
+	Logs  Logs
+}
+
 // Request is one agent call.
 type Request struct {
-	// Run starts one command and waits for it (supervise.Run in
-	// production).
-	Run     func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome
-	Logs    logs
-	Command supervise.Command
+	// Spec is the driver's command for the call.
+	Spec drivers.Spec
 	// Options bound the call; Stdout and Stderr are the edge's own.
 	Options supervise.Options
 	// OutLog and ErrLog name the output and stderr logs; LiveHeader
@@ -89,9 +97,9 @@ type Reply struct {
 // and tail). A log that cannot be written fails the call
 // (supervise.WriteFailed): its output is lost, so it must never count as
 // a success. The analysis is closed when Run returns.
-func Run(ctx context.Context, req Request) Reply {
+func (a Agent) Run(ctx context.Context, req Request) Reply {
 	var r Reply
-	out, err := req.Logs.CreateLog(req.OutLog)
+	out, err := a.Logs.CreateLog(req.OutLog)
 	if err != nil {
 		r.Outcome = writeFailed(err)
 		return r
@@ -99,13 +107,13 @@ func Run(ctx context.Context, req Request) Reply {
 	defer out.Close()
 	r.Analysis = req.Analysis()
 	defer r.Analysis.Close() // the output has ended, with its log's tail
-	errf, err := req.Logs.CreateLog(req.ErrLog)
+	errf, err := a.Logs.CreateLog(req.ErrLog)
 	if err != nil {
 		r.Outcome = writeFailed(err)
 		return r
 	}
 	defer errf.Close()
-	live, err := req.Logs.OpenLiveLog(req.LiveHeader)
+	live, err := a.Logs.OpenLiveLog(req.LiveHeader)
 	if err != nil {
 		r.Outcome = writeFailed(err)
 		return r
@@ -132,7 +140,7 @@ func Run(ctx context.Context, req Request) Reply {
 		// record remembered, in the same pass, so that the output log can
 		// be cut down to that record without reading it back.
 		s := &stream{result: &resultLine{limit: ralphdir.LogCap}}
-		if f, err := req.Logs.CreateLog(req.StreamLog); err != nil {
+		if f, err := a.Logs.CreateLog(req.StreamLog); err != nil {
 			s.err = err
 		} else {
 			defer f.Close()
@@ -148,7 +156,7 @@ func Run(ctx context.Context, req Request) Reply {
 	}
 	opts := req.Options
 	opts.Stdout, opts.Stderr = stdout, errLog
-	o := req.Run(ctx, req.Command, opts)
+	o := a.Start(ctx, command(req.Spec), opts)
 	ended()
 	if renderer != nil {
 		renderer.Close()
@@ -167,6 +175,23 @@ func Run(ctx context.Context, req Request) Reply {
 	}
 	r.Outcome = o
 	return r
+}
+
+// Review makes the periodic review's call, a read-only one, its stdout
+// and stderr where o says: no log of the call's own, no live view.
+func (a Agent) Review(ctx context.Context, spec drivers.Spec, o supervise.Options) supervise.Outcome {
+	return a.Start(ctx, command(spec), o)
+}
+
+// Installed is what the install of drv's CLI, found at path, says of its
+// version (Installed), starting nothing.
+func (a Agent) Installed(drv drivers.Driver, path string) drivers.Installed {
+	return Installed(drv, path)
+}
+
+// command is the driver's command as supervise runs it.
+func command(spec drivers.Spec) supervise.Command {
+	return supervise.Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir, Stdin: spec.Stdin}
 }
 
 // writeFailed is the outcome of a call whose output could not be stored.

@@ -46,18 +46,18 @@ func (d dirLogs) read(t *testing.T, name string) string {
 }
 
 // request is a call whose agent prints out and errText.
-func request(logs dirLogs, out, errText string) (Request, *[]string) {
+func request(logs dirLogs, out, errText string) (Agent, Request, *[]string) {
 	var seen []string
-	return Request{
-		Logs: logs, OutLog: "out.log", ErrLog: "err.log", LiveHeader: "== loop 1 ==\n",
+	a := Agent{Logs: logs, Start: func(_ context.Context, _ supervise.Command, o supervise.Options) supervise.Outcome {
+		io.WriteString(o.Stdout, out)
+		io.WriteString(o.Stderr, errText)
+		return supervise.Outcome{Reason: supervise.Exited}
+	}}
+	return a, Request{
+		OutLog: "out.log", ErrLog: "err.log", LiveHeader: "== loop 1 ==\n",
 		Options: supervise.Options{MaxOutput: 1 << 20},
 		Analysis: func() *analysis.Stream {
 			return analysis.NewStream(analysis.Options{Formats: drivers.Formats("claude-code")})
-		},
-		Run: func(_ context.Context, _ supervise.Command, o supervise.Options) supervise.Outcome {
-			io.WriteString(o.Stdout, out)
-			io.WriteString(o.Stderr, errText)
-			return supervise.Outcome{Reason: supervise.Exited}
 		},
 		Started: func(last func() string) (io.Writer, func()) {
 			seen = append(seen, "started:"+last())
@@ -70,8 +70,8 @@ func request(logs dirLogs, out, errText string) (Request, *[]string) {
 // analysis; stderr its own log; the caller sees the last line at the end.
 func TestRunTeesTheOutput(t *testing.T) {
 	logs := dirLogs{dir: t.TempDir()}
-	req, seen := request(logs, "working\x1b]0;title\x07\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n", "a warning\n")
-	r := Run(context.Background(), req)
+	a, req, seen := request(logs, "working\x1b]0;title\x07\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---\n", "a warning\n")
+	r := a.Run(context.Background(), req)
 	if r.Outcome.Reason != supervise.Exited || r.NotStored != nil || r.Analysis == nil {
 		t.Fatalf("reply %+v", r)
 	}
@@ -97,14 +97,14 @@ func TestRunTeesTheOutput(t *testing.T) {
 // starts: nothing ran, nothing was analysed.
 func TestRunWithoutItsLogFails(t *testing.T) {
 	logs := dirLogs{dir: t.TempDir(), fail: "out.log"}
-	req, seen := request(logs, "x\n", "")
+	a, req, seen := request(logs, "x\n", "")
 	ran := false
-	run := req.Run
-	req.Run = func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
+	run := a.Start
+	a.Start = func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
 		ran = true
 		return run(ctx, c, o)
 	}
-	r := Run(context.Background(), req)
+	r := a.Run(context.Background(), req)
 	if r.Outcome.Reason != supervise.WriteFailed || !errors.Is(r.Outcome.Err, supervise.ErrOutputWrite) {
 		t.Errorf("outcome %+v, want WriteFailed", r.Outcome)
 	}
@@ -117,9 +117,9 @@ func TestRunWithoutItsLogFails(t *testing.T) {
 func TestRunKeepsTheStream(t *testing.T) {
 	logs := dirLogs{dir: t.TempDir()}
 	stream := `{"type":"assistant"}` + "\n" + `{"type":"result","result":"done"}` + "\n"
-	req, _ := request(logs, stream, "")
+	a, req, _ := request(logs, stream, "")
 	req.StreamLog = "stream.log"
-	r := Run(context.Background(), req)
+	r := a.Run(context.Background(), req)
 	if r.Stream == nil {
 		t.Fatal("no stream copy")
 	}

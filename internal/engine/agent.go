@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +16,23 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// runAgent makes the call through the agent edge (agentcall.Run), which
+// Agent is the agent CLI as the engine calls it (agentcall.Agent in
+// production, which starts each command through supervise): the engine
+// builds a Request and decides from the Reply; it starts no process and
+// opens no call log itself.
+type Agent interface {
+	// Run makes one call: the driver's command under the call's bounds,
+	// its output to the logs and the analysis as it comes.
+	Run(ctx context.Context, req agentcall.Request) agentcall.Reply
+	// Review makes the periodic review's read-only call, its stdout and
+	// stderr where o says.
+	Review(ctx context.Context, spec drivers.Spec, o supervise.Options) supervise.Outcome
+	// Installed is what the CLI's install at path says of its version,
+	// starting nothing.
+	Installed(drv drivers.Driver, path string) drivers.Installed
+}
+
+// runAgent makes the call through the agent edge (Deps.Agent), which
 // opens the logs and tees the output: the output log and the analysis
 // beside it (and, live, the console and live.log), stderr to its log.
 // Around it the engine notes what the console shows and keeps
@@ -30,7 +47,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	version := drivers.NewVersionWatch(spec.Format) // nil: the format says none
 	started := false                                // the logs are open and the agent ran
 	req := agentcall.Request{
-		Run: l.deps.Run, Logs: l.logs, Command: toCommand(spec), Options: opts,
+		Spec: spec, Options: opts,
 		OutLog: c.outName, ErrLog: c.errName,
 		LiveHeader: fmt.Sprintf("\n\n=== Loop #%d - %s ===\n", l.n, c.started.Local().Format(events.LocalStamp)),
 		Analysis:   func() *analysis.Stream { return analysis.NewStream(l.analysisOptions(c)) },
@@ -70,7 +87,7 @@ func (l *loop) runAgent(c *call, spec drivers.Spec) supervise.Outcome {
 	if l.collapsing() {
 		req.StreamLog = c.streamName()
 	}
-	reply := agentcall.Run(l.ctx, req)
+	reply := l.deps.Agent.Run(l.ctx, req)
 	c.reading = reply.Analysis
 	if reply.Stream != nil {
 		c.stream = reply.Stream

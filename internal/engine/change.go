@@ -3,7 +3,7 @@ package engine
 // Progress is change since the previous loop: a loop made progress when
 // HEAD moved by a commit that changes something beyond the loop's own
 // files, when the working tree's content (tracked and untracked, the
-// loop's own files left out: gitrun.Repo.Tree) differs from where the
+// loop's own files left out: Repo.Mark) differs from where the
 // previous loop left it, or when the plan gained ticks. An uncommitted
 // edit left by an earlier loop is no progress in every later one, however
 // many files `git diff` lists.
@@ -56,7 +56,7 @@ func (l *loop) markBase() {
 	if l.tree.have && !l.tree.stale {
 		return
 	}
-	l.tree.mark, l.tree.have = l.git.Tree(l.ctx)
+	l.tree.mark, l.tree.have = l.git.Mark(l.ctx)
 	l.tree.stale = false
 }
 
@@ -64,20 +64,20 @@ func (l *loop) markBase() {
 // against the base taken before it (c.base), and the plan's ticks (before
 // and after: its checked boxes). The new mark is the next loop's base.
 func (l *loop) measureChange(c *call, before, after int) loopChange {
-	mark, ok := l.git.Tree(l.ctx)
+	mark, ok := l.git.Mark(l.ctx)
 	return l.changeTo(c, before, after, mark, ok)
 }
 
 // changesAndTree asks git for the files changed since the call started
-// (gitrun.Repo.Changes) and for the tree's mark at once: two independent
+// (Repo.ChangedSince) and for the tree's mark at once: two independent
 // questions, so the mark's `git status` runs beside the diffs.
 func (l *loop) changesAndTree(start string) (files int, numstat, mark string, ok bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		mark, ok = l.git.Tree(l.ctx)
+		mark, ok = l.git.Mark(l.ctx)
 	}()
-	files, numstat = l.git.Changes(l.ctx, start)
+	files, numstat = l.git.ChangedSince(l.ctx, start)
 	<-done
 	return files, numstat, mark, ok
 }
@@ -85,8 +85,8 @@ func (l *loop) changesAndTree(start string) (files int, numstat, mark string, ok
 // changeTo is measureChange with the tree's mark already taken.
 func (l *loop) changeTo(c *call, before, after int, mark string, ok bool) loopChange {
 	ch := loopChange{ticks: max(after-before, 0)}
-	if head := l.git.Head(l.ctx); c.startSHA != "" && head != "" && head != c.startSHA {
-		ch.committed = l.git.CommittedBeyondOwned(l.ctx, c.startSHA, head)
+	if head := l.git.Commit(l.ctx); c.startSHA != "" && head != "" && head != c.startSHA {
+		ch.committed = l.git.WorkCommitted(l.ctx, c.startSHA, head)
 	}
 	ch.known = ok && c.base.have
 	ch.tree = ch.known && mark != c.base.mark

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -61,7 +62,7 @@ func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 	}
 	st := store.New(r.dir, nil, nil, false)
 	Run(*c, Deps{
-		Bus: observe.New(r.now, "run-1"), Keeper: k, Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		Bus: observe.New(r.now, "run-1"), Keeper: k, Dir: r.dir, Project: projectOf(*c, r.dir), Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})

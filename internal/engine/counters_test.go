@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 func TestIdleStreak(t *testing.T) {
@@ -50,17 +46,9 @@ func TestStallWatch(t *testing.T) {
 // next one only when a wait, a gate or a review may have changed it.
 func TestPlanReadOncePerIteration(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join(t.TempDir(), ".ralph")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(s string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(root, ralphdir.FixPlan), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l := &loop{dir: ralphdir.New(root, nil)}
+	p := &MemProject{}
+	write := p.SetPlan
+	l := &loop{project: p}
 	write("- [x] A\n- [ ] B\n")
 	l.readPlan() // after a call
 	write("- [x] A\n- [x] B\n- [ ] C\n")
@@ -70,6 +58,9 @@ func TestPlanReadOncePerIteration(t *testing.T) {
 	}
 	if l.plan.fresh {
 		t.Error("still fresh once the call is next")
+	}
+	if p.reads != 1 {
+		t.Errorf("%d reads of the plan, want 1", p.reads)
 	}
 	l.readPlan()
 	write("- [ ] D\n")

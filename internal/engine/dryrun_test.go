@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
@@ -31,7 +32,7 @@ func (h *ctlHarness) dryRun(s config.Config, counter *changeCounter) engine.Prev
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	st := store.New(h.rd, func(string, string) {}, nil, false)
 	p, err := engine.DryRun(s, engine.Deps{
-		Bus: bus, Keeper: counter, Dir: h.rd, State: st, Logs: st, Now: time.Now,
+		Bus: bus, Keeper: counter, Dir: h.rd, Project: h.project(s), Repo: h.repo, Agent: agentcall.Agent{Logs: st}, State: st, Logs: st, Now: time.Now,
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
 		Stopper:  h.stopper, Version: "test",

@@ -1,7 +1,7 @@
 package engine_test
 
-// The harness of the engine-level tests: a real temporary project (git
-// repository, .ralph/PROMPT.md, @fix_plan.md), the settings resolved by the
+// The harness of the engine-level tests: a real temporary project
+// (.ralph/PROMPT.md, @fix_plan.md; its repository in memory, MemRepo), the settings resolved by the
 // config package from an environment map, every real sink on the bus plus a
 // recorder, and a scripted fake agent in place of supervise.Run. Tests run
 // the loop inside a testing/synctest bubble, so every wait is virtual time:
@@ -15,7 +15,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/ask"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/console"
@@ -57,6 +57,7 @@ type ctlHarness struct {
 	t       *testing.T
 	dir     string
 	rd      *ralphdir.Dir
+	repo    *engine.MemRepo // the project's repository, in memory
 	rec     *ctlRecorder
 	out     *ctlBuffer
 	stopper *engine.Stopper
@@ -94,9 +95,7 @@ func newCtlHarness(t *testing.T, interactive bool, script func(n int) ctlReply) 
 			t.Fatal(err)
 		}
 	}
-	ctlGit(t, dir, "init", "-q", ".")
-	ctlGit(t, dir, "add", "-A")
-	ctlGit(t, dir, "commit", "-q", "-m", "init")
+	repo := engine.NewMemRepo(dir)
 	rd := ralphdir.New(filepath.Join(dir, ".ralph"), func(msg string) { t.Logf("ralphdir: %s", msg) })
 	if err := rd.EnsureLayout(); err != nil {
 		t.Fatal(err)
@@ -106,7 +105,7 @@ func newCtlHarness(t *testing.T, interactive bool, script func(n int) ctlReply) 
 		t.Fatal(err)
 	}
 	return &ctlHarness{
-		t: t, dir: dir, rd: rd, rec: newCtlRecorder(), out: &ctlBuffer{}, box: box,
+		t: t, dir: dir, rd: rd, repo: repo, rec: newCtlRecorder(), out: &ctlBuffer{}, box: box,
 		stopper: engine.NewStopper(context.Background(), interactive, time.Now),
 		script:  script,
 	}
@@ -124,23 +123,6 @@ func ctlTempDir(t *testing.T) string {
 		}
 	}
 	return t.TempDir()
-}
-
-// ctlGit runs git in dir with a fixed identity and no user configuration.
-func ctlGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := ctlGitCmd(dir, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func ctlGitCmd(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	return cmd
 }
 
 // settings resolves the configuration as the CLI does (config.Load with env
@@ -186,10 +168,12 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		Bus:      bus,
 		Keeper:   st.Keeper(),
 		Dir:      h.rd,
+		Project:  h.project(s),
+		Repo:     h.repo,
 		State:    st,
 		Logs:     st,
 		Now:      time.Now,
-		Run:      h.agent,
+		Agent:    agentcall.Agent{Start: h.agent, Logs: st},
 		LookPath: h.findAgent,
 		Env:      []string{"HOME=" + h.dir, "PATH=/usr/bin:/bin"},
 		Stopper:  h.stopper,
@@ -207,6 +191,11 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 	// at the files or removes the project.
 	synctest.Wait()
 	return r
+}
+
+// project is the reader of h's project files with settings s.
+func (h *ctlHarness) project(s config.Config) ralphdir.Project {
+	return ralphdir.Project{Dir: h.rd, ProjectDir: s.ProjectDir, PromptFile: s.PromptFile, PromptFromRepo: s.PromptFromRepo}
 }
 
 // findAgent is the run's PATH look-up: h.lookPath, or /bin/true for every
@@ -287,19 +276,12 @@ func (h *ctlHarness) agent(ctx context.Context, c supervise.Command, o supervise
 // commit commits what the reply says: the project without .ralph/
 // (Commit), or .ralph/ alone (CommitRalph).
 func (h *ctlHarness) commit(r ctlReply, n int) {
-	var add []string
+	inRalph := func(p string) bool { return strings.HasPrefix(p, ".ralph/") }
 	switch {
 	case r.Commit:
-		add = []string{"add", "-A", "--", ".", ":!.ralph"}
+		h.repo.CommitFiles(fmt.Sprintf("call %d", n), func(p string) bool { return !inRalph(p) })
 	case r.CommitRalph:
-		add = []string{"add", "-A", "--", ".ralph"}
-	default:
-		return
-	}
-	for _, args := range [][]string{add, {"commit", "-q", "--allow-empty", "-m", fmt.Sprintf("call %d", n)}} {
-		if out, err := ctlGitCmd(h.dir, args...).CombinedOutput(); err != nil {
-			h.t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		h.repo.CommitFiles(fmt.Sprintf("call %d", n), inRalph)
 	}
 }
 

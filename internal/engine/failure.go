@@ -158,7 +158,7 @@ func (l *loop) noRequest(c *call, res analysis.Result) decision {
 // stderrLines are the lines of a failed call's stderr log (none when
 // there is none).
 func (l *loop) stderrLines(c *call) []string {
-	data, found, _ := l.dir.ReadFile(c.errName)
+	data, found, _ := l.project.CallLog(c.errName)
 	if !found || len(data) == 0 {
 		return nil
 	}

@@ -56,7 +56,8 @@ func (l *loop) checkFallback() error {
 	fb := agentSlot{name: drv.Name(), drv: drv, path: res.Path, liveOK: l.liveOK}
 	// Its version as its install says it, as for the main CLI
 	// (installedVersion).
-	v, from := InstalledVersion(drv, res.Path)
+	in := l.deps.Agent.Installed(drv, res.Path)
+	v, from := in.Version, installedFrom(in)
 	ver, warning := l.checkVersion(drv, v)
 	if ver != "" {
 		fb.version, fb.from = ver, from

@@ -251,7 +251,7 @@ func (l *loop) newCall() *call {
 	// that was meant to carry it is built; this loop hands it on first.
 	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
 	l.keep.DiffSummaryChanged("")
-	c.startSHA = l.git.Head(l.ctx)
+	c.startSHA = l.git.Commit(l.ctx)
 	l.keep.LoopStarted(c.startSHA)
 	l.markBase()
 	c.base = l.tree
@@ -413,10 +413,6 @@ func (l *loop) iterationRecord(c *call, res analysis.Result, outcome string) *ev
 		Verified:              c.verdicts,
 	}
 	return it
-}
-
-func toCommand(spec drivers.Spec) supervise.Command {
-	return supervise.Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir, Stdin: spec.Stdin}
 }
 
 // callOptions bounds one agent call: the timeout, the inactivity limit and

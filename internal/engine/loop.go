@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -13,7 +12,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/gates"
-	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/review"
@@ -22,14 +20,15 @@ import (
 
 // loop is one run's mutable state.
 type loop struct {
-	s    config.Config
-	deps Deps
-	ctx  context.Context
-	bus  *observe.Fan   // the observers: every report goes through it
-	keep observe.Keeper // the kept state's keeper: every change goes to it
-	dir  *ralphdir.Dir
-	git  gitrun.Repo
-	drv  drivers.Driver
+	s       config.Config
+	deps    Deps
+	ctx     context.Context
+	bus     *observe.Fan   // the observers: every report goes through it
+	keep    observe.Keeper // the kept state's keeper: every change goes to it
+	dir     *ralphdir.Dir
+	project Project
+	git     Repo
+	drv     drivers.Driver
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
@@ -133,13 +132,9 @@ func Run(s config.Config, deps Deps) Result {
 }
 
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
-// Its git runs in the loop's environment (Deps.Env), which also says
-// whether the repository may be read as plain files (no GIT_DIR).
 func newLoop(s config.Config, deps Deps) *loop {
-	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, state: deps.State, logs: deps.Logs,
-		git: gitrun.Open(s.ProjectDir, deps.Dir.Root(), deps.Env, func(err error) {
-			deps.Bus.Note(events.Logged{Level: events.Warn, Text: err.Error()}) // a git command that would never end: its answers say "no change"
-		}), format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context(), policy: newPolicy(s, deps.Now)}
+	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, project: deps.Project, state: deps.State, logs: deps.Logs,
+		git: deps.Repo, format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context(), policy: newPolicy(s, deps.Now)}
 }
 
 func (l *loop) run() Result {
@@ -244,14 +239,6 @@ func (l *loop) gracefulExit(reason string) Result {
 	l.resetSession("project_complete")
 	ev := l.evidence()
 	return Result{Code: ExitComplete, Action: "graceful_exit", Status: "completed", Reason: reason, evidence: &ev}
-}
-
-// promptPath resolves the prompt file against the project.
-func (l *loop) promptPath() string {
-	if filepath.IsAbs(l.s.PromptFile) {
-		return l.s.PromptFile
-	}
-	return filepath.Join(l.s.ProjectDir, l.s.PromptFile)
 }
 
 func fileExists(p string) bool {

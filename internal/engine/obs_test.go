@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
+	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
@@ -92,6 +92,7 @@ type obsRun struct {
 	t      *testing.T
 	proj   string
 	dir    *ralphdir.Dir
+	repo   *MemRepo // the project's repository, in memory
 	stream bytes.Buffer
 	mu     sync.Mutex
 	calls  int
@@ -113,9 +114,6 @@ func claudeReply(n int, cost float64, in, out, cacheR, cacheW int) string {
 
 func newObsRun(t *testing.T) *obsRun {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
 	proj := t.TempDir()
 	write := func(name, data string) {
 		p := filepath.Join(proj, name)
@@ -129,18 +127,11 @@ func newObsRun(t *testing.T) *obsRun {
 	write(".ralph/PROMPT.md", "Do the next task.\n")
 	write(".ralph/@fix_plan.md", "# Fix Plan\n- [ ] Task A\n- [ ] Task B\n")
 	write("src/app.txt", "hello\n")
-	for _, args := range [][]string{{"init", "-q", "."}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = proj
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	d := ralphdir.New(filepath.Join(proj, ".ralph"), func(msg string) { t.Logf("ralphdir: %s", msg) })
 	if err := d.EnsureLayout(); err != nil {
 		t.Fatal(err)
 	}
-	return &obsRun{t: t, proj: proj, dir: d, clock: time.Date(2030, 5, 6, 7, 8, 0, 0, time.UTC)}
+	return &obsRun{t: t, proj: proj, dir: d, repo: NewMemRepo(proj), clock: time.Date(2030, 5, 6, 7, 8, 0, 0, time.UTC)}
 }
 
 func (r *obsRun) now() time.Time {
@@ -183,10 +174,15 @@ func (r *obsRun) run() {
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)
 	r.res = Run(s, Deps{
-		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, State: st, Logs: st, Now: r.now, Run: r.agent,
+		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, Project: projectOf(s, r.dir), Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})
+}
+
+// projectOf is the reader of the project files under dir with settings s.
+func projectOf(s config.Config, dir *ralphdir.Dir) ralphdir.Project {
+	return ralphdir.Project{Dir: dir, ProjectDir: s.ProjectDir, PromptFile: s.PromptFile, PromptFromRepo: s.PromptFromRepo}
 }
 
 func (r *obsRun) status() store.StatusFile {

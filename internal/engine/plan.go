@@ -4,7 +4,6 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // readPlan reads @fix_plan.md and recounts the tasks. The plan is read
@@ -16,7 +15,7 @@ func (l *loop) readPlan() {
 		l.goalPlan() // held in memory
 		return
 	}
-	data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+	data, found, err := l.project.Plan()
 	l.plan.set(data, found && err == nil)
 }
 

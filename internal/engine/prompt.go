@@ -1,43 +1,30 @@
 package engine
 
-import (
-	"path/filepath"
-	"strings"
+import "github.com/ralphloop/ralph_loop/templates"
 
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
-	"github.com/ralphloop/ralph_loop/templates"
-)
+// Project reads the project's files the engine decides from: the
+// prompt, the plan, the review prompt and a call's logs (ralphdir.Project
+// in production, which reads nothing under .ralph/ through a link, and a
+// prompt file the repository's .ralphrc names only inside the project).
+type Project interface {
+	// HasPrompt reports whether the prompt file is there.
+	HasPrompt() bool
+	// Prompt reads the prompt file.
+	Prompt() ([]byte, error)
+	// Plan reads @fix_plan.md; found is false when there is none.
+	Plan() (data []byte, found bool, err error)
+	// ReviewPrompt reads REVIEW_PROMPT.md.
+	ReviewPrompt() ([]byte, error)
+	// CallLog reads a call's log under .ralph/ (a failed call's stderr);
+	// found is false when there is none.
+	CallLog(name string) (data []byte, found bool, err error)
+}
 
-// readPromptFile reads the prompt file, up to ralphdir.TextCap. A file
-// under .ralph/ is read through the Dir, which follows no link. One that
-// the repository's .ralphrc names elsewhere must be inside the project,
-// with no link on the way to it or in its place. One the person names
-// (--prompt, PROMPT_FILE in the environment) is read where it is, a link
-// followed to a regular file.
+// readPromptFile is the call's prompt: the goal's with --goal, else the
+// prompt file's.
 func (l *loop) readPromptFile() ([]byte, error) {
 	if l.s.Goal != "" {
 		return []byte(templates.GoalPrompt(l.s.Goal, l.s.GoalCheck)), nil
 	}
-	p := l.promptPath()
-	if rel, ok := beneath(l.dir.Root(), p); ok {
-		return l.dir.ReadText(filepath.ToSlash(rel))
-	}
-	if !l.s.PromptFromRepo {
-		return ralphdir.ReadFileCapped(p, ralphdir.TextCap)
-	}
-	rel, ok := beneath(l.s.ProjectDir, p)
-	if !ok {
-		return nil, &ralphdir.FileError{Op: "read", Path: p, Problem: "is outside the project, and .ralphrc's PROMPT_FILE may not leave it",
-			Fix: "name a file inside the project, or pass the file with --prompt"}
-	}
-	return ralphdir.ReadFileBeneath(l.s.ProjectDir, rel, ralphdir.TextCap)
-}
-
-// beneath is p relative to base when p is inside base (not base itself).
-func beneath(base, p string) (string, bool) {
-	rel, err := filepath.Rel(base, p)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return rel, true
+	return l.project.Prompt()
 }

@@ -76,7 +76,7 @@ func plan(h *ctlHarness, n int) {
 	if err := os.WriteFile(filepath.Join(h.dir, ".ralph", "@fix_plan.md"), []byte(b.String()), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
-	ctlGit(h.t, h.dir, "commit", "-qam", "plan")
+	h.repo.CommitFiles("plan", nil)
 }
 
 func usageWaits(h *ctlHarness) []ctlWait {

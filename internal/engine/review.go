@@ -17,13 +17,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 		return
 	}
 	ctx := l.ctx
-	gitOK := l.git.IsRepo(ctx)
+	gitOK := l.git.InRepository(ctx)
 	head, dirty := "", false
 	if gitOK {
-		head, dirty = l.git.Head(ctx), l.git.Porcelain(ctx) != ""
+		head, dirty = l.git.Commit(ctx), l.git.Uncommitted(ctx) != ""
 	}
 	last := l.reviewSHA
-	if gitOK && last != "" && head != last && !l.git.CommittedBeyondOwned(ctx, last, head) {
+	if gitOK && last != "" && head != last && !l.git.WorkCommitted(ctx, last, head) {
 		head = last // commits of the loop's own files are nothing to review
 	}
 	if !review.Due(review.DueInput{
@@ -32,13 +32,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}) {
 		return
 	}
-	prompt, err := l.dir.ReadText(ralphdir.ReviewPrompt)
+	prompt, err := l.project.ReviewPrompt()
 	if err != nil {
 		l.bus.Note(events.Logged{Level: events.Warn, Text: review.MissingPromptWarning(l.rel(ralphdir.ReviewPrompt))})
 		return
 	}
 	l.bus.Note(events.Logged{Level: events.Info, Text: review.StartMessage(l.n)})
-	diffStat := func(rangeSpec string) string { return l.git.DiffStat(ctx, rangeSpec) }
+	diffStat := func(rangeSpec string) string { return l.git.DiffSummary(ctx, rangeSpec) }
 	spec, err := l.drv.Build(l.reviewRequest(review.BuildPrompt(prompt, last, diffStat)))
 	if err != nil {
 		l.warn(fmt.Errorf("review: %w", err))
@@ -58,7 +58,7 @@ func (l *loop) maybeReview(res analysis.Result) {
 	}
 	// A failed review call is ignored, as the bash loop ignores it.
 	l.plan.stale()
-	l.deps.Run(ctx, toCommand(spec), l.callOptions(log, log))
+	l.deps.Agent.Review(ctx, spec, l.callOptions(log, log))
 	f.Close()
 	rr, err := log.s.Finish(analysis.Ending{})
 	if ctx.Err() != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"io"
 	"time"
 
@@ -14,11 +13,13 @@ import (
 type Deps struct {
 	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
 	Keeper   observe.Keeper // saves every change of the kept state (the state store)
-	Dir      *ralphdir.Dir  // read only: the plan, the prompt, the call's stderr
+	Dir      *ralphdir.Dir  // read only: .ralph/'s paths, the pause file, which log names are taken
+	Project  Project        // the project's files: prompt, plan, review prompt, a call's stderr log
+	Repo     Repo           // the project's repository (git in production)
 	State    State          // the kept state, read at start-up
 	Logs     Logs           // the agent's logs
 	Now      func() time.Time
-	Run      func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome // supervise.Run in production
+	Agent    Agent // the agent CLI: its calls, the review's, its install's version
 	LookPath func(string) (string, error)
 	Env      []string // the agent's environment (the loop's own)
 	Stopper  *Stopper

@@ -19,12 +19,12 @@ func (l *loop) noteStall(text string) {
 	case l.tree.have:
 		// The mark the call's change was measured with: the working
 		// tree's content beyond HEAD, the loop's own files left out.
-		head, porcel = l.git.Head(l.ctx), l.tree.mark
-	case l.git.IsRepo(l.ctx):
+		head, porcel = l.git.Commit(l.ctx), l.tree.mark
+	case l.git.InRepository(l.ctx):
 		// The loop's own files change on every iteration: an edit of
 		// them alone is no movement.
-		head = l.git.Head(l.ctx)
-		porcel = l.git.Porcelain(l.ctx)
+		head = l.git.Commit(l.ctx)
+		porcel = l.git.Uncommitted(l.ctx)
 	}
 	if l.plan.found {
 		porcel += "\x00" + string(l.plan.data)

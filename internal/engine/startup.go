@@ -13,7 +13,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gitrun"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
@@ -84,14 +83,13 @@ func (l *loop) checkPrompt() error {
 		l.goalPlan() // no PROMPT.md, no plan on disk: the goal is both
 		return nil
 	}
-	p := l.promptPath()
-	if fileExists(p) {
+	if l.project.HasPrompt() {
 		// One line and exit 1 for a prompt or plan that is a named pipe,
 		// a link to a device or too big, before anything reads it.
 		if _, err := l.readPromptFile(); err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
-		data, found, err := l.dir.ReadFile(ralphdir.FixPlan)
+		data, found, err := l.project.Plan()
 		if err != nil {
 			return startupFailed(events.StartupFailed{Err: err})
 		}
@@ -107,42 +105,18 @@ func (l *loop) checkPrompt() error {
 }
 
 func (l *loop) checkGit() error {
-	if f, ok := gitProblem(l.git, l.s.ProjectDir); !ok {
+	if f, ok := repoProblem(l.git, l.s.ProjectDir); !ok {
 		return startupFailed(f)
 	}
 	return nil
 }
 
-// CheckGit runs the loop's start-up check of the project's repository on
+// CheckGit runs the loop's start-up check of the project's repository r on
 // its own (ralph_loop --doctor, and the command line before it writes
-// anything): ok when git is there and the project is a repository with a
-// commit, else the check that failed.
-func CheckGit(projectDir string) (f events.StartupFailed, ok bool) {
-	return gitProblem(gitrun.Open(projectDir, "", nil, nil), projectDir)
-}
-
-// gitProblem is the start-up check of the repository. git's refusal to
-// look at a repository another user owns is reported in git's words, with
-// the safe.directory command it suggests, not as "no repository"; so is a
-// repository git would hang on (a *gitrun.StuckError names the file).
-func gitProblem(g gitrun.Repo, dir string) (events.StartupFailed, bool) {
-	ctx := context.Background()
-	if !g.Available() {
-		return events.StartupFailed{Check: events.GitMissing}, false
-	}
-	if err := g.GitDir(ctx); err != nil {
-		if line, refused := gitrun.Refusal(err.Error()); refused {
-			return events.StartupFailed{Err: errors.New(line)}, false
-		}
-		if gitrun.Stuck(err) { // a named pipe where git reads a file, say
-			return events.StartupFailed{Err: err}, false
-		}
-		return events.StartupFailed{Check: events.NoGitRepo, Path: dir}, false
-	}
-	if g.Head(ctx) == "" {
-		return events.StartupFailed{Check: events.NoCommits}, false
-	}
-	return events.StartupFailed{}, true
+// anything): ok when git is there and the project projectDir is a
+// repository with a commit, else the check that failed.
+func CheckGit(r Repo, projectDir string) (f events.StartupFailed, ok bool) {
+	return repoProblem(r, projectDir)
 }
 
 // checkAgent makes sure the agent CLI is there: a missing CLI is one clear
@@ -171,7 +145,8 @@ func (l *loop) checkAgent() error {
 // CLI's own output says (agentVersion), which wins once it comes. An
 // install that does not say is an unknown version, as before.
 func (l *loop) installedVersion() {
-	l.takeVersion(InstalledVersion(l.drv, l.agentPath))
+	in := l.deps.Agent.Installed(l.drv, l.agentPath)
+	l.takeVersion(in.Version, installedFrom(in))
 }
 
 // InstalledVersion is the version the install of drv's CLI, found at
@@ -266,8 +241,8 @@ func dirExists(p string) bool {
 // a start that is bound to fail stops before the loop creates a folder, a
 // lock, a log line or status.json. It returns the same *StartupError the
 // run would.
-func Precheck(s config.Config, dir *ralphdir.Dir, lookPath func(string) (string, error)) error {
-	l := &loop{s: s, dir: dir, git: gitrun.Open(s.ProjectDir, "", nil, nil)}
+func Precheck(s config.Config, dir *ralphdir.Dir, project Project, repo Repo, lookPath func(string) (string, error)) error {
+	l := &loop{s: s, dir: dir, project: project, git: repo}
 	if err := l.checkPrompt(); err != nil {
 		return err
 	}

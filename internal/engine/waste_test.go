@@ -189,7 +189,7 @@ func TestStrictCompletionNeedsPassingGates(t *testing.T) {
 				if err := h.rd.WriteFile("@fix_plan.md", []byte("# Fix Plan\n- [ ] Task A\n")); err != nil {
 					t.Fatal(err)
 				}
-				ctlGit(t, h.dir, "commit", "-qam", "one task")
+				h.repo.CommitFiles("one task", nil)
 				env := map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"}
 				for k, v := range tc.env {
 					env[k] = v
@@ -395,7 +395,7 @@ func TestGoal(t *testing.T) {
 				h := newCtlHarness(t, false, nil)
 				h.script = tc.script(h)
 				if tc.met {
-					ctlGitFile(t, h.dir, "goal.txt")
+					h.commitFile("goal.txt")
 				}
 				plan, _, _ := h.rd.ReadFile("@fix_plan.md")
 				r := h.run(h.settings(map[string]string{"LOOP_DELAY": "1s", "MAX_LOOPS": "12"},
@@ -425,12 +425,11 @@ func TestGoal(t *testing.T) {
 	}
 }
 
-// ctlGitFile commits a new file name into the project at dir.
-func ctlGitFile(t *testing.T, dir, name string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
+// commitFile commits a new file name into h's project.
+func (h *ctlHarness) commitFile(name string) {
+	h.t.Helper()
+	if err := os.WriteFile(filepath.Join(h.dir, name), []byte("x\n"), 0o644); err != nil {
+		h.t.Fatal(err)
 	}
-	ctlGit(t, dir, "add", name)
-	ctlGit(t, dir, "commit", "-qm", "add "+name)
+	h.repo.CommitFiles("add "+name, func(p string) bool { return p == name })
 }
