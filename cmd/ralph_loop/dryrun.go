@@ -127,7 +127,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.
 	// It loads the copy; the changes the start-up checks make are kept
-	// nowhere (observe.Discard).
+	// nowhere (engine.Discard).
 	state := store.New(ralphdir.New(copyDir, warn), func(level, msg string) {
 		if events.Level(level) == events.Warn || events.Level(level) == events.Error {
 			warn(msg)
@@ -139,7 +139,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 	})
 	// The agent only says its install's version: a dry run makes no call.
 	p, err := engine.DryRun(s, engine.Deps{
-		Bus: bus, Keeper: observe.Discard, Dir: dir, Project: projectReader(s, dir), Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
+		Bus: bus, Keeper: engine.Discard, Dir: dir, Project: projectReader(s, dir), Repo: repo, Agent: agentcall.Agent{Logs: state}, State: state, Logs: state, Now: time.Now,
 		LookPath: exec.LookPath, Env: os.Environ(), Stopper: sig.stopper, Version: programVersion(),
 	})
 	if err != nil {

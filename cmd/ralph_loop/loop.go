@@ -131,8 +131,8 @@ type loopRun struct {
 	bus      *observe.Fan
 	dir      *ralphdir.Dir // the run's: it warns through the log
 	state    *store.Store
-	keeper   observe.Keeper // the store's, or the dashboard's around it
-	gov      engine.Quota   // the usage governor, nil when off
+	keeper   engine.Keeper // the store, or the dashboard's view around it
+	gov      engine.Quota  // the usage governor, nil when off
 	notifier *notify.Notifier
 	shown    console.Options
 	errOut   io.Writer // the terminal's stderr
@@ -208,7 +208,7 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 	}
 	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 
-	r.keeper = r.state.Keeper()
+	r.keeper = r.state
 	if o.dashboard {
 		stopServing, watched, err := startDashboard(cfg, r.dir, cwd, r.bus, r.keeper, sig, sb != nil && cfg.SandboxNetwork)
 		if err != nil {

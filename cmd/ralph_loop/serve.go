@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/readmodel"
@@ -214,12 +215,12 @@ func isDir(p string) bool {
 
 // startDashboard is --dashboard: it serves this project's dashboard while
 // the loop runs in this process, from the View kept in memory from bus
-// and the changes keeper saves (readmodel.Watch), shown again at every
+// and the kept state keeper saves (readmodel.Watch), shown again at every
 // event and notice. Its controls act on this process: pause and resume
 // through the pause file as --pause does, skip as a Ctrl+C during a wait,
 // stop as SIGTERM. It returns the function that stops serving and the
 // keeper the engine must be given instead of keeper.
-func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper observe.Keeper, sig *signals, sandboxed bool) (func(), observe.Keeper, error) {
+func startDashboard(cfg *config.Config, dir *ralphdir.Dir, cwd string, bus *observe.Fan, keeper engine.Keeper, sig *signals, sandboxed bool) (func(), engine.Keeper, error) {
 	if err := checkServeConfig(cfg); err != nil {
 		return nil, nil, err
 	}

@@ -21,8 +21,9 @@ import (
 // logs/ralph.log and the .ralph/ files (with the --events copy to
 // eventsOut, nil for none); onErr receives the event files' write errors.
 // It returns the state store, which the engine reads at start-up, saves
-// the kept state's changes through (its Keeper: a failed save is warned of
-// on bus) and opens its logs through.
+// the kept state through (an engine.Keeper: the engine warns of a failed
+// save on bus) and opens its logs through; bus hears what Load carried on
+// from.
 func wire(bus *observe.Fan, dir *ralphdir.Dir, boxOut, errOut io.Writer, shown console.Options, eventsOut io.Writer, onErr func(error)) *store.Store {
 	bus.Add(console.New(boxOut, errOut, shown), console.NewLog(store.NewRalphLog(dir, onErr), shown))
 	bus.Add(store.Sinks(dir, eventsOut, onErr)...)

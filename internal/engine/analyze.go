@@ -15,8 +15,8 @@ func (l *loop) analysisOptions(c *call) analysis.Options {
 		Formats:              drivers.Formats(l.s.Driver),
 		Loop:                 l.n,
 		OutputFile:           l.dir.Path(c.outName),
-		PreviousOutputLength: l.lastOutputLen,
-		PreviousErrors:       l.errHist.Previous(),
+		PreviousOutputLength: l.kept.OutputLength,
+		PreviousErrors:       l.kept.ErrorHistory.Previous(),
 		LimitPatterns:        l.s.UsageLimitPatterns,
 	}
 }
@@ -48,11 +48,9 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 	l.noteUsage(res)
 	l.quotaRecord(res)
 	if c.outcome.Reason == 0 && c.outcome.ExitCode == 0 {
-		l.errHist.Add(l.n, res.ErrorLines)
-		l.keep.ErrorHistoryChanged(l.errHist)
+		l.kept.ErrorHistory.Add(l.n, res.ErrorLines)
 		if res.UpdatesLastOutputLength() {
-			l.lastOutputLen = res.OutputLength
-			l.keep.OutputLengthChanged(res.OutputLength)
+			l.kept.OutputLength = res.OutputLength
 		}
 	}
 	return res, nil
@@ -70,19 +68,17 @@ func usageOf(u *analysis.Usage) *events.Usage {
 	}
 }
 
-// saveAnalysis keeps ra as the last call's analysis.
+// saveAnalysis keeps ra as the last call's analysis and saves it.
 func (l *loop) saveAnalysis(ra analysis.ResponseAnalysis) error {
-	l.lastAnalysis = &ra
-	return l.keep.AnalysisChanged(l.lastAnalysis)
+	l.kept.Analysis = &ra
+	return l.save(savedAnalysis)
 }
 
 // updateExitSignals adds the call's signals to the recent ones.
 func (l *loop) updateExitSignals(res analysis.Result) {
-	l.exitSignals.Update(res.ResponseAnalysis())
-	if err := l.keep.ExitSignalsChanged(l.exitSignals); err != nil {
-		return
-	}
-	l.haveExitSignals = true
+	l.kept.ExitSignals.Update(res.ResponseAnalysis())
+	l.kept.HaveExitSignals = true
+	l.kept.ExitSignalsUpdates++
 }
 
 // exitReason is the graceful-exit check before a call (decideExit), from
@@ -110,11 +106,11 @@ func (l *loop) exitCheck(f exitFacts) exitCall {
 
 // exitFacts are the completion check's facts as the run has them now.
 func (l *loop) exitFacts() exitFacts {
-	f := exitFacts{asking: l.askingNow(), goal: l.goal(), goalDone: l.goalDone, haveSignals: l.haveExitSignals}
+	f := exitFacts{asking: l.askingNow(), goal: l.goal(), goalDone: l.goalDone, haveSignals: l.kept.HaveExitSignals}
 	if f.asking || f.goal || !f.haveSignals {
 		return f // the signals and the plan are not read
 	}
-	f.signals, f.lastExit = l.exitSignals, l.lastAnalysis != nil && l.lastAnalysis.Analysis.ExitSignal
+	f.signals, f.lastExit = l.kept.ExitSignals, l.kept.Analysis != nil && l.kept.Analysis.Analysis.ExitSignal
 	if c, ok := l.fixPlanCounts(); ok {
 		f.plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
 	}

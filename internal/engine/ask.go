@@ -12,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/countdown"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -342,7 +343,7 @@ func (l *loop) setAside(q ask.Question, waited time.Duration) string {
 	if !changed {
 		return ""
 	}
-	if err := l.keep.PlanSetAside(out); err != nil {
+	if err := l.writePlan(out, store.PlanSetAside); err != nil {
 		return ""
 	}
 	l.plan.data = out

@@ -8,10 +8,9 @@ import (
 // breakerStartup applies the cooldown (OPEN → HALF_OPEN) and CB_AUTO_RESET
 // before each iteration, as the bash loop does.
 func (l *loop) breakerStartup() {
-	created := l.brk.LastChange.IsZero() // never written, or without a usable last_change
-	next, tr := l.brk.Startup(l.now(), l.brkCfg)
-	l.keep.BreakerChecked(next, tr, created)
-	l.brk = next
+	next, tr := l.kept.Breaker.Startup(l.now(), l.brkCfg)
+	l.breakerMoved(next, tr)
+	l.save(savedCheck)
 	if tr != nil {
 		l.breakerTransition(tr)
 	}
@@ -20,18 +19,18 @@ func (l *loop) breakerStartup() {
 // recordBreaker feeds one loop to the breaker; stop when it opened (the
 // session is then reset with sessionReason).
 func (l *loop) recordBreaker(lr breaker.LoopResult, sessionReason string) (Result, bool) {
-	next, tr := l.brk.Record(lr, l.now(), l.brkCfg)
-	l.keep.BreakerRecorded(next, tr)
-	l.brk = next
+	next, tr := l.kept.Breaker.Record(lr, l.now(), l.brkCfg)
+	l.breakerMoved(next, tr)
+	l.save(savedBreaker)
 	if tr != nil {
 		l.breakerTransition(tr)
 	}
-	if l.brk.Err(l.brkCfg) == nil {
+	if l.kept.Breaker.Err(l.brkCfg) == nil {
 		return Result{}, false
 	}
 	l.resetSession(sessionReason) // the call's end says the breaker halts the run
 	return Result{Code: ExitHalted, Action: "circuit_breaker_open", Status: "halted", Reason: "stagnation_detected",
-		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}, true
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.kept.Breaker.Err(l.brkCfg)}}, true
 }
 
 // breakerTransition reports a transition (already in the history).
@@ -44,9 +43,9 @@ func (l *loop) breakerTransition(tr *breaker.Transition) {
 // session is kept with KEEP_SESSION_ON_STOP, as at openAtStart).
 func (l *loop) breakerHalt(action string) Result {
 	l.stopReset("circuit_breaker_open")
-	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.brk, l.now(), l.brkCfg)})
+	l.bus.Note(events.BreakerHalted{Report: breaker.Halted(l.kept.Breaker, l.now(), l.brkCfg)})
 	return Result{Code: ExitHalted, Action: action, Status: "halted", Reason: "stagnation_detected",
-		Stop: events.Stop{Kind: events.StopBreaker, Err: l.brk.Err(l.brkCfg)}}
+		Stop: events.Stop{Kind: events.StopBreaker, Err: l.kept.Breaker.Err(l.brkCfg)}}
 }
 
 // resetCommand closes an OPEN circuit by hand, where the loop was

@@ -31,8 +31,8 @@ func providerServed(reason supervise.Reason, u *analysis.Usage) bool {
 
 // recordCall counts a call in the hour's window.
 func (l *loop) recordCall() {
-	l.window = l.window.Record(l.now())
-	l.saveWindow()
+	l.kept.Window = l.kept.Window.Record(l.now())
+	l.save(savedCall)
 }
 
 // countFailed counts a failed call among the run's, and in the failed

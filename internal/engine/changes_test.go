@@ -2,57 +2,32 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
-	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeTypes records the name of every state change handed to it (the
-// ones the test looks for).
-type changeTypes struct {
-	observe.Keeper
-	seen map[string]int
+// savedValues records every kept state handed to it, saving nothing.
+type savedValues struct {
+	Keeper
+	saved []store.Kept
 }
 
-func (c *changeTypes) WindowChanged(ratelimit.Window) error { c.seen["WindowChanged"]++; return nil }
-func (c *changeTypes) BreakerChecked(breaker.State, *breaker.Transition, bool) error {
-	c.seen["BreakerChecked"]++
-	return nil
-}
-func (c *changeTypes) BreakerRecorded(breaker.State, *breaker.Transition) error {
-	c.seen["BreakerRecorded"]++
-	return nil
-}
-func (c *changeTypes) AnalysisChanged(*analysis.ResponseAnalysis) error {
-	c.seen["AnalysisChanged"]++
-	return nil
-}
-func (c *changeTypes) ExitSignalsChanged(analysis.ExitSignals) error {
-	c.seen["ExitSignalsChanged"]++
-	return nil
-}
-func (c *changeTypes) ErrorHistoryChanged(analysis.ErrorHistory) error {
-	c.seen["ErrorHistoryChanged"]++
-	return nil
-}
-func (c *changeTypes) LoopStarted(string) error               { c.seen["LoopStarted"]++; return nil }
-func (c *changeTypes) SessionStarted(time.Time) error         { c.seen["SessionStarted"]++; return nil }
-func (c *changeTypes) SessionTouched(time.Time) error         { c.seen["SessionTouched"]++; return nil }
-func (c *changeTypes) SessionIDSaved(string, time.Time) error { c.seen["SessionIDSaved"]++; return nil }
+func (c *savedValues) Save(k store.Kept) error { c.saved = append(c.saved, k); return nil }
 
 // runTwoWith runs two loops with k as the keeper (no state store saves
 // the changes) and returns the run.
-func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
+func runTwoWith(t *testing.T, k Keeper) *obsRun {
 	r := newObsRun(t)
 	r.reply = func(n int) string { return claudeReply(n, 0.01, 10, 10, 0, 0) }
 	env := map[string]string{"LOOP_DELAY": "0", "MAX_LOOPS": "2", "CLAUDE_TIMEOUT_MINUTES": "15"}
@@ -61,7 +36,7 @@ func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 		t.Fatalf("config.Load: %v", err)
 	}
 	st := store.New(r.dir, nil, nil, false)
-	Run(*c, Deps{
+	r.res = Run(*c, Deps{
 		Bus: observe.New(r.now, "run-1"), Keeper: k, Dir: r.dir, Project: projectOf(*c, r.dir), Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
@@ -72,10 +47,11 @@ func runTwoWith(t *testing.T, k observe.Keeper) *obsRun {
 // The engine writes no state file itself: with a keeper that is no state
 // store, a run leaves none of them in .ralph/ (only the agent's logs,
 // opened through Logs, and the empty .exit_signals start-up creates while
-// loading), and every change reaches that keeper instead.
-func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
+// loading), and the kept state reaches that keeper whole instead: each
+// part, the breaker's moves and the session steps.
+func TestEngineSavesKeptAndWritesNoState(t *testing.T) {
 	t.Parallel()
-	rec := &changeTypes{Keeper: observe.Discard, seen: map[string]int{}}
+	rec := &savedValues{Keeper: Discard}
 	r := runTwoWith(t, rec)
 	if r.calls != 2 {
 		t.Fatalf("agent calls = %d, want 2", r.calls)
@@ -91,12 +67,60 @@ func TestEngineRecordsChangesAndWritesNoState(t *testing.T) {
 			t.Errorf("%s was written with no state store as the keeper", name)
 		}
 	}
-	for _, want := range []string{
-		"WindowChanged", "BreakerChecked", "BreakerRecorded", "AnalysisChanged", "ExitSignalsChanged",
-		"ErrorHistoryChanged", "LoopStarted", "SessionStarted", "SessionTouched", "SessionIDSaved",
-	} {
-		if rec.seen[want] == 0 {
-			t.Errorf("no %s recorded; got %v", want, rec.seen)
+	if len(rec.saved) == 0 {
+		t.Fatal("nothing saved")
+	}
+	last := rec.saved[len(rec.saved)-1]
+	if last.Window.Count != 2 || last.Window.Hour == "" {
+		t.Errorf("last saved window = %+v, want 2 calls in an hour", last.Window)
+	}
+	if last.Breaker.State != breaker.Closed || last.Analysis == nil || last.Analysis.LoopNumber != 2 {
+		t.Errorf("last saved state = %+v, want a closed breaker and loop 2's analysis", last)
+	}
+	steps := map[store.SessionStepKind]int{}
+	for _, k := range rec.saved {
+		for _, st := range k.SessionSteps {
+			steps[st.Kind]++
 		}
+	}
+	if steps[store.SessionStart] != 1 || steps[store.SessionTouch] != 2 || steps[store.SessionSaveID] == 0 {
+		t.Errorf("session steps = %v, want one start, two touches and the saved ids", steps)
+	}
+	if rec.saved[0].Breaker.State != "" || len(rec.saved[0].SessionSteps) != 1 {
+		t.Errorf("the first save, before the state is loaded, = %+v; want the session's start only", rec.saved[0])
+	}
+}
+
+// fullDisk fails every save once a call's analysis is to be saved, as a
+// full disk does.
+type fullDisk struct {
+	Keeper
+	failed int
+}
+
+func (f *fullDisk) Save(k store.Kept) error {
+	if k.Analysis == nil && f.failed == 0 {
+		return nil
+	}
+	f.failed++
+	return fmt.Errorf("could not save .ralph/.response_analysis: %w; the exit checks see the previous call's analysis",
+		&os.PathError{Op: "write", Path: ".response_analysis", Err: syscall.ENOSPC})
+}
+
+// A save that fails for a full disk stops the run before its next call,
+// with the failure guard's disk_full reason and exit code, and says which
+// file and what to do; the loop does not work on with state it cannot keep.
+func TestFullDiskSaveStopsBeforeTheNextCall(t *testing.T) {
+	t.Parallel()
+	k := &fullDisk{Keeper: Discard}
+	r := runTwoWith(t, k)
+	if r.calls != 1 {
+		t.Errorf("agent calls = %d, want 1: the run went on after the state could not be saved", r.calls)
+	}
+	if r.res.Code != ExitFailed || r.res.Reason != "disk_full" || k.failed == 0 {
+		t.Errorf("result = %d %q (failed saves %d), want %d disk_full", r.res.Code, r.res.Reason, k.failed, ExitFailed)
+	}
+	if s := r.res.Stop.Sentence(); !strings.Contains(s, ".response_analysis") || !strings.Contains(s, "no space left on device") || !strings.Contains(s, "free disk space") {
+		t.Errorf("stop = %q, want the file, the error and the fix", s)
 	}
 }

@@ -14,9 +14,9 @@ func (l *loop) loopContext(c *call) string {
 	in := templates.ContextInput{
 		Loop:           l.n,
 		SessionResumed: c.resumed,
-		BreakerState:   l.brk.State,
+		BreakerState:   l.kept.Breaker.State,
 		DiffSummary:    l.lastSummary,
-		WriteTimedOut:  l.writeTimedOut,
+		WriteTimedOut:  !l.kept.WriteTimeout.IsZero(),
 		// --no-continue sends no loop state, only review and heartbeat text.
 		LoopStateOff: !l.s.SessionContinuity,
 	}
@@ -24,21 +24,20 @@ func (l *loop) loopContext(c *call) string {
 		counts := fixplan.Count(l.plan.data)
 		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan.data)
 	}
-	if l.lastAnalysis != nil {
-		in.PreviousSummary = l.lastAnalysis.Analysis.WorkSummary
+	if l.kept.Analysis != nil {
+		in.PreviousSummary = l.kept.Analysis.Analysis.WorkSummary
 	}
-	if l.gateResults != nil {
-		in.QualityGateFeedback = gates.Feedback(l.gateResults)
+	if l.kept.Gates != nil {
+		in.QualityGateFeedback = gates.Feedback(l.kept.Gates)
 	}
 	in.Held, l.gate.held = l.gate.held, nil // once: a later hold sets it again
 	in.TaskChecks, l.tasks.failed = l.tasks.failed, nil
 	in.Asked = l.askedContext()
-	if l.findings != nil {
-		in.ReviewContext = review.ContextFor(*l.findings)
+	if l.kept.Findings != nil {
+		in.ReviewContext = review.ContextFor(*l.kept.Findings)
 	}
 	if in.WriteTimedOut {
-		l.writeTimedOut = false
-		l.keep.WriteTimeoutChanged(time.Time{})
+		l.kept.WriteTimeout = time.Time{} // the mark reached its call
 	}
 	return withTask(templates.LoopContext(in), l.taskBrief)
 }

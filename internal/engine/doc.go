@@ -10,11 +10,13 @@
 // and the event stream render themselves from them), the typed notices of
 // the rest of what a person is told (the engine never prints, and the
 // words of every line are the console package's). The kept state is no
-// happening: each change of it is one call of its keeper (Deps.Keeper, an
-// observe.Keeper), the state store (package store), which loaded that
-// state once at start-up, through State, and saves each change; a save
-// that fails is warned of once by the store and comes back as an error,
-// and the run goes on, as the bash loop does. The agent's own logs are
+// happening: it is one value (loop.kept, a store.Kept), which the state
+// store loaded once at start-up, through State, and which the engine
+// hands whole to its keeper (Deps.Keeper, keep.go) at a few named save
+// points; the store writes the files of the parts that changed. A save
+// that fails comes back as an error the engine warns of, and the run goes
+// on, as the bash loop does — but after a full disk it stops before its
+// next call. The agent's own logs are
 // opened through Logs, and a call whose output cannot be stored fails
 // (write_failed or disk_full, counted by the failure guard).
 //

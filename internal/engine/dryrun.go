@@ -63,7 +63,7 @@ type Wait struct {
 // DryRun runs the start-up checks and builds the next iteration's call as
 // Run would, without running it. deps.State must load the state without
 // writing it (a copy), and deps.Keeper should save nothing
-// (observe.Discard): the changes the checks make are saved nowhere, so
+// (Discard): the changes the checks make are saved nowhere, so
 // nothing under .ralph/ is written.
 //
 // A failed check or a call that cannot be built is noted to the observers as in
@@ -90,8 +90,8 @@ func (l *loop) preview() (Preview, error) {
 	l.rollWindow()
 	l.breakerStartup()
 	p := Preview{Driver: l.s.Driver, AgentPath: l.agentPath, CLIVersion: l.cliVersion, CLIVersionFrom: l.cliFrom, Loop: l.n, PromptFile: l.s.PromptFile,
-		Breaker: l.brk.State, BreakerOK: l.brk.Err(l.brkCfg) == nil, NoProgress: l.brk.ConsecutiveNoProgress, SameError: l.brk.ConsecutiveSameError,
-		Calls: l.window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
+		Breaker: l.kept.Breaker.State, BreakerOK: l.kept.Breaker.Err(l.brkCfg) == nil, NoProgress: l.kept.Breaker.ConsecutiveNoProgress, SameError: l.kept.Breaker.ConsecutiveSameError,
+		Calls: l.kept.Window.Count, MaxCalls: l.s.MaxCallsPerHour, NextReset: ratelimit.NextResetClock(l.now()),
 		Paused: paused(l.dir), HavePlan: l.plan.found, Waits: []Wait{}, EnvAdded: []string{}}
 	if l.goal() {
 		p.PromptFile = "--goal" // the goal's prompt, made in memory
@@ -102,11 +102,11 @@ func (l *loop) preview() (Preview, error) {
 	}
 	l.previewWaits(&p)
 
-	c := &call{started: l.now(), calls: l.window.Count + 1}
+	c := &call{started: l.now(), calls: l.kept.Window.Count + 1}
 	if l.s.SessionContinuity && l.drv.SupportsSessions() {
 		c.sessionID, _ = l.state.ResumeID(l.now(), l.s.SessionExpiry)
 	}
-	l.lastSummary = l.pendingSummary
+	l.lastSummary = l.kept.DiffSummary
 	p.SessionID = c.sessionID
 	p.Context = l.loopContext(c)
 	if l.liveOK && l.format == "text" {
@@ -139,7 +139,7 @@ func (l *loop) previewWaits(p *Preview) {
 	switch {
 	case !p.BreakerOK:
 		p.WouldStopAs = "circuit_breaker_open"
-	case !l.window.Allow(l.now(), l.s.MaxCallsPerHour):
+	case !l.kept.Window.Allow(l.now(), l.s.MaxCallsPerHour):
 		p.Waits = append(p.Waits, Wait{Kind: "rate_limit", Until: ratelimit.NextReset(l.now())})
 	}
 	if p.WouldStopAs == "" {

@@ -15,16 +15,14 @@ import (
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
-// changeCounter counts the changes of the kept state a dry run's start-up
-// checks report.
+// changeCounter counts the saves of the kept state a dry run's start-up
+// checks make.
 type changeCounter struct {
-	observe.Keeper
+	engine.Keeper
 	n int
 }
 
-func (c *changeCounter) WriteTimeoutChanged(time.Time) error  { c.n++; return nil }
-func (c *changeCounter) SessionStarted(time.Time) error       { c.n++; return nil }
-func (c *changeCounter) WindowChanged(ratelimit.Window) error { c.n++; return nil }
+func (c *changeCounter) Save(store.Kept) error { c.n++; return nil }
 
 // dryRun previews the next call of h's project with counter as the keeper.
 func (h *ctlHarness) dryRun(s config.Config, counter *changeCounter) engine.Preview {
@@ -59,7 +57,7 @@ func TestDryRunWaits(t *testing.T) {
 		if err := h.rd.WriteFile(ralphdir.PauseFile, []byte("paused\n")); err != nil {
 			t.Fatal(err)
 		}
-		counter := &changeCounter{Keeper: observe.Discard}
+		counter := &changeCounter{Keeper: engine.Discard}
 		p := h.dryRun(h.settings(env), counter)
 		if h.callCount() != 1 {
 			t.Fatalf("the dry run called the agent: calls = %d", h.callCount())

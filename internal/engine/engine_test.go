@@ -166,7 +166,7 @@ func (h *ctlHarness) run(s config.Config) engine.Result {
 		func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, s.Verbose)
 	r := engine.Run(s, engine.Deps{
 		Bus:      bus,
-		Keeper:   st.Keeper(),
+		Keeper:   st,
 		Dir:      h.rd,
 		Project:  h.project(s),
 		Repo:     h.repo,

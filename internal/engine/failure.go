@@ -31,8 +31,8 @@ func (l *loop) failure(c *call) decision {
 	l.calls++
 	l.countFailed()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 
 	if o.Reason == supervise.WriteStalled {
 		return l.readOnlyTimeout(c)
@@ -126,8 +126,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (next decision, failed b
 	}
 	l.stall.reset()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
 	it := l.iterationRecord(c, res, "error")
 	it.DriverExitCode = new(0)
@@ -146,8 +146,8 @@ func (l *loop) noRequest(c *call, res analysis.Result) decision {
 	}
 	l.stall.reset()
 	l.idle.end()
-	l.lastAnalysis = nil
-	l.keep.AnalysisChanged(nil)
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
 	f := events.Failure{Kind: events.CallExited, NoRequest: true}
 	it := l.iterationRecord(c, res, "no_request")
 	it.DriverExitCode = new(0)
@@ -178,8 +178,7 @@ func lastN(lines []string, n int) []string {
 func (l *loop) readOnlyTimeout(c *call) decision {
 	l.recordCall()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
-	l.writeTimedOut = true
-	l.keep.WriteTimeoutChanged(l.now())
+	l.kept.WriteTimeout = l.now() // saved with the breaker's record
 	it := l.iterationRecord(c, analysis.Result{}, "read_only_timeout")
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // agentSlot is one agent CLI the loop can call: its driver, where it is,
@@ -133,9 +134,9 @@ func (l *loop) resumeID() (string, error) {
 // saveSessionID keeps the session id the active driver reported, in that
 // driver's own file.
 func (l *loop) saveSessionID(id string) {
+	st := store.SessionStep{Kind: store.SessionSaveID, ID: id}
 	if l.onFallback() {
-		l.keep.FallbackSessionIDSaved(l.s.Driver, id, l.now())
-		return
+		st.Driver = l.s.Driver
 	}
-	l.keep.SessionIDSaved(id, l.now())
+	l.sessionStep(st)
 }

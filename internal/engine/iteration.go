@@ -9,6 +9,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -61,6 +62,9 @@ func (l *loop) iteration() step {
 	if r, stop := l.interrupted(); stop {
 		return stopWith(r)
 	}
+	if r, stop := l.stateLost(); stop {
+		return stopWith(r)
+	}
 	l.n++
 	if s, ready := l.beforeCall(); !ready {
 		return s
@@ -70,6 +74,8 @@ func (l *loop) iteration() step {
 	if err != nil {
 		return stopWith(errorEnd(err))
 	}
+
+	l.save(savedCallStart)
 
 	// The call (agent.go, through the agent edge: the output is logged
 	// and analysed as it comes).
@@ -131,8 +137,8 @@ func (l *loop) iteration() step {
 	if r, stop := l.completion(c, exit); stop {
 		return stopWith(r)
 	}
-	l.findings = nil
-	l.keep.FindingsChanged(nil)
+	l.kept.Findings = nil
+	l.save(savedReview)
 	l.maybeReview(res)
 	if idle {
 		l.resetStall()
@@ -162,15 +168,15 @@ func (l *loop) beforeCall() (s step, ready bool) {
 		return stopWith(r), false
 	}
 	l.planForCall()
-	l.keep.SessionTouched(l.now())
+	l.sessionStep(store.SessionStep{Kind: store.SessionTouch})
 	l.rollWindow()
 	l.breakerStartup()
 	l.bus.Note(events.LoopMark{Loop: l.n})
 
-	if l.brk.Err(l.brkCfg) != nil {
+	if l.kept.Breaker.Err(l.brkCfg) != nil {
 		return stopWith(l.breakerHalt("circuit_breaker_open")), false
 	}
-	if !l.window.Allow(l.now(), l.s.MaxCallsPerHour) {
+	if !l.kept.Window.Allow(l.now(), l.s.MaxCallsPerHour) {
 		return again(l.rateLimitWait())
 	}
 	if reason := l.exitReason(); reason != "" {
@@ -242,17 +248,16 @@ func (l *loop) newCall() *call {
 	c.outName = "logs/claude_output_" + c.stamp + ".log"
 	l.gate.fresh = false // the agent may change what the gates checked
 	c.errName = "logs/claude_stderr_" + c.stamp + ".log"
-	c.calls = l.window.Count + 1
+	c.calls = l.kept.Window.Count + 1
 	if counts, ok := l.fixPlanCounts(); ok {
 		c.before = counts.Checked
 		c.planBefore = l.plan.data
 	}
 	// The bash loop deletes .loop_diff_summary here, before the context
 	// that was meant to carry it is built; this loop hands it on first.
-	l.lastSummary, l.pendingSummary = l.pendingSummary, ""
-	l.keep.DiffSummaryChanged("")
+	l.lastSummary, l.kept.DiffSummary = l.kept.DiffSummary, ""
 	c.startSHA = l.git.Commit(l.ctx)
-	l.keep.LoopStarted(c.startSHA)
+	l.kept.LoopStartSHA = c.startSHA
 	l.markBase()
 	c.base = l.tree
 	l.tasks.begin(c.startSHA)

@@ -11,10 +11,9 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
-	"github.com/ralphloop/ralph_loop/internal/review"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
@@ -23,8 +22,7 @@ type loop struct {
 	s       config.Config
 	deps    Deps
 	ctx     context.Context
-	bus     *observe.Fan   // the observers: every report goes through it
-	keep    observe.Keeper // the kept state's keeper: every change goes to it
+	bus     *observe.Fan // the observers: every report goes through it
 	dir     *ralphdir.Dir
 	project Project
 	git     Repo
@@ -34,8 +32,6 @@ type loop struct {
 	calls  int // agent calls made in this run
 	failed int // of them, the calls that failed
 	retry  int // failed calls in a row
-	window ratelimit.Window
-	brk    breaker.State
 	brkCfg breaker.Config
 	state  State
 	logs   Logs
@@ -43,19 +39,13 @@ type loop struct {
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
-	// engine changed it since (each change handed to keep): decisions
-	// read these, never the files.
-	exitSignals     analysis.ExitSignals
-	haveExitSignals bool
-	exitWhy         analysis.ExitDecision      // the last exit condition met, said when it ends the run
-	lastAnalysis    *analysis.ResponseAnalysis // nil: none (a failed call, a reset)
-	errHist         analysis.ErrorHistory
-	lastOutputLen   int
-	gateResults     *gates.Results
-	findings        *review.Findings
-	reviewSHA       string
-	pendingSummary  string // the diff summary the next loop's context gets
-	writeTimedOut   bool   // the last call was killed by the write heartbeat
+	// engine changed it since: decisions read it, never the files. It is
+	// saved whole at the save points (keep.go); lost is the first save
+	// that failed for a full disk, which stops the run before its next call.
+	kept store.Kept
+	lost error
+
+	exitWhy analysis.ExitDecision // the last exit condition met, said when it ends the run
 
 	answers *answers // the person's answers on stdin, once a question is asked
 	ask     asking   // the agent's question to the person (ask.go)
@@ -103,14 +93,14 @@ func (l *loop) warn(err error) { l.bus.Warned(time.Time{}, events.Warn, err) }
 func (l *loop) snapshot() events.Snapshot {
 	return events.Snapshot{
 		Loop:           l.n,
-		CallsThisHour:  l.window.Count,
+		CallsThisHour:  l.kept.Window.Count,
 		Calls:          l.calls,
 		FailedCalls:    l.failed,
 		MaxCalls:       l.s.MaxCallsPerHour,
 		NextReset:      ratelimit.NextResetClock(l.now()),
 		TasksCompleted: l.plan.done,
 		TasksTotal:     l.plan.total,
-		BreakerState:   string(l.brk.State),
+		BreakerState:   string(l.kept.Breaker.State),
 		Totals:         l.totals,
 		QualityGates:   l.gates,
 		UsageLimits:    l.usage.known(),
@@ -133,7 +123,7 @@ func Run(s config.Config, deps Deps) Result {
 
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
 func newLoop(s config.Config, deps Deps) *loop {
-	return &loop{s: s, deps: deps, bus: deps.Bus, keep: deps.Keeper, dir: deps.Dir, project: deps.Project, state: deps.State, logs: deps.Logs,
+	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, project: deps.Project, state: deps.State, logs: deps.Logs,
 		git: deps.Repo, format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context(), policy: newPolicy(s, deps.Now)}
 }
 
@@ -201,6 +191,7 @@ func (l *loop) signalExit() Result {
 
 // finish reports the run's end (the final status.json, run_finished).
 func (l *loop) finish(r Result) {
+	l.save(savedEnd)
 	if r.Status == "" {
 		return
 	}
@@ -217,11 +208,12 @@ func (l *loop) resetSession(reason string) {
 	}
 	// The reset empties .exit_signals (when there is one) and removes
 	// .response_analysis: the in-memory copies follow.
-	if l.haveExitSignals {
-		l.exitSignals = analysis.ExitSignals{}
+	if l.kept.HaveExitSignals {
+		l.kept.ExitSignals = analysis.ExitSignals{}
 	}
-	l.lastAnalysis = nil
-	l.keep.SessionReset(reason, l.n, l.now())
+	l.kept.Analysis = nil
+	l.sessionStep(store.SessionStep{Kind: store.SessionReset, Reason: reason, Loop: l.n})
+	l.save(savedReset)
 }
 
 // stopReset resets the session for a stop the agent's work did not cause

@@ -174,7 +174,7 @@ func (r *obsRun) run() {
 	bus.Add(store.Sinks(r.dir, &r.stream, onErr)...)
 	st := store.New(r.dir, nil, func(err error) { bus.Warned(time.Time{}, events.Warn, err) }, false)
 	r.res = Run(s, Deps{
-		Bus: bus, Keeper: st.Keeper(), Dir: r.dir, Project: projectOf(s, r.dir), Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
+		Bus: bus, Keeper: st, Dir: r.dir, Project: projectOf(s, r.dir), Repo: r.repo, State: st, Logs: st, Now: r.now, Agent: agentcall.Agent{Start: r.agent, Logs: st},
 		LookPath: func(string) (string, error) { return "/bin/true", nil },
 		Stopper:  NewStopper(context.Background(), false, r.now), Version: "test",
 	})

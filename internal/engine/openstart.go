@@ -19,7 +19,7 @@ func (l *loop) openAtStart() (Result, bool) {
 	if next, _ := b.Startup(l.now(), l.s.Breaker); next.Err(l.s.Breaker) == nil {
 		return Result{}, false // the first loop records the transition
 	}
-	l.brk = b
+	l.kept.Breaker = b
 	// The bash loop counts the loop it was about to start before it halts:
 	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
 	l.n = 1

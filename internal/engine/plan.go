@@ -4,6 +4,7 @@ import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // readPlan reads @fix_plan.md and recounts the tasks. The plan is read
@@ -37,7 +38,7 @@ func (l *loop) collapseStories() {
 		return
 	}
 	if out, changed := fixplan.Collapse(l.plan.data); changed {
-		if err := l.keep.PlanCollapsed(out); err != nil {
+		if err := l.writePlan(out, store.PlanCollapsed); err != nil {
 			return
 		}
 		l.plan.data = out

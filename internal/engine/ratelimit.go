@@ -7,15 +7,12 @@ import (
 
 // rollWindow starts a new call window when the local clock hour changed.
 func (l *loop) rollWindow() {
-	w, rolled := l.window.Roll(l.now())
-	l.window = w
+	w, rolled := l.kept.Window.Roll(l.now())
+	l.kept.Window = w
 	if rolled {
-		l.saveWindow()
 		l.bus.Note(events.CallWindowReset{Hour: w.Hour})
 	}
 }
-
-func (l *loop) saveWindow() error { return l.keep.WindowChanged(l.window) }
 
 // rateLimitWait waits for the top of the next local hour.
 func (l *loop) rateLimitWait() (Result, bool) {
@@ -26,8 +23,7 @@ func (l *loop) rateLimitWait() (Result, bool) {
 	if _, err := l.wait("rate_limit", d); err != nil {
 		return l.signalExit(), true
 	}
-	l.window = ratelimit.Fresh(l.now())
-	l.saveWindow()
+	l.kept.Window = ratelimit.Fresh(l.now()) // saved at the next iteration's check
 	l.bus.Note(events.RateLimitReset)
 	return Result{}, false
 }

@@ -22,13 +22,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 	if gitOK {
 		head, dirty = l.git.Commit(ctx), l.git.Uncommitted(ctx) != ""
 	}
-	last := l.reviewSHA
+	last := l.kept.ReviewSHA
 	if gitOK && last != "" && head != last && !l.git.WorkCommitted(ctx, last, head) {
 		head = last // commits of the loop's own files are nothing to review
 	}
 	if !review.Due(review.DueInput{
 		Loop: l.n, Mode: l.s.ReviewMode, Interval: l.s.ReviewInterval, FixPlanDelta: res.FixPlanCompletedDelta,
-		BreakerState: l.brk.State, GitOK: gitOK, HeadSHA: head, LastSHA: last, Dirty: dirty,
+		BreakerState: l.kept.Breaker.State, GitOK: gitOK, HeadSHA: head, LastSHA: last, Dirty: dirty,
 	}) {
 		return
 	}
@@ -69,14 +69,13 @@ func (l *loop) maybeReview(res analysis.Result) {
 		l.quotaRecord(rr)
 	}
 	if head != "" {
-		l.reviewSHA = head
-		l.keep.ReviewSHARecorded(head)
+		l.kept.ReviewSHA = head
 	}
 	findings, perr := review.ParseFindings(log.kept) // nil when over LogCap
 	if perr == nil {
-		l.findings = &findings
-		l.keep.FindingsChanged(l.findings)
+		l.kept.Findings = &findings
 	}
+	l.save(savedReview)
 	level, msg := review.Outcome(findings, perr)
 	l.bus.Reviewed(l.at("", ""), events.Review{Level: events.Level(level), Text: msg})
 }

@@ -11,13 +11,13 @@ import (
 
 // Deps are the engine's connections to the world.
 type Deps struct {
-	Bus      *observe.Fan   // the observers (console, logs, the .ralph/ files...)
-	Keeper   observe.Keeper // saves every change of the kept state (the state store)
-	Dir      *ralphdir.Dir  // read only: .ralph/'s paths, the pause file, which log names are taken
-	Project  Project        // the project's files: prompt, plan, review prompt, a call's stderr log
-	Repo     Repo           // the project's repository (git in production)
-	State    State          // the kept state, read at start-up
-	Logs     Logs           // the agent's logs
+	Bus      *observe.Fan  // the observers (console, logs, the .ralph/ files...)
+	Keeper   Keeper        // saves the kept state (the state store; keep.go)
+	Dir      *ralphdir.Dir // read only: .ralph/'s paths, the pause file, which log names are taken
+	Project  Project       // the project's files: prompt, plan, review prompt, a call's stderr log
+	Repo     Repo          // the project's repository (git in production)
+	State    State         // the kept state, read at start-up
+	Logs     Logs          // the agent's logs
 	Now      func() time.Time
 	Agent    Agent // the agent CLI: its calls, the review's, its install's version
 	LookPath func(string) (string, error)

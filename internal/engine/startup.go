@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/internal/store"
 )
 
 // startup runs the bash loop's start-up checks in order, then takes the
@@ -45,18 +44,16 @@ func (l *loop) startup() error {
 	if n := l.state.Repair(); n > 0 {
 		l.bus.Note(events.TempFilesRemoved{Count: n})
 	}
-	l.keep.WriteTimeoutChanged(time.Time{})
 	l.started = true
-	l.keep.SessionStarted(l.now())
+	l.sessionStep(store.SessionStep{Kind: store.SessionStart})
+	l.save(savedStart)
 	saved, err := l.state.Load(l.now())
 	if err != nil {
 		return err
 	}
-	l.window, l.brk = saved.Window, saved.Breaker
-	l.exitSignals, l.haveExitSignals = saved.ExitSignals, saved.HaveExitSignals
-	l.lastAnalysis, l.errHist, l.lastOutputLen = saved.Analysis, saved.ErrorHistory, saved.OutputLength
-	l.gateResults, l.findings, l.reviewSHA = saved.Gates, saved.Findings, saved.ReviewSHA
-	l.pendingSummary = saved.DiffSummary
+	// From here on the engine keeps the state; a new run starts with no
+	// write-timeout mark (Load does not read one: the first save clears it).
+	l.kept = saved
 	l.brkCfg = l.s.Breaker
 	return nil
 }

@@ -12,9 +12,9 @@ import (
 // State is what the engine reads of the state earlier runs kept: the
 // .ralph/ state store (package store) in production. The engine loads it
 // once at start-up (Repair, then Load) and from then on keeps the state in
-// memory; it never writes through State. Each change it decides goes to
-// its keeper (Deps.Keeper, an observe.Keeper method per change), which
-// saves it.
+// memory as one value (store.Kept); it never writes through State. Its
+// keeper (Deps.Keeper, keep.go) saves that value whole at a few named
+// points of each iteration.
 //
 // Repair and ResumeID are reads with the bash loop's repairs attached: a
 // file an interrupted write left is removed, a corrupt one moved aside,

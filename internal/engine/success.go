@@ -28,6 +28,7 @@ func (l *loop) analyseReply(c *call) analysis.Result {
 	if res.SessionID != "" {
 		l.saveSessionID(res.SessionID)
 	}
+	l.save(savedReply)
 	l.spend(res.Usage)
 	return res
 }
@@ -56,8 +57,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 	res.SetFilesModified(files)
 	l.bus.Note(events.FilesChanged{Count: files})
 	if s := templates.DiffSummary(numstat); s != "" {
-		l.pendingSummary = s
-		l.keep.DiffSummaryChanged(s)
+		l.kept.DiffSummary = s
 	}
 	c.exitSignal = res.ExitSignal
 }
@@ -76,8 +76,8 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 // recordAnalysis keeps the analysis and the exit signals, and shows the
 // analysis box and the error lines.
 func (l *loop) recordAnalysis(c *call, res analysis.Result) {
-	l.saveAnalysis(res.ResponseAnalysis())
 	l.updateExitSignals(res)
+	l.saveAnalysis(res.ResponseAnalysis())
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
 	if res.HasErrors {

@@ -7,6 +7,7 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/internal/gates"
+	"github.com/ralphloop/ralph_loop/internal/store"
 	"github.com/ralphloop/ralph_loop/templates"
 )
 
@@ -97,7 +98,7 @@ func (l *loop) checkTasks(c *call) (stopped bool) {
 		l.tasks.since = ""
 		return false
 	}
-	if err := l.keep.PlanUnticked(plan); err == nil {
+	if err := l.writePlan(plan, store.PlanUnticked); err == nil {
 		l.plan.set(plan, true)
 	}
 	// A tick whose check failed is no progress: the call is measured again

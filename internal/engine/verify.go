@@ -54,8 +54,7 @@ func (l *loop) gateRun(in gates.Input, stamp string) (d gates.Decision, ok bool)
 	}
 	if d.Results != nil {
 		d.Results.Log = l.gate.log
-		l.gateResults = d.Results
-		l.keep.GatesRecorded(d.Results)
+		l.kept.Gates = d.Results // saved with the call's analysis
 		l.gates = &events.Gates{OverallStatus: d.Results.OverallStatus, Mode: d.Results.Mode, Failing: failingCommands(d.Failures), Log: l.gate.log}
 	}
 	if d.Warning != "" {
@@ -109,8 +108,8 @@ func (l *loop) complete(reason string) (Result, bool) {
 	// gate is run for it.
 	if open := plan.Total - plan.Done; !(strict && plan.Have && open > 0) && cfg.Enabled() && !l.gate.fresh {
 		in := gates.Input{Loop: l.n, ExitSignal: true, HaveAnalysis: true}
-		if l.lastAnalysis != nil {
-			in.TestsStatus = l.lastAnalysis.Analysis.TestsStatus
+		if l.kept.Analysis != nil {
+			in.TestsStatus = l.kept.Analysis.Analysis.TestsStatus
 		}
 		if _, ok := l.gateRun(in, callStamp(l.now(), l.n)); !ok {
 			return l.interrupted() // stopped while the gates ran: not verified

@@ -31,7 +31,7 @@
 // too (run_finished's message, a failed call's reason). A value more than one surface words has one
 // function here (words.go: BreakerMove; Event.Headline, SummaryLine).
 //
-// The changes of the kept state (the call count, the breaker, the
-// analysis, the session...) are not values here: each is a method of
-// observe.Keeper.
+// The kept state (the call count, the breaker, the analysis, the
+// session...) is not a value here: it is one value, store.Kept, which the
+// engine saves whole through its engine.Keeper.
 package events

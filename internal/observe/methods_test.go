@@ -20,64 +20,62 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/observe"
 )
 
-// ownAPI are the exported methods an observer or keeper may declare besides
-// Observer's and Keeper's: its own API, by type ("pkg.Type", pkg the
+// ownAPI are the exported methods an observer may declare besides
+// Observer's: its own API, by type ("pkg.Type", pkg the
 // import path below the module).
 var ownAPI = map[string][]string{
 	"internal/observe.Fan":     {"Add", "Note", "Log"},
 	"internal/notify.Notifier": {"DrainCut"},
 }
 
-// A type that implements observe.Observer or observe.Keeper by embedding
-// one (observe.Ignore, observe.Discard, the keeper it wraps) answers every
-// method it does not declare: a method it declares with a misspelt name
-// builds, and is never called. So every exported method declared on a
-// type of the module that implements either interface must be one of
-// theirs, or one of the type's own API (ownAPI).
+// A type that implements observe.Observer by embedding one
+// (observe.Ignore, the observer it wraps) answers every method it does
+// not declare: a method it declares with a misspelt name builds, and is
+// never called. So every exported method declared on a type of the module
+// that implements it must be one of Observer's, or one of the type's own
+// API (ownAPI).
 func TestObserversDeclareNoStrayMethods(t *testing.T) {
 	pkgs := modulePackages(t)
 	names := map[string]bool{}
-	for _, it := range []reflect.Type{reflect.TypeFor[observe.Observer](), reflect.TypeFor[observe.Keeper]()} {
-		for i := range it.NumMethod() {
-			names[it.Method(i).Name] = true
-		}
+	it := reflect.TypeFor[observe.Observer]()
+	for i := range it.NumMethod() {
+		names[it.Method(i).Name] = true
 	}
-	var observer, keeper *types.Interface
+	var observer *types.Interface
 	for _, p := range pkgs {
 		if p.Path() == module+"/internal/observe" {
 			observer = p.Scope().Lookup("Observer").Type().Underlying().(*types.Interface)
-			keeper = p.Scope().Lookup("Keeper").Type().Underlying().(*types.Interface)
 		}
 	}
 	checked := 0
 	own := map[string]bool{} // "pkg.Type.Method" of every method checked
 	for _, p := range pkgs {
-		for key, named := range observersIn(p, observer, keeper) {
+		for key, named := range observersIn(p, observer) {
 			checked++
 			for i := range named.NumMethods() {
 				m := named.Method(i)
 				if m.Exported() && !names[m.Name()] && !slices.Contains(ownAPI[key], m.Name()) {
-					t.Errorf("%s declares %s, which is no method of observe.Observer or observe.Keeper: a misspelt name is never called (or add it to ownAPI if it is the type's own API)", key, m.Name())
+					t.Errorf("%s declares %s, which is no method of observe.Observer: a misspelt name is never called (or add it to ownAPI if it is the type's own API)", key, m.Name())
 				}
 				own[key+"."+m.Name()] = true
 			}
 		}
 	}
 	if checked < 10 {
-		t.Fatalf("only %d observers and keepers found", checked)
+		t.Fatalf("only %d observers found", checked)
 	}
 	for key, methods := range ownAPI {
 		for _, m := range methods {
 			if !own[key+"."+m] {
-				t.Errorf("ownAPI lists %s.%s, which is no method of an observer or keeper", key, m)
+				t.Errorf("ownAPI lists %s.%s, which is no method of an observer", key, m)
 			}
 		}
 	}
 }
 
 // observersIn returns p's named types (not interfaces) whose pointer
-// implements observer or keeper, by "pkg.Type" (pkg below the module).
-func observersIn(p *types.Package, observer, keeper *types.Interface) map[string]*types.Named {
+// implements observer, by "pkg.Type" (pkg below the module).
+func observersIn(p *types.Package, observer *types.Interface) map[string]*types.Named {
 	found := map[string]*types.Named{}
 	for _, name := range p.Scope().Names() {
 		tn, ok := p.Scope().Lookup(name).(*types.TypeName)
@@ -88,7 +86,7 @@ func observersIn(p *types.Package, observer, keeper *types.Interface) map[string
 		if !ok || types.IsInterface(named) {
 			continue
 		}
-		if ptr := types.NewPointer(named); types.Implements(ptr, observer) || types.Implements(ptr, keeper) {
+		if ptr := types.NewPointer(named); types.Implements(ptr, observer) {
 			found[strings.TrimPrefix(p.Path(), module+"/")+"."+name] = named
 		}
 	}

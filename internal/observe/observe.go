@@ -21,8 +21,9 @@
 //     typed values (events.Notice), each with its own words, which
 //     package console lays out for the terminal and for logs/ralph.log.
 //
-// The kept state is no happening: its changes go to a Keeper (the state
-// store, package store), which the engine holds itself, not through Fan.
+// The kept state is no happening: the engine saves it whole through its
+// own Keeper (engine.Keeper: the state store, package store), not through
+// Fan.
 //
 // A surface that must show every happening (the console and
 // logs/ralph.log, the event log's Lines, status.json) implements every
@@ -31,20 +32,14 @@
 // implements those; the compiler checks their signatures (var _
 // observe.Observer = (*X)(nil)), but a misspelt name builds (it is a
 // method of its own, and the embedded Ignore answers for the one it
-// meant), so a test walks the module's types: an observer or keeper may
-// declare no exported method but Observer's, Keeper's and a short list of
-// its own API (TestObserversDeclareNoStrayMethods).
+// meant), so a test walks the module's types: an observer may declare no
+// exported method but Observer's and a short list of its own API (TestObserversDeclareNoStrayMethods).
 package observe
 
 import (
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
-	"github.com/ralphloop/ralph_loop/internal/review"
-	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // Observer is a surface the loop reports to.
@@ -92,113 +87,26 @@ type Observer interface {
 	Said(ts time.Time, n events.Notice)
 }
 
-// Keeper is told every change of the run's kept state: the engine keeps
-// that state in memory and hands each change to its keeper, the state
-// store, which saves it (the in-process dashboard wraps the store's keeper
-// to see the changes too). An error is a save that failed; the store has
-// already warned of it once, on every surface, with what it means, and
-// the engine decides what else it means.
-type Keeper interface {
-	// WindowChanged: the call count or its hour changed.
-	WindowChanged(w ratelimit.Window) error
-	// BreakerChecked: the breaker's check at the start of an iteration;
-	// tr is the move it made (nil: none); created says the state was
-	// never kept (or without a usable last change), so it is kept now
-	// even when nothing moved.
-	BreakerChecked(s breaker.State, tr *breaker.Transition, created bool) error
-	// BreakerRecorded: the breaker recorded a loop's result; tr is the
-	// move it made (nil: none).
-	BreakerRecorded(s breaker.State, tr *breaker.Transition) error
-	// AnalysisChanged: the analysis of the last successful call; nil:
-	// the last call failed, so there is none.
-	AnalysisChanged(a *analysis.ResponseAnalysis) error
-	// ExitSignalsChanged, ErrorHistoryChanged, OutputLengthChanged: what
-	// a call left for the next decisions.
-	ExitSignalsChanged(s analysis.ExitSignals) error
-	ErrorHistoryChanged(h analysis.ErrorHistory) error
-	OutputLengthChanged(n int) error
-	// GatesRecorded: the quality gates' results.
-	GatesRecorded(r *gates.Results) error
-	// FindingsChanged: a review's findings, for the next loop; nil: they
-	// reached their one loop.
-	FindingsChanged(f *review.Findings) error
-	// ReviewSHARecorded: the commit the last review saw.
-	ReviewSHARecorded(sha string) error
-	// LoopStarted: a loop starts from commit sha.
-	LoopStarted(sha string) error
-	// DiffSummaryChanged: the loop's diff summary, for the next loop's
-	// context; "": the next loop took it.
-	DiffSummaryChanged(text string) error
-	// WriteTimeoutChanged: the write heartbeat stopped a call at at; the
-	// next call's context says so. The zero time: the mark reached its
-	// call (or a new run starts).
-	WriteTimeoutChanged(at time.Time) error
-	// PlanCollapsed: the fix plan with its finished stories collapsed.
-	PlanCollapsed(plan []byte) error
-	// PlanUnticked: the fix plan with the tasks whose VERIFY_COMMAND
-	// failed open again.
-	PlanUnticked(plan []byte) error
-	// PlanSetAside: the fix plan with a task set aside with the agent's
-	// unanswered question (ASK_TIMEOUT_ACTION=skip).
-	PlanSetAside(plan []byte) error
-	// SessionStarted: session tracking starts (an active session of an
-	// earlier run goes on); SessionTouched: an iteration uses it.
-	SessionStarted(at time.Time) error
-	SessionTouched(at time.Time) error
-	// SessionIDSaved: the agent reported its session id;
-	// FallbackSessionIDSaved: the fallback driver did, kept in that
-	// driver's own session file.
-	SessionIDSaved(id string, at time.Time) error
-	FallbackSessionIDSaved(driver, id string, at time.Time) error
-	// SessionReset: the session ends, in loop loop, for reason.
-	SessionReset(reason string, loop int, at time.Time) error
-}
-
 // Ignore is an Observer that does nothing: an observer that shows a few
 // happenings embeds it and implements those.
 var Ignore Observer = ignore{}
 
-// Discard is a Keeper that saves nothing: a dry run's, whose changes go
-// nowhere; a keeper that looks at some changes only embeds it.
-var Discard Keeper = ignore{}
-
 type ignore struct{}
 
-func (ignore) RunStarted(events.Moment, events.Start)                        {}
-func (ignore) CallStarted(events.Moment)                                     {}
-func (ignore) CallProgress(events.Moment, events.AgentWorking)               {}
-func (ignore) CallEnded(events.Moment, events.Call)                          {}
-func (ignore) WaitStarted(events.Moment, events.Wait)                        {}
-func (ignore) WaitEnded(events.Moment, events.Wait)                          {}
-func (ignore) LimitHit(events.Moment, events.Wait)                           {}
-func (ignore) BreakerMoved(events.Moment, events.BreakerChange)              {}
-func (ignore) UsageChanged(events.Moment)                                    {}
-func (ignore) DriverSwitched(events.Moment, events.DriverSwitch)             {}
-func (ignore) UsageProjected(events.Moment, events.Projection)               {}
-func (ignore) Tracked(events.Moment, events.Task)                            {}
-func (ignore) Reviewed(events.Moment, events.Review)                         {}
-func (ignore) Stopped(events.Moment, events.End)                             {}
-func (ignore) Output(time.Time, []byte)                                      {}
-func (ignore) Warned(time.Time, events.Level, error)                         {}
-func (ignore) Said(time.Time, events.Notice)                                 {}
-func (ignore) WindowChanged(ratelimit.Window) error                          { return nil }
-func (ignore) BreakerChecked(breaker.State, *breaker.Transition, bool) error { return nil }
-func (ignore) BreakerRecorded(breaker.State, *breaker.Transition) error      { return nil }
-func (ignore) AnalysisChanged(*analysis.ResponseAnalysis) error              { return nil }
-func (ignore) ExitSignalsChanged(analysis.ExitSignals) error                 { return nil }
-func (ignore) ErrorHistoryChanged(analysis.ErrorHistory) error               { return nil }
-func (ignore) OutputLengthChanged(int) error                                 { return nil }
-func (ignore) GatesRecorded(*gates.Results) error                            { return nil }
-func (ignore) FindingsChanged(*review.Findings) error                        { return nil }
-func (ignore) ReviewSHARecorded(string) error                                { return nil }
-func (ignore) LoopStarted(string) error                                      { return nil }
-func (ignore) DiffSummaryChanged(string) error                               { return nil }
-func (ignore) WriteTimeoutChanged(time.Time) error                           { return nil }
-func (ignore) PlanCollapsed([]byte) error                                    { return nil }
-func (ignore) PlanUnticked([]byte) error                                     { return nil }
-func (ignore) PlanSetAside([]byte) error                                     { return nil }
-func (ignore) SessionStarted(time.Time) error                                { return nil }
-func (ignore) SessionTouched(time.Time) error                                { return nil }
-func (ignore) SessionIDSaved(string, time.Time) error                        { return nil }
-func (ignore) FallbackSessionIDSaved(string, string, time.Time) error        { return nil }
-func (ignore) SessionReset(string, int, time.Time) error                     { return nil }
+func (ignore) RunStarted(events.Moment, events.Start)            {}
+func (ignore) CallStarted(events.Moment)                         {}
+func (ignore) CallProgress(events.Moment, events.AgentWorking)   {}
+func (ignore) CallEnded(events.Moment, events.Call)              {}
+func (ignore) WaitStarted(events.Moment, events.Wait)            {}
+func (ignore) WaitEnded(events.Moment, events.Wait)              {}
+func (ignore) LimitHit(events.Moment, events.Wait)               {}
+func (ignore) BreakerMoved(events.Moment, events.BreakerChange)  {}
+func (ignore) UsageChanged(events.Moment)                        {}
+func (ignore) DriverSwitched(events.Moment, events.DriverSwitch) {}
+func (ignore) UsageProjected(events.Moment, events.Projection)   {}
+func (ignore) Tracked(events.Moment, events.Task)                {}
+func (ignore) Reviewed(events.Moment, events.Review)             {}
+func (ignore) Stopped(events.Moment, events.End)                 {}
+func (ignore) Output(time.Time, []byte)                          {}
+func (ignore) Warned(time.Time, events.Level, error)             {}
+func (ignore) Said(time.Time, events.Notice)                     {}

@@ -2,16 +2,15 @@ package readmodel
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
-	"github.com/ralphloop/ralph_loop/ratelimit"
+	"github.com/ralphloop/ralph_loop/session"
 )
 
 // This file is where the read model meets the engine: the one place to
@@ -24,7 +23,7 @@ import (
 // saves it: the keeper it returns is k, which the engine must be given in
 // its place (each change goes to k first, then to the source, which reads
 // a session change back from the file k just wrote).
-func Watch(fan *observe.Fan, k observe.Keeper, f Files) (dashboard.Source, observe.Keeper) {
+func Watch(fan *observe.Fan, k engine.Keeper, f Files) (dashboard.Source, engine.Keeper) {
 	l := newMemory(f)
 	s := &liveObserver{l: l}
 	s.Observer = observe.Lines(s.line)
@@ -54,79 +53,42 @@ func (s *liveObserver) line(e events.Event) {
 	s.l.update(func(r *folderState) { r.Events = append(append(r.Events, b...), '\n') })
 }
 
-// liveKeeper hands each change of the kept state to the keeper it wraps,
-// then keeps the memory View current from it, saved or not (a failed
-// save is the keeper's to warn of).
+// liveKeeper hands the kept state to the keeper it wraps, then keeps the
+// memory View current from it, saved or not (a failed save is the
+// engine's to decide about).
 type liveKeeper struct {
-	observe.Keeper
+	engine.Keeper
 	l *memory
 }
 
-var _ observe.Keeper = (*liveKeeper)(nil)
+var _ engine.Keeper = (*liveKeeper)(nil)
 
-// WindowChanged takes the call window.
-func (s *liveKeeper) WindowChanged(w ratelimit.Window) error {
-	err := s.Keeper.WindowChanged(w)
-	s.l.update(func(r *folderState) { r.Window = w })
-	return err
-}
-
-// BreakerChecked takes the breaker after its start-of-iteration check.
-func (s *liveKeeper) BreakerChecked(st breaker.State, tr *breaker.Transition, created bool) error {
-	err := s.Keeper.BreakerChecked(st, tr, created)
-	s.l.update(func(r *folderState) { r.Breaker = &st })
-	return err
-}
-
-// BreakerRecorded takes the breaker after a loop's result.
-func (s *liveKeeper) BreakerRecorded(st breaker.State, tr *breaker.Transition) error {
-	err := s.Keeper.BreakerRecorded(st, tr)
-	s.l.update(func(r *folderState) { r.Breaker = &st })
-	return err
-}
-
-// AnalysisChanged takes the last analysis (a copy); nil: a failed call
-// leaves none.
-func (s *liveKeeper) AnalysisChanged(a *analysis.ResponseAnalysis) error {
-	err := s.Keeper.AnalysisChanged(a)
-	if a != nil {
-		c := *a
+// Save takes the call window, the breaker and the last analysis (a copy;
+// nil: none), and, when the engine did something with the sessions, the
+// session as the store just wrote it: its id and times are made by the
+// session store, so the file is read back once per step, never at a
+// page's poll.
+func (s *liveKeeper) Save(k store.Kept) error {
+	err := s.Keeper.Save(k)
+	br := k.Breaker
+	var a *analysis.ResponseAnalysis
+	if k.Analysis != nil {
+		c := *k.Analysis
 		a = &c
 	}
-	s.l.update(func(r *folderState) { r.Analysis = a })
-	return err
-}
-
-// session takes the session after err, its save: its id and times are
-// made by the session store, so the file is read back once per change,
-// never at a page's poll.
-func (s *liveKeeper) session(err error, reset bool) error {
-	rs := readSession(s.l.f.Dir)
+	var rs *session.RalphSession
+	if len(k.SessionSteps) > 0 {
+		rs = readSession(s.l.f.Dir)
+	}
 	s.l.update(func(r *folderState) {
-		r.Session = rs
-		if reset { // a reset removes the last analysis
-			r.Analysis = nil
+		// Before the engine loaded the state (start-up's first save: its
+		// breaker has no state yet) only its session steps are its own.
+		if k.Breaker.State != "" {
+			r.Window, r.Breaker, r.Analysis = k.Window, &br, a
+		}
+		if len(k.SessionSteps) > 0 {
+			r.Session = rs
 		}
 	})
 	return err
-}
-
-// SessionStarted reads the session back.
-func (s *liveKeeper) SessionStarted(at time.Time) error {
-	return s.session(s.Keeper.SessionStarted(at), false)
-}
-
-// SessionTouched reads the session back.
-func (s *liveKeeper) SessionTouched(at time.Time) error {
-	return s.session(s.Keeper.SessionTouched(at), false)
-}
-
-// SessionIDSaved reads the session back.
-func (s *liveKeeper) SessionIDSaved(id string, at time.Time) error {
-	return s.session(s.Keeper.SessionIDSaved(id, at), false)
-}
-
-// SessionReset reads the session back; the last analysis is gone.
-func (s *liveKeeper) SessionReset(reason string, loop int, at time.Time) error {
-	return s.session(s.Keeper.SessionReset(reason, loop, at), true)
 }

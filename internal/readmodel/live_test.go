@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
@@ -32,22 +33,23 @@ func newFolder(t *testing.T) Files {
 		Now: func() time.Time { return liveNow }, Text: func(e events.Event) string { return string(e.Type) }}
 }
 
-// runSome is a loop's first iteration and wait, told on bus and kept by k.
-func runSome(t *testing.T, bus *observe.Fan, k observe.Keeper) {
+// runSome is a loop's first iteration and wait, told on bus and kept by k;
+// load is the engine's Load of the state, after the session's start.
+func runSome(t *testing.T, bus *observe.Fan, k engine.Keeper, load func()) {
 	t.Helper()
 	snap := events.Snapshot{Loop: 1, CallsThisHour: 1, MaxCalls: 100, TasksCompleted: 1, TasksTotal: 2}
 	at := func(action string) events.Moment {
 		return events.Moment{Snapshot: snap, Action: action, Status: "running"}
 	}
 	bus.RunStarted(at("starting"), events.Start{Driver: "claude"})
-	k.SessionStarted(liveNow)
+	k.Save(store.Kept{SessionSteps: []store.SessionStep{{Kind: store.SessionStart, At: liveNow}}})
+	load()
 	bus.CallStarted(at("executing"))
 	bus.CallProgress(events.Moment{Snapshot: snap}, events.AgentWorking{})
-	k.WindowChanged(ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1})
-	k.BreakerRecorded(breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, nil)
 	var ra analysis.ResponseAnalysis
 	ra.Analysis.WorkSummary, ra.Analysis.TasksCompletedThisLoop = "ticked one", 1
-	k.AnalysisChanged(&ra)
+	k.Save(store.Kept{Window: ratelimit.Window{Hour: ratelimit.HourKey(liveNow), Count: 1},
+		Breaker: breaker.State{State: "CLOSED", LastChange: liveNow, ConsecutiveNoProgress: 1}, Analysis: &ra})
 	bus.CallEnded(at("completed"), events.Call{Outcome: events.IterationCompleted,
 		Iteration: &events.Iteration{Outcome: "success", WallMS: 3000, FilesChanged: 2, TasksTicked: []string{"one"}}})
 	bus.WaitStarted(at("waiting"), events.Wait{Kind: "loop_delay", Until: liveNow.Add(time.Minute)})
@@ -75,8 +77,12 @@ func TestLiveMatchesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	live, k := Watch(bus, st.Keeper(), f)
-	runSome(t, bus, k)
+	live, k := Watch(bus, st, f)
+	runSome(t, bus, k, func() {
+		if _, err := st.Load(liveNow); err != nil {
+			t.Fatal(err)
+		}
+	})
 	got, want := pageJSON(t, live), pageJSON(t, FromFiles(f))
 	if got != want {
 		t.Fatalf("live snapshot differs from the files':\nlive:  %s\nfiles: %s", got, want)
@@ -94,7 +100,7 @@ func TestLiveMatchesFiles(t *testing.T) {
 func TestLiveReadsNoStateFile(t *testing.T) {
 	f := newFolder(t)
 	bus := observe.New(func() time.Time { return liveNow }, "run-1")
-	live, k := Watch(bus, observe.Discard, f)
+	live, k := Watch(bus, engine.Discard, f)
 	// Behind its back: every state file and the event log say something
 	// else, or nothing, or cannot be read.
 	for name, content := range map[string]string{
@@ -109,7 +115,7 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runSome(t, bus, k)
+	runSome(t, bus, k, func() {})
 	got := pageJSON(t, live)
 	if strings.Contains(got, "planted") || strings.Contains(got, "999") || strings.Contains(got, `"this_hour":77`) {
 		t.Fatalf("the live snapshot read the files again: %s", got)
@@ -132,12 +138,12 @@ func TestLiveReadsNoStateFile(t *testing.T) {
 func TestLiveWhileTheLoopRuns(t *testing.T) {
 	f := newFolder(t)
 	bus := observe.New(func() time.Time { return liveNow }, "run-1")
-	live, k := Watch(bus, observe.Discard, f)
+	live, k := Watch(bus, engine.Discard, f)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for range 20 { // 20 runs of one loop each
-			runSome(t, bus, k)
+			runSome(t, bus, k, func() {})
 		}
 	}()
 	for {

@@ -105,36 +105,3 @@ func appendBreakerHistory(d *ralphdir.Dir, t breaker.Transition) error {
 	}
 	return nil
 }
-
-// saveBreakerStartup keeps the breaker after the per-iteration start-up
-// check (State.Startup: cooldown, auto-reset), as the bash loop's
-// init_circuit_breaker does: the history file always exists, a transition
-// is appended to it, and the state is written when it changed or was never
-// written (created).
-func saveBreakerStartup(d *ralphdir.Dir, s breaker.State, t *breaker.Transition, created bool) error {
-	if err := ensureBreakerHistory(d); err != nil {
-		return err
-	}
-	if t != nil {
-		if err := appendBreakerHistory(d, *t); err != nil {
-			return err
-		}
-	}
-	if t != nil || created {
-		return SaveBreaker(d, s)
-	}
-	return nil
-}
-
-// saveBreakerRecorded keeps the breaker after a loop was recorded
-// (State.Record): the state, then the transition, if any, in the history,
-// in the bash loop's order.
-func saveBreakerRecorded(d *ralphdir.Dir, s breaker.State, t *breaker.Transition) error {
-	if err := SaveBreaker(d, s); err != nil {
-		return err
-	}
-	if t != nil {
-		return appendBreakerHistory(d, *t)
-	}
-	return nil
-}

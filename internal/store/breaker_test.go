@@ -388,22 +388,36 @@ func TestBreakerRecordAndSaveWritesHistoryOnlyOnTransitions(t *testing.T) {
 }
 
 // initBreaker is what the loop does with the breaker before every iteration: load
-// it, apply the cooldown or auto-reset, and keep the result (SaveStartup).
+// it, apply the cooldown or auto-reset, and save the result (Save).
 func initBreaker(d *ralphdir.Dir, now time.Time, c breaker.Config) (breaker.State, *breaker.Transition, error) {
-	s, err := loadBreaker(d)
+	st := New(d, nil, nil, false)
+	v, err := st.Load(now)
 	if err != nil {
-		return s, nil, err
+		return v.Breaker, nil, err
 	}
-	created := s.LastChange.IsZero()
-	s, t := s.Startup(now, c)
-	return s, t, saveBreakerStartup(d, s, t, created)
+	s, t := v.Breaker.Startup(now, c)
+	return s, t, saveBreaker(st, v, s, t)
 }
 
 // recordAndSave is what the loop does after a successful call: Record,
-// then keep the result (SaveRecorded).
+// then save the result (Save), s being what was saved last.
 func recordAndSave(d *ralphdir.Dir, s breaker.State, r breaker.LoopResult, now time.Time, c breaker.Config) (breaker.State, *breaker.Transition, error) {
+	st := New(d, nil, nil, false)
+	v, err := st.Load(now)
+	if err != nil {
+		return s, nil, err
+	}
 	n, t := s.Record(r, now, c)
-	return n, t, saveBreakerRecorded(d, n, t)
+	return n, t, saveBreaker(st, v, n, t)
+}
+
+// saveBreaker saves v with the breaker n and its move t (nil: none).
+func saveBreaker(st *Store, v Kept, n breaker.State, t *breaker.Transition) error {
+	v.Breaker = n
+	if t != nil {
+		v.BreakerMoves = []breaker.Transition{*t}
+	}
+	return st.Save(v)
 }
 
 // brkT0 is the breaker tests' start; brkAt(i) is i minutes later.

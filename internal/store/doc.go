@@ -14,12 +14,14 @@
 // render their file from each event; their write errors go to an onErr
 // function and never stop the loop. Store holds every other state file:
 // the kept state is one value (Kept), loaded once at start-up (Repair, then
-// Load); from then on the Store's keeper (Keeper, an observe.Keeper the
-// engine holds, apply.go) saves each change of the kept state the engine
-// hands it, atomically. A save that fails is worded as one line that names
-// the file and says what the failure means, warned of once on every
-// surface and returned (failed); the run goes on, as the bash loop does. Nothing here re-reads a file
-// it wrote. Peek reads the same Kept for commands that only look (--status,
+// Load); from then on the engine keeps it and hands it whole to Save
+// (save.go) at a few points of each iteration, which writes the file of
+// each part that changed since Load read it or Save last saved it,
+// atomically, appends the breaker's new moves to its history and carries
+// out the engine's session steps (with their log lines). A save that
+// fails is worded as one line that names the file and says what the
+// failure means, and returned, never warned of here: the engine decides
+// what it means. Nothing here re-reads a file it wrote. Peek reads the same Kept for commands that only look (--status,
 // --circuit-status, the dashboard): it moves, repairs and writes nothing. The agent's logs
 // (output, stderr, stream copy, live.log) are created through Store too,
 // so that the engine opens no file for writing; a log that cannot be

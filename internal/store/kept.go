@@ -29,10 +29,14 @@ const (
 // the bash loop writes it.
 const emptyExitSignals = `{"test_only_loops": [], "done_signals": [], "completion_indicators": []}` + "\n"
 
-// Kept is the state earlier runs kept under .ralph/, as one value: the
-// store loads it once at start-up (Load), the engine starts from it and
-// from then on keeps it in memory, and every change it decides is saved
-// by the store. Peek reads the same value for commands that only look.
+// Kept is the state the loop keeps under .ralph/, as one value: the store
+// loads it once at start-up (Load), the engine starts from it, keeps it in
+// memory from then on and hands it whole to Save at a few points of each
+// iteration; Save writes the files of the parts that changed. Peek reads
+// the same value for commands that only look.
+//
+// A new kept value is a field here, its file in Save's parts (save.go) and
+// its read in load, and the engine's assignment.
 type Kept struct {
 	Window          ratelimit.Window
 	Breaker         breaker.State
@@ -40,13 +44,26 @@ type Kept struct {
 	Session         session.RalphSession // .ralph_session; zero when missing or invalid
 	ExitSignals     analysis.ExitSignals
 	HaveExitSignals bool
-	Analysis        *analysis.ResponseAnalysis // nil: none
-	ErrorHistory    analysis.ErrorHistory
-	OutputLength    int // the last output's length, 0 when none
-	Gates           *gates.Results
-	Findings        *review.Findings
-	ReviewSHA       string
-	DiffSummary     string // the last loop's diff summary, trimmed
+	// ExitSignalsUpdates counts the calls whose signals were recorded in
+	// this run: each is saved, as the bash loop writes the file after
+	// every call, even when the signals stayed as they were (the file then
+	// takes this loop's spelling of them).
+	ExitSignalsUpdates int
+	Analysis           *analysis.ResponseAnalysis // nil: none
+	ErrorHistory       analysis.ErrorHistory
+	OutputLength       int // the last output's length, 0 when none
+	Gates              *gates.Results
+	Findings           *review.Findings
+	ReviewSHA          string
+	LoopStartSHA       string    // the commit the last loop started from
+	DiffSummary        string    // the last loop's diff summary, trimmed; "": none
+	WriteTimeout       time.Time // the write heartbeat stopped the last call then; zero: no such mark (the run's own: Load does not read it)
+
+	// The changes since the last Save that are steps, not values: the
+	// breaker's moves, for its history, and what the engine did with the
+	// sessions. Save carries them out; the engine empties them after it.
+	BreakerMoves []breaker.Transition
+	SessionSteps []SessionStep
 }
 
 // Load reads the kept state at start-up (now classifies the session). A state file that is not valid is
@@ -77,6 +94,7 @@ func (s *Store) Load(now time.Time) (v Kept, err error) {
 	if rs, _, err := s.sessions.current(now); err == nil {
 		v.Session = rs
 	}
+	s.loadedAs(v)
 	return v, nil
 }
 
@@ -123,6 +141,9 @@ func (s *Store) load(v *Kept, read func(string, func([]byte) error) (bool, error
 	}
 	if data, found, _ := s.d.ReadFile(loopDiffSummary); found {
 		v.DiffSummary = strings.TrimSpace(string(data))
+	}
+	if data, found, _ := s.d.ReadFile(loopStartSHA); found {
+		v.LoopStartSHA = strings.TrimSpace(string(data))
 	}
 }
 
@@ -177,143 +198,4 @@ func failed(d *ralphdir.Dir, name string, err error, consequence string) error {
 		return nil
 	}
 	return fmt.Errorf("could not save %s: %w; %s", d.Path(name), err, consequence)
-}
-
-// failed is the end of every save of the kept state: a save that failed
-// is worded (failed) and warned of once, here, and the error returned for
-// the engine to decide what else it means. None is dropped.
-func (s *Store) failed(name string, err error, consequence string) error {
-	err = failed(s.d, name, err, consequence)
-	if err != nil {
-		s.warn(err)
-	}
-	return err
-}
-
-// saveWindow writes the call count and its hour.
-func (s *Store) saveWindow(w ratelimit.Window) error {
-	return s.failed(ralphdir.CallCount, saveWindow(s.d, w),
-		"the next run counts this hour's calls from the count last saved")
-}
-
-// saveAnalysis writes .response_analysis.
-func (s *Store) saveAnalysis(ra analysis.ResponseAnalysis) error {
-	b, err := ra.Marshal()
-	if err == nil {
-		err = s.d.WriteFile(ralphdir.ResponseAnalysis, b)
-	}
-	return s.failed(ralphdir.ResponseAnalysis, err,
-		"the exit checks and --status see the previous call's analysis")
-}
-
-// removeAnalysis removes .response_analysis (a failed call has none).
-func (s *Store) removeAnalysis() error {
-	return s.failed(ralphdir.ResponseAnalysis, s.d.Remove(ralphdir.ResponseAnalysis),
-		"the exit checks and --status still see the previous call's analysis")
-}
-
-// saveExitSignals writes .exit_signals.
-func (s *Store) saveExitSignals(es analysis.ExitSignals) error {
-	b, err := es.Marshal()
-	if err == nil {
-		err = s.d.WriteFile(exitSignals, b)
-	}
-	return s.failed(exitSignals, err,
-		"the next run starts from the exit signals last saved")
-}
-
-// saveErrorHistory writes the error history (and drops the file of its
-// old place).
-func (s *Store) saveErrorHistory(h analysis.ErrorHistory) error {
-	b, err := h.Marshal()
-	if err == nil {
-		err = s.d.WriteFile(errorHistoryFile, b)
-	}
-	if err == nil {
-		s.d.Remove(oldErrorHistoryFile) // gone or not, the new file is read first
-	}
-	return s.failed(errorHistoryFile, err,
-		"the next run does not see this loop's errors when it looks for repeated ones")
-}
-
-// saveOutputLength writes .last_output_length.
-func (s *Store) saveOutputLength(n int) error {
-	return s.failed(lastOutputLength, s.d.WriteFile(lastOutputLength, []byte(strconv.Itoa(n)+"\n")),
-		"the next run compares its output with an older length")
-}
-
-// saveGates writes the quality-gate results.
-func (s *Store) saveGates(r *gates.Results) error {
-	if r.CustomGates == nil {
-		r.CustomGates = []gates.CustomGate{}
-	}
-	return s.failed(qualityGateResults, s.d.WriteJSON(qualityGateResults, r),
-		"--status and the next run see the previous gate results")
-}
-
-// saveFindings writes the review findings.
-func (s *Store) saveFindings(f review.Findings) error {
-	return s.failed(reviewFindings, s.d.WriteFile(reviewFindings, f.JSON()),
-		"a restarted run does not hand these findings to its next loop")
-}
-
-// removeFindings removes the review findings (they reach one loop only).
-func (s *Store) removeFindings() error {
-	return s.failed(reviewFindings, s.d.Remove(reviewFindings),
-		"a restarted run hands the same findings to its next loop again")
-}
-
-// saveReviewSHA writes the commit the last review saw.
-func (s *Store) saveReviewSHA(sha string) error {
-	data := []byte{}
-	if sha = strings.TrimSpace(sha); sha != "" {
-		data = []byte(sha + "\n")
-	}
-	return s.failed(reviewLastSHA, s.d.WriteFile(reviewLastSHA, data),
-		"a restarted run may review these commits again")
-}
-
-// saveLoopStart writes the commit a loop started from.
-func (s *Store) saveLoopStart(sha string) error {
-	return s.failed(loopStartSHA, s.d.WriteFile(loopStartSHA, []byte(sha+"\n")),
-		"it still names an earlier loop's start commit")
-}
-
-// saveDiffSummary writes the loop's diff summary for the next loop's
-// context.
-func (s *Store) saveDiffSummary(sum string) error {
-	return s.failed(loopDiffSummary, s.d.WriteFile(loopDiffSummary, []byte(sum+"\n")),
-		"a restarted run's first loop is not told what this loop changed")
-}
-
-// removeDiffSummary removes the diff summary once a loop has taken it.
-func (s *Store) removeDiffSummary() error {
-	return s.failed(loopDiffSummary, s.d.Remove(loopDiffSummary),
-		"a restarted run's first loop is told the same changes again")
-}
-
-// markWriteTimeout records a write-heartbeat kill for the next call's
-// context.
-func (s *Store) markWriteTimeout(now time.Time) error {
-	return s.failed(writeHeartbeatTrigger, s.d.WriteFile(writeHeartbeatTrigger, []byte(now.UTC().Format(time.RFC3339)+"\n")),
-		"a restarted run's next call is not told that this one was stopped for not writing")
-}
-
-// clearWriteTimeout removes that record.
-func (s *Store) clearWriteTimeout() error {
-	return s.failed(writeHeartbeatTrigger, s.d.Remove(writeHeartbeatTrigger),
-		"a later call may be told again about an old write timeout")
-}
-
-// savePlan writes @fix_plan.md (finished stories collapsed).
-func (s *Store) savePlan(plan []byte) error {
-	return s.failed(ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
-		"its finished stories stay expanded")
-}
-
-// saveUnticked writes @fix_plan.md with the tasks whose check failed open
-// again.
-func (s *Store) saveUnticked(plan []byte) error {
-	return s.failed(ralphdir.FixPlan, s.d.WriteFile(ralphdir.FixPlan, plan),
-		"the tasks whose VERIFY_COMMAND failed stay ticked there")
 }

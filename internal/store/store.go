@@ -12,15 +12,21 @@ import (
 )
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
-// at start-up, and, as the engine's keeper (Keeper, apply.go), saves every
-// change of the kept state, atomically. A save that fails is warned of
-// once and its error returned; the engine decides what else it means
-// (today: the run goes on).
+// at start-up (Load), and saves the kept state whole when the engine hands
+// it over (Save, save.go), each changed part to its file, atomically. A
+// save that fails comes back as an error, which the engine decides about.
 type Store struct {
 	d        *ralphdir.Dir
 	sessions *sessions
 	warn     func(error)
 	logKeep  int // LOG_KEEP: calls whose logs are kept, 0 = all
+
+	// What Save last saved, or Load read, of each part (by its file);
+	// loaded: Load has read the state; historyReady: the breaker's
+	// history has been made sure of.
+	last         map[string]rendered
+	loaded       bool
+	historyReady bool
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
@@ -28,8 +34,8 @@ type Store struct {
 func (s *Store) SetLogKeep(n int) { s.logKeep = n }
 
 // New returns the state store of d. log receives the session files' log
-// lines (level and message), warn each save that failed (nil: none is
-// shown).
+// lines (level and message), warn what Load could not do and carried on
+// from (nil: none is shown).
 func New(d *ralphdir.Dir, log func(level, msg string), warn func(error), verbose bool) *Store {
 	s := newSessions(d, log)
 	s.verbose = verbose
@@ -59,17 +65,6 @@ func (s *Store) Repair() (removedTemp int) {
 	return n
 }
 
-// startSession starts the session tracking at start-up.
-func (s *Store) startSession(now time.Time) error {
-	_, err := s.sessions.start(now)
-	return s.failed(ralphSession, err, "bmalph and --status do not see this run's session")
-}
-
-// touchSession marks the session used at the start of an iteration.
-func (s *Store) touchSession(now time.Time) error {
-	return s.failed(ralphSession, s.sessions.touch(now), "its last_used keeps an older time")
-}
-
 // ResumeID is the agent session to resume ("" for a new one); an expired
 // one is removed.
 func (s *Store) ResumeID(now time.Time, expiry time.Duration) (string, error) {
@@ -87,23 +82,6 @@ func (s *Store) FallbackResumeID(driver string, now time.Time, expiry time.Durat
 // its error as it is.
 func (s *Store) ResetSession(reason string, now time.Time) error {
 	return s.sessions.reset(reason, 0, now)
-}
-
-// saveSessionID keeps the agent's session id.
-func (s *Store) saveSessionID(id string, now time.Time) error {
-	return s.failed(claudeSessionID, s.sessions.saveID(id, now), "the next call may not resume this agent session")
-}
-
-// saveFallbackID keeps the fallback driver's session id.
-func (s *Store) saveFallbackID(driver, id string, now time.Time) error {
-	return s.failed(fallbackSessionID(driver), s.sessions.saveFallbackID(driver, id, now),
-		"the next "+driver+" call may not resume this session")
-}
-
-// resetSession ends the session with reason: the session files are reset,
-// .exit_signals (when present) emptied and .response_analysis removed.
-func (s *Store) resetSession(reason string, loop int, now time.Time) error {
-	return s.failed(ralphSession, s.sessions.reset(reason, loop, now), "the next run may resume the session that ended")
 }
 
 // LoadBreaker reads the breaker alone, before the start-up proper (a run
