@@ -119,19 +119,8 @@ func (l *loop) errorReply(c *call, res analysis.Result) (next decision, failed b
 	if !l.policy.takes(d) {
 		return decision{}, false
 	}
-	// A failed call breaks the streaks a reply builds.
-	l.countFailed()
-	if providerServed(supervise.Exited, res.Usage) {
-		l.recordCall()
-	}
-	l.stall.reset()
-	l.idle.end()
-	l.kept.Analysis = nil
-	l.save(savedAnalysis)
 	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
-	it := l.iterationRecord(c, res, "error")
-	it.DriverExitCode = new(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
+	l.failedReply(c, res, f, "error")
 	return l.policy.failed(l.failedCall(c, f, "error", d)), true
 }
 
@@ -140,6 +129,16 @@ func (l *loop) errorReply(c *call, res analysis.Result) (next decision, failed b
 // a failed call, which the failure guard counts and backs off from, never
 // a loop of the agent's work for the breaker or the exit signals.
 func (l *loop) noRequest(c *call, res analysis.Result) decision {
+	f := events.Failure{Kind: events.CallExited, NoRequest: true}
+	l.failedReply(c, res, f, "no_request")
+	return l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{}))
+}
+
+// failedReply counts and reports a call that exited 0 with a reply res
+// that is a failure f (detail: its outcome's): among the run's failed
+// calls, in the hour's window when the provider served it; it breaks the
+// streaks a reply builds and leaves no analysis.
+func (l *loop) failedReply(c *call, res analysis.Result, f events.Failure, detail string) {
 	l.countFailed()
 	if providerServed(supervise.Exited, res.Usage) {
 		l.recordCall()
@@ -148,11 +147,9 @@ func (l *loop) noRequest(c *call, res analysis.Result) decision {
 	l.idle.end()
 	l.kept.Analysis = nil
 	l.save(savedAnalysis)
-	f := events.Failure{Kind: events.CallExited, NoRequest: true}
-	it := l.iterationRecord(c, res, "no_request")
+	it := l.iterationRecord(c, res, detail)
 	it.DriverExitCode = new(0)
 	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{}))
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when
