@@ -206,9 +206,6 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
-	if refusal := rootRefusal(cfg, sb); refusal != nil {
-		r.bus.Note(*refusal)
-	}
 	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 
 	r.keeper = r.state
@@ -219,6 +216,11 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 		}
 		r.closers = append(r.closers, stopServing)
 		r.keeper = watched
+	}
+	// After the dashboard's own refusals: a run that cannot start says
+	// only why, not what its calls would meet.
+	if refusal := rootRefusal(cfg, sb); refusal != nil {
+		r.bus.Note(*refusal)
 	}
 	r.closers = append(r.closers, skipOnUSR1(sig))
 	return r, nil
