@@ -70,6 +70,9 @@ func (l *loop) iteration() step {
 	l.lastSummary, l.kept.DiffSummary = l.kept.DiffSummary, ""
 	c.startSHA = l.git.Commit(l.ctx)
 	l.kept.LoopStartSHA = c.startSHA
+	if l.runStart == "" {
+		l.runStart = c.startSHA
+	}
 	l.markBase()
 	c.base = l.tree
 	l.tasks.begin(c.startSHA)

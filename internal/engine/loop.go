@@ -72,6 +72,7 @@ type loop struct {
 	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
 	taskBrief   string     // the next call's tracker item, for its context (tasks.go)
+	runStart    string     // the commit the run's first call started from: the run's commits follow it
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
