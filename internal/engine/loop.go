@@ -302,9 +302,14 @@ func (l *loop) resetSession(reason string) {
 
 // stopReset resets the session for a stop the agent's work did not cause
 // (a signal, a breaker open when the run starts), as the bash loop does,
-// unless KEEP_SESSION_ON_STOP keeps it for the next run.
+// unless KEEP_SESSION_ON_STOP keeps it for the next run, which is said
+// as a reset is.
 func (l *loop) stopReset(reason string) {
 	if l.s.KeepSessionOnStop {
+		if l.started {
+			l.sessionStep(store.SessionStep{Kind: store.SessionKeep, Reason: reason, Loop: l.n})
+			l.save(savedReset)
+		}
 		return
 	}
 	l.resetSession(reason)

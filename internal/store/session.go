@@ -277,6 +277,20 @@ func (s *sessions) saveID(id string, now time.Time) error {
 	return nil
 }
 
+// kept says, as a reset is said, that a stop kept the agent's session
+// for the next run (KEEP_SESSION_ON_STOP): one line naming it, nothing
+// when there is no session (or its file cannot be read) to keep. It
+// writes nothing.
+func (s *sessions) kept() {
+	b, found, err := s.d.ReadFile(claudeSessionID)
+	if err != nil || !found {
+		return
+	}
+	if f, err := session.ParseIDFile(b); err == nil && f.ID != "" {
+		s.log(levelInfo, "Session kept for the next run: "+short(f.ID)+"... (KEEP_SESSION_ON_STOP=true)")
+	}
+}
+
 // clearID removes .claude_session_id; a missing file is fine.
 func (s *sessions) clearID() error {
 	return s.d.Remove(claudeSessionID)
