@@ -326,14 +326,20 @@ func textPath(res *Result, f *Facts, opts Options) {
 	res.baseScore = score
 	res.ConfidenceScore = score
 	if res.WorkSummary == "" {
-		if f.HasSummary {
+		// The bash loop's summary line, but never a line of the status
+		// block (its TASKS_COMPLETED_THIS_LOOP matches "completed"); with
+		// none, the agent's prose before its status block.
+		switch {
+		case f.HasSummary:
 			res.WorkSummary = f.Summary
-		} else {
+		case f.Prose != "":
+			res.WorkSummary = f.Prose
+		default:
 			res.WorkSummary = "Output analyzed, no explicit summary found"
 		}
 	}
 	switch {
-	case textHasDenial(res.WorkSummary):
+	case f.HasSummary && res.WorkSummary == f.Summary && textHasDenial(f.Summary):
 		res.DenialReason = "refusal in the summary line: " + res.WorkSummary
 	case f.Denial:
 		res.DenialReason = "refusal in the first paragraph: " + f.DenialLine

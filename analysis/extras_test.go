@@ -138,9 +138,11 @@ var extraCases = []struct {
 		TextPrefix: "Finished the task.", Tests: "PASSING", BlockCount: 1, Docs: 2, Invalid: 2, FormatConf: 100, Confidence: 100,
 	}},
 	{"multi_block.txt", Options{Formats: drivers.Formats("")}, extraWant{
-		// The last closed block counts (the bash loop reads the first).
+		// The last closed block counts (the bash loop reads the first); the
+		// summary is the prose before it, not a line of a block (the bash
+		// loop's is "TASKS_COMPLETED_THIS_LOOP: 1").
 		Format: FormatText, OutputFormat: "text", TextPrefix: "I will report", Tasks: 1, Tests: "FAILING", BlockCount: 3,
-		States: []string{"idle"}, FormatConf: 70, Confidence: 80, WorkSumPrefix: "TASKS_COMPLETED_THIS_LOOP: 1",
+		States: []string{"idle"}, FormatConf: 70, Confidence: 80, WorkSumPrefix: "Now the real status of this loop:",
 	}},
 	{"text_usage_limit.txt", Options{Formats: drivers.Formats(""), ExitCode: 1}, extraWant{
 		Format: FormatText, OutputFormat: "text", TextPrefix: "Working...", Tests: "UNKNOWN", Limited: true,
@@ -162,7 +164,9 @@ var extraCases = []struct {
 	{"claude_stream.jsonl", Options{Formats: drivers.Formats("copilot")}, extraWant{
 		// Copilot prints text: the same bytes are read as plain text.
 		Format: FormatText, OutputFormat: "text", TextPrefix: `{"type":"system"`, Tests: "UNKNOWN", BlockCount: 3,
-		Tasks: 0, FormatConf: 70, Confidence: 0, WorkSumPrefix: `{"type":"assistant","message":{"id":"m2"`,
+		// The line with "completed" holds a status block (inside a JSON
+		// string): the summary is the line before the block that counts.
+		Tasks: 0, FormatConf: 70, Confidence: 0, WorkSumPrefix: `{"type":"rate_limit_event"`,
 	}},
 }
 

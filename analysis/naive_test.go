@@ -22,6 +22,7 @@ func naiveFacts(text string) *Facts {
 	f.Lines = len(lines)
 	stage1 := regexp.MustCompile(`"[^"]*error[^"]*":`)
 	stage2 := regexp.MustCompile(`(^Error:|^ERROR:|^error:|\]: error|Link: error|Error occurred|failed with error|[Ee]xception|Fatal|FATAL)`)
+	inBlock, prose := naiveBlockLines(text, lines)
 	for n, line := range lines {
 		low := foldString(line)
 		for i, k := range completionKeywords {
@@ -57,7 +58,7 @@ func naiveFacts(text string) *Facts {
 		if len(head) > headCap {
 			head = head[:headCap]
 		}
-		if !f.HasSummary && containsAny(low, "summary", "completed", "implemented") {
+		if !f.HasSummary && !inBlock[n] && containsAny(low, "summary", "completed", "implemented") {
 			f.HasSummary = true
 			f.Summary = cutBytes([]byte(head), summaryCut)
 		}
@@ -68,6 +69,7 @@ func naiveFacts(text string) *Facts {
 			}
 		}
 	}
+	f.Prose = prose
 	naiveBlocks(text, f)
 	naivePreamble(text, f)
 	naiveStates(lines, f)
@@ -136,24 +138,87 @@ func naiveSeq(line, a, b string) bool {
 	}
 }
 
-func naiveBlocks(text string, f *Facts) {
-	type ev struct {
-		start, end int
-		isStart    bool
-	}
-	var evs []ev
+// markerEvent is a status-block marker found in a text.
+type markerEvent struct {
+	start, end int // its first and last byte
+	isStart    bool
+}
+
+// naiveMarkers finds every start and end marker, in order of their last
+// byte, as the automaton reports them.
+func naiveMarkers(text string) []markerEvent {
+	var evs []markerEvent
 	for i := 0; i+len(startMarker) <= len(text); i++ {
 		if text[i:i+len(startMarker)] == startMarker {
-			evs = append(evs, ev{i, i + len(startMarker) - 1, true})
+			evs = append(evs, markerEvent{i, i + len(startMarker) - 1, true})
 		}
 	}
 	for i := 0; i+len(endMarker) <= len(text); i++ {
 		if text[i:i+len(endMarker)] == endMarker {
-			evs = append(evs, ev{i, i + len(endMarker) - 1, false})
+			evs = append(evs, markerEvent{i, i + len(endMarker) - 1, false})
 		}
 	}
-	// Process in order of end position, as the automaton reports them.
 	sort.SliceStable(evs, func(a, b int) bool { return evs[a].end < evs[b].end })
+	return evs
+}
+
+// naiveBlockLines tells for each line whether it is part of a status
+// block (one is open at its start, or one starts on it), and finds the
+// prose: the last paragraph (of lines outside the blocks and the
+// ralph:state markers, each cut to headCap bytes, words split at ASCII
+// blanks and joined by single spaces, cut to proseCap bytes) before the
+// block that counts (the last closed one, else the open one).
+func naiveBlockLines(text string, lines []string) (inBlock []bool, prose string) {
+	evs := naiveMarkers(text)
+	marker := regexp.MustCompile(`<!--[ \t]{0,8}ralph:state`)
+	inBlock = make([]bool, len(lines))
+	var cur []string
+	var last, openProse, closedProse string
+	open, closed, body, k, from := false, false, 0, 0, 0
+	join := func() string { return cutBytes([]byte(strings.Join(cur, " ")), proseCap) }
+	for n, l := range lines {
+		to := from + len(l) // the line's newline (or the text's end)
+		inBlock[n] = open
+		for ; k < len(evs) && evs[k].end < to; k++ {
+			e := evs[k]
+			if e.isStart {
+				open, body = true, e.end+1
+				inBlock[n] = true
+				openProse = last
+				if len(cur) > 0 {
+					openProse = join()
+				}
+			} else if open && e.start >= body {
+				open, closed = false, true
+				closedProse = openProse
+			}
+		}
+		from = to + 1
+		head := l
+		if len(head) > headCap {
+			head = head[:headCap]
+		}
+		words := strings.FieldsFunc(head, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
+		if inBlock[n] || marker.MatchString(l) || len(words) == 0 {
+			if len(cur) > 0 {
+				last = join()
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, words...)
+	}
+	switch {
+	case closed:
+		prose = closedProse
+	case open:
+		prose = openProse
+	}
+	return inBlock, prose
+}
+
+func naiveBlocks(text string, f *Facts) {
+	evs := naiveMarkers(text)
 	var nls []int
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' {

@@ -36,8 +36,16 @@ type Text struct {
 	errLines   []ErrorLine // the first maxErrLines of them
 	keywords   uint32      // the completion keywords found, a bit each (completionKeywords' order)
 	noWork     uint32      // the no-work phrases found, a bit each (noWorkPatterns' order)
-	summary    string      // the first summary line, cut to summaryCut bytes
+	summary    string      // the first summary line outside a status block, cut to summaryCut bytes
 	hasSummary bool        // a summary line was found
+
+	// The agent's prose: paragraphs of lines outside the status blocks
+	// and the ralph:state markers.
+	para        []byte // the paragraph being read, words joined by spaces, cut to proseCap bytes
+	paraFull    bool   // para reached proseCap: later lines add nothing
+	lastPara    []byte // the last paragraph before it that was not empty
+	openProse   []byte // the paragraph before the block opened last
+	closedProse []byte // the paragraph before the last closed block
 
 	// The first paragraph before the first status block (permission
 	// denials).
@@ -79,6 +87,8 @@ type lineState struct {
 	awaitEnd int    // where "awaiting" ends, for "awaiting.*input" (-1: none)
 	waitEnd  int    // where "waiting" ends, for "waiting.*response" (-1: none)
 	bodyFrom int    // where the open status block's body starts on this line (-1: none)
+	inBlock  bool   // the line is part of a status block (open at its start, or one starts on it)
+	marker   bool   // the line holds a ralph:state marker
 }
 
 // newLine is the state a line starts in: nothing found, and the open
@@ -87,6 +97,7 @@ func (s *Text) newLine() lineState {
 	st := lineState{qClosed: -2, awaitEnd: -1, waitEnd: -1, bodyFrom: -1}
 	if s.blkOpen {
 		st.bodyFrom = 0
+		st.inBlock = true
 	}
 	return st
 }
@@ -100,6 +111,7 @@ const (
 	maxStates   = 32
 	ringSize    = 20
 	summaryCut  = 100 // the bash loop's `cut -c 1-100`
+	proseCap    = 200 // bytes kept of the paragraph before the status block
 	preMaxLines = 5
 )
 
@@ -211,10 +223,11 @@ func (s *Text) line(l []byte) {
 		s.implLines++
 	}
 	s.questions += bits.OnesCount32(s.cur.qmask)
-	if !s.hasSummary && s.cur.flags&lfSummary != 0 {
+	if !s.hasSummary && s.cur.flags&lfSummary != 0 && !s.cur.inBlock {
 		s.hasSummary = true
 		s.summary = cutBytes(head, summaryCut)
 	}
+	s.proseLine(head)
 	trimmed := bytes.TrimSuffix(head, []byte("\r"))
 	if s.cur.flags&lfExcluded == 0 && (s.cur.flags&lfErr != 0 || bytes.HasPrefix(head, []byte("Error:")) ||
 		bytes.HasPrefix(head, []byte("ERROR:")) || bytes.HasPrefix(head, []byte("error:"))) {
@@ -301,6 +314,7 @@ func (s *Text) match(l []byte, pi, end int) {
 		s.blockEnd(l, start)
 	case pkState:
 		if stateOpener(l, start) {
+			s.cur.marker = true
 			s.state(l, end+1)
 		}
 	}
@@ -328,6 +342,12 @@ func (s *Text) blockStart(l []byte, start, end int) {
 	}
 	s.blkCount++
 	s.blkOpen = true
+	s.cur.inBlock = true
+	p := s.para // this line's prose comes after proseLine
+	if len(p) == 0 {
+		p = s.lastPara
+	}
+	s.openProse = append(s.openProse[:0], p...)
 	s.blk = StatusBlock{Line: s.lineNo, TestsStatus: "UNKNOWN"}
 	s.cur.bodyFrom = end + 1
 	s.blkBody = end + 1
@@ -345,6 +365,7 @@ func (s *Text) blockEnd(l []byte, start int) {
 	s.cur.bodyFrom = -1
 	s.blkOpen = false
 	s.blk.Complete = true
+	s.closedProse = append(s.closedProse[:0], s.openProse...)
 	s.blkLast = s.blk
 	s.blkHave = true
 	s.blkClosed++
@@ -462,9 +483,12 @@ func capture(b []byte, max int, skipLead bool) []byte {
 
 // cutBytes returns the first n bytes of b as a string, backing off to a rune
 // boundary so the result stays valid UTF-8 when b is.
-func cutBytes(b []byte, n int) string {
+func cutBytes(b []byte, n int) string { return string(b[:cutLen(b, n)]) }
+
+// cutLen is the length of cutBytes(b, n).
+func cutLen(b []byte, n int) int {
 	if len(b) <= n {
-		return string(b)
+		return len(b)
 	}
 	b = b[:n]
 	i := len(b) - 1
@@ -472,9 +496,62 @@ func cutBytes(b []byte, n int) string {
 		i--
 	}
 	if !utf8.FullRune(b[i:]) {
-		b = b[:i]
+		return i
 	}
-	return string(b)
+	return n
+}
+
+// proseLine reads the agent's prose: a line outside the status blocks
+// adds its words to the paragraph; a blank line, a block line or a
+// ralph:state marker ends it. Words are split at ASCII blanks; the buffers
+// are reused.
+func (s *Text) proseLine(head []byte) {
+	switch {
+	case s.cur.inBlock || s.cur.marker || blank(head):
+		if len(s.para) > 0 {
+			s.lastPara = append(s.lastPara[:0], s.para...)
+		}
+		s.para, s.paraFull = s.para[:0], false
+		return
+	case s.paraFull:
+		return
+	}
+	s.para = appendWords(s.para, head)
+	if len(s.para) >= proseCap {
+		s.para, s.paraFull = s.para[:cutLen(s.para, proseCap)], true
+	}
+}
+
+// blank: b holds only ASCII blanks.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendWords appends the words of line (split at ASCII blanks) to dst,
+// each after a single space unless dst is empty.
+func appendWords(dst, line []byte) []byte {
+	for i := 0; i < len(line); {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !isSpace(line[j]) {
+			j++
+		}
+		if j > i {
+			if len(dst) > 0 {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, line[i:j]...)
+		}
+		i = j
+	}
+	return dst
 }
 
 // preLine reads one line of the first paragraph.
@@ -595,9 +672,11 @@ func (s *Text) Finish() *Facts {
 	case s.blkHave:
 		b := s.blkLast
 		f.Block = &b
+		f.Prose = string(s.closedProse)
 	case s.blkOpen:
 		b := s.blk
 		f.Block = &b
+		f.Prose = string(s.openProse)
 	}
 	for k := 0; k < s.ringN; k++ {
 		f.LastLines = append(f.LastLines, string(s.ring[(s.ringPos-s.ringN+k+ringSize)%ringSize]))
@@ -619,15 +698,19 @@ type Facts struct {
 	Questions   int
 	ErrorCount  int
 	ErrorLines  []ErrorLine
-	Summary     string // first line matching summary|completed|implemented, cut to 100 bytes
+	Summary     string // first line outside a status block matching summary|completed|implemented, cut to 100 bytes
 	HasSummary  bool
-	Denial      bool   // the first paragraph reads as a permission refusal
-	DenialLine  string // that line
-	States      []string
-	Question    string // the last RALPH_QUESTION: line's question ("" when none)
-	Text        string // prefix of the text (keepText bytes)
-	Truncated   bool
-	LastLines   []string // the last lines
+	// Prose is the agent's last paragraph before the status block that
+	// counts (Block): words joined by single spaces, at most 200 bytes; ""
+	// without a block or without prose before it.
+	Prose      string
+	Denial     bool   // the first paragraph reads as a permission refusal
+	DenialLine string // that line
+	States     []string
+	Question   string // the last RALPH_QUESTION: line's question ("" when none)
+	Text       string // prefix of the text (keepText bytes)
+	Truncated  bool
+	LastLines  []string // the last lines
 }
 
 // firstKeyword returns the first completion keyword (in the bash loop's list

@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +34,17 @@ func (claudeCode) Traits() Traits {
 // its result with is_error: true, or as plain text): "Invalid API key ·
 // Please run /login", `API Error: 529 {"type":"error","error":{"type":
 // "overloaded_error",...}}`, "API Error: 500 ...", "Connection error.",
-// "API Error: Request timed out.", and commander's "error: unknown
-// option" for a command line it rejects.
+// "API Error: Request timed out.", commander's "error: unknown option"
+// for a command line it rejects, and its refusal to run as root
+// (ClaudeRootRefusal, on stderr, exit 1).
 func (claudeCode) errorPatterns() []errorPattern { return claudeErrors() }
 
 var claudeErrors = sync.OnceValue(func() []errorPattern {
 	return patterns([]errorPattern{
 		permanent(`invalid api key|missing api key|run /login|not logged in|oauth token (has )?(expired|been revoked)|authentication_error|could not resolve authentication method|invalid bearer token|invalid x-api-key`,
 			"Claude Code is not logged in or its API key is invalid", "run `claude` once and /login (or set a valid ANTHROPIC_API_KEY)"),
+		permanent(regexp.QuoteMeta(ClaudeRootRefusal),
+			"Claude Code refuses to run as root with CLAUDE_PERMISSION_MODE=bypassPermissions outside a sandbox", RootBypassFix),
 		permanent(`credit balance is too low`,
 			"the Anthropic account Claude Code uses has no credit left", "add credits in the Anthropic Console, or /login with a Claude subscription"),
 		permanent(`issue with the selected model|not_found_error.*model:`,

@@ -37,6 +37,8 @@ func TestDiagnose(t *testing.T) {
 		{"claude-code", "Missing API key · Run /login", P, "not logged in"},
 		{"claude-code", `API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired. Please obtain a new token or refresh your existing token."}}`, P, "not logged in"},
 		{"claude-code", "Credit balance is too low", P, "no credit"},
+		// As root with bypassPermissions, outside a sandbox (stderr, exit 1).
+		{"claude-code", "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons", P, "refuses to run as root"},
 		{"claude-code", "OAuth token revoked · Please run /login", P, "not logged in"},
 		{"claude-code", "Error: connect ECONNREFUSED 10.0.0.1:443 (https://auth.example.com/login)", T, "could not be reached"},
 		{"claude-code", "There's an issue with the selected model (claude-nope). It may not exist or you may not have access to it. Run --model to pick a different model.", P, "model"},

@@ -2,7 +2,8 @@
 # bench.sh — measure ralph_loop's own cost per loop iteration and of output analysis.
 #
 #   scripts/bench.sh [--loops N] [--runs R] [--no-analysis] [--sizes "50"]
-#                    [--ref COMMIT] [--loop-ref COMMIT] [--no-overhead] [--reference] [--conformance]
+#                    [--ref COMMIT] [--loop-ref COMMIT] [--commit] [--no-overhead] [--reference]
+#                    [--conformance]
 #
 #   --loops N       iterations per measured run (default 50)
 #   --runs R        repetitions of each measurement; the best (lowest) is reported (default 5)
@@ -12,6 +13,9 @@
 #                   the analysis redesign; "" for none): built from `git archive COMMIT`
 #   --loop-ref C    also measure the per-iteration part of an earlier build (git archive C),
 #                   the two builds alternated run by run, and print this / C
+#   --commit        the fake claude also commits its tick (`git commit` of the plan), as an
+#                   agent told to commit its work does: the loop then finds a clean tree and
+#                   a moved HEAD each time (default: the tick is left uncommitted)
 #   --no-overhead   skip the per-iteration part
 #   --reference     also run the bash reference's bench (needs REF_REPO, a git dir of
 #                   LarsCowe/bmalph; about 17 s per loop): /work/shared/conformance/bench.sh
@@ -41,6 +45,7 @@ CONFORMANCE=0
 REF=f07e265
 OVERHEAD=1
 LOOP_REF=""
+COMMIT=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--loops) LOOPS="$2"; shift 2 ;;
@@ -50,9 +55,10 @@ while [ $# -gt 0 ]; do
 	--ref) REF="$2"; shift 2 ;;
 	--loop-ref) LOOP_REF="$2"; shift 2 ;;
 	--no-overhead) OVERHEAD=0; shift ;;
+	--commit) COMMIT=1; shift ;;
 	--reference) REFERENCE=1; shift ;;
 	--conformance) CONFORMANCE=1; shift ;;
-	-h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -85,6 +91,7 @@ cat >"$WORK/bin/claude" <<EOF
 [[ "\${1:-}" == --version ]] && { echo "2.1.0 (Claude Code)"; exit 0; }
 IFS= read -r -d '' plan < .ralph/@fix_plan.md
 printf '%s' "\${plan/- \[ \]/- [x]}" > .ralph/@fix_plan.md
+if [[ -n "\${BENCH_COMMIT:-}" ]]; then git commit -q -m tick .ralph/@fix_plan.md >/dev/null; fi
 if [[ -n "\${REPLY_FILE:-}" ]]; then exec cat "\$REPLY_FILE"; fi
 printf '%s\n' '$reply'
 EOF
@@ -106,7 +113,7 @@ reset_state() { # keep the project, drop the loop's state (a fresh run each time
 	find "$P/.ralph" -mindepth 1 -maxdepth 1 ! -name PROMPT.md ! -name @fix_plan.md -exec rm -rf {} +
 }
 ENVV=(env -i HOME="$WORK/home" PATH="$WORK/bin:$PATH" LANG=C.UTF-8 TERM=dumb TZ=UTC
-	LOOP_DELAY=0 WRITE_TIMEOUT_MINUTES=0 MAX_CALLS_PER_HOUR=100000)
+	LOOP_DELAY=0 WRITE_TIMEOUT_MINUTES=0 MAX_CALLS_PER_HOUR=100000 BENCH_COMMIT="$COMMIT")
 # measure N [BIN]: one run of ralph_loop (this build, or BIN) over an N-item plan; prints
 # "wall cpu rss_kb calls"
 measure() {

@@ -133,23 +133,22 @@ func doctor(cfg *config.Config, o doctorOptions, warnings []config.Warning, dir 
 
 // rootCheck: as root, Claude Code refuses --dangerously-skip-permissions
 // (CLAUDE_PERMISSION_MODE=bypassPermissions, the default) unless it is told
-// it runs in a sandbox (IS_SANDBOX=1, or CLAUDE_CODE_BUBBLEWRAP): every
-// call would fail (docs/DRIVERS.md). A SANDBOX mode sets IS_SANDBOX=1 for
-// the agent itself. No line when the question does not arise.
+// it runs in a sandbox: every call would fail (drivers.RootBypass, the rule
+// the run warns with too). No line when the question does not arise.
 func rootCheck(cfg *config.Config, env doctorEnv) (check, bool) {
-	if !env.root || cfg.PermissionMode != "bypassPermissions" || (cfg.Driver != "claude-code" && cfg.FallbackDriver != "claude-code") {
-		return check{}, false
-	}
-	for _, v := range []string{"IS_SANDBOX", "CLAUDE_CODE_BUBBLEWRAP"} {
-		if s, found := env.lookupEnv(v); found && s != "" {
-			return good("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions; %s is set, so Claude Code takes this machine for a sandbox", v), true
-		}
-	}
+	rb := drivers.RootBypass{Root: env.root && env.goos != "windows", PermissionMode: cfg.PermissionMode,
+		Driver: cfg.Driver, Fallback: cfg.FallbackDriver, LookupEnv: env.lookupEnv}
 	if mode, _, err := sandbox.Resolve(cfg.Sandbox, env.goos, cfg.SandboxEngine, env.lookPath); err == nil && mode != sandbox.Off {
-		return good("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions; SANDBOX=%s tells Claude Code it is sandboxed (IS_SANDBOX=1)", mode), true
+		rb.Sandbox = mode
 	}
-	return bad("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions (the default) and IS_SANDBOX unset: Claude Code refuses every call as root; " +
-		"run ralph_loop as a normal user, or with SANDBOX=bwrap (or auto), or, only if this machine is a container or VM you can throw away, with IS_SANDBOX=1 in the environment"), true
+	asked, refused, sandboxed := rb.Check()
+	switch {
+	case !asked:
+		return check{}, false
+	case refused:
+		return bad("permissions: %s; %s", drivers.RootBypassProblem, drivers.RootBypassFix), true
+	}
+	return good("permissions: running as root with CLAUDE_PERMISSION_MODE=bypassPermissions; %s tells Claude Code it runs in a sandbox", sandboxed), true
 }
 
 // agentChecks: the agent CLI, as the loop's start-up check finds it, its

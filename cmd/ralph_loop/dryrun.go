@@ -120,9 +120,14 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 	warn := func(msg string) { fmt.Fprintf(stderr, "ralph_loop: warning: %s\n", msg) }
 	bus := observe.New(time.Now, events.ISOTime(time.Now()))
 	bus.Add(problemsOnly{Observer: observe.Ignore, next: console.New(stderr, stderr, console.Options{Colour: colour, Verbose: cfg.Verbose})})
-	// The configuration's warnings, as the run logs them at its start.
+	// The configuration's warnings, as the run logs them at its start,
+	// and Claude Code's refusal as root, as the run warns of it.
 	for _, w := range warnings {
 		bus.Log(events.Warn, "%s", w.String())
+	}
+	refusal := rootRefusal(cfg, sb)
+	if refusal != nil {
+		bus.Note(*refusal)
 	}
 	// The store's own log lines (a session started or resumed...) are what
 	// a real run would log; a dry run shows only its warnings and errors.
@@ -149,6 +154,9 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 		UsageLimit: usageLimitNote, Waits: []waitJSON{}, Reach: []reachJSON{}, Warnings: []string{}}
 	for _, w := range warnings {
 		out.Warnings = append(out.Warnings, w.String())
+	}
+	if refusal != nil {
+		out.Warnings = append(out.Warnings, refusal.Text())
 	}
 	for _, r := range cfg.Reach() {
 		out.Reach = append(out.Reach, reachJSON{Key: r.Key, Value: r.Value, Source: r.Source.String(), FromRepository: r.Source.FromRepository(), Does: r.Does})
@@ -182,7 +190,7 @@ func dryRun(cfg *config.Config, o dryRunOptions, warnings []config.Warning, dir 
 }
 
 // problemsOnly passes on what says something is wrong (a failed start-up
-// check, a warning): a dry run shows those, and not the lines of a loop
+// check, a warning, Claude Code's refusal as root): a dry run shows those, and not the lines of a loop
 // starting.
 type problemsOnly struct {
 	observe.Observer // observe.Ignore
@@ -195,7 +203,7 @@ func (p problemsOnly) Warned(ts time.Time, level events.Level, err error) {
 
 func (p problemsOnly) Said(ts time.Time, n events.Notice) {
 	switch n := n.(type) {
-	case events.StartupFailed:
+	case events.StartupFailed, events.RootRefusal:
 		p.next.Said(ts, n)
 	case events.Logged:
 		if n.Level == events.Warn || n.Level == events.Error {

@@ -206,6 +206,9 @@ func wireLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, sb *
 			r.bus.Log(events.Info, "Sandbox: %s", l)
 		}
 	}
+	if refusal := rootRefusal(cfg, sb); refusal != nil {
+		r.bus.Note(*refusal)
+	}
 	r.gov = newGovernor(cfg, events.ISOTime(start), projectPath(cwd), start, func(level, msg string) { r.bus.Log(events.Level(level), "%s", msg) })
 
 	r.keeper = r.state

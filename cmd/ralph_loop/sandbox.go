@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
+	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/sandbox"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
@@ -38,6 +39,21 @@ type agentSandbox struct {
 // run (a missing tool, a container without an image, a worktree whose git
 // folders cannot be trusted) is an error before any call is made; nil, nil
 // when SANDBOX=off.
+// rootRefusal is the warning a run (and --dry-run) gives before its
+// first call when Claude Code will refuse every call as root
+// (drivers.RootBypass, the rule --doctor checks too); nil when it will not.
+func rootRefusal(cfg *config.Config, sb *agentSandbox) *events.RootRefusal {
+	rb := drivers.RootBypass{Root: os.Geteuid() == 0 && runtime.GOOS != "windows", PermissionMode: cfg.PermissionMode,
+		Driver: cfg.Driver, Fallback: cfg.FallbackDriver, LookupEnv: os.LookupEnv}
+	if sb != nil {
+		rb.Sandbox = sb.policy.Mode
+	}
+	if _, refused, _ := rb.Check(); !refused {
+		return nil
+	}
+	return &events.RootRefusal{Problem: drivers.RootBypassProblem, Fix: drivers.RootBypassFix}
+}
+
 func newSandbox(cfg *config.Config, ralphDir, project string, lookPath func(string) (string, error)) (*agentSandbox, error) {
 	mode, tool, err := sandbox.Resolve(cfg.Sandbox, runtime.GOOS, cfg.SandboxEngine, lookPath)
 	if err != nil || mode == sandbox.Off {

@@ -81,29 +81,40 @@ func (l *loop) updateExitSignals(res analysis.Result) {
 	l.kept.ExitSignalsUpdates++
 }
 
-// exitReason is the graceful-exit check from the recent exit signals, the
-// last analysis and the plan: the reason to stop, or "" to go on.
-func (l *loop) exitReason() string {
-	if l.askingNow() {
-		return "" // the agent's question first: its answer may change what done is
+// exitReason is the graceful-exit check before a call (decideExit), from
+// the recent exit signals, the last analysis and the plan: the reason to
+// stop, or "" to go on.
+func (l *loop) exitReason() string { return l.exitCheck(l.exitFacts()).reason }
+
+// exitAfter is the completion check after call c, whose reply res also
+// brings the done pattern and a strict run's claim.
+func (l *loop) exitAfter(c *call, res analysis.Result) exitCall {
+	f := l.exitFacts()
+	f.reply, f.text, f.donePattern, f.strict, f.claimed = true, res.ResultText, l.s.DonePattern, l.s.Strict(), c.claimed
+	return l.exitCheck(f)
+}
+
+// exitCheck decides on f, keeping the signals' decision for the line that
+// says it when it ends the run.
+func (l *loop) exitCheck(f exitFacts) exitCall {
+	v := decideExit(f)
+	if v.decided {
+		l.exitWhy = v.why
 	}
-	if l.goal() {
-		// A --goal run ends when its check passed, whatever the agent says.
-		if l.goalDone {
-			return goalMet
-		}
-		return ""
+	return v
+}
+
+// exitFacts are the completion check's facts as the run has them now.
+func (l *loop) exitFacts() exitFacts {
+	f := exitFacts{asking: l.askingNow(), goal: l.goal(), goalDone: l.goalDone, haveSignals: l.kept.HaveExitSignals}
+	if f.asking || f.goal || !f.haveSignals {
+		return f // the signals and the plan are not read
 	}
-	if !l.kept.HaveExitSignals {
-		return ""
-	}
-	last := l.kept.Analysis != nil && l.kept.Analysis.Analysis.ExitSignal
-	var plan analysis.PlanProgress
+	f.signals, f.lastExit = l.kept.ExitSignals, l.kept.Analysis != nil && l.kept.Analysis.Analysis.ExitSignal
 	if c, ok := l.fixPlanCounts(); ok {
-		plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
+		f.plan = analysis.PlanProgress{Completed: c.Checked, Total: c.Total()}
 	}
-	l.exitWhy = l.kept.ExitSignals.Decide(last, plan)
-	return l.exitWhy.Reason
+	return f
 }
 
 // sayExitCondition logs the exit condition that ends the run for reason,

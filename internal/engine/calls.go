@@ -2,7 +2,6 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
-	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
@@ -41,24 +40,4 @@ func (l *loop) recordCall() {
 func (l *loop) countFailed() {
 	l.failed++
 	l.retry++
-}
-
-// noRequest handles a call that exited 0 with a reply that did nothing
-// (analysis.Result.NoRequest: "I don't see a request in your message"):
-// a failed call, which the failure guard counts and backs off from, never
-// a loop of the agent's work for the breaker or the exit signals.
-func (l *loop) noRequest(c *call, res analysis.Result) step {
-	l.countFailed()
-	if providerServed(supervise.Exited, res.Usage) {
-		l.recordCall()
-	}
-	l.stall.reset()
-	l.idle.end()
-	l.kept.Analysis = nil
-	l.save(savedAnalysis)
-	f := events.Failure{Kind: events.CallExited, NoRequest: true}
-	it := l.iterationRecord(c, res, "no_request")
-	it.DriverExitCode = new(0)
-	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
-	return l.guardFailed(c, f, "no_request")
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/gates"
 )
 
 // A claim of done is a completion the loop refused: the run looked
@@ -14,31 +13,6 @@ import (
 // context; a refused claim that changed nothing counts toward the breaker
 // like any loop without progress, and in strict mode a second claim in a
 // row that changed nothing ends the run (completion_not_proven).
-
-// refusal is why a completion is not accepted.
-type refusal struct {
-	open, total int             // the plan's open and total tasks, when they refuse it
-	failures    []gates.Failure // the failing gates, when they refuse it
-}
-
-// refuse decides whether a completion for reason stands. strict: the plan
-// must have no open box and every configured gate must pass (failures: the
-// gates' last run). Otherwise only a blocking gate mode (gateMode) refuses
-// it, for the failures that hold such a reason (holds). The zero plan
-// (no @fix_plan.md) has no open box.
-func refuse(strict bool, gateMode, reason string, plan events.PlanCount, failures []gates.Failure) (r refusal, refused bool) {
-	if strict {
-		if open := plan.Total - plan.Done; plan.Have && open > 0 {
-			r.open, r.total = open, plan.Total
-		}
-		r.failures = failures
-		return r, r.open > 0 || len(r.failures) > 0
-	}
-	if blocking(gateMode) && holds(reason, failures) {
-		return refusal{failures: failures}, true
-	}
-	return refusal{}, false
-}
 
 // claimWatch follows the refused claims in a row, one per loop, and the
 // last loop that changed the project.

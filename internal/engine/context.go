@@ -15,7 +15,6 @@ func (l *loop) loopContext(c *call) string {
 		Loop:           l.n,
 		SessionResumed: c.resumed,
 		BreakerState:   l.kept.Breaker.State,
-		DiffSummary:    l.lastSummary,
 		WriteTimedOut:  !l.kept.WriteTimeout.IsZero(),
 		// --no-continue sends no loop state, only review and heartbeat text.
 		LoopStateOff: !l.s.SessionContinuity,
@@ -24,8 +23,15 @@ func (l *loop) loopContext(c *call) string {
 		counts := fixplan.Count(l.plan.data)
 		in.HaveFixPlan, in.Remaining, in.NextTask = true, counts.Unchecked, fixplan.NextTask(l.plan.data)
 	}
-	if l.kept.Analysis != nil {
-		in.PreviousSummary = l.kept.Analysis.Analysis.WorkSummary
+	// "Previous:" and "Changed:" are this run's notes from loop to loop:
+	// a run's first loop gets none, though the last run's may still be on
+	// disk (they say nothing of what changed between the runs; a resumed
+	// session is the agent's own memory of that work).
+	if l.n > 1 {
+		in.DiffSummary = l.lastSummary
+		if l.kept.Analysis != nil {
+			in.PreviousSummary = l.kept.Analysis.Analysis.WorkSummary
+		}
 	}
 	if l.kept.Gates != nil {
 		in.QualityGateFeedback = gates.Feedback(l.kept.Gates)

@@ -27,13 +27,18 @@
 // follows no link out of .ralph/). Its tests hand in a repository in
 // memory (MemRepo) and start no git.
 //
-// One iteration: iteration.go builds the call, agent.go runs it through
-// the agent edge (Deps.Agent: package agentcall's, which opens the logs and
+// One iteration reads top to bottom in iteration.go: beforeCall (the checks
+// before a call, in the bash loop's order), the call (agent.go, through the
+// agent edge, Deps.Agent: package agentcall's, which opens the logs and
 // tees the output in one pass: log, live view, stream copy, and the
 // analysis that analyze.go finishes after the call: no log is read back),
-// success.go and failure.go decide what the outcome means (analyse →
-// progress → gates → record → decide, each a step), breaker.go, limits.go,
-// stall.go and ratelimit.go hold the stop conditions, and wait.go the
-// waits. A stop is a Result whose Stop (events.Stop) says why as values;
+// then what it means, each step a call that comes back to iteration: a
+// failed call is counted and said (failure.go) and the policy (policy.go:
+// failures in a row, outages, usage limits, the fallback; its own state and
+// clock) decides what comes next, which act carries out; a reply is
+// analysed, measured, gated and recorded (success.go), fed to the breaker
+// (breaker.go), and its completion decided (exit.go: decideExit and refuse,
+// functions of values); then next waits before the next turn (limits.go,
+// wait.go). A stop is a Result whose Stop (events.Stop) says why as values;
 // its Sentence words it.
 package engine

@@ -5,16 +5,22 @@ import (
 
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
+	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/clip"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// failure handles a call that did not exit 0: a usage limit waits, a
-// write-heartbeat kill retries with write-early context, anything else
-// backs off and is counted by the failure guard.
-func (l *loop) failure(c *call) step {
+// A failed call, here, is counted and said as it ended; what comes next
+// is the policy's (policy.go) and the iteration acts on it (act): a usage
+// limit is waited for or the calls switch to the fallback, an outage is
+// ridden out, a setup no retry helps stops the run, anything else backs
+// off and is counted among the failures in a row. A write-heartbeat kill
+// is the breaker's instead: the next call is told to write early.
+
+// failure handles a call that did not exit 0.
+func (l *loop) failure(c *call) decision {
 	o := c.outcome
 	timedOut := o.Reason == supervise.TimedOut || o.Reason == supervise.Inactive
 	l.stall.reset() // a failure is not a stalled iteration, and breaks a streak
@@ -74,35 +80,76 @@ func (l *loop) failure(c *call) step {
 	ended.Iteration.DriverExitCode = new(code)
 	l.bus.CallEnded(l.at("failed", "error"), ended)
 
-	// What the agent said of its failure: the provider's outage is
-	// waited out, a setup it cannot work with stops the run.
-	if s, done := l.diagnosed(c, l.diagnose(c, res, stderr), f); done {
-		return s
-	}
-	return l.guardFailed(c, f, detail)
+	// What the agent said of its failure (the provider's outage is
+	// waited out, a setup it cannot work with stops the run), else the
+	// failures in a row: the policy decides.
+	return l.policy.failed(l.failedCall(c, f, detail, l.diagnose(c, res, stderr)))
 }
 
-// guardFailed counts a failed call (f) with the failure guard: after
-// MAX_CONSECUTIVE_FAILURES in a row the run stops, else the loop backs off
-// before the next try.
-func (l *loop) guardFailed(c *call, f events.Failure, detail string) step {
-	o, code := c.outcome, f.Code
-	backoff, giveUp := l.guard.Failure()
-	if giveUp {
-		n := l.guard.Consecutive()
-		stop := events.Stop{Kind: events.StopGaveUp, Agent: l.display(), Failures: n, Last: f, Log: l.rel(c.errName)}
-		if o.Reason == supervise.WriteFailed {
-			stop = events.Stop{Kind: events.StopNotStored, Failures: n, Err: o.Err, DiskFull: f.DiskFull}
-		}
-		return stopWith(l.stopping(Result{Code: ExitFailed, Action: "failed", Status: "error", Reason: giveUpReason(detail), DriverExit: new(code), Stop: stop}))
+// failedCall is call c, which failed as f (detail) with diagnosis d, as
+// the policy weighs it.
+func (l *loop) failedCall(c *call, f events.Failure, detail string, d drivers.Diagnosis) failedCall {
+	return failedCall{failure: f, detail: detail, diagnosis: d, agent: l.display(), log: l.rel(c.errName)}
+}
+
+// onUsageLimit handles a call stopped by its provider's usage limit: the
+// call is recorded, then the policy decides: with a fallback, go on at
+// once with the driver that is not limited; else wait for the (earlier)
+// reset, or stop when it is too far.
+func (l *loop) onUsageLimit(c *call, res analysis.Result) decision {
+	limited := l.usageWindow(res.Limit())
+	l.swarmLimitHit(res)
+	it := l.iterationRecord(c, res, "api_limit")
+	it.DriverExitCode = new(c.outcome.ExitCode)
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
+	return l.policy.usageLimited(limited, res.UsageLimitResetsAt, res.UsageLimitReason)
+}
+
+// errorReply handles a call that exited 0 but whose result is an error
+// the driver's patterns know: some Claude Code versions end `claude -p`
+// with exit 0 and is_error: true when the API failed. A provider outage
+// is waited out and a permanent failure stops the run, as for a call
+// that exited non-zero; the breaker never sees it. Any other reply
+// (failed=false) is analysed as one.
+func (l *loop) errorReply(c *call, res analysis.Result) (next decision, failed bool) {
+	if !res.IsError || res.UsageLimited {
+		return decision{}, false
 	}
-	if r, stop := l.limitReached(); stop {
-		return stopWith(r) // no backoff after the last allowed call
+	d := l.diagnose(c, res, l.stderrLines(c))
+	if !l.policy.takes(d) {
+		return decision{}, false
 	}
-	if _, err := l.waitOut(events.Wait{Kind: "failure_backoff", Delay: backoff, Tries: l.guard.Consecutive(), MaxTries: l.guard.Max()}); err != nil {
-		return stopWith(l.signalExit())
+	f := events.Failure{Kind: events.CallExited} // exit 0, yet it failed
+	l.failedReply(c, res, f, "error")
+	return l.policy.failed(l.failedCall(c, f, "error", d)), true
+}
+
+// noRequest handles a call that exited 0 with a reply that did nothing
+// (analysis.Result.NoRequest: "I don't see a request in your message"):
+// a failed call, which the failure guard counts and backs off from, never
+// a loop of the agent's work for the breaker or the exit signals.
+func (l *loop) noRequest(c *call, res analysis.Result) decision {
+	f := events.Failure{Kind: events.CallExited, NoRequest: true}
+	l.failedReply(c, res, f, "no_request")
+	return l.policy.failed(l.failedCall(c, f, "no_request", drivers.Diagnosis{}))
+}
+
+// failedReply counts and reports a call that exited 0 with a reply res
+// that is a failure f (detail: its outcome's): among the run's failed
+// calls, in the hour's window when the provider served it; it breaks the
+// streaks a reply builds and leaves no analysis.
+func (l *loop) failedReply(c *call, res analysis.Result, f events.Failure, detail string) {
+	l.countFailed()
+	if providerServed(supervise.Exited, res.Usage) {
+		l.recordCall()
 	}
-	return backedOff
+	l.stall.reset()
+	l.idle.end()
+	l.kept.Analysis = nil
+	l.save(savedAnalysis)
+	it := l.iterationRecord(c, res, detail)
+	it.DriverExitCode = new(0)
+	l.bus.CallEnded(l.at("failed", "error"), events.Call{Outcome: events.IterationFailed, Iteration: it, Failure: &f, DriverExitCode: new(0), Agent: l.display()})
 }
 
 // stderrLines are the lines of a failed call's stderr log (none when
@@ -125,7 +172,7 @@ func lastN(lines []string, n int) []string {
 
 // readOnlyTimeout handles a write-heartbeat kill: the breaker counts it,
 // and the next call is told to write early.
-func (l *loop) readOnlyTimeout(c *call) step {
+func (l *loop) readOnlyTimeout(c *call) decision {
 	l.recordCall()
 	l.bus.Note(events.NoWrites{After: l.s.WriteTimeout})
 	l.kept.WriteTimeout = l.now() // saved with the breaker's record
@@ -133,10 +180,10 @@ func (l *loop) readOnlyTimeout(c *call) step {
 	if r, stop := l.recordBreaker(breaker.LoopResult{Loop: l.n, ReadOnlyTimeout: true}, "read_only_circuit_breaker"); stop {
 		r.Reason = "read_only_timeouts"
 		l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationTimedOut, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
-		return stopWith(r)
+		return decision{then: stopRun, result: r}
 	}
 	l.bus.CallEnded(l.at("write_timeout", "running"), events.Call{Outcome: events.IterationTimedOut, Iteration: it}) // the next call writes early
-	return goOn
+	return decision{}
 }
 
 // permissionDenied handles a call whose tools were denied: halt with the

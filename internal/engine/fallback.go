@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -68,7 +67,7 @@ func (l *loop) checkFallback() error {
 			l.bus.Note(events.Logged{Level: events.Warn, Text: warning})
 		}
 	}
-	l.fb = &fallback{slots: [2]agentSlot{
+	l.policy.fb = &fallback{slots: [2]agentSlot{
 		{name: l.s.Driver, drv: l.drv, path: l.agentPath, liveOK: l.liveOK},
 		fb,
 	}}
@@ -78,83 +77,42 @@ func (l *loop) checkFallback() error {
 // activeDriver is the driver the calls go to, for the run's snapshot; ""
 // without a fallback, so that such a run's output stays as it was.
 func (l *loop) activeDriver() string {
-	if l.fb == nil {
+	if l.policy.fb == nil {
 		return ""
 	}
 	return l.s.Driver
 }
 
 // onFallback reports whether the calls go to the fallback driver.
-func (l *loop) onFallback() bool { return l.fb != nil && l.fb.active == 1 }
+func (l *loop) onFallback() bool { return l.policy.onFallback() }
 
-// pickDriver chooses the driver of the next call: the main one, unless it
-// is at its usage limit and the fallback is not.
+// pickDriver gives the next call to the driver the policy picks: the main
+// one, unless it is at its usage limit and the fallback is not.
 func (l *loop) pickDriver() {
-	if l.fb == nil {
+	want, why, change := l.policy.nextDriver()
+	if !change {
 		return
 	}
-	now := l.now()
-	want := 0
-	if now.Before(l.fb.slots[0].until()) && !now.Before(l.fb.slots[1].until()) {
-		want = 1
-	}
-	if want == l.fb.active {
-		return
-	}
-	from := &l.fb.slots[l.fb.active]
+	fb := l.policy.fb
+	from := &fb.slots[fb.active]
 	from.liveOK, from.version, from.from = l.liveOK, l.cliVersion, l.cliFrom
-	to := &l.fb.slots[want]
+	to := &fb.slots[want]
 	l.s.Driver, l.drv, l.agentPath, l.cliVersion, l.cliFrom, l.liveOK = to.name, to.drv, to.path, to.version, to.from, to.liveOK
-	l.fb.active = want
+	fb.active = want
 
-	why := events.SwitchReset
-	if now.Before(from.until()) {
-		why = events.SwitchUsageLimit
-	}
 	s := events.DriverSwitch{From: from.drv.DisplayName(), To: to.drv.DisplayName(), FromDriver: from.name, ToDriver: to.name, Why: why}
 	if want == 1 {
-		s.Until = l.fb.slots[0].until()
+		s.Until = fb.slots[0].until()
 	}
 	l.bus.DriverSwitched(l.at("driver_switched", "running"), s)
 }
 
-// onUsageLimit handles a call stopped by its provider's usage limit: the
-// call is recorded, then the loop waits for the limit (usageLimit). With a
-// fallback, it goes on at once with the driver that is not limited; when
-// both are, it waits for the earlier reset.
-func (l *loop) onUsageLimit(c *call, res analysis.Result) step {
-	limited := l.usageWindow(res.Limit())
-	l.swarmLimitHit(res)
-	it := l.iterationRecord(c, res, "api_limit")
-	it.DriverExitCode = new(c.outcome.ExitCode)
-	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationFailed, Iteration: it, Agent: l.drv.DisplayName(), Limit: &limited})
-	if l.fb != nil {
-		now := l.now()
-		cur := &l.fb.slots[l.fb.active]
-		cur.reset, cur.limit = limitReset(res, now), limited
-		other := l.fb.slots[1-l.fb.active]
-		if !now.Before(other.until()) {
-			l.pickDriver()
-			return goOn
-		}
-		// The wait is for whichever driver resets first, and names its
-		// window; a reset within the margin ends the wait just after it.
-		first := *cur
-		if other.reset < cur.reset {
-			first = other
-		}
-		reset := time.Unix(max(first.reset, now.Unix()+1), 0).In(now.Location())
-		limited = first.limit
-		limited.ResetsAt = &reset
-	}
-	return l.usageLimit(limited, res.UsageLimitReason)
-}
-
-// limitReset is the reset a limited call reported (unix seconds), or,
-// when it reported none still ahead, the one the usage-limit wait assumes.
-func limitReset(res analysis.Result, now time.Time) int64 {
-	if res.UsageLimitResetsAt > 0 && time.Unix(res.UsageLimitResetsAt, 0).After(now) {
-		return res.UsageLimitResetsAt
+// limitReset is the reset a limited call reported (resetsAt, unix
+// seconds), or, when it reported none still ahead, the one the usage-limit
+// wait assumes.
+func limitReset(resetsAt int64, now time.Time) int64 {
+	if resetsAt > 0 && time.Unix(resetsAt, 0).After(now) {
+		return resetsAt
 	}
 	end := now.Add(limitDefault - resetMargin)
 	r := end.Unix()

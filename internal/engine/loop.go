@@ -11,7 +11,6 @@ import (
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/observe"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
@@ -28,7 +27,6 @@ type loop struct {
 	project Project
 	git     Repo
 	drv     drivers.Driver
-	fb      *fallback // FALLBACK_DRIVER, nil when none
 
 	n      int // loop number (agent iterations started)
 	calls  int // agent calls made in this run
@@ -37,7 +35,7 @@ type loop struct {
 	brkCfg breaker.Config
 	state  State
 	logs   Logs
-	guard  *guard.Guard
+	policy *policy // failures, outages, usage limits and the fallback: what to do next
 	totals events.Usage
 
 	// The kept state, as the store loaded it at start-up and as the
@@ -127,7 +125,7 @@ func Run(s config.Config, deps Deps) Result {
 // newLoop is the loop of a run (or a dry run) before its start-up checks.
 func newLoop(s config.Config, deps Deps) *loop {
 	return &loop{s: s, deps: deps, bus: deps.Bus, dir: deps.Dir, project: deps.Project, state: deps.State, logs: deps.Logs,
-		git: deps.Repo, format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context()}
+		git: deps.Repo, format: s.OutputFormat, liveOK: s.Live, ctx: deps.Stopper.Context(), policy: newPolicy(s, deps.Now)}
 }
 
 func (l *loop) run() Result {
@@ -148,89 +146,8 @@ func (l *loop) run() Result {
 	}
 
 	for {
-		if r, stop := l.interrupted(); stop {
-			return r
-		}
-		if r, stop := l.stateLost(); stop {
-			return r
-		}
-		l.n++
-		l.tasksBefore()
-		if r, stop := l.interrupted(); stop {
-			l.n-- // stopped during the trackers' sync: no iteration began
-			return r
-		}
-		l.planForCall()
-		l.sessionStep(store.SessionStep{Kind: store.SessionTouch})
-		l.rollWindow()
-		l.breakerStartup()
-		l.bus.Note(events.LoopMark{Loop: l.n})
-
-		if l.kept.Breaker.Err(l.brkCfg) != nil {
-			return l.breakerHalt("circuit_breaker_open")
-		}
-		if !l.kept.Window.Allow(l.now(), l.s.MaxCallsPerHour) {
-			if r, stop := l.rateLimitWait(); stop {
-				return r
-			}
-			l.n-- // the wait was not an iteration
-			continue
-		}
-		if reason := l.exitReason(); reason != "" {
-			if r, stop := l.complete(reason); stop {
-				return r
-			}
-		}
-		if r, stop := l.limitReached(); stop {
-			return r
-		}
-		if r, stop := l.usageGate(); stop {
-			return r
-		}
-		if r, stop, again := l.quotaGate(); stop {
-			return r
-		} else if again {
-			l.n-- // the wait was not an iteration
-			continue
-		}
-		if r, stop := l.pauseGate(); stop {
-			return r
-		}
-		r, stop, again := l.swarmGate()
-		if stop {
-			return r
-		}
-		if again {
-			l.n-- // the wait was not an iteration
-			continue
-		}
-
-		l.pickDriver()
-		l.bus.CallStarted(l.at("executing", "running"))
-		s := l.iteration()
-		if s.stop {
+		if s := l.iteration(); s.stop {
 			return s.result
-		}
-		if s.failed {
-			// A failed call was said as it ended and its back-off
-			// waited: no "Completed" mark and no second wait.
-			if r, stop := l.pauseGate(); stop {
-				return r
-			}
-			continue
-		}
-		l.bus.Note(events.LoopMark{Loop: l.n, Done: true})
-		if r, stop := l.askGate(); stop {
-			return r
-		}
-		if r, stop := l.limitReached(); stop {
-			return r
-		}
-		if r, stop := l.pauseGate(); stop {
-			return r
-		}
-		if r, stop := l.afterIteration(); stop {
-			return r
 		}
 	}
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/agentcall"
 	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/events"
-	"github.com/ralphloop/ralph_loop/internal/guard"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 	"github.com/ralphloop/ralph_loop/internal/store"
 )
@@ -27,7 +25,7 @@ func (l *loop) startup() error {
 	l.drv = drv
 	display := l.display()
 	l.bus.Note(events.Starting{Agent: display, IgnoredTools: !drv.SupportsAllowedTools() && l.s.ToolsGiven,
-		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), DocsDir: l.rel(ralphdir.DocsGenerated), Status: l.rel(ralphdir.Status)})
+		MaxCalls: l.s.MaxCallsPerHour, LogsDir: l.rel(ralphdir.LogsDir), Status: l.rel(ralphdir.Status)})
 
 	if err := l.checkPrompt(); err != nil {
 		return err
@@ -57,11 +55,6 @@ func (l *loop) startup() error {
 	// write-timeout mark (Load does not read one: the first save clears it).
 	l.kept = saved
 	l.brkCfg = l.s.Breaker
-	max := l.s.MaxConsecutiveFailures
-	if max <= 0 {
-		max = math.MaxInt32 // MAX_CONSECUTIVE_FAILURES=0: never give up
-	}
-	l.guard = guard.New(max, l.s.RetryMaxDelay, l.s.OutageMax)
 	return nil
 }
 

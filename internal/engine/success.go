@@ -3,53 +3,10 @@ package engine
 import (
 	"github.com/ralphloop/ralph_loop/analysis"
 	"github.com/ralphloop/ralph_loop/breaker"
-	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/events"
 	"github.com/ralphloop/ralph_loop/internal/fixplan"
 	"github.com/ralphloop/ralph_loop/templates"
 )
-
-// step is what the loop does after a finished call: go on with the next
-// loop, or end the run with result.
-type step struct {
-	stop   bool
-	result Result
-	// failed: the call failed and its back-off has been waited out, so
-	// the loop neither marks it completed nor waits the loop delay again.
-	failed bool
-}
-
-var goOn = step{}
-
-// backedOff goes on after a failed call whose back-off was waited.
-var backedOff = step{failed: true}
-
-func stopWith(r Result) step { return step{stop: true, result: r} }
-
-// success handles a call that exited 0, in four stages: analyse the reply,
-// measure the progress (plan and git), run the quality gates, then let the
-// breaker and the exit conditions decide the next step.
-func (l *loop) success(c *call) step {
-	l.countSuccess()
-	res := l.analyseReply(c)
-	if s, done := l.errorReply(c, res); done {
-		return s // exit 0, yet the CLI reported the provider's failure
-	}
-	if drivers.NoRequest(res) {
-		return l.noRequest(c, res) // exit 0, yet it did nothing
-	}
-	l.recordCall()
-	l.retry = 0
-	l.measureProgress(c, &res)
-	if l.checkTasks(c) {
-		return stopWith(l.signalExit()) // stopped while a task's check ran
-	}
-	gate := l.checkGates(c, &res)
-	l.noteQuestion(&res)
-	l.tasksAfter(c, gate)
-	pending := l.recordAnalysis(c, res)
-	return l.decide(c, res, gate, pending)
-}
 
 // countSuccess counts a call that exited 0 in the run; the hour's window
 // counts it once its reply is known to be one the provider served.
@@ -116,64 +73,57 @@ func (l *loop) checkGates(c *call, res *analysis.Result) gateResult {
 	return gate
 }
 
-// recordAnalysis keeps the analysis and the exit signals, shows the
-// analysis box and the error lines, and returns the exit reason they make
-// (or "").
-func (l *loop) recordAnalysis(c *call, res analysis.Result) string {
+// recordAnalysis keeps the analysis and the exit signals, and shows the
+// analysis box and the error lines.
+func (l *loop) recordAnalysis(c *call, res analysis.Result) {
 	l.updateExitSignals(res)
 	l.saveAnalysis(res.ResponseAnalysis())
 	l.bus.Note(events.Analysed{Loop: l.n, ExitSignal: res.ExitSignal, Confidence: res.ConfidenceScore,
 		TestOnly: res.IsTestOnly, FilesChanged: res.FilesModified, Summary: res.WorkSummary})
-	pending := l.exitReason()
-
 	if res.HasErrors {
 		l.bus.Note(events.OutputErrors{File: l.rel(c.outName), Errors: res.ErrorLines[:min(3, len(res.ErrorLines))]})
 	}
-	return pending
 }
 
-// decide feeds the breaker, then handles permission denials, idle and
-// completed iterations, the exit conditions and the periodic review.
-func (l *loop) decide(c *call, res analysis.Result, gate gateResult, pending string) step {
-	it := l.iterationRecord(c, res, "success")
-	it.QualityGateResult = gate.Code
-	idle := l.idleEnabled() && res.HasState("idle")
+// noteStates notes the states a reply reported that the loop does not
+// know (it knows idle).
+func (l *loop) noteStates(res analysis.Result) {
 	for _, st := range res.States {
 		if st != "idle" {
 			l.bus.Note(events.UnknownState{Name: st})
 		}
 	}
-	// Idle iterations are not "no progress" for the breaker; an asking
-	// one is what it was only when nobody answers.
-	if !idle {
-		if lr := l.progressOf(c, res, gate); !l.deferBreaker(lr) {
-			if r, stop := l.recordBreaker(lr, "circuit_breaker_trip"); stop {
-				r.Stop.Claims = l.breakerClaims(c, pending)
-				it.Outcome = "circuit_breaker_trip"
-				l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
-				return stopWith(r)
-			}
-		}
+}
+
+// feedBreaker gives the breaker this loop's progress (progressOf; an
+// asking call's waits for its question to end, and is recorded only when
+// nobody answers). stop when it opened: the call's end says so, with the
+// refused claims it cuts short.
+func (l *loop) feedBreaker(c *call, res analysis.Result, gate gateResult, exit exitCall, it *events.Iteration) (step, bool) {
+	lr := l.progressOf(c, res, gate)
+	if l.deferBreaker(lr) {
+		return goOn, false
 	}
-	if res.HasPermissionDenials {
-		l.idle.end()
-		return l.permissionDenied(c, res, it)
+	r, stop := l.recordBreaker(lr, "circuit_breaker_trip")
+	if !stop {
+		return goOn, false
 	}
-	l.noteIdle(c, it, idle)
-	l.guard.Success()
-	return l.afterSuccess(c, res, idle, pending)
+	r.Stop.Claims = l.breakerClaims(c, exit)
+	it.Outcome = "circuit_breaker_trip"
+	l.bus.CallEnded(l.at("", ""), events.Call{Outcome: events.IterationCompleted, Iteration: it, BreakerOpened: true, ResetCommand: l.resetCommand()})
+	return stopWith(r), true
 }
 
 // breakerClaims is the account of the refused claims a breaker that opens
 // after call c cuts short (nil when none went before it, or c changed
 // something: the breaker opened for another reason). c's own completion
-// (pending, or a strict run's claim) would have been refused once more.
-func (l *loop) breakerClaims(c *call, pending string) *events.Claims {
+// (the signals', or a strict run's claim) would have been refused once more.
+func (l *loop) breakerClaims(c *call, exit exitCall) *events.Claims {
 	w := l.claims
 	if w.count == 0 || c.change.changed(c.files) {
 		return nil
 	}
-	if pending != "" || l.s.Strict() && c.claimed {
+	if exit.reason != "" && !exit.pattern || l.s.Strict() && c.claimed {
 		w.count++
 	}
 	return w.claims(l.s.Strict())
@@ -225,41 +175,4 @@ func (l *loop) noteIdle(c *call, it *events.Iteration, idle bool) {
 	it.Outcome = "idle"
 	l.idle.add(c.started)
 	l.bus.CallEnded(l.at("idle", "running"), events.Call{Outcome: events.IterationIdle, Iteration: it, Idle: l.idle.count})
-}
-
-// afterSuccess ends the run on a pending exit reason or the done pattern
-// (unless the completion is refused, or the agent's question waits for
-// its answer or the answer for a call that hears it), stops a strict run whose agent
-// claims done again having changed nothing, else runs the periodic review
-// and watches for stalls.
-func (l *loop) afterSuccess(c *call, res analysis.Result, idle bool, pending string) step {
-	switch {
-	case pending != "":
-		if r, stop := l.complete(pending); stop {
-			return stopWith(r)
-		}
-	case l.askingNow():
-		// a reply that asks is no completion, nor a claim of one
-	case l.s.DonePattern != nil && l.s.DonePattern.MatchString(res.ResultText):
-		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
-		if r, stop := l.complete("done_pattern"); stop {
-			return stopWith(r)
-		}
-	case l.s.Strict() && c.claimed:
-		l.checkClaim()
-	}
-	changed := c.change.changed(c.files)
-	l.claims.see(l.n, changed)
-	if l.s.Strict() && l.claims.unproven(changed) {
-		return stopWith(l.unprovenStop())
-	}
-	l.kept.Findings = nil
-	l.save(savedReview)
-	l.maybeReview(res)
-	if idle {
-		l.resetStall()
-	} else {
-		l.noteStall(res.ResultText)
-	}
-	return goOn
 }

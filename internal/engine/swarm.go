@@ -32,19 +32,14 @@ func (l *loop) swarmGate() (r Result, stop, again bool) {
 		return Result{}, false, false
 	}
 	now := l.now()
-	if l.fb != nil {
-		for i := range l.fb.slots {
-			slot := &l.fb.slots[i]
-			if u := sw.LimitUntil(slot.name); u.After(slot.until()) {
-				slot.reset = u.Add(-resetMargin).Unix()
-			}
-		}
+	if l.policy.fb != nil {
+		l.policy.heardLimits(sw.LimitUntil)
 		l.pickDriver()
 	}
 	if u := sw.LimitUntil(l.s.Driver); u.After(now) {
 		reset := u.Add(-resetMargin)
 		w := events.UsageWindow{Driver: l.s.Driver, Window: "unknown", Status: analysis.LimitRejected, ResetsAt: &reset, UpdatedAt: now}
-		if s := l.usageLimit(w, "swarm_usage_limit"); s.stop {
+		if s := l.act(l.policy.limitWait(w, "swarm_usage_limit")); s.stop {
 			return s.result, true, false
 		}
 		return Result{}, false, true
@@ -64,5 +59,5 @@ func (l *loop) swarmLimitHit(res analysis.Result) {
 	if l.deps.Swarm == nil {
 		return
 	}
-	l.deps.Swarm.LimitHit(l.s.Driver, time.Unix(limitReset(res, l.now()), 0).Add(resetMargin))
+	l.deps.Swarm.LimitHit(l.s.Driver, time.Unix(limitReset(res.UsageLimitResetsAt, l.now()), 0).Add(resetMargin))
 }

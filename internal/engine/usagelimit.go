@@ -135,28 +135,20 @@ func resetOf(w events.UsageWindow) time.Time {
 	return *w.ResetsAt
 }
 
-// tooFar stops the run at a usage limit whose reset is past
-// USAGE_LIMIT_MAX_WAIT.
-func (l *loop) tooFar(w events.UsageWindow) step {
-	return stopWith(l.stopping(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped",
-		Reason: usageReason("usage_limit_max_wait", w),
-		Stop:   events.Stop{Kind: events.StopUsageTooFar, Usage: w, MaxWait: l.s.UsageLimitMaxWait}}))
-}
-
-// usageLimit waits for the usage limit of window limited, which the call
-// that hit it gave reason for: a reset further away than
-// USAGE_LIMIT_MAX_WAIT stops the run (exit 8); otherwise ask on a
-// terminal, else wait; an unattended run never exits on a limit it can
-// wait for. The failure guard does not count it: waiting it out is the
-// remedy.
-func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
-	wait, within := usageWait(l.now(), resetOf(limited), l.s.UsageLimitMaxWait)
-	if !within {
-		return l.tooFar(limited)
+// waitForLimit waits out a usage limit as the policy decided (w: the
+// wait, until its reset). After a call (w.Warning false) a terminal is
+// asked whether to wait or stop, as the bash loop asks; an unattended run
+// never exits on a limit it can wait for. The failure guard does not
+// count it: waiting it out is the remedy.
+func (l *loop) waitForLimit(w events.Wait) step {
+	action := "api_limit"
+	if w.Warning {
+		action = "usage_warning"
 	}
-	until := l.now().Add(wait)
-	l.bus.LimitHit(l.at("api_limit", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: reason, Usage: &limited})
-	if l.deps.Interactive && l.deps.Stdin != nil {
+	wait, until := w.Delay, w.Until
+	l.bus.LimitHit(l.at(action, "paused"), w)
+	if !w.Warning && l.deps.Interactive && l.deps.Stdin != nil {
+		limited := *w.Usage
 		if l.askExit(limited) {
 			return stopWith(Result{Code: ExitUsageLimit, Action: "api_limit_exit", Status: "stopped", Reason: chosenStop(limited),
 				Stop: events.Stop{Kind: events.StopUsageLimit, Usage: limited}})
@@ -175,43 +167,14 @@ func (l *loop) usageLimit(limited events.UsageWindow, reason string) step {
 	return goOn
 }
 
-// usageGate runs before each call: stop once a window's known use reaches
-// USAGE_STOP_PERCENT (a window whose reset has passed no longer counts),
-// and act on a usage warning (USAGE_WARNING_ACTION wait or stop).
+// usageGate runs before each call: the policy stops the run once a
+// window's known use reaches USAGE_STOP_PERCENT, and stops or waits on a
+// usage warning (USAGE_WARNING_ACTION), which is acted on once.
 func (l *loop) usageGate() (Result, bool) {
-	now := l.now()
-	if l.s.UsageStopPercent > 0 {
-		for _, w := range l.usage.windows {
-			if w.UsedPercent == nil || *w.UsedPercent < l.s.UsageStopPercent || (w.ResetsAt != nil && !w.ResetsAt.After(now)) {
-				continue
-			}
-			return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
-				Reason: usageReason("usage_stop_percent", w),
-				Stop:   events.Stop{Kind: events.StopUsagePercent, Usage: w, StopPercent: l.s.UsageStopPercent}}), true
-		}
-	}
-	w := l.usage.warning
-	if w == nil {
-		return Result{}, false
-	}
+	d := l.policy.usageBefore(l.usage.windows, l.usage.warning)
 	l.usage.warning = nil
-	if l.s.UsageWarningAction == "stop" {
-		return l.stopping(Result{Code: ExitUsagePace, Action: "usage_stop", Status: "stopped",
-			Reason: usageReason("usage_warning", *w),
-			Stop:   events.Stop{Kind: events.StopUsageWarning, Usage: *w}}), true
-	}
-	wait, within := usageWait(now, resetOf(*w), l.s.UsageLimitMaxWait)
-	if !within {
-		s := l.tooFar(*w)
-		return s.result, true
-	}
-	until := now.Add(wait)
-	l.bus.LimitHit(l.at("usage_warning", "paused"), events.Wait{Kind: "usage_limit", Delay: wait, Until: until, Reason: usageReason("usage_warning", *w), Usage: w, Warning: true})
-	l.bus.Note(events.UsageLimitWait{Wait: wait, Until: until})
-	if _, err := l.wait("usage_limit", wait); err != nil {
-		return l.signalExit(), true
-	}
-	return Result{}, false
+	s := l.act(d)
+	return s.result, s.stop
 }
 
 // askExit asks, as the bash loop does, whether to wait for the limit of

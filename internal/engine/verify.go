@@ -20,10 +20,6 @@ type gateState struct {
 	runs     int             // gate runs so far
 }
 
-// blocking reports whether a failing gate of this mode keeps the run from
-// ending as complete: every mode but warn.
-func blocking(mode string) bool { return mode != "" && mode != gates.ModeWarn }
-
 // gateRun runs the gates with their whole output going to a log of the
 // call named stamp (kept only when a gate failed), keeps and records the
 // results, and reports every failure; ok is false when the gates did not
@@ -132,6 +128,31 @@ func (l *loop) complete(reason string) (Result, bool) {
 	return l.gracefulExit(reason), true
 }
 
+// completion acts on the exit decision after a reply (exit): a
+// completion met ends the run unless it is refused (complete), a strict
+// run's claim of done is checked as one (checkClaim); then the loop is
+// counted among the refused claims in a row, and a strict run stops when
+// its agent claimed done again having changed nothing.
+func (l *loop) completion(c *call, exit exitCall) (Result, bool) {
+	if exit.pattern {
+		l.bus.Note(events.DoneMatched{Pattern: l.s.DonePattern.String()})
+	}
+	switch {
+	case exit.reason != "":
+		if r, stop := l.complete(exit.reason); stop {
+			return r, true
+		}
+	case exit.claim:
+		l.checkClaim()
+	}
+	changed := c.change.changed(c.files)
+	l.claims.see(l.n, changed)
+	if l.s.Strict() && l.claims.unproven(changed) {
+		return l.unprovenStop(), true
+	}
+	return Result{}, false
+}
+
 // checkClaim answers a strict run's agent that said it is done where no
 // exit condition followed (one exit signal): a claim the plan or the gates
 // refute is refused and the next call is told why, as a completion is.
@@ -143,23 +164,6 @@ func (l *loop) checkClaim() {
 	if why, refused := refuse(true, "", "exit_signal", l.planCount(), failures); refused {
 		l.holdCompletion("exit_signal", l.s.QualityGateMode, why)
 	}
-}
-
-// holds reports whether the failing gates keep a completion for reason
-// from ending the run in a blocking mode. The tests (TEST_COMMAND) hold
-// every completion: a ticked plan whose tests fail is not done. The other
-// gates (QUALITY_GATES, the agent's own TESTS_STATUS) hold what the agent
-// says of itself — its exit signal, completion words, the done pattern —
-// as the bash loop's block mode does, and let a ticked plan end the run,
-// whose final line, status.json and event then say they fail
-// (docs/COMPATIBILITY.md).
-func holds(reason string, failures []gates.Failure) bool {
-	for _, f := range failures {
-		if reason != "plan_complete" || f.Gate == gates.GateTest {
-			return true
-		}
-	}
-	return false
 }
 
 // holdCompletion keeps the run going past a completion (reason) that why

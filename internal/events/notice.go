@@ -86,7 +86,9 @@ func (p Phrase) Lines() []Line {
 	return nil
 }
 
-// Starting opens a run: which agent, the call limit and where to look.
+// Starting opens a run: which agent, the call limit and where to look (the
+// logs and the status file; the bash loop also names docs/generated/, which
+// the loop never writes).
 type Starting struct {
 	Agent string
 	// IgnoredTools: ALLOWED_TOOLS was given, but the agent has no such
@@ -94,7 +96,6 @@ type Starting struct {
 	IgnoredTools bool
 	MaxCalls     int
 	LogsDir      string // as shown: relative to the project when inside it
-	DocsDir      string // likewise
 	Status       string // likewise
 }
 
@@ -106,7 +107,7 @@ func (n Starting) Lines() []Line {
 	return append(l,
 		logf(Success, "🚀 Ralph loop starting with %s", n.Agent),
 		logf(Info, "Max calls per hour: %d", n.MaxCalls),
-		logf(Info, "Logs: %s/ | Docs: %s/ | Status: %s", n.LogsDir, n.DocsDir, n.Status))
+		logf(Info, "Logs: %s/ | Status: %s", n.LogsDir, n.Status))
 }
 
 // StartupFailed: a start-up check failed and the run stops. Err is a
@@ -183,6 +184,25 @@ func (f StartupFailed) Lines() []Line {
 }
 
 // TempFilesRemoved: start-up removed temp files an interrupted write left.
+// RootRefusal: the agent will refuse every call of this run (Claude Code
+// as root with bypassPermissions and no sandbox, drivers.RootBypass), said
+// once before the first call: what is wrong and how to fix it.
+type RootRefusal struct {
+	Problem string // drivers.RootBypassProblem
+	Fix     string // drivers.RootBypassFix
+}
+
+func (n RootRefusal) Lines() []Line { return []Line{logf(Warn, "%s", n.Text())} }
+
+// Text is the warning's words (--dry-run --json lists them).
+func (n RootRefusal) Text() string {
+	p := n.Problem
+	if p != "" {
+		p = strings.ToUpper(p[:1]) + p[1:]
+	}
+	return p + "; " + n.Fix
+}
+
 type TempFilesRemoved struct{ Count int }
 
 func (n TempFilesRemoved) Lines() []Line {

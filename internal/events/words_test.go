@@ -110,12 +110,14 @@ func wordsCases() []wordsCase {
 		{v: StreamKept, want: []string{"INFO Keeping full stream output for shared response analysis"}},
 		{v: StreamResultInvalid, want: []string{"WARN Final result record was invalid JSON, keeping full stream output"}},
 		{v: StreamCollapsed, want: []string{"INFO Collapsed streamed response to the final result record"}},
-		{v: Starting{Agent: "Claude Code", MaxCalls: 100, LogsDir: ".ralph/logs", DocsDir: ".ralph/docs/generated", Status: ".ralph/status.json"}, want: []string{
+		{v: Starting{Agent: "Claude Code", MaxCalls: 100, LogsDir: ".ralph/logs", Status: ".ralph/status.json"}, want: []string{
 			"SUCCESS 🚀 Ralph loop starting with Claude Code", "INFO Max calls per hour: 100",
-			"INFO Logs: .ralph/logs/ | Docs: .ralph/docs/generated/ | Status: .ralph/status.json"}},
-		{v: Starting{Agent: "Codex", IgnoredTools: true, MaxCalls: 5, LogsDir: "l", DocsDir: "d", Status: "s"}, want: []string{
+			"INFO Logs: .ralph/logs/ | Status: .ralph/status.json"}},
+		{v: Starting{Agent: "Codex", IgnoredTools: true, MaxCalls: 5, LogsDir: "l", Status: "s"}, want: []string{
 			"WARN ALLOWED_TOOLS/--allowed-tools is ignored by Codex.", "SUCCESS 🚀 Ralph loop starting with Codex",
-			"INFO Max calls per hour: 5", "INFO Logs: l/ | Docs: d/ | Status: s"}},
+			"INFO Max calls per hour: 5", "INFO Logs: l/ | Status: s"}},
+		{v: RootRefusal{Problem: "running as root with X: Claude Code refuses every call as root", Fix: "run it as a normal user"}, want: []string{
+			"WARN Running as root with X: Claude Code refuses every call as root; run it as a normal user"}},
 		{v: StartupFailed{Err: errors.New("unknown driver \"x\"")}, want: []string{`ERROR unknown driver "x"`}},
 		{v: StartupFailed{Check: GitMissing}, want: []string{"ERROR git is not installed or not on PATH. Install git (e.g. apt-get install git) and retry."}},
 		{v: StartupFailed{Check: NoGitRepo, Path: "/p"}, want: []string{"ERROR No git repository found in /p.",

@@ -152,7 +152,21 @@ func TestHeadMatchesRevParse(t *testing.T) {
 			gitIn(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 			gitIn(t, wt, "commit", "-q", "--allow-empty", "-m", "on side")
 			return wt
-		}, false},
+		}, true},
+		{"linked worktree, its branch packed in the common folder", func(t *testing.T) string {
+			dir := newRepo(t, 1)
+			wt := filepath.Join(t.TempDir(), "wt")
+			gitIn(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+			gitIn(t, wt, "commit", "-q", "--allow-empty", "-m", "on side")
+			gitIn(t, dir, "pack-refs", "--all")
+			return wt
+		}, true},
+		{"linked worktree, detached", func(t *testing.T) string {
+			dir := newRepo(t, 2)
+			wt := filepath.Join(t.TempDir(), "wt")
+			gitIn(t, dir, "worktree", "add", "-q", "--detach", wt, "HEAD~1")
+			return wt
+		}, true},
 		{"project in a subfolder", func(t *testing.T) string {
 			dir := newRepo(t, 1)
 			sub := filepath.Join(dir, "sub")

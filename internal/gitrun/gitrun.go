@@ -36,8 +36,9 @@
 //     name works: the
 //     names are listed with `git config --show-scope --includes` before
 //     each command, so a filter the agent adds between two commands is
-//     caught too (layout.go: the listing is remembered only for a plain
-//     .git folder with no commondir or gitdir file and no include).
+//     caught too (the listing is remembered with the bytes of every file
+//     of the repository's own configuration, and not for one with an
+//     include: configKey).
 //
 // Each command runs in a process group of its own under a time limit
 // (Timeout), after which the whole group is killed, and is not run at all
@@ -200,17 +201,19 @@ type repoConf struct {
 	files []string
 }
 
-// repoConfig lists the repository's repoConf. Nothing is listed when git
-// cannot tell, for example outside a repository; then there is no
-// repository configuration to distrust either. The loop runs git several
-// times per iteration, so for a plain repository (dir/.git is a folder
-// with no commondir or gitdir file, no GIT_DIR) whose configuration
-// includes no other file, the answer is remembered with the bytes of
-// .git/config and .git/config.worktree and listed again only when those
-// change. The error is a *StuckError when the listing ran out of time
-// (ctx's deadline, the caller's time limit), nil otherwise.
-func repoConfig(ctx context.Context, dir, top string, env []string) (repoConf, error) {
-	key, cacheable := configKey(dir, env)
+// repoConfig lists the repository's repoConf for a command run in dir,
+// whose repository git finds at l. Nothing is listed when git cannot
+// tell, for example outside a repository; then there is no repository
+// configuration to distrust either. The loop runs git several times per
+// iteration, and --swarm's merges dozens of times in a worktree, so when
+// the command runs at the top of a repository or worktree whose
+// configuration includes no other file, the answer is remembered with the
+// bytes of every file that says where that configuration is and what it
+// holds (configKey), and listed again only when one of them changes. The
+// error is a *StuckError when the listing ran out of time (ctx's deadline,
+// the caller's time limit), nil otherwise.
+func repoConfig(ctx context.Context, dir string, l layout, env []string) (repoConf, error) {
+	key, cacheable := configKey(l, dir, env)
 	if cacheable {
 		filterCache.Lock()
 		c, ok := filterCache.m[dir]
@@ -235,7 +238,7 @@ func repoConfig(ctx context.Context, dir, top string, env []string) (repoConf, e
 	if err != nil {
 		return repoConf{}, nil
 	}
-	base := top
+	base := l.top
 	if base == "" {
 		base = dir
 	}
@@ -248,40 +251,49 @@ func repoConfig(ctx context.Context, dir, top string, env []string) (repoConf, e
 	return conf, nil
 }
 
-// filterCache holds repoConfig's answers by project folder.
+// filterCache holds repoConfig's answers by the folder the command ran in.
 var filterCache = struct {
 	sync.Mutex
 	m map[string]cachedConf
 }{m: map[string]cachedConf{}}
 
 type cachedConf struct {
-	key  [sha256.Size]byte // of the configuration files' bytes
+	key  [sha256.Size]byte // of where the configuration is and its files' bytes
 	conf repoConf
 }
 
-// configKey hashes the repository's own configuration files, when dir is
-// the top of a plain repository whose files can be read as they are: a
-// .git folder without a commondir file (which moves the configuration,
-// refs and objects to another folder) or a gitdir file, not named by
-// GIT_DIR or GIT_COMMON_DIR.
-func configKey(dir string, env []string) (key [sha256.Size]byte, ok bool) {
+// configKey identifies the repository configuration a command run in dir
+// reads, when dir is the top of the work tree git finds there (l: a .git
+// folder, or a worktree's or submodule's .git file naming its git folder)
+// and neither GIT_DIR nor GIT_COMMON_DIR moves it. The key holds the git
+// folder and the common folder (where a .git file and a commondir file
+// point: a changed pointer is another key) and the bytes of every file of
+// the local and worktree scopes: the common folder's config, the git
+// folder's config and config.worktree, and the commondir and gitdir files
+// themselves. Any change to any of them asks git again; a file that cannot
+// be read as a regular file, or a layout git may read otherwise (a special
+// file on the way), is never remembered. Files included from these are
+// not covered: repoConfig remembers nothing for a configuration with an
+// include.
+func configKey(l layout, dir string, env []string) (key [sha256.Size]byte, ok bool) {
 	for _, kv := range env {
-		if k, v, _ := strings.Cut(kv, "="); v != "" && (k == "GIT_DIR" || k == "GIT_COMMON_DIR") {
+		if k, v, _ := strings.Cut(kv, "="); v != "" && (k == "GIT_DIR" || k == "GIT_COMMON_DIR" || k == "GIT_WORK_TREE") {
 			return key, false
 		}
 	}
-	gitDir := filepath.Join(dir, ".git")
-	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+	abs, err := filepath.Abs(dir)
+	if err != nil || l.special != "" || l.gitDir == "" || l.commonDir == "" || l.top != abs {
 		return key, false
 	}
-	for _, other := range []string{"commondir", "gitdir"} {
-		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q\x00", l.gitDir, l.commonDir)
+	files := []string{filepath.Join(l.commonDir, "config"), filepath.Join(l.gitDir, "config"),
+		filepath.Join(l.gitDir, "config.worktree"), filepath.Join(l.gitDir, "commondir"), filepath.Join(l.gitDir, "gitdir")}
+	for _, name := range files {
+		if special(name) != "" {
 			return key, false
 		}
-	}
-	h := sha256.New()
-	for _, name := range []string{"config", "config.worktree"} {
-		b, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, name), ralphdir.StateCap)
+		b, err := ralphdir.ReadFileCapped(name, ralphdir.StateCap)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			h.Write([]byte{0})
@@ -360,18 +372,18 @@ func timedOut(ctx context.Context) bool { return errors.Is(ctx.Err(), context.De
 
 // runIn is Run in the environment env.
 func runIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	start := time.Now() // the time limit's start: a stopped command ran at least the limit
 	ctx, cancel := context.WithTimeout(ctx, Timeout())
 	defer cancel()
 	l := locate(dir, env)
 	if err := l.check(args, dir, nil); err != nil {
 		return "", err
 	}
-	start := time.Now()
 	stuck := func() error {
 		path, problem := l.search()
 		return &StuckError{Args: args, Dir: dir, Path: path, Problem: problem, After: time.Since(start).Round(time.Millisecond)}
 	}
-	conf, err := repoConfig(ctx, dir, l.top, env)
+	conf, err := repoConfig(ctx, dir, l, env)
 	if err != nil {
 		return "", stuck()
 	}

@@ -216,7 +216,7 @@ func TestNoFiltersIsRemembered(t *testing.T) {
 	if _, err := Run(ctx, dir, "status", "--porcelain"); err != nil {
 		t.Fatal(err)
 	}
-	key, ok := configKey(dir, os.Environ())
+	key, ok := configKey(locate(dir, os.Environ()), dir, os.Environ())
 	filterCache.Lock()
 	c, cached := filterCache.m[dir]
 	filterCache.Unlock()
@@ -228,7 +228,57 @@ func TestNoFiltersIsRemembered(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git config: %v\n%s", err, out)
 	}
-	if got, _ := repoConfig(ctx, dir, dir, os.Environ()); !slices.Equal(got.names, []string{"filter.x"}) {
+	if got, _ := repoConfig(ctx, dir, locate(dir, os.Environ()), os.Environ()); !slices.Equal(got.names, []string{"filter.x"}) {
 		t.Fatalf("after a filter was added: %v, want [filter.x]", got)
 	}
+}
+
+// TestWorktreeConfigRemembered: in a linked worktree (what --swarm's
+// agents work in) the listing of the repository's configuration is asked
+// once, not before every command, and asked again when the common
+// config, the worktree's config.worktree or the worktree's pointer to
+// its git folder changes; a configuration with an include is never
+// remembered.
+func TestWorktreeConfigRemembered(t *testing.T) {
+	runs := countingGit(t, "")
+	dir, sh, write := testRepo(t)
+	write("a.txt", "a\n")
+	sh("init", "-q", ".")
+	sh("add", "-A")
+	sh("commit", "-q", "-m", "init")
+	wt := filepath.Join(t.TempDir(), "wt")
+	sh("worktree", "add", "-q", wt)
+	inWT := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = wt
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx := context.Background()
+	step := func(name string, wantListings int, wantNames ...string) {
+		t.Helper()
+		for range 2 {
+			if _, err := Run(ctx, wt, "status", "--porcelain"); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		if n := runs("--show-scope"); n != wantListings {
+			t.Errorf("%s: the configuration was listed %d times in all, want %d", name, n, wantListings)
+		}
+		got, _ := repoConfig(ctx, wt, locate(wt, os.Environ()), os.Environ())
+		if !slices.Equal(got.names, wantNames) {
+			t.Errorf("%s: filters %v, want %v", name, got.names, wantNames)
+		}
+	}
+	step("two commands", 1)
+	inWT("config", "filter.x.clean", "cat") // the common folder's config
+	step("a filter in the common config", 2, "filter.x")
+	inWT("config", "extensions.worktreeConfig", "true")
+	inWT("config", "--worktree", "filter.y.clean", "cat")
+	step("a filter in config.worktree", 3, "filter.x", "filter.y")
+	write("extra.conf", "[filter \"z\"]\n\tclean = cat\n")
+	inWT("config", "include.path", filepath.Join(dir, "extra.conf"))
+	step("an include", 5, "filter.x", "filter.z", "filter.y") // both commands list it
 }

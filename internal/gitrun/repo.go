@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
@@ -48,12 +49,33 @@ type Repo interface {
 type repo struct {
 	dir    string
 	env    []string // the environment git runs in
-	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: dir/.git may be read as files
+	plain  bool     // no GIT_DIR or GIT_COMMON_DIR: the git folders of dir/.git may be read as files
 	index  bool     // GIT_INDEX_FILE is set: the staged diff is never remembered
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
 	tree   *treeCache   // the digests of the dirty files (tree.go)
+	status statusShare  // the `git status` running now, shared (status.go)
+	top    topOnce      // the work tree's top folder, asked once
+	commit rangeMemo    // the last commit range's numstat (Changes), for CommittedBeyondOwned
+	edited atomic.Bool  // the last Changes' status showed an edit in the working tree
 	warned *warnings    // nil: a git command that is stuck is not reported
+}
+
+// topOnce is `git rev-parse --show-toplevel`, asked once per Repo: the
+// owned files' prefix and the tree's file paths both start from it.
+type topOnce struct {
+	once sync.Once
+	dir  string // "" when git cannot tell
+}
+
+// toplevel is the repository's top folder, "" when git cannot tell.
+func (g *repo) toplevel(ctx context.Context) string {
+	g.top.once.Do(func() {
+		if top, err := g.run(ctx, "rev-parse", "--show-toplevel"); err == nil {
+			g.top.dir = top
+		}
+	})
+	return g.top.dir
 }
 
 // warnings reports each stuck git command's message once.
@@ -136,6 +158,7 @@ func open(projectDir, ralphDir string, env []string) *repo {
 	if ralphDir != "" {
 		r.owned, r.staged = &ownedPaths{ralphDir: ralphDir}, &stagedCache{}
 	}
+	r.status.g = r
 	return r
 }
 
@@ -147,8 +170,8 @@ func (g *repo) isOwned(ctx context.Context, p string) bool {
 		return false
 	}
 	o.once.Do(func() {
-		top, err := g.run(ctx, "rev-parse", "--show-toplevel")
-		if err != nil {
+		top := g.toplevel(ctx)
+		if top == "" {
 			return
 		}
 		rd := o.ralphDir
@@ -201,9 +224,10 @@ func (g *repo) GitDir(ctx context.Context) error {
 // IsRepo reports whether dir is in a repository git will look at.
 func (g *repo) IsRepo(ctx context.Context) bool { return g.GitDir(ctx) == nil }
 
-// Head is `git rev-parse HEAD` ("" without a commit). A plain repository's
-// HEAD is read from its files; the loop asks for it on every iteration and
-// a git process costs milliseconds. Anything else is asked of git.
+// Head is `git rev-parse HEAD` ("" without a commit). A plain
+// repository's or a linked worktree's HEAD is read from its files; the
+// loop asks for it several times an iteration and a git process costs
+// milliseconds. Anything else is asked of git.
 func (g *repo) Head(ctx context.Context) string {
 	if id, ok := g.readHead(); ok {
 		return id
@@ -215,21 +239,20 @@ func (g *repo) Head(ctx context.Context) string {
 	return s
 }
 
-// readHead resolves HEAD from the files of a plain repository: dir/.git is
-// a directory (no worktree, submodule or reftable layout, no GIT_DIR) and
-// HEAD is a commit id or names a loose or packed branch that holds one. ok
-// is false whenever that is not so (an unborn branch included), and the
-// caller asks git.
+// readHead resolves HEAD from the files of a plain repository or a linked
+// worktree (what --swarm's workers run in): dir is the top of the work
+// tree, its .git a folder or a file naming the git folder, with no GIT_DIR
+// or GIT_COMMON_DIR and no reftable; HEAD (in the git folder) is a commit
+// id or names a loose or packed branch (in the common folder) that holds
+// one. ok is false whenever that is not so (an unborn branch included),
+// and the caller asks git.
 func (g *repo) readHead() (id string, ok bool) {
-	if !g.plain {
+	gitDir, commonDir, ok := g.gitDirs()
+	if !ok {
 		return "", false
 	}
-	gitDir := filepath.Join(g.dir, ".git")
-	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
-		return "", false
-	}
-	for _, other := range []string{"commondir", "reftable"} {
-		if _, err := os.Lstat(filepath.Join(gitDir, other)); !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range []string{filepath.Join(gitDir, "reftable"), filepath.Join(commonDir, "reftable")} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			return "", false
 		}
 	}
@@ -245,7 +268,7 @@ func (g *repo) readHead() (id string, ok bool) {
 	if !symbolic || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
 		return "", false
 	}
-	b, err = ralphdir.ReadFileCapped(filepath.Join(gitDir, filepath.FromSlash(ref)), ralphdir.StateCap)
+	b, err = ralphdir.ReadFileCapped(filepath.Join(commonDir, filepath.FromSlash(ref)), ralphdir.StateCap)
 	if err == nil {
 		id = strings.TrimSpace(string(b))
 		return id, isObjectID(id)
@@ -253,7 +276,7 @@ func (g *repo) readHead() (id string, ok bool) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
-	packed, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "packed-refs"), ralphdir.LogCap)
+	packed, err := ralphdir.ReadFileCapped(filepath.Join(commonDir, "packed-refs"), ralphdir.LogCap)
 	if err != nil {
 		return "", false
 	}
@@ -263,6 +286,23 @@ func (g *repo) readHead() (id string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// gitDirs are the git folder and the common folder of the repository
+// whose work tree's top is dir, found as git finds them (a .git folder,
+// or a .git file's gitdir and that folder's commondir); ok is false with
+// GIT_DIR or GIT_COMMON_DIR set, when dir is not the top of a work tree,
+// or when a file on the way is not a regular file.
+func (g *repo) gitDirs() (gitDir, commonDir string, ok bool) {
+	if !g.plain {
+		return "", "", false
+	}
+	l := locate(g.dir, g.env)
+	abs, err := filepath.Abs(g.dir)
+	if err != nil || l.special != "" || l.gitDir == "" || l.commonDir == "" || l.top != abs {
+		return "", "", false
+	}
+	return l.gitDir, l.commonDir, true
 }
 
 // isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
@@ -302,16 +342,20 @@ func (g *repo) Porcelain(ctx context.Context) string {
 
 // CommittedBeyondOwned reports whether the commits from..to change any
 // file that is not loop-owned. A commit of nothing but the loop's own
-// files is no change.
+// files is no change. The range Changes just read is not asked again.
 func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 	if from == "" || to == "" || from == to {
 		return from != to
 	}
-	out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
-	if err != nil {
-		return true
+	paths, ok := g.rangePaths(from, to)
+	if !ok {
+		out, err := g.run(ctx, "diff", "--name-only", "-z", from, to)
+		if err != nil {
+			return true
+		}
+		paths = strings.Split(out, "\x00")
 	}
-	for _, p := range strings.Split(out, "\x00") {
+	for _, p := range paths {
 		if p != "" && !g.isOwned(ctx, p) {
 			return true
 		}
@@ -327,24 +371,58 @@ func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 // commit of nothing else is no change). One numstat per diff serves both
 // answers: the loop pays for every git process on every iteration.
 func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
-	// The three look-ups are independent: run them side by side.
-	// A plain repository's HEAD is read first: with it, the staged diff
-	// may be the one remembered.
+	// A plain repository's HEAD is read from its files first: with it,
+	// the staged diff may be the one remembered, and the commits' diff
+	// starts at once. The working tree's status (shared with a Tree asked
+	// at the same moment) says which other diffs can print anything: a
+	// clean tree needs none. When the last loop's tree had an edit the
+	// working tree's diff starts beside the status, as it most likely is
+	// needed again; its answer is dropped if the status says otherwise.
 	head, plain := g.readHead()
-	var work, staged string
-	var wg sync.WaitGroup
+	var asked, wg sync.WaitGroup
 	if !plain {
-		wg.Go(func() { head = g.Head(ctx) })
+		asked.Go(func() { head = g.Head(ctx) })
 	}
-	wg.Go(func() { work, _ = g.run(ctx, "diff", "--numstat") })
-	wg.Go(func() { staged = g.stagedNumstat(ctx, head, plain) })
+	var workOut, stagedOut, committed string
+	moved := false
+	rangeDiff := func() {
+		if moved = start != "" && head != "" && head != start; moved {
+			wg.Go(func() { committed = g.rangeNumstat(ctx, start, head) })
+		}
+	}
+	if plain {
+		rangeDiff()
+	}
+	early := g.edited.Load()
+	var workDone sync.WaitGroup
+	if early {
+		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	}
+	work, staged := true, true
+	if st, err := g.status.get(ctx); err == nil {
+		work, staged = st.diffs(func(p string) bool { return g.isOwned(ctx, p) })
+	}
+	g.edited.Store(work)
+	if work && !early {
+		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	}
+	asked.Wait()
+	if !plain {
+		rangeDiff()
+	}
+	if staged {
+		stagedOut = g.stagedNumstat(ctx, head, plain)
+	}
 	wg.Wait()
-	var parts []string
-	if start != "" && head != "" && head != start {
-		out, _ := g.run(ctx, "diff", "--numstat", start, head)
-		parts = append(parts, out)
+	workDone.Wait()
+	if !work {
+		workOut = ""
 	}
-	parts = append(parts, work, staged)
+	var parts []string
+	if moved {
+		parts = append(parts, committed)
+	}
+	parts = append(parts, workOut, stagedOut)
 
 	set := map[string]bool{}
 	var kept []string
@@ -361,9 +439,53 @@ func (g *repo) Changes(ctx context.Context, start string) (files int, numstat st
 	return len(set), strings.Join(kept, "\n")
 }
 
+// rangeMemo is the last commit range's `git diff --numstat from to`:
+// commits do not change, so CommittedBeyondOwned asked about the same
+// range after Changes reads the paths from it instead of asking git again.
+type rangeMemo struct {
+	mu       sync.Mutex
+	from, to string
+	out      string
+	ok       bool // out is git's answer
+}
+
+// rangeNumstat is `git diff --numstat from to`, remembered.
+func (g *repo) rangeNumstat(ctx context.Context, from, to string) string {
+	out, err := g.run(ctx, "diff", "--numstat", from, to)
+	g.commit.mu.Lock()
+	g.commit.from, g.commit.to, g.commit.out, g.commit.ok = from, to, out, err == nil
+	g.commit.mu.Unlock()
+	return out
+}
+
+// rangePaths are the paths of the remembered numstat of from..to, as
+// `git diff --name-only` prints them; ok is false when none is remembered
+// or a line's path cannot be read back exactly: quoted (a name with a
+// character git escapes) or a rename, whose " => " a file name may hold
+// too.
+func (g *repo) rangePaths(from, to string) (paths []string, ok bool) {
+	g.commit.mu.Lock()
+	remembered, out := g.commit.ok && g.commit.from == from && g.commit.to == to, g.commit.out
+	g.commit.mu.Unlock()
+	if !remembered {
+		return nil, false
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 || f[2] == "" || f[2][0] == '"' || strings.Contains(f[2], " => ") {
+			return nil, false
+		}
+		paths = append(paths, f[2])
+	}
+	return paths, true
+}
+
 // stagedNumstat is `git diff --numstat --cached`, the index against HEAD.
-// In a plain repository (plain: head was read from its files) without
-// GIT_INDEX_FILE, the output is remembered with head and the index file's
+// In a plain repository or a linked worktree (plain: head was read from
+// its files) without GIT_INDEX_FILE, the output is remembered with head and the index file's
 // identity and given again while both are unchanged. The index is looked
 // at before git runs: should it change in between, the remembered identity
 // is the older one and the next call asks git again.
@@ -375,7 +497,12 @@ func (g *repo) stagedNumstat(ctx context.Context, head string, plain bool) strin
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	index, err := os.Stat(filepath.Join(g.dir, ".git", "index"))
+	gitDir, _, ok := g.gitDirs()
+	if !ok {
+		out, _ := g.run(ctx, "diff", "--numstat", "--cached")
+		return out
+	}
+	index, err := os.Stat(filepath.Join(gitDir, "index"))
 	if err != nil {
 		// No index yet (nothing ever staged) or unreadable: ask git and
 		// remember nothing.

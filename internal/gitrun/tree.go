@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,8 +25,7 @@ const treeHashMax = 64 << 20
 // still dirty.
 type treeCache struct {
 	mu    sync.Mutex
-	once  sync.Once
-	top   string // the repository's top folder ("" until known, or when git cannot tell)
+	top   string // the repository's top folder ("" when git cannot tell)
 	files map[string]fileMark
 }
 
@@ -46,40 +44,28 @@ type fileMark struct {
 // its size and modification time). Two equal marks of the same HEAD are
 // the same dirty tree; a further edit of a file that was already dirty
 // changes the mark, where `git status` would not change. ok is false when
-// git could not tell. It costs one `git status` and reads only the dirty
-// files whose size or times changed since the last mark.
+// git could not tell. It costs one `git status` (shared with a Changes
+// asked at the same moment, status.go) and reads only the dirty files
+// whose size or times changed since the last mark.
 func (g *repo) Tree(ctx context.Context) (mark string, ok bool) {
-	// GIT_OPTIONAL_LOCKS=0: a look, not a refresh of the index (no write,
-	// no index.lock taken beside the agent's own git).
-	env := append(g.env[:len(g.env):len(g.env)], "GIT_OPTIONAL_LOCKS=0")
-	out, err := runIn(ctx, g.dir, env, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	st, err := g.status.get(ctx)
 	if err != nil {
-		if Stuck(err) {
-			g.warned.note(err) // as run says it
-		}
 		return "", false
 	}
+	top := g.toplevel(ctx)
 	c := g.tree
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.once.Do(func() {
-		if top, err := g.run(ctx, "rev-parse", "--show-toplevel"); err == nil {
-			c.top = top
-		}
-	})
+	c.top = top
 	h := sha256.New()
 	seen := make(map[string]fileMark)
-	for _, e := range strings.Split(out, "\x00") {
-		if len(e) < 4 {
+	for _, e := range st {
+		if e.kind == '!' || g.isOwned(ctx, e.path) {
 			continue
 		}
-		p := e[3:]
-		if g.isOwned(ctx, p) {
-			continue
-		}
-		fm := c.mark(p)
-		seen[p] = fm
-		io.WriteString(h, e[:2]+"\x00"+p+"\x00"+fm.digest+"\x00")
+		fm := c.mark(e.path)
+		seen[e.path] = fm
+		io.WriteString(h, e.xy+"\x00"+e.path+"\x00"+fm.digest+"\x00")
 	}
 	c.files = seen
 	return hex.EncodeToString(h.Sum(nil)), true

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,8 +254,11 @@ func (s *sessions) resumeID(now time.Time, expiry time.Duration) (string, error)
 
 // saveID is the end of the bash loop's save_claude_session (and the
 // analyzer's store_session_id): the id is written to .claude_session_id with
-// a newline, mirrored into .ralph_session (created_at kept when the active
-// session already has this id), and "Saved session: <id>..." is logged.
+// a newline and mirrored into .ralph_session (created_at kept when the active
+// session already has this id). "Saved session: <id>..." is logged when the
+// id is new to the file (a new session, or the agent handed back another id);
+// a resumed call that hands back the id it resumed leaves the file as it is
+// and logs nothing (the bash loop rewrites and logs it after every call).
 // Surrounding whitespace is trimmed. An empty id is ignored silently; an id
 // session.ValidID rejects is ignored with a warning, so a parse failure's "0" or
 // "null" never replaces a good id.
@@ -267,13 +271,16 @@ func (s *sessions) saveID(id string, now time.Time) error {
 		s.log(levelWarn, fmt.Sprintf("Ignoring invalid session id %s from the agent's output; keeping the previous session", session.Quote(id)))
 		return nil
 	}
-	if err := s.d.WriteFile(claudeSessionID, []byte(id+"\n")); err != nil {
+	changed, err := s.storeID(claudeSessionID, id)
+	if err != nil {
 		return fmt.Errorf("save agent session id: %w", err)
 	}
 	if err := s.sync(id, now); err != nil {
 		return err
 	}
-	s.log(levelInfo, "Saved session: "+short(id)+"...")
+	if changed {
+		s.log(levelInfo, "Saved session: "+short(id)+"...")
+	}
 	return nil
 }
 
@@ -289,6 +296,27 @@ func (s *sessions) kept() {
 	if f, err := session.ParseIDFile(b); err == nil && f.ID != "" {
 		s.log(levelInfo, "Session kept for the next run: "+short(f.ID)+"... (KEEP_SESSION_ON_STOP=true)")
 	}
+}
+
+// storeID writes id and a newline to the session file name unless it
+// holds exactly that already; changed is whether the id differs from the
+// one the file held (none when it was missing or unreadable).
+func (s *sessions) storeID(name, id string) (changed bool, err error) {
+	want := []byte(id + "\n")
+	old, found, rerr := s.d.ReadFile(name)
+	if rerr == nil && found && bytes.Equal(old, want) {
+		return false, nil
+	}
+	prev := ""
+	if rerr == nil && found {
+		if f, perr := session.ParseIDFile(old); perr == nil {
+			prev = f.ID
+		}
+	}
+	if err := s.d.WriteFile(name, want); err != nil {
+		return false, err
+	}
+	return prev != id, nil
 }
 
 // clearID removes .claude_session_id; a missing file is fine.
@@ -336,7 +364,8 @@ func (s *sessions) fallbackResumeID(driver string, now time.Time, expiry time.Du
 
 // saveFallbackID keeps the fallback driver's session id in its own file,
 // as SaveID keeps the main driver's (an empty id ignored, an invalid one
-// ignored with a warning); .ralph_session is left alone.
+// ignored with a warning, logged only when it is new to the file);
+// .ralph_session is left alone.
 func (s *sessions) saveFallbackID(driver, id string, now time.Time) error {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -346,10 +375,13 @@ func (s *sessions) saveFallbackID(driver, id string, now time.Time) error {
 		s.log(levelWarn, fmt.Sprintf("Ignoring invalid %s session id %s from the agent's output; keeping the previous session", driver, session.Quote(id)))
 		return nil
 	}
-	if err := s.d.WriteFile(fallbackSessionID(driver), []byte(id+"\n")); err != nil {
+	changed, err := s.storeID(fallbackSessionID(driver), id)
+	if err != nil {
 		return fmt.Errorf("save %s session id: %w", driver, err)
 	}
-	s.log(levelInfo, "Saved "+driver+" session: "+short(id)+"...")
+	if changed {
+		s.log(levelInfo, "Saved "+driver+" session: "+short(id)+"...")
+	}
 	return nil
 }
 

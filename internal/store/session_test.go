@@ -183,13 +183,19 @@ func TestSessionSaveID(t *testing.T) {
 		t.Errorf(".ralph_session = %q", got)
 	}
 
-	// The same id later: created_at kept, last_used moves.
+	// The same id later (a resumed call handing back the id it resumed):
+	// created_at kept, last_used moves, the id file is left as it is and
+	// nothing is logged.
+	r.setMtime(t, claudeSessionID, sesT0)
 	t1 := sesT0.Add(10 * time.Minute)
 	if err := r.s.saveID("  sess-abc\n", t1); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.read(t, ralphSession); got != activeJSON("sess-abc", sesT0, t1) {
 		t.Errorf("same id: .ralph_session = %q", got)
+	}
+	if fi, err := os.Stat(r.d.Path(claudeSessionID)); err != nil || !fi.ModTime().Equal(sesT0) {
+		t.Errorf("same id: .claude_session_id rewritten (%v, %v)", fi.ModTime(), err)
 	}
 
 	// Ids session.ValidID rejects and empty ids change nothing.
@@ -215,8 +221,17 @@ func TestSessionSaveID(t *testing.T) {
 		t.Errorf("new id: .ralph_session = %q", got)
 	}
 
+	// The same id in the legacy JSON form: rewritten as the id alone, not
+	// logged (the id did not change).
+	r.write(t, claudeSessionID, `{"session_id":"sess-abc","timestamp":"2026-01-01T00:00:00Z"}`)
+	if err := r.s.saveID("sess-abc", t1); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.read(t, claudeSessionID); got != "sess-abc\n" {
+		t.Errorf("same id over the legacy form: .claude_session_id = %q", got)
+	}
+
 	want := []string{
-		"INFO Saved session: sess-abc...",
 		"INFO Saved session: sess-abc...",
 		`WARN Ignoring invalid session id "0" from the agent's output; keeping the previous session`,
 		`WARN Ignoring invalid session id "null" from the agent's output; keeping the previous session`,
