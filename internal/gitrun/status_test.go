@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -59,7 +58,7 @@ func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
 func TestStatusShared(t *testing.T) {
 	latch := filepath.Join(t.TempDir(), "status")
 	for _, end := range []string{".started", ".release"} {
-		if err := syscall.Mkfifo(latch+end, 0o600); err != nil {
+		if err := mkfifo(latch + end); err != nil {
 			t.Fatal(err)
 		}
 	}
