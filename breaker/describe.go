@@ -87,12 +87,50 @@ func reasonWords(s State) string {
 }
 
 // lastProgressWords is "Loop #N", or "none yet" when no loop has made
-// progress (the state's 0).
-func lastProgressWords(loop int) string {
-	if loop <= 0 {
+// progress (the state's 0), with "of an earlier run" when the loops
+// recorded since were numbered from 1 again (streakRuns).
+func lastProgressWords(s State) string {
+	if s.LastProgressLoop <= 0 {
 		return "none yet"
 	}
-	return "Loop #" + strconv.Itoa(loop)
+	w := "Loop #" + strconv.Itoa(s.LastProgressLoop)
+	if runs := streakRuns(s.NoProgressLoops); len(runs) > 1 || len(runs) == 1 && runs[0][0] <= s.LastProgressLoop ||
+		len(runs) == 0 && s.CurrentLoop > 0 && s.CurrentLoop < s.LastProgressLoop {
+		w += " of an earlier run"
+	}
+	return w
+}
+
+// streakRuns splits the loops of a no-progress streak by run: loop
+// numbers restart at 1 each run (as the bash loop's do, and the state
+// keeps them as they are), so a number that does not follow the one
+// before it starts a later run.
+func streakRuns(loops []int) [][]int {
+	var runs [][]int
+	for i, n := range loops {
+		if i == 0 || n <= loops[i-1] {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], n)
+	}
+	return runs
+}
+
+// streakWords is the loops of a no-progress streak, said by run when it
+// spans several: "loops 4, 5 of an earlier run, then 1, 2, 3".
+func streakWords(loops []int) string {
+	runs := streakRuns(loops)
+	w := "loops " + joinInts(runs[0])
+	for i, r := range runs[1:] {
+		if i == 0 {
+			w += " of an earlier run"
+		}
+		w += ", then " + joinInts(r)
+		if i < len(runs)-2 {
+			w += " of a later run"
+		}
+	}
+	return w
 }
 
 // Describe is the --circuit-status text: the bash loop's status block
@@ -113,7 +151,7 @@ func Describe(s State, now time.Time, c Config) []string {
 		"State:                 " + icon + " " + s.State,
 		"Reason:                " + reasonWords(s),
 		"Loops since progress: " + strconv.Itoa(s.ConsecutiveNoProgress),
-		"Last progress:        " + lastProgressWords(s.LastProgressLoop),
+		"Last progress:        " + lastProgressWords(s),
 		"Current loop:         " + current,
 		"Total opens:          " + strconv.Itoa(s.TotalOpens),
 	}
@@ -243,7 +281,7 @@ func (g tripSignal) advice() string {
 func (s State) evidence(sig tripSignal) [][2]string {
 	var out [][2]string
 	if len(s.NoProgressLoops) > 0 && (sig == signalNoProgress || s.ConsecutiveNoProgress > 0) {
-		out = append(out, [2]string{"No progress in", "loops " + joinInts(s.NoProgressLoops) + " (no file changes, no reported changes, no completion signal)"})
+		out = append(out, [2]string{"No progress in", streakWords(s.NoProgressLoops) + " (no file changes, no reported changes, no completion signal)"})
 	}
 	if len(s.QuestionLoops) > 0 {
 		out = append(out, [2]string{"Questions asked in", "loops " + joinInts(s.QuestionLoops) + "; nobody answers them in a loop: put the answers in .ralph/PROMPT.md or .ralph/@fix_plan.md"})

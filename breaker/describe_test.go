@@ -213,3 +213,36 @@ func TestHalted(t *testing.T) {
 		t.Errorf("Halted text names .ralph/fix_plan.md instead of .ralph/@fix_plan.md")
 	}
 }
+
+// Loop numbers restart each run: a last progress in an earlier run is
+// said to be so, and a streak that spans runs is said by run, so that
+// "Last progress: Loop #1" never stands beside "No progress in: loops 1,
+// 2, 3" as if both were the same run's (issue 41).
+func TestDescribeProgressAcrossRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		last, cur int
+		loops     []int
+		progress  string
+		streak    string // "" no such line
+	}{
+		{"same run", 2, 5, []int{3, 4, 5}, "Loop #2", "loops 3, 4, 5 ("},
+		{"this run's loop 1 after an earlier run's", 1, 3, []int{1, 2, 3}, "Loop #1 of an earlier run", "loops 1, 2, 3 ("},
+		{"earlier run's loop 4, this run from 1", 4, 2, []int{1, 2}, "Loop #4 of an earlier run", "loops 1, 2 ("},
+		{"streak across two runs", 3, 2, []int{4, 5, 1, 2}, "Loop #3 of an earlier run", "loops 4, 5 of an earlier run, then 1, 2 ("},
+		{"streak across three runs", 3, 1, []int{4, 1, 2, 1}, "Loop #3 of an earlier run", "loops 4 of an earlier run, then 1, 2 of a later run, then 1 ("},
+		{"no streak recorded, a later run's current loop", 5, 2, nil, "Loop #5 of an earlier run", ""},
+		{"no streak recorded, same run", 5, 5, nil, "Loop #5", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := State{State: Closed, LastProgressLoop: tc.last, CurrentLoop: tc.cur, NoProgressLoops: tc.loops, ConsecutiveNoProgress: len(tc.loops)}
+			text := strings.Join(Describe(s, t0, defaultConfig()), "\n")
+			if want := "Last progress:        " + tc.progress + "\n"; !strings.Contains(text, want) {
+				t.Errorf("want %q in:\n%s", want, text)
+			}
+			if tc.streak != "" && !strings.Contains(text, "No progress in:       "+tc.streak) {
+				t.Errorf("want No progress in %q in:\n%s", tc.streak, text)
+			}
+		})
+	}
+}

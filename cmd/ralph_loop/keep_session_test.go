@@ -26,7 +26,8 @@ func keepScript() fakeagent.Script {
 // TestKeepSessionOnStop: with KEEP_SESSION_ON_STOP=true in .ralphrc, a
 // stop by Ctrl+C at a terminal or by SIGTERM keeps the agent's session:
 // .claude_session_id and .ralph_session still name sess-1, ralph.log has
-// no "Session reset", and the next run resumes sess-1. Without the key
+// no "Session reset" but "Session kept for the next run: sess-1...", and
+// the next run resumes sess-1. Without the key
 // the bash loop's reset stays (TestSignalStopsLoopAndAgent checks it).
 func TestKeepSessionOnStop(t *testing.T) {
 	cases := []struct {
@@ -94,8 +95,14 @@ func TestKeepSessionOnStop(t *testing.T) {
 			if _, reset := sess["reset_reason"]; reset {
 				t.Errorf(".ralph_session = %v: reset, want it kept", sess)
 			}
-			if log, _ := os.ReadFile(p.path(".ralph/logs/ralph.log")); bytes.Contains(log, []byte("Session reset")) {
+			log, _ := os.ReadFile(p.path(".ralph/logs/ralph.log"))
+			if bytes.Contains(log, []byte("Session reset")) {
 				t.Errorf("ralph.log says the session was reset:\n%s", log)
+			}
+			// The keep is said, as a reset is (issue 41).
+			const kept = "[INFO] Session kept for the next run: sess-1... (KEEP_SESSION_ON_STOP=true)"
+			if !bytes.Contains(log, []byte(kept)) || !strings.Contains(console.String(), "Session kept for the next run: sess-1...") {
+				t.Errorf("ralph.log or the console does not say %q:\n%s\n--- console:\n%s", kept, log, console.String())
 			}
 
 			// The next run resumes the kept session.

@@ -30,7 +30,13 @@ type ttyRun struct {
 
 func startTTY(t *testing.T, p *loopProject, args ...string) *ttyRun {
 	t.Helper()
-	cmd := p.command(t, []string{"TERM=xterm"}, args...)
+	return startTTYEnv(t, p, nil, args...)
+}
+
+// startTTYEnv is startTTY with more environment (env), e.g. a LOOP_DELAY.
+func startTTYEnv(t *testing.T, p *loopProject, env []string, args ...string) *ttyRun {
+	t.Helper()
+	cmd := p.command(t, append([]string{"TERM=xterm"}, env...), args...)
 	cmd.SysProcAttr = nil // pty.Start makes the session and the controlling terminal
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 160, Rows: 45})
 	if err != nil {
@@ -222,6 +228,42 @@ func TestUsageQuestionAnswers(t *testing.T) {
 		if d := wait.Sub(limit); d < 0 || d > 500*time.Millisecond {
 			t.Errorf("the wait ends at %s, %s after the until said (%s): the next call comes later than said\n%s",
 				wait.Format("15:04:05.000"), d, limit.Format("15:04:05.000"), screen)
+		}
+	})
+
+	// After the wait the next call starts at once, at the until said: the
+	// limited call is not "Completed" and LOOP_DELAY is not waited on top
+	// (the next call came 5 s after the announced time; issue 41). The
+	// wait itself is skipped with one Ctrl+C, as a person may.
+	t.Run("the next call comes when the wait ends", func(t *testing.T) {
+		t.Parallel()
+		s := fakeagent.Script{Default: tickScript().Default, Calls: map[int]fakeagent.Reply{1: limitScript("five_hour", 40).Default}}
+		p := newLoopProject(t, 1, s)
+		r := startTTYEnv(t, p, []string{"LOOP_DELAY=5"})
+		r.await("Choose an option (1 or 2): ")
+		r.typeIn("1\r")
+		r.await("before retrying")
+		r.typeIn("\x03") // skips the wait
+		screen := r.end()
+		if !strings.Contains(screen, "Ralph has completed the project") {
+			t.Fatalf("the run did not go on to complete after the wait:\n%s", screen)
+		}
+		if strings.Contains(screen, "Completed Loop #1") {
+			t.Errorf("the limited call is marked completed:\n%s", screen)
+		}
+		log, _ := os.ReadFile(p.path(".ralph/logs/events.jsonl"))
+		var waits []string
+		for _, l := range strings.Split(string(log), "\n") {
+			var e struct{ Type, Wait string }
+			if json.Unmarshal([]byte(l), &e) == nil && e.Type == "delay_started" {
+				waits = append(waits, e.Wait)
+			}
+		}
+		if len(waits) != 1 || waits[0] != "usage_limit" {
+			t.Errorf("waits %v, want the usage limit's alone (no loop delay after it):\n%s", waits, screen)
+		}
+		if n, _ := fakeagent.Count(p.agent); n != 2 {
+			t.Errorf("%d calls, want 2", n)
 		}
 	})
 

@@ -258,6 +258,9 @@ func (l *loop) newCall() *call {
 	l.lastSummary, l.kept.DiffSummary = l.kept.DiffSummary, ""
 	c.startSHA = l.git.Commit(l.ctx)
 	l.kept.LoopStartSHA = c.startSHA
+	if l.runStart == "" {
+		l.runStart = c.startSHA
+	}
 	l.markBase()
 	c.base = l.tree
 	l.tasks.begin(c.startSHA)

@@ -70,6 +70,7 @@ type loop struct {
 	agentPath   string     // where the start-up check found the CLI
 	usage       usageState // what the agent CLIs said of the provider's usage windows
 	taskBrief   string     // the next call's tracker item, for its context (tasks.go)
+	runStart    string     // the commit the run's first call started from: the run's commits follow it
 }
 
 func (l *loop) now() time.Time { return l.deps.Now() }
@@ -218,9 +219,14 @@ func (l *loop) resetSession(reason string) {
 
 // stopReset resets the session for a stop the agent's work did not cause
 // (a signal, a breaker open when the run starts), as the bash loop does,
-// unless KEEP_SESSION_ON_STOP keeps it for the next run.
+// unless KEEP_SESSION_ON_STOP keeps it for the next run, which is said
+// as a reset is.
 func (l *loop) stopReset(reason string) {
 	if l.s.KeepSessionOnStop {
+		if l.started {
+			l.sessionStep(store.SessionStep{Kind: store.SessionKeep, Reason: reason, Loop: l.n})
+			l.save(savedReset)
+		}
 		return
 	}
 	l.resetSession(reason)

@@ -20,6 +20,10 @@ func (l *loop) openAtStart() (Result, bool) {
 		return Result{}, false // the first loop records the transition
 	}
 	l.kept.Breaker = b
+	// status.json's calls_made_this_hour is the hour's count, as the bash
+	// loop's (its call tracking rolls the hour over before the breaker
+	// gate); the window is only read: the first loop of a run saves it.
+	l.kept.Window, _ = l.state.PeekWindow().Roll(l.now())
 	// The bash loop counts the loop it was about to start before it halts:
 	// status.json says loop_count 1 (docs/COMPATIBILITY.md).
 	l.n = 1

@@ -6,10 +6,13 @@ import (
 )
 
 // rollWindow starts a new call window when the local clock hour changed.
+// A project that never counted a call (no .last_reset, no count) has
+// nothing to reset: the new window is saved without a word.
 func (l *loop) rollWindow() {
-	w, rolled := l.kept.Window.Roll(l.now())
+	old := l.kept.Window
+	w, rolled := old.Roll(l.now())
 	l.kept.Window = w
-	if rolled {
+	if rolled && (old.Hour != "" || old.Count > 0) {
 		l.bus.Note(events.CallWindowReset{Hour: w.Hour})
 	}
 }

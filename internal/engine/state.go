@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/store"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // State is what the engine reads of the state earlier runs kept: the
@@ -23,6 +24,8 @@ type State interface {
 	Repair() (removedTemp int)
 	// LoadBreaker reads the breaker alone, before the start-up proper.
 	LoadBreaker() (breaker.State, error)
+	// PeekWindow reads the hour's call window alone, writing nothing.
+	PeekWindow() ratelimit.Window
 	// Load reads the kept state; err is a state the run cannot start
 	// from (a file it could not create is warned of, and the run goes on).
 	Load(now time.Time) (store.Kept, error)

@@ -164,7 +164,10 @@ func (l *loop) waitForLimit(w events.Wait) step {
 	if _, err := l.wait("usage_limit", wait); err != nil {
 		return stopWith(l.signalExit())
 	}
-	return goOn
+	// The wait ends at the until said, and the next call starts then: a
+	// limited call is not "Completed", and the loop delay is not waited
+	// again on top (a wait before a call, usageGate, goes on the same).
+	return backedOff
 }
 
 // usageGate runs before each call: the policy stops the run once a

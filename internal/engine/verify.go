@@ -195,7 +195,8 @@ func (l *loop) planCount() events.PlanCount {
 }
 
 // evidence is what a completed run rests on: the plan, the gates as they
-// last ran in this run, and the last commit.
+// last ran in this run, and the commits this run made (the agent's: the
+// loop commits nothing once its calls began), not a commit from before.
 func (l *loop) evidence() events.Evidence {
 	ev := events.Evidence{Plan: l.planCount()}
 	if l.goal() {
@@ -212,7 +213,10 @@ func (l *loop) evidence() events.Evidence {
 		}
 	}
 	if id, subject, ok := l.git.LastCommit(l.ctx); ok {
-		ev.Commit, ev.Subject = id, subject
+		ev.Repo = true
+		if ev.Commits = len(l.git.CommitsSince(l.ctx, l.runStart)); ev.Commits > 0 {
+			ev.Commit, ev.Subject = id, subject
+		}
 	}
 	return ev
 }

@@ -92,7 +92,7 @@ func TestCompletionVerifiedOnceFixed(t *testing.T) {
 		if h.callCount() != 4 {
 			t.Errorf("%d calls, want 4", h.callCount())
 		}
-		if !h.rec.hasLine("✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit ") {
+		if !h.rec.hasLine("✅ Completed (plan_complete): plan 2/2; quality gates passing; no commit this run") {
 			t.Errorf("no evidence line:\n%s", h.rec.logText())
 		}
 	})

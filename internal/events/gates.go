@@ -64,9 +64,14 @@ type Evidence struct {
 	Failures []GateFailure // the gates that fail
 	Log      string        // their whole output, relative to the project
 	// Check: a --goal run's check, which passes (its plan is the goal).
-	Check   string
-	Commit  string // HEAD, abbreviated ("" without git)
-	Subject string // its subject line, as the repository has it
+	Check string
+	// Repo: the repository could be asked; Commits is how many commits
+	// the run made, the last of them Commit (abbreviated) and Subject (its
+	// subject line, as the repository has it); none: "".
+	Repo    bool
+	Commits int
+	Commit  string
+	Subject string
 }
 
 // TaskChecked: VERIFY_COMMAND ran for a task the agent ticked. Failure is
@@ -151,6 +156,22 @@ func logWords(log string) string {
 	return "; full output: " + log
 }
 
+// commitWords says the run's commits: "no commit this run", "1 commit
+// this run: abc1234 Add login", "3 commits this run, the last abc1234 …".
+func (ev Evidence) commitWords() string {
+	c := ev.Commit
+	if s := flat(ev.Subject); s != "" {
+		c += " " + clip.Ellipsis(s, 60)
+	}
+	switch {
+	case ev.Commits <= 0 || ev.Commit == "":
+		return "no commit this run"
+	case ev.Commits == 1:
+		return "1 commit this run: " + c
+	}
+	return fmt.Sprintf("%d commits this run, the last %s", ev.Commits, c)
+}
+
 // line is the last line of a completed run (reason): the evidence it
 // rests on (plan, quality gates, last commit). Gates that fail (warn
 // mode) make it a warning.
@@ -178,12 +199,8 @@ func (ev Evidence) line(reason string) Line {
 	default:
 		parts = append(parts, "quality gates passing")
 	}
-	if ev.Commit != "" {
-		c := "last commit " + ev.Commit
-		if s := flat(ev.Subject); s != "" {
-			c += " " + clip.Ellipsis(s, 60)
-		}
-		parts = append(parts, c)
+	if ev.Repo {
+		parts = append(parts, ev.commitWords())
 	}
 	if ev.Gates == "fail" {
 		return logf(Warn, "⚠️ Completed (%s) with failing quality gates, as QUALITY_GATE_MODE=%s allows: %s", reason, ev.Mode, strings.Join(parts, "; "))

@@ -303,12 +303,12 @@ func wordsCases() []wordsCase {
 			"WARN ❌ Check failed: \"Task A\": VERIFY_COMMAND `kill -SEGV $$` exited 139; the task is open again; full output: .ralph/logs/verify_x.log"}},
 		{v: TaskChecked{Task: "Task A", Failure: &GateFailure{Gate: "VERIFY_COMMAND", Command: "sleep 9", ExitCode: 124, TimedOut: true}}, want: []string{
 			"WARN ❌ Check failed: \"Task A\": VERIFY_COMMAND `sleep 9` timed out (VERIFY_TIMEOUT); the task is open again"}},
-		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "pass", Mode: "block", Commit: "abc1234", Subject: "Add login"}), want: []string{
+		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "pass", Mode: "block", Repo: true, Commits: 1, Commit: "abc1234", Subject: "Add login"}), want: []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
-			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; last commit abc1234 Add login"}},
-		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []GateFailure{test}, Log: log, Commit: "abc1234"}), want: []string{
+			"SUCCESS ✅ Completed (plan_complete): plan 2/2; quality gates passing; 1 commit this run: abc1234 Add login"}},
+		{v: completion("plan_complete", Evidence{Plan: plan, Gates: "fail", Mode: "warn", Failures: []GateFailure{test}, Log: log, Repo: true, Commits: 3, Commit: "abc1234"}), want: []string{
 			"SUCCESS 🎉 Ralph has completed the project! Final stats:", "INFO   - Total loops: 0 (no agent call was needed)", "INFO   - API calls used: 0", "INFO   - Exit reason: plan_complete",
-			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; last commit abc1234"}},
+			"WARN ⚠️ Completed (plan_complete) with failing quality gates, as QUALITY_GATE_MODE=warn allows: plan 2/2; quality gates FAILING: TEST_COMMAND `go test ./...` exited 1; full output: " + log + "; 3 commits this run, the last abc1234"}},
 		// A switch between the main driver and FALLBACK_DRIVER.
 		{v: DriverSwitch{From: "Claude Code", To: "OpenAI Codex", Why: SwitchUsageLimit, Until: until}, want: []string{
 			"WARN 🔁 Claude Code is at its usage limit: going on with OpenAI Codex until 2030-01-02 15:04:05, then back to Claude Code"}},

@@ -23,7 +23,8 @@ type SessionStep struct {
 	// ID is the session id the agent reported (SessionSaveID), Driver the
 	// fallback driver whose own session it is ("": the main driver's).
 	ID, Driver string
-	// Reason and Loop are a reset's (SessionReset).
+	// Reason and Loop are a reset's (SessionReset), Reason also the
+	// stop's that kept the session (SessionKeep).
 	Reason string
 	Loop   int
 }
@@ -37,6 +38,7 @@ const (
 	SessionTouch                             // an iteration uses the session
 	SessionSaveID                            // the agent reported its session id
 	SessionReset                             // the session ends
+	SessionKeep                              // a stop keeps the session for the next run (KEEP_SESSION_ON_STOP)
 )
 
 // PlanEdit says why the loop rewrites @fix_plan.md (WritePlan), which says
@@ -273,6 +275,8 @@ func (s *Store) step(st SessionStep) error {
 			s.last[ralphdir.ResponseAnalysis] = rendered{}
 		}
 		return failed(s.d, ralphSession, err, "the next run may resume the session that ended")
+	case SessionKeep:
+		s.sessions.kept()
 	}
 	return nil
 }

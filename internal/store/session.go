@@ -284,6 +284,20 @@ func (s *sessions) saveID(id string, now time.Time) error {
 	return nil
 }
 
+// kept says, as a reset is said, that a stop kept the agent's session
+// for the next run (KEEP_SESSION_ON_STOP): one line naming it, nothing
+// when there is no session (or its file cannot be read) to keep. It
+// writes nothing.
+func (s *sessions) kept() {
+	b, found, err := s.d.ReadFile(claudeSessionID)
+	if err != nil || !found {
+		return
+	}
+	if f, err := session.ParseIDFile(b); err == nil && f.ID != "" {
+		s.log(levelInfo, "Session kept for the next run: "+short(f.ID)+"... (KEEP_SESSION_ON_STOP=true)")
+	}
+}
+
 // storeID writes id and a newline to the session file name unless it
 // holds exactly that already; changed is whether the id differs from the
 // one the file held (none when it was missing or unreadable).

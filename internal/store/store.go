@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralphloop/ralph_loop/breaker"
 	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"github.com/ralphloop/ralph_loop/ratelimit"
 )
 
 // Store is a project's .ralph/ state: it loads what earlier runs kept, once
@@ -88,6 +89,11 @@ func (s *Store) ResetSession(reason string, now time.Time) error {
 // whose breaker is open stops first); a damaged file is moved aside with a
 // warning and reads as CLOSED.
 func (s *Store) LoadBreaker() (breaker.State, error) { return loadBreaker(s.d) }
+
+// PeekWindow reads the hour's call window alone, as Peek does (nothing
+// moved aside or written; a damaged file reads as none): what a run the
+// open breaker refuses says of the hour's calls.
+func (s *Store) PeekWindow() ratelimit.Window { return peekWindow(s.d) }
 
 // CreateLog creates (or truncates) one of the call's logs under .ralph/.
 // Creating a call's output log starts the call: the logs of older calls

@@ -41,8 +41,8 @@ func WriteStatus(w io.Writer, root string) {
 	if !found {
 		return
 	}
-	fmt.Fprintf(w, "\nSwarm (%s): %s, %d workers merging into %s, updated %s\n", filepath.Join(dir, stateFile), st.Status, len(st.Workers),
-		safetext.Line(st.Base), localStamp(st.UpdatedAt))
+	fmt.Fprintf(w, "\nSwarm (%s): %s %s, updated %s\n", filepath.Join(dir, stateFile), countOf(len(st.Workers), "worker"),
+		baseWords(st), localStamp(st.UpdatedAt))
 	fmt.Fprintf(w, "  %s\n", swarmLine(st, lockHeld(root)))
 	var total Spent
 	for _, wk := range st.Workers {
@@ -57,6 +57,21 @@ func WriteStatus(w io.Writer, root string) {
 		fmt.Fprintf(w, "  %s\n", safetext.Line(wk.Line()))
 	}
 	fmt.Fprintf(w, "  spent: %s\n", total.words())
+}
+
+// baseWords says how the workers stand to the branch they merge into
+// (the next line, swarmLine, says how many are merged): "merging into
+// main" while the swarm runs, "merged into main" once all are, and
+// "branched from main" when it stopped or held some back.
+func baseWords(st state) string {
+	base := safetext.Line(st.Base)
+	switch st.Status {
+	case "running":
+		return "merging into " + base
+	case mergedState:
+		return "merged into " + base
+	}
+	return "branched from " + base
 }
 
 // swarmLine says in words where the swarm stands: running or not, and
@@ -203,7 +218,7 @@ func WriteReport(w io.Writer, root string) (found bool, err error) {
 		return found, err
 	}
 	st, _, _ := load(root)
-	fmt.Fprintf(w, "Swarm of %s (%s), merging into %s\n", localStamp(r.StartedAt), filepath.Join(dir, stateFile), safetext.Line(r.Base))
+	fmt.Fprintf(w, "Swarm of %s (%s), %s\n", localStamp(r.StartedAt), filepath.Join(dir, stateFile), baseWords(st))
 	fmt.Fprintf(w, "  %s\n", swarmLine(st, r.Running))
 	fmt.Fprintf(w, "\n  %-9s %-9s %5s %6s %12s %10s  %s\n", "worker", "state", "runs", "calls", "tokens", "cost USD", "epics")
 	for _, wk := range r.Workers {
@@ -212,6 +227,19 @@ func WriteReport(w io.Writer, root string) (found bool, err error) {
 		fmt.Fprintln(w, safetext.Line(line))
 	}
 	fmt.Fprintf(w, "  %-9s %-9s %5d %6d %12d %10.4f\n", "total", "", r.Spent.Runs, r.Spent.Calls, r.Spent.Tokens, r.Spent.CostUSD)
-	fmt.Fprintf(w, "\n  A worker's own runs: ralph_loop --report in its worktree (.swarm/worker-i), kept until it is merged.\n")
+	// The worktrees of merged workers are gone: only the others' are named.
+	var kept []string
+	for _, wk := range st.Workers {
+		if wk.State != mergedState && wk.Worktree != "" {
+			kept = append(kept, safetext.Line(filepath.ToSlash(wk.Worktree)))
+		}
+	}
+	switch len(kept) {
+	case 0:
+	case 1:
+		fmt.Fprintf(w, "\n  The unmerged worker's own runs: ralph_loop --report in %s (kept until it is merged).\n", kept[0])
+	default:
+		fmt.Fprintf(w, "\n  An unmerged worker's own runs: ralph_loop --report in its worktree (%s; kept until it is merged).\n", strings.Join(kept, ", "))
+	}
 	return true, nil
 }
