@@ -51,7 +51,7 @@ func (r gitRepo) Commit(ctx context.Context) string       { return r.g.Head(ctx)
 func (r gitRepo) Uncommitted(ctx context.Context) string  { return r.g.Porcelain(ctx) }
 func (r gitRepo) Mark(ctx context.Context) (string, bool) { return r.g.Tree(ctx) }
 
-func (r gitRepo) ChangedSince(ctx context.Context, start string) (int, string) {
+func (r gitRepo) ChangedSince(ctx context.Context, start string) (int, string, string, bool) {
 	return r.g.Changes(ctx, start)
 }
 

@@ -26,7 +26,9 @@ func (f fakeGit) DiffStat(context.Context, string) string { return "" }
 func (f fakeGit) CommittedBeyondOwned(_ context.Context, from, to string) bool {
 	return from != to
 }
-func (f fakeGit) Changes(context.Context, string) (int, string) { return 0, "" }
+func (f fakeGit) Changes(context.Context, string) (int, string, string, bool) {
+	return 0, "", "", false
+}
 func (f fakeGit) LastCommit(context.Context) (string, string, bool) {
 	return f.head, "subject", f.head != ""
 }

@@ -68,20 +68,6 @@ func (l *loop) measureChange(c *call, before, after int) loopChange {
 	return l.changeTo(c, before, after, mark, ok)
 }
 
-// changesAndTree asks git for the files changed since the call started
-// (Repo.ChangedSince) and for the tree's mark at once: two independent
-// questions, so the mark's `git status` runs beside the diffs.
-func (l *loop) changesAndTree(start string) (files int, numstat, mark string, ok bool) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		mark, ok = l.git.Mark(l.ctx)
-	}()
-	files, numstat = l.git.ChangedSince(l.ctx, start)
-	<-done
-	return files, numstat, mark, ok
-}
-
 // changeTo is measureChange with the tree's mark already taken.
 func (l *loop) changeTo(c *call, before, after int, mark string, ok bool) loopChange {
 	ch := loopChange{ticks: max(after-before, 0)}

@@ -249,7 +249,14 @@ func (r *MemRepo) Mark(context.Context) (string, bool) {
 	return hex.EncodeToString(s.Sum(nil)), true
 }
 
-func (r *MemRepo) ChangedSince(_ context.Context, start string) (int, string) {
+func (r *MemRepo) ChangedSince(ctx context.Context, start string) (int, string, string, bool) {
+	files, numstat := r.changedSince(start)
+	mark, ok := r.Mark(ctx)
+	return files, numstat, mark, ok
+}
+
+// changedSince is ChangedSince's count and numstat.
+func (r *MemRepo) changedSince(start string) (int, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	head := r.head()
@@ -369,11 +376,11 @@ func TestMemRepoAnswersAsGit(t *testing.T) {
 	}
 	write("new.txt", "new\n") // untracked
 	mark1, _ := r.Mark(ctx)
-	if files, _ := r.ChangedSince(ctx, start); mark1 == mark0 || files != 0 || r.Uncommitted(ctx) != "?? new.txt" {
+	if files, _, _, _ := r.ChangedSince(ctx, start); mark1 == mark0 || files != 0 || r.Uncommitted(ctx) != "?? new.txt" {
 		t.Errorf("an untracked file: mark changed %v, counted %d, uncommitted %q", mark1 != mark0, files, r.Uncommitted(ctx))
 	}
 	write("src/app.txt", "hello\nworld\n")
-	files, numstat := r.ChangedSince(ctx, start)
+	files, numstat, _, _ := r.ChangedSince(ctx, start)
 	if files != 1 || numstat != "1\t0\tsrc/app.txt" {
 		t.Errorf("an edit: %d files, %q", files, numstat)
 	}
@@ -384,7 +391,7 @@ func TestMemRepoAnswersAsGit(t *testing.T) {
 	if r.Commit(ctx) != id || !r.WorkCommitted(ctx, start, id) || r.Uncommitted(ctx) != "" {
 		t.Errorf("a commit: at %s (want %s), work %v, uncommitted %q", r.Commit(ctx), id, r.WorkCommitted(ctx, start, id), r.Uncommitted(ctx))
 	}
-	if files, _ := r.ChangedSince(ctx, start); files != 2 {
+	if files, _, _, _ := r.ChangedSince(ctx, start); files != 2 {
 		t.Errorf("since the start: %d files, want 2 (the edit and the file the commit took)", files)
 	}
 	if got := r.CommitsSince(ctx, start); len(got) != 1 || got[0] != id {

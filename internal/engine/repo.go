@@ -32,8 +32,10 @@ type Repo interface {
 	Mark(ctx context.Context) (mark string, ok bool)
 	// ChangedSince counts the files changed since the commit start
 	// (committed, unstaged and staged; untracked files not counted), with
-	// their diff summary, one "added<TAB>deleted<TAB>path" line each.
-	ChangedSince(ctx context.Context, start string) (files int, numstat string)
+	// their diff summary, one "added<TAB>deleted<TAB>path" line each, and
+	// the tree's mark as Mark gives it now (one look at the tree answers
+	// both).
+	ChangedSince(ctx context.Context, start string) (files int, numstat, mark string, markOK bool)
 	// WorkCommitted reports whether the commits from..to change a file
 	// that is not the loop's own.
 	WorkCommitted(ctx context.Context, from, to string) bool

@@ -51,7 +51,7 @@ func (l *loop) measureProgress(c *call, res *analysis.Result) {
 		l.collapseStories()
 	}
 
-	files, numstat, mark, ok := l.changesAndTree(c.startSHA)
+	files, numstat, mark, ok := l.git.ChangedSince(l.ctx, c.startSHA)
 	c.files = files
 	c.change = l.changeTo(c, c.before, after, mark, ok)
 	res.SetFilesModified(files)

@@ -49,7 +49,7 @@ func TestGitChangesMatchNameOnly(t *testing.T) {
 			}
 		}
 	}
-	n, numstat := Open(dir, "", nil, nil).Changes(context.Background(), start)
+	n, numstat, _, _ := Open(dir, "", nil, nil).Changes(context.Background(), start)
 	var got []string
 	for _, line := range strings.Split(numstat, "\n") {
 		if p := numstatPath(line); p != "" && !slices.Contains(got, p) {

@@ -240,7 +240,7 @@ func TestNoFiltersIsRemembered(t *testing.T) {
 // its git folder changes; a configuration with an include is never
 // remembered.
 func TestWorktreeConfigRemembered(t *testing.T) {
-	runs := countingGit(t, "")
+	runs := countingGit(t)
 	dir, sh, write := testRepo(t)
 	write("a.txt", "a\n")
 	sh("init", "-q", ".")

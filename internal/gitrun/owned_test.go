@@ -37,7 +37,7 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	for _, f := range owned {
 		write(f, "v3\n") // and the loop rewrote them since
 	}
-	if n, numstat := g.Changes(ctx, start); n != 0 || strings.TrimSpace(numstat) != "" {
+	if n, numstat, _, _ := g.Changes(ctx, start); n != 0 || strings.TrimSpace(numstat) != "" {
 		t.Errorf("loop-owned commit: changes = %d, numstat %q; want 0", n, numstat)
 	}
 	if p := g.Porcelain(ctx); p != "" {
@@ -55,7 +55,7 @@ func TestGitLeavesOutLoopOwnedFiles(t *testing.T) {
 	sh("commit", "-q", "-m", "work")
 	write(".ralph/PROMPT.md", "v2\n")
 	write("src/app.txt", "v2\n")
-	if n, _ := g.Changes(ctx, start); n != 4 {
+	if n, _, _, _ := g.Changes(ctx, start); n != 4 {
 		t.Errorf("user changes = %d, want 4", n)
 	}
 	if !g.CommittedBeyondOwned(ctx, mid, sh("rev-parse", "HEAD")) {

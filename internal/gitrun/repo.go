@@ -33,7 +33,7 @@ type Repo interface {
 	CommittedBeyondOwned(ctx context.Context, from, to string) bool
 	// Changes counts the files changed since the commit start (committed,
 	// unstaged and staged) with their `git diff --numstat` text.
-	Changes(ctx context.Context, start string) (files int, numstat string)
+	Changes(ctx context.Context, start string) (files int, numstat, mark string, markOK bool)
 	// DiffStat is `git diff --stat [rng]`.
 	DiffStat(ctx context.Context, rng string) string
 	// LastCommit is HEAD's short id and subject.
@@ -54,7 +54,6 @@ type repo struct {
 	owned  *ownedPaths
 	staged *stagedCache // nil: every change query asks git
 	tree   *treeCache   // the digests of the dirty files (tree.go)
-	status statusShare  // the `git status` running now, shared (status.go)
 	top    topOnce      // the work tree's top folder, asked once
 	commit rangeMemo    // the last commit range's numstat (Changes), for CommittedBeyondOwned
 	edited atomic.Bool  // the last Changes' status showed an edit in the working tree
@@ -158,7 +157,6 @@ func open(projectDir, ralphDir string, env []string) *repo {
 	if ralphDir != "" {
 		r.owned, r.staged = &ownedPaths{ralphDir: ralphDir}, &stagedCache{}
 	}
-	r.status.g = r
 	return r
 }
 
@@ -369,12 +367,14 @@ func (g *repo) CommittedBeyondOwned(ctx context.Context, from, to string) bool {
 // diffs in that order. Untracked files are not counted, as the bash loop
 // counts them; loop-owned files are neither counted nor in the text (a
 // commit of nothing else is no change). One numstat per diff serves both
-// answers: the loop pays for every git process on every iteration.
-func (g *repo) Changes(ctx context.Context, start string) (files int, numstat string) {
+// answers: the loop pays for every git process on every iteration. mark
+// and markOK are the tree's mark as Tree gives it, made from the same
+// `git status` that says which diffs can print anything.
+func (g *repo) Changes(ctx context.Context, start string) (files int, numstat, mark string, markOK bool) {
 	// A plain repository's HEAD is read from its files first: with it,
 	// the staged diff may be the one remembered, and the commits' diff
-	// starts at once. The working tree's status (shared with a Tree asked
-	// at the same moment) says which other diffs can print anything: a
+	// starts at once. The working tree's status (which also makes the
+	// tree's mark) says which other diffs can print anything: a
 	// clean tree needs none. When the last loop's tree had an edit the
 	// working tree's diff starts beside the status, as it most likely is
 	// needed again; its answer is dropped if the status says otherwise.
@@ -399,12 +399,16 @@ func (g *repo) Changes(ctx context.Context, start string) (files int, numstat st
 		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
 	}
 	work, staged := true, true
-	if st, err := g.status.get(ctx); err == nil {
+	st, stErr := g.runStatus(ctx)
+	if stErr == nil {
 		work, staged = st.diffs(func(p string) bool { return g.isOwned(ctx, p) })
 	}
 	g.edited.Store(work)
 	if work && !early {
 		workDone.Go(func() { workOut, _ = g.run(ctx, "diff", "--numstat") })
+	}
+	if stErr == nil {
+		mark, markOK = g.markOf(ctx, st), true // while the diffs run
 	}
 	asked.Wait()
 	if !plain {
@@ -436,7 +440,7 @@ func (g *repo) Changes(ctx context.Context, start string) (files int, numstat st
 			set[p] = true
 		}
 	}
-	return len(set), strings.Join(kept, "\n")
+	return len(set), strings.Join(kept, "\n"), mark, markOK
 }
 
 // rangeMemo is the last commit range's `git diff --numstat from to`:

@@ -12,7 +12,7 @@ import (
 // the index or HEAD changed since the last call, and a file staged between
 // two calls is counted by the second.
 func TestStagedDiffRemembered(t *testing.T) {
-	runs := countingGit(t, "")
+	runs := countingGit(t)
 	dir, sh, write := testRepo(t)
 	stagedRuns := func() int { return runs("diff", "--numstat", "--cached") }
 
@@ -27,7 +27,7 @@ func TestStagedDiffRemembered(t *testing.T) {
 
 	checkWith := func(g Repo, step string, wantFiles, wantRuns int) string {
 		t.Helper()
-		n, numstat := g.Changes(ctx, start)
+		n, numstat, _, _ := g.Changes(ctx, start)
 		if n != wantFiles {
 			t.Errorf("%s: %d files changed, want %d\n%s", step, n, wantFiles, numstat)
 		}

@@ -3,61 +3,13 @@ package gitrun
 import (
 	"context"
 	"strings"
-	"sync"
 )
 
 // One `git status` answers two of the loop's questions after each call:
-// the tree's mark (Tree) and which of the diffs Changes runs can print
-// anything at all. An agent that commits its work leaves a clean tree, and
-// an agent that leaves an edit rarely stages it, so most loops need one
-// diff or none. The engine asks both questions at the same moment; a git
-// process costs milliseconds, the diffs' own work far less.
-
-// statusShare runs the repository's `git status` for the questions asked
-// while one runs: a question asked while a status is running waits for
-// that one's answer instead of starting another. A question asked when
-// none is running starts its own, so an answer is never older than the
-// moment the question was asked, less the status' own run.
-type statusShare struct {
-	g      *repo
-	mu     sync.Mutex
-	cur    *statusRun
-	joined func() // a test's: told when a question waits for the running status
-}
-
-// statusRun is one status in progress; done is closed when st and err are
-// set.
-type statusRun struct {
-	done chan struct{}
-	st   status
-	err  error
-}
-
-// get is the status of the working tree: the running one's, or a new one.
-func (s *statusShare) get(ctx context.Context) (status, error) {
-	s.mu.Lock()
-	if r := s.cur; r != nil {
-		s.mu.Unlock()
-		if s.joined != nil {
-			s.joined()
-		}
-		select {
-		case <-r.done:
-			return r.st, r.err
-		case <-ctx.Done():
-			return status{}, ctx.Err()
-		}
-	}
-	r := &statusRun{done: make(chan struct{})}
-	s.cur = r
-	s.mu.Unlock()
-	r.st, r.err = s.g.runStatus(ctx)
-	s.mu.Lock()
-	s.cur = nil
-	s.mu.Unlock()
-	close(r.done)
-	return r.st, r.err
-}
+// the tree's mark and which of the diffs Changes runs can print anything
+// at all (Changes answers both). An agent that commits its work leaves a
+// clean tree, and an agent that leaves an edit rarely stages it, so most
+// loops need one diff or none.
 
 // runStatus is `git status --porcelain=v2` of every changed, staged,
 // deleted and untracked (not ignored) file, renames not paired, read.

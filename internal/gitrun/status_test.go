@@ -12,9 +12,7 @@ import (
 // countingGit puts a git on PATH that notes the arguments of every command
 // the package runs (those with its -c overrides) in a file, then runs the
 // real git (and its listings of the repository's configuration); runs counts the noted commands that contain all of words.
-// With latch set, a `git status` first writes a line to the FIFO
-// latch+".started" and then waits for one from latch+".release".
-func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
+func countingGit(t *testing.T) (runs func(words ...string) int) {
 	t.Helper()
 	realGit, err := exec.LookPath("git")
 	if err != nil {
@@ -22,9 +20,6 @@ func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
 	}
 	bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
 	script := "#!/bin/sh\ncase \"$*\" in *core.hooksPath=/dev/null*|*--show-scope*) echo \"$*\" >> " + calls + ";; esac\n"
-	if latch != "" {
-		script += "case \"$*\" in *' status '*) echo go > " + latch + ".started; read r < " + latch + ".release;; esac\n"
-	}
 	script += "exec " + realGit + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -52,17 +47,10 @@ func countingGit(t *testing.T, latch string) (runs func(words ...string) int) {
 	}
 }
 
-// TestStatusShared: a question about the working tree asked while a `git
-// status` runs waits for that one's answer; one asked after it ended runs
-// its own.
-func TestStatusShared(t *testing.T) {
-	latch := filepath.Join(t.TempDir(), "status")
-	for _, end := range []string{".started", ".release"} {
-		if err := mkfifo(latch + end); err != nil {
-			t.Fatal(err)
-		}
-	}
-	runs := countingGit(t, latch)
+// TestChangesMarksTheTree: Changes answers the tree's mark from the same
+// `git status` that picks its diffs, the mark Tree gives alone.
+func TestChangesMarksTheTree(t *testing.T) {
+	runs := countingGit(t)
 	dir, sh, write := testRepo(t)
 	write("a.txt", "a\n")
 	sh("init", "-q", ".")
@@ -70,45 +58,17 @@ func TestStatusShared(t *testing.T) {
 	sh("commit", "-q", "-m", "init")
 	write("a.txt", "changed\n")
 	g := open(dir, filepath.Join(dir, ".ralph"), nil)
-	joined := make(chan struct{})
-	g.status.joined = func() { close(joined) }
 	ctx := context.Background()
 
-	type answer struct {
-		mark  string
-		files int
-	}
-	first, second := make(chan answer), make(chan answer)
-	go func() {
-		m, _ := g.Tree(ctx)
-		first <- answer{mark: m}
-	}()
-	if _, err := os.ReadFile(latch + ".started"); err != nil { // the status is running
-		t.Fatal(err)
-	}
-	go func() {
-		n, _ := g.Changes(ctx, "")
-		second <- answer{files: n}
-	}()
-	<-joined
-	if err := os.WriteFile(latch+".release", []byte("go\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a, b := <-first, <-second
-	if a.mark == "" || b.files != 1 {
-		t.Errorf("Tree %q, Changes %d files; want a mark and 1 file", a.mark, b.files)
+	n, _, mark, ok := g.Changes(ctx, "")
+	if !ok || mark == "" || n != 1 {
+		t.Errorf("Changes: %d files, mark %q (%v); want 1 file and a mark", n, mark, ok)
 	}
 	if n := runs("status"); n != 1 {
-		t.Errorf("git status ran %d times for two questions asked together, want 1", n)
+		t.Errorf("git status ran %d times for the changes and the mark, want 1", n)
 	}
-
-	g.status.joined = nil
-	go func() {
-		os.ReadFile(latch + ".started")
-		os.WriteFile(latch+".release", []byte("go\n"), 0o600)
-	}()
-	if m, _ := g.Tree(ctx); m != a.mark {
-		t.Errorf("the same tree asked again: mark %q, want %q", m, a.mark)
+	if m, _ := g.Tree(ctx); m != mark {
+		t.Errorf("the same tree asked again: mark %q, want %q", m, mark)
 	}
 	if n := runs("status"); n != 2 {
 		t.Errorf("git status ran %d times after a question asked alone, want 2", n)
@@ -121,7 +81,7 @@ func TestStatusShared(t *testing.T) {
 // numstat Changes just ran, unless a path there cannot be read back
 // exactly (a rename).
 func TestChangesAsksOnlyTheDiffsThatCanPrint(t *testing.T) {
-	runs := countingGit(t, "")
+	runs := countingGit(t)
 	dir, sh, write := testRepo(t)
 	write("a.txt", "a\n")
 	write("b.txt", "b\n")
@@ -138,7 +98,7 @@ func TestChangesAsksOnlyTheDiffsThatCanPrint(t *testing.T) {
 
 	step := func(name string, wantFiles, wantWorkDiffs int) {
 		t.Helper()
-		if n, numstat := g.Changes(ctx, start); n != wantFiles {
+		if n, numstat, _, _ := g.Changes(ctx, start); n != wantFiles {
 			t.Errorf("%s: %d files changed, want %d\n%s", name, n, wantFiles, numstat)
 		}
 		if n := workDiffs(); n != wantWorkDiffs {

@@ -44,14 +44,19 @@ type fileMark struct {
 // its size and modification time). Two equal marks of the same HEAD are
 // the same dirty tree; a further edit of a file that was already dirty
 // changes the mark, where `git status` would not change. ok is false when
-// git could not tell. It costs one `git status` (shared with a Changes
-// asked at the same moment, status.go) and reads only the dirty files
-// whose size or times changed since the last mark.
+// git could not tell. It costs one `git status` (Changes gives the same
+// mark from its own) and reads only the dirty files whose size or times
+// changed since the last mark.
 func (g *repo) Tree(ctx context.Context) (mark string, ok bool) {
-	st, err := g.status.get(ctx)
+	st, err := g.runStatus(ctx)
 	if err != nil {
 		return "", false
 	}
+	return g.markOf(ctx, st), true
+}
+
+// markOf is Tree's mark of the working tree whose status is st.
+func (g *repo) markOf(ctx context.Context, st status) string {
 	top := g.toplevel(ctx)
 	c := g.tree
 	c.mu.Lock()
@@ -68,7 +73,7 @@ func (g *repo) Tree(ctx context.Context) (mark string, ok bool) {
 		io.WriteString(h, e.xy+"\x00"+e.path+"\x00"+fm.digest+"\x00")
 	}
 	c.files = seen
-	return hex.EncodeToString(h.Sum(nil)), true
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // mark is the identity and digest of the file at p (relative to the
