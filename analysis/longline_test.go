@@ -40,48 +40,55 @@ func longLine(raw string) []byte {
 		`","session_id":"s-1","usage":{"output_tokens":7},"errors":["` + strings.Repeat("e", longString+10) + `"]}`)
 }
 
-// checkLong reads line as a long record in pieces of random sizes and
-// compares it with the record decoded whole: the same reading of the
-// result text, the same other fields; a line that is not a record is not
-// read either way.
-func checkLong(t *testing.T, line []byte, seed int64) {
+// checkLong reads line as a long record in pieces of random sizes (one
+// reading per seed) and compares it with the record decoded whole: the
+// same reading of the result text, the same other fields; a line that is
+// not a record is not read either way. The whole record is decoded and
+// read once, for every seed.
+func checkLong(t *testing.T, line []byte, seeds ...int64) {
 	t.Helper()
 	var whole testRecord
 	wholeErr := decodeTestRecord(line, &whole)
-	r := rand.New(rand.NewSource(seed))
-	l := newLongRecord(readsResult)
-	ok := true
-	for rest := line; len(rest) > 0 && ok; {
-		n := min(len(rest), 1+r.Intn(3*longString))
-		ok = l.Write(rest[:n])
-		rest = rest[n:]
+	var wholeText *Facts
+	if wholeErr == nil && len(whole.Result) > longString {
+		wholeText = scanText(whole.Result)
 	}
-	skel, longs, ended := l.End()
-	var rec testRecord
-	if !ok || !ended || decodeTestRecord(skel, &rec) != nil {
-		if wholeErr == nil {
-			t.Fatalf("a valid record was not read as a long one (write ok %v, end ok %v)", ok, ended)
+	for _, seed := range seeds {
+		r := rand.New(rand.NewSource(seed))
+		l := newLongRecord(readsResult)
+		ok := true
+		for rest := line; len(rest) > 0 && ok; {
+			n := min(len(rest), 1+r.Intn(3*longString))
+			ok = l.Write(rest[:n])
+			rest = rest[n:]
 		}
-		return
-	}
-	if wholeErr != nil {
-		t.Fatalf("an invalid record (%v) was read as a long one", wholeErr)
-	}
-	if len(whole.Result) <= longString {
-		return // the content closed the string: not a long result
-	}
-	if len(skel) > 4*keepString {
-		t.Errorf("skeleton of %d bytes", len(skel))
-	}
-	if d := cmp.Diff(scanText(whole.Result), longs["result"]); d != "" {
-		t.Errorf("the long result reads differently (-whole +long):\n%s", d)
-	}
-	if _, ok := longs["errors[0]"]; ok || len(longs) != 1 {
-		t.Errorf("long strings read: %v; want only the result", longs)
-	}
-	if !strings.HasPrefix(whole.Result, rec.Result) || rec.SessionID != whole.SessionID || !cmp.Equal(rec.Usage, whole.Usage) ||
-		len(rec.Errors) != 1 || !strings.HasPrefix(whole.Errors[0], rec.Errors[0]) {
-		t.Errorf("skeleton reads as %+v", rec)
+		skel, longs, ended := l.End()
+		var rec testRecord
+		if !ok || !ended || decodeTestRecord(skel, &rec) != nil {
+			if wholeErr == nil {
+				t.Fatalf("seed %d: a valid record was not read as a long one (write ok %v, end ok %v)", seed, ok, ended)
+			}
+			continue
+		}
+		if wholeErr != nil {
+			t.Fatalf("seed %d: an invalid record (%v) was read as a long one", seed, wholeErr)
+		}
+		if wholeText == nil {
+			continue // the content closed the string: not a long result
+		}
+		if len(skel) > 4*keepString {
+			t.Errorf("seed %d: skeleton of %d bytes", seed, len(skel))
+		}
+		if d := cmp.Diff(wholeText, longs["result"]); d != "" {
+			t.Errorf("seed %d: the long result reads differently (-whole +long):\n%s", seed, d)
+		}
+		if _, ok := longs["errors[0]"]; ok || len(longs) != 1 {
+			t.Errorf("seed %d: long strings read: %v; want only the result", seed, longs)
+		}
+		if !strings.HasPrefix(whole.Result, rec.Result) || rec.SessionID != whole.SessionID || !cmp.Equal(rec.Usage, whole.Usage) ||
+			len(rec.Errors) != 1 || !strings.HasPrefix(whole.Errors[0], rec.Errors[0]) {
+			t.Errorf("seed %d: skeleton reads as %+v", seed, rec)
+		}
 	}
 }
 
@@ -95,9 +102,11 @@ func TestLongRecord(t *testing.T) {
 		strings.Repeat("x", 300) + `\n`,
 		`bad \x escape`, "raw \x01 control", `lone \u12 hex`,
 	} {
-		for seed := int64(0); seed < 8; seed++ {
-			checkLong(t, longLine(raw), int64(i)*100+seed)
+		seeds := make([]int64, 8)
+		for j := range seeds {
+			seeds[j] = int64(i)*100 + int64(j)
 		}
+		checkLong(t, longLine(raw), seeds...)
 	}
 	if l := newLongRecord(readsResult); !l.Write([]byte(`{"result":"` + strings.Repeat("a", 2*longString))) {
 		t.Fatal("write failed")

@@ -371,10 +371,13 @@ func recordType(v []byte) ([]byte, bool) {
 // reading fails; malformed output is analysed as well as it can be.
 func Analyze(r io.Reader, opts Options) (Result, error) {
 	rd := newReading(opts)
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, 4<<10)
 	for {
 		n, err := r.Read(buf)
 		rd.Write(buf[:n])
+		if n == len(buf) && len(buf) < 256<<10 {
+			buf = make([]byte, 2*len(buf))
+		}
 		if err == io.EOF {
 			break
 		}

@@ -68,20 +68,52 @@ type KV struct {
 	V any
 }
 
-func (o O) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, kv := range o {
-		if i > 0 {
-			b = append(b, ',')
+func (o O) MarshalJSON() ([]byte, error) { return appendJSON(nil, o) }
+
+// appendJSON appends v to b as json.Marshal writes it. It walks the O
+// values and []any lists itself and marshals only their leaves: Marshal
+// of an O would go over the bytes of each nested O's MarshalJSON again to
+// compact them, once per level, which made the generator slower than the
+// analysis it feeds.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case O:
+		b = append(b, '{')
+		for i, kv := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, kv.K); err != nil {
+				return nil, err
+			}
+			b = append(b, ':')
+			if b, err = appendJSON(b, kv.V); err != nil {
+				return nil, err
+			}
 		}
-		k, _ := json.Marshal(kv.K)
-		v, err := json.Marshal(kv.V)
-		if err != nil {
-			return nil, err
+		return append(b, '}'), nil
+	case []any:
+		if v == nil {
+			return append(b, "null"...), nil
 		}
-		b = append(append(append(b, k...), ':'), v...)
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
 	}
-	return append(b, '}'), nil
+	leaf, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, leaf...), nil
 }
 
 type gen struct {
@@ -90,20 +122,21 @@ type gen struct {
 	size int64
 	n    int64
 	err  error
+	buf  []byte // the line being written, reused
 }
 
 func (g *gen) line(v any) {
 	if g.err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
+	b, err := appendJSON(g.buf[:0], v)
 	if err != nil {
 		g.err = err
 		return
 	}
-	g.w.Write(b)
-	g.w.WriteByte('\n')
-	g.n += int64(len(b) + 1)
+	g.buf = append(b, '\n')
+	g.w.Write(g.buf)
+	g.n += int64(len(g.buf))
 }
 
 func (g *gen) left() bool { return g.n < g.size && g.err == nil }
@@ -187,6 +220,7 @@ func (g *gen) claudeStream() {
 // conformance bench's shape: a work log, then the status block).
 func (g *gen) claudeJSON() {
 	var b strings.Builder
+	b.Grow(int(g.size) + 8<<10)
 	b.WriteString("Work log follows.\n")
 	for int64(b.Len()) < g.size-2048 {
 		b.WriteString(g.code(4096))

@@ -2,6 +2,7 @@ package gitrun
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,7 +103,7 @@ func TestHeadMatchesRevParse(t *testing.T) {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
 	gitIn := func(t *testing.T, dir string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
+		cmd := exec.Command("git", append(noMaintenance, args...)...)
 		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -112,16 +113,16 @@ func TestHeadMatchesRevParse(t *testing.T) {
 	}
 	newRepo := func(t *testing.T, commits int) string {
 		t.Helper()
-		dir := t.TempDir()
-		gitIn(t, dir, "init", "-q", "-b", "main", ".")
-		for i := range commits {
-			if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
-				t.Fatal(err)
+		return fromTemplate(t, fmt.Sprintf("head-%d", commits), func(dir string) {
+			gitIn(t, dir, "init", "-q", "-b", "main", ".")
+			for i := range commits {
+				if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				gitIn(t, dir, "add", "-A")
+				gitIn(t, dir, "commit", "-q", "-m", "c")
 			}
-			gitIn(t, dir, "add", "-A")
-			gitIn(t, dir, "commit", "-q", "-m", "c")
-		}
-		return dir
+		})
 	}
 	cases := []struct {
 		name  string
@@ -206,7 +207,7 @@ func testRepo(t *testing.T) (dir string, sh func(args ...string) string, write f
 	dir = t.TempDir()
 	sh = func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
+		cmd := exec.Command("git", append(noMaintenance, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")

@@ -87,7 +87,7 @@ func TestFilterAddedBetweenCommands(t *testing.T) {
 	}
 	git := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd := exec.Command("git", append(append(noMaintenance, "-c", "user.name=t", "-c", "user.email=t@t"), args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -152,7 +152,7 @@ func TestRepoMergeDriverNeverRuns(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
 	marker := filepath.Join(tmp, "ran")
 	git := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd := exec.Command("git", append(append(noMaintenance, "-c", "user.name=t", "-c", "user.email=t@t"), args...)...)
 		cmd.Dir = dir
 		return cmd.Run()
 	}

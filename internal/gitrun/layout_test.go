@@ -22,24 +22,24 @@ func newRepo(t *testing.T) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(content string) {
-		if err := os.WriteFile(filepath.Join(dir, "src", "app.txt"), []byte(content), 0o644); err != nil {
+	dir := fromTemplate(t, "app", func(dir string) {
+		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	write("a\n")
-	for _, a := range [][]string{{"init", "-q", "-b", "main", "."}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, a...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", a, err, out)
+		if err := os.WriteFile(filepath.Join(dir, "src", "app.txt"), []byte("a\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
+		for _, a := range [][]string{{"init", "-q", "-b", "main", "."}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+			cmd := exec.Command("git", append(append(noMaintenance, "-c", "user.name=t", "-c", "user.email=t@t"), a...)...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", a, err, out)
+			}
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "src", "app.txt"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	write("a\nb\n")
 	return dir
 }
 

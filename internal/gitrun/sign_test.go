@@ -29,7 +29,7 @@ func TestCommitsNeverSign(t *testing.T) {
 				t.Fatal(err)
 			}
 			git := func(args ...string) error {
-				cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+				cmd := exec.Command("git", append(append(noMaintenance, "-c", "user.name=t", "-c", "user.email=t@t"), args...)...)
 				cmd.Dir = dir
 				return cmd.Run()
 			}

@@ -22,14 +22,27 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeLoop())
 	}
 	// The swarm's own git commands and the fake loops' commit as "t",
-	// without the machine's git configuration.
-	os.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	// without the machine's git configuration. The global configuration
+	// is one line, as a person's may be: no `git maintenance run --auto`
+	// after each commit and merge (a process with nothing to do here).
+	global, err := os.CreateTemp("", "swarm-gitconfig-")
+	if err == nil {
+		_, err = global.WriteString("[maintenance]\n\tauto = false\n")
+		global.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("GIT_CONFIG_GLOBAL", global.Name())
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	for _, k := range []string{"GIT_AUTHOR", "GIT_COMMITTER"} {
 		os.Setenv(k+"_NAME", "t")
 		os.Setenv(k+"_EMAIL", "t@example.com")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	os.Remove(global.Name())
+	os.Exit(code)
 }
 
 var slugRe = regexp.MustCompile(`[^a-z0-9]+`)
