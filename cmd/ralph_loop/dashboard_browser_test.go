@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,14 +135,47 @@ func serveScripted(t *testing.T, r *scriptedRun) string {
 	return "http://" + l.Addr().String()
 }
 
+// theBrowser is the one headless Chromium of a test binary's run: a test
+// that needs a browser gets a tab in a browser context of its own (no
+// cookies or storage shared with another test), instead of starting
+// Chromium again (a start costs more CPU than a test's whole page work).
+// closeBrowser, after the tests, stops it.
+var theBrowser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error
+}
+
+// browser is a new tab of the shared browser, closed when t ends, with 90 s
+// for everything the test does in it.
 func browser(t *testing.T) context.Context {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
+	t.Helper()
+	exe := chromium(t)
+	theBrowser.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelB := chromedp.NewContext(actx)
+		theBrowser.ctx, theBrowser.cancel = bctx, func() { cancelB(); cancelA() }
+		// The first Do starts the browser and binds its life to bctx, which
+		// no test's timeout ends.
+		theBrowser.err = chromedp.Do(bctx)
+	})
+	if theBrowser.err != nil {
+		t.Fatalf("start %s: %v", exe, theBrowser.err)
+	}
+	ctx, cancelTab := chromedp.NewContext(theBrowser.ctx, chromedp.WithNewBrowserContext())
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	t.Cleanup(func() { cancelT(); cancelTab() })
 	return ctx
+}
+
+// closeBrowser stops the shared browser, if a test started it.
+func closeBrowser() {
+	if theBrowser.cancel != nil {
+		theBrowser.cancel()
+	}
 }
 
 // until waits, in the page, for a JavaScript condition to hold.
@@ -163,6 +197,7 @@ func artifacts(t *testing.T) string {
 }
 
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel() // a tab of the shared browser: the other tests run meanwhile
 	ctx := browser(t)
 	r := newScriptedRun(t)
 	base := serveScripted(t, r)

@@ -14,8 +14,10 @@ import (
 // inside the project and from elsewhere (install.sh --project DIR): it
 // commits .ralph/.gitignore and nothing else.
 func TestCommitIgnoreHint(t *testing.T) {
+	t.Parallel()
 	for _, from := range []string{"project", "elsewhere", "project/src"} {
 		t.Run(from, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			project := filepath.Join(root, "project", "my app")
 			git := func(dir string, args ...string) string {

@@ -88,6 +88,8 @@ func (f builtFirst) Run() int {
 	}
 	built.Wait()
 	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	defer closeBrowser()
+	defer removeTemplates()
 	return f.m.Run()
 }
 
@@ -235,8 +237,16 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 // The fake agent's records of its calls ($FAKE_AGENT_DIR/calls, inside
 // $WORK) are no part of the project: git ignores them, as an agent's own
 // bookkeeping would be, or every call would change the working tree.
+// The repository is a copy of one `git init` made once per test binary
+// (a scenario that brings a .git of its own gets git init).
 func cmdGitinit(ts *testscript.TestScript, neg bool, args []string) {
-	ts.Check(ts.Exec("git", "init", "-q", "."))
+	if _, err := os.Lstat(ts.MkAbs(".git")); err == nil {
+		ts.Check(ts.Exec("git", "init", "-q", "."))
+	} else {
+		empty, err := emptyRepository()
+		ts.Check(err)
+		ts.Check(copyTree(filepath.Join(empty, ".git"), ts.MkAbs(".git")))
+	}
 	ts.Check(os.WriteFile(ts.MkAbs(".git/info/exclude"), []byte("/agent/calls/\n"), 0o644))
 	for _, a := range [][]string{
 		{"add", "-A"},

@@ -61,10 +61,14 @@ func (s *tmuxServer) must(args ...string) string {
 }
 
 // poll calls ok until it holds, for at most limit; on failure the test
-// shows what every pane of s shows.
+// shows what every pane of s shows. Most checks start a tmux client, so
+// the pause between them grows from 20 to 200 ms: a wait of seconds (a
+// run's end) asks a few dozen times, not hundreds. What is polled stays
+// once it holds (a pane, its last screen, an exit code).
 func (s *tmuxServer) poll(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
+	pause := 20 * time.Millisecond
 	for !ok() {
 		if time.Now().After(deadline) {
 			var b strings.Builder
@@ -75,7 +79,8 @@ func (s *tmuxServer) poll(t *testing.T, limit time.Duration, what string, ok fun
 			}
 			t.Fatalf("%s: not within %s\n%s", what, limit, b.String())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 200*time.Millisecond)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 // snapshot's JSON, the documented fields unchanged. A project folder's
 // name stays text.
 func TestDashboardQuotaInBrowser(t *testing.T) {
+	t.Parallel() // a tab of the shared browser: the other tests run meanwhile
 	ctx := browser(t)
 	r := newScriptedRun(t)
 	path := filepath.Join(t.TempDir(), "ledger.json")

@@ -232,8 +232,10 @@ func onTerminal(t *testing.T, cmd *exec.Cmd, limit time.Duration) (out string, c
 // is blocked, and the agent can still work: tick its plan with a
 // rename-style write, add a spec, commit as the person.
 func TestSandboxAttacks(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	for _, u := range sandboxUsers(t) {
 		t.Run(u.name, func(t *testing.T) {
+			t.Parallel()
 			w := newSandboxWorld(t, u)
 			tag := strconv.FormatInt(time.Now().UnixNano(), 36)
 			outside := "/etc/ralph-sandbox-probe-" + tag
@@ -389,6 +391,7 @@ func TestSandboxAttacks(t *testing.T) {
 // shares this machine's network, and no SERVE_TOKEN, is refused before
 // anything runs or is written.
 func TestSandboxedDashboardNeedsToken(t *testing.T) {
+	t.Parallel()
 	needBwrap(t)
 	p := newLoopProject(t, 1, fakeagent.Script{})
 	cmd := p.command(t, []string{"SERVE_ADDR=" + freeAddr(t)}, "--sandbox", "bwrap", "--dashboard", "--max-loops", "1")

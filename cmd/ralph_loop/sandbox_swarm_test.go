@@ -36,8 +36,10 @@ printf -- '---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nE
 // merged into main; no worker could move main, plant a hook in the
 // repository, change its config, or point its worktree elsewhere.
 func TestSandboxSwarm(t *testing.T) {
+	t.Parallel() // it waits on the processes it starts: the scenarios run meanwhile
 	for _, u := range sandboxUsers(t) {
 		t.Run(u.name, func(t *testing.T) {
+			t.Parallel()
 			w := newSandboxWorld(t, u)
 			mustWrite(t, filepath.Join(w.proj, ".ralph/PROMPT.md"), "Do the next task.\n")
 			mustWrite(t, filepath.Join(w.proj, ".ralph/@fix_plan.md"), "# Fix Plan\n\n## Epic A\n- [ ] a1\n\n## Epic B\n- [ ] b1\n")

@@ -34,39 +34,89 @@ func newLoopProject(t *testing.T, tasks int, script fakeagent.Script) *loopProje
 	t.Helper()
 	root := t.TempDir()
 	p := &loopProject{dir: filepath.Join(root, "proj"), agent: filepath.Join(root, "agent"), home: filepath.Join(root, "home")}
-	for _, d := range []string{filepath.Join(p.dir, ".ralph"), p.home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	p.writeHome(t)
+	// The committed project is the same for every test of n tasks: it is
+	// made once (git init, add, commit) and copied.
+	tpl, err := repoTemplate(fmt.Sprintf("loop project of %d tasks", tasks), func(dir string) error {
+		tp := &loopProject{dir: filepath.Join(dir, "proj"), home: filepath.Join(dir, "home")}
+		return tp.makeProject(tasks)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	gitconfig := "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n" +
-		"[maintenance]\n\tauto = false\n" // no git maintenance process after each commit
-	mustWrite(t, filepath.Join(p.home, ".gitconfig"), gitconfig)
-	mustWrite(t, filepath.Join(p.dir, ".ralph", "PROMPT.md"), "Do the next task.\n")
-	p.writePlan(t, tasks)
-	mustWrite(t, filepath.Join(p.dir, "src", "app.txt"), "hello\n")
+	if err := copyTree(filepath.Join(tpl, "proj"), p.dir); err != nil {
+		t.Fatal(err)
+	}
 	if err := script.Write(p.agent); err != nil {
 		t.Fatal(err)
+	}
+	return p
+}
+
+// writeHome writes the home with the tests' git config.
+func (p *loopProject) writeHome(t *testing.T) {
+	t.Helper()
+	if err := writeFiles(p.home, map[string]string{".gitconfig": testGitconfig}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testGitconfig is the tests' ~/.gitconfig.
+const testGitconfig = "[user]\n\tname = Test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n" +
+	"[maintenance]\n\tauto = false\n" // no git maintenance process after each commit
+
+// makeProject writes a project of n tasks and commits it (git init, add,
+// commit). It returns its error rather than ending a test: it runs for
+// whichever test asks for the template first.
+func (p *loopProject) makeProject(tasks int) error {
+	if err := writeFiles(p.home, map[string]string{".gitconfig": testGitconfig}); err != nil {
+		return err
+	}
+	if err := writeFiles(p.dir, map[string]string{
+		".ralph/PROMPT.md":    "Do the next task.\n",
+		".ralph/@fix_plan.md": planOf(tasks),
+		"src/app.txt":         "hello\n",
+	}); err != nil {
+		return err
 	}
 	for _, args := range [][]string{{"init", "-q", "."}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = p.dir, p.env(nil)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
+			return fmt.Errorf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	return p
+	return nil
+}
+
+// writeFiles writes files (relative path → content) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for rel, content := range files {
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writePlan replaces @fix_plan.md with n unchecked tasks.
 func (p *loopProject) writePlan(t *testing.T, n int) {
 	t.Helper()
+	mustWrite(t, filepath.Join(p.dir, ".ralph", "@fix_plan.md"), planOf(n))
+}
+
+// planOf is a plan of n unchecked tasks.
+func planOf(n int) string {
 	var b strings.Builder
 	b.WriteString("# Fix Plan\n")
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "- [ ] Task %d\n", i)
 	}
-	mustWrite(t, filepath.Join(p.dir, ".ralph", "@fix_plan.md"), b.String())
+	return b.String()
 }
 
 // env is the child environment: ours (with testscript's PATH holding the
