@@ -32,7 +32,8 @@ func New(root string, warn func(msg string)) *Dir {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{}, written: &written{seed: maphash.MakeSeed(), sums: map[string]uint64{}}}
+	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{},
+		written: &written{seed: maphash.MakeSeed(), sums: map[string]uint64{}}}
 }
 
 // Root is the folder's path.
@@ -78,8 +79,9 @@ func (d *Dir) EnsureLayout() error {
 // never a mix. When the file already holds exactly data nothing is written
 // (the loop rewrites several files every iteration with the same content);
 // the file is read to see that only when data is what this Dir last wrote
-// there (see written). The files of the live view and of the hand-over from one loop to the
-// next (see volatile) are renamed into place without the fsync.
+// there (see written). The files of the live view and of the hand-over
+// from one loop to the next (see volatile) are renamed into place without
+// the fsync.
 func (d *Dir) WriteFile(name string, data []byte) error {
 	p, err := d.checked("write", name)
 	if err != nil {
