@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,6 +22,7 @@ type Dir struct {
 	now      func() time.Time
 	refused  *refusals // appends refused, each reported once
 	appends  *appends  // the logs AppendLine keeps open
+	written  *written  // what WriteFile last left in each file
 	rotateAt int64     // size past which the rotatedLogs rotate, 0 = never
 }
 
@@ -29,7 +32,8 @@ func New(root string, warn func(msg string)) *Dir {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{}}
+	return &Dir{root: root, warn: warn, now: time.Now, refused: &refusals{}, appends: &appends{},
+		written: &written{seed: maphash.MakeSeed(), sums: map[string]uint64{}}}
 }
 
 // Root is the folder's path.
@@ -73,18 +77,56 @@ func (d *Dir) EnsureLayout() error {
 // WriteFile replaces name with data atomically: a temp file in the same
 // folder, fsync, rename. Readers see either the old or the new content,
 // never a mix. When the file already holds exactly data nothing is written
-// (the loop rewrites several files every iteration with the same content).
-// The files of the live view and of the hand-over from one loop to the
-// next (see volatile) are renamed into place without the fsync.
+// (the loop rewrites several files every iteration with the same content);
+// the file is read to see that only when data is what this Dir last wrote
+// there (see written). The files of the live view and of the hand-over
+// from one loop to the next (see volatile) are renamed into place without
+// the fsync.
 func (d *Dir) WriteFile(name string, data []byte) error {
 	p, err := d.checked("write", name)
 	if err != nil {
 		return err
 	}
-	if sameContent(p, data) {
+	sum := maphash.Bytes(d.written.seed, data)
+	if d.written.maybe(name, sum) && sameContent(p, data) {
+		d.written.left(name, sum)
 		return nil
 	}
-	return writeAtomic(p, data, 0o644, !volatile[name])
+	if err := writeAtomic(p, data, 0o644, !volatile[name]); err != nil {
+		return err
+	}
+	d.written.left(name, sum)
+	return nil
+}
+
+// written remembers a digest of the bytes WriteFile last left in each
+// file. Most writes replace a state file with bytes that differ from what
+// this Dir last wrote there (status.json, the call count, the breaker):
+// such a write need not read the file first to see whether it already
+// holds them, as it cannot unless another program wrote exactly these
+// bytes since, in which case the write puts the same bytes again. Only
+// bytes equal to the last written (or a digest collision) are compared
+// with the file, which anyone may have changed meanwhile.
+type written struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	sums map[string]uint64
+}
+
+// maybe reports whether the file name may hold the bytes whose digest is
+// sum: false only when this Dir last left other bytes there.
+func (w *written) maybe(name string, sum uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last, ok := w.sums[name]
+	return !ok || last == sum
+}
+
+// left records that the file name holds the bytes whose digest is sum.
+func (w *written) left(name string, sum uint64) {
+	w.mu.Lock()
+	w.sums[name] = sum
+	w.mu.Unlock()
 }
 
 // volatile are the files whose content is worth nothing after a power
@@ -92,12 +134,14 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 // of the loop's own CPU time, see docs/PERFORMANCE.md): status.json and progress.json are
 // rewritten on every event and again by the next run's first one; the
 // start commit, output length, diff summary and write-timeout mark only
-// carry one loop's context into the next. Their replacement is still a
-// rename, atomic for every reader; what a crash can leave is an empty or
-// partial file, which start-up moves aside (with a warning) or reads as empty.
+// carry one loop's context into the next; the agent call's record
+// (AgentCall, written as each call starts) names a process that a power
+// loss ends with it. Their replacement is still a rename, atomic for every
+// reader; what a crash can leave is an empty or partial file, which
+// start-up moves aside (with a warning) or reads as empty.
 var volatile = map[string]bool{
 	Status: true, "progress.json": true, ".loop_start_sha": true, ".last_output_length": true,
-	".loop_diff_summary": true, ".write_heartbeat_triggered": true,
+	".loop_diff_summary": true, ".write_heartbeat_triggered": true, AgentCall: true,
 }
 
 // sameContent reports whether path is a regular file (not a link) that

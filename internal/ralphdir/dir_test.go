@@ -175,6 +175,47 @@ func TestWriteFileSkipsIdenticalContent(t *testing.T) {
 	}
 }
 
+// WriteFile reads the file only for bytes it last wrote there; whatever
+// another program writes in between, the file ends up holding what was
+// written last.
+func TestWriteFileAfterAnotherWriter(t *testing.T) {
+	d, _ := newDir(t)
+	p := d.Path(".call_count")
+	write := func(s string) {
+		t.Helper()
+		if err := d.WriteFile(".call_count", []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holds := func(want string) {
+		t.Helper()
+		if b, _ := os.ReadFile(p); string(b) != want {
+			t.Errorf("file holds %q, want %q", b, want)
+		}
+	}
+	write("1\n")
+	os.WriteFile(p, []byte("7\n"), 0o644) // another program
+	write("1\n")                          // the bytes last written: compared, and put back
+	holds("1\n")
+	os.WriteFile(p, []byte("2\n"), 0o644) // another program wrote the next bytes already
+	st1, _ := os.Stat(p)
+	write("2\n") // new bytes: written without a look, the same bytes again
+	holds("2\n")
+	st2, _ := os.Stat(p)
+	if os.SameFile(st1, st2) {
+		t.Error("new bytes were not written")
+	}
+	os.Remove(p)
+	write("2\n") // the bytes last written, the file gone: written again
+	holds("2\n")
+	write("2\n")
+	st3, _ := os.Stat(p)
+	write("2\n")
+	if st4, _ := os.Stat(p); !os.SameFile(st3, st4) {
+		t.Error("identical content was rewritten")
+	}
+}
+
 func TestCleanTempRemovesLeftovers(t *testing.T) {
 	d, _ := newDir(t)
 	for _, name := range []string{".status.json.tmp-123", ".ralph_session.tmp-9", "logs/.x.tmp-1"} {

@@ -100,7 +100,8 @@ var parts = []part{
 		return file(b), err
 	}, write: func(s *Store, _ Kept, r rendered) error {
 		err := s.d.WriteFile(errorHistoryFile, r.data)
-		if err == nil {
+		if err == nil && !s.oldHistoryGone {
+			s.oldHistoryGone = true
 			s.d.Remove(oldErrorHistoryFile) // gone or not, the new file is read first
 		}
 		return err

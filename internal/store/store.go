@@ -28,6 +28,10 @@ type Store struct {
 	last         map[string]rendered
 	loaded       bool
 	historyReady bool
+	// oldHistoryGone: the error history's earlier file was removed after
+	// this run first wrote the new one (once a run is enough: nothing of
+	// this run writes the old name).
+	oldHistoryGone bool
 }
 
 // SetLogKeep keeps the logs of the last n agent calls (LOG_KEEP); 0 keeps
