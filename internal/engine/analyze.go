@@ -51,6 +51,7 @@ func (l *loop) analyze(c *call) (analysis.Result, error) {
 		l.kept.ErrorHistory.Add(l.n, res.ErrorLines)
 		if res.UpdatesLastOutputLength() {
 			l.kept.OutputLength = res.OutputLength
+			l.kept.OutputLengthUpdates++
 		}
 	}
 	return res, nil

@@ -52,12 +52,17 @@ type Kept struct {
 	Analysis           *analysis.ResponseAnalysis // nil: none
 	ErrorHistory       analysis.ErrorHistory
 	OutputLength       int // the last output's length, 0 when none
-	Gates              *gates.Results
-	Findings           *review.Findings
-	ReviewSHA          string
-	LoopStartSHA       string    // the commit the last loop started from
-	DiffSummary        string    // the last loop's diff summary, trimmed; "": none
-	WriteTimeout       time.Time // the write heartbeat stopped the last call then; zero: no such mark (the run's own: Load does not read it)
+	// OutputLengthUpdates counts the analyses that set OutputLength in
+	// this run: each is saved, as the bash loop writes the file after
+	// each such analysis, even with the same length (a 0 after a
+	// zero-length reply is written where no file was).
+	OutputLengthUpdates int
+	Gates               *gates.Results
+	Findings            *review.Findings
+	ReviewSHA           string
+	LoopStartSHA        string    // the commit the last loop started from
+	DiffSummary         string    // the last loop's diff summary, trimmed; "": none
+	WriteTimeout        time.Time // the write heartbeat stopped the last call then; zero: no such mark (the run's own: Load does not read it)
 
 	// The changes since the last Save that are steps, not values: the
 	// breaker's moves, for its history, and what the engine did with the

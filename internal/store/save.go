@@ -106,7 +106,7 @@ var parts = []part{
 		return err
 	}, meaning: always("the next run does not see this loop's errors when it looks for repeated ones")},
 	{name: lastOutputLength, render: func(k Kept) (rendered, error) {
-		return file([]byte(strconv.Itoa(k.OutputLength) + "\n")), nil
+		return rendered{data: []byte(strconv.Itoa(k.OutputLength) + "\n"), present: true, version: k.OutputLengthUpdates}, nil
 	}, meaning: always("the next run compares its output with an older length")},
 	{name: loopDiffSummary, render: func(k Kept) (rendered, error) {
 		if k.DiffSummary == "" {

@@ -249,3 +249,29 @@ func TestSaveExitSignalsAfterEveryUpdate(t *testing.T) {
 		t.Errorf(".exit_signals = %q after a call recorded them, want %q", b, want)
 	}
 }
+
+// The output length is saved after every analysis that set it, even
+// unchanged, as the bash loop writes it: a zero-length reply leaves a
+// "0" where there was no file (Load read the missing file as 0).
+func TestSaveOutputLengthAfterEveryUpdate(t *testing.T) {
+	d := newDir(t)
+	s := New(d, nil, nil, false)
+	v, err := s.Load(saveAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(v); err != nil {
+		t.Fatal(err)
+	}
+	if d.Exists(lastOutputLength) {
+		t.Fatalf("%s written before any analysis", lastOutputLength)
+	}
+	v.OutputLength = 0
+	v.OutputLengthUpdates++
+	if err := s.Save(v); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.Path(lastOutputLength)); string(b) != "0\n" {
+		t.Errorf("%s = %q after a zero-length reply's analysis, want %q", lastOutputLength, b, "0\n")
+	}
+}
