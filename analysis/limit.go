@@ -16,7 +16,7 @@ import (
 
 // limitText are the bash loop's phrases plus the wording of
 // today's CLIs. Matched per line, case-insensitively.
-var limitText = regexp.MustCompile(`(?i)5.*hour.*limit|limit.*reached.*try.*back|usage.*limit.*reached|hit your .*limit|out of extra usage`)
+var limitText = lazy(`(?i)5.*hour.*limit|limit.*reached.*try.*back|usage.*limit.*reached|hit your .*limit|out of extra usage`)
 
 // limitError is looser: it is only applied to error messages the CLI itself
 // emitted (Codex and OpenCode error events, Claude's errors[]).
@@ -99,7 +99,7 @@ func limitLine(res *Result, p *Reply, raw *Facts, opts Options) (string, bool) {
 		}
 	}
 	for _, l := range lines {
-		if limitText.MatchString(l) || matchAny(opts.LimitPatterns, l) {
+		if limitText().MatchString(l) || matchAny(opts.LimitPatterns, l) {
 			return l, true
 		}
 	}

@@ -3,7 +3,6 @@ package drivers
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 )
 
@@ -27,13 +26,13 @@ func (v version) compare(w version) int {
 	return 0
 }
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+var versionRE = lazy(`(\d+)\.(\d+)\.(\d+)`)
 
 // parseVersion finds the first major.minor.patch in s, which may be a whole
 // `--version` output such as "2.1.330 (Claude Code)", "codex-cli 0.169.0" or
 // "GitHub Copilot CLI 1.0.102.".
 func parseVersion(s string) (version, bool) {
-	m := versionRE.FindStringSubmatch(s)
+	m := versionRE().FindStringSubmatch(s)
 	if m == nil {
 		return version{}, false
 	}

@@ -168,10 +168,12 @@ func (t *toolCall) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-var claudeTolerated = []*json.Unmarshalers{
-	objectOnly[claudeRecord](), objectOnly[metadata](), objectOnly[claudeUsage](), objectOnly[denial](),
-	objectOnly[toolInput](), objectOnly[claudeMessage](), objectOnly[streamEvent](), objectOnly[contentBlock](),
-	objectOnly[rateLimit](), listOnly[denial](), listOnly[claudeRecord](),
+func claudeTolerated() []*json.Unmarshalers {
+	return []*json.Unmarshalers{
+		objectOnly[claudeRecord](), objectOnly[metadata](), objectOnly[claudeUsage](), objectOnly[denial](),
+		objectOnly[toolInput](), objectOnly[claudeMessage](), objectOnly[streamEvent](), objectOnly[contentBlock](),
+		objectOnly[rateLimit](), listOnly[denial](), listOnly[claudeRecord](),
+	}
 }
 
 // decodeClaude reads one line of Claude's or Cursor's output.

@@ -86,9 +86,11 @@ type rateWindow struct {
 	ResetsInSeconds value `json:"resets_in_seconds"` // seconds from the event (older CLIs)
 }
 
-var codexTolerated = []*json.Unmarshalers{
-	objectOnly[codexRecord](), objectOnly[codexItem](), objectOnly[codexUsage](), objectOnly[codexWrapped](),
-	objectOnly[rateLimits](), objectOnly[rateWindow](),
+func codexTolerated() []*json.Unmarshalers {
+	return []*json.Unmarshalers{
+		objectOnly[codexRecord](), objectOnly[codexItem](), objectOnly[codexUsage](), objectOnly[codexWrapped](),
+		objectOnly[rateLimits](), objectOnly[rateWindow](),
+	}
 }
 
 // decodeCodex reads one line of Codex's output.

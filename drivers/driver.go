@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -169,10 +170,17 @@ func Get(name string) (Driver, error) {
 // AllowedTool reports whether t is an allowlist entry d accepts: one of
 // d.ValidTools() exactly, or Bash(<pattern>) with any non-empty pattern.
 func AllowedTool(d Driver, t string) bool {
-	return slices.Contains(d.ValidTools(), t) || bashPattern.MatchString(t)
+	return slices.Contains(d.ValidTools(), t) || bashPattern().MatchString(t)
 }
 
-var bashPattern = regexp.MustCompile(`^Bash\(.+\)$`)
+var bashPattern = lazy(`^Bash\(.+\)$`)
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // maxArgLen is the longest single argument Linux accepts (MAX_ARG_STRLEN,
 // 32 pages, minus the terminating NUL). Other systems only limit the total.

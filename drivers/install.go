@@ -3,7 +3,6 @@ package drivers
 import (
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -137,11 +136,11 @@ func packageVersion(data []byte, pkg string) (string, bool) {
 
 // exactRE is a release version and nothing else: no "v", no pre-release,
 // no build, no leading zero, at most 9 digits a part.
-var exactRE = regexp.MustCompile(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`)
+var exactRE = lazy(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`)
 
 // exactVersion reads s as a release version, all of s.
 func exactVersion(s string) (string, bool) {
-	if !exactRE.MatchString(s) {
+	if !exactRE().MatchString(s) {
 		return "", false
 	}
 	v, ok := parseVersion(s)

@@ -1,7 +1,6 @@
 package drivers
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/analysis"
@@ -15,7 +14,7 @@ const noRequestMax = 600
 // Code's headless mode sometimes starts without the user's prompt and
 // answers "I don't see a request in your message, just system context.
 // What would you like help with?" (anthropics/claude-code#85040).
-var noRequestRe = regexp.MustCompile(`(?i)(` +
+var noRequestRe = lazy(`(?i)(` +
 	`\bI (don't|do not|didn't|did not|can't|cannot) (see|find|receive|get)( any| a| an)? (request|question|prompt|task|instructions?|message)` +
 	`|\bno (actual |specific )?(request|question|prompt|task) (in your message|was (provided|given|included)|has been (provided|given|included))` +
 	`|\byour message (is|was|appears to be|seems to be) empty` +
@@ -35,5 +34,5 @@ func NoRequest(r analysis.Result) bool {
 	if r.NumTurns != nil && *r.NumTurns > 1 {
 		return false // it used a tool
 	}
-	return noRequestRe.MatchString(strings.ReplaceAll(text, "’", "'"))
+	return noRequestRe().MatchString(strings.ReplaceAll(text, "’", "'"))
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sync"
 )
 
@@ -82,7 +81,7 @@ var _ sessionFinder = opencode{}
 
 // openCodeLegacySession matches the object form `"session": {... "id": "x"}`
 // that older OpenCode event streams were assumed to carry.
-var openCodeLegacySession = regexp.MustCompile(`"session"[^{]*\{[^}]*"id"\s*:\s*"([^"]*)"`)
+var openCodeLegacySession = lazy(`"session"[^{]*\{[^}]*"id"\s*:\s*"([^"]*)"`)
 
 // SessionFromOutput returns the session id of an `opencode run --format json`
 // stream: the "sessionID" of the first event that has one (the real 1.x
@@ -99,7 +98,7 @@ func (opencode) SessionFromOutput(out []byte) string {
 		}
 	}
 	for line := range bytes.Lines(out) {
-		if m := openCodeLegacySession.FindSubmatch(line); m != nil {
+		if m := openCodeLegacySession().FindSubmatch(line); m != nil {
 			if id := string(bytes.TrimRight(m[1], "\r")); id != "" && id != "null" {
 				return id
 			}

@@ -73,9 +73,11 @@ type openCodeSession struct {
 	ID value `json:"id"`
 }
 
-var openCodeTolerated = []*json.Unmarshalers{
-	objectOnly[openCodeRecord](), objectOnly[openCodePart](), objectOnly[openCodeTokens](), objectOnly[openCodeCache](),
-	objectOnly[openCodeMessage](), objectOnly[openCodeSession](),
+func openCodeTolerated() []*json.Unmarshalers {
+	return []*json.Unmarshalers{
+		objectOnly[openCodeRecord](), objectOnly[openCodePart](), objectOnly[openCodeTokens](), objectOnly[openCodeCache](),
+		objectOnly[openCodeMessage](), objectOnly[openCodeSession](),
+	}
 }
 
 // decodeOpenCode reads one line of OpenCode's output.

@@ -2,8 +2,10 @@ package drivers
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -146,7 +148,7 @@ func (e *either[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		return e.Self.UnmarshalJSONFrom(dec)
 	}
 	e.Self = value{Kind: kindObject}
-	return json.UnmarshalDecode(dec, &e.Fields, decodeOptions)
+	return json.UnmarshalDecode(dec, &e.Fields, decodeOptions())
 }
 
 // decodeRecord reads one JSON document into a record. It fails only when
@@ -155,17 +157,23 @@ func (e *either[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // exactly, a repeated key's last value counts, and invalid UTF-8 in
 // strings reads as U+FFFD.
 func decodeRecord(data []byte, rec any) error {
-	return json.Unmarshal(data, rec, decodeOptions)
+	return json.Unmarshal(data, rec, decodeOptions())
 }
 
-var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
-	json.WithUnmarshalers(json.JoinUnmarshalers(tolerated...)))
+// decodeOptions are made at the first decode, not at start-up: building
+// the tolerated types' unmarshalers takes reflection over each of them.
+var decodeOptions = sync.OnceValue(func() json.Options {
+	return json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
+		json.WithUnmarshalers(json.JoinUnmarshalers(tolerated()...)))
+})
 
 // tolerated are the record types that read as empty when they arrive as
 // another JSON type.
-var tolerated = append(append(append([]*json.Unmarshalers{
-	objectOnly[errBody](), objectOnly[errData](), objectOnly[entry](), listOnly[entry](), listOnly[value](),
-}, claudeTolerated...), codexTolerated...), openCodeTolerated...)
+func tolerated() []*json.Unmarshalers {
+	return slices.Concat([]*json.Unmarshalers{
+		objectOnly[errBody](), objectOnly[errData](), objectOnly[entry](), listOnly[entry](), listOnly[value](),
+	}, claudeTolerated(), codexTolerated(), openCodeTolerated())
+}
 
 // errBody is an error object: {"message"} (Claude, Codex) or {"name",
 // "data": {"message"}} (OpenCode).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -106,7 +107,7 @@ func (l *line) values(name string) []string {
 func (l *line) commandFlags() []string {
 	var out []string
 	for _, g := range l.flags {
-		if flagsByName[g.name].kind == commandFlag {
+		if flagsByName()[g.name].kind == commandFlag {
 			out = append(out, "--"+g.name)
 		}
 	}
@@ -129,8 +130,18 @@ func allFlags() []*flagSpec {
 	return out
 }
 
-// flagsByName are allFlags by name (set in init, with commands).
-var flagsByName map[string]*flagSpec
+// flagsByName are allFlags by name, made when first read rather than at
+// start-up (the sentinel reads no flag).
+var flagsByName = sync.OnceValue(func() map[string]*flagSpec {
+	m := map[string]*flagSpec{}
+	for _, f := range allFlags() {
+		if m[f.Long] != nil {
+			panic("ralph_loop: two flags named --" + f.Long) // a bug in the tables
+		}
+		m[f.Long] = f
+	}
+	return m
+})
 
 // noAddr is the value pflag gives --serve and --dashboard without an
 // address: the configured SERVE_ADDR applies.
@@ -171,7 +182,7 @@ func readLine(args []string) (*line, error) {
 		return nil, err
 	}
 	l := &line{}
-	err := fs.ParseAll(args, func(pf *pflag.Flag, value string) error { return l.take(flagsByName[pf.Name], value) })
+	err := fs.ParseAll(args, func(pf *pflag.Flag, value string) error { return l.take(flagsByName()[pf.Name], value) })
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, translateParseError(err, args)
 	}
@@ -287,7 +298,7 @@ func unknownOption(word string) *config.UsageError {
 // flagNames are the long flags, "--name", sorted.
 func flagNames() []string {
 	var names []string
-	for name := range flagsByName {
+	for name := range flagsByName() {
 		names = append(names, "--"+name)
 	}
 	slices.Sort(names)
@@ -321,7 +332,7 @@ func translateParseError(err error, args []string) error {
 	var ve *pflag.ValueRequiredError
 	if errors.As(err, &ve) {
 		name := "--" + ve.GetFlag().Name
-		accepted := flagsByName[ve.GetFlag().Name].Accepts
+		accepted := flagsByName()[ve.GetFlag().Name].Accepts
 		if accepted == "" {
 			accepted = "a value"
 		}

@@ -60,13 +60,6 @@ func init() {
 		dryRunCommand, cleanCommand, analyzeCommand, monitorCommand, serveCommand,
 		sharedOptions,
 	}
-	flagsByName = map[string]*flagSpec{}
-	for _, f := range allFlags() {
-		if flagsByName[f.Long] != nil {
-			panic("ralph_loop: two flags named --" + f.Long) // a bug in the tables
-		}
-		flagsByName[f.Long] = f
-	}
 }
 
 // sharedOptions holds the options several commands take, declared once.
@@ -124,7 +117,7 @@ func (c *command) refuses(name string) error {
 			return err
 		}
 	}
-	if f := flagsByName[name]; f.kind == optionFlag && !c.takes(name) {
+	if f := flagsByName()[name]; f.kind == optionFlag && !c.takes(name) {
 		return f.refused(c.name())
 	}
 	return nil

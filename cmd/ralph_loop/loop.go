@@ -76,7 +76,8 @@ const liveName = "live"
 // wired (wireLoop), the engine run to its end (loopRun.engine), and the
 // end said (loopRun.end).
 func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *ralphdir.Dir, cwd, reset string, colour bool, stdin io.Reader, stdout, stderr io.Writer, sig *signals) error {
-	sb, lock, ignoreChange, err := beginLoop(cfg, o, dir, cwd, reset, colour, stdout, stderr, sig)
+	repo, setGitWarn := runRepo(settingsFor(cfg, reset).ProjectDir, dir.Root())
+	sb, lock, ignoreChange, err := beginLoop(cfg, o, dir, repo, cwd, reset, colour, stdout, stderr, sig)
 	if err != nil {
 		return err
 	}
@@ -87,6 +88,8 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 		return err
 	}
 	defer r.close()
+	setGitWarn(r.gitWarn)
+	r.repo = repo
 	if ignoreChange != ralphdir.IgnoreKept { // said once nothing can refuse the run any more
 		r.bus.Log(events.Info, "%s", gitIgnoreLine(r.dir, cwd, ignoreChange))
 	}
@@ -99,8 +102,8 @@ func runLoop(cfg *config.Config, o loopOptions, warnings []config.Warning, dir *
 // it would expose), then takes the project's lock (ignoreChange: it wrote
 // .ralph/.gitignore, which the run says) and sweeps what a sandbox left;
 // the caller closes the sandbox and unlocks the lock.
-func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreChange ralphdir.IgnoreChange, err error) {
-	if err := precheck(cfg, dir, cwd, reset, colour, stdout, stderr); err != nil {
+func beginLoop(cfg *config.Config, o loopOptions, dir *ralphdir.Dir, repo engine.Repo, cwd, reset string, colour bool, stdout, stderr io.Writer, sig *signals) (sb *agentSandbox, lock *ralphdir.Lock, ignoreChange ralphdir.IgnoreChange, err error) {
+	if err := precheck(cfg, dir, repo, cwd, reset, colour, stdout, stderr); err != nil {
 		return nil, nil, ralphdir.IgnoreKept, err
 	}
 	sb, err = newSandbox(cfg, dir.Root(), cwd, exec.LookPath)
@@ -135,8 +138,9 @@ type loopRun struct {
 	gov      engine.Quota  // the usage governor, nil when off
 	notifier *notify.Notifier
 	shown    console.Options
-	errOut   io.Writer // the terminal's stderr
-	closers  []func()  // closed last first
+	errOut   io.Writer   // the terminal's stderr
+	repo     engine.Repo // the run's repository (runRepo)
+	closers  []func()    // closed last first
 }
 
 // wireLoop wires a loop's surfaces: one terminal for its output, the
@@ -254,7 +258,7 @@ func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSand
 			Keeper:      r.keeper,
 			Dir:         r.dir,
 			Project:     projectReader(s, r.dir),
-			Repo:        projectRepo(s.ProjectDir, r.dir.Root(), os.Environ(), r.gitWarn),
+			Repo:        r.repo,
 			State:       r.state,
 			Logs:        r.state,
 			Now:         time.Now,
@@ -317,12 +321,12 @@ func (r *loopRun) end(cfg *config.Config, res engine.Result, sig *signals) error
 // .ralph/, no prompt, no repository, no commit, a repository git refuses)
 // before anything is written: no .ralph/ folders, lock, log line or
 // status.json. A failed start-up check is shown as the loop shows it.
-func precheck(cfg *config.Config, dir *ralphdir.Dir, cwd, reset string, colour bool, stdout, stderr io.Writer) error {
+func precheck(cfg *config.Config, dir *ralphdir.Dir, repo engine.Repo, cwd, reset string, colour bool, stdout, stderr io.Writer) error {
 	if err := checkLayout(cfg, dir, cwd); err != nil {
 		return err
 	}
 	s := settingsFor(cfg, reset)
-	err := engine.Precheck(s, dir, projectReader(s, dir), projectRepo(s.ProjectDir, "", nil, nil), exec.LookPath)
+	err := engine.Precheck(s, dir, projectReader(s, dir), repo, exec.LookPath)
 	var se *engine.StartupError
 	if errors.As(err, &se) {
 		shown := console.Options{Colour: colour, TTY: isTerminal(stdout), NoColour: noColour(os.LookupEnv), Verbose: cfg.Verbose, Width: terminalWidth(stdout)}

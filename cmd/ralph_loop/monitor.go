@@ -67,7 +67,7 @@ func monitor(cfg *config.Config, args []string, dir *ralphdir.Dir, reset string,
 	}
 	// What would stop the loop at once is said here, not in a pane that
 	// closes a few seconds later, and before anything is written.
-	if err := precheck(cfg, dir, cwd, reset, false, stderr, stderr); err != nil {
+	if err := precheck(cfg, dir, projectRepo(settingsFor(cfg, reset).ProjectDir, "", nil, nil), cwd, reset, false, stderr, stderr); err != nil {
 		return err
 	}
 	held, err := dir.LockHolder()

@@ -3,16 +3,22 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/ralphloop/ralph_loop/internal/config"
-	"github.com/ralphloop/ralph_loop/internal/ralphdir"
+	"os"
+	"sync/atomic"
 
+	"github.com/ralphloop/ralph_loop/internal/config"
 	"github.com/ralphloop/ralph_loop/internal/engine"
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
+	"github.com/ralphloop/ralph_loop/internal/ralphdir"
 )
 
 // gitRepo is the engine's Repo in production: the project's git, run by
-// gitrun (no program the repository's configuration names).
-type gitRepo struct{ g gitrun.Repo }
+// gitrun (no program the repository's configuration names). usable is
+// set once Usable has said yes (see runRepo).
+type gitRepo struct {
+	g      gitrun.Repo
+	usable *atomic.Bool
+}
 
 var _ engine.Repo = gitRepo{}
 
@@ -21,13 +27,40 @@ var _ engine.Repo = gitRepo{}
 // the loop's own files under it are left out of every change; warn, when
 // set, is told once of each git command that would never have ended.
 func projectRepo(projectDir, ralphDir string, env []string, warn func(error)) engine.Repo {
-	return gitRepo{gitrun.Open(projectDir, ralphDir, env, warn)}
+	return gitRepo{g: gitrun.Open(projectDir, ralphDir, env, warn)}
+}
+
+// runRepo is the repository of a run: the one the precheck asks before
+// anything is written, then the engine's. Its first yes to Usable stands
+// for the engine's start-up check a moment later (nothing but .ralph/ has
+// been written since), and what git said then (its top folder) is not
+// asked again. A git command that would never end is said through the
+// function setWarn gives, once the run's log is wired.
+func runRepo(projectDir, ralphDir string) (repo engine.Repo, setWarn func(func(error))) {
+	var warn atomic.Pointer[func(error)]
+	g := gitrun.Open(projectDir, ralphDir, os.Environ(), func(err error) {
+		if f := warn.Load(); f != nil {
+			(*f)(err)
+		}
+	})
+	return gitRepo{g: g, usable: new(atomic.Bool)}, func(f func(error)) { warn.Store(&f) }
 }
 
 // Usable: git is installed and will look at the project, which has a
 // commit. git's refusal of a repository another user owns is said in
 // git's words, as is a file git would hang on (a *gitrun.StuckError).
 func (r gitRepo) Usable(ctx context.Context) error {
+	if r.usable != nil && r.usable.Load() {
+		return nil
+	}
+	err := r.usableNow(ctx)
+	if err == nil && r.usable != nil {
+		r.usable.Store(true)
+	}
+	return err
+}
+
+func (r gitRepo) usableNow(ctx context.Context) error {
 	if !r.g.Available() {
 		return engine.ErrNoGit
 	}

@@ -55,7 +55,7 @@ func TestCheckGitFromGitrunsAnswers(t *testing.T) {
 		{"fine", fakeGit{head: "0123456789012345678901234567890123456789"}, 0, "", true},
 	}
 	for _, tc := range cases {
-		f, ok := engine.CheckGit(gitRepo{tc.repo}, "/p")
+		f, ok := engine.CheckGit(gitRepo{g: tc.repo}, "/p")
 		if ok != tc.ok || f.Check != tc.check {
 			t.Errorf("%s: CheckGit = %+v, %v; want check %q, ok %v", tc.name, f, ok, tc.check, tc.ok)
 		}

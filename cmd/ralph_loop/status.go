@@ -39,7 +39,7 @@ func statusOptionsOf(l *line) statusOptions { return statusOptions{json: l.has("
 // or option, or --live, is refused.
 func statusAlone(l *line) error {
 	for _, g := range l.flags {
-		f := flagsByName[g.name]
+		f := flagsByName()[g.name]
 		if g.name == "status" || g.name == "json" || f.kind == settingFlag && g.name != "live" {
 			continue
 		}

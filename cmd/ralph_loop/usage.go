@@ -30,10 +30,10 @@ var helpLayout = []string{
 
 // helpFlags are every flag in help order.
 func helpFlags() []*flagSpec {
-	out := make([]*flagSpec, 0, len(flagsByName))
+	out := make([]*flagSpec, 0, len(flagsByName()))
 	placed := map[string]bool{}
 	for _, name := range helpLayout {
-		f := flagsByName[name]
+		f := flagsByName()[name]
 		if f == nil {
 			panic("ralph_loop: helpLayout places --" + name + ", which no setting or command declares") // a bug in the tables
 		}

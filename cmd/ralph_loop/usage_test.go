@@ -79,7 +79,7 @@ func TestEverySettingFlagShown(t *testing.T) {
 	usage(&all, true)
 	table := flagTable()
 	for _, f := range config.Flags() {
-		if flagsByName[f.Long] == nil || flagsByName[f.Long].kind != settingFlag {
+		if flagsByName()[f.Long] == nil || flagsByName()[f.Long].kind != settingFlag {
 			t.Errorf("--%s is not read as a setting's flag", f.Long)
 		}
 		for where, text := range map[string]string{"--help-all": all.String(), "README.md": table} {

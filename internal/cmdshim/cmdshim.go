@@ -16,6 +16,7 @@ package cmdshim
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Resolve returns the argv that the npm shim text, found in the folder
@@ -33,20 +34,27 @@ func Resolve(text, dir string, sh bool, exists func(string) bool) (argv []string
 
 var (
 	// cmd-shim 2 to 8: the program is chosen into %_prog%, then run.
-	progChoice = regexp.MustCompile(`(?i)@?IF EXIST "([^"]+)" \(\n\s*@?SET "_prog=([^"]+)"\n\s*\) ELSE \(\n\s*@?SET "_prog=([^"]+)"\n`)
-	progRun    = regexp.MustCompile(`(?im)"%_prog%"(.*) %\*$`)
+	progChoice = lazy(`(?i)@?IF EXIST "([^"]+)" \(\n\s*@?SET "_prog=([^"]+)"\n\s*\) ELSE \(\n\s*@?SET "_prog=([^"]+)"\n`)
+	progRun    = lazy(`(?im)"%_prog%"(.*) %\*$`)
 	// older npm: the two command lines sit in the IF and ELSE branches.
-	plainChoice = regexp.MustCompile(`(?i)@IF EXIST "([^"]+)" \(\n\s*(.+) %\*\n\s*\) ELSE \(\n(?:\s*@.*\n)*\s*(.+) %\*\n`)
+	plainChoice = lazy(`(?i)@IF EXIST "([^"]+)" \(\n\s*(.+) %\*\n\s*\) ELSE \(\n(?:\s*@.*\n)*\s*(.+) %\*\n`)
 	// cmd-shim 4 to 8, for a program without a #! line: its head, then the
 	// program itself, and nothing else.
-	directRun = regexp.MustCompile(`(?i)^@ECHO off\nGOTO start\n:find_dp0\nSET dp0=%~dp0\nEXIT /b\n:start\nSETLOCAL\nCALL :find_dp0\n("%dp0%\\[^"\n]+")[ \t]*%\*\n+$`)
+	directRun = lazy(`(?i)^@ECHO off\nGOTO start\n:find_dp0\nSET dp0=%~dp0\nEXIT /b\n:start\nSETLOCAL\nCALL :find_dp0\n("%dp0%\\[^"\n]+")[ \t]*%\*\n+$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // resolveCmd reads a .cmd shim.
 func resolveCmd(text, dir string, exists func(string) bool) ([]string, bool) {
 	text += "\n"
-	if m := progChoice.FindStringSubmatch(text); m != nil {
-		run := progRun.FindStringSubmatch(text)
+	if m := progChoice().FindStringSubmatch(text); m != nil {
+		run := progRun().FindStringSubmatch(text)
 		if run == nil {
 			return nil, false
 		}
@@ -56,14 +64,14 @@ func resolveCmd(text, dir string, exists func(string) bool) ([]string, bool) {
 		}
 		return cmdLine(`"`+prog+`" `+run[1], dir)
 	}
-	if m := plainChoice.FindStringSubmatch(text); m != nil {
+	if m := plainChoice().FindStringSubmatch(text); m != nil {
 		line := m[3]
 		if exists(expandCmd(m[1], dir)) {
 			line = m[2]
 		}
 		return cmdLine(line, dir)
 	}
-	if m := directRun.FindStringSubmatch(text); m != nil {
+	if m := directRun().FindStringSubmatch(text); m != nil {
 		return cmdWords(m[1], dir, 1)
 	}
 	return nil, false
@@ -101,22 +109,22 @@ func expandCmd(s, dir string) string {
 }
 
 var (
-	shChoice = regexp.MustCompile(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
+	shChoice = lazy(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
 	// cmd-shim 4 to 8, for a program without a #! line: the shim's
 	// basedir lines, then the program run directly, as its last line.
-	shDirect = regexp.MustCompile(`^#!/bin/sh\nbasedir=\$\(dirname "\$\(echo "\$0" \| sed -e 's,\\\\,/,g'\)"\)\n(?:.*\n)*?exec ("\$basedir/[^"\n]+")[ \t]*"\$@"\n*$`)
+	shDirect = lazy(`^#!/bin/sh\nbasedir=\$\(dirname "\$\(echo "\$0" \| sed -e 's,\\\\,/,g'\)"\)\n(?:.*\n)*?exec ("\$basedir/[^"\n]+")[ \t]*"\$@"\n*$`)
 )
 
 // resolveSh reads the sh shim beside a .cmd (the one Git Bash runs). It
 // tests "$basedir/node", which on Windows is node.exe.
 func resolveSh(text, dir string, exists func(string) bool) ([]string, bool) {
 	line, n := "", 2
-	if m := shChoice.FindStringSubmatch(text); m != nil {
+	if m := shChoice().FindStringSubmatch(text); m != nil {
 		line = m[3]
 		if node := expandSh(m[1], dir); exists(node) || exists(node+".exe") {
 			line = m[2]
 		}
-	} else if m := shDirect.FindStringSubmatch(text); m != nil {
+	} else if m := shDirect().FindStringSubmatch(text); m != nil {
 		line, n = m[1], 1
 	} else {
 		return nil, false

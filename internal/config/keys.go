@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
@@ -38,10 +39,17 @@ var (
 	validDrivers = drivers.Names()
 	claudeCode   = mustDriver("claude-code")
 	claudeTools  = claudeCode.ValidTools()
-	versionRe    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-	floatRe      = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
-	notifyNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	versionRe    = lazy(`^[0-9]+(\.[0-9]+)*$`)
+	floatRe      = lazy(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+	notifyNameRe = lazy(`^[a-z][a-z0-9_]*$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // keySpec describes one configuration key.
 type keySpec struct {
@@ -246,7 +254,7 @@ var keys = append([]*keySpec{
 		accepts: "version such as 2.0.76", doc: "minimum Claude CLI version: --doctor (claude --version) and a run (its install's files at start-up; under --live, the init record) warn below it",
 		set: func(c *Config, v string) error {
 			v = strings.TrimSpace(v)
-			if !versionRe.MatchString(v) {
+			if !versionRe().MatchString(v) {
 				return reject("expected a version such as 2.0.76")
 			}
 			c.MinVersion = v
@@ -376,7 +384,7 @@ var keys = append([]*keySpec{
 		set: func(c *Config, v string) error {
 			names := splitList(v, ",")
 			for _, n := range names {
-				if !notifyNameRe.MatchString(n) {
+				if !notifyNameRe().MatchString(n) {
 					return reject("expected comma-separated event names such as run_finished,breaker_opened")
 				}
 			}
@@ -581,7 +589,7 @@ func parseInt(v string) (int64, bool) {
 // parseFloat accepts unsigned decimal numbers only ("2", "2.5", ".5").
 func parseFloat(v string) (float64, bool) {
 	v = strings.TrimSpace(v)
-	if !floatRe.MatchString(v) {
+	if !floatRe().MatchString(v) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(v, 64)

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -18,13 +17,13 @@ type rcValue struct {
 }
 
 var (
-	rcAssign = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
+	rcAssign = lazy(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
 	// A whole value that is one parameter reference: ${NAME:-default},
 	// ${NAME} or $NAME. Anything else (partial, nested, other operators)
 	// stays literal, as the bash loop does.
-	rcDefaultRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}$`)
-	rcBracedRef  = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	rcPlainRef   = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)$`)
+	rcDefaultRef = lazy(`^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}$`)
+	rcBracedRef  = lazy(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	rcPlainRef   = lazy(`^\$([A-Za-z_][A-Za-z0-9_]*)$`)
 )
 
 // rcSpace is the set of characters trimmed from both ends of a line: POSIX
@@ -76,7 +75,7 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			warns = append(warns, Warning{File: file, Line: n, Msg: "rejected (command substitution): " + clip.Value(line)})
 			continue
 		}
-		m := rcAssign.FindStringSubmatch(line)
+		m := rcAssign().FindStringSubmatch(line)
 		if m == nil {
 			msg := "skipped (not KEY=VALUE): " + clip.Value(line)
 			if strings.HasPrefix(line, "export ") {
@@ -97,15 +96,15 @@ func parseRC(data []byte, file string, allowed func(string) bool, lookupEnv func
 			continue
 		}
 		value = unquote(value)
-		if sm := rcDefaultRef.FindStringSubmatch(value); sm != nil {
+		if sm := rcDefaultRef().FindStringSubmatch(value); sm != nil {
 			if cur := lookup(sm[1]); cur != "" {
 				value = cur
 			} else {
 				value = sm[2]
 			}
-		} else if sm := rcBracedRef.FindStringSubmatch(value); sm != nil {
+		} else if sm := rcBracedRef().FindStringSubmatch(value); sm != nil {
 			value = lookup(sm[1])
-		} else if sm := rcPlainRef.FindStringSubmatch(value); sm != nil {
+		} else if sm := rcPlainRef().FindStringSubmatch(value); sm != nil {
 			value = lookup(sm[1])
 		}
 		vals[key] = rcValue{Value: value, Line: n}

@@ -3,6 +3,7 @@ package console
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
@@ -15,9 +16,16 @@ import (
 // columns (clip.Width): a wide character or an emoji takes two.
 
 var (
-	leadingSGR  = regexp.MustCompile(`^(\x1b\[[0-9;]*m)+`)
-	trailingSGR = regexp.MustCompile(`(\x1b\[[0-9;]*m)+$`)
+	leadingSGR  = lazy(`^(\x1b\[[0-9;]*m)+`)
+	trailingSGR = lazy(`(\x1b\[[0-9;]*m)+$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // minFitWidth is the narrowest width a box is redrawn for: below it a
 // box is beyond saving and is left as drawn.
@@ -37,8 +45,8 @@ func fitBoxes(text string, width int) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lead := leadingSGR.FindString(l)
-		trail := trailingSGR.FindString(l[len(lead):])
+		lead := leadingSGR().FindString(l)
+		trail := trailingSGR().FindString(l[len(lead):])
 		body := l[len(lead) : len(l)-len(trail)]
 		if clip.Width(body) <= width {
 			continue

@@ -45,7 +45,7 @@ func squareBoxes(t *testing.T, out string, width int) int {
 	var box []string
 	n := 0
 	for _, l := range strings.Split(out, "\n") {
-		l = trailingSGR.ReplaceAllString(leadingSGR.ReplaceAllString(l, ""), "")
+		l = trailingSGR().ReplaceAllString(leadingSGR().ReplaceAllString(l, ""), "")
 		if width > 0 && strings.HasPrefix(l, "━") && clip.Width(l) > width {
 			t.Errorf("width %d: a banner of %d columns: %q", width, clip.Width(l), l)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
@@ -13,12 +14,19 @@ import (
 const ws = `[\t\n\v\f\r ]`
 
 var (
-	openRe     = regexp.MustCompile(`^` + ws + `*- \[ \]`)
-	doneRe     = regexp.MustCompile(`^` + ws + `*- \[[xX]\]`)
-	doneStory  = regexp.MustCompile(`^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*Story` + ws + `+[0-9]`)
-	detailLine = regexp.MustCompile(`^` + ws + `+>`)
-	storyLine  = regexp.MustCompile(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
+	openRe     = lazy(`^` + ws + `*- \[ \]`)
+	doneRe     = lazy(`^` + ws + `*- \[[xX]\]`)
+	doneStory  = lazy(`^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*Story` + ws + `+[0-9]`)
+	detailLine = lazy(`^` + ws + `+>`)
+	storyLine  = lazy(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // nextTaskMax is the longest NextTask result, in characters.
 const nextTaskMax = 100
@@ -50,9 +58,9 @@ func Count(plan []byte) Counts {
 	var c Counts
 	for _, l := range lines(plan) {
 		switch {
-		case openRe.MatchString(l):
+		case openRe().MatchString(l):
 			c.Unchecked++
-		case doneRe.MatchString(l):
+		case doneRe().MatchString(l):
 			c.Checked++
 		}
 	}
@@ -64,7 +72,7 @@ func Count(plan []byte) Counts {
 // ("- [ ] Story 1.2: Login"); "" when every task is done.
 func NextTask(plan []byte) string {
 	for _, l := range lines(plan) {
-		if openRe.MatchString(l) {
+		if openRe().MatchString(l) {
 			return clip.Runes(strings.Trim(l, " \t\n\v\f\r"), nextTaskMax)
 		}
 	}
@@ -88,9 +96,9 @@ func Collapse(plan []byte) (out []byte, changed bool) {
 		rest = rest[len(line):]
 		text := strings.TrimRight(string(line), "\r\n")
 		switch {
-		case doneStory.MatchString(text):
+		case doneStory().MatchString(text):
 			skipping = true
-		case skipping && detailLine.MatchString(text):
+		case skipping && detailLine().MatchString(text):
 			changed = true
 			continue
 		default:
@@ -135,7 +143,7 @@ type stories struct {
 func countStories(plan []byte) stories {
 	var s stories
 	for _, l := range lines(plan) {
-		m := storyLine.FindStringSubmatch(l)
+		m := storyLine().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -156,13 +164,13 @@ func countStories(plan []byte) stories {
 func Ticked(before, after []byte) []string {
 	open := map[string]int{}
 	for _, l := range lines(before) {
-		if openRe.MatchString(l) {
+		if openRe().MatchString(l) {
 			open[taskText(l)]++
 		}
 	}
 	var out []string
 	for _, l := range lines(after) {
-		if !doneRe.MatchString(l) {
+		if !doneRe().MatchString(l) {
 			continue
 		}
 		if t := taskText(l); open[t] > 0 {
@@ -190,8 +198,8 @@ func Tasks(plan []byte, max int) ([]Task, int) {
 	var out []Task
 	n := 0
 	for _, l := range lines(plan) {
-		done := doneRe.MatchString(l)
-		if !done && !openRe.MatchString(l) {
+		done := doneRe().MatchString(l)
+		if !done && !openRe().MatchString(l) {
 			continue
 		}
 		n++
@@ -204,7 +212,7 @@ func Tasks(plan []byte, max int) ([]Task, int) {
 
 // asideRe is a task set aside with an unanswered question ("- [?]"):
 // neither open nor done, as the bash loop and bmalph count.
-var asideRe = regexp.MustCompile(`^` + ws + `*- \[\?\]`)
+var asideRe = lazy(`^` + ws + `*- \[\?\]`)
 
 // SetAside sets the plan's first open task aside with note: its box
 // becomes "- [?]" (neither open nor done: the loop and bmalph count it
@@ -222,7 +230,7 @@ func SetAside(plan []byte, note string) (out []byte, task string, changed bool) 
 		}
 		rest = rest[len(line):]
 		text := strings.TrimRight(string(line), "\r\n")
-		if changed || !openRe.MatchString(text) {
+		if changed || !openRe().MatchString(text) {
 			b.Write(line)
 			continue
 		}
@@ -245,7 +253,7 @@ func SetAside(plan []byte, note string) (out []byte, task string, changed bool) 
 func SetAsideCount(plan []byte) int {
 	n := 0
 	for _, l := range lines(plan) {
-		if asideRe.MatchString(l) {
+		if asideRe().MatchString(l) {
 			n++
 		}
 	}

@@ -2,7 +2,6 @@ package fixplan
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -28,9 +27,9 @@ type Tracked struct {
 }
 
 var (
-	trackedRe = regexp.MustCompile(`^` + ws + `*- \[([ xX])\]` + ws + `+\[([^\]\s]+)\]` + ws + `*(.*?)` + ws + `*$`)
-	headingRe = regexp.MustCompile(`^#{1,6}[ \t]`)
-	keyRe     = regexp.MustCompile(`^\[([^\]\s]+)\]`)
+	trackedRe = lazy(`^` + ws + `*- \[([ xX])\]` + ws + `+\[([^\]\s]+)\]` + ws + `*(.*?)` + ws + `*$`)
+	headingRe = lazy(`^#{1,6}[ \t]`)
+	keyRe     = lazy(`^\[([^\]\s]+)\]`)
 )
 
 // Section returns the tracked lines of heading's section, in order, and
@@ -43,7 +42,7 @@ func Section(plan []byte, heading string) (items []Tracked, found bool) {
 		return nil, false
 	}
 	for _, l := range lines(plan[start:end]) {
-		if m := trackedRe.FindStringSubmatch(l); m != nil {
+		if m := trackedRe().FindStringSubmatch(l); m != nil {
 			items = append(items, Tracked{Key: m[2], Title: m[3], Done: m[1] != " "})
 		}
 	}
@@ -122,7 +121,7 @@ func sectionBounds(plan []byte, heading string) (start, end int, ok bool) {
 		switch {
 		case !ok && l == heading:
 			start, ok = off, true
-		case ok && headingRe.MatchString(l):
+		case ok && headingRe().MatchString(l):
 			return start, off, true
 		}
 		off = next
@@ -138,7 +137,7 @@ func TrackedKey(task string) string {
 	for _, box := range []string{"- [ ]", "- [x]", "- [X]"} {
 		task = strings.TrimSpace(strings.TrimPrefix(task, box))
 	}
-	if m := keyRe.FindStringSubmatch(task); m != nil {
+	if m := keyRe().FindStringSubmatch(task); m != nil {
 		return m[1]
 	}
 	return ""

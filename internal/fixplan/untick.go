@@ -20,7 +20,7 @@ func Untick(plan []byte, task string) (out []byte, ok bool) {
 			end += start
 		}
 		line := strings.TrimSuffix(string(plan[start:end]), "\r")
-		if doneRe.MatchString(line) && clip.Runes(taskText(line), nextTaskMax) == task {
+		if doneRe().MatchString(line) && clip.Runes(taskText(line), nextTaskMax) == task {
 			box := start + strings.Index(line, "- [") + len("- [")
 			out = append(append(append([]byte{}, plan[:box]...), ' '), plan[box+1:]...)
 			return out, true

@@ -3,10 +3,11 @@ package gates
 import (
 	"context"
 	"fmt"
-	"github.com/ralphloop/ralph_loop/internal/supervise"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
 // QUALITY_GATE_MODE values.
@@ -130,7 +131,7 @@ func tail(out string) string {
 			return ' '
 		}
 		return r
-	}, ansiRe.ReplaceAllString(out, ""))
+	}, ansiRe().ReplaceAllString(out, ""))
 	out = strings.TrimRight(out, " \t\n")
 	r := []rune(out)
 	if len(r) <= tailMax {

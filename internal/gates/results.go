@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
 )
@@ -75,7 +76,7 @@ func Decode(b []byte) (*Results, error) {
 // feedbackOutputMax is how much of the test output the feedback quotes.
 const feedbackOutputMax = 150
 
-var ansiRe = regexp.MustCompile("\x1b\\[[0-9;]*[a-zA-Z]")
+var ansiRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*[a-zA-Z]") })
 
 // Feedback is the quality-gate part of the next loop's context: empty unless
 // the gates failed in block or circuit-breaker mode. A failed test gate gives
@@ -88,7 +89,7 @@ func Feedback(r *Results) string {
 	}
 	var b strings.Builder
 	if r.TestGate.Status == StatusFail {
-		out := ansiRe.ReplaceAllString(r.TestGate.Output, "")
+		out := ansiRe().ReplaceAllString(r.TestGate.Output, "")
 		// Control characters separate words too: a NUL cannot go into
 		// the agent's argv.
 		out = strings.Join(strings.FieldsFunc(out, func(c rune) bool {

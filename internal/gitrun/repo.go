@@ -60,21 +60,36 @@ type repo struct {
 	warned *warnings    // nil: a git command that is stuck is not reported
 }
 
-// topOnce is `git rev-parse --show-toplevel`, asked once per Repo: the
-// owned files' prefix and the tree's file paths both start from it.
+// topOnce is `git rev-parse --show-toplevel`, asked once per Repo (by
+// GitDir or toplevel, whichever comes first): the owned files' prefix and
+// the tree's file paths both start from it.
 type topOnce struct {
-	once sync.Once
-	dir  string // "" when git cannot tell
+	mu    sync.Mutex
+	asked bool
+	dir   string // "" when git cannot tell
 }
 
 // toplevel is the repository's top folder, "" when git cannot tell.
 func (g *repo) toplevel(ctx context.Context) string {
-	g.top.once.Do(func() {
+	g.top.mu.Lock()
+	defer g.top.mu.Unlock()
+	if !g.top.asked {
+		g.top.asked = true
 		if top, err := g.run(ctx, "rev-parse", "--show-toplevel"); err == nil {
 			g.top.dir = top
 		}
-	})
+	}
 	return g.top.dir
+}
+
+// knownTop remembers top, git's answer to --show-toplevel, unless it was
+// asked already.
+func (g *repo) knownTop(top string) {
+	g.top.mu.Lock()
+	defer g.top.mu.Unlock()
+	if !g.top.asked {
+		g.top.asked, g.top.dir = true, top
+	}
 }
 
 // warnings reports each stuck git command's message once.
@@ -213,9 +228,23 @@ func (g *repo) Available() bool {
 }
 
 // GitDir is `git rev-parse --git-dir`'s failure: nil when dir is in a
-// repository git is willing to look at, else git's own message.
+// repository git is willing to look at, else git's own message. It asks
+// `git rev-parse --show-toplevel` first, which succeeds only where
+// --git-dir would and also gives the top folder the change queries need
+// (one git process where a start-up took two); only when that fails (no
+// repository, one git refuses, or no work tree, as in a bare repository)
+// is --git-dir asked, for its own answer and words. A command that would
+// never end is not asked twice.
 func (g *repo) GitDir(ctx context.Context) error {
-	_, err := g.run(ctx, "rev-parse", "--git-dir")
+	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+	if err == nil {
+		g.knownTop(top)
+		return nil
+	}
+	if Stuck(err) {
+		return err
+	}
+	_, err = g.run(ctx, "rev-parse", "--git-dir")
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind is what a threshold does once a window's use reaches it.
@@ -76,9 +77,16 @@ func Percent(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 var KnownWindows = []string{"five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet", "overage", "primary", "secondary"}
 
 var (
-	windowName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
-	percentRe  = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$`)
+	windowName = lazy(`^[a-z][a-z0-9_]{0,39}$`)
+	percentRe  = lazy(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // MaxRules bounds USAGE_LIMITS.
 const MaxRules = 32
@@ -101,7 +109,7 @@ func ParseLimits(s string) (rules []Rule, unknown []string, err error) {
 			return nil, nil, fmt.Errorf("entry %d (%s): expected window:kind:percent, such as five_hour:soft:85", i+1, part)
 		}
 		w, k, p := strings.TrimSpace(f[0]), strings.ToLower(strings.TrimSpace(f[1])), strings.TrimSpace(f[2])
-		if w != Every && !windowName.MatchString(w) {
+		if w != Every && !windowName().MatchString(w) {
 			return nil, nil, fmt.Errorf("entry %d (%s): the window must be * or a name such as five_hour, seven_day, primary, secondary", i+1, part)
 		}
 		r := Rule{Window: w, From: FromLimits}
@@ -113,7 +121,7 @@ func ParseLimits(s string) (rules []Rule, unknown []string, err error) {
 		default:
 			return nil, nil, fmt.Errorf("entry %d (%s): the kind must be soft (wait for the reset) or hard (stop)", i+1, part)
 		}
-		if !percentRe.MatchString(p) {
+		if !percentRe().MatchString(p) {
 			return nil, nil, fmt.Errorf("entry %d (%s): the percent must be a number above 0 and at most 100", i+1, part)
 		}
 		r.Percent, _ = strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)

@@ -70,7 +70,7 @@ func ParseProbe(out []byte, now time.Time) ([]Report, error) {
 		sort.Strings(names)
 		for _, n := range names {
 			var w map[string]json.RawMessage
-			if json.Unmarshal(top[n], &w) == nil && w != nil && windowName.MatchString(n) {
+			if json.Unmarshal(top[n], &w) == nil && w != nil && windowName().MatchString(n) {
 				if r, ok := probeWindow(n, w, now); ok {
 					rs = append(rs, r)
 				}
@@ -85,7 +85,7 @@ func ParseProbe(out []byte, now time.Time) ([]Report, error) {
 
 // probeWindow is one window of a probe's report, if it says a used percent.
 func probeWindow(name string, w map[string]json.RawMessage, now time.Time) (Report, bool) {
-	if !windowName.MatchString(name) {
+	if !windowName().MatchString(name) {
 		return Report{}, false
 	}
 	used, ok := number(w["used_percent"])

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/dashboard"
@@ -107,7 +108,9 @@ func (s *folder) Live() string {
 const liveTail = 48 << 10
 
 // ansi matches the terminal escapes a live renderer may have written.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
+var ansi = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
+})
 
 // liveOf is the end of live.log from a whole line on, as the agent's text
 // (liveText), without terminal escapes.
@@ -117,5 +120,5 @@ func liveOf(data []byte) string {
 			data = data[i+1:]
 		}
 	}
-	return strings.TrimLeft(strings.ToValidUTF8(ansi.ReplaceAllString(liveText(data), ""), "\uFFFD"), "\n")
+	return strings.TrimLeft(strings.ToValidUTF8(ansi().ReplaceAllString(liveText(data), ""), "\uFFFD"), "\n")
 }

@@ -23,9 +23,9 @@
 // cannot hold Run up.
 //
 // No call outlives the process that runs it: on Linux the leader has a
-// parent-death signal, and Guard starts a sentinel process that kills the
-// running calls' groups once this process has died, however it died
-// (Sentinel is its main). Options.Record gives the record of a call's
+// parent-death signal, and after Guard the first call starts a sentinel
+// process that kills the running calls' groups once this process has
+// died, however it died (Sentinel is its main). Options.Record gives the record of a call's
 // leader to keep while it runs, and Guard stops what a dead process left
 // running, signalling only what it proves to be such a leftover (see
 // docs/PLATFORMS.md).

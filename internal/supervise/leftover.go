@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 )
 
@@ -37,20 +36,16 @@ func recordOf(pid int, token string) ([]byte, error) {
 const leftoverGrace = 5 * time.Second
 
 // Guard makes sure no call outlives this process. It is called once, with
-// the project's lock held, before the first call: it starts the sentinel
-// (see startSentinel), then stops the call a previous run left running,
-// as recorded through Options.Record, and makes this process a child
-// subreaper (see adoptOrphans), in that order. load decodes that record
-// into the value it is given (false: there is none, or it was unreadable);
-// remove deletes it once it is dealt with. A sentinel that cannot start
-// and a subreaper this process cannot become are warnings on stderr; a
-// proven leftover that cannot be stopped refuses the start.
+// the project's lock held, before the first call: it stops the call a
+// previous run left running, as recorded through Options.Record, makes
+// this process a child subreaper (see adoptOrphans), and has the first
+// call start the sentinel (see startSentinel) before that call starts.
+// load decodes that record into the value it is given (false: there is
+// none, or it was unreadable); remove deletes it once it is dealt with. A
+// sentinel that cannot start and a subreaper this process cannot become
+// are warnings on stderr; a proven leftover that cannot be stopped
+// refuses the start.
 func Guard(load func(record any) (found bool, err error), remove func() error, stderr io.Writer) error {
-	if self, err := os.Executable(); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: cannot find this program to start its sentinel (%v); an agent may outlive a loop that is killed\n", err)
-	} else if err := startSentinel(self, "ralph_loop"); err != nil {
-		fmt.Fprintf(stderr, "ralph_loop: warning: %v; an agent may outlive a loop that is killed\n", err)
-	}
 	var rec callRecord
 	if found, err := load(&rec); err == nil && found {
 		n, err := stopLeftovers(rec, leftoverGrace)
@@ -69,5 +64,6 @@ func Guard(load func(record any) (found bool, err error), remove func() error, s
 	if err := adoptOrphans(); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: warning: cannot become a child subreaper (%v); an agent's helper that calls setsid may outlive its call\n", err)
 	}
+	armSentinel(stderr)
 	return nil
 }

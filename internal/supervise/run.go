@@ -132,6 +132,7 @@ type Outcome struct {
 // Run starts c, streams its output to o.Stdout and o.Stderr, and returns when
 // the command has ended and no process of its group is left.
 func Run(ctx context.Context, c Command, o Options) Outcome {
+	sentinelFirst() // the first call after Guard starts the sentinel
 	clk := o.clockOf()
 	start := clk.Now()
 	since := func() time.Duration { return clk.Now().Sub(start) }

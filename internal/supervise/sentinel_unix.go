@@ -5,6 +5,7 @@ package supervise
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,25 +18,60 @@ import (
 // sentinel is this process's end of the pipe to its sentinel: Run tells
 // it which calls are under way.
 var sentinel struct {
-	mu   sync.Mutex
-	w    *os.File // nil: no sentinel
-	next int
+	mu     sync.Mutex
+	warnTo io.Writer // set by Guard: the next call starts the sentinel, warning here if it cannot
+	w      *os.File  // nil: no sentinel
+	pid    int       // the sentinel's, once started: our child, never reaped (see noDescendants)
+	next   int
 }
 
-// startSentinel starts the sentinel: a copy of this program (self, run as
-// argv0) that outlives it and, once this process has ended however it
+// armSentinel makes the next call (Run) start the sentinel, before the
+// call itself starts: a run that makes no call needs none. A sentinel
+// that cannot start is a warning on stderr.
+func armSentinel(stderr io.Writer) {
+	sentinel.mu.Lock()
+	defer sentinel.mu.Unlock()
+	if sentinel.w == nil {
+		sentinel.warnTo = stderr
+	}
+}
+
+// sentinelFirst starts the sentinel if Guard armed it: Run calls it
+// before it starts a command.
+func sentinelFirst() {
+	sentinel.mu.Lock()
+	defer sentinel.mu.Unlock()
+	stderr := sentinel.warnTo
+	if stderr == nil {
+		return
+	}
+	sentinel.warnTo = nil
+	if err := startSentinel(); err != nil {
+		fmt.Fprintf(stderr, "ralph_loop: warning: %v; an agent may outlive a loop that is killed\n", err)
+	}
+}
+
+// startSentinel starts the sentinel: a copy of this program (run as
+// ralph_loop) that outlives it and, once this process has ended however it
 // ended (SIGKILL, the OOM killer, a crash), kills the process groups of
 // the calls that were under way, and on Linux every process carrying
 // their tokens. It learns of the calls through a pipe whose only writer
 // is this process, so the pipe's end of file is this process's death; no
-// signal, thread or timing is involved.
+// signal, thread or timing is involved. It holds the pipe's read end from
+// the moment Start returns (the exec has happened), so a death right after
+// is seen too. The caller holds sentinel.mu.
 //
 // The sentinel runs in its own session and ignores the stop signals (a
 // terminal's Ctrl+C, a `pkill ralph_loop` that stops the loop politely).
-// It is started through a short-lived copy that exits at once, so it is
-// not a child of this process: call startSentinel before adoptOrphans, or
-// the sentinel would be re-parented to us and count as a descendant.
-func startSentinel(self, argv0 string) error {
+// It is a child of this process that is never waited for: when this
+// process dies it is re-parented like any orphan, and until then its pid
+// (a zombie's, should it be killed) cannot be reused, so noDescendants can
+// tell it from a call's descendant by its pid.
+func startSentinel() error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find this program to start its sentinel (%w)", err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start the sentinel: %w", err)
@@ -43,40 +79,32 @@ func startSentinel(self, argv0 string) error {
 	defer r.Close()
 	cmd := &exec.Cmd{
 		Path:        self,
-		Args:        []string{argv0, sentinelArg, "start"},
+		Args:        []string{"ralph_loop", sentinelArg, "watch"},
 		Stdin:       r,
 		Dir:         "/",
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if err := cmd.Start(); err != nil {
 		w.Close()
-		return fmt.Errorf("start the sentinel %s: %w %s", self, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("start the sentinel %s: %w", self, err)
 	}
-	sentinel.mu.Lock()
-	sentinel.w = w
-	sentinel.mu.Unlock()
+	_ = cmd.Process.Release() // its pidfd; the process stays our child
+	sentinel.w, sentinel.pid = w, cmd.Process.Pid
 	return nil
 }
 
+// sentinelPid is the sentinel's pid, 0 before it has started. It stays
+// our child, running or a zombie, even once its pipe is forgotten.
+func sentinelPid() int {
+	sentinel.mu.Lock()
+	defer sentinel.mu.Unlock()
+	return sentinel.pid
+}
+
 // runSentinel is the sentinel's main (args follow sentinelArg); it
-// returns the exit code. "start" starts the real sentinel on the same stdin and
-// returns at once; "watch" reads the calls from stdin until its end, then
-// kills what is still listed.
+// returns the exit code. "watch" reads the calls from stdin until its end,
+// then kills what is still listed.
 func runSentinel(args []string) int {
-	if len(args) == 1 && args[0] == "start" {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "sentinel: %v\n", err)
-			return 1
-		}
-		cmd := &exec.Cmd{Path: self, Args: []string{os.Args[0], sentinelArg, "watch"}, Stdin: os.Stdin, Dir: "/",
-			SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintf(os.Stderr, "sentinel: %v\n", err)
-			return 1
-		}
-		return 0
-	}
 	if len(args) != 1 || args[0] != "watch" {
 		fmt.Fprintf(os.Stderr, "sentinel: unknown mode %q\n", args)
 		return 2

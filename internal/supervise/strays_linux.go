@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -27,21 +28,66 @@ func adoptOrphans() error {
 // subreaper is set once adoptOrphans has made this process a subreaper.
 var subreaper atomic.Bool
 
-// noDescendants reports that no descendant of ours is left: we are a
-// subreaper, so every orphaned descendant is re-parented to us, and no
-// thread of ours has a child (zombies included). It is the cheap answer
-// after most calls; false means "cannot tell", and the caller scans.
+// noDescendants reports that no descendant of ours is left but the
+// sentinel: we are a subreaper, so every orphaned descendant is
+// re-parented to us, and no thread of ours has another child (zombies
+// included). It is the cheap answer after most calls; false means "cannot
+// tell", and the caller scans.
 //
-// One waitid that neither waits nor reaps (WNOHANG, WNOWAIT) answers it:
-// it fails with ECHILD exactly when no thread of ours has a child of any
-// kind (WALL), running, stopped or ended.
+// Before the sentinel has started, one waitid that neither waits nor reaps
+// (WNOHANG, WNOWAIT) answers it: it fails with ECHILD exactly when no
+// thread of ours has a child of any kind (WALL), running, stopped or
+// ended. Once the sentinel, a child of ours, runs, waitid cannot leave it
+// out, and onlyChild reads the children's lists instead.
 func noDescendants() bool {
 	if !subreaper.Load() {
 		return false
 	}
+	if pid := sentinelPid(); pid != 0 {
+		return onlyChild(pid)
+	}
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
 	return errors.Is(err, unix.ECHILD)
+}
+
+// onlyChild reports that pid is our only child, or that we have none. The
+// kernel lists each thread's children, zombies included, in
+// /proc/self/task/TID/children: a child is the thread's that forked it.
+// A child moves between lists only to the first live thread, the main
+// one (an orphan re-parented to us, or the children of a thread that
+// ends), or leaves them when reaped; so the main thread's list is read
+// last, and a descendant whose topmost live ancestor moves while the
+// lists are read is still met there. A list's reading can skip an entry
+// only after the one it last gave was reaped or moved, and the sentinel,
+// never reaped, is the only entry this accepts. Without the lists
+// (a kernel without CONFIG_PROC_CHILDREN) it cannot tell: false.
+func onlyChild(pid int) bool {
+	self := strconv.Itoa(os.Getpid())
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	names := make([]string, 0, len(tasks))
+	for _, t := range tasks {
+		if t.Name() != self {
+			names = append(names, t.Name())
+		}
+	}
+	names = append(names, self)
+	want := strconv.Itoa(pid)
+	for _, tid := range names {
+		b, err := os.ReadFile("/proc/self/task/" + tid + "/children")
+		if err != nil && (tid == self || !errors.Is(err, fs.ErrNotExist)) {
+			return false
+		}
+		for _, child := range strings.Fields(string(b)) {
+			if child != want {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // strays lists the live processes whose environment carries token. A

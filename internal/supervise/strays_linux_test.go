@@ -57,6 +57,88 @@ func TestNoDescendants(t *testing.T) {
 	}
 }
 
+// Once the sentinel runs, noDescendants leaves it out, running or ended,
+// and still sees any other child, an orphan re-parented to us included
+// (it goes to the main thread's list, read last). Not parallel, as above;
+// the test binary is a real subreaper while it runs.
+func TestNoDescendantsButTheSentinel(t *testing.T) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Skipf("cannot become a child subreaper: %v", err)
+	}
+	was := subreaper.Load()
+	subreaper.Store(true)
+	t.Cleanup(func() {
+		subreaper.Store(was)
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+	})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), helperEnv+"=1")
+	sent := exec.Command(exe, "block")
+	sent.Env = env
+	if err := sent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sentinel.mu.Lock()
+	sentinel.pid = sent.Process.Pid
+	sentinel.mu.Unlock()
+	t.Cleanup(func() {
+		sentinel.mu.Lock()
+		sentinel.pid = 0
+		sentinel.mu.Unlock()
+		_ = sent.Process.Kill()
+		_ = sent.Wait()
+	})
+	if !noDescendants() {
+		t.Fatal("noDescendants = false with the sentinel our only child")
+	}
+	if err := sent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, sent.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !noDescendants() {
+		t.Error("noDescendants = false with the ended sentinel our only child")
+	}
+
+	// A leader that leaves a grandchild in a session of its own and exits:
+	// once the leader is collected, the grandchild is ours.
+	pidFile := filepath.Join(t.TempDir(), "grandchild")
+	leader := exec.Command(exe, "setsid-orphan", pidFile)
+	leader.Env = env
+	if err := leader.Run(); err != nil {
+		t.Fatal(err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(waitFile(t, pidFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Kill(grandchild, unix.SIGKILL)
+	if noDescendants() {
+		t.Error("noDescendants = true with an orphan re-parented to us")
+	}
+	if err := unix.Kill(grandchild, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Waitid(unix.P_PID, grandchild, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	if noDescendants() {
+		t.Error("noDescendants = true with the ended orphan not yet collected")
+	}
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(grandchild, &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !noDescendants() {
+		t.Error("noDescendants = false after the orphan was collected")
+	}
+}
+
 // A process that execs as the scan reads it is still found: its
 // environment reads empty or, read in pieces, ends early for a moment.
 // This one execs itself over and over, so nearly every scan meets it

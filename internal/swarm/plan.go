@@ -6,14 +6,22 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 var (
-	headingRe = regexp.MustCompile(`^#{2,3}[ \t]+\S`)
-	openRe    = regexp.MustCompile(`^\s*- \[ \]`)
-	doneRe    = regexp.MustCompile(`^\s*- \[[xX]\]`)
-	taskRe    = regexp.MustCompile(`^\s*- \[[ xX]\]\s*(.*?)\s*$`)
+	headingRe = lazy(`^#{2,3}[ \t]+\S`)
+	openRe    = lazy(`^\s*- \[ \]`)
+	doneRe    = lazy(`^\s*- \[[xX]\]`)
+	taskRe    = lazy(`^\s*- \[[ xX]\]\s*(.*?)\s*$`)
 )
+
+// lazy compiles the regular expression p at its first use rather than when
+// the program starts: every start pays for what init does, the sentinel's
+// and a --version's included.
+func lazy(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
 
 // epic is one section of the plan: a "##" or "###" heading and the lines
 // up to the next such heading. bmalph's plans group their stories under
@@ -43,14 +51,14 @@ func epics(plan string) (preamble []string, epics []epic) {
 	}
 	var loose *epic // tasks before the first heading
 	for _, l := range lines {
-		if headingRe.MatchString(l) {
+		if headingRe().MatchString(l) {
 			flush()
 			cur = &epic{Heading: strings.TrimSpace(strings.TrimLeft(l, "#")), Lines: []string{l}}
 			continue
 		}
 		target := cur
 		if target == nil {
-			if !openRe.MatchString(l) && !doneRe.MatchString(l) && loose == nil {
+			if !openRe().MatchString(l) && !doneRe().MatchString(l) && loose == nil {
 				preamble = append(preamble, l)
 				continue
 			}
@@ -61,9 +69,9 @@ func epics(plan string) (preamble []string, epics []epic) {
 		}
 		target.Lines = append(target.Lines, l)
 		switch {
-		case openRe.MatchString(l):
+		case openRe().MatchString(l):
 			target.Open++
-		case doneRe.MatchString(l):
+		case doneRe().MatchString(l):
 			target.Done++
 		}
 	}
@@ -144,14 +152,14 @@ func headings(epics []epic) []string {
 func completions(plan, done string) (string, int) {
 	ticked := map[string]int{}
 	for _, l := range strings.Split(done, "\n") {
-		if doneRe.MatchString(l) {
+		if doneRe().MatchString(l) {
 			ticked[taskText(l)]++
 		}
 	}
 	lines := strings.Split(plan, "\n")
 	n := 0
 	for i, l := range lines {
-		if !openRe.MatchString(l) {
+		if !openRe().MatchString(l) {
 			continue
 		}
 		t := taskText(l)
@@ -165,7 +173,7 @@ func completions(plan, done string) (string, int) {
 }
 
 func taskText(l string) string {
-	m := taskRe.FindStringSubmatch(strings.TrimRight(l, "\r"))
+	m := taskRe().FindStringSubmatch(strings.TrimRight(l, "\r"))
 	if m == nil {
 		return ""
 	}
@@ -176,9 +184,9 @@ func taskText(l string) string {
 func count(plan string) (done, total int) {
 	for _, l := range strings.Split(plan, "\n") {
 		switch {
-		case openRe.MatchString(l):
+		case openRe().MatchString(l):
 			total++
-		case doneRe.MatchString(l):
+		case doneRe().MatchString(l):
 			done++
 			total++
 		}

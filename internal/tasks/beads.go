@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -142,10 +141,10 @@ func (b *beads) show(ctx context.Context, recs []record) ([]beadsIssue, error) {
 // "Issue X not found".
 func noIssue(msg []byte) bool {
 	m := strings.ToLower(string(msg))
-	return strings.Contains(m, "no issue found") || strings.Contains(m, "no issues found") || issueNotFound.MatchString(m)
+	return strings.Contains(m, "no issue found") || strings.Contains(m, "no issues found") || issueNotFound().MatchString(m)
 }
 
-var issueNotFound = regexp.MustCompile(`(?m)^issue \S+ not found$`)
+var issueNotFound = lazy(`(?m)^issue \S+ not found$`)
 
 func (b *beads) claim(ctx context.Context, r *record) error {
 	_, stderr, err := b.r.execErr(ctx, b.writeArgs("bd", "update", r.ID, "--claim", "--json")...)
@@ -214,7 +213,7 @@ type beadsIssue struct {
 
 // item is the issue as an Item; false for an id that cannot be a key.
 func (is beadsIssue) item() (Item, bool) {
-	if !beadsID.MatchString(is.ID) {
+	if !beadsID().MatchString(is.ID) {
 		return Item{}, false
 	}
 	return Item{Key: is.ID, ID: is.ID, Title: cleanTitle(is.Title), Body: is.Description, Acceptance: is.Acceptance, Status: is.Status}, true
@@ -267,7 +266,7 @@ var beadsFilterTerms = map[string]string{
 	"priority": "--priority", "type": "--type", "assignee": "--assignee", "parent": "--parent", "unassigned": "--unassigned",
 }
 
-var filterValue = regexp.MustCompile(`^[A-Za-z0-9_.:/@+-]{1,100}$`)
+var filterValue = lazy(`^[A-Za-z0-9_.:/@+-]{1,100}$`)
 
 // parseBeadsFilter turns BEADS_FILTER ("status:open label:backend
 // priority:1", commas or blanks between terms) into bd ready's flags,
@@ -287,7 +286,7 @@ func parseBeadsFilter(v string) ([]string, error) {
 			}
 			flags = append(flags, flag)
 			continue
-		case !hasVal || !filterValue.MatchString(val):
+		case !hasVal || !filterValue().MatchString(val):
 			return nil, fmt.Errorf("BEADS_FILTER: %q needs a value of letters, digits and _.:/@+- (no blanks)", shown(term))
 		case name == "status":
 			if val != "open" {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +45,7 @@ const (
 	listCap = 1000
 )
 
-var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+var repoName = lazy(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 func (g *github) name() string    { return "github" }
 func (g *github) heading() string { return githubHeading }
@@ -55,7 +54,7 @@ func (g *github) heading() string { return githubHeading }
 // from the person's environment when it is OWNER/NAME, else the one gh
 // resolves from the project's git remotes.
 func (g *github) resolve(ctx context.Context) ([]string, error) {
-	if v := envValue(g.r.env, "GH_REPO"); g.repo == "" && repoName.MatchString(v) {
+	if v := envValue(g.r.env, "GH_REPO"); g.repo == "" && repoName().MatchString(v) {
 		g.repo = v
 	}
 	if g.repo == "" {
@@ -64,7 +63,7 @@ func (g *github) resolve(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		var v struct{ NameWithOwner string }
-		if json.Unmarshal(out, &v) != nil || !repoName.MatchString(v.NameWithOwner) {
+		if json.Unmarshal(out, &v) != nil || !repoName().MatchString(v.NameWithOwner) {
 			return nil, fmt.Errorf("'gh repo view' did not name the repository (%s); set GH_REPO=OWNER/NAME in your environment", shown(string(bytes.TrimSpace(out))))
 		}
 		g.repo = v.NameWithOwner
@@ -109,7 +108,7 @@ func (is ghIssue) pull() bool {
 
 func (is ghIssue) item() (Item, bool) {
 	no := fmt.Sprint(is.Number)
-	if !issueNo.MatchString(no) || is.pull() {
+	if !issueNo().MatchString(no) || is.pull() {
 		return Item{}, false
 	}
 	u := is.URL
