@@ -270,12 +270,13 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// killpid SIGNAL FILE: send SIGNAL (TERM, INT, KILL) to the pid in FILE.
+// killpid SIGNAL FILE: send SIGNAL (TERM, INT, KILL, STOP, CONT) to the pid in FILE.
 func cmdKillpid(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: killpid SIGNAL FILE")
 	}
-	sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}[args[0]]
+	sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL,
+		"STOP": syscall.SIGSTOP, "CONT": syscall.SIGCONT}[args[0]]
 	if sig == 0 {
 		ts.Fatalf("unknown signal %s", args[0])
 	}
