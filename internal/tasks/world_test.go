@@ -40,13 +40,13 @@ var fakeTrackerDir string
 // fakeTracker is the program every world links as bd and gh: the
 // internal/faketracker/cmd/faketracker command, built once per test binary
 // at the first world. A separate small program rather than this test
-// binary re-executed: the tests start a tracker about 115 times, and a
-// start of this binary costs about twice as much CPU as one of that
-// program. It asks go run for the program and copies it (go run -exec cp
+// binary re-executed: the tests start a tracker 112 times, and a start of
+// this binary cost about 30 ms of CPU on a 2-core test machine, one of
+// that program about 18 (docs/PERFORMANCE.md). It asks go run for the program and copies it (go run -exec cp
 // PKG BIN): go run keeps what it links in the build cache, so an unchanged
-// program is not linked again on the next run. Where it cannot be built,
-// the fake is this test binary under the tracker's name, as TestMain
-// answers.
+// program is not linked again on the next run (go test puts its own go
+// command first on PATH). Where it cannot be built, the fake is this test
+// binary under the tracker's name, as TestMain answers.
 var fakeTracker = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -58,7 +58,7 @@ var fakeTracker = sync.OnceValue(func() string {
 	}
 	fakeTrackerDir = dir
 	bin := filepath.Join(dir, "faketracker")
-	cmd := exec.Command(goTool(), "run", "-exec", "cp", "github.com/ralphloop/ralph_loop/internal/faketracker/cmd/faketracker", bin)
+	cmd := exec.Command("go", "run", "-exec", "cp", "github.com/ralphloop/ralph_loop/internal/faketracker/cmd/faketracker", bin)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "the fake trackers are the test binary: go run -exec cp faketracker: %v\n%s", err, out)
@@ -66,17 +66,6 @@ var fakeTracker = sync.OnceValue(func() string {
 	}
 	return bin
 })
-
-// goTool is the go command: on PATH, else in $GOROOT.
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	if root := os.Getenv("GOROOT"); root != "" {
-		return filepath.Join(root, "bin", "go")
-	}
-	return "go"
-}
 
 // world is a project and the fake trackers it talks to.
 type world struct {
