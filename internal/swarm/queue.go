@@ -155,12 +155,14 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 	if _, err := git(ctx, root, "worktree", "add", "-q", "--detach", sc, "refs/heads/"+s.base); err != nil {
 		return refused, nil, "", err
 	}
-	if err := s.checkWorktree(ctx, scratchName, ""); err != nil {
-		return refused, nil, "", fmt.Errorf("the merge queue's %w", err)
-	}
-	tip, err := git(ctx, sc, "rev-parse", "HEAD")
+	tip, err := s.checkScratch(ctx)
 	if err != nil {
 		return refused, nil, "", err
+	}
+	if tip == "" {
+		if tip, err = git(ctx, sc, "rev-parse", "HEAD"); err != nil {
+			return refused, nil, "", err
+		}
 	}
 	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, epicList(w.Epics)) // bmalph's words
 	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch)
