@@ -151,24 +151,3 @@ func TestCheckFoldersWithANewline(t *testing.T) {
 		t.Errorf("--absolute-git-dir asked alone %d times, want once per worktree after the answer with a newline", got)
 	}
 }
-
-// TestRunAsksTheRootOnce: a whole swarm asks the root's common folder
-// once, and checks each worktree with one rev-parse.
-func TestRunAsksTheRootOnce(t *testing.T) {
-	root := projectIn(t, t.TempDir(), "# Plan\n\n## Epic A\n- [ ] a1\n\n## Epic B\n- [ ] b1\n")
-	noted := countingGit(t)
-	o := swarmOpts(t, root)
-	r := runSwarm(t, o)
-	if r.Status != "merged" {
-		t.Fatalf("status %s, states %s", r.Status, states(r))
-	}
-	n := noted()
-	if got := asked(n, "rev-parse --git-common-dir", "--absolute-git-dir"); got != 1 {
-		t.Errorf("the root's common folder asked %d times, want once", got)
-	}
-	// Each worker: checked before its commit, and the scratch worktree
-	// before its merge is tried.
-	if got := asked(n, "rev-parse --absolute-git-dir --git-common-dir"); got != 4 || asked(n, "rev-parse --absolute-git-dir") != 4 {
-		t.Errorf("%d worktree checks in one rev-parse (%d in all), want 4", got, asked(n, "rev-parse --absolute-git-dir"))
-	}
-}

@@ -303,13 +303,17 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		}
 		return s.hold(id, held, note)
 	}
-	if !inMerge(ctx, wt) {
-		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", "refs/heads/"+s.base); err != nil && !inMerge(ctx, wt) {
-			return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
-		}
+	// A merge already under way (the loop did not conclude the last one)
+	// is taken up: git refuses to start another while MERGE_HEAD is
+	// there, before it touches anything, so a failed merge with a merge
+	// under way after it is that one or a merge left in conflict.
+	if _, err := git(ctx, wt, "merge", "--no-edit", "-q", "refs/heads/"+s.base); err != nil && !inMerge(ctx, wt) {
+		return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
 	}
-	// .ralph/ stays the worker's own.
-	for _, p := range unmerged(ctx, wt) {
+	// .ralph/ stays the worker's own. What is put back here is under
+	// .ralph/ alone, so the conflicts outside it are those listed first.
+	conflicts := unmerged(ctx, wt)
+	for _, p := range conflicts {
 		if isRalph(p) {
 			if !gitOK(ctx, wt, "checkout", "--ours", "--", p) {
 				gitOK(ctx, wt, "rm", "-q", "-f", "--", p)
@@ -318,7 +322,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 			}
 		}
 	}
-	left := outside(unmerged(ctx, wt))
+	left := outside(conflicts)
 	if len(left) == 0 && inMerge(ctx, wt) {
 		if _, err := git(ctx, wt, "commit", "-q", "--no-verify", "--no-edit"); err != nil {
 			return s.hold(id, held, "cannot conclude the merge of "+s.base+": "+err.Error())
