@@ -165,13 +165,17 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 		}
 	}
 	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, epicList(w.Epics)) // bmalph's words
-	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch)
-	if mergeErr != nil && !inMerge(ctx, sc) {
-		return refused, nil, "", mergeErr
-	}
-	if c := outside(unmerged(ctx, sc)); len(c) > 0 {
-		gitOK(ctx, sc, "merge", "--abort")
-		return conflicted, c, "", nil
+	// git merge exits 0 only for a merge without conflicts (the scratch
+	// worktree is new: no conflict was there before it), so the
+	// conflicts are looked for only after a merge that failed.
+	if _, err := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch); err != nil {
+		if !inMerge(ctx, sc) {
+			return refused, nil, "", err
+		}
+		if c := outside(unmerged(ctx, sc)); len(c) > 0 {
+			gitOK(ctx, sc, "merge", "--abort")
+			return conflicted, c, "", nil
+		}
 	}
 	if err := s.keepRalph(ctx, sc, filepath.Join(root, w.Worktree)); err != nil {
 		return refused, nil, "", err
