@@ -60,8 +60,9 @@ next:
 
 // checkedSwarm is a swarm for root as prepare leaves it for the checks
 // (the root's common folder known), with a worker's worktree made as
-// start makes it and the scratch worktree as tryMerge makes it.
-func checkedSwarm(t *testing.T, root string) *swarm {
+// start makes it and, with scratch, the scratch worktree as tryMerge
+// makes it.
+func checkedSwarm(t *testing.T, root string, scratch bool) *swarm {
 	t.Helper()
 	s := &swarm{o: Options{Root: root}.withDefaults(), dir: filepath.Join(root, dir), base: "main"}
 	var err error
@@ -69,7 +70,9 @@ func checkedSwarm(t *testing.T, root string) *swarm {
 		t.Fatal(err)
 	}
 	run(t, root, "git", "worktree", "add", "-q", "-b", branch(1), filepath.Join(s.dir, workerName(1)), "HEAD")
-	run(t, root, "git", "worktree", "add", "-q", "--detach", s.scratch(), "refs/heads/main")
+	if scratch {
+		run(t, root, "git", "worktree", "add", "-q", "--detach", s.scratch(), "refs/heads/main")
+	}
 	return s
 }
 
@@ -83,7 +86,7 @@ func checkedSwarm(t *testing.T, root string) *swarm {
 func TestCheckAsksGitOnce(t *testing.T) {
 	ctx := context.Background()
 	root := projectIn(t, t.TempDir(), "# Plan\n")
-	s := checkedSwarm(t, root)
+	s := checkedSwarm(t, root, true)
 	noted := countingGit(t)
 
 	if err := s.checkWorktree(ctx, workerName(1), branch(1)); err != nil {
@@ -137,7 +140,7 @@ func TestCheckFoldersWithANewline(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "a\nb")
 	must(t, os.Mkdir(root, 0o755))
 	projectIn(t, root, "# Plan\n")
-	s := checkedSwarm(t, root)
+	s := checkedSwarm(t, root, true)
 	noted := countingGit(t)
 	if err := s.checkWorktree(ctx, workerName(1), branch(1)); err != nil {
 		t.Errorf("the worker's own worktree: %v", err)

@@ -16,7 +16,7 @@ import (
 func handBackSwarm(t *testing.T, worker, onMain string) (*swarm, string) {
 	t.Helper()
 	root := projectIn(t, t.TempDir(), "# Plan\n\n## Epic A\n- [ ] a1\n")
-	s := checkedSwarm(t, root)
+	s := checkedSwarm(t, root, false)
 	s.o.Retries = 2
 	wt := filepath.Join(s.dir, workerName(1))
 	s.st = state{Base: "main", Status: "running", Workers: []Worker{{ID: 1, Worktree: filepath.ToSlash(filepath.Join(dir, workerName(1))),
@@ -84,18 +84,24 @@ func TestHandBackTakesUpAMergeUnderWay(t *testing.T) {
 // TestCommitAllConcludesAMergeWithNothingStaged: a merge whose result is
 // the branch as it was (nothing staged) is still concluded.
 func TestCommitAllConcludesAMergeWithNothingStaged(t *testing.T) {
-	_, wt := handBackSwarm(t, "worker\n", "main\n")
-	git(context.Background(), wt, "merge", "-q", "refs/heads/main")
-	run(t, wt, "git", "checkout", "--ours", "--", "same.txt")
-	run(t, wt, "git", "add", "same.txt")
-	if staged := run(t, wt, "git", "diff", "--cached", "--name-only"); staged != "" {
+	root := project(t, "# Plan\n")
+	run(t, root, "git", "switch", "-q", "-c", "other")
+	must(t, os.WriteFile(filepath.Join(root, "same.txt"), []byte("other\n"), 0o644))
+	run(t, root, "git", "commit", "-q", "-am", "other")
+	run(t, root, "git", "switch", "-q", "main")
+	must(t, os.WriteFile(filepath.Join(root, "same.txt"), []byte("main\n"), 0o644))
+	run(t, root, "git", "commit", "-q", "-am", "main")
+	git(context.Background(), root, "merge", "-q", "refs/heads/other")
+	run(t, root, "git", "checkout", "--ours", "--", "same.txt")
+	run(t, root, "git", "add", "same.txt")
+	if staged := run(t, root, "git", "diff", "--cached", "--name-only"); staged != "" {
 		t.Fatalf("staged %q, want nothing", staged)
 	}
-	must(t, commitAll(context.Background(), wt, "concluded"))
-	if parents := run(t, wt, "git", "log", "-1", "--format=%P"); len(strings.Fields(parents)) != 2 {
+	must(t, commitAll(context.Background(), root, "concluded"))
+	if parents := run(t, root, "git", "log", "-1", "--format=%P"); len(strings.Fields(parents)) != 2 {
 		t.Errorf("HEAD's parents %q, want the merge concluded", parents)
 	}
-	if inMerge(context.Background(), wt) {
+	if inMerge(context.Background(), root) {
 		t.Error("a merge still under way")
 	}
 }
