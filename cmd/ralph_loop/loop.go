@@ -240,19 +240,17 @@ func (r *loopRun) close() {
 
 // engine runs the engine to the run's end with settings s, the trackers
 // of tasksOpts, each agent call through the sandbox sb. A stop while the
-// engine is blocked outside an agent call ends whatever it still runs, and
+// engine is blocked outside its bounded steps ends whatever it still runs, and
 // the run's end is recorded here.
 func (r *loopRun) engine(s config.Config, tasksOpts tasks.Options, sb *agentSandbox, stdin io.Reader, sig *signals) engine.Result {
 	sig.setOut(r.errOut)
-	calling := &sig.calling // an agent call (or a tracker step) is under way
-	trackers := newTracker(tasksOpts, calling, func(w string) { r.bus.Log(events.Warn, "%s", w) })
+	trackers := newTracker(tasksOpts, &sig.steps, func(w string) { r.bus.Log(events.Warn, "%s", w) })
 	runAgent := func(ctx context.Context, c supervise.Command, o supervise.Options) supervise.Outcome {
-		calling.Store(true)
-		defer calling.Store(false)
+		defer sig.steps.hold()()
 		defer recordCall(r.dir, &o)()
 		return sb.run(ctx, c, o)
 	}
-	res, ok := sig.engine(calling, func() engine.Result {
+	res, ok := sig.engine(func() engine.Result {
 		return engine.Run(s, engine.Deps{
 			Bus:         r.bus,
 			Keeper:      r.keeper,

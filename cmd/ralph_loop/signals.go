@@ -19,9 +19,11 @@ import (
 // handled like SIGTERM instead of dumping goroutines.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
-// blockedWait is how long a stop waits for the engine outside an agent
-// call before giving up on it (it is blocked in a read that never returns).
-// An agent call has its own bound: the supervisor's TERM → grace → KILL.
+// blockedWait is how long a stop waits for the engine outside its bounded
+// steps before giving up on it (it is blocked in a read that never
+// returns): a whole blockedWait with no step under way and none started
+// or ended. An agent call has its own bound (the supervisor's TERM →
+// grace → KILL), and so has a tracker step (its command's timeout).
 const blockedWait = time.Second
 
 // signals turns the stop signals into the Stopper's cancellation, from the
@@ -35,7 +37,25 @@ type signals struct {
 	mu  sync.Mutex
 	out io.Writer // where the "stopping" notice goes
 
-	calling atomic.Bool // an agent call is under way (the notice says it is stopped)
+	steps steps // the engine's bounded steps (the notice says an agent call is stopped)
+}
+
+// steps are the engine's steps that bound themselves: an agent call and
+// each tracker step. The stop's blocked check (signals.engine) waits as
+// long as one is under way or one started or ended since it last looked.
+type steps struct {
+	active atomic.Bool
+	moved  atomic.Uint64 // step starts and ends
+}
+
+// hold marks a step under way until the returned func is called.
+func (s *steps) hold() func() {
+	s.active.Store(true)
+	s.moved.Add(1)
+	return func() {
+		s.active.Store(false)
+		s.moved.Add(1)
+	}
 }
 
 func catchSignals(interactive bool, out io.Writer) *signals {
@@ -59,7 +79,7 @@ func (s *signals) deliver(sig os.Signal) {
 		default:
 		}
 		what := "..."
-		if s.calling.Load() {
+		if s.steps.active.Load() {
 			what = ": stopping the agent..."
 		}
 		s.mu.Lock()
@@ -119,9 +139,11 @@ func (s *signals) unlessStopped(f func()) bool {
 }
 
 // engine runs the engine and returns its result, or ok=false when a stop
-// arrived and the engine, outside an agent call, did not return within
-// blockedWait.
-func (s *signals) engine(calling *atomic.Bool, run func() engine.Result) (res engine.Result, ok bool) {
+// arrived and the engine then spent a whole blockedWait outside its
+// bounded steps, neither starting nor ending one (a stopped run's end —
+// the state saved, the trackers' claims given back — is a few such
+// steps with short stretches between them, which it must be let finish).
+func (s *signals) engine(run func() engine.Result) (res engine.Result, ok bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -134,14 +156,17 @@ func (s *signals) engine(calling *atomic.Bool, run func() engine.Result) (res en
 	}
 	t := time.NewTicker(blockedWait)
 	defer t.Stop()
+	seen := s.steps.moved.Load()
 	for {
 		select {
 		case <-done:
 			return res, true
 		case <-t.C:
-			if !calling.Load() {
+			moved := s.steps.moved.Load()
+			if !s.steps.active.Load() && moved == seen {
 				return engine.Result{}, false
 			}
+			seen = moved
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/internal/config"
@@ -39,7 +38,7 @@ func trackerOptions(cfg *config.Config, dir *ralphdir.Dir, cwd string) tasks.Opt
 // while a tracker step runs, as it is during an agent call: a stop then
 // waits for the step (the claims given back at the end above all), which
 // TASK_TIMEOUT bounds, instead of killing it as a blocked engine.
-func newTracker(o tasks.Options, busy *atomic.Bool, warn func(string)) engine.Tasks {
+func newTracker(o tasks.Options, busy *steps, warn func(string)) engine.Tasks {
 	tr, warns := tasks.New(o)
 	for _, w := range warns {
 		warn(w)
@@ -53,10 +52,10 @@ func newTracker(o tasks.Options, busy *atomic.Bool, warn func(string)) engine.Ta
 // busyTasks holds busy during each of the trackers' steps.
 type busyTasks struct {
 	t    *tasks.Tracker
-	busy *atomic.Bool
+	busy *steps
 }
 
-func (b busyTasks) hold() func() { b.busy.Store(true); return func() { b.busy.Store(false) } }
+func (b busyTasks) hold() func() { return b.busy.hold() }
 
 func (b busyTasks) Next(ctx context.Context) (string, []events.Task) {
 	defer b.hold()()
