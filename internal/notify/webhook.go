@@ -72,6 +72,11 @@ func (w *webhook) send(ctx context.Context, m message) (string, error) {
 		if err == nil {
 			return fmt.Sprintf("    %s (try %d)", status, try), nil
 		}
+		if last != nil && ctx.Err() != nil {
+			// The loop exited during a later try: the earlier tries'
+			// failure is why it was still trying.
+			return "", fmt.Errorf("%v; stopped during try %d: the loop exited first", last, try)
+		}
 		last = err
 		var pe permanent
 		if errors.As(err, &pe) {

@@ -120,6 +120,34 @@ func TestWebhookStopsWithTheRun(t *testing.T) {
 	})
 }
 
+// A try the run's end cuts short after earlier tries failed says why it
+// was still trying: the earlier failure, then the stop.
+func TestWebhookStoppedDuringALaterTry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w := newWebhook(secretURL, 10*time.Second)
+		tries := 0
+		w.client.Transport = roundTrip(func(req *http.Request) (*http.Response, error) {
+			if tries++; tries < 3 {
+				return nil, syscall.ECONNREFUSED
+			}
+			cancel() // the loop exits while the third try waits
+			<-req.Context().Done()
+			return nil, req.Context().Err()
+		})
+		_, err := w.send(ctx, testMessage(t))
+		want := "connection refused; stopped during try 3: the loop exited first"
+		if err == nil || err.Error() != want {
+			t.Errorf("send error %v; want %q", err, want)
+		}
+	})
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 func TestWebhookBody(t *testing.T) {
 	m := testMessage(t)
 	b, err := webhookBody(m)

@@ -129,7 +129,12 @@ func fakeLoop() int {
 func project(t *testing.T, plan string) string {
 	t.Helper()
 	t.Parallel()
-	dir := t.TempDir()
+	return projectIn(t, t.TempDir(), plan)
+}
+
+// projectIn is project in dir, for a test that cannot run in parallel.
+func projectIn(t *testing.T, dir, plan string) string {
+	t.Helper()
 	must(t, os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, ".ralph", "@fix_plan.md"), []byte(plan), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, ".ralph", "PROMPT.md"), []byte("work\n"), 0o644))

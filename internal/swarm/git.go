@@ -48,12 +48,13 @@ func inMerge(ctx context.Context, dir string) bool {
 
 // commitAll commits every change in dir (what .gitignore keeps out stays
 // out), with msg; nothing to commit is no error. During a merge it
-// concludes the merge.
+// concludes the merge. (Whether a merge is under way is asked only when
+// nothing is staged: staged changes are committed either way.)
 func commitAll(ctx context.Context, dir, msg string) error {
 	if _, err := git(ctx, dir, "add", "-A"); err != nil {
 		return err
 	}
-	if !inMerge(ctx, dir) && gitOK(ctx, dir, "diff", "--cached", "--quiet") {
+	if gitOK(ctx, dir, "diff", "--cached", "--quiet") && !inMerge(ctx, dir) {
 		return nil
 	}
 	_, err := git(ctx, dir, "commit", "-q", "--no-verify", "-m", msg)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/gitrun"
@@ -92,10 +93,14 @@ func (s *swarm) queueFolder() error {
 	return s.own(queueDir, true)
 }
 
-// commonDir is the root repository's common git folder, as an absolute
-// path with its links resolved.
-func (s *swarm) commonDir(ctx context.Context) (string, error) {
-	p, err := git(ctx, s.o.Root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+// rootCommon asks git for the root repository's common git folder, as an
+// absolute path with its links resolved. prepare asks it once, before any
+// worker's loop runs, and checkWorktree compares every worktree with that
+// answer: the root's git folder is the person's, which a worker's agent
+// does not write (docs/SECURITY.md), and a baseline taken before any agent
+// ran is one no agent chose.
+func rootCommon(ctx context.Context, root string) (string, error) {
+	p, err := git(ctx, root, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return "", err
 	}
@@ -115,49 +120,96 @@ func resolved(p string) string {
 // its place under .swarm/, whose git folder is one of the root
 // repository's worktree folders (<common>/worktrees/NAME) and names wt
 // back (its gitdir file), sharing the root's common folder, and checked
-// out on branch (refs/heads/BRANCH; "" for the scratch worktree, which is
-// detached). The .git file and everything under wt are the worker's to
-// change, so none of this is taken from there alone.
+// out on branch (refs/heads/BRANCH). The .git file and everything under
+// wt are the worker's to change, so none of this is taken from there
+// alone, and none of it is remembered: the worker's agent, or the gates
+// running its code, could change any of it since the last check.
 func (s *swarm) checkWorktree(ctx context.Context, name, branch string) error {
+	_, err := s.check(ctx, name, branch, false)
+	return err
+}
+
+// checkScratch is checkWorktree for the merge queue's scratch worktree,
+// which is detached, and returns its HEAD's commit (the main branch's tip
+// the merge is tried on) when git gave it with the folders; "" when it is
+// to be asked on its own.
+func (s *swarm) checkScratch(ctx context.Context) (tip string, err error) {
+	tip, err = s.check(ctx, scratchName, "", true)
+	if err != nil {
+		return "", fmt.Errorf("the merge queue's %w", err)
+	}
+	return tip, nil
+}
+
+// check is checkWorktree ("" for branch: detached), and with head the
+// worktree's HEAD commit as folders gives it.
+func (s *swarm) check(ctx context.Context, name, branch string, head bool) (tip string, err error) {
 	wt := filepath.Join(s.dir, filepath.FromSlash(name))
 	rel := filepath.ToSlash(filepath.Join(dir, name))
 	notMade := func(format string, a ...any) error {
 		return fmt.Errorf("its worktree %s is not the one --swarm made (%s)", rel, fmt.Sprintf(format, a...))
 	}
 	if problem := ralphdir.NotOwn(wt, true); problem != "" {
-		return notMade("it %s", problem)
+		return "", notMade("it %s", problem)
 	}
 	if problem := ralphdir.NotOwn(filepath.Join(wt, ".git"), false); problem != "" {
-		return notMade("its .git %s", problem)
+		return "", notMade("its .git %s", problem)
 	}
-	common, err := s.commonDir(ctx)
-	if err != nil {
-		return err
-	}
-	gitDir, err := git(ctx, wt, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return notMade("git cannot tell its git folder: %v", err)
+	common := s.common
+	gitDir, theirs, tip, answered := folders(ctx, wt, head)
+	if !answered {
+		if gitDir, err = git(ctx, wt, "rev-parse", "--absolute-git-dir"); err != nil {
+			return "", notMade("git cannot tell its git folder: %v", err)
+		}
 	}
 	gitDir = resolved(gitDir)
 	if filepath.Dir(gitDir) != filepath.Join(common, "worktrees") {
-		return notMade("its git folder is %s, not one of %s", gitDir, filepath.Join(common, "worktrees"))
+		return "", notMade("its git folder is %s, not one of %s", gitDir, filepath.Join(common, "worktrees"))
 	}
-	if theirs, err := git(ctx, wt, "rev-parse", "--path-format=absolute", "--git-common-dir"); err != nil || resolved(theirs) != common {
-		return notMade("its common git folder is %s, not %s", theirs, common)
+	if !answered {
+		theirs, err = git(ctx, wt, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	}
+	if err != nil || resolved(theirs) != common {
+		return "", notMade("its common git folder is %s, not %s", theirs, common)
 	}
 	back, err := ralphdir.ReadFileCapped(filepath.Join(gitDir, "gitdir"), 4096)
 	if err != nil || resolved(strings.TrimSpace(string(back))) != resolved(filepath.Join(wt, ".git")) {
-		return notMade("its git folder %s belongs to another worktree", gitDir)
+		return "", notMade("its git folder %s belongs to another worktree", gitDir)
 	}
 	if branch == "" {
-		return nil
+		return tip, nil
 	}
-	head, _ := git(ctx, wt, "symbolic-ref", "-q", "HEAD")
-	if head != "refs/heads/"+branch {
-		if head == "" {
-			head = "a detached HEAD"
+	ref, _ := git(ctx, wt, "symbolic-ref", "-q", "HEAD")
+	if ref != "refs/heads/"+branch {
+		if ref == "" {
+			ref = "a detached HEAD"
 		}
-		return fmt.Errorf("its worktree %s is on %s, not on its branch %s", rel, head, branch)
+		return "", fmt.Errorf("its worktree %s is on %s, not on its branch %s", rel, ref, branch)
 	}
-	return nil
+	return tip, nil
+}
+
+// folders asks git in wt, in one process, where its git folder and its
+// common git folder are (absolute, links not resolved) and, with head,
+// HEAD's commit: `git rev-parse` answers each on a line of its own. ok is
+// false when git did not answer all of them (no repository there, an
+// unborn HEAD) or the lines cannot be told apart (a folder with a newline
+// in its name): check then asks each on its own, as it always did, so
+// that what passes and the words of a refusal never depend on this
+// shortcut.
+func folders(ctx context.Context, wt string, head bool) (gitDir, common, tip string, ok bool) {
+	args := []string{"rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir"}
+	want := 2
+	if head {
+		args, want = append(args, "HEAD"), 3
+	}
+	out, err := gitrun.Run(ctx, wt, args...)
+	ls := strings.Split(out, "\n")
+	if err != nil || len(ls) != want || slices.Contains(ls, "") {
+		return "", "", "", false
+	}
+	if head {
+		tip = ls[2]
+	}
+	return ls[0], ls[1], tip, true
 }

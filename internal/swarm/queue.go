@@ -155,21 +155,27 @@ func (s *swarm) tryMerge(ctx context.Context, id int) (v verdict, files []string
 	if _, err := git(ctx, root, "worktree", "add", "-q", "--detach", sc, "refs/heads/"+s.base); err != nil {
 		return refused, nil, "", err
 	}
-	if err := s.checkWorktree(ctx, scratchName, ""); err != nil {
-		return refused, nil, "", fmt.Errorf("the merge queue's %w", err)
-	}
-	tip, err := git(ctx, sc, "rev-parse", "HEAD")
+	tip, err := s.checkScratch(ctx)
 	if err != nil {
 		return refused, nil, "", err
 	}
-	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, epicList(w.Epics)) // bmalph's words
-	_, mergeErr := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch)
-	if mergeErr != nil && !inMerge(ctx, sc) {
-		return refused, nil, "", mergeErr
+	if tip == "" {
+		if tip, err = git(ctx, sc, "rev-parse", "HEAD"); err != nil {
+			return refused, nil, "", err
+		}
 	}
-	if c := outside(unmerged(ctx, sc)); len(c) > 0 {
-		gitOK(ctx, sc, "merge", "--abort")
-		return conflicted, c, "", nil
+	msg := fmt.Sprintf("swarm: merge worker %d (%s)", id, epicList(w.Epics)) // bmalph's words
+	// git merge exits 0 only for a merge without conflicts (the scratch
+	// worktree is new: no conflict was there before it), so the
+	// conflicts are looked for only after a merge that failed.
+	if _, err := git(ctx, sc, "merge", "--no-ff", "--no-commit", "-q", "refs/heads/"+w.Branch); err != nil {
+		if !inMerge(ctx, sc) {
+			return refused, nil, "", err
+		}
+		if c := outside(unmerged(ctx, sc)); len(c) > 0 {
+			gitOK(ctx, sc, "merge", "--abort")
+			return conflicted, c, "", nil
+		}
 	}
 	if err := s.keepRalph(ctx, sc, filepath.Join(root, w.Worktree)); err != nil {
 		return refused, nil, "", err
@@ -301,13 +307,17 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 		}
 		return s.hold(id, held, note)
 	}
-	if !inMerge(ctx, wt) {
-		if _, err := git(ctx, wt, "merge", "--no-edit", "-q", "refs/heads/"+s.base); err != nil && !inMerge(ctx, wt) {
-			return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
-		}
+	// A merge already under way (the loop did not conclude the last one)
+	// is taken up: git refuses to start another while MERGE_HEAD is
+	// there, before it touches anything, so a failed merge with a merge
+	// under way after it is that one or a merge left in conflict.
+	if _, err := git(ctx, wt, "merge", "--no-edit", "-q", "refs/heads/"+s.base); err != nil && !inMerge(ctx, wt) {
+		return s.hold(id, held, "cannot merge "+s.base+" into its branch: "+err.Error())
 	}
-	// .ralph/ stays the worker's own.
-	for _, p := range unmerged(ctx, wt) {
+	// .ralph/ stays the worker's own. What is put back here is under
+	// .ralph/ alone, so the conflicts outside it are those listed first.
+	conflicts := unmerged(ctx, wt)
+	for _, p := range conflicts {
 		if isRalph(p) {
 			if !gitOK(ctx, wt, "checkout", "--ours", "--", p) {
 				gitOK(ctx, wt, "rm", "-q", "-f", "--", p)
@@ -316,7 +326,7 @@ func (s *swarm) handBack(ctx context.Context, id int, v verdict, files []string,
 			}
 		}
 	}
-	left := outside(unmerged(ctx, wt))
+	left := outside(conflicts)
 	if len(left) == 0 && inMerge(ctx, wt) {
 		if _, err := git(ctx, wt, "commit", "-q", "--no-verify", "--no-edit"); err != nil {
 			return s.hold(id, held, "cannot conclude the merge of "+s.base+": "+err.Error())

@@ -82,12 +82,13 @@ func (r Report) HeldBack() []string {
 }
 
 type swarm struct {
-	o     Options
-	dir   string // root/.swarm
-	base  string
-	mu    sync.Mutex // guards st and the state file
-	st    state
-	queue sync.Mutex // one merge at a time
+	o      Options
+	dir    string // root/.swarm
+	base   string
+	common string     // the root repository's common git folder (rootCommon), asked once by prepare
+	mu     sync.Mutex // guards st and the state file
+	st     state
+	queue  sync.Mutex // one merge at a time
 }
 
 // Run runs the swarm until every worker is merged, held or stopped.
@@ -222,6 +223,9 @@ func (s *swarm) prepare(ctx context.Context) error {
 	}
 	if dirty := lines(status); len(dirty) > 0 {
 		return fmt.Errorf("--swarm needs a clean working tree (%d changes, first: %s); commit or stash them first", len(dirty), strings.TrimSpace(dirty[0]))
+	}
+	if s.common, err = rootCommon(ctx, root); err != nil {
+		return err
 	}
 	old, found, err := load(root)
 	if err != nil {
