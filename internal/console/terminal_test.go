@@ -281,7 +281,7 @@ func TestTerminalClose(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	term = NewTerminal(w, w, false, false, 4)
-	big := make([]byte, 1<<20)
+	big := bytes.Repeat([]byte("x"), 1<<20) // printable: queued as it is, not made six times longer as NULs would be
 	for range 10 {
 		term.Stderr().Write(big) // never blocks
 	}

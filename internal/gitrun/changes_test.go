@@ -197,20 +197,25 @@ func TestHeadMatchesRevParse(t *testing.T) {
 }
 
 // testRepo is a scratch folder for git tests: sh runs git there (with no
-// user or system configuration) and returns its output, trimmed; write
-// creates a file with its folders.
+// user or system configuration) and returns its output, trimmed, except
+// that sh("init", "-q", ".") copies what that command writes (initCopy);
+// write creates a file with its folders.
 func testRepo(t *testing.T) (dir string, sh func(args ...string) string, write func(name, content string)) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
 	dir = t.TempDir()
+	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
 	sh = func(args ...string) string {
 		t.Helper()
+		if slices.Equal(args, []string{"init", "-q", "."}) {
+			initCopy(t, dir, env)
+			return ""
+		}
 		cmd := exec.Command("git", append(noMaintenance, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)

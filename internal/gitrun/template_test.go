@@ -3,6 +3,7 @@ package gitrun
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -55,4 +56,30 @@ func fromTemplate(t *testing.T, name string, build func(dir string)) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// initCopy makes dir a repository as `git init -q .` run there with env
+// does, without starting git: a copy of the .git folder of one such init,
+// made once per test binary in an empty folder (git init writes the same
+// files whatever the folder holds).
+func initCopy(t *testing.T, dir string, env []string) {
+	t.Helper()
+	templates.Lock()
+	defer templates.Unlock()
+	src, ok := templates.made["init"]
+	if !ok {
+		var err error
+		if src, err = os.MkdirTemp(templates.root, "init-"); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("git", "init", "-q", ".")
+		cmd.Dir, cmd.Env = src, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		templates.made["init"] = src
+	}
+	if err := os.CopyFS(filepath.Join(dir, ".git"), os.DirFS(filepath.Join(src, ".git"))); err != nil {
+		t.Fatal(err)
+	}
 }

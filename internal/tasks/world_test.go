@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,14 +19,53 @@ import (
 	"github.com/ralphloop/ralph_loop/internal/supervise"
 )
 
-// TestMain makes the test binary double as bd and gh (the fake trackers).
+// TestMain removes the fake trackers' program once the tests are done.
+// The test binary doubles as bd and gh only where that program could not
+// be built (see fakeTracker).
 func TestMain(m *testing.M) {
 	switch filepath.Base(os.Args[0]) {
 	case "bd", "gh":
 		faketracker.Main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if fakeTrackerDir != "" {
+		os.RemoveAll(fakeTrackerDir)
+	}
+	os.Exit(code)
 }
+
+// fakeTrackerDir holds the built fake trackers' program, if any.
+var fakeTrackerDir string
+
+// fakeTracker is the program every world links as bd and gh: the
+// internal/faketracker/cmd/faketracker command, built once per test binary
+// at the first world. A separate small program rather than this test
+// binary re-executed: the tests start a tracker 112 times, and a start of
+// this binary cost about 30 ms of CPU on a 2-core test machine, one of
+// that program about 18 (docs/PERFORMANCE.md). It asks go run for the program and copies it (go run -exec cp
+// PKG BIN): go run keeps what it links in the build cache, so an unchanged
+// program is not linked again on the next run (go test puts its own go
+// command first on PATH). Where it cannot be built, the fake is this test
+// binary under the tracker's name, as TestMain answers.
+var fakeTracker = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "tasks-faketracker-")
+	if err != nil {
+		panic(err)
+	}
+	fakeTrackerDir = dir
+	bin := filepath.Join(dir, "faketracker")
+	cmd := exec.Command("go", "run", "-exec", "cp", "github.com/ralphloop/ralph_loop/internal/faketracker/cmd/faketracker", bin)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "the fake trackers are the test binary: go run -exec cp faketracker: %v\n%s", err, out)
+		return exe
+	}
+	return bin
+})
 
 // world is a project and the fake trackers it talks to.
 type world struct {
@@ -39,10 +81,7 @@ func newWorld(t *testing.T, st faketracker.State) *world {
 	root := t.TempDir()
 	w := &world{t: t, project: filepath.Join(root, "project"), bin: filepath.Join(root, "bin"),
 		state: filepath.Join(root, "state.json"), log: filepath.Join(root, "calls.log")}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := fakeTracker()
 	for _, d := range []string{w.bin, filepath.Join(w.project, ".ralph")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
