@@ -42,9 +42,10 @@ var fakeCLIs = []string{"claude", "codex", "cursor-agent", "copilot", "opencode"
 // TestMain makes the test binary double as ralph_loop and as every agent
 // CLI (a scriptable fake), so testscript scenarios run the real program.
 // Ahead of it on PATH come ralph_loop built as it ships (with -race when
-// the tests are) and the fake agent built as a program of its own
-// (cmd/fakeagent, linked under each CLI's name), which start in 16 ms and
-// 7 ms of CPU instead of the test binary's 21 ms. Without go, and for
+// the tests are), the fake agent built as a program of its own
+// (cmd/fakeagent, linked under each CLI's name) and the fake trackers
+// (cmd/faketracker, as bd and gh), which start in 16 ms, 7 ms and about
+// as little of CPU instead of the test binary's 21 ms. Without go, and for
 // ralph_loop under -cover, the test binary answers.
 func TestMain(m *testing.M) {
 	fake := func() { fakeagent.Main() }
@@ -79,6 +80,11 @@ func (f builtFirst) Run() int {
 			fmt.Fprintf(os.Stderr, "the fake agent is the test binary: %v\n", err)
 		}
 	})
+	built.Go(func() {
+		if err := buildFakeTracker(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "the fake trackers are the test binary: %v\n", err)
+		}
+	})
 	if testing.CoverMode() == "" {
 		built.Go(func() {
 			if err := goBuild(filepath.Join(dir, "ralph_loop"), "./cmd/ralph_loop", raceEnabled); err != nil {
@@ -101,6 +107,22 @@ func buildFakeAgent(dir string) error {
 		return err
 	}
 	for _, name := range fakeCLIs {
+		if err := os.Symlink(bin, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildFakeTracker builds cmd/faketracker into dir and links it there as
+// bd and gh (a start of the test binary as a tracker costs about twice
+// that program's CPU).
+func buildFakeTracker(dir string) error {
+	bin := filepath.Join(dir, "faketracker")
+	if err := goBuild(bin, "./internal/faketracker/cmd/faketracker", false); err != nil {
+		return err
+	}
+	for _, name := range []string{"bd", "gh"} {
 		if err := os.Symlink(bin, filepath.Join(dir, name)); err != nil {
 			return err
 		}

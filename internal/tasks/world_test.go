@@ -42,8 +42,9 @@ var fakeTrackerDir string
 // at the first world. A separate small program rather than this test
 // binary re-executed: the tests start a tracker 112 times, and a start of
 // this binary cost about 30 ms of CPU on a 2-core test machine, one of
-// that program about 18 (docs/PERFORMANCE.md). It asks go run for the program and copies it (go run -exec cp
-// PKG BIN): go run keeps what it links in the build cache, so an unchanged
+// that program about 18 (docs/PERFORMANCE.md). It asks go run for the
+// program and copies it (go run -exec cp PKG BIN): go run keeps what it
+// links in the build cache, so an unchanged
 // program is not linked again on the next run (go test puts its own go
 // command first on PATH). Where it cannot be built, the fake is this test
 // binary under the tracker's name, as TestMain answers.
