@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -182,6 +184,25 @@ func TestReportExit(t *testing.T) {
 	unwatched(p) // too late: the code came first
 	if _, err := os.Stat(p + unwatchedSuffix); err == nil {
 		t.Error("a marker beside an exit code")
+	}
+}
+
+// --monitor giving up (a detach) and the loop's pane reporting its code at
+// the same moment leave nothing behind, whatever the order of their steps.
+func TestReportExitRacesADetach(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		p := filepath.Join(dir, fmt.Sprintf(".monitor-%d.exit", i))
+		var both sync.WaitGroup
+		both.Go(func() { reportExit(p, 0, io.Discard) })
+		both.Go(func() {
+			unwatched(p)
+			os.Remove(p) // as --monitor does as it returns
+		})
+		both.Wait()
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d files left behind by 300 detaches, such as %s", len(entries), entries[0].Name())
 	}
 }
 

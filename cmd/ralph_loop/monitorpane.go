@@ -94,14 +94,18 @@ func loopPane(specPath string, stdin io.Reader, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// reportExit writes the loop's exit code for --monitor, unless nobody
-// waits for it any more.
+// reportExit writes the loop's exit code for --monitor, then takes it back
+// if nobody waits for it any more. Each side writes its file before it
+// looks for the other's (--monitor marks the code unwatched, then looks for
+// it: see unwatched), so whatever the order, one of them sees both files
+// and removes them: looking first and writing after would leave the code
+// behind when --monitor gave up in between.
 func reportExit(path string, code int, stderr io.Writer) {
-	if os.Remove(path+unwatchedSuffix) == nil {
-		return
-	}
 	if err := ralphdir.WriteFileAtomic(path, []byte(strconv.Itoa(code)+"\n"), 0o644); err != nil {
 		fmt.Fprintf(stderr, "ralph_loop: cannot report the exit code to --monitor: %v\n", err)
+	}
+	if os.Remove(path+unwatchedSuffix) == nil {
+		os.Remove(path)
 	}
 }
 
