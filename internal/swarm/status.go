@@ -41,9 +41,10 @@ func WriteStatus(w io.Writer, root string) {
 	if !found {
 		return
 	}
+	live := lockHeld(root)
 	fmt.Fprintf(w, "\nSwarm (%s): %s %s, updated %s\n", filepath.Join(dir, stateFile), countOf(len(st.Workers), "worker"),
-		baseWords(st), localStamp(st.UpdatedAt))
-	fmt.Fprintf(w, "  %s\n", swarmLine(st, lockHeld(root)))
+		baseWords(st, live), localStamp(st.UpdatedAt))
+	fmt.Fprintf(w, "  %s\n", swarmLine(st, live))
 	var total Spent
 	for _, wk := range st.Workers {
 		if wk.State != mergedState {
@@ -61,14 +62,15 @@ func WriteStatus(w io.Writer, root string) {
 
 // baseWords says how the workers stand to the branch they merge into
 // (the next line, swarmLine, says how many are merged): "merging into
-// main" while the swarm runs, "merged into main" once all are, and
-// "branched from main" when it stopped or held some back.
-func baseWords(st state) string {
+// main" while the swarm runs (live: its lock is held), "merged into main"
+// once all are, and "branched from main" when it stopped, held some back
+// or died without saying so.
+func baseWords(st state, live bool) string {
 	base := safetext.Line(st.Base)
-	switch st.Status {
-	case "running":
+	switch {
+	case st.Status == "running" && live:
 		return "merging into " + base
-	case mergedState:
+	case st.Status == mergedState:
 		return "merged into " + base
 	}
 	return "branched from " + base
@@ -218,7 +220,7 @@ func WriteReport(w io.Writer, root string) (found bool, err error) {
 		return found, err
 	}
 	st, _, _ := load(root)
-	fmt.Fprintf(w, "Swarm of %s (%s), %s\n", localStamp(r.StartedAt), filepath.Join(dir, stateFile), baseWords(st))
+	fmt.Fprintf(w, "Swarm of %s (%s), %s\n", localStamp(r.StartedAt), filepath.Join(dir, stateFile), baseWords(st, r.Running))
 	fmt.Fprintf(w, "  %s\n", swarmLine(st, r.Running))
 	fmt.Fprintf(w, "\n  %-9s %-9s %5s %6s %12s %10s  %s\n", "worker", "state", "runs", "calls", "tokens", "cost USD", "epics")
 	for _, wk := range r.Workers {

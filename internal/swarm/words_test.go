@@ -18,3 +18,23 @@ func TestSpentWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseWords: a swarm whose state says running but whose lock nobody
+// holds (killed) is not "merging into" its base; swarmLine says it is not
+// running.
+func TestBaseWords(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		live   bool
+		want   string
+	}{
+		{"running", true, "merging into main"},
+		{"running", false, "branched from main"},
+		{mergedState, false, "merged into main"},
+		{"stopped", false, "branched from main"},
+	} {
+		if got := baseWords(state{Base: "main", Status: tc.status}, tc.live); got != tc.want {
+			t.Errorf("%s, live %v: got %q, want %q", tc.status, tc.live, got, tc.want)
+		}
+	}
+}
