@@ -3,6 +3,8 @@ package analysis
 import (
 	"regexp"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Usage limits. Structured signals count first and always: a usage window
@@ -16,11 +18,11 @@ import (
 
 // limitText are the bash loop's phrases plus the wording of
 // today's CLIs. Matched per line, case-insensitively.
-var limitText = lazy(`(?i)5.*hour.*limit|limit.*reached.*try.*back|usage.*limit.*reached|hit your .*limit|out of extra usage`)
+var limitText = lazyre.Compile(`(?i)5.*hour.*limit|limit.*reached.*try.*back|usage.*limit.*reached|hit your .*limit|out of extra usage`)
 
 // limitError is looser: it is only applied to error messages the CLI itself
 // emitted (Codex and OpenCode error events, Claude's errors[]).
-var limitError = lazy(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
+var limitError = lazyre.Compile(`(?i)rate.?limit|usage.?limit|\b429\b|too many requests|quota|hit your .*limit`)
 
 func detectLimit(res *Result, p *Reply, raw *Facts, opts Options) {
 	said := structuredLimit(res, p, opts)

@@ -4,8 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // LimitWindow is what one agent call said about one of the provider's
@@ -79,21 +80,16 @@ func (a *limits) resolved(now time.Time) []LimitWindow {
 //	...or try again at 3:15 PM.                        (Codex)
 //	try again in 2 hours                               (any)
 var (
-	resetEpoch    = lazy(`(?i)limit reached\|(\d{9,11})\b`)
-	resetAtJSON   = lazy(`"resets_at"\s*:\s*(\d{9,11})`)
-	resetInJSON   = lazy(`"resets_in_seconds"\s*:\s*(\d{1,9})`)
-	resetClock    = lazy(`(?i)(?:resets(?: at)?|try again at)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)*)\))?`)
-	resetIn       = lazy(`(?i)(?:resets|try again) in (\d{1,4})\s*(d|days?|h|hours?|m|min|mins|minutes?)\b`)
-	windowFiveH   = lazy(`(?i)5.?hour|five.?hour|session limit`)
-	windowWeekly  = lazy(`(?i)weekly|7.?day|seven.?day`)
-	windowOpusWk  = lazy(`(?i)opus.*(weekly|7.?day)|(weekly|7.?day).*opus`)
-	windowSonetWk = lazy(`(?i)sonnet.*(weekly|7.?day)|(weekly|7.?day).*sonnet`)
+	resetEpoch    = lazyre.Compile(`(?i)limit reached\|(\d{9,11})\b`)
+	resetAtJSON   = lazyre.Compile(`"resets_at"\s*:\s*(\d{9,11})`)
+	resetInJSON   = lazyre.Compile(`"resets_in_seconds"\s*:\s*(\d{1,9})`)
+	resetClock    = lazyre.Compile(`(?i)(?:resets(?: at)?|try again at)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)*)\))?`)
+	resetIn       = lazyre.Compile(`(?i)(?:resets|try again) in (\d{1,4})\s*(d|days?|h|hours?|m|min|mins|minutes?)\b`)
+	windowFiveH   = lazyre.Compile(`(?i)5.?hour|five.?hour|session limit`)
+	windowWeekly  = lazyre.Compile(`(?i)weekly|7.?day|seven.?day`)
+	windowOpusWk  = lazyre.Compile(`(?i)opus.*(weekly|7.?day)|(weekly|7.?day).*opus`)
+	windowSonetWk = lazyre.Compile(`(?i)sonnet.*(weekly|7.?day)|(weekly|7.?day).*sonnet`)
 )
-
-// lazy compiles a pattern when first used: most runs read no limit message.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // windowFromText names the window a limit message speaks of, "" when none.
 func windowFromText(s string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // version is a dotted major.minor.patch CLI version.
@@ -26,7 +28,7 @@ func (v version) compare(w version) int {
 	return 0
 }
 
-var versionRE = lazy(`(\d+)\.(\d+)\.(\d+)`)
+var versionRE = lazyre.Compile(`(\d+)\.(\d+)\.(\d+)`)
 
 // parseVersion finds the first major.minor.patch in s, which may be a whole
 // `--version` output such as "2.1.330 (Claude Code)", "codex-cli 0.169.0" or

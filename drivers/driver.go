@@ -3,11 +3,11 @@ package drivers
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Output formats a Spec can declare. They tell the analysis package (and
@@ -173,14 +173,7 @@ func AllowedTool(d Driver, t string) bool {
 	return slices.Contains(d.ValidTools(), t) || bashPattern().MatchString(t)
 }
 
-var bashPattern = lazy(`^Bash\(.+\)$`)
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
+var bashPattern = lazyre.Compile(`^Bash\(.+\)$`)
 
 // maxArgLen is the longest single argument Linux accepts (MAX_ARG_STRLEN,
 // 32 pages, minus the terminating NUL). Other systems only limit the total.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // An installed CLI's version can be told from its install's own files,
@@ -136,7 +138,7 @@ func packageVersion(data []byte, pkg string) (string, bool) {
 
 // exactRE is a release version and nothing else: no "v", no pre-release,
 // no build, no leading zero, at most 9 digits a part.
-var exactRE = lazy(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`)
+var exactRE = lazyre.Compile(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`)
 
 // exactVersion reads s as a release version, all of s.
 func exactVersion(s string) (string, bool) {

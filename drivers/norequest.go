@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/analysis"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // noRequestMax is the longest reply that can be a "no request" answer: the
@@ -14,7 +15,7 @@ const noRequestMax = 600
 // Code's headless mode sometimes starts without the user's prompt and
 // answers "I don't see a request in your message, just system context.
 // What would you like help with?" (anthropics/claude-code#85040).
-var noRequestRe = lazy(`(?i)(` +
+var noRequestRe = lazyre.Compile(`(?i)(` +
 	`\bI (don't|do not|didn't|did not|can't|cannot) (see|find|receive|get)( any| a| an)? (request|question|prompt|task|instructions?|message)` +
 	`|\bno (actual |specific )?(request|question|prompt|task) (in your message|was (provided|given|included)|has been (provided|given|included))` +
 	`|\byour message (is|was|appears to be|seems to be) empty` +

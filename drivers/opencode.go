@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 type opencode struct{}
@@ -81,7 +83,7 @@ var _ sessionFinder = opencode{}
 
 // openCodeLegacySession matches the object form `"session": {... "id": "x"}`
 // that older OpenCode event streams were assumed to carry.
-var openCodeLegacySession = lazy(`"session"[^{]*\{[^}]*"id"\s*:\s*"([^"]*)"`)
+var openCodeLegacySession = lazyre.Compile(`"session"[^{]*\{[^}]*"id"\s*:\s*"([^"]*)"`)
 
 // SessionFromOutput returns the session id of an `opencode run --format json`
 // stream: the "sessionID" of the first event that has one (the real 1.x

@@ -14,9 +14,9 @@
 package cmdshim
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Resolve returns the argv that the npm shim text, found in the folder
@@ -34,21 +34,14 @@ func Resolve(text, dir string, sh bool, exists func(string) bool) (argv []string
 
 var (
 	// cmd-shim 2 to 8: the program is chosen into %_prog%, then run.
-	progChoice = lazy(`(?i)@?IF EXIST "([^"]+)" \(\n\s*@?SET "_prog=([^"]+)"\n\s*\) ELSE \(\n\s*@?SET "_prog=([^"]+)"\n`)
-	progRun    = lazy(`(?im)"%_prog%"(.*) %\*$`)
+	progChoice = lazyre.Compile(`(?i)@?IF EXIST "([^"]+)" \(\n\s*@?SET "_prog=([^"]+)"\n\s*\) ELSE \(\n\s*@?SET "_prog=([^"]+)"\n`)
+	progRun    = lazyre.Compile(`(?im)"%_prog%"(.*) %\*$`)
 	// older npm: the two command lines sit in the IF and ELSE branches.
-	plainChoice = lazy(`(?i)@IF EXIST "([^"]+)" \(\n\s*(.+) %\*\n\s*\) ELSE \(\n(?:\s*@.*\n)*\s*(.+) %\*\n`)
+	plainChoice = lazyre.Compile(`(?i)@IF EXIST "([^"]+)" \(\n\s*(.+) %\*\n\s*\) ELSE \(\n(?:\s*@.*\n)*\s*(.+) %\*\n`)
 	// cmd-shim 4 to 8, for a program without a #! line: its head, then the
 	// program itself, and nothing else.
-	directRun = lazy(`(?i)^@ECHO off\nGOTO start\n:find_dp0\nSET dp0=%~dp0\nEXIT /b\n:start\nSETLOCAL\nCALL :find_dp0\n("%dp0%\\[^"\n]+")[ \t]*%\*\n+$`)
+	directRun = lazyre.Compile(`(?i)^@ECHO off\nGOTO start\n:find_dp0\nSET dp0=%~dp0\nEXIT /b\n:start\nSETLOCAL\nCALL :find_dp0\n("%dp0%\\[^"\n]+")[ \t]*%\*\n+$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // resolveCmd reads a .cmd shim.
 func resolveCmd(text, dir string, exists func(string) bool) ([]string, bool) {
@@ -109,10 +102,10 @@ func expandCmd(s, dir string) string {
 }
 
 var (
-	shChoice = lazy(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
+	shChoice = lazyre.Compile(`if \[ -x "([^"]+)" \]; then\n\s*(?:exec )?(.+) "\$@"\n(?:\s*ret=\$\?\n)?\s*else\s*\n\s*(?:exec )?(.+) "\$@"\n`)
 	// cmd-shim 4 to 8, for a program without a #! line: the shim's
 	// basedir lines, then the program run directly, as its last line.
-	shDirect = lazy(`^#!/bin/sh\nbasedir=\$\(dirname "\$\(echo "\$0" \| sed -e 's,\\\\,/,g'\)"\)\n(?:.*\n)*?exec ("\$basedir/[^"\n]+")[ \t]*"\$@"\n*$`)
+	shDirect = lazyre.Compile(`^#!/bin/sh\nbasedir=\$\(dirname "\$\(echo "\$0" \| sed -e 's,\\\\,/,g'\)"\)\n(?:.*\n)*?exec ("\$basedir/[^"\n]+")[ \t]*"\$@"\n*$`)
 )
 
 // resolveSh reads the sh shim beside a .cmd (the one Git Bash runs). It

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralphloop/ralph_loop/drivers"
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
@@ -39,17 +39,10 @@ var (
 	validDrivers = drivers.Names()
 	claudeCode   = mustDriver("claude-code")
 	claudeTools  = claudeCode.ValidTools()
-	versionRe    = lazy(`^[0-9]+(\.[0-9]+)*$`)
-	floatRe      = lazy(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
-	notifyNameRe = lazy(`^[a-z][a-z0-9_]*$`)
+	versionRe    = lazyre.Compile(`^[0-9]+(\.[0-9]+)*$`)
+	floatRe      = lazyre.Compile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+	notifyNameRe = lazyre.Compile(`^[a-z][a-z0-9_]*$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // keySpec describes one configuration key.
 type keySpec struct {

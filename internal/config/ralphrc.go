@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 	"github.com/ralphloop/ralph_loop/internal/typo"
 )
 
@@ -17,13 +18,13 @@ type rcValue struct {
 }
 
 var (
-	rcAssign = lazy(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
+	rcAssign = lazyre.Compile(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
 	// A whole value that is one parameter reference: ${NAME:-default},
 	// ${NAME} or $NAME. Anything else (partial, nested, other operators)
 	// stays literal, as the bash loop does.
-	rcDefaultRef = lazy(`^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}$`)
-	rcBracedRef  = lazy(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	rcPlainRef   = lazy(`^\$([A-Za-z_][A-Za-z0-9_]*)$`)
+	rcDefaultRef = lazyre.Compile(`^\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}$`)
+	rcBracedRef  = lazyre.Compile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	rcPlainRef   = lazyre.Compile(`^\$([A-Za-z_][A-Za-z0-9_]*)$`)
 )
 
 // rcSpace is the set of characters trimmed from both ends of a line: POSIX

@@ -1,11 +1,10 @@
 package console
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Boxes and banners are drawn 62 columns wide, as the bash loop draws
@@ -16,16 +15,9 @@ import (
 // columns (clip.Width): a wide character or an emoji takes two.
 
 var (
-	leadingSGR  = lazy(`^(\x1b\[[0-9;]*m)+`)
-	trailingSGR = lazy(`(\x1b\[[0-9;]*m)+$`)
+	leadingSGR  = lazyre.Compile(`^(\x1b\[[0-9;]*m)+`)
+	trailingSGR = lazyre.Compile(`(\x1b\[[0-9;]*m)+$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // minFitWidth is the narrowest width a box is redrawn for: below it a
 // box is beyond saving and is left as drawn.

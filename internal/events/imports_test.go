@@ -13,6 +13,7 @@ import (
 // no I/O of their own.
 var allowed = map[string]bool{
 	"github.com/ralphloop/ralph_loop/internal/clip":     true,
+	"github.com/ralphloop/ralph_loop/internal/lazyre":   true, // regular expressions compiled at first use
 	"github.com/ralphloop/ralph_loop/internal/safetext": true,
 	"github.com/ralphloop/ralph_loop/internal/quota":    true, // the usage governor's values and arithmetic: pure
 }

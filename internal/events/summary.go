@@ -1,28 +1,20 @@
 package events
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 var (
 	// statusBlock is the RALPH_STATUS block (to its end marker, or to the
 	// end of the reply when the marker is missing).
-	statusBlock = lazy(`(?s)-{3}\s*RALPH_STATUS\s*-{3}.*?(-{3}\s*END_RALPH_STATUS\s*-{3}|$)`)
+	statusBlock = lazyre.Compile(`(?s)-{3}\s*RALPH_STATUS\s*-{3}.*?(-{3}\s*END_RALPH_STATUS\s*-{3}|$)`)
 	// summaryLabel is a leading "Summary:" (also "**Summary:**", "## Summary").
-	summaryLabel = lazy(`(?i)^[\s#*_>-]*summary\s*:?[\s*_]*`)
-	summaryLine  = lazy(`(?im)^[\s#*_>-]*summary\b[\s*_]*:?[\s*_]*(\S.*)$`)
+	summaryLabel = lazyre.Compile(`(?i)^[\s#*_>-]*summary\s*:?[\s*_]*`)
+	summaryLine  = lazyre.Compile(`(?im)^[\s#*_>-]*summary\b[\s*_]*:?[\s*_]*(\S.*)$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // boxSummary is the agent's own summary as the Response Analysis box
 // shows it: without the RALPH_STATUS block, and without a "Summary:" label

@@ -3,30 +3,22 @@ package fixplan
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // ws is POSIX [[:space:]]: Go's \s lacks the vertical tab.
 const ws = `[\t\n\v\f\r ]`
 
 var (
-	openRe     = lazy(`^` + ws + `*- \[ \]`)
-	doneRe     = lazy(`^` + ws + `*- \[[xX]\]`)
-	doneStory  = lazy(`^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*Story` + ws + `+[0-9]`)
-	detailLine = lazy(`^` + ws + `+>`)
-	storyLine  = lazy(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
+	openRe     = lazyre.Compile(`^` + ws + `*- \[ \]`)
+	doneRe     = lazyre.Compile(`^` + ws + `*- \[[xX]\]`)
+	doneStory  = lazyre.Compile(`^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*Story` + ws + `+[0-9]`)
+	detailLine = lazyre.Compile(`^` + ws + `+>`)
+	storyLine  = lazyre.Compile(`^\s*-\s*\[([ xX])\]\s*Story\s+([0-9.]+):\s*(.+?)$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // nextTaskMax is the longest NextTask result, in characters.
 const nextTaskMax = 100
@@ -212,7 +204,7 @@ func Tasks(plan []byte, max int) ([]Task, int) {
 
 // asideRe is a task set aside with an unanswered question ("- [?]"):
 // neither open nor done, as the bash loop and bmalph count.
-var asideRe = lazy(`^` + ws + `*- \[\?\]`)
+var asideRe = lazyre.Compile(`^` + ws + `*- \[\?\]`)
 
 // SetAside sets the plan's first open task aside with note: its box
 // becomes "- [?]" (neither open nor done: the loop and bmalph count it

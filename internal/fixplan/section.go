@@ -3,6 +3,8 @@ package fixplan
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // A tracker's section of the plan (TASK_SOURCES, docs/TASKS.md) is a
@@ -27,9 +29,9 @@ type Tracked struct {
 }
 
 var (
-	trackedRe = lazy(`^` + ws + `*- \[([ xX])\]` + ws + `+\[([^\]\s]+)\]` + ws + `*(.*?)` + ws + `*$`)
-	headingRe = lazy(`^#{1,6}[ \t]`)
-	keyRe     = lazy(`^\[([^\]\s]+)\]`)
+	trackedRe = lazyre.Compile(`^` + ws + `*- \[([ xX])\]` + ws + `+\[([^\]\s]+)\]` + ws + `*(.*?)` + ws + `*$`)
+	headingRe = lazyre.Compile(`^#{1,6}[ \t]`)
+	keyRe     = lazyre.Compile(`^\[([^\]\s]+)\]`)
 )
 
 // Section returns the tracked lines of heading's section, in order, and

@@ -2,11 +2,11 @@ package quota
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Kind is what a threshold does once a window's use reaches it.
@@ -77,16 +77,9 @@ func Percent(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 var KnownWindows = []string{"five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet", "overage", "primary", "secondary"}
 
 var (
-	windowName = lazy(`^[a-z][a-z0-9_]{0,39}$`)
-	percentRe  = lazy(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$`)
+	windowName = lazyre.Compile(`^[a-z][a-z0-9_]{0,39}$`)
+	percentRe  = lazyre.Compile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // MaxRules bounds USAGE_LIMITS.
 const MaxRules = 32

@@ -3,25 +3,18 @@ package swarm
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 var (
-	headingRe = lazy(`^#{2,3}[ \t]+\S`)
-	openRe    = lazy(`^\s*- \[ \]`)
-	doneRe    = lazy(`^\s*- \[[xX]\]`)
-	taskRe    = lazy(`^\s*- \[[ xX]\]\s*(.*?)\s*$`)
+	headingRe = lazyre.Compile(`^#{2,3}[ \t]+\S`)
+	openRe    = lazyre.Compile(`^\s*- \[ \]`)
+	doneRe    = lazyre.Compile(`^\s*- \[[xX]\]`)
+	taskRe    = lazyre.Compile(`^\s*- \[[ xX]\]\s*(.*?)\s*$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // epic is one section of the plan: a "##" or "###" heading and the lines
 // up to the next such heading. bmalph's plans group their stories under

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // beads drives bd (github.com/steveyegge/beads): `bd ready --json` lists
@@ -144,7 +146,7 @@ func noIssue(msg []byte) bool {
 	return strings.Contains(m, "no issue found") || strings.Contains(m, "no issues found") || issueNotFound().MatchString(m)
 }
 
-var issueNotFound = lazy(`(?m)^issue \S+ not found$`)
+var issueNotFound = lazyre.Compile(`(?m)^issue \S+ not found$`)
 
 func (b *beads) claim(ctx context.Context, r *record) error {
 	_, stderr, err := b.r.execErr(ctx, b.writeArgs("bd", "update", r.ID, "--claim", "--json")...)
@@ -266,7 +268,7 @@ var beadsFilterTerms = map[string]string{
 	"priority": "--priority", "type": "--type", "assignee": "--assignee", "parent": "--parent", "unassigned": "--unassigned",
 }
 
-var filterValue = lazy(`^[A-Za-z0-9_.:/@+-]{1,100}$`)
+var filterValue = lazyre.Compile(`^[A-Za-z0-9_.:/@+-]{1,100}$`)
 
 // parseBeadsFilter turns BEADS_FILTER ("status:open label:backend
 // priority:1", commas or blanks between terms) into bd ready's flags,

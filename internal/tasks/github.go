@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // github drives gh (cli/cli) on the repository gh resolves in the
@@ -45,7 +47,7 @@ const (
 	listCap = 1000
 )
 
-var repoName = lazy(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+var repoName = lazyre.Compile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 func (g *github) name() string    { return "github" }
 func (g *github) heading() string { return githubHeading }

@@ -3,13 +3,12 @@ package tasks
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/ralphloop/ralph_loop/internal/clip"
+	"github.com/ralphloop/ralph_loop/internal/lazyre"
 )
 
 // Item is one item of a tracker as the loop reads it. Every text in it
@@ -119,16 +118,9 @@ func (s summary) text() string {
 // child; a GitHub issue is "#" and its number. Anything else from a
 // tracker is not imported: it would not stay one key on a plan line.
 var (
-	beadsID = lazy(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	issueNo = lazy(`^[1-9][0-9]{0,9}$`)
+	beadsID = lazyre.Compile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	issueNo = lazyre.Compile(`^[1-9][0-9]{0,9}$`)
 )
-
-// lazy compiles the regular expression p at its first use rather than when
-// the program starts: every start pays for what init does, the sentinel's
-// and a --version's included.
-func lazy(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
 
 // titleMax is the longest title a plan line gets, in runes.
 const titleMax = 200
